@@ -1,0 +1,319 @@
+//! Judging a session: pair its calls, apply both signals to every pair,
+//! classify every failure, and decide stale edits from the session's order.
+
+pub mod normalize;
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+
+use serde_json::Value;
+
+use crate::model::{Call, Event, Malformed, Session, ToolResult};
+use crate::pair::pair;
+use crate::rules::tools::{FileEffect, file_effect, file_path};
+use crate::rules::{self, Category};
+use crate::sanitize;
+
+/// Longest error message kept as evidence, in characters.
+pub const MESSAGE_CHARS: usize = 200;
+
+/// Why and how a call failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// The source flagged the result as an error.
+    pub flagged: bool,
+    /// The content rule that fired, if any.
+    pub content_rule: Option<&'static str>,
+    pub category: Category,
+    /// The classification rule behind the category (`unclassified` if none).
+    pub reason: &'static str,
+    /// A short human label for `reason`.
+    pub label: &'static str,
+    /// The first line of the error text, sanitized and truncated.
+    pub message: String,
+    /// `message` with its variable parts replaced (see `normalize`).
+    pub template: String,
+}
+
+impl Failure {
+    /// Content says failure, the flag says success.
+    pub fn is_hidden(&self) -> bool {
+        self.content_rule.is_some() && !self.flagged
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// No result was recorded for the call.
+    Unpaired,
+    Success,
+    Failed(Failure),
+}
+
+#[derive(Debug, Clone)]
+pub struct JudgedCall {
+    pub seq: usize,
+    pub call_id: String,
+    pub tool: String,
+    /// The arguments of the call, for the sequence analyses.
+    pub input: Value,
+    pub time: Option<DateTime<Utc>>,
+    pub row: i64,
+    pub outcome: Outcome,
+}
+
+#[derive(Debug, Clone)]
+pub struct Orphan {
+    pub call_id: String,
+    pub row: i64,
+    pub time: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct JudgedSession {
+    pub id: String,
+    pub parent: Option<String>,
+    pub calls: Vec<JudgedCall>,
+    pub orphans: Vec<Orphan>,
+    /// Indexes into `calls` of calls that reuse an earlier call's id.
+    pub duplicates: Vec<usize>,
+    pub malformed: Vec<Malformed>,
+}
+
+pub const STALE_REASON: &str = "stale-after-own-edit";
+const STALE_LABEL: &str = "old_string not found after the session edited the file";
+
+/// Judge every call of a session.
+pub fn judge(session: Session) -> JudgedSession {
+    let mut calls_in: Vec<Call> = Vec::new();
+    let mut results: Vec<ToolResult> = Vec::new();
+    for event in session.events {
+        match event {
+            Event::Call(c) => calls_in.push(c),
+            Event::Result(r) => results.push(r),
+        }
+    }
+    let paired = pair(&calls_in, &results);
+    // Per file: was it modified by a successful edit/write with no successful
+    // read since? Walked in call order, so only earlier calls count.
+    let mut modified_unread: HashMap<String, bool> = HashMap::new();
+    let mut outcomes = Vec::with_capacity(paired.pairs.len());
+    for p in &paired.pairs {
+        let call = &calls_in[p.call];
+        let outcome = match p.result.map(|r| &results[r]) {
+            None => Outcome::Unpaired,
+            Some(result) => judge_pair(call, result, &modified_unread),
+        };
+        if outcome == Outcome::Success
+            && let Some((effect, path)) = file_effect(&call.tool, &call.input)
+        {
+            modified_unread.insert(path.to_string(), effect == FileEffect::Modifies);
+        }
+        outcomes.push(outcome);
+    }
+    let calls = paired
+        .pairs
+        .iter()
+        .zip(outcomes)
+        .zip(calls_in)
+        .map(|((p, outcome), call)| JudgedCall {
+            seq: p.seq,
+            call_id: call.id,
+            tool: call.tool,
+            input: call.input,
+            time: call.time.or(session.started),
+            row: call.row,
+            outcome,
+        })
+        .collect();
+    let orphans = paired
+        .orphans
+        .iter()
+        .map(|&r| &results[r])
+        .map(|r| Orphan { call_id: r.call_id.clone(), row: r.row, time: r.time.or(session.started) })
+        .collect();
+    JudgedSession {
+        id: session.id,
+        parent: session.parent,
+        calls,
+        orphans,
+        duplicates: paired.duplicates,
+        malformed: session.malformed,
+    }
+}
+
+/// Both signals, the category and, for anchors not found, staleness.
+fn judge_pair(call: &Call, result: &ToolResult, modified_unread: &HashMap<String, bool>) -> Outcome {
+    let flagged = result.flag == Some(true);
+    let content = rules::detect(&call.tool, &result.text);
+    if !flagged && content.is_none() {
+        return Outcome::Success;
+    }
+    let class = rules::classify(&call.tool, &result.text);
+    let message = first_line(rules::unwrap_text(&result.text));
+    let mut failure = Failure {
+        flagged,
+        content_rule: content.map(|r| r.id),
+        category: class.map_or(Category::Other, |r| r.category),
+        reason: class.map_or("unclassified", |r| r.id),
+        label: class.map_or("no rule matched", |r| r.label),
+        template: normalize::template(&message),
+        message,
+    };
+    if failure.category == Category::EditMatchNotFound {
+        let stale =
+            file_path(&call.tool, &call.input).is_some_and(|path| modified_unread.get(path).copied().unwrap_or(false));
+        if stale {
+            failure.category = Category::StaleEditMatch;
+            failure.reason = STALE_REASON;
+            failure.label = STALE_LABEL;
+        }
+    }
+    Outcome::Failed(failure)
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    sanitize::truncate(&sanitize::one_line(line), MESSAGE_CHARS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Call, Event, ToolResult};
+    use serde_json::{Value, json};
+
+    struct Builder {
+        events: Vec<Event>,
+        n: i64,
+    }
+
+    impl Builder {
+        fn new() -> Self {
+            Builder { events: vec![], n: 0 }
+        }
+        fn call(mut self, tool: &str, input: Value, text: &str, flag: Option<bool>) -> Self {
+            self.n += 1;
+            let id = format!("c{}", self.n);
+            self.events.push(Event::Call(Call { id: id.clone(), tool: tool.into(), input, time: None, row: self.n }));
+            self.events.push(Event::Result(ToolResult {
+                call_id: id,
+                text: text.into(),
+                flag,
+                time: None,
+                row: self.n,
+            }));
+            self
+        }
+        fn judge(self) -> JudgedSession {
+            judge(Session { id: "s".into(), events: self.events, ..Session::default() })
+        }
+    }
+
+    fn failure(c: &JudgedCall) -> &Failure {
+        match &c.outcome {
+            Outcome::Failed(f) => f,
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    const NOT_FOUND: &str = "Error: old_string not found in /a.rs";
+
+    #[test]
+    fn both_signals() {
+        let s = Builder::new()
+            .call("Agent", json!({}), "Error: please provide subagent_type parameter", Some(false))
+            .call("Bash", json!({}), "permission prompt declined", Some(true))
+            .call("Edit", json!({}), "Tool execution failed: Edit - Error: old_string not found in /x", Some(true))
+            .call("Read", json!({}), "     1\tError: x", Some(false))
+            .judge();
+        let hidden = failure(&s.calls[0]);
+        assert!(hidden.is_hidden());
+        assert_eq!(hidden.category, Category::MissingRequiredParam);
+        let flag_only = failure(&s.calls[1]);
+        assert!(flag_only.flagged && flag_only.content_rule.is_none());
+        assert_eq!(flag_only.category, Category::Other);
+        let both = failure(&s.calls[2]);
+        assert!(both.flagged && !both.is_hidden());
+        assert_eq!(both.message, "Error: old_string not found in /x");
+        assert_eq!(s.calls[3].outcome, Outcome::Success);
+    }
+
+    #[test]
+    fn absent_or_unknown_flag_with_clean_text_is_success() {
+        let s = Builder::new().call("Read", json!({}), "fine", None).judge();
+        assert_eq!(s.calls[0].outcome, Outcome::Success);
+    }
+
+    #[test]
+    fn stale_needs_an_earlier_successful_modification_and_no_read_since() {
+        let f = |p: &str| json!({"file_path": p, "old_string": "x", "new_string": "y"});
+        let s = Builder::new()
+            .call("Edit", f("/a.rs"), "Replaced text (same line count) to a.rs", Some(false))
+            .call("Edit", f("/a.rs"), NOT_FOUND, Some(false)) // stale
+            .call("Read", f("/a.rs"), "     1\tx", Some(false))
+            .call("Edit", f("/a.rs"), NOT_FOUND, Some(false)) // read since: not stale
+            .call("Write", json!({"file_path": "/b.rs", "content": ""}), "Wrote 1 line(s) b.rs", Some(false))
+            .call("Edit", f("/b.rs"), NOT_FOUND, Some(false)) // stale after a write
+            .call("Edit", f("/c.rs"), NOT_FOUND, Some(false)) // never modified
+            .call("Edit", f("/c.rs"), "Error: old_string is not unique in /c.rs", Some(false))
+            .call("Edit", f("/c.rs"), NOT_FOUND, Some(false)) // failed edits do not modify
+            .call("Read", f("/d.rs"), "Error: File not found at /d.rs", Some(false))
+            .call("Edit", f("/b.rs"), NOT_FOUND, Some(false)) // a failed read of another file
+            .judge();
+        let cats: Vec<_> = s
+            .calls
+            .iter()
+            .map(|c| match &c.outcome {
+                Outcome::Failed(f) => f.category.as_str(),
+                _ => "ok",
+            })
+            .collect();
+        assert_eq!(
+            cats,
+            vec![
+                "ok",
+                "stale-edit-match",
+                "ok",
+                "edit-match-not-found",
+                "ok",
+                "stale-edit-match",
+                "edit-match-not-found",
+                "edit-match-not-unique",
+                "edit-match-not-found",
+                "not-found",
+                "stale-edit-match",
+            ]
+        );
+        assert_eq!(failure(&s.calls[1]).reason, STALE_REASON);
+    }
+
+    #[test]
+    fn failed_read_does_not_clear_staleness() {
+        let f = |p: &str| json!({"file_path": p});
+        let s = Builder::new()
+            .call("Edit", f("/a"), "Replaced text (same line count) to a", Some(false))
+            .call("Read", f("/a"), "Tool execution failed: Read - Error: File too large", Some(true))
+            .call("Edit", f("/a"), NOT_FOUND, Some(false))
+            .judge();
+        assert_eq!(failure(&s.calls[2]).category, Category::StaleEditMatch);
+    }
+
+    #[test]
+    fn unpaired_and_orphans() {
+        let mut events = Builder::new().call("Read", json!({}), "ok", Some(false)).events;
+        events.push(Event::Call(Call { id: "lost".into(), tool: "Bash".into(), input: json!({}), time: None, row: 9 }));
+        events.push(Event::Result(ToolResult {
+            call_id: "nobody".into(),
+            text: "x".into(),
+            flag: None,
+            time: None,
+            row: 10,
+        }));
+        let s = judge(Session { id: "s".into(), events, ..Session::default() });
+        assert_eq!(s.calls[1].outcome, Outcome::Unpaired);
+        assert_eq!(s.orphans.len(), 1);
+        assert_eq!(s.orphans[0].call_id, "nobody");
+    }
+}

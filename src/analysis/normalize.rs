@@ -1,0 +1,109 @@
+//! Error messages to templates: the variable parts (numbers, quoted strings,
+//! paths, URLs, ids, hex, UUIDs) become placeholders, so that the same error
+//! about different files or values groups as one message.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::sanitize;
+
+/// Longest template, in characters.
+pub const TEMPLATE_CHARS: usize = 160;
+
+struct Step {
+    re: Regex,
+    with: &'static str,
+}
+
+static STEPS: LazyLock<Vec<Step>> = LazyLock::new(|| {
+    let step = |p: &str, with| Step { re: Regex::new(p).expect("normalize pattern"), with };
+    vec![
+        step(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'`<>]+", "<url>"),
+        step(r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "<uuid>"),
+        step(r#"'[^'\n]{0,200}'|"[^"\n]{0,200}"|`[^`\n]{0,200}`|‘[^’\n]{0,200}’|“[^”\n]{0,200}”"#, "<str>"),
+        // A path starts a token: absolute, home- or dot-relative, Windows,
+        // or relative with two slashes, or one slash and an extension.
+        step(
+            r#"(?P<pre>^|[\s(\[=,])(?:(?:[A-Za-z]:\\|~/|\.{1,2}/|/)|[\w.-]+/[\w.-]+/|[\w.-]+/[\w.-]*\.\w)[^\s:'"`,;()\[\]{}<>]*"#,
+            "${pre}<path>",
+        ),
+        step(
+            r"(?i)\b0x[0-9a-f]+\b|\b(?:[0-9a-f]*[0-9][0-9a-f]*[a-f]|[0-9a-f]*[a-f][0-9a-f]*[0-9])[0-9a-f]*\b",
+            "<hex>",
+        ),
+        step(r"\b(?:call|toolu|tooluse|fc|chatcmpl)_[A-Za-z0-9_]+\b", "<id>"),
+        step(r"[-+]?\b\d+(?:[.,]\d+)*\b", "<n>"),
+    ]
+});
+
+/// The template of an error text: its first non-blank line, sanitized,
+/// with variable parts replaced by `<url>`, `<uuid>`, `<str>`, `<path>`,
+/// `<hex>`, `<id>` and `<n>`.
+pub fn template(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut t = sanitize::one_line(line);
+    for s in STEPS.iter() {
+        if s.re.is_match(&t) {
+            t = s.re.replace_all(&t, s.with).into_owned();
+        }
+    }
+    sanitize::truncate(&t, TEMPLATE_CHARS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::template;
+
+    #[test]
+    fn placeholders() {
+        let cases = [
+            ("Error: old_string not found in /Users/dev/peri/src/edit.rs", "Error: old_string not found in <path>"),
+            (
+                "Error: old_string is not unique in /a/b.rs (found 3 occurrences). Please provide more context",
+                "Error: old_string is not unique in <path> (found <n> occurrences). Please provide more context",
+            ),
+            ("工具 'Task' 不存在", "工具 <str> 不存在"),
+            (
+                "Error: cannot find agent definition 'tester'. Check .claude/agents/ directory",
+                "Error: cannot find agent definition <str>. Check <path> directory",
+            ),
+            (
+                "Extract API returned HTTP 502: https://api.example.com/v1?q=1 failed",
+                "Extract API returned HTTP <n>: <url> failed",
+            ),
+            ("thread 019e9069-e494-70c6-a6a3-a4506513270e gone", "thread <uuid> gone"),
+            ("commit deadbeef42 and 0x1F", "commit <hex> and <hex>"),
+            ("no result for call_00_JpAjQZBIpNj4qysohdBQ6732", "no result for <id>"),
+            (
+                "Error: Command timed out after 120 seconds.\nCommand: sleep 500",
+                "Error: Command timed out after <n> seconds.",
+            ),
+            ("File src/lib.rs and ./x and C:\\work\\a.txt and ~/notes", "File <path> and <path> and <path> and <path>"),
+            ("use read/write access", "use read/write access"),
+            ("offset -5 exceeds 1,024 lines", "offset <n> exceeds <n> lines"),
+            ("\u{1b}[31mError\u{1b}[0m: red", "Error: red"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(template(input), want, "for {input:?}");
+        }
+    }
+
+    #[test]
+    fn same_shape_same_template() {
+        assert_eq!(
+            template("Error: File not found at /a/one.rs"),
+            template("Error: File not found at /b/two/three.py")
+        );
+        assert_ne!(template("Error: File not found at /a"), template("Error: old_string not found in /a"));
+    }
+
+    #[test]
+    fn plain_words_are_kept() {
+        assert_eq!(
+            template("Error: please provide subagent_type parameter"),
+            "Error: please provide subagent_type parameter"
+        );
+        assert_eq!(template(""), "");
+    }
+}

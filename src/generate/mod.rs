@@ -1,0 +1,3 @@
+//! Synthetic trace databases: the shipped samples and test fixtures.
+
+pub mod peri;

@@ -1,0 +1,53 @@
+//! The common model every adapter maps onto: sessions of calls and results.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+/// A tool invocation the model made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub id: String,
+    /// The real tool name (wrappers such as Peri's `ExecuteExtraTool` are
+    /// resolved to the tool they run).
+    pub tool: String,
+    /// The arguments of the real tool.
+    pub input: Value,
+    pub time: Option<DateTime<Utc>>,
+    /// Where the call is stored (a rowid or line number), for evidence.
+    pub row: i64,
+}
+
+/// What came back for a call, linked by `call_id`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    pub call_id: String,
+    pub text: String,
+    /// The source's own error marker; `None` when the source records none.
+    pub flag: Option<bool>,
+    pub time: Option<DateTime<Utc>>,
+    pub row: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    Call(Call),
+    Result(ToolResult),
+}
+
+/// A row the adapter could not read; counted and reported, never fatal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Malformed {
+    pub row: i64,
+    pub problem: String,
+}
+
+/// One session (a Peri thread), its events in storage order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Session {
+    pub id: String,
+    pub parent: Option<String>,
+    /// When the session started, the fallback time for calls without one.
+    pub started: Option<DateTime<Utc>>,
+    pub events: Vec<Event>,
+    pub malformed: Vec<Malformed>,
+}

@@ -1,0 +1,13 @@
+//! `--format json`: the versioned contract, pretty-printed, keys in a fixed
+//! order (struct order; category maps sorted).
+
+use std::io::Write;
+
+use super::Report;
+use crate::error::Result;
+
+pub fn render(report: &Report, out: &mut dyn Write) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)?;
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,316 @@
+//! Aggregation into the one `Report` every renderer sees.
+
+pub mod json;
+pub mod table;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::analysis::{JudgedCall, JudgedSession, Outcome};
+
+/// Version of the JSON contract (README, "JSON output").
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Which calls count in the report. Sessions are judged whole first (stale
+/// edits need the full order); these filters only choose what is counted.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+    pub tools: Vec<String>,
+}
+
+impl Filters {
+    fn time_ok(&self, t: Option<DateTime<Utc>>) -> bool {
+        if self.since.is_none() && self.until.is_none() {
+            return true;
+        }
+        let Some(t) = t else { return false };
+        self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t < u)
+    }
+    fn call_ok(&self, c: &JudgedCall) -> bool {
+        (self.tools.is_empty() || self.tools.contains(&c.tool)) && self.time_ok(c.time)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SourceReport {
+    pub path: String,
+    pub format: String,
+    pub sessions: u64,
+    pub calls: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Totals {
+    pub sessions: u64,
+    pub calls: u64,
+    pub unpaired_calls: u64,
+    pub orphan_results: u64,
+    pub duplicate_call_ids: u64,
+    pub errors: u64,
+    pub flagged_errors: u64,
+    pub content_errors: u64,
+    pub hidden_errors: u64,
+    pub flag_only_errors: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ToolReport {
+    pub tool: String,
+    pub calls: u64,
+    pub errors: u64,
+    pub flagged_errors: u64,
+    pub content_errors: u64,
+    pub hidden_errors: u64,
+    pub error_rate: f64,
+    /// Errors per category slug.
+    pub categories: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CategoryRow {
+    pub category: String,
+    pub tool: String,
+    pub errors: u64,
+    pub hidden_errors: u64,
+}
+
+/// Errors of one tool for one classification rule: the rows of the
+/// postmortem-style breakdown (category, reason, count, share).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReasonRow {
+    pub tool: String,
+    pub category: String,
+    pub reason: String,
+    pub label: String,
+    pub errors: u64,
+    pub hidden_errors: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: &'static str,
+    pub source: String,
+    pub session: String,
+    pub call_id: Option<String>,
+    pub seq: Option<usize>,
+    pub tool: Option<String>,
+    pub category: Option<String>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    pub schema_version: u32,
+    pub sources: Vec<SourceReport>,
+    pub totals: Totals,
+    pub tools: Vec<ToolReport>,
+    pub categories: Vec<CategoryRow>,
+    pub findings: Vec<Finding>,
+    #[serde(skip)]
+    pub reasons: Vec<ReasonRow>,
+}
+
+/// Collects judged sessions, one source after another, into a `Report`.
+pub struct Aggregator {
+    filters: Filters,
+    sources: Vec<SourceReport>,
+    totals: Totals,
+    tools: BTreeMap<String, ToolReport>,
+    categories: BTreeMap<(String, String), (u64, u64)>,
+    reasons: BTreeMap<(String, String, String), (String, u64, u64)>,
+    findings: Vec<Finding>,
+}
+
+impl Aggregator {
+    pub fn new(filters: Filters) -> Aggregator {
+        Aggregator {
+            filters,
+            sources: Vec::new(),
+            totals: Totals::default(),
+            tools: BTreeMap::new(),
+            categories: BTreeMap::new(),
+            reasons: BTreeMap::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    /// Start a new source; following sessions belong to it.
+    pub fn begin_source(&mut self, path: &str, format: &str) {
+        self.sources.push(SourceReport { path: path.to_string(), format: format.to_string(), sessions: 0, calls: 0 });
+    }
+
+    pub fn add(&mut self, s: &JudgedSession) {
+        let Some(src) = self.sources.last_mut() else { return };
+        let source = src.path.clone();
+        let finding = |rule, severity, c: Option<&JudgedCall>, category: Option<String>, message: String| Finding {
+            rule,
+            severity,
+            source: source.clone(),
+            session: s.id.clone(),
+            call_id: c.map(|c| c.call_id.clone()),
+            seq: c.map(|c| c.seq),
+            tool: c.map(|c| c.tool.clone()),
+            category,
+            message,
+        };
+        let mut counted = 0u64;
+        for c in s.calls.iter().filter(|c| self.filters.call_ok(c)) {
+            counted += 1;
+            let t = self
+                .tools
+                .entry(c.tool.clone())
+                .or_insert_with(|| ToolReport { tool: c.tool.clone(), ..ToolReport::default() });
+            t.calls += 1;
+            match &c.outcome {
+                Outcome::Success => {}
+                Outcome::Unpaired => {
+                    self.totals.unpaired_calls += 1;
+                    self.findings.push(finding(
+                        "unpaired-call",
+                        "warning",
+                        Some(c),
+                        None,
+                        format!("{} call has no result (session ended, crashed or was cut)", c.tool),
+                    ));
+                }
+                Outcome::Failed(f) => {
+                    let hidden = f.is_hidden();
+                    t.errors += 1;
+                    t.flagged_errors += u64::from(f.flagged);
+                    t.content_errors += u64::from(f.content_rule.is_some());
+                    t.hidden_errors += u64::from(hidden);
+                    *t.categories.entry(f.category.as_str().to_string()).or_default() += 1;
+                    self.totals.errors += 1;
+                    self.totals.flagged_errors += u64::from(f.flagged);
+                    self.totals.content_errors += u64::from(f.content_rule.is_some());
+                    self.totals.hidden_errors += u64::from(hidden);
+                    self.totals.flag_only_errors += u64::from(f.flagged && f.content_rule.is_none());
+                    let cat = self.categories.entry((c.tool.clone(), f.category.as_str().to_string())).or_default();
+                    cat.0 += 1;
+                    cat.1 += u64::from(hidden);
+                    let reason = self
+                        .reasons
+                        .entry((c.tool.clone(), f.category.as_str().to_string(), f.reason.to_string()))
+                        .or_insert_with(|| (f.label.to_string(), 0, 0));
+                    reason.1 += 1;
+                    reason.2 += u64::from(hidden);
+                    if hidden {
+                        self.findings.push(finding(
+                            "hidden-error",
+                            "error",
+                            Some(c),
+                            Some(f.category.as_str().to_string()),
+                            format!("{} failed but the result is not flagged as an error: {}", c.tool, f.message),
+                        ));
+                    }
+                }
+            }
+        }
+        for &i in &s.duplicates {
+            let c = &s.calls[i];
+            if self.filters.call_ok(c) {
+                self.totals.duplicate_call_ids += 1;
+                self.findings.push(finding(
+                    "duplicate-call-id",
+                    "warning",
+                    Some(c),
+                    None,
+                    "call id is used by an earlier call in this session; results were paired in order".to_string(),
+                ));
+            }
+        }
+        if self.filters.tools.is_empty() {
+            for o in s.orphans.iter().filter(|o| self.filters.time_ok(o.time)) {
+                self.totals.orphan_results += 1;
+                self.findings.push(Finding {
+                    call_id: Some(o.call_id.clone()),
+                    ..finding(
+                        "orphan-result",
+                        "warning",
+                        None,
+                        None,
+                        format!("result at row {} answers no call in this session", o.row),
+                    )
+                });
+            }
+        }
+        for m in &s.malformed {
+            self.findings.push(finding(
+                "malformed-row",
+                "warning",
+                None,
+                None,
+                format!("row {} skipped: {}", m.row, crate::sanitize::one_line(&m.problem)),
+            ));
+        }
+        if counted > 0 {
+            src.sessions += 1;
+            src.calls += counted;
+            self.totals.sessions += 1;
+            self.totals.calls += counted;
+        }
+    }
+
+    pub fn finish(self) -> Report {
+        let tools = self
+            .tools
+            .into_values()
+            .map(|mut t| {
+                t.error_rate = rate(t.errors, t.calls);
+                t
+            })
+            .collect();
+        let mut categories: Vec<CategoryRow> = self
+            .categories
+            .into_iter()
+            .map(|((tool, category), (errors, hidden_errors))| CategoryRow { category, tool, errors, hidden_errors })
+            .collect();
+        categories.sort_by(|a, b| a.tool.cmp(&b.tool).then(b.errors.cmp(&a.errors)).then(a.category.cmp(&b.category)));
+        let mut reasons: Vec<ReasonRow> = self
+            .reasons
+            .into_iter()
+            .map(|((tool, category, reason), (label, errors, hidden_errors))| ReasonRow {
+                tool,
+                category,
+                reason,
+                label,
+                errors,
+                hidden_errors,
+            })
+            .collect();
+        reasons.sort_by(|a, b| {
+            a.tool
+                .cmp(&b.tool)
+                .then(b.errors.cmp(&a.errors))
+                .then(a.category.cmp(&b.category))
+                .then(a.reason.cmp(&b.reason))
+        });
+        let mut findings = self.findings;
+        findings.sort_by(|a, b| {
+            (&a.source, &a.session, a.seq, a.rule, &a.call_id, &a.message)
+                .cmp(&(&b.source, &b.session, b.seq, b.rule, &b.call_id, &b.message))
+        });
+        Report {
+            schema_version: SCHEMA_VERSION,
+            sources: self.sources,
+            totals: self.totals,
+            tools,
+            categories,
+            findings,
+            reasons,
+        }
+    }
+}
+
+/// `errors / calls`, rounded to 6 decimals so the JSON is stable.
+pub fn rate(errors: u64, calls: u64) -> f64 {
+    if calls == 0 {
+        return 0.0;
+    }
+    (errors as f64 / calls as f64 * 1e6).round() / 1e6
+}

@@ -1,0 +1,179 @@
+//! `--format table`: the human report. A per-tool table, a per-tool
+//! category breakdown like the founding postmortem's, and a one-line verdict.
+
+use std::io::Write;
+
+use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, ContentLineStyle, LineStyle, Table, TableStyle};
+
+use super::{ReasonRow, Report};
+use crate::error::Result;
+use crate::sanitize::{one_line, truncate};
+
+pub struct Style {
+    pub color: bool,
+}
+
+const STYLE: TableStyle = TableStyle::new()
+    .top_border(LineStyle::new('╭', '─', '┬', '╮'))
+    .header_lines(ContentLineStyle::new('│', '│', '│'))
+    .header_separator(LineStyle::new('├', '─', '┼', '┤'))
+    .content_lines(ContentLineStyle::new('│', '│', '│'))
+    .bottom_border(LineStyle::new('╰', '─', '┴', '╯'));
+
+fn new_table(style: &Style, header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(STYLE).set_content_arrangement(ContentArrangement::Disabled).set_header(header.iter().map(Cell::new));
+    if !style.color {
+        t.force_no_tty();
+    } else {
+        t.enforce_styling();
+    }
+    t
+}
+
+fn right_align(t: &mut Table, from: usize) {
+    let n = t.column_count();
+    for i in from..n {
+        if let Some(col) = t.column_mut(i) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+fn count_cell(n: u64, alarm: bool) -> Cell {
+    let c = Cell::new(n);
+    if alarm && n > 0 { c.fg(Color::Red) } else { c }
+}
+
+/// `1 error`, `2 errors`.
+pub fn plural(n: u64, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+pub fn percent(x: f64, decimals: usize) -> String {
+    format!("{:.*}%", decimals, x * 100.0)
+}
+
+fn name(s: &str) -> String {
+    truncate(&one_line(s), 48)
+}
+
+pub fn render(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
+    for s in &report.sources {
+        writeln!(
+            out,
+            "{}: {} trace, {}, {}",
+            name(&s.path),
+            s.format,
+            plural(s.sessions, "session"),
+            plural(s.calls, "call")
+        )?;
+    }
+    let tot = &report.totals;
+    if tot.calls == 0 {
+        writeln!(out)?;
+        writeln!(out, "No tool calls found{}.", if report.sources.is_empty() { "" } else { " (check the filters)" })?;
+        return Ok(());
+    }
+
+    // Per tool, most errors first.
+    let mut tools: Vec<_> = report.tools.iter().collect();
+    tools.sort_by(|a, b| b.errors.cmp(&a.errors).then(b.calls.cmp(&a.calls)).then(a.tool.cmp(&b.tool)));
+    let mut t = new_table(style, &["tool", "calls", "errors", "flagged", "content", "hidden", "error rate"]);
+    for tr in &tools {
+        t.add_row(vec![
+            Cell::new(name(&tr.tool)),
+            Cell::new(tr.calls),
+            Cell::new(tr.errors),
+            Cell::new(tr.flagged_errors),
+            Cell::new(tr.content_errors),
+            count_cell(tr.hidden_errors, style.color),
+            Cell::new(percent(tr.error_rate, 2)),
+        ]);
+    }
+    t.add_row(vec![
+        Cell::new("total"),
+        Cell::new(tot.calls),
+        Cell::new(tot.errors),
+        Cell::new(tot.flagged_errors),
+        Cell::new(tot.content_errors),
+        count_cell(tot.hidden_errors, style.color),
+        Cell::new(percent(super::rate(tot.errors, tot.calls), 2)),
+    ]);
+    right_align(&mut t, 1);
+    writeln!(out)?;
+    writeln!(out, "{t}")?;
+
+    // Per tool with errors: category, reason, count, share.
+    for tr in tools.iter().filter(|t| t.errors > 0) {
+        let rows: Vec<&ReasonRow> = report.reasons.iter().filter(|r| r.tool == tr.tool).collect();
+        let mut t = new_table(style, &["category", "reason", "count", "share", "hidden"]);
+        for r in rows {
+            t.add_row(vec![
+                Cell::new(&r.category),
+                Cell::new(&r.label),
+                Cell::new(r.errors),
+                Cell::new(percent(r.errors as f64 / tr.errors as f64, 1)),
+                count_cell(r.hidden_errors, style.color),
+            ]);
+        }
+        right_align(&mut t, 2);
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}: {} in {} ({}), {} hidden",
+            name(&tr.tool),
+            plural(tr.errors, "error"),
+            plural(tr.calls, "call"),
+            percent(tr.error_rate, 2),
+            tr.hidden_errors
+        )?;
+        writeln!(out, "{t}")?;
+    }
+
+    // Findings by rule.
+    let mut by_rule: Vec<(&str, usize)> = Vec::new();
+    for f in &report.findings {
+        match by_rule.iter_mut().find(|(r, _)| *r == f.rule) {
+            Some(e) => e.1 += 1,
+            None => by_rule.push((f.rule, 1)),
+        }
+    }
+    if !by_rule.is_empty() {
+        by_rule.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let list: Vec<String> = by_rule.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        writeln!(out)?;
+        writeln!(out, "Findings: {} (listed by --format json)", list.join(", "))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "{}", verdict(report, style))?;
+    Ok(())
+}
+
+/// The one-line verdict naming the hidden-error count.
+pub fn verdict(report: &Report, style: &Style) -> String {
+    let tot = &report.totals;
+    let (text, color) = if tot.hidden_errors > 0 {
+        let mut worst: Vec<_> = report.tools.iter().filter(|t| t.hidden_errors > 0).collect();
+        worst.sort_by(|a, b| b.hidden_errors.cmp(&a.hidden_errors).then(a.tool.cmp(&b.tool)));
+        let named: Vec<String> =
+            worst.iter().take(3).map(|t| format!("{} {}", name(&t.tool), t.hidden_errors)).collect();
+        let more = if worst.len() > 3 { ", …" } else { "" };
+        (
+            format!(
+                "✗ {} ({}{}): {} of {} came back as successes, so anything that reads the error flag missed them.",
+                plural(tot.hidden_errors, "hidden error"),
+                named.join(", "),
+                more,
+                tot.hidden_errors,
+                plural(tot.errors, "error")
+            ),
+            "31",
+        )
+    } else if tot.errors > 0 {
+        (format!("✓ 0 hidden errors: all {} flagged by the source.", plural(tot.errors, "error")), "32")
+    } else {
+        ("✓ 0 hidden errors: no call failed.".to_string(), "32")
+    };
+    if style.color { format!("\u{1b}[1;{color}m{text}\u{1b}[0m") } else { text }
+}

@@ -1,0 +1,221 @@
+//! Content rules: does a result's text say that the call failed?
+//!
+//! Every rule is data: an id, a pattern matched against the start of the
+//! trimmed result text, an optional tool scope, a precision and its
+//! documentation, with examples it must fire on and texts it must ignore.
+//! The unit tests run every example, so a rule cannot exist untested.
+
+use super::Precision;
+
+/// One content rule. Patterns are anchored at the start of the result text
+/// (after leading whitespace) unless they say otherwise.
+#[derive(Debug)]
+pub struct ContentRule {
+    pub id: &'static str,
+    pub pattern: &'static str,
+    /// Tools the rule applies to; empty means every tool.
+    pub tools: &'static [&'static str],
+    pub precision: Precision,
+    pub doc: &'static str,
+    /// Texts the rule must fire on (for a tool in scope).
+    pub fires_on: &'static [&'static str],
+    /// Texts the rule must not fire on (for a tool in scope).
+    pub ignores: &'static [&'static str],
+}
+
+/// The wrapper Peri puts around an `Err` from a tool. It is stripped before
+/// classification so that pre-fix (`Error: …`) and post-fix
+/// (`Tool execution failed: Edit - Error: …`) texts land in one category.
+pub const PERI_WRAPPER: &str = r"^Tool execution failed: [^ ]+ - ";
+
+pub static CONTENT_RULES: &[ContentRule] = &[
+    ContentRule {
+        id: "peri-tool-execution-failed",
+        pattern: PERI_WRAPPER,
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's wrapper for a tool that returned Err: `Tool execution failed: <Tool> - <reason>`.",
+        fires_on: &["Tool execution failed: Edit - Error: old_string not found in /a.rs"],
+        ignores: &["The tool execution failed earlier, retrying", "Tool execution failed:Edit"],
+    },
+    ContentRule {
+        id: "error-prefix",
+        pattern: r"^(?:Error|ERROR):",
+        tools: &[],
+        precision: Precision::Medium,
+        doc: "A result that starts with `Error:` or `ERROR:`: the `Ok(\"Error: …\")` shape of the founding postmortem.",
+        fires_on: &[
+            "Error: please provide subagent_type parameter",
+            "ERROR: file not found",
+            "  Error: leading whitespace is trimmed",
+        ],
+        ignores: &[
+            "src/lib.rs:12:    return Ok(\"Error: x\")",
+            "     1\tError: connection refused",
+            "Errors: none",
+            "error: lowercase is compiler output, not a tool error",
+        ],
+    },
+    ContentRule {
+        id: "tool-use-error",
+        pattern: r"^<tool_use_error>",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Claude Code's `<tool_use_error>…</tool_use_error>` envelope.",
+        fires_on: &["<tool_use_error>File has not been read yet.</tool_use_error>"],
+        ignores: &["see <tool_use_error> in the docs"],
+    },
+    ContentRule {
+        id: "peri-unknown-tool",
+        pattern: r"^工具 '[^']+' 不存在",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's dispatcher when the model calls a tool that does not exist: `工具 '<name>' 不存在`.",
+        fires_on: &["工具 'Task' 不存在"],
+        ignores: &["工具 Task 已完成"],
+    },
+    ContentRule {
+        id: "peri-cross-mark",
+        pattern: r"^✗ ",
+        tools: &["folder_operations"],
+        precision: Precision::High,
+        doc: "Peri's folder_operations failures before the fix: `✗ Folder not found: …`, `✗ Error: …`.",
+        fires_on: &["✗ Folder not found: /tmp/x", "✗ Unknown operation: move"],
+        ignores: &["✓ Created folder /tmp/x"],
+    },
+    ContentRule {
+        id: "error-executing-command",
+        pattern: r"^Error executing command:",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's Bash spawn failure: `Error executing command: <e>`.",
+        fires_on: &["Error executing command: No such file or directory (os error 2)"],
+        ignores: &["Executing command: ls"],
+    },
+    ContentRule {
+        id: "peri-missing-parameter",
+        pattern: r"^(?:Missing \w+ parameter\b|The '\w+' parameter is required for the \w+ tool|Missing required parameter\b|ExecuteExtraTool: missing required '\w+' parameter)",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's missing-argument errors, old and new wording: `Missing file_path parameter`, `The 'file_path' parameter is required for the Read tool.`, `Missing required parameter: query`.",
+        fires_on: &[
+            "Missing file_path parameter",
+            "The 'file_path' parameter is required for the Read tool. Provide the absolute path to the file.",
+            "Missing required parameter: query",
+            "ExecuteExtraTool: missing required 'params' parameter",
+        ],
+        ignores: &["Missing files were restored", "The 'file_path' field is optional"],
+    },
+    ContentRule {
+        id: "peri-deferred-tool-not-found",
+        pattern: r"^ExecuteExtraTool: tool '[^']*' not found or not registered as a deferred tool",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's ExecuteExtraTool when the named deferred tool does not exist.",
+        fires_on: &["ExecuteExtraTool: tool 'cron_lst' not found or not registered as a deferred tool"],
+        ignores: &["ExecuteExtraTool: cron_list returned 2 jobs"],
+    },
+    ContentRule {
+        id: "peri-io-error",
+        pattern: r"^Error (?:writing file|renaming temp file):",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's Write/Edit I/O failures: `Error writing file: …`, `Error renaming temp file: …`.",
+        fires_on: &[
+            "Error writing file: Permission denied (os error 13)",
+            "Error renaming temp file: Invalid cross-device link",
+        ],
+        ignores: &["Wrote 12 line(s) src/error.rs"],
+    },
+    ContentRule {
+        id: "peri-path-not-found",
+        pattern: r"^(?:Search path does not exist|Folder not found|Path exists but is not a folder|Directory not found): ",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's Grep, Glob and folder_operations path errors.",
+        fires_on: &[
+            "Search path does not exist: /nope",
+            "Folder not found: /tmp/a",
+            "Path exists but is not a folder: /etc/hosts",
+            "Directory not found: /src2",
+        ],
+        ignores: &["No files found.", "No matches found."],
+    },
+    ContentRule {
+        id: "peri-unknown-operation",
+        pattern: r"^Unknown operation: ",
+        tools: &["folder_operations"],
+        precision: Precision::High,
+        doc: "Peri's folder_operations with an operation outside `create`/`list`/`exists`.",
+        fires_on: &["Unknown operation: move"],
+        ignores: &["Operation create done"],
+    },
+    ContentRule {
+        id: "peri-http-error",
+        pattern: r"^(?:(?:Extract|Search) API returned HTTP \d{3}|Extract failed: |Failed to build HTTP client: )",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's WebFetch and WebSearch failures.",
+        fires_on: &[
+            "Extract API returned HTTP 502: Bad Gateway",
+            "Search API returned HTTP 429: slow down",
+            "Extract failed: [\"timeout\"]",
+            "Failed to build HTTP client: builder error",
+        ],
+        ignores: &["Search API results: 5 hits"],
+    },
+    ContentRule {
+        id: "peri-invalid-input",
+        pattern: r"^(?:TodoWrite: invalid input: |ask_user_question: unexpected response type)",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's TodoWrite and AskUserQuestion input errors.",
+        fires_on: &["TodoWrite: invalid input: missing field `status`", "ask_user_question: unexpected response type"],
+        ignores: &["Todos have been modified successfully."],
+    },
+    ContentRule {
+        id: "peri-agent-infrastructure",
+        pattern: r"^(?:Background tasks not available: |Failed to create child thread: )",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's Agent tool when the background registry or the child thread is unavailable.",
+        fires_on: &[
+            "Background tasks not available: no registry configured",
+            "Failed to create child thread: database is locked",
+        ],
+        ignores: &["[Sub-agent executed 3 tool calls: Read 3 times]"],
+    },
+    ContentRule {
+        id: "peri-lineedit-error",
+        pattern: r"^(?:edits 参数解析失败|edits 不能为空|文件不存在: |(?:insert 的 )?start_line 必须 >= 1)",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's LineEdit tool (June 2026), whose errors were in Chinese.",
+        fires_on: &[
+            "edits 参数解析失败: invalid type",
+            "edits 不能为空",
+            "文件不存在: /a.rs",
+            "start_line 必须 >= 1",
+            "insert 的 start_line 必须 >= 1",
+        ],
+        ignores: &["已编辑 3 行"],
+    },
+    ContentRule {
+        id: "peri-rejection",
+        pattern: r"^(?:Don't Ask 模式|Auto 模式：)",
+        tools: &[],
+        precision: Precision::High,
+        doc: "Peri's built-in permission rejections (`Don't Ask 模式：自动拒绝`, `Auto 模式：分类器拒绝`, …).",
+        fires_on: &["Don't Ask 模式：自动拒绝", "Auto 模式：分类器拒绝"],
+        ignores: &["Auto mode enabled"],
+    },
+    ContentRule {
+        id: "interrupted-by-user",
+        pattern: r"^interrupted by user",
+        tools: &[],
+        precision: Precision::High,
+        doc: "A call cancelled by the user (Ctrl+C).",
+        fires_on: &["interrupted by user"],
+        ignores: &["the user interrupted by typing"],
+    },
+];

@@ -1,0 +1,98 @@
+//! The shipped samples: the founding postmortem's figures, the post-fix era,
+//! and that the generator rebuilds them byte for byte.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tool<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+#[test]
+fn postmortem_figures() {
+    let v = json(&run_in(root(), &["scan", "sample-traces/peri-postmortem.db", "--format", "json"]));
+    let agent = tool(&v, "Agent");
+    assert_eq!((agent["calls"].as_u64(), agent["errors"].as_u64()), (Some(1344), Some(45)));
+    assert_eq!((agent["hidden_errors"].as_u64(), agent["flagged_errors"].as_u64()), (Some(45), Some(0)));
+    assert_eq!(agent["categories"], json!({"missing-required-param": 37, "concurrency-limit": 5, "not-found": 3}));
+    let edit = tool(&v, "Edit");
+    assert_eq!((edit["calls"].as_u64(), edit["errors"].as_u64()), (Some(6233), Some(284)));
+    assert_eq!((edit["hidden_errors"].as_u64(), edit["flagged_errors"].as_u64()), (Some(284), Some(0)));
+    assert_eq!(
+        edit["categories"],
+        json!({"stale-edit-match": 132, "edit-match-not-found": 81, "edit-match-not-unique": 70, "other": 1})
+    );
+    assert_eq!(v["totals"]["hidden_errors"], 329);
+    assert_eq!(v["totals"]["errors"], 329, "the other tools' ordinary traffic has no errors");
+    assert_eq!(v["totals"]["unpaired_calls"], 1);
+    assert_golden(
+        "peri-postmortem.json",
+        &stdout(&run_in(root(), &["scan", "sample-traces/peri-postmortem.db", "--format", "json"])),
+    );
+}
+
+#[test]
+fn postmortem_table_has_the_postmortem_breakdown() {
+    let out = run_in(root(), &["scan", "sample-traces/peri-postmortem.db"]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    // The five rows of the founding postmortem's table, with their shares.
+    for row in [
+        "subagent_type missing (foreground) │    21 │ 46.7%",
+        "subagent_type missing (background) │    15 │ 33.3%",
+        "background concurrency limit       │     5 │ 11.1%",
+        "agent definition not found         │     3 │  6.7%",
+        "prompt missing                     │     1 │  2.2%",
+    ] {
+        assert!(text.contains(row), "missing {row:?} in\n{text}");
+    }
+    assert!(text.contains("✗ 329 hidden errors (Edit 284, Agent 45)"), "{text}");
+    assert_golden("peri-postmortem.txt", &text);
+}
+
+#[test]
+fn postfix_has_nothing_hidden() {
+    let v = json(&run_in(root(), &["scan", "sample-traces/peri-postfix.db", "--format", "json"]));
+    assert_eq!(v["totals"]["hidden_errors"], 0);
+    assert_eq!(v["totals"]["errors"], v["totals"]["flagged_errors"]);
+    assert!(v["totals"]["errors"].as_u64().unwrap() > 20);
+    let agent = tool(&v, "Agent");
+    assert_eq!(agent["categories"]["missing-required-param"], 6, "wrapped texts land in the pre-fix categories");
+    let edit = tool(&v, "Edit");
+    assert!(edit["categories"]["stale-edit-match"].as_u64().unwrap() > 0);
+    assert_golden(
+        "peri-postfix.json",
+        &stdout(&run_in(root(), &["scan", "sample-traces/peri-postfix.db", "--format", "json"])),
+    );
+}
+
+#[test]
+fn generator_rebuilds_the_samples_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, file) in [("peri-postmortem", "peri-postmortem.db"), ("peri-postfix", "peri-postfix.db")] {
+        let out = run_in(dir.path(), &["generate", kind, file]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let fresh = std::fs::read(dir.path().join(file)).unwrap();
+        let shipped = std::fs::read(root().join("sample-traces").join(file)).unwrap();
+        assert!(fresh == shipped, "{file}: regenerate it with `tracelint generate {kind} sample-traces/{file}`");
+    }
+    // It never overwrites.
+    let out = run_in(dir.path(), &["generate", "peri-postfix", "peri-postfix.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("already exists"));
+}
+
+#[test]
+fn readme_quotes_what_the_program_prints() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let out = stdout(&run_in(root(), &["scan", "sample-traces/peri-postmortem.db"]));
+    assert!(readme.contains(&out), "README.md must quote the current output of the sample scan:\n{out}");
+}
