@@ -54,6 +54,9 @@ pub struct ScanArgs {
     /// Leave out sub-agent sessions (they are included by default).
     #[arg(long)]
     pub no_subagents: bool,
+    /// Report runs of identical failures this long or longer (Peri's guard fires at 5).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub streak_threshold: usize,
     /// Colour in the table output: auto colours only a terminal, and NO_COLOR turns it off.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

@@ -25,13 +25,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use error::{Error, Result};
-use report::{Aggregator, Filters, Report};
+use report::{Aggregator, AnalysisOptions, Filters, Report};
 use source::SourceOptions;
 
 /// Scan `paths` and build the report. Sources are read one after another;
 /// each session is judged and counted as soon as it has been read.
-pub fn scan(paths: &[PathBuf], opts: &SourceOptions, filters: Filters) -> Result<Report> {
-    let mut agg = Aggregator::new(filters);
+pub fn scan(paths: &[PathBuf], opts: &SourceOptions, filters: Filters, options: AnalysisOptions) -> Result<Report> {
+    let mut agg = Aggregator::new(filters, options);
     for path in paths {
         let (conn, format) = source::open(path)?;
         agg.begin_source(&path.display().to_string(), format.as_str());
@@ -72,7 +72,8 @@ pub fn run_scan(args: &cli::ScanArgs, color: bool, out: &mut dyn Write, err: &mu
         args.paths.clone()
     };
     let opts = SourceOptions { no_subagents: args.no_subagents, session: args.session.clone() };
-    let report = scan(&paths, &opts, filters)?;
+    let options = AnalysisOptions { streak_threshold: args.streak_threshold };
+    let report = scan(&paths, &opts, filters, options)?;
     for src in &report.sources {
         let n = report.findings.iter().filter(|f| f.rule == "malformed-row" && f.source == src.path).count();
         if n > 0 {

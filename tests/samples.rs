@@ -96,3 +96,46 @@ fn readme_quotes_what_the_program_prints() {
     let out = stdout(&run_in(root(), &["scan", "sample-traces/peri-postmortem.db"]));
     assert!(readme.contains(&out), "README.md must quote the current output of the sample scan:\n{out}");
 }
+
+#[test]
+fn postmortem_sequences() {
+    let v = json(&run_in(root(), &["scan", "sample-traces/peri-postmortem.db", "--format", "json"]));
+    // The postmortem's run of identical hidden failures: the guard could not fire.
+    let agent = v["streaks"]["by_tool"].as_array().unwrap().iter().find(|r| r["tool"] == "Agent").unwrap();
+    assert_eq!(agent["hidden_at_or_above_threshold"], 1);
+    assert_eq!(agent["longest"], 6);
+    let blind: Vec<&Value> =
+        v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "guard-blind-streak").collect();
+    assert_eq!(blind.len(), 1);
+    assert_eq!(blind[0]["tool"], "Agent");
+    // Adding subagent_type is the dominant Agent repair.
+    let agent_repairs: Vec<&Value> = v["repairs"].as_array().unwrap().iter().filter(|r| r["tool"] == "Agent").collect();
+    let top = agent_repairs.iter().max_by_key(|r| r["count"].as_u64()).unwrap();
+    assert_eq!(top["change"], "added `subagent_type`");
+    assert_eq!(top["category"], "missing-required-param");
+    let added: u64 = agent_repairs
+        .iter()
+        .filter(|r| r["change"] == "added `subagent_type`")
+        .map(|r| r["count"].as_u64().unwrap())
+        .sum();
+    assert!(added * 10 >= top["of"].as_u64().unwrap() * 9, "subagent_type added in at least 90% of the repairs");
+    // Recovery of the missing parameter, measured.
+    let rec = v["recovery"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["tool"] == "Agent" && r["category"] == "missing-required-param")
+        .unwrap();
+    assert_eq!(rec["failures"], 37);
+    assert_eq!(rec["identical_retries"], 5, "the run of 6 identical calls");
+    assert_eq!(rec["identical_retry_successes"], 0);
+}
+
+#[test]
+fn postfix_has_no_guard_blind_streak() {
+    let v = json(&run_in(root(), &["scan", "sample-traces/peri-postfix.db", "--format", "json"]));
+    assert!(v["findings"].as_array().unwrap().iter().all(|f| f["rule"] != "guard-blind-streak"));
+    let edit = v["streaks"]["by_tool"].as_array().unwrap().iter().find(|r| r["tool"] == "Edit").unwrap();
+    assert!(edit["at_or_above_threshold"].as_u64().unwrap() >= 1, "the flagged run of 5 is still a streak");
+    assert_eq!(edit["hidden_at_or_above_threshold"], 0);
+}

@@ -2,6 +2,7 @@
 //! classify every failure, and decide stale edits from the session's order.
 
 pub mod normalize;
+pub mod sequence;
 
 use std::collections::HashMap;
 
@@ -151,14 +152,16 @@ fn judge_pair(call: &Call, result: &ToolResult, modified_unread: &HashMap<String
         return Outcome::Success;
     }
     let class = rules::classify(&call.tool, &result.text);
-    let message = first_line(rules::unwrap_text(&result.text));
+    let unwrapped = rules::unwrap_text(&result.text);
+    let message = first_line(unwrapped);
     let mut failure = Failure {
         flagged,
         content_rule: content.map(|r| r.id),
         category: class.map_or(Category::Other, |r| r.category),
         reason: class.map_or("unclassified", |r| r.id),
         label: class.map_or("no rule matched", |r| r.label),
-        template: normalize::template(&message),
+        // From the whole first line: truncating first would split one template in two.
+        template: normalize::template(rules::examined(unwrapped)),
         message,
     };
     if failure.category == Category::EditMatchNotFound {

@@ -1,6 +1,7 @@
 //! Aggregation into the one `Report` every renderer sees.
 
 pub mod json;
+pub mod sequences;
 pub mod table;
 
 use std::collections::BTreeMap;
@@ -8,10 +9,12 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::analysis::sequence::{self, DEFAULT_STREAK_THRESHOLD};
 use crate::analysis::{JudgedCall, JudgedSession, Outcome};
+use sequences::{FeedbackRow, RecoveryRow, RepairRow, SequenceAgg, StreakReport};
 
 /// Version of the JSON contract (README, "JSON output").
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Which calls count in the report. Sessions are judged whole first (stale
 /// edits need the full order); these filters only choose what is counted.
@@ -20,6 +23,19 @@ pub struct Filters {
     pub since: Option<DateTime<Utc>>,
     pub until: Option<DateTime<Utc>>,
     pub tools: Vec<String>,
+}
+
+/// Settings of the analyses.
+#[derive(Debug, Clone)]
+pub struct AnalysisOptions {
+    /// Streaks this long or longer are reported (Peri's guard fires at 5).
+    pub streak_threshold: usize,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> Self {
+        AnalysisOptions { streak_threshold: DEFAULT_STREAK_THRESHOLD }
+    }
 }
 
 impl Filters {
@@ -111,6 +127,10 @@ pub struct Report {
     pub tools: Vec<ToolReport>,
     pub categories: Vec<CategoryRow>,
     pub findings: Vec<Finding>,
+    pub recovery: Vec<RecoveryRow>,
+    pub streaks: StreakReport,
+    pub repairs: Vec<RepairRow>,
+    pub feedback: Vec<FeedbackRow>,
     #[serde(skip)]
     pub reasons: Vec<ReasonRow>,
 }
@@ -118,6 +138,8 @@ pub struct Report {
 /// Collects judged sessions, one source after another, into a `Report`.
 pub struct Aggregator {
     filters: Filters,
+    options: AnalysisOptions,
+    sequences: SequenceAgg,
     sources: Vec<SourceReport>,
     totals: Totals,
     tools: BTreeMap<String, ToolReport>,
@@ -127,9 +149,11 @@ pub struct Aggregator {
 }
 
 impl Aggregator {
-    pub fn new(filters: Filters) -> Aggregator {
+    pub fn new(filters: Filters, options: AnalysisOptions) -> Aggregator {
         Aggregator {
             filters,
+            options,
+            sequences: SequenceAgg::default(),
             sources: Vec::new(),
             totals: Totals::default(),
             tools: BTreeMap::new(),
@@ -248,6 +272,36 @@ impl Aggregator {
                 format!("row {} skipped: {}", m.row, crate::sanitize::one_line(&m.problem)),
             ));
         }
+        let seq = sequence::analyze(s);
+        let threshold = self.options.streak_threshold.max(2);
+        let filters = &self.filters;
+        self.sequences.add(s, &seq, threshold, &|i| filters.call_ok(&s.calls[i]));
+        for st in seq.streaks.iter().filter(|st| st.len >= threshold && st.all_hidden) {
+            let at = &s.calls[st.calls[threshold - 1]];
+            if filters.call_ok(&s.calls[st.calls[0]]) {
+                self.findings.push(finding(
+                    "guard-blind-streak",
+                    "error",
+                    Some(at),
+                    Some(st.category.as_str().to_string()),
+                    format!(
+                        "{} failed {} times in a row with the same hidden error, so a guard counting flagged failures never fired: {}",
+                        st.tool, st.len, st.template
+                    ),
+                ));
+            }
+        }
+        for o in seq.oscillations.iter().filter(|o| filters.call_ok(&s.calls[o.calls[0]])) {
+            let first = &s.calls[o.calls[0]];
+            let seqs: Vec<String> = o.calls.iter().map(|&i| s.calls[i].seq.to_string()).collect();
+            self.findings.push(finding(
+                "oscillation",
+                "warning",
+                Some(first),
+                None,
+                format!("{} alternated between two argument sets after a failure (calls {})", o.tool, seqs.join(", ")),
+            ));
+        }
         if counted > 0 {
             src.sessions += 1;
             src.calls += counted;
@@ -295,6 +349,7 @@ impl Aggregator {
             (&a.source, &a.session, a.seq, a.rule, &a.call_id, &a.message)
                 .cmp(&(&b.source, &b.session, b.seq, b.rule, &b.call_id, &b.message))
         });
+        let (recovery, streaks, repairs, feedback) = self.sequences.finish(self.options.streak_threshold.max(2));
         Report {
             schema_version: SCHEMA_VERSION,
             sources: self.sources,
@@ -302,6 +357,10 @@ impl Aggregator {
             tools,
             categories,
             findings,
+            recovery,
+            streaks,
+            repairs,
+            feedback,
             reasons,
         }
     }

@@ -131,6 +131,8 @@ pub fn render(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
         writeln!(out, "{t}")?;
     }
 
+    sequences(report, style, out)?;
+
     // Findings by rule.
     let mut by_rule: Vec<(&str, usize)> = Vec::new();
     for f in &report.findings {
@@ -147,6 +149,123 @@ pub fn render(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
     }
     writeln!(out)?;
     writeln!(out, "{}", verdict(report, style))?;
+    Ok(())
+}
+
+/// Rows shown per section; JSON has them all.
+const SECTION_ROWS: usize = 12;
+
+fn yes(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+/// Recovery, Streaks, Repairs and Feedback: what the agent did after failing.
+fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
+    if !report.recovery.is_empty() {
+        let mut t = new_table(
+            style,
+            &[
+                "tool",
+                "category",
+                "failures",
+                "recovered",
+                "at 1",
+                "at 2",
+                "at 3",
+                "median",
+                "identical retries",
+                "abandoned",
+            ],
+        );
+        for r in &report.recovery {
+            t.add_row(vec![
+                Cell::new(name(&r.tool)),
+                Cell::new(&r.category),
+                Cell::new(r.failures),
+                Cell::new(r.recovered),
+                Cell::new(r.recovered_at_1),
+                Cell::new(r.recovered_at_2),
+                Cell::new(r.recovered_at_3),
+                Cell::new(r.median_attempts.map_or("-".to_string(), |m| format!("{m}"))),
+                Cell::new(format!("{} ({} ok)", r.identical_retries, r.identical_retry_successes)),
+                Cell::new(r.abandoned),
+            ]);
+        }
+        right_align(&mut t, 2);
+        writeln!(out)?;
+        writeln!(out, "Recovery: did a later call of the same tool in the session succeed, and after how many calls?")?;
+        writeln!(out, "{t}")?;
+    }
+    let st = &report.streaks;
+    if !st.by_tool.is_empty() {
+        let mut t = new_table(
+            style,
+            &["tool", "streaks", "longest", "p50", "p95", "lengths", &format!("≥ {}", st.threshold), "hidden ≥"],
+        );
+        for r in &st.by_tool {
+            let hist: Vec<String> = r.histogram.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            t.add_row(vec![
+                Cell::new(name(&r.tool)),
+                Cell::new(r.streaks),
+                Cell::new(r.longest),
+                Cell::new(r.p50),
+                Cell::new(r.p95),
+                Cell::new(hist.join(" ")),
+                Cell::new(r.at_or_above_threshold),
+                count_cell(r.hidden_at_or_above_threshold, style.color),
+            ]);
+        }
+        right_align(&mut t, 1);
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Streaks: the same tool failing with the same message in a row (guard threshold {}; hidden ≥ means a guard reading the flag never fired)",
+            st.threshold
+        )?;
+        writeln!(out, "{t}")?;
+    }
+    if !report.repairs.is_empty() {
+        let mut rows: Vec<_> = report.repairs.iter().collect();
+        rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.tool.cmp(&b.tool)).then(a.change.cmp(&b.change)));
+        let mut t = new_table(style, &["tool", "category", "change", "kind", "count"]);
+        for r in rows.iter().take(SECTION_ROWS) {
+            t.add_row(vec![
+                Cell::new(name(&r.tool)),
+                Cell::new(&r.category),
+                Cell::new(name(&r.change)),
+                Cell::new(&r.kind),
+                Cell::new(format!("{} of {}", r.count, r.of)),
+            ]);
+        }
+        right_align(&mut t, 4);
+        writeln!(out)?;
+        let more =
+            if rows.len() > SECTION_ROWS { format!(" (top {SECTION_ROWS} of {})", rows.len()) } else { String::new() };
+        writeln!(out, "Repairs: argument changes between a failure and the next, successful call of the tool{more}")?;
+        writeln!(out, "{t}")?;
+    }
+    if !report.feedback.is_empty() {
+        let mut t = new_table(style, &["message", "tool", "count", "locates", "directs", "fixed next call"]);
+        for r in report.feedback.iter().take(SECTION_ROWS) {
+            t.add_row(vec![
+                Cell::new(truncate(&r.template, 72)),
+                Cell::new(name(&r.tool)),
+                Cell::new(r.count),
+                Cell::new(yes(r.locates)),
+                Cell::new(yes(r.directs)),
+                Cell::new(percent(r.recovered_at_1 as f64 / r.count.max(1) as f64, 0)),
+            ]);
+        }
+        right_align(&mut t, 2);
+        writeln!(out)?;
+        let more = if report.feedback.len() > SECTION_ROWS {
+            format!(" (top {SECTION_ROWS} of {})", report.feedback.len())
+        } else {
+            String::new()
+        };
+        writeln!(out, "Feedback: error messages most worth rewriting first{more}")?;
+        writeln!(out, "{t}")?;
+    }
     Ok(())
 }
 
