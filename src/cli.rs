@@ -15,14 +15,32 @@ pub struct Cli {
 pub enum Command {
     /// Scan trace databases and report errors, hidden errors and categories per tool.
     Scan(ScanArgs),
+    /// The CI gate: scan, then exit 1 if hidden errors (or other limits) are found.
+    Check(CheckArgs),
+    /// Print the calls and results behind a number: the failures of one category.
+    Examples(ExamplesArgs),
+    /// Print one session's calls in order with their verdicts.
+    Show(ShowArgs),
+    /// List every content rule, classification rule and category with its documentation.
+    Rules(RulesArgs),
     /// Write a synthetic Peri trace database (the shipped samples are made with it).
     Generate(GenerateArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
+    /// Tables for a terminal or a ticket.
     Table,
+    /// The versioned JSON contract.
     Json,
+    /// The postmortem document (GitHub-flavoured Markdown).
+    Markdown,
+    /// One row per tool × category.
+    Csv,
+    /// GitHub Actions annotations.
+    Github,
+    /// JUnit XML: a testsuite per source, a testcase per tool.
+    Junit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -60,6 +78,83 @@ pub struct ScanArgs {
     /// Colour in the table output: auto colours only a terminal, and NO_COLOR turns it off.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Also append a Markdown summary to this file (e.g. "$GITHUB_STEP_SUMMARY").
+    #[arg(long, value_name = "PATH")]
+    pub summary: Option<PathBuf>,
+    /// Show secrets (API keys, tokens, passwords) in messages instead of redacting them.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub scan: ScanArgs,
+    /// Fail when more hidden errors than this are found (default 0: any hidden error fails).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_hidden: u64,
+    /// Fail when the error rate is above R, overall (R) or for one tool (TOOL=R); R like 0.05 or 5%. Repeatable.
+    #[arg(long, value_name = "R|TOOL=R", value_parser = crate::gate::RateLimit::parse)]
+    pub max_error_rate: Vec<crate::gate::RateLimit>,
+    /// Fail on any finding of these rules or any error of these categories (comma-separated, repeatable).
+    #[arg(long, value_name = "RULE[,RULE...]", value_parser = crate::gate::FailOn::parse_list)]
+    pub fail_on: Vec<Vec<crate::gate::FailOn>>,
+    /// Report, but exit 0 even when the gate fails (2 still means an error).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Fail only on findings that are not in this baseline file.
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Record the current findings as the baseline in FILE, print +N / -M, and exit 0.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExamplesArgs {
+    /// Trace databases (default: the Peri location).
+    pub paths: Vec<PathBuf>,
+    /// The category whose failures to show (see `tracelint rules`).
+    #[arg(long, value_name = "SLUG")]
+    pub category: String,
+    /// Only failures of this tool.
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// Show at most N examples.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub limit: usize,
+    /// Leave out sub-agent sessions.
+    #[arg(long)]
+    pub no_subagents: bool,
+    /// Show secrets instead of redacting them.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// The session id (a prefix is enough if it is unique).
+    pub session: String,
+    /// Trace databases (default: the Peri location).
+    pub paths: Vec<PathBuf>,
+    /// Show this call in full.
+    #[arg(long, value_name = "ID")]
+    pub call: Option<String>,
+    /// Show secrets instead of redacting them.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RulesArgs {
+    #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+    pub format: RulesFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

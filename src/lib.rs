@@ -11,10 +11,13 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod drill;
 pub mod error;
+pub mod gate;
 pub mod generate;
 pub mod model;
 pub mod pair;
+pub mod redact;
 pub mod report;
 pub mod rules;
 pub mod sanitize;
@@ -45,9 +48,26 @@ pub fn default_peri_path() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| Path::new(&h).join(".peri/threads/threads.db"))
 }
 
-/// Run `tracelint scan` with parsed arguments, writing the report to `out`.
-/// Warnings (malformed rows) go to `err`.
-pub fn run_scan(args: &cli::ScanArgs, color: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+/// The paths given, or the default Peri location when none is.
+pub(crate) fn resolve_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if !paths.is_empty() {
+        return Ok(paths.to_vec());
+    }
+    match default_peri_path() {
+        Some(p) if p.exists() => Ok(vec![p]),
+        Some(p) => Err(Error::Usage(format!(
+            "no trace database given, and there is none at the default Peri location {}; pass a PATH",
+            p.display()
+        ))),
+        None => Err(Error::Usage("no trace database given and HOME is not set; pass a PATH".into())),
+    }
+}
+
+/// Scan what `args` names and build the report; warnings go to `err`.
+fn build_report(args: &cli::ScanArgs, err: &mut dyn Write) -> Result<Report> {
+    if args.no_redact {
+        redact::disable();
+    }
     let now = chrono::Utc::now();
     let time = |v: &Option<String>, flag: &str| -> Result<_> {
         v.as_deref().map(|s| timespec::parse(s, now).map_err(|e| Error::Usage(format!("{flag}: {e}")))).transpose()
@@ -57,20 +77,7 @@ pub fn run_scan(args: &cli::ScanArgs, color: bool, out: &mut dyn Write, err: &mu
         until: time(&args.until, "--until")?,
         tools: args.tools.clone(),
     };
-    let paths = if args.paths.is_empty() {
-        match default_peri_path() {
-            Some(p) if p.exists() => vec![p],
-            Some(p) => {
-                return Err(Error::Usage(format!(
-                    "no trace database given, and there is none at the default Peri location {}; pass a PATH",
-                    p.display()
-                )));
-            }
-            None => return Err(Error::Usage("no trace database given and HOME is not set; pass a PATH".into())),
-        }
-    } else {
-        args.paths.clone()
-    };
+    let paths = resolve_paths(&args.paths)?;
     let opts = SourceOptions { no_subagents: args.no_subagents, session: args.session.clone() };
     let options = AnalysisOptions { streak_threshold: args.streak_threshold };
     let report = scan(&paths, &opts, filters, options)?;
@@ -81,12 +88,106 @@ pub fn run_scan(args: &cli::ScanArgs, color: bool, out: &mut dyn Write, err: &mu
             writeln!(err, "tracelint: warning: {path}: {n} unreadable rows skipped (malformed-row findings)")?;
         }
     }
+    Ok(report)
+}
+
+/// Print `report` in `args.format`, and append the Markdown summary if asked.
+fn render(
+    args: &cli::ScanArgs,
+    report: &Report,
+    color: bool,
+    verdict: (&gate::Outcome, &gate::Gate),
+    out: &mut dyn Write,
+) -> Result<()> {
+    use cli::OutputFormat as F;
     match args.format {
-        cli::OutputFormat::Table => report::table::render(&report, &report::table::Style { color }, out)?,
-        cli::OutputFormat::Json => report::json::render(&report, out)?,
+        F::Table => report::table::render(report, &report::table::Style { color }, out)?,
+        F::Json => report::json::render(report, out)?,
+        F::Markdown => report::markdown::render(report, Some(verdict), out)?,
+        F::Csv => report::csv::render(report, out)?,
+        F::Github => report::github::render(report, verdict.0, verdict.1, out)?,
+        F::Junit => report::junit::render(report, verdict.0, out)?,
+    }
+    if let Some(path) = &args.summary {
+        let mut md = Vec::new();
+        report::markdown::render(report, Some(verdict), &mut md)?;
+        const LIMIT: usize = 512 * 1024; // GitHub accepts 1 MiB per step
+        if md.len() > LIMIT {
+            md.truncate(LIMIT);
+            md.extend_from_slice(b"\n\n_Summary truncated at 512 KiB; see --format json._\n");
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::input(path, format!("cannot append the summary: {e}")))?;
+        f.write_all(&md).map_err(|e| Error::input(path, format!("cannot append the summary: {e}")))?;
     }
     out.flush()?;
     Ok(())
+}
+
+/// Run `tracelint scan` with parsed arguments, writing the report to `out`
+/// and warnings (malformed rows) to `err`. GitHub and JUnit output use the
+/// default gate: any hidden error fails.
+pub fn run_scan(args: &cli::ScanArgs, color: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+    let report = build_report(args, err)?;
+    let g = gate::Gate::default();
+    let outcome = gate::evaluate(&report, &g, None);
+    render(args, &report, color, (&outcome, &g), out)
+}
+
+/// Run `tracelint check`: `Ok(true)` when the gate passed (or a baseline
+/// was written), `Ok(false)` when it failed.
+pub fn run_check(args: &cli::CheckArgs, color: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
+    let inputs = resolve_paths(&args.scan.paths)?;
+    for file in [&args.baseline, &args.write_baseline].into_iter().flatten() {
+        let same =
+            |p: &PathBuf| std::fs::canonicalize(p).ok().is_some_and(|c| std::fs::canonicalize(file).ok() == Some(c));
+        if inputs.iter().any(same) {
+            return Err(Error::Usage(format!("{} is a trace database given as input, not a baseline", file.display())));
+        }
+    }
+    let report = build_report(&args.scan, err)?;
+    if let Some(path) = &args.write_baseline {
+        let old = if path.exists() { Some(gate::read_baseline(path)?) } else { None };
+        let new = gate::baseline_of(&report);
+        let (added, removed) = old.as_ref().map_or((report.findings.len() as u64, 0), |o| gate::baseline_diff(o, &new));
+        gate::write_baseline(path, &new)?;
+        writeln!(
+            out,
+            "tracelint: baseline {} written: +{added} / -{removed} findings ({} entries, {} findings).",
+            sanitize::one_line(&path.display().to_string()),
+            new.entries.len(),
+            report.findings.len()
+        )?;
+        return Ok(true);
+    }
+    let baseline = args.baseline.as_deref().map(gate::read_baseline).transpose()?;
+    let g = gate::Gate {
+        max_hidden: args.max_hidden,
+        max_error_rate: args.max_error_rate.clone(),
+        fail_on: args.fail_on.iter().flatten().cloned().collect(),
+    };
+    let outcome = gate::evaluate(&report, &g, baseline.as_ref());
+    render(&args.scan, &report, color, (&outcome, &g), out)?;
+    if !outcome.stale.is_empty() {
+        let n: u64 = outcome.stale.iter().map(|e| e.count).sum();
+        writeln!(
+            err,
+            "tracelint: note: {n} baseline findings ({} entries) no longer occur; old sessions may have rotated out (refresh with --write-baseline)",
+            outcome.stale.len()
+        )?;
+    }
+    let sentence = outcome.sentence(&report, &g);
+    if args.scan.format == cli::OutputFormat::Table {
+        writeln!(out)?;
+        writeln!(out, "{sentence}")?;
+    } else {
+        writeln!(err, "{sentence}")?;
+    }
+    out.flush()?;
+    Ok(outcome.passed())
 }
 
 /// Run `tracelint generate`: write a synthetic database to a new file.
@@ -113,5 +214,52 @@ pub fn run_generate(args: &cli::GenerateArgs, out: &mut dyn Write) -> Result<()>
         stats.messages,
         calls
     )?;
+    Ok(())
+}
+
+/// Run `tracelint rules`: every content rule, classification rule and
+/// category, from the registry.
+pub fn run_rules(args: &cli::RulesArgs, out: &mut dyn Write) -> Result<()> {
+    use rules::{CLASS_RULES, CONTENT_RULES, Category};
+    if args.format == cli::RulesFormat::Json {
+        let v = serde_json::json!({
+            "content_rules": CONTENT_RULES.iter().map(|r| serde_json::json!({
+                "id": r.id, "pattern": r.pattern, "tools": r.tools, "precision": r.precision.as_str(),
+                "doc": r.doc, "fires_on": r.fires_on, "ignores": r.ignores,
+            })).collect::<Vec<_>>(),
+            "classification_rules": CLASS_RULES.iter().map(|r| serde_json::json!({
+                "id": r.id, "pattern": r.pattern, "tools": r.tools, "category": r.category.as_str(),
+                "label": r.label, "fires_on": r.fires_on, "ignores": r.ignores,
+            })).collect::<Vec<_>>(),
+            "categories": Category::ALL.iter().map(|c| serde_json::json!({
+                "slug": c.as_str(), "meaning": c.meaning(), "retry": c.retry(), "fix": c.fix(),
+            })).collect::<Vec<_>>(),
+            "finding_rules": gate::FINDING_RULES,
+        });
+        serde_json::to_writer_pretty(&mut *out, &v).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "Content rules (is the result a failure?), matched at the start of the result text:")?;
+    for r in CONTENT_RULES {
+        let scope = if r.tools.is_empty() { String::new() } else { format!(" [tools: {}]", r.tools.join(", ")) };
+        writeln!(out, "  {:<30} {} precision{scope}", r.id, r.precision.as_str())?;
+        writeln!(out, "  {:<30} {}", "", r.doc)?;
+        writeln!(out, "  {:<30} e.g. {}", "", sanitize::truncate(&sanitize::one_line(r.fires_on[0]), 90))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Classification rules (why did it fail?), first match wins, in this order:")?;
+    for r in CLASS_RULES {
+        let scope = if r.tools.is_empty() { String::new() } else { format!(" [tools: {}]", r.tools.join(", ")) };
+        writeln!(out, "  {:<40} → {:<24} {}{scope}", r.id, r.category.as_str(), r.label)?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Categories:")?;
+    for c in Category::ALL {
+        writeln!(out, "  {:<24} {} (retry: {})", c.as_str(), c.meaning(), c.retry())?;
+        writeln!(out, "  {:<24} fix: {}", "", c.fix())?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Finding rules: {}", gate::FINDING_RULES.join(", "))?;
     Ok(())
 }

@@ -9,22 +9,27 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut err = std::io::stderr();
-    let result = match &cli.command {
-        Command::Scan(args) => {
-            let color = match args.color {
-                ColorChoice::Always => true,
-                ColorChoice::Never => false,
-                ColorChoice::Auto => {
-                    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
-                }
-            };
-            tracelint::run_scan(args, color, &mut out, &mut err)
+    let color = |choice: ColorChoice| match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
         }
-        Command::Generate(args) => tracelint::run_generate(args, &mut out),
     };
-    let result = result.and_then(|()| out.flush().map_err(tracelint::error::Error::from));
+    // Ok(false): the gate failed (exit 1).
+    let result = match &cli.command {
+        Command::Scan(args) => tracelint::run_scan(args, color(args.color), &mut out, &mut err).map(|()| true),
+        Command::Check(args) => tracelint::run_check(args, color(args.scan.color), &mut out, &mut err)
+            .map(|passed| passed || args.exit_zero),
+        Command::Examples(args) => tracelint::drill::run_examples(args, &mut out).map(|()| true),
+        Command::Show(args) => tracelint::drill::run_show(args, &mut out).map(|()| true),
+        Command::Rules(args) => tracelint::run_rules(args, &mut out).map(|()| true),
+        Command::Generate(args) => tracelint::run_generate(args, &mut out).map(|()| true),
+    };
+    let result = result.and_then(|ok| out.flush().map(|()| ok).map_err(tracelint::error::Error::from));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(err, "tracelint: error: {e}");

@@ -44,6 +44,27 @@ pub fn truncate(text: &str, max: usize) -> String {
     }
 }
 
+/// Multi-line text made safe: every line cleaned as by `one_line`, at most
+/// `max_lines` lines and `max_chars` characters, each line prefixed with
+/// `indent`. Cuts are marked.
+pub fn block(text: &str, indent: &str, max_lines: usize, max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut chars = 0;
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if i == max_lines || chars >= max_chars {
+            out.push_str(&format!("{indent}… ({} more lines)\n", lines.len() - i));
+            break;
+        }
+        let clean = truncate(&one_line(line), max_chars - chars);
+        chars += clean.chars().count();
+        out.push_str(indent);
+        out.push_str(&clean);
+        out.push('\n');
+    }
+    out
+}
+
 fn is_invisible_format(c: char) -> bool {
     matches!(c,
         '\u{200b}'..='\u{200f}' // zero-width, LRM, RLM
@@ -107,6 +128,12 @@ mod tests {
     #[test]
     fn keeps_ordinary_text() {
         assert_eq!(one_line("工具 'Task' 不存在 ✗ é"), "工具 'Task' 不存在 ✗ é");
+    }
+
+    #[test]
+    fn blocks_keep_lines_but_not_escapes() {
+        assert_eq!(block("a\n\u{1b}[2Jb\nc", "  ", 2, 100), "  a\n  b\n  … (1 more lines)\n");
+        assert_eq!(block("abcdef", "", 5, 3), "ab…\n");
     }
 
     #[test]

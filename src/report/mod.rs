@@ -1,6 +1,10 @@
 //! Aggregation into the one `Report` every renderer sees.
 
+pub mod csv;
+pub mod github;
 pub mod json;
+pub mod junit;
+pub mod markdown;
 pub mod sequences;
 pub mod table;
 
@@ -117,6 +121,11 @@ pub struct Finding {
     pub tool: Option<String>,
     pub category: Option<String>,
     pub message: String,
+    /// The normalized evidence that identifies this finding across scans
+    /// (with rule, tool and category): the baseline key. Never row ids,
+    /// times or absolute paths.
+    #[serde(skip)]
+    pub key: String,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -133,6 +142,12 @@ pub struct Report {
     pub feedback: Vec<FeedbackRow>,
     #[serde(skip)]
     pub reasons: Vec<ReasonRow>,
+    /// Per source (in `sources` order), its tools: for per-source renderers.
+    #[serde(skip)]
+    pub source_tools: Vec<Vec<ToolReport>>,
+    /// One sanitized example message per (tool, template).
+    #[serde(skip)]
+    pub examples: BTreeMap<(String, String), String>,
 }
 
 /// Collects judged sessions, one source after another, into a `Report`.
@@ -146,6 +161,23 @@ pub struct Aggregator {
     categories: BTreeMap<(String, String), (u64, u64)>,
     reasons: BTreeMap<(String, String, String), (String, u64, u64)>,
     findings: Vec<Finding>,
+    source_tools: Vec<BTreeMap<String, ToolReport>>,
+    examples: BTreeMap<(String, String), String>,
+}
+
+fn count_call(t: &mut ToolReport, outcome: &Outcome) {
+    t.calls += 1;
+    if let Outcome::Failed(f) = outcome {
+        t.errors += 1;
+        t.flagged_errors += u64::from(f.flagged);
+        t.content_errors += u64::from(f.content_rule.is_some());
+        t.hidden_errors += u64::from(f.is_hidden());
+        *t.categories.entry(f.category.as_str().to_string()).or_default() += 1;
+    }
+}
+
+fn tool_entry<'a>(map: &'a mut BTreeMap<String, ToolReport>, tool: &str) -> &'a mut ToolReport {
+    map.entry(tool.to_string()).or_insert_with(|| ToolReport { tool: tool.to_string(), ..ToolReport::default() })
 }
 
 impl Aggregator {
@@ -160,36 +192,39 @@ impl Aggregator {
             categories: BTreeMap::new(),
             reasons: BTreeMap::new(),
             findings: Vec::new(),
+            source_tools: Vec::new(),
+            examples: BTreeMap::new(),
         }
     }
 
     /// Start a new source; following sessions belong to it.
     pub fn begin_source(&mut self, path: &str, format: &str) {
         self.sources.push(SourceReport { path: path.to_string(), format: format.to_string(), sessions: 0, calls: 0 });
+        self.source_tools.push(BTreeMap::new());
     }
 
     pub fn add(&mut self, s: &JudgedSession) {
         let Some(src) = self.sources.last_mut() else { return };
         let source = src.path.clone();
-        let finding = |rule, severity, c: Option<&JudgedCall>, category: Option<String>, message: String| Finding {
-            rule,
-            severity,
-            source: source.clone(),
-            session: s.id.clone(),
-            call_id: c.map(|c| c.call_id.clone()),
-            seq: c.map(|c| c.seq),
-            tool: c.map(|c| c.tool.clone()),
-            category,
-            message,
-        };
+        let Some(per_source) = self.source_tools.last_mut() else { return };
+        let finding =
+            |rule, severity, c: Option<&JudgedCall>, category: Option<String>, message: String, key: &str| Finding {
+                rule,
+                severity,
+                source: source.clone(),
+                session: s.id.clone(),
+                call_id: c.map(|c| c.call_id.clone()),
+                seq: c.map(|c| c.seq),
+                tool: c.map(|c| c.tool.clone()),
+                category,
+                message,
+                key: key.to_string(),
+            };
         let mut counted = 0u64;
         for c in s.calls.iter().filter(|c| self.filters.call_ok(c)) {
             counted += 1;
-            let t = self
-                .tools
-                .entry(c.tool.clone())
-                .or_insert_with(|| ToolReport { tool: c.tool.clone(), ..ToolReport::default() });
-            t.calls += 1;
+            count_call(tool_entry(&mut self.tools, &c.tool), &c.outcome);
+            count_call(tool_entry(per_source, &c.tool), &c.outcome);
             match &c.outcome {
                 Outcome::Success => {}
                 Outcome::Unpaired => {
@@ -200,15 +235,14 @@ impl Aggregator {
                         Some(c),
                         None,
                         format!("{} call has no result (session ended, crashed or was cut)", c.tool),
+                        "",
                     ));
                 }
                 Outcome::Failed(f) => {
                     let hidden = f.is_hidden();
-                    t.errors += 1;
-                    t.flagged_errors += u64::from(f.flagged);
-                    t.content_errors += u64::from(f.content_rule.is_some());
-                    t.hidden_errors += u64::from(hidden);
-                    *t.categories.entry(f.category.as_str().to_string()).or_default() += 1;
+                    self.examples
+                        .entry((c.tool.clone(), f.template.clone()))
+                        .or_insert_with(|| crate::redact::redact(&f.message).into_owned());
                     self.totals.errors += 1;
                     self.totals.flagged_errors += u64::from(f.flagged);
                     self.totals.content_errors += u64::from(f.content_rule.is_some());
@@ -229,7 +263,12 @@ impl Aggregator {
                             "error",
                             Some(c),
                             Some(f.category.as_str().to_string()),
-                            format!("{} failed but the result is not flagged as an error: {}", c.tool, f.message),
+                            format!(
+                                "{} failed but the result is not flagged as an error: {}",
+                                c.tool,
+                                crate::redact::redact(&f.message)
+                            ),
+                            &f.template,
                         ));
                     }
                 }
@@ -245,6 +284,7 @@ impl Aggregator {
                     Some(c),
                     None,
                     "call id is used by an earlier call in this session; results were paired in order".to_string(),
+                    "",
                 ));
             }
         }
@@ -259,6 +299,7 @@ impl Aggregator {
                         None,
                         None,
                         format!("result at row {} answers no call in this session", o.row),
+                        "",
                     )
                 });
             }
@@ -270,6 +311,7 @@ impl Aggregator {
                 None,
                 None,
                 format!("row {} skipped: {}", m.row, crate::sanitize::one_line(&m.problem)),
+                &crate::analysis::normalize::template(&m.problem),
             ));
         }
         let seq = sequence::analyze(s);
@@ -288,6 +330,7 @@ impl Aggregator {
                         "{} failed {} times in a row with the same hidden error, so a guard counting flagged failures never fired: {}",
                         st.tool, st.len, st.template
                     ),
+                    &st.template,
                 ));
             }
         }
@@ -300,6 +343,7 @@ impl Aggregator {
                 Some(first),
                 None,
                 format!("{} alternated between two argument sets after a failure (calls {})", o.tool, seqs.join(", ")),
+                "",
             ));
         }
         if counted > 0 {
@@ -311,14 +355,7 @@ impl Aggregator {
     }
 
     pub fn finish(self) -> Report {
-        let tools = self
-            .tools
-            .into_values()
-            .map(|mut t| {
-                t.error_rate = rate(t.errors, t.calls);
-                t
-            })
-            .collect();
+        let tools = finish_tools(self.tools);
         let mut categories: Vec<CategoryRow> = self
             .categories
             .into_iter()
@@ -350,6 +387,7 @@ impl Aggregator {
                 .cmp(&(&b.source, &b.session, b.seq, b.rule, &b.call_id, &b.message))
         });
         let (recovery, streaks, repairs, feedback) = self.sequences.finish(self.options.streak_threshold.max(2));
+        let source_tools = self.source_tools.into_iter().map(finish_tools).collect();
         Report {
             schema_version: SCHEMA_VERSION,
             sources: self.sources,
@@ -362,8 +400,19 @@ impl Aggregator {
             repairs,
             feedback,
             reasons,
+            source_tools,
+            examples: self.examples,
         }
     }
+}
+
+fn finish_tools(m: BTreeMap<String, ToolReport>) -> Vec<ToolReport> {
+    m.into_values()
+        .map(|mut t| {
+            t.error_rate = rate(t.errors, t.calls);
+            t
+        })
+        .collect()
 }
 
 /// `errors / calls`, rounded to 6 decimals so the JSON is stable.

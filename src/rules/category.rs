@@ -125,6 +125,69 @@ impl Category {
         }
     }
 
+    /// What to change so that this failure stops happening (for postmortems).
+    pub fn fix(self) -> &'static str {
+        match self {
+            Category::MissingRequiredParam => {
+                "Make the parameter required in the tool schema, or describe exactly when it is needed; say in the error which parameter is missing and what to pass."
+            }
+            Category::UnknownParam => "List the accepted parameters in the error; consider accepting common aliases.",
+            Category::InvalidParamType => {
+                "State the expected type in the schema and in the error; coerce harmless forms (\"5\" for 5)."
+            }
+            Category::InvalidParamValue => {
+                "Put the allowed values or format in the schema (enum, pattern, range) and echo them in the error."
+            }
+            Category::MalformedArguments => {
+                "Show where parsing failed and an example of valid arguments; check the model's tool-call formatting."
+            }
+            Category::UnknownTool => {
+                "Alias the hallucinated names to real tools, or remove stale tool names from prompts and examples."
+            }
+            Category::EditMatchNotFound => {
+                "Return the closest match and its line numbers in the error, and tell the agent to re-read the file."
+            }
+            Category::StaleEditMatch => {
+                "Re-read the file after editing it: have the edit tool return the new content, or require a read before the next edit."
+            }
+            Category::EditMatchNotUnique => {
+                "Return the matching line numbers and ask for more context or replace_all; consider line-targeted edits."
+            }
+            Category::FileNotRead => {
+                "Say in the tool description that the file must be read first, or read it automatically."
+            }
+            Category::FileChangedSinceRead => {
+                "Return the current content (or a diff) with the error so the agent can retry without another read."
+            }
+            Category::NoOpEdit => "Tell the agent the edit changes nothing; check why it believed a change was needed.",
+            Category::NotFound => {
+                "Name what does not exist and what does (nearby paths, available agents); validate paths before calling."
+            }
+            Category::AlreadyExists => "Say whether to overwrite or choose another name; offer an overwrite flag.",
+            Category::PermissionDenied => {
+                "Document the sandbox or policy in the tool description so the agent stops asking."
+            }
+            Category::UserRejected => {
+                "Not a defect by itself; look for calls users reject often and ask before making them."
+            }
+            Category::CollateralCancel => "Not the tool's fault: fix the sibling call that failed first.",
+            Category::Timeout => {
+                "Expose the time limit in the description; narrow the work or run it in the background."
+            }
+            Category::RateLimit => "Back off and retry with delay; expose the quota to the agent.",
+            Category::ConcurrencyLimit => {
+                "Expose the concurrency limit in the tool description, or queue the call instead of failing it."
+            }
+            Category::Network => "Retry with backoff; report which host failed.",
+            Category::ServerError => "Retry a limited number of times; fix the server-side crash.",
+            Category::ResourceExhausted => {
+                "Tell the agent the limit and how to narrow the request (offset/limit, filters)."
+            }
+            Category::NonzeroExit => "Flag the result as an error when the exit code matters, and include stderr.",
+            Category::Other => "Read the examples: add a classification rule if the error is common.",
+        }
+    }
+
     /// Can a retry fix it? (the DESIGN.md table)
     pub fn retry(self) -> &'static str {
         match self {

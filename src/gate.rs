@@ -1,0 +1,474 @@
+//! The CI gate: thresholds and baselines applied to a finished `Report`.
+//!
+//! Default: any hidden error fails. A baseline records findings by stable
+//! fingerprint (rule, tool, category, normalized message) with counts, the
+//! ESLint way; checking against it fails only on findings beyond the
+//! recorded counts. Entries no longer seen are reported, never fatal: trace
+//! databases rotate old sessions out.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::report::{Finding, Report, ToolReport, rate};
+use crate::rules::Category;
+
+/// Finding rules the gate knows (`--fail-on` accepts these and category slugs).
+pub const FINDING_RULES: &[&str] = &[
+    "hidden-error",
+    "guard-blind-streak",
+    "oscillation",
+    "unpaired-call",
+    "orphan-result",
+    "duplicate-call-id",
+    "malformed-row",
+];
+
+/// An error-rate limit, for all calls or for one tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateLimit {
+    pub tool: Option<String>,
+    pub max: f64,
+}
+
+impl RateLimit {
+    /// `R` or `TOOL=R`, where R is a fraction (`0.05`) or a percentage (`5%`).
+    pub fn parse(s: &str) -> std::result::Result<RateLimit, String> {
+        let (tool, value) = match s.rsplit_once('=') {
+            Some((t, v)) if !t.trim().is_empty() => (Some(t.trim().to_string()), v.trim()),
+            Some(_) => return Err(format!("invalid rate {s:?}: the tool name before '=' is empty")),
+            None => (None, s.trim()),
+        };
+        let max = match value.strip_suffix('%') {
+            Some(p) => p.trim().parse::<f64>().map(|x| x / 100.0),
+            None => value.parse::<f64>(),
+        }
+        .map_err(|_| format!("invalid rate {s:?}: expected R or TOOL=R with R like 0.05 or 5%"))?;
+        if !(0.0..=1.0).contains(&max) {
+            return Err(format!("invalid rate {s:?}: must be between 0 and 1 (or 0% and 100%)"));
+        }
+        Ok(RateLimit { tool, max })
+    }
+}
+
+/// What `--fail-on` names: a finding rule or an error category.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FailOn {
+    Rule(&'static str),
+    Category(Category),
+}
+
+impl FailOn {
+    pub fn parse_list(s: &str) -> std::result::Result<Vec<FailOn>, String> {
+        s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(FailOn::parse).collect()
+    }
+
+    fn parse(s: &str) -> std::result::Result<FailOn, String> {
+        if let Some(r) = FINDING_RULES.iter().find(|r| **r == s) {
+            return Ok(FailOn::Rule(r));
+        }
+        Category::from_slug(s).map(FailOn::Category).ok_or_else(|| {
+            format!(
+                "unknown rule or category {s:?} for --fail-on (rules: {}; categories: see `tracelint rules`)",
+                FINDING_RULES.join(", ")
+            )
+        })
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Gate {
+    pub max_hidden: u64,
+    pub max_error_rate: Vec<RateLimit>,
+    pub fail_on: Vec<FailOn>,
+}
+
+/// One baseline entry: a finding identity and how many times it occurred.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub fingerprint: String,
+    pub rule: String,
+    pub tool: Option<String>,
+    pub category: Option<String>,
+    pub message: String,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    pub tracelint_baseline: u32,
+    pub entries: Vec<Entry>,
+}
+
+pub const BASELINE_VERSION: u32 = 1;
+
+/// FNV-1a, 64 bits: a fully specified hash, stable across versions and
+/// platforms (std's hashers are not).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+type Identity = (String, Option<String>, Option<String>, String);
+
+fn identity(f: &Finding) -> Identity {
+    (f.rule.to_string(), f.tool.clone(), f.category.clone(), f.key.clone())
+}
+
+fn fingerprint(id: &Identity) -> String {
+    let text = format!("{}\0{}\0{}\0{}", id.0, id.1.as_deref().unwrap_or(""), id.2.as_deref().unwrap_or(""), id.3);
+    format!("{:016x}", fnv1a64(text.as_bytes()))
+}
+
+/// The baseline of a report's findings, sorted.
+pub fn baseline_of(report: &Report) -> Baseline {
+    let mut counts: BTreeMap<Identity, u64> = BTreeMap::new();
+    for f in &report.findings {
+        *counts.entry(identity(f)).or_default() += 1;
+    }
+    let mut entries: Vec<Entry> = counts
+        .into_iter()
+        .map(|(id, count)| Entry {
+            fingerprint: fingerprint(&id),
+            rule: id.0,
+            tool: id.1,
+            category: id.2,
+            message: id.3,
+            count,
+        })
+        .collect();
+    entries
+        .sort_by(|a, b| (&a.rule, &a.tool, &a.category, &a.message).cmp(&(&b.rule, &b.tool, &b.category, &b.message)));
+    Baseline { tracelint_baseline: BASELINE_VERSION, entries }
+}
+
+pub fn read_baseline(path: &Path) -> Result<Baseline> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::input(
+            path,
+            if e.kind() == std::io::ErrorKind::NotFound {
+                "baseline not found".into()
+            } else {
+                format!("cannot read baseline: {e}")
+            },
+        )
+    })?;
+    let b: Baseline =
+        serde_json::from_str(&text).map_err(|e| Error::input(path, format!("not a tracelint baseline: {e}")))?;
+    if b.tracelint_baseline != BASELINE_VERSION {
+        return Err(Error::input(path, format!("unsupported baseline version {}", b.tracelint_baseline)));
+    }
+    Ok(b)
+}
+
+/// Write `b` to `path` (pretty JSON, one key per line, trailing newline).
+pub fn write_baseline(path: &Path, b: &Baseline) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(b).map_err(std::io::Error::from)?;
+    text.push('\n');
+    std::fs::write(path, text).map_err(|e| Error::input(path, format!("cannot write baseline: {e}")))
+}
+
+/// `+added / -removed` between two baselines, counted in findings.
+pub fn baseline_diff(old: &Baseline, new: &Baseline) -> (u64, u64) {
+    let index = |b: &Baseline| -> BTreeMap<String, u64> {
+        b.entries.iter().map(|e| (e.fingerprint.clone(), e.count)).collect()
+    };
+    let (o, n) = (index(old), index(new));
+    let added = n.iter().map(|(k, c)| c.saturating_sub(o.get(k).copied().unwrap_or(0))).sum();
+    let removed = o.iter().map(|(k, c)| c.saturating_sub(n.get(k).copied().unwrap_or(0))).sum();
+    (added, removed)
+}
+
+/// Why the gate failed, one reason each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    /// The tool it concerns, when it concerns one.
+    pub tool: Option<String>,
+    pub source: Option<String>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// Indexes into `report.findings` of the findings that count (all of
+    /// them without a baseline; those beyond the baseline otherwise).
+    pub new_findings: Vec<usize>,
+    /// Baseline entries (or parts of their counts) no longer seen.
+    pub stale: Vec<Entry>,
+    pub violations: Vec<Violation>,
+    /// The new hidden errors.
+    pub hidden: u64,
+    pub baseline_used: bool,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// One sentence a CI log reader understands.
+    pub fn sentence(&self, report: &Report, gate: &Gate) -> String {
+        let against = if self.baseline_used { " not in the baseline" } else { "" };
+        if self.passed() {
+            let mut s = format!(
+                "tracelint check passed: {} hidden error{}{} (limit {}), error rate {}",
+                self.hidden,
+                if self.hidden == 1 { "" } else { "s" },
+                against,
+                gate.max_hidden,
+                crate::report::table::percent(rate(report.totals.errors, report.totals.calls), 2)
+            );
+            if !self.stale.is_empty() {
+                let n: u64 = self.stale.iter().map(|e| e.count).sum();
+                s.push_str(&format!("; {n} baseline findings no longer occur (refresh with --write-baseline)"));
+            }
+            s.push('.');
+            s
+        } else {
+            let reasons: Vec<&str> =
+                self.violations.iter().filter(|v| v.source.is_none()).map(|v| v.text.as_str()).collect();
+            format!("tracelint check failed: {}.", reasons.join("; "))
+        }
+    }
+}
+
+/// Apply the gate (and the baseline, if any) to a report.
+pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Outcome {
+    let mut out = Outcome { baseline_used: baseline.is_some(), ..Outcome::default() };
+    // Findings that count: beyond the baseline's recorded count per identity.
+    let mut allowance: BTreeMap<String, u64> =
+        baseline.map(|b| b.entries.iter().map(|e| (e.fingerprint.clone(), e.count)).collect()).unwrap_or_default();
+    for (i, f) in report.findings.iter().enumerate() {
+        let fp = fingerprint(&identity(f));
+        match allowance.get_mut(&fp) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => out.new_findings.push(i),
+        }
+    }
+    if let Some(b) = baseline {
+        for e in &b.entries {
+            let left = allowance.get(&e.fingerprint).copied().unwrap_or(0);
+            if left > 0 {
+                out.stale.push(Entry { count: left, ..e.clone() });
+            }
+        }
+    }
+    let new = |i: &usize| &report.findings[*i];
+    out.hidden = out.new_findings.iter().map(new).filter(|f| f.rule == "hidden-error").count() as u64;
+
+    // Hidden errors.
+    if out.hidden > gate.max_hidden {
+        let against = if baseline.is_some() { " not in the baseline" } else { "" };
+        out.violations.push(Violation {
+            tool: None,
+            source: None,
+            text: format!(
+                "{} hidden error{}{} (limit {})",
+                out.hidden,
+                if out.hidden == 1 { "" } else { "s" },
+                against,
+                gate.max_hidden
+            ),
+        });
+        let mut per: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+        for f in out.new_findings.iter().map(new).filter(|f| f.rule == "hidden-error") {
+            *per.entry((f.source.as_str(), f.tool.as_deref().unwrap_or(""))).or_default() += 1;
+        }
+        for ((source, tool), n) in per {
+            out.violations.push(Violation {
+                tool: Some(tool.to_string()),
+                source: Some(source.to_string()),
+                text: format!("{n} hidden error{}{against}", if n == 1 { "" } else { "s" }),
+            });
+        }
+    }
+    // Error rates.
+    for limit in &gate.max_error_rate {
+        match &limit.tool {
+            None => {
+                let r = rate(report.totals.errors, report.totals.calls);
+                if r > limit.max {
+                    out.violations.push(Violation {
+                        tool: None,
+                        source: None,
+                        text: format!("error rate {} above {}", pct(r), pct(limit.max)),
+                    });
+                }
+                for (si, tools) in report.source_tools.iter().enumerate() {
+                    let (e, c) = tools.iter().fold((0, 0), |(e, c), t| (e + t.errors, c + t.calls));
+                    if rate(e, c) > limit.max {
+                        for t in tools.iter().filter(|t| t.errors > 0) {
+                            out.violations.push(Violation {
+                                tool: Some(t.tool.clone()),
+                                source: Some(report.sources[si].path.clone()),
+                                text: format!(
+                                    "{} of the source's errors (overall rate {} above {})",
+                                    t.errors,
+                                    pct(rate(e, c)),
+                                    pct(limit.max)
+                                ),
+                            });
+                        }
+                    }
+                }
+            }
+            Some(tool) => {
+                if let Some(t) = report.tools.iter().find(|t| &t.tool == tool).filter(|t| t.error_rate > limit.max) {
+                    out.violations.push(Violation {
+                        tool: None,
+                        source: None,
+                        text: format!("{tool} error rate {} above {}", pct(t.error_rate), pct(limit.max)),
+                    });
+                }
+                for (si, tools) in report.source_tools.iter().enumerate() {
+                    if let Some(t) = tools.iter().find(|t| &t.tool == tool).filter(|t| t.error_rate > limit.max) {
+                        out.violations.push(per_tool(
+                            report,
+                            si,
+                            t,
+                            format!("error rate {} above {}", pct(t.error_rate), pct(limit.max)),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    // --fail-on rules and categories.
+    for f in &gate.fail_on {
+        match f {
+            FailOn::Rule(rule) => {
+                let hits: Vec<&Finding> = out.new_findings.iter().map(new).filter(|x| x.rule == *rule).collect();
+                if !hits.is_empty() {
+                    out.violations.push(Violation {
+                        tool: None,
+                        source: None,
+                        text: format!("{} {rule} finding{}", hits.len(), if hits.len() == 1 { "" } else { "s" }),
+                    });
+                    let mut per: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+                    for x in hits {
+                        *per.entry((x.source.as_str(), x.tool.as_deref().unwrap_or(""))).or_default() += 1;
+                    }
+                    for ((source, tool), n) in per {
+                        out.violations.push(Violation {
+                            tool: Some(tool.to_string()),
+                            source: Some(source.to_string()),
+                            text: format!("{n} {rule}"),
+                        });
+                    }
+                }
+            }
+            FailOn::Category(cat) => {
+                let slug = cat.as_str();
+                if baseline.is_some() {
+                    // Only findings carry identities a baseline can hold.
+                    let hits: Vec<&Finding> =
+                        out.new_findings.iter().map(new).filter(|x| x.category.as_deref() == Some(slug)).collect();
+                    if !hits.is_empty() {
+                        out.violations.push(Violation {
+                            tool: None,
+                            source: None,
+                            text: format!(
+                                "{} new {slug} finding{}",
+                                hits.len(),
+                                if hits.len() == 1 { "" } else { "s" }
+                            ),
+                        });
+                        for x in hits {
+                            out.violations.push(Violation {
+                                tool: x.tool.clone(),
+                                source: Some(x.source.clone()),
+                                text: format!("new {slug} finding"),
+                            });
+                        }
+                    }
+                } else {
+                    let n: u64 = report.categories.iter().filter(|c| c.category == slug).map(|c| c.errors).sum();
+                    if n > 0 {
+                        out.violations.push(Violation {
+                            tool: None,
+                            source: None,
+                            text: format!("{n} {slug} error{}", if n == 1 { "" } else { "s" }),
+                        });
+                        for (si, tools) in report.source_tools.iter().enumerate() {
+                            for t in tools {
+                                if let Some(k) = t.categories.get(slug) {
+                                    out.violations.push(per_tool(
+                                        report,
+                                        si,
+                                        t,
+                                        format!("{k} {slug} error{}", if *k == 1 { "" } else { "s" }),
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn per_tool(report: &Report, source: usize, t: &ToolReport, text: String) -> Violation {
+    Violation { tool: Some(t.tool.clone()), source: Some(report.sources[source].path.clone()), text }
+}
+
+fn pct(x: f64) -> String {
+    crate::report::table::percent(x, 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_known_answers() {
+        // Test vectors of the FNV-1a 64-bit specification.
+        assert_eq!(fnv1a64(b""), 0xcbf29ce484222325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63dc4c8601ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x85944171f73967e8);
+    }
+
+    #[test]
+    fn rates() {
+        assert_eq!(RateLimit::parse("0.05").unwrap(), RateLimit { tool: None, max: 0.05 });
+        assert_eq!(RateLimit::parse("5%").unwrap(), RateLimit { tool: None, max: 0.05 });
+        assert_eq!(RateLimit::parse("Edit=2.5%").unwrap(), RateLimit { tool: Some("Edit".into()), max: 0.025 });
+        assert!(RateLimit::parse("Edit=").is_err());
+        assert!(RateLimit::parse("=0.1").is_err());
+        assert!(RateLimit::parse("150%").is_err());
+        assert!(RateLimit::parse("lots").is_err());
+    }
+
+    #[test]
+    fn fail_on_lists() {
+        assert_eq!(
+            FailOn::parse_list("hidden-error, stale-edit-match").unwrap(),
+            vec![FailOn::Rule("hidden-error"), FailOn::Category(Category::StaleEditMatch)]
+        );
+        assert!(FailOn::parse_list("hidden-errors").unwrap_err().contains("unknown rule or category"));
+    }
+
+    #[test]
+    fn diff_counts_findings() {
+        let e = |fp: &str, count| Entry {
+            fingerprint: fp.into(),
+            rule: "hidden-error".into(),
+            tool: None,
+            category: None,
+            message: String::new(),
+            count,
+        };
+        let old = Baseline { tracelint_baseline: 1, entries: vec![e("a", 3), e("b", 1)] };
+        let new = Baseline { tracelint_baseline: 1, entries: vec![e("a", 1), e("c", 2)] };
+        assert_eq!(baseline_diff(&old, &new), (2, 3));
+    }
+}

@@ -1,0 +1,316 @@
+//! `--format markdown`: the postmortem document, GitHub-flavoured. Untrusted
+//! text appears only inside code spans (fenced longer than any backtick run
+//! in it) or escaped table cells, always sanitized to one line first.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use super::table::{percent, plural};
+use super::{Report, rate};
+use crate::error::Result;
+use crate::gate;
+use crate::rules::Category;
+use crate::sanitize::{one_line, truncate};
+
+/// An inline code span holding `text` safely, however many backticks it has.
+pub fn code(text: &str) -> String {
+    let t = one_line(text);
+    if t.is_empty() {
+        return "` `".to_string();
+    }
+    let longest = t.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if t.starts_with('`') || t.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{t}{pad}{fence}")
+}
+
+/// Plain text for a table cell or prose: one line, Markdown and HTML
+/// specials escaped.
+pub fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in one_line(s).chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '*' | '_' | '[' | ']' | '`' | '\\' | '#' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A code span in a table cell: pipes must be escaped even inside code.
+fn cell_code(s: &str) -> String {
+    code(s).replace('|', "\\|")
+}
+
+const TOP_MESSAGES: usize = 15;
+
+pub fn render(report: &Report, outcome: Option<(&gate::Outcome, &gate::Gate)>, out: &mut dyn Write) -> Result<()> {
+    let t = &report.totals;
+    let sources: Vec<String> = report.sources.iter().map(|s| format!("{} ({})", code(&s.path), s.format)).collect();
+    writeln!(out, "# tracelint postmortem")?;
+    writeln!(out)?;
+    writeln!(out, "Sources: {}.", if sources.is_empty() { "none".to_string() } else { sources.join(", ") })?;
+    writeln!(out)?;
+    writeln!(out, "| calls | errors | error rate | flagged | hidden | hidden share | sessions |")?;
+    writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|")?;
+    writeln!(
+        out,
+        "| {} | {} | {} | {} | **{}** | {} | {} |",
+        t.calls,
+        t.errors,
+        percent(rate(t.errors, t.calls), 2),
+        t.flagged_errors,
+        t.hidden_errors,
+        percent(rate(t.hidden_errors, t.errors), 1),
+        t.sessions
+    )?;
+    writeln!(out)?;
+    writeln!(out, "**{}**", text(&super::table::verdict(report, &super::table::Style { color: false })))?;
+    if let Some((o, g)) = outcome {
+        writeln!(out)?;
+        writeln!(out, "{}", text(&o.sentence(report, g)))?;
+    }
+
+    // Per tool.
+    let mut tools: Vec<_> = report.tools.iter().collect();
+    tools.sort_by(|a, b| b.errors.cmp(&a.errors).then(b.calls.cmp(&a.calls)).then(a.tool.cmp(&b.tool)));
+    writeln!(out)?;
+    writeln!(out, "## Per tool")?;
+    writeln!(out)?;
+    writeln!(out, "| tool | calls | errors | flagged | content | hidden | error rate |")?;
+    writeln!(out, "|---|---:|---:|---:|---:|---:|---:|")?;
+    for tr in &tools {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            cell_code(&tr.tool),
+            tr.calls,
+            tr.errors,
+            tr.flagged_errors,
+            tr.content_errors,
+            tr.hidden_errors,
+            percent(tr.error_rate, 2)
+        )?;
+    }
+
+    // Categories, per tool, like the founding postmortem's table.
+    if t.errors > 0 {
+        writeln!(out)?;
+        writeln!(out, "## Why calls failed")?;
+        for tr in tools.iter().filter(|t| t.errors > 0) {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "### {}: {} in {} ({})",
+                text(&tr.tool),
+                plural(tr.errors, "error"),
+                plural(tr.calls, "call"),
+                percent(tr.error_rate, 2)
+            )?;
+            writeln!(out)?;
+            writeln!(out, "| category | reason | count | share | hidden |")?;
+            writeln!(out, "|---|---|---:|---:|---:|")?;
+            for r in report.reasons.iter().filter(|r| r.tool == tr.tool) {
+                writeln!(
+                    out,
+                    "| `{}` | {} | {} | {} | {} |",
+                    r.category,
+                    text(&r.label),
+                    r.errors,
+                    percent(r.errors as f64 / tr.errors as f64, 1),
+                    r.hidden_errors
+                )?;
+            }
+        }
+        let mut by_cat: BTreeMap<&str, u64> = BTreeMap::new();
+        for c in &report.categories {
+            *by_cat.entry(c.category.as_str()).or_default() += c.errors;
+        }
+        let mut cats: Vec<(&str, u64)> = by_cat.into_iter().collect();
+        cats.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        writeln!(out)?;
+        writeln!(out, "### All tools")?;
+        writeln!(out)?;
+        writeln!(out, "```mermaid")?;
+        writeln!(out, "pie title Errors by category")?;
+        for (c, n) in &cats {
+            writeln!(out, "    \"{c}\" : {n}")?;
+        }
+        writeln!(out, "```")?;
+        writeln!(out)?;
+        writeln!(out, "| category | errors | share |")?;
+        writeln!(out, "|---|---:|---:|")?;
+        for (c, n) in &cats {
+            writeln!(out, "| `{c}` | {n} | {} |", percent(*n as f64 / t.errors as f64, 1))?;
+        }
+
+        // Hidden errors.
+        writeln!(out)?;
+        writeln!(out, "## Hidden errors")?;
+        writeln!(out)?;
+        if t.hidden_errors == 0 {
+            writeln!(out, "None: every error was flagged by the source.")?;
+        } else {
+            writeln!(
+                out,
+                "{} of {} errors came back as successes: the text says the call failed, the stored flag says it worked. Error metrics, retry logic and consecutive-failure guards that read the flag saw none of them.",
+                t.hidden_errors, t.errors
+            )?;
+            writeln!(out)?;
+            writeln!(
+                out,
+                "**Fix:** return an error result with the error flag set (`Err(…)`, `is_error: true`), not a success string that starts with `Error:`."
+            )?;
+            writeln!(out)?;
+            writeln!(out, "| tool | hidden | of errors |")?;
+            writeln!(out, "|---|---:|---:|")?;
+            for tr in tools.iter().filter(|t| t.hidden_errors > 0) {
+                writeln!(out, "| {} | {} | {} |", cell_code(&tr.tool), tr.hidden_errors, tr.errors)?;
+            }
+        }
+
+        // Recommended fixes.
+        writeln!(out)?;
+        writeln!(out, "## Recommended fixes")?;
+        writeln!(out)?;
+        for (c, n) in &cats {
+            if let Some(cat) = Category::from_slug(c) {
+                writeln!(out, "- **`{c}`** ({n}): {}", text(cat.fix()))?;
+            }
+        }
+
+        // Top messages.
+        writeln!(out)?;
+        writeln!(out, "## Top messages")?;
+        writeln!(out)?;
+        writeln!(out, "| count | tool | message | example |")?;
+        writeln!(out, "|---:|---|---|---|")?;
+        let mut msgs: Vec<_> = report.feedback.iter().collect();
+        msgs.sort_by(|a, b| b.count.cmp(&a.count).then(a.tool.cmp(&b.tool)).then(a.template.cmp(&b.template)));
+        for m in msgs.iter().take(TOP_MESSAGES) {
+            let example = report.examples.get(&(m.tool.clone(), m.template.clone())).map_or("", String::as_str);
+            writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                m.count,
+                cell_code(&m.tool),
+                cell_code(&truncate(&m.template, 120)),
+                cell_code(&truncate(example, 120))
+            )?;
+        }
+        if msgs.len() > TOP_MESSAGES {
+            writeln!(out)?;
+            writeln!(out, "{} more messages in `--format json` (`feedback`).", msgs.len() - TOP_MESSAGES)?;
+        }
+    }
+
+    // After the failure.
+    if !report.recovery.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "## Recovery")?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "| tool | category | failures | recovered | at 1 | at 2 | at 3 | median | identical retries (ok) | abandoned |"
+        )?;
+        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+        for r in &report.recovery {
+            writeln!(
+                out,
+                "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} ({}) | {} |",
+                cell_code(&r.tool),
+                r.category,
+                r.failures,
+                r.recovered,
+                r.recovered_at_1,
+                r.recovered_at_2,
+                r.recovered_at_3,
+                r.median_attempts.map_or("-".to_string(), |m| m.to_string()),
+                r.identical_retries,
+                r.identical_retry_successes,
+                r.abandoned
+            )?;
+        }
+    }
+    let blind: u64 = report.streaks.by_tool.iter().map(|s| s.hidden_at_or_above_threshold).sum();
+    if !report.streaks.by_tool.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "## Streaks")?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Runs of the same failure in a row; {} reached the guard threshold of {} with hidden errors only, so a guard reading the flag never fired.",
+            blind, report.streaks.threshold
+        )?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "| tool | streaks | longest | p50 | p95 | at or above {} | hidden at or above |",
+            report.streaks.threshold
+        )?;
+        writeln!(out, "|---|---:|---:|---:|---:|---:|---:|")?;
+        for s in &report.streaks.by_tool {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                cell_code(&s.tool),
+                s.streaks,
+                s.longest,
+                s.p50,
+                s.p95,
+                s.at_or_above_threshold,
+                s.hidden_at_or_above_threshold
+            )?;
+        }
+    }
+    if !report.repairs.is_empty() {
+        let mut rows: Vec<_> = report.repairs.iter().collect();
+        rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.tool.cmp(&b.tool)).then(a.change.cmp(&b.change)));
+        writeln!(out)?;
+        writeln!(out, "## Observed repairs")?;
+        writeln!(out)?;
+        writeln!(out, "| tool | category | change | kind | count |")?;
+        writeln!(out, "|---|---|---|---|---:|")?;
+        for r in rows.iter().take(TOP_MESSAGES) {
+            writeln!(
+                out,
+                "| {} | `{}` | {} | {} | {} of {} |",
+                cell_code(&r.tool),
+                r.category,
+                cell_code(&r.change),
+                r.kind,
+                r.count,
+                r.of
+            )?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "_Generated by tracelint {}._", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_survive_backticks_and_pipes() {
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x`"), "`` `x` ``");
+        assert_eq!(code("line\nbreak\u{1b}[2J"), "`line break`");
+        assert_eq!(cell_code("a|b"), "`a\\|b`");
+        assert_eq!(code(""), "` `");
+    }
+
+    #[test]
+    fn text_escapes() {
+        assert_eq!(text("<script>|*x*"), "&lt;script&gt;\\|\\*x\\*");
+    }
+}
