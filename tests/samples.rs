@@ -103,7 +103,7 @@ fn postmortem_sequences() {
     // The postmortem's run of identical hidden failures: the guard could not fire.
     let agent = v["streaks"]["by_tool"].as_array().unwrap().iter().find(|r| r["tool"] == "Agent").unwrap();
     assert_eq!(agent["hidden_at_or_above_threshold"], 1);
-    assert_eq!(agent["longest"], 6);
+    assert_eq!(agent["longest"], 7, "the run of 6 identical calls plus an adjacent failure with the same message");
     let blind: Vec<&Value> =
         v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "guard-blind-streak").collect();
     assert_eq!(blind.len(), 1);

@@ -733,7 +733,7 @@ const SYSTEM_LATER: &[&str] = &[
 ];
 
 const REMINDERS: &[&str] = &[
-    "Today's date is 2026-06-18.",
+    "The working tree has uncommitted changes.",
     "The user opened a file in the editor; re-read it before editing.",
     "Plan mode is off. You may edit files.",
     "A background agent finished; use AgentResult to read its output.",
@@ -754,23 +754,19 @@ const SUMMARIES: &[&str] = &[
 ];
 
 const RUST_LINES: &[&str] = &[
-    "use std::path::{Path, PathBuf};",
     "use anyhow::{Context, Result};",
     "pub async fn invoke(&self, input: Value) -> Result<String> {",
-    "    let file_path = input[\"file_path\"].as_str().context(\"file_path\")?;",
-    "    let content = tokio::fs::read_to_string(&path).await?;",
-    "    let matches = content.matches(old_string).count();",
-    "    if matches == 0 {",
-    "        return Ok(format!(\"Error: old_string not found in {}\", path.display()));",
+    "    let path = resolve_path(&self.cwd, raw);",
+    "    let hits = content.matches(old).count();",
+    "    if hits == 0 {",
+    "        return Ok(format!(\"Error: old_string not found in {}\", p));",
     "    }",
-    "    let is_error = outcome.is_err();",
-    "    messages.push(BaseMessage::tool(call.id.clone(), output, is_error));",
-    "fn resolve_path(cwd: &Path, raw: &str) -> PathBuf {",
+    "    let is_error = out.is_err();",
+    "    msgs.push(BaseMessage::tool(id, out, is_error));",
     "#[tokio::test]",
     "async fn edit_not_found_returns_err() {",
-    "    assert!(result.unwrap_err().to_string().contains(\"not found\"));",
     "impl SqliteThreadStore {",
-    "    let subagent_type = input.get(\"subagent_type\").and_then(Value::as_str);",
+    "    let kind = input.get(\"subagent_type\");",
     "const CONSECUTIVE_FAILURE_THRESHOLD: usize = 5;",
     "        Err(e) => return Ok(e),",
     "    Ok(out)",
@@ -821,48 +817,33 @@ const LOG_LINES: &[&str] = &[
 
 /// (old_string, new_string) templates; `@` is replaced by an identifier.
 const RUST_EDITS: &[(&str, &str)] = &[
-    (
-        "return Ok(format!(\"Error: old_string not found in {}\", path.display()));",
-        "return Err(anyhow!(\"Error: old_string not found in {}\", path.display()));",
-    ),
-    (
-        "let matches = content.matches(old_string).count();",
-        "let matches = content.matches(old_string).count();\n    tracing::debug!(matches, \"@\");",
-    ),
-    (
-        "    if matches == 0 {\n        return Ok(not_found(&path));\n    }",
-        "    if matches == 0 {\n        return Err(not_found(&path));\n    }",
-    ),
+    ("return Ok(msg);", "return Err(anyhow!(msg));"),
+    ("let n = 1;", "let n = if all { hits } else { 1 };"),
+    ("Ok(out)", "Ok(out.trim_end().into())"),
     ("use std::path::PathBuf;", "use std::path::{Path, PathBuf};"),
-    ("    // TODO(@): handle replace_all\n    let n = 1;", "    let n = if replace_all { matches } else { 1 };"),
     ("fn @(&self) -> String {", "fn @(&self) -> Result<String> {"),
-    ("        Ok(out)", "        Ok(out.trim_end().to_string())"),
-    ("        Err(e) => return Ok(e),", "        Err(e) => return Err(anyhow!(e)),"),
-    ("    let is_error = false;", "    let is_error = outcome.is_err();\n    metrics::tool_error(&call, is_error);"),
-    ("#[test]\nfn @() {\n    todo!();\n}", "#[test]\nfn @() {\n    assert!(run(\"@\").is_err());\n}"),
-    (
-        "    let timeout = input[\"timeout\"].as_u64().unwrap_or(120_000);",
-        "    let timeout = input[\"timeout\"].as_u64().unwrap_or(120_000).clamp(1, 600_000);",
-    ),
+    ("Err(e) => return Ok(e),", "Err(e) => return Err(e.into()),"),
+    ("let is_error = false;", "let is_error = out.is_err();"),
     ("const THRESHOLD: usize = 3;", "const THRESHOLD: usize = 5;"),
+    ("    todo!()\n}", "    assert!(@().is_err());\n}"),
+    ("if hits == 0 {", "if hits == 0 {\n    debug!(\"@\");"),
+    ("// TODO(@)\nlet n = 1;", "let n = hits;"),
+    ("t.unwrap_or(120_000)", "t.unwrap_or(120_000).min(600_000)"),
 ];
 
 const TS_EDITS: &[(&str, &str)] = &[
-    ("const isErr = row.is_error === 1;", "const isErr = row.is_error === 1 || /^Error:/.test(text.trim());"),
-    ("export function @(rows: Row[]) {", "export function @(rows: Row[], opts: Options) {"),
-    ("  return pairs;", "  // drop results without a call\n  return pairs.filter((p) => p.call);"),
-    (
-        "import { Database } from \"bun:sqlite\";\nimport path from \"node:path\";",
-        "import { Database } from \"bun:sqlite\";",
-    ),
-    ("  limit: 10,", "  limit: 50,"),
+    ("const isErr = r.is_error;", "const isErr = r.is_error || /^Error:/.test(t);"),
+    ("export function @(rows) {", "export function @(rows, opts) {"),
+    ("return pairs;", "// drop orphans\nreturn pairs.filter((p) => p.call);"),
+    ("import { x } from \"./x\";\nimport path from \"node:path\";", "import { x } from \"./x\";"),
+    ("limit: 10,", "limit: 50,"),
 ];
 
 const MD_EDITS: &[(&str, &str)] = &[
-    ("## Root cause", "## Root cause\n\nThe tool returned Ok(\"Error: …\")."),
-    ("- [ ] update the tool description", "- [x] update the tool description"),
+    ("## Root cause", "## Root cause\n\nOk(\"Error: …\") hid the failure."),
+    ("- [ ] update the description", "- [x] update the description"),
     ("错误率 3.3%", "错误率 3.35%"),
-    ("subagent_type is optional.\nWhen empty, a fork is created.", "subagent_type is REQUIRED unless fork=true."),
+    ("subagent_type is optional.\nEmpty means fork.", "subagent_type is REQUIRED unless fork=true."),
     ("| @ | 0 |", "| @ | 21 |"),
 ];
 
@@ -1260,20 +1241,20 @@ impl<'p> Builder<'p> {
         let mut idxs = Vec::with_capacity(specs.len());
         for (k, sp) in specs.iter_mut().enumerate() {
             let mut input = render_obj(&sp.input);
-            if !sp.allow_repeat && sp.tool == Tool::Read && tc.last_call.as_ref() == Some(&(sp.tool, input.clone())) {
-                // Avoid an accidental identical repeat: read a window instead.
-                sp.input.retain(|(k, _)| *k == "file_path");
-                sp.input.push(("offset", json!(1)));
-                sp.input.push(("limit", json!(120)));
+            let mut tries = 0;
+            while !sp.allow_repeat && tries < 8 && tc.last_call.as_ref() == Some(&(sp.tool, input.clone())) {
+                // Avoid an accidental identical repeat of the previous call.
+                self.undup(s, sp);
                 input = render_obj(&sp.input);
+                tries += 1;
             }
             let id = self.call_id(s.deepseek, k);
             tc.last_call = Some((sp.tool, input.clone()));
             self.calls.push(CallRec { id, tool: sp.tool, input, result: None });
             idxs.push(self.calls.len() - 1);
         }
-        let reasoning = self.rng.chance(0.2).then(|| self.rng.pick(REASONING).to_string());
-        let text = text.or_else(|| self.rng.chance(0.35).then(|| self.rng.pick(STEP_TEXTS).to_string()));
+        let reasoning = self.rng.chance(0.12).then(|| self.rng.pick(REASONING).to_string());
+        let text = text.or_else(|| self.rng.chance(0.3).then(|| self.rng.pick(STEP_TEXTS).to_string()));
         let plain = self.rng.chance(0.05);
         self.push(s, tc, Body::Assistant { reasoning, text, plain, calls: idxs.clone() });
         for (sp, ci) in specs.into_iter().zip(idxs) {
@@ -1301,6 +1282,49 @@ impl<'p> Builder<'p> {
                     tc.recent.remove(0);
                 }
             }
+        }
+    }
+
+    /// Change a call so it differs from the previous one, keeping its outcome.
+    fn undup(&mut self, s: &Sess, sp: &mut Spec) {
+        let set = |sp: &mut Spec, key: &'static str, v: Value| match sp.input.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = v,
+            None => sp.input.push((key, v)),
+        };
+        match sp.tool {
+            Tool::Read => {
+                let off = self.rng.range(1, 400);
+                let lim = self.rng.range(2, 10) * 20;
+                set(sp, "offset", json!(off));
+                set(sp, "limit", json!(lim));
+                let lines: Vec<String> =
+                    sp.result.lines().map(|l| l.split_once('\t').map_or(l, |(_, t)| t).to_owned()).collect();
+                sp.result = self.numbered(&lines, off);
+            }
+            Tool::Edit => {
+                let (old, new) = self.snippet(s.proj.lang);
+                if !sp.is_error && !sp.result.contains("(replaced") && !sp.result.starts_with("Error") {
+                    let rel = sp.path().map(|p| self.rel(s, p).to_owned()).unwrap_or_default();
+                    sp.result = edit_success_text(&old, &new, &rel);
+                }
+                set(sp, "old_string", json!(old));
+                set(sp, "new_string", json!(new));
+            }
+            Tool::Agent | Tool::Task => {
+                let (d, _) = *self.rng.pick(s.proj.agent_tasks);
+                set(sp, "description", json!(format!("{d} (again)")));
+            }
+            Tool::Bash => {
+                let c = sp.input[0].1.as_str().unwrap_or_default().to_owned();
+                set(sp, "command", json!(format!("{c} 2>&1")));
+            }
+            Tool::Grep => set(sp, "-n", json!(true)),
+            Tool::Glob => set(sp, "path", json!(s.proj.cwd)),
+            Tool::Write => {
+                let c = sp.input[1].1.as_str().unwrap_or_default().to_owned();
+                set(sp, "content", json!(format!("{c}\n")));
+            }
+            _ => set(sp, "description", json!("retry")),
         }
     }
 
@@ -1417,6 +1441,7 @@ impl<'p> Builder<'p> {
         let (lo, hi) = self.plan.turn_len;
         let turns_hint = (queue.len() as i64 / ((lo + hi) / 2)).max(1) as usize;
         let reminder_turn = self.rng.below(turns_hint);
+        let (mut later_done, mut reminder_done) = (false, false);
         loop {
             // ---- user message ----
             if turn == 0 {
@@ -1429,28 +1454,31 @@ impl<'p> Builder<'p> {
                 s.after_interrupt = false;
                 self.push(&s, &mut tc, Body::User(text));
             }
+            let size = self.rng.range(lo, hi) as usize;
+            // Barring an interruption, this is the last turn when it can take every item.
+            let last_turn = queue.len() <= size;
             if turn == 0 && flags.system_first {
                 self.tick(&mut s, MS, 10 * MS);
                 let t = self.rng.pick(SYSTEM_FIRST).to_string();
                 self.push(&s, &mut tc, Body::System(t));
             }
-            if turn == 1 && flags.system_later {
+            if flags.system_later && !later_done && (turn >= 1 || last_turn) {
+                later_done = true;
                 self.tick(&mut s, MS, 10 * MS);
                 let t = self.rng.pick(SYSTEM_LATER).to_string();
                 self.push(&s, &mut tc, Body::System(t));
             }
-            if flags.reminder && turn == reminder_turn.min(turns_hint - 1) {
+            if flags.reminder && !reminder_done && (turn >= reminder_turn || last_turn) {
+                reminder_done = true;
                 self.tick(&mut s, MS, 10 * MS);
                 let t = self.rng.pick(REMINDERS).to_string();
                 self.push(&s, &mut tc, Body::Reminder(t));
             }
             // ---- the turn's items ----
-            let size = self.rng.range(lo, hi) as usize;
             // TodoWrite / AskUserQuestion tend to come first in a turn.
             let upto = size.min(queue.len());
-            for i in 0..upto {
-                if matches!(queue[i], Item::Bag(Tool::TodoWrite) | Item::Bag(Tool::AskUserQuestion))
-                    && i > 0
+            for i in 1..upto {
+                if matches!(queue[i], Item::Bag(Tool::TodoWrite | Tool::AskUserQuestion))
                     && let Some(it) = queue.remove(i)
                 {
                     queue.push_front(it);
@@ -1496,7 +1524,9 @@ impl<'p> Builder<'p> {
         if t.read_only() && self.rng.chance(0.18) {
             let want = self.rng.range(2, 3) as usize;
             while specs.len() < want {
-                let Some(Item::Bag(t2)) = queue.front() else { break };
+                let Some(Item::Bag(t2)) = queue.front() else {
+                    break;
+                };
                 let t2 = *t2;
                 if !t2.read_only() {
                     break;
@@ -1617,7 +1647,7 @@ impl<'p> Builder<'p> {
             input.push(("offset", json!(offset)));
             input.push(("limit", json!(self.rng.range(2, 10) * 20)));
         }
-        let n = self.rng.range(3, 7) as usize;
+        let n = self.rng.range(2, 5) as usize;
         let lines: Vec<String> = (0..n)
             .map(|i| {
                 if log {
@@ -1667,6 +1697,7 @@ impl<'p> Builder<'p> {
         let n = self.rng.range(2, 6) as usize;
         let lines: Vec<&str> = (0..n).map(|_| *self.rng.pick(Self::lang_lines(s.proj.lang))).collect();
         let content = lines.join("\n");
+        let n = content.lines().count();
         let rel = self.rel(s, path).to_owned();
         Spec::new(
             Tool::Write,
@@ -1720,9 +1751,12 @@ impl<'p> Builder<'p> {
             Tool::Glob => u8::from(self.deck_glob.pop().unwrap_or(false)),
             _ => 0,
         };
+        // Draw the Agent decks once: a regenerated duplicate must not consume them again.
+        let agent = (tool == Tool::Agent)
+            .then(|| (self.deck_kind.pop().unwrap_or(SubKind::Fg), self.deck_spawn.pop().unwrap_or(false)));
         let mut excl: Vec<String> = exclude.to_vec();
         excl.extend(group.iter().filter_map(|g| g.path().map(str::to_owned)));
-        let mut spec = self.bag_spec_once(s, tc, tool, variant, &excl);
+        let mut spec = self.bag_spec_once(s, tc, tool, variant, agent, &excl);
         for _ in 0..8 {
             let rendered = render_obj(&spec.input);
             let dup_last = tc.last_call.as_ref() == Some(&(tool, rendered.clone()));
@@ -1730,12 +1764,20 @@ impl<'p> Builder<'p> {
             if !dup_last && !dup_group {
                 break;
             }
-            spec = self.bag_spec_once(s, tc, tool, variant, &excl);
+            spec = self.bag_spec_once(s, tc, tool, variant, agent, &excl);
         }
         spec
     }
 
-    fn bag_spec_once(&mut self, s: &mut Sess, tc: &Tc, tool: Tool, variant: u8, excl: &[String]) -> Spec {
+    fn bag_spec_once(
+        &mut self,
+        s: &mut Sess,
+        tc: &Tc,
+        tool: Tool,
+        variant: u8,
+        agent: Option<(SubKind, bool)>,
+        excl: &[String],
+    ) -> Spec {
         let lang = s.proj.lang;
         match tool {
             Tool::Read => {
@@ -1799,7 +1841,7 @@ impl<'p> Builder<'p> {
                         p += 1;
                         "pending"
                     };
-                    todos.push(json!({"content": content, "status": status, "activeForm": content}));
+                    todos.push(json!({"content": content, "status": status}));
                 }
                 Spec::new(
                     Tool::TodoWrite,
@@ -1879,14 +1921,15 @@ impl<'p> Builder<'p> {
                     "1 cron job:\n- cron-1 `0 9 * * *` daily analyzer summary".to_owned()
                 },
             ),
-            Tool::Agent => self.agent_bag_spec(s),
+            Tool::Agent => {
+                let (kind, spawn) = agent.unwrap_or((SubKind::Fg, false));
+                self.agent_bag_spec(s, kind, spawn)
+            }
             Tool::Task => Spec::new(Tool::Task, vec![], String::new()),
         }
     }
 
-    fn agent_bag_spec(&mut self, s: &mut Sess) -> Spec {
-        let kind = self.deck_kind.pop().unwrap_or(SubKind::Fg);
-        let spawn = self.deck_spawn.pop().unwrap_or(false);
+    fn agent_bag_spec(&mut self, s: &mut Sess, kind: SubKind, spawn: bool) -> Spec {
         let (desc, prompt) = self.agent_task(s);
         let mut input = vec![("description", json!(desc)), ("prompt", json!(prompt))];
         let agent = match kind {
@@ -2394,7 +2437,8 @@ impl<'p> Builder<'p> {
                 self.step1(s, tc, sp, None);
             }
             Unit::AgentResultLoop(n) => {
-                let id = s.bg_tasks.last().cloned().unwrap_or_else(|| self.bg_task_id(s));
+                // A fresh task id, so the loop cannot merge with an earlier identical poll.
+                let id = self.bg_task_id(s);
                 for _ in 0..n {
                     let mut sp = Spec::new(
                         Tool::AgentResult,
@@ -2503,14 +2547,26 @@ impl<'p> Builder<'p> {
 
     // ----- schedule and output -----
 
-    /// Session start times: batches of 3–4 concurrent sessions spread over the date range.
+    /// Session start times: batches of 3 or 4 sessions spread over the date range. All
+    /// sessions of a batch start before any of them ends, so they truly run concurrently;
+    /// a batch starts only after the previous batch has finished.
     fn schedule(&mut self, durations: &[i64]) -> Vec<i64> {
         let n = durations.len();
         let mut batches = Vec::new();
         let mut i = 0;
         while i < n {
-            let k = if self.rng.chance(0.5) { 3 } else { 4 };
-            let k = k.min(n - i);
+            let left = n - i;
+            let mut k = if left <= 4 {
+                left
+            } else if self.rng.chance(0.5) {
+                3
+            } else {
+                4
+            };
+            // Never leave a remainder that cannot be split into 3s and 4s.
+            if matches!(left.saturating_sub(k), 1 | 2 | 5) {
+                k = 7 - k;
+            }
             batches.push(i..i + k);
             i += k;
         }
@@ -2521,12 +2577,14 @@ impl<'p> Builder<'p> {
         for (b, r) in batches.into_iter().enumerate() {
             let nominal = self.plan.start_us + b as i64 * slot + self.rng.range(20 * MIN, 90 * MIN);
             let bs = nominal.max(prev_end + self.rng.range(5 * MIN, 40 * MIN));
+            let shortest = r.clone().map(|si| durations[si]).min().unwrap_or(MIN);
+            let max_gap = (shortest / (r.len() as i64 + 1)).clamp(SEC, 12 * MIN);
             let mut off = 0;
             for si in r {
                 let st = (bs + off) / MS * MS;
                 starts[si] = st;
                 prev_end = prev_end.max(st + durations[si]);
-                off += self.rng.range(MIN, 12 * MIN);
+                off += self.rng.range(max_gap / 4, max_gap);
             }
         }
         debug_assert!(prev_end < self.plan.end_us, "sessions overflow the date range");
@@ -2739,4 +2797,1170 @@ struct SessFlags {
     system_first: bool,
     system_later: bool,
     reminder: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    //! Proof of the generator's figures: every number is re-derived from the database
+    //! with SQL (`json_each`, `->`, `->>`) and plain Rust, never from generator internals.
+    use super::*;
+    use rusqlite::OpenFlags;
+    use std::path::PathBuf;
+    use std::sync::OnceLock;
+    use std::time::Instant;
+
+    /// The seed under test; `PERI_GEN_SEED=n cargo test` checks another one.
+    fn seed() -> u64 {
+        std::env::var("PERI_GEN_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(7)
+    }
+
+    struct Db {
+        path: PathBuf,
+        stats: GenStats,
+        secs: f64,
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("peri_gen_{}_{name}", std::process::id()));
+        let _ = std::fs::remove_file(&p);
+        p
+    }
+
+    fn make(sc: PeriScenario, seed: u64, name: &str) -> Db {
+        let path = tmp(name);
+        let t = Instant::now();
+        let stats = generate_peri(&path, sc, seed).expect("generate");
+        Db { path, stats, secs: t.elapsed().as_secs_f64() }
+    }
+
+    /// The shared database of a scenario: one file per (scenario, seed) in the temp dir,
+    /// written under a private name and renamed into place, so parallel test processes
+    /// never see a half-written file and repeated runs do not pile up files.
+    fn shared(sc: PeriScenario, tag: &str) -> Db {
+        let db = make(sc, seed(), &format!("{tag}.tmp"));
+        let path = std::env::temp_dir().join(format!("peri_gen_{tag}_{}.db", seed()));
+        std::fs::rename(&db.path, &path).unwrap();
+        Db { path, ..db }
+    }
+
+    fn pm() -> &'static Db {
+        static D: OnceLock<Db> = OnceLock::new();
+        D.get_or_init(|| shared(PeriScenario::Postmortem, "pm"))
+    }
+
+    fn pf() -> &'static Db {
+        static D: OnceLock<Db> = OnceLock::new();
+        D.get_or_init(|| shared(PeriScenario::PostFix, "pf"))
+    }
+
+    fn open(db: &Db) -> Connection {
+        Connection::open_with_flags(&db.path, OpenFlags::SQLITE_OPEN_READ_ONLY).expect("open")
+    }
+
+    /// Messages with the V1 envelope unwrapped (`j` is NULL for system_reminder rows).
+    const NORM: &str = "WITH m AS (SELECT rowid AS rid, message_id, thread_id, role, content, \
+        CASE WHEN json_type(content, '$.version') IS NOT NULL THEN content -> '$.message' \
+        ELSE content END AS j FROM messages)";
+
+    /// Calls: the union of tool_use blocks and tool_calls, deduplicated by id.
+    const CALLS: &str = ", c AS ( \
+        SELECT m.rid, m.thread_id, b.value ->> '$.id' AS id, b.value ->> '$.name' AS name, \
+               b.value -> '$.input' AS input \
+        FROM m, json_each(m.j, '$.content') b \
+        WHERE m.role = 'assistant' AND json_type(m.j, '$.content') = 'array' \
+          AND b.value ->> '$.type' = 'tool_use' \
+        UNION \
+        SELECT m.rid, m.thread_id, t.value ->> '$.id', t.value ->> '$.name', t.value -> '$.arguments' \
+        FROM m, json_each(m.j, '$.tool_calls') t WHERE m.role = 'assistant'), \
+        calls AS (SELECT id, min(rid) AS rid, thread_id, name, input, \
+          CASE WHEN name = 'ExecuteExtraTool' THEN input ->> '$.tool_name' ELSE name END AS tool \
+          FROM c GROUP BY id)";
+
+    #[derive(Clone)]
+    struct Res {
+        rid: i64,
+        thread: String,
+        call_id: String,
+        text: String,
+        is_error: bool,
+    }
+
+    struct Call {
+        rid: i64,
+        thread: String,
+        id: String,
+        name: String,
+        tool: String,
+        input: Value,
+        res: Option<Res>,
+    }
+
+    struct Th {
+        parent: Option<String>,
+        title: Option<String>,
+        cwd: String,
+        created_at: String,
+        updated_at: String,
+        message_count: i64,
+        hidden: bool,
+        cancel_policy: String,
+        snapshot: Option<String>,
+    }
+
+    struct Data {
+        calls: Vec<Call>,
+        orphans: Vec<Res>,
+        threads: BTreeMap<String, Th>,
+    }
+
+    impl Data {
+        fn root<'a>(&'a self, thread: &'a str) -> &'a str {
+            self.threads[thread].parent.as_deref().unwrap_or(thread)
+        }
+        fn of(&self, tool: &str) -> Vec<&Call> {
+            self.calls.iter().filter(|c| c.tool == tool).collect()
+        }
+    }
+
+    fn load(conn: &Connection) -> Data {
+        let sql = format!(
+            "{NORM} SELECT m.rid, m.thread_id, t.value ->> '$.id', t.value ->> '$.name', \
+             t.value -> '$.arguments' FROM m, json_each(m.j, '$.tool_calls') t \
+             WHERE m.role = 'assistant' ORDER BY m.rid, t.key"
+        );
+        let mut st = conn.prepare(&sql).unwrap();
+        let mut calls: Vec<Call> = st
+            .query_map([], |r| {
+                let name: String = r.get(3)?;
+                let input: Value = serde_json::from_str(&r.get::<_, String>(4)?).unwrap();
+                let tool = if name == "ExecuteExtraTool" {
+                    input["tool_name"].as_str().unwrap_or("?").to_owned()
+                } else {
+                    name.clone()
+                };
+                Ok(Call { rid: r.get(0)?, thread: r.get(1)?, id: r.get(2)?, name, tool, input, res: None })
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let sql = format!(
+            "{NORM} SELECT rid, thread_id, j ->> '$.tool_call_id', j ->> '$.content', \
+             j ->> '$.is_error' FROM m WHERE role = 'tool' ORDER BY rid"
+        );
+        let mut st = conn.prepare(&sql).unwrap();
+        let results: Vec<Res> = st
+            .query_map([], |r| {
+                Ok(Res {
+                    rid: r.get(0)?,
+                    thread: r.get(1)?,
+                    call_id: r.get(2)?,
+                    text: r.get(3)?,
+                    is_error: r.get::<_, i64>(4)? != 0,
+                })
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let idx: BTreeMap<String, usize> = calls.iter().enumerate().map(|(i, c)| (c.id.clone(), i)).collect();
+        let mut orphans = Vec::new();
+        for r in results {
+            match idx.get(&r.call_id) {
+                Some(&i) if calls[i].thread == r.thread && calls[i].res.is_none() && calls[i].rid < r.rid => {
+                    calls[i].res = Some(r)
+                }
+                _ => orphans.push(r),
+            }
+        }
+        let mut st = conn
+            .prepare(
+                "SELECT id, parent_thread_id, title, cwd, created_at, updated_at, message_count, \
+                 hidden, cancel_policy, snapshot_at_message_id FROM threads",
+            )
+            .unwrap();
+        let threads = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    Th {
+                        parent: r.get(1)?,
+                        title: r.get(2)?,
+                        cwd: r.get(3)?,
+                        created_at: r.get(4)?,
+                        updated_at: r.get(5)?,
+                        message_count: r.get(6)?,
+                        hidden: r.get(7)?,
+                        cancel_policy: r.get(8)?,
+                        snapshot: r.get(9)?,
+                    },
+                ))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        Data { calls, orphans, threads }
+    }
+
+    fn sql_counts(conn: &Connection) -> BTreeMap<String, usize> {
+        let sql = format!("{NORM}{CALLS} SELECT tool, COUNT(*) FROM calls GROUP BY tool");
+        let mut st = conn.prepare(&sql).unwrap();
+        st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as usize)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    fn expect_counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
+        pairs.iter().map(|&(k, v)| (k.to_owned(), v)).collect()
+    }
+
+    fn uuid_ms(id: &str) -> i64 {
+        i64::from_str_radix(&format!("{}{}", &id[0..8], &id[9..13]), 16).unwrap()
+    }
+
+    fn is_uuid7(id: &str) -> bool {
+        let b = id.as_bytes();
+        id.len() == 36
+            && [8, 13, 18, 23].iter().all(|&i| b[i] == b'-')
+            && id.chars().enumerate().all(|(i, ch)| [8, 13, 18, 23].contains(&i) || matches!(ch, '0'..='9' | 'a'..='f'))
+            && b[14] == b'7'
+            && matches!(b[19], b'8' | b'9' | b'a' | b'b')
+    }
+
+    fn rfc_us(s: &str) -> i64 {
+        chrono::DateTime::parse_from_rfc3339(s).unwrap().timestamp_micros()
+    }
+
+    fn is_call_id(id: &str) -> bool {
+        let alnum = |s: &str| s.len() == 24 && s.chars().all(|c| c.is_ascii_alphanumeric());
+        if let Some(rest) = id.strip_prefix("toolu_") {
+            return alnum(rest);
+        }
+        id.len() == 32
+            && id.starts_with("call_")
+            && id[5..7].chars().all(|c| c.is_ascii_digit())
+            && &id[7..8] == "_"
+            && alnum(&id[8..])
+    }
+
+    // ----- classification (literal strings from the brief / peri.md) -----
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    enum AgentOut {
+        Ok,
+        Fg,
+        Bg,
+        Conc,
+        Def,
+        NoPrompt,
+        Other,
+    }
+
+    fn agent_out(c: &Call, post: bool) -> AgentOut {
+        let Some(r) = &c.res else {
+            return AgentOut::Other;
+        };
+        let t = if post {
+            match r.text.strip_prefix("Tool execution failed: Agent - ") {
+                Some(t) => t,
+                None => {
+                    return if r.text.starts_with("[Sub-agent executed ") { AgentOut::Ok } else { AgentOut::Other };
+                }
+            }
+        } else {
+            r.text.as_str()
+        };
+        if t.starts_with("[Sub-agent executed ") && !post {
+            AgentOut::Ok
+        } else if t == "Error: please provide subagent_type parameter to specify the agent type, or use fork: true for fork mode" {
+            AgentOut::Fg
+        } else if t == "Error: background mode requires subagent_type parameter (or use fork: true)" {
+            AgentOut::Bg
+        } else if (!post && t == "Error: maximum 3 concurrent background tasks reached. Wait for a running task to complete before starting a new one.")
+            || (post && t == "Error: Maximum 3 concurrent background tasks reached")
+        {
+            AgentOut::Conc
+        } else if c.input["subagent_type"].as_str().is_some_and(|id| {
+            t == format!("Error: cannot find agent definition '{id}'. Check .claude/agents/ directory or use a built-in agent (explore, plan, general-purpose, verification)")
+        }) {
+            AgentOut::Def
+        } else if t == "Error: missing required parameter prompt" {
+            AgentOut::NoPrompt
+        } else {
+            AgentOut::Other
+        }
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum EditOut {
+        Ok,
+        NotFound,
+        NotUnique(u32),
+        Unexpected,
+        Other,
+    }
+
+    fn edit_out(d: &Data, c: &Call, post: bool) -> EditOut {
+        let Some(r) = &c.res else {
+            return EditOut::Other;
+        };
+        let path = c.input["file_path"].as_str().unwrap();
+        let cwd = &d.threads[&c.thread].cwd;
+        let rel = path.strip_prefix(&format!("{cwd}/")).unwrap();
+        let ok = [format!("Replaced text (same line count) to {rel}"), String::new()];
+        let t = r.text.as_str();
+        if !r.is_error
+            && (t.starts_with(&ok[0])
+                || (t.starts_with("Added ") || t.starts_with("Removed ")) && t.contains(&format!(" line(s) to {rel}")))
+        {
+            return EditOut::Ok;
+        }
+        let t = if post {
+            match t.strip_prefix("Tool execution failed: Edit - ") {
+                Some(t) if r.is_error => t,
+                _ => return EditOut::Other,
+            }
+        } else {
+            t
+        };
+        let nf = if post {
+            format!(
+                "Error: old_string not found in {path}\nold_string's first 3 lines matched lines 120-122, but the full string did not match. The file may have been modified. Please Read this file to get the latest content before retrying."
+            )
+        } else {
+            format!("Error: old_string not found in {path}")
+        };
+        if t == nf {
+            return EditOut::NotFound;
+        }
+        if t == format!("Error: unexpected state while applying the edit to {path}") {
+            return EditOut::Unexpected;
+        }
+        let head = format!("Error: old_string is not unique in {path} (found ");
+        if let Some(rest) = t.strip_prefix(&head) {
+            let (n, tail) = rest.split_once(' ').unwrap();
+            let tail_ok = if post {
+                tail == "occurrences).\nMatch locations: line 2, line 7.\nPlease provide more context to make old_string unique, or set replace_all=true."
+            } else {
+                tail == "occurrences). Please provide more context or set replace_all to true."
+            };
+            if tail_ok {
+                return EditOut::NotUnique(n.parse().unwrap());
+            }
+        }
+        EditOut::Other
+    }
+
+    /// Re-derive stale / non-stale for every not-found Edit, walking results in rowid order.
+    /// `merged` keys the state by root session (root thread + its sub-agents) instead of thread.
+    fn stale_flags(d: &Data, post: bool, merged: bool) -> Vec<(String, bool)> {
+        let mut ev: Vec<&Call> = d.calls.iter().filter(|c| c.res.is_some()).collect();
+        ev.sort_by_key(|c| c.res.as_ref().unwrap().rid);
+        // (scope, path) -> read since last modification?
+        let mut st: BTreeMap<(String, String), bool> = BTreeMap::new();
+        let mut out = Vec::new();
+        for c in ev {
+            let r = c.res.as_ref().unwrap();
+            let scope = if merged { d.root(&c.thread) } else { c.thread.as_str() }.to_owned();
+            let Some(path) = c.input.get("file_path").and_then(Value::as_str) else {
+                continue;
+            };
+            let key = (scope, path.to_owned());
+            match c.name.as_str() {
+                "Read" if !r.is_error && !r.text.starts_with("Error") => {
+                    if let Some(v) = st.get_mut(&key) {
+                        *v = true;
+                    }
+                }
+                "Write" if !r.is_error && r.text.starts_with("Wrote ") => {
+                    st.insert(key, false);
+                }
+                "Edit" => match edit_out(d, c, post) {
+                    EditOut::Ok => {
+                        st.insert(key, false);
+                    }
+                    EditOut::NotFound => {
+                        let stale = st.get(&key) == Some(&false);
+                        out.push((c.id.clone(), stale));
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        out
+    }
+
+    const FORBIDDEN: &[&str] =
+        &["Error", "ERROR", "Tool execution failed", "✗", "<tool_use_error>", "Missing ", "The '", "工具 "];
+
+    fn looks_like_error(text: &str) -> bool {
+        let t = text.trim_start();
+        FORBIDDEN.iter().any(|p| t.starts_with(p) || text.starts_with(p))
+            || t.to_lowercase().starts_with("error")
+            || t.starts_with("Error executing command:")
+    }
+
+    /// Maximal runs (len >= 2) of consecutive identical calls (same name and input) per thread.
+    fn identical_runs(d: &Data) -> Vec<(String, usize)> {
+        let mut by_thread: BTreeMap<&str, Vec<&Call>> = BTreeMap::new();
+        for c in &d.calls {
+            by_thread.entry(&c.thread).or_default().push(c);
+        }
+        let mut runs = Vec::new();
+        for cs in by_thread.values() {
+            let mut i = 0;
+            while i < cs.len() {
+                let mut j = i + 1;
+                while j < cs.len() && cs[j].name == cs[i].name && cs[j].input == cs[i].input {
+                    j += 1;
+                }
+                if j - i >= 2 {
+                    runs.push((cs[i].tool.clone(), j - i));
+                }
+                i = j;
+            }
+        }
+        runs.sort();
+        runs
+    }
+
+    /// Structural checks shared by both scenarios. Returns printable facts.
+    fn check_integrity(db: &Db, post: bool, range: (&str, &str)) -> Vec<String> {
+        let conn = open(db);
+        let d = load(&conn);
+        let mut facts = Vec::new();
+        let q = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        // pragmas, files
+        assert_eq!(q("PRAGMA user_version"), 0);
+        let jm: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        assert_eq!(jm, "delete");
+        for suffix in ["-wal", "-journal", "-shm"] {
+            let mut p = db.path.clone().into_os_string();
+            p.push(suffix);
+            assert!(!PathBuf::from(p).exists(), "{suffix} left behind");
+        }
+        // schema
+        let cols = |t: &str| -> Vec<String> {
+            let mut st = conn.prepare(&format!("PRAGMA table_info({t})")).unwrap();
+            st.query_map([], |r| r.get::<_, String>(1)).unwrap().map(Result::unwrap).collect()
+        };
+        let mut tcols = vec![
+            "id",
+            "title",
+            "cwd",
+            "created_at",
+            "updated_at",
+            "message_count",
+            "parent_thread_id",
+            "snapshot_at_message_id",
+            "hidden",
+            "cancel_policy",
+            "config",
+            "cached_context",
+            "agent_status",
+        ];
+        let mut mcols = vec!["message_id", "thread_id", "role", "content"];
+        if post {
+            tcols.extend(["frozen_context", "inherited_context", "context_cache_epoch"]);
+            mcols.extend(["truncated", "excluded", "projection"]);
+        }
+        assert_eq!(cols("threads"), tcols);
+        assert_eq!(cols("messages"), mcols);
+        assert_eq!(q("SELECT COUNT(*) FROM sqlite_master WHERE type='index' AND name='idx_messages_thread_id'"), 1);
+        assert_eq!(q("SELECT COUNT(*) FROM sqlite_master WHERE type='table'"), 2);
+        // every row is valid JSON, ids and roles agree
+        assert_eq!(q("SELECT COUNT(*) FROM messages WHERE NOT json_valid(content)"), 0);
+        let bad_id =
+            format!("{NORM} SELECT COUNT(*) FROM m WHERE message_id IS NOT coalesce(j ->> '$.id', content ->> '$.id')");
+        assert_eq!(q(&bad_id), 0);
+        let bad_role = format!("{NORM} SELECT COUNT(*) FROM m WHERE j IS NOT NULL AND role IS NOT j ->> '$.role'");
+        assert_eq!(q(&bad_role), 0);
+        assert_eq!(q("SELECT COUNT(*) FROM messages WHERE role NOT IN ('user','assistant','system','tool')"), 0);
+        if post {
+            assert_eq!(
+                q("SELECT COUNT(*) FROM messages WHERE content ->> '$.version' IS NOT 1 \
+                   OR content ->> '$.type' NOT IN ('message','system_reminder')"),
+                0
+            );
+            assert_eq!(
+                q("SELECT COUNT(*) FROM messages WHERE content ->> '$.type' = 'system_reminder' \
+                   AND (role != 'system' OR length(content ->> '$.reminder.text') = 0)"),
+                0
+            );
+        } else {
+            assert_eq!(
+                q("SELECT COUNT(*) FROM messages WHERE json_type(content,'$.version') IS NOT NULL \
+                   OR json_type(content,'$.type') IS NOT NULL"),
+                0
+            );
+        }
+        // call ids: unique, well-formed, both styles; mirror between blocks and tool_calls
+        let n_tc = q(&format!("{NORM} SELECT COUNT(*) FROM m, json_each(m.j, '$.tool_calls') WHERE role='assistant'"));
+        assert_eq!(n_tc as usize, d.calls.len());
+        let ids: BTreeSet<&str> = d.calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids.len(), d.calls.len(), "duplicate call ids");
+        assert!(d.calls.iter().all(|c| is_call_id(&c.id)));
+        let deepseek = d.calls.iter().filter(|c| c.id.starts_with("call_")).count();
+        assert!(deepseek > 0 && deepseek < d.calls.len());
+        let mirror_bad = format!(
+            "{NORM}, b AS (SELECT m.rid, group_concat((x.value ->> '$.id') || (x.value ->> '$.input'), '|') AS k \
+               FROM m, json_each(m.j, '$.content') x WHERE role='assistant' AND json_type(m.j,'$.content')='array' \
+               AND x.value ->> '$.type' = 'tool_use' GROUP BY m.rid), \
+             t AS (SELECT m.rid, group_concat((x.value ->> '$.id') || (x.value ->> '$.arguments'), '|') AS k \
+               FROM m, json_each(m.j, '$.tool_calls') x WHERE role='assistant' GROUP BY m.rid) \
+             SELECT COUNT(*) FROM t LEFT JOIN b USING (rid) WHERE b.k IS NOT t.k AND b.rid IS NOT NULL"
+        );
+        assert_eq!(q(&mirror_bad), 0, "tool_use blocks and tool_calls disagree");
+        let plain = q(&format!(
+            "{NORM} SELECT COUNT(*) FROM m WHERE role='assistant' AND json_type(j,'$.content')='text' \
+             AND json_array_length(j,'$.tool_calls') > 0"
+        ));
+        let with_calls = q(&format!(
+            "{NORM} SELECT COUNT(*) FROM m WHERE role='assistant' AND json_array_length(j,'$.tool_calls') > 0"
+        ));
+        let blocks_no_calls = q(&format!(
+            "{NORM} SELECT COUNT(*) FROM m WHERE role='assistant' AND json_type(j,'$.content')='array' \
+             AND json_array_length(j,'$.tool_calls') > 0 AND NOT EXISTS (SELECT 1 FROM json_each(j,'$.content') x \
+             WHERE x.value ->> '$.type'='tool_use')"
+        ));
+        assert_eq!(blocks_no_calls, 0);
+        let ratio = plain as f64 / with_calls as f64;
+        assert!((0.025..0.08).contains(&ratio), "plain-string share {ratio}");
+        facts.push(format!(
+            "assistant messages with calls: {with_calls}, of which plain-string content: {plain} ({:.1}%)",
+            100.0 * ratio
+        ));
+        let par: Vec<(i64, i64)> = {
+            let sql = format!(
+                "{NORM} SELECT coalesce(json_array_length(j,'$.tool_calls'), 0) n, COUNT(*) FROM m \
+                 WHERE role='assistant' GROUP BY n ORDER BY n"
+            );
+            let mut st = conn.prepare(&sql).unwrap();
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
+        };
+        assert!(par.iter().all(|&(n, _)| n <= 3));
+        assert!(par.iter().any(|&(n, c)| n >= 2 && c > 0));
+        facts.push(format!("assistant messages by number of calls (n, count): {par:?}"));
+        // pairing: no orphans, results in call order, exactly the expected unpaired calls
+        assert!(d.orphans.is_empty(), "orphan results: {}", d.orphans.len());
+        let mut by_msg: BTreeMap<i64, Vec<&Call>> = BTreeMap::new();
+        for c in &d.calls {
+            by_msg.entry(c.rid).or_default().push(c);
+        }
+        for cs in by_msg.values() {
+            let rids: Vec<i64> = cs.iter().filter_map(|c| c.res.as_ref().map(|r| r.rid)).collect();
+            assert!(rids.windows(2).all(|w| w[0] < w[1]), "results out of call order");
+        }
+        let unpaired: Vec<&Call> = d.calls.iter().filter(|c| c.res.is_none()).collect();
+        if post {
+            assert!(unpaired.is_empty());
+        } else {
+            assert_eq!(unpaired.len(), 1);
+            let u = unpaired[0];
+            assert_eq!(u.name, "Bash");
+            assert!(d.threads[&u.thread].parent.is_none());
+            let last: i64 = conn
+                .query_row("SELECT max(rowid) FROM messages WHERE thread_id = ?1", [&u.thread], |r| r.get(0))
+                .unwrap();
+            assert_eq!(u.rid, last, "unpaired Bash is not the session's final message");
+        }
+        // threads: counts, times, ids, titles, sub-agent attributes
+        let mut st =
+            conn.prepare("SELECT rowid, message_id, thread_id, role, content FROM messages ORDER BY rowid").unwrap();
+        let rows: Vec<(i64, String, String, String, String)> = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let (lo, hi) = (rfc_us(range.0) / 1000, rfc_us(range.1) / 1000);
+        let mut prev_ms = 0;
+        let mut per_thread: BTreeMap<&str, Vec<(i64, i64)>> = BTreeMap::new();
+        for (rid, mid, tid, _, _) in &rows {
+            assert!(is_uuid7(mid), "bad uuid {mid}");
+            let ms = uuid_ms(mid);
+            assert!(ms >= prev_ms, "rowid order is not time order");
+            assert!(ms >= lo && ms < hi, "message outside the date range");
+            prev_ms = ms;
+            per_thread.entry(tid).or_default().push((*rid, ms));
+        }
+        for (tid, th) in &d.threads {
+            assert!(is_uuid7(tid));
+            let ms = &per_thread[tid.as_str()];
+            assert_eq!(ms.len() as i64, th.message_count);
+            assert!(ms.windows(2).all(|w| w[0].1 < w[1].1), "thread time not strictly increasing");
+            let created = rfc_us(&th.created_at);
+            let updated = rfc_us(&th.updated_at);
+            assert!(th.created_at.ends_with("+00:00") && th.created_at.len() == 32);
+            assert!(th.updated_at.ends_with("+00:00") && th.updated_at.len() == 32);
+            assert_eq!(updated / 1000, ms.last().unwrap().1, "updated_at != last message");
+            assert!(created / 1000 <= ms[0].1);
+            assert_eq!(uuid_ms(tid), created / 1000);
+            match &th.parent {
+                None => {
+                    assert!(!th.hidden);
+                    assert_eq!(th.cancel_policy, "cascade");
+                    let first = rows.iter().find(|r| r.0 == ms[0].0).unwrap();
+                    assert_eq!(first.3, "user", "root session does not start with a user message");
+                    let v: Value = serde_json::from_str(&first.4).unwrap();
+                    let v = if post { v["message"].clone() } else { v };
+                    let title: String = v["content"].as_str().unwrap().chars().take(50).collect();
+                    assert_eq!(th.title.as_deref(), Some(title.as_str()));
+                }
+                Some(p) => {
+                    assert!(th.hidden);
+                    assert!(d.threads[p].parent.is_none(), "nested sub-agent");
+                    let title = th.title.as_deref().unwrap();
+                    match title {
+                        "fork" => assert!(th.snapshot.is_some() && th.cancel_policy == "cascade"),
+                        t if t.starts_with("bg-fork-bg-") => {
+                            assert!(th.snapshot.is_some() && th.cancel_policy == "independent")
+                        }
+                        t => {
+                            assert!(th.snapshot.is_none());
+                            assert!(
+                                ["explore", "plan", "general-purpose", "verification", "code-reviewer"].contains(&t)
+                            );
+                        }
+                    }
+                    if let Some(snap) = &th.snapshot {
+                        let (_, _, stid, _, _) = rows.iter().find(|r| &r.1 == snap).expect("snapshot message exists");
+                        assert_eq!(stid, p);
+                    }
+                }
+            }
+        }
+        // sub-agent rows sit between the parent's Agent tool_use row and its tool row,
+        // and the Agent result reports the sub-agent's real call counts
+        let mut spawned = 0;
+        for (tid, th) in &d.threads {
+            let Some(p) = &th.parent else { continue };
+            let span = &per_thread[tid.as_str()];
+            let (a, b) = (span[0].0, span.last().unwrap().0);
+            let enclosing: Vec<&Call> = d
+                .calls
+                .iter()
+                .filter(|c| {
+                    &c.thread == p && c.name == "Agent" && c.rid < a && c.res.as_ref().is_some_and(|r| r.rid > b)
+                })
+                .collect();
+            assert_eq!(enclosing.len(), 1, "sub-agent not nested in exactly one Agent call");
+            let sub_calls: Vec<&Call> = d.calls.iter().filter(|c| &c.thread == tid).collect();
+            let text = &enclosing[0].res.as_ref().unwrap().text;
+            assert!(text.starts_with(&format!("[Sub-agent executed {} tool calls: ", sub_calls.len())), "{text}");
+            for tool in ["Read", "Grep", "Glob", "Bash", "Edit"] {
+                let k = sub_calls.iter().filter(|c| c.tool == tool).count();
+                if k > 0 {
+                    assert!(text.contains(&format!("{tool} {k} times")));
+                }
+            }
+            spawned += 1;
+        }
+        facts.push(format!("sub-agent threads nested in their Agent call: {spawned}"));
+        // interleaving and concurrency of root sessions
+        let mut spans: BTreeMap<&str, (i64, i64, i64, i64)> = BTreeMap::new();
+        for (rid, mid, tid, _, _) in &rows {
+            let root = d.root(tid);
+            let e = spans.entry(root).or_insert((i64::MAX, 0, i64::MAX, 0));
+            e.0 = e.0.min(*rid);
+            e.1 = e.1.max(*rid);
+            e.2 = e.2.min(uuid_ms(mid));
+            e.3 = e.3.max(uuid_ms(mid));
+        }
+        let mut interleaved = 0;
+        for (root, &(a, b, _, _)) in &spans {
+            if rows.iter().any(|r| r.0 > a && r.0 < b && d.root(&r.2) != *root) {
+                interleaved += 1;
+            }
+        }
+        let mut evs: Vec<(i64, i32)> = spans.values().flat_map(|s| [(s.2, 1), (s.3 + 1, -1)]).collect();
+        evs.sort();
+        let (mut cur, mut max_conc) = (0, 0);
+        for (_, d) in evs {
+            cur += d;
+            max_conc = max_conc.max(cur);
+        }
+        assert!((3..=4).contains(&max_conc), "max concurrency {max_conc}");
+        assert!(interleaved * 2 > spans.len(), "too little interleaving");
+        facts.push(format!(
+            "root sessions: {}, interleaved with another session: {interleaved}, max concurrent: {max_conc}",
+            spans.len()
+        ));
+        // messages per role
+        let mut st = conn.prepare("SELECT role, COUNT(*) FROM messages GROUP BY role ORDER BY role").unwrap();
+        let roles: Vec<(String, i64)> =
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
+        facts.push(format!("messages by role: {roles:?}"));
+        let sys_roots = q(&format!(
+            "{NORM} SELECT COUNT(*) FROM m JOIN threads t ON t.id = m.thread_id \
+             WHERE m.role = 'system' AND t.parent_thread_id IS NULL"
+        ));
+        let sys_all = q("SELECT COUNT(*) FROM messages WHERE role = 'system'");
+        assert_eq!(sys_roots, sys_all, "system rows belong to root sessions");
+        // Postmortem: 14 sessions open with one, 6 others get a compaction note later.
+        // PostFix: 3 system messages plus 5 system_reminder envelope rows.
+        assert_eq!(sys_all, if post { 3 + 5 } else { 14 + 6 });
+        facts.push(format!("system-role rows: {sys_all}"));
+        facts.push(format!(
+            "threads: {} ({} sub-agent), messages: {}, calls: {}, file size: {} bytes, generation: {:.2}s (debug build)",
+            d.threads.len(),
+            d.threads.values().filter(|t| t.parent.is_some()).count(),
+            rows.len(),
+            d.calls.len(),
+            std::fs::metadata(&db.path).unwrap().len(),
+            db.secs
+        ));
+        assert_eq!(db.stats.threads, d.threads.len());
+        assert_eq!(db.stats.subagent_threads, d.threads.values().filter(|t| t.parent.is_some()).count());
+        assert_eq!(db.stats.messages, rows.len());
+        facts
+    }
+
+    // ===================================================================================
+    // Postmortem
+    // ===================================================================================
+
+    #[test]
+    fn postmortem_exact_tool_counts() {
+        let db = pm();
+        let conn = open(db);
+        let want = expect_counts(&[
+            ("Agent", 1344),
+            ("Edit", 6233),
+            ("Read", 3000),
+            ("Bash", 2000),
+            ("Grep", 1500),
+            ("Glob", 300),
+            ("Write", 300),
+            ("TodoWrite", 400),
+            ("WebFetch", 40),
+            ("WebSearch", 40),
+            ("AskUserQuestion", 30),
+            ("folder_operations", 20),
+            ("AgentResult", 44),
+            ("cron_list", 6),
+        ]);
+        assert_eq!(sql_counts(&conn), want);
+        assert_eq!(db.stats.calls_by_tool, want);
+        let ext: i64 = conn
+            .query_row(&format!("{NORM}{CALLS} SELECT COUNT(*) FROM calls WHERE name = 'ExecuteExtraTool'"), [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(ext, 50);
+    }
+
+    #[test]
+    fn postmortem_agent_failures() {
+        let db = pm();
+        let d = load(&open(db));
+        let agents = d.of("Agent");
+        assert_eq!(agents.len(), 1344);
+        assert!(agents.iter().all(|c| d.threads[&c.thread].parent.is_none()));
+        assert!(agents.iter().all(|c| !c.res.as_ref().unwrap().is_error));
+        let mut by: BTreeMap<AgentOut, usize> = BTreeMap::new();
+        for c in &agents {
+            *by.entry(agent_out(c, false)).or_default() += 1;
+        }
+        let want: BTreeMap<AgentOut, usize> = [
+            (AgentOut::Ok, 1299),
+            (AgentOut::Fg, 21),
+            (AgentOut::Bg, 15),
+            (AgentOut::Conc, 5),
+            (AgentOut::Def, 3),
+            (AgentOut::NoPrompt, 1),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(by, want);
+        // inputs match the failure kind
+        let mut def_ids = BTreeSet::new();
+        for c in &agents {
+            let i = &c.input;
+            let has = |k: &str| i.get(k).is_some();
+            match agent_out(c, false) {
+                AgentOut::Fg => assert!(
+                    has("prompt")
+                        && has("description")
+                        && !has("subagent_type")
+                        && !has("fork")
+                        && !has("run_in_background")
+                ),
+                AgentOut::Bg => assert!(i["run_in_background"] == json!(true) && !has("subagent_type") && !has("fork")),
+                AgentOut::Conc => {
+                    assert!(i["run_in_background"] == json!(true) && has("subagent_type"))
+                }
+                AgentOut::Def => {
+                    def_ids.insert(i["subagent_type"].as_str().unwrap().to_owned());
+                }
+                AgentOut::NoPrompt => assert!(has("subagent_type") && !has("prompt")),
+                AgentOut::Ok => {
+                    let t = &c.res.as_ref().unwrap().text;
+                    assert!(t.contains("]\n\n"));
+                    assert!(has("subagent_type") || i["fork"] == json!(true));
+                }
+                AgentOut::Other => unreachable!(),
+            }
+        }
+        assert_eq!(def_ids, ["code-reviewr", "docs-writer", "tester"].map(String::from).into_iter().collect());
+        // repairs: per session, the next Agent call after a subagent_type failure
+        let mut per_thread: BTreeMap<&str, Vec<&Call>> = BTreeMap::new();
+        for c in &agents {
+            per_thread.entry(&c.thread).or_default().push(c);
+        }
+        let is_repair = |f: &Call, n: &Call| {
+            let mut stripped = n.input.clone();
+            let had = stripped.as_object_mut().unwrap().remove("subagent_type").is_some();
+            had && stripped == f.input && agent_out(n, false) == AgentOut::Ok
+        };
+        let (mut immediate, mut eventual, mut runs) = (0, 0, Vec::new());
+        let mut other_next_repair = 0;
+        for cs in per_thread.values() {
+            let mut i = 0;
+            while i < cs.len() {
+                let k = agent_out(cs[i], false);
+                let mut j = i + 1;
+                while j < cs.len()
+                    && cs[j].input == cs[i].input
+                    && cs[j].res.as_ref().unwrap().text == cs[i].res.as_ref().unwrap().text
+                {
+                    j += 1;
+                }
+                if matches!(k, AgentOut::Fg | AgentOut::Bg) {
+                    runs.push(j - i);
+                    if j < cs.len() && is_repair(cs[i], cs[j]) {
+                        eventual += j - i;
+                        // only the last failure of a run is directly followed by the repair
+                        immediate += 1;
+                    }
+                } else if !matches!(k, AgentOut::Ok) && j < cs.len() {
+                    let same_prompt = cs[j].input.get("prompt") == cs[i].input.get("prompt");
+                    if same_prompt {
+                        other_next_repair += 1;
+                    }
+                }
+                i = j;
+            }
+        }
+        runs.sort_unstable();
+        assert_eq!(runs.iter().filter(|&&r| r == 6).count(), 1);
+        assert!(runs.iter().all(|&r| r == 1 || r == 6));
+        assert_eq!(runs.iter().sum::<usize>(), 36);
+        assert_eq!(eventual, 34, "subagent_type failures followed by a repair (run counted as 6)");
+        assert_eq!(immediate, 29, "failures whose very next Agent call is the repair");
+        assert_eq!(other_next_repair, 0);
+        // sub-agents
+        let subs = d.threads.values().filter(|t| t.parent.is_some()).count();
+        assert_eq!(subs, 150);
+        let bg_sub = d.threads.values().filter(|t| t.parent.is_some() && t.cancel_policy == "independent").count();
+        assert!(bg_sub > 0);
+    }
+
+    #[test]
+    fn postmortem_edit_failures() {
+        let db = pm();
+        let d = load(&open(db));
+        let edits = d.of("Edit");
+        assert_eq!(edits.len(), 6233);
+        assert!(edits.iter().all(|c| !c.res.as_ref().unwrap().is_error));
+        let (mut ok, mut nf, mut ux) = (0, 0, 0);
+        let mut nu: BTreeMap<u32, usize> = BTreeMap::new();
+        for c in &edits {
+            match edit_out(&d, c, false) {
+                EditOut::Ok => ok += 1,
+                EditOut::NotFound => nf += 1,
+                EditOut::NotUnique(n) => *nu.entry(n).or_default() += 1,
+                EditOut::Unexpected => ux += 1,
+                EditOut::Other => panic!("unclassified Edit result {:?}", c.res.as_ref().unwrap().text),
+            }
+        }
+        assert_eq!((ok, nf, ux), (5949, 213, 1));
+        assert_eq!(nu.values().sum::<usize>(), 70);
+        assert_eq!(nu[&2], 50);
+        assert_eq!(nu[&3], 7);
+        assert_eq!(nu[&4], 5);
+        assert_eq!((6..=9).map(|n| nu.get(&n).copied().unwrap_or(0)).sum::<usize>(), 8);
+        assert_eq!(nu.get(&5), None);
+        // stale / non-stale re-derived per thread, and identically per root session
+        let per_thread = stale_flags(&d, false, false);
+        let merged = stale_flags(&d, false, true);
+        assert_eq!(per_thread.len(), 213);
+        assert_eq!(per_thread.iter().filter(|(_, s)| *s).count(), 132);
+        assert_eq!(per_thread.iter().filter(|(_, s)| !*s).count(), 81);
+        assert_eq!(per_thread, merged, "classification depends on sub-agent activity");
+        // non-stale mix: never modified before vs read after the last modification
+        let sub_edits = edits.iter().filter(|c| d.threads[&c.thread].parent.is_some()).count();
+        assert_eq!(sub_edits, 30);
+    }
+
+    #[test]
+    fn postmortem_ordinary_traffic() {
+        let db = pm();
+        let d = load(&open(db));
+        // every unflagged result that looks like an error is one of the 45 + 284 hidden failures
+        let mut hidden = 0;
+        for c in &d.calls {
+            let Some(r) = &c.res else { continue };
+            if r.is_error {
+                panic!("flagged result in the pre-fix era: {}", r.text);
+            }
+            if looks_like_error(&r.text) {
+                let known = match c.name.as_str() {
+                    "Agent" => agent_out(c, false) != AgentOut::Ok,
+                    "Edit" => edit_out(&d, c, false) != EditOut::Ok,
+                    _ => false,
+                };
+                assert!(known, "{} result looks like an error: {:?}", c.name, r.text);
+                hidden += 1;
+            }
+        }
+        assert_eq!(hidden, 45 + 284);
+        let text = |c: &Call| c.res.as_ref().map(|r| r.text.clone()).unwrap_or_default();
+        // Read: line-numbered, 30 log reads with error-looking lines
+        let mut log_reads = 0;
+        for c in d.of("Read") {
+            let t = text(c);
+            let offset = c.input.get("offset").and_then(Value::as_i64).unwrap_or(1);
+            for (i, line) in t.lines().enumerate() {
+                let (num, _) = line.split_once('\t').unwrap();
+                assert_eq!(num.len(), 6);
+                assert_eq!(num.trim_start().parse::<i64>().unwrap(), offset + i as i64);
+            }
+            if c.input["file_path"].as_str().unwrap().ends_with(".log") {
+                assert!(t.contains("Error: connection refused") || t.contains("ERROR: disk full"));
+                log_reads += 1;
+            }
+        }
+        assert_eq!(log_reads, 30);
+        let bash = d.of("Bash");
+        let exit1 = bash.iter().filter(|c| text(c).ends_with("\n[Exit code: 1]")).count();
+        let done1 = bash.iter().filter(|c| text(c) == "[Command completed with exit code 1]").count();
+        assert_eq!((exit1, done1), (40, 4));
+        let grep = d.of("Grep");
+        let errlike = grep.iter().filter(|c| text(c).contains("Error:")).count();
+        let nomatch = grep.iter().filter(|c| text(c) == "No matches found.").count();
+        assert_eq!((errlike, nomatch), (30, 90));
+        let none = d.of("Glob").iter().filter(|c| text(c) == "No files found.").count();
+        assert_eq!(none, 20);
+        for c in d.of("Write") {
+            let n = c.input["content"].as_str().unwrap().lines().count();
+            assert!(text(c).starts_with(&format!("Wrote {n} line(s) ")));
+        }
+        for c in d.of("AgentResult") {
+            assert_eq!(text(c), "No completed background agent results available yet.");
+            assert!(c.input["params"]["task_id"].as_str().unwrap().starts_with("bg-"));
+        }
+        for c in d.of("cron_list") {
+            assert_eq!(c.input["params"], json!({}));
+        }
+        let runs = identical_runs(&d);
+        assert_eq!(runs, vec![("Agent".to_owned(), 6), ("AgentResult".to_owned(), 5)]);
+        let sizes: Vec<usize> = d.calls.iter().filter_map(|c| c.res.as_ref()).map(|r| r.text.len()).collect();
+        let in_band = sizes.iter().filter(|&&n| (60..=400).contains(&n)).count();
+        println!(
+            "postmortem result sizes: {} results, {:.1}% within 60..=400 bytes, max {}",
+            sizes.len(),
+            100.0 * in_band as f64 / sizes.len() as f64,
+            sizes.iter().max().unwrap()
+        );
+    }
+
+    #[test]
+    fn postmortem_integrity() {
+        let facts = check_integrity(pm(), false, ("2026-05-20T00:00:00+00:00", "2026-06-03T00:00:00+00:00"));
+        for f in facts {
+            println!("postmortem: {f}");
+        }
+    }
+
+    #[test]
+    fn same_seed_same_bytes() {
+        let a = std::fs::read(&pm().path).unwrap();
+        let b = make(PeriScenario::Postmortem, seed(), "pm_again.db");
+        assert_eq!(a, std::fs::read(&b.path).unwrap(), "same seed, different bytes");
+        assert_eq!(pm().stats, b.stats);
+        let c = make(PeriScenario::Postmortem, seed().wrapping_add(1), "pm_other.db");
+        assert_ne!(a, std::fs::read(&c.path).unwrap());
+        assert_eq!(pm().stats.calls_by_tool, c.stats.calls_by_tool);
+        let pa = std::fs::read(&pf().path).unwrap();
+        let pb = make(PeriScenario::PostFix, seed(), "pf_again.db");
+        assert_eq!(pa, std::fs::read(&pb.path).unwrap());
+        for p in [&b.path, &c.path, &pb.path] {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    // ===================================================================================
+    // PostFix
+    // ===================================================================================
+
+    #[test]
+    fn postfix_exact_tool_counts() {
+        let db = pf();
+        let want = expect_counts(&[
+            ("Agent", 40),
+            ("Edit", 140),
+            ("Read", 160),
+            ("Bash", 100),
+            ("Grep", 70),
+            ("Glob", 20),
+            ("Write", 20),
+            ("TodoWrite", 20),
+            ("WebFetch", 5),
+            ("WebSearch", 5),
+            ("AskUserQuestion", 4),
+            ("folder_operations", 3),
+            ("AgentResult", 5),
+            ("cron_list", 1),
+            ("Task", 1),
+        ]);
+        assert_eq!(sql_counts(&open(db)), want);
+        assert_eq!(db.stats.calls_by_tool, want);
+    }
+
+    #[test]
+    fn postfix_flagged_failures() {
+        let db = pf();
+        let d = load(&open(db));
+        // Agent
+        let mut by: BTreeMap<AgentOut, usize> = BTreeMap::new();
+        for c in d.of("Agent") {
+            let k = agent_out(c, true);
+            assert_eq!(c.res.as_ref().unwrap().is_error, k != AgentOut::Ok);
+            *by.entry(k).or_default() += 1;
+        }
+        let want: BTreeMap<AgentOut, usize> =
+            [(AgentOut::Ok, 32), (AgentOut::Fg, 4), (AgentOut::Bg, 2), (AgentOut::Conc, 1), (AgentOut::Def, 1)]
+                .into_iter()
+                .collect();
+        assert_eq!(by, want);
+        // Edit
+        let (mut ok, mut nf, mut nu) = (0, 0, 0);
+        for c in d.of("Edit") {
+            match edit_out(&d, c, true) {
+                EditOut::Ok => ok += 1,
+                EditOut::NotFound => nf += 1,
+                EditOut::NotUnique(2) => nu += 1,
+                o => panic!("unexpected Edit outcome {o:?}: {:?}", c.res.as_ref().unwrap().text),
+            }
+        }
+        assert_eq!((ok, nf, nu), (127, 11, 2));
+        let st = stale_flags(&d, true, false);
+        assert_eq!(st.iter().filter(|(_, s)| *s).count(), 4);
+        assert_eq!(st.iter().filter(|(_, s)| !*s).count(), 7);
+        assert_eq!(st, stale_flags(&d, true, true));
+        // unwrapped flagged results
+        let flagged: Vec<(&str, &str)> = d
+            .calls
+            .iter()
+            .filter_map(|c| c.res.as_ref().filter(|r| r.is_error).map(|r| (c.name.as_str(), r.text.as_str())))
+            .filter(|(_, t)| {
+                !t.starts_with("Tool execution failed: Agent - ") && !t.starts_with("Tool execution failed: Edit - ")
+            })
+            .collect();
+        let mut kinds: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        for f in &flagged {
+            *kinds.entry(*f).or_default() += 1;
+        }
+        let want: BTreeMap<(&str, &str), usize> = [
+            (
+                (
+                    "Read",
+                    "The 'file_path' parameter is required for the Read tool. Provide the absolute path to the file.",
+                ),
+                2,
+            ),
+            (("Task", "工具 'Task' 不存在"), 1),
+            (("Bash", "Tool execution failed: Bash - interrupted by user"), 2),
+            (("Bash", "Don't Ask 模式：自动拒绝"), 1),
+            (("Write", "not now, I'm changing that file myself"), 1),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(kinds, want);
+        let total_flagged = d.calls.iter().filter(|c| c.res.as_ref().is_some_and(|r| r.is_error)).count();
+        assert_eq!(total_flagged, 8 + 13 + 7);
+        // no hidden errors at all
+        for c in &d.calls {
+            let r = c.res.as_ref().unwrap();
+            assert!(r.is_error || !looks_like_error(&r.text), "hidden error {:?}", r.text);
+        }
+        // benign look-alikes, exact by construction
+        let text = |c: &Call| c.res.as_ref().map(|r| r.text.clone()).unwrap_or_default();
+        let logs = d
+            .of("Read")
+            .iter()
+            .filter(|c| c.input.get("file_path").and_then(Value::as_str).is_some_and(|p| p.ends_with(".log")))
+            .count();
+        let bash = d.of("Bash");
+        let exit1 = bash.iter().filter(|c| text(c).ends_with("\n[Exit code: 1]")).count();
+        let done1 = bash.iter().filter(|c| text(c) == "[Command completed with exit code 1]").count();
+        let grep = d.of("Grep");
+        let errlike = grep.iter().filter(|c| text(c).contains("Error:")).count();
+        let nomatch = grep.iter().filter(|c| text(c) == "No matches found.").count();
+        let none = d.of("Glob").iter().filter(|c| text(c) == "No files found.").count();
+        assert_eq!((logs, exit1, done1, errlike, nomatch, none), (3, 4, 1, 3, 6, 2));
+        // Read without file_path really lacks it
+        for c in d.of("Read") {
+            if c.res.as_ref().unwrap().is_error {
+                assert!(c.input.get("file_path").is_none());
+            }
+        }
+    }
+
+    #[test]
+    fn postfix_consecutive_failure_reminder() {
+        let db = pf();
+        let conn = open(db);
+        let d = load(&conn);
+        let runs = identical_runs(&d);
+        assert_eq!(runs, vec![("Edit".to_owned(), 5)]);
+        let sql = format!(
+            "{NORM} SELECT rid, thread_id, j ->> '$.content' FROM m WHERE role = 'user' \
+             AND j ->> '$.content' LIKE '<system-reminder>%'"
+        );
+        let (rid, thread, text): (i64, String, String) =
+            conn.query_row(&sql, [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap();
+        assert_eq!(
+            text,
+            "<system-reminder>\nWarning: Tool 'Edit' has failed 5 consecutive times with the same error. Stop retrying and analyze the root cause. Consider using a different approach or asking the user for guidance.\n</system-reminder>"
+        );
+        let edits: Vec<&Call> = d.calls.iter().filter(|c| c.thread == thread && c.name == "Edit").collect();
+        let pos = edits
+            .windows(5)
+            .position(|w| {
+                w.iter().all(|c| {
+                    c.input == w[0].input
+                        && c.res.as_ref().unwrap().text == w[0].res.as_ref().unwrap().text
+                        && c.res.as_ref().unwrap().is_error
+                })
+            })
+            .expect("5 identical flagged Edits");
+        let fifth = edits[pos + 4];
+        assert!(fifth.rid < rid && rid < fifth.res.as_ref().unwrap().rid);
+        let reminders: i64 = conn
+            .query_row("SELECT COUNT(*) FROM messages WHERE content ->> '$.type' = 'system_reminder'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(reminders, 5);
+    }
+
+    #[test]
+    fn postfix_integrity() {
+        let db = pf();
+        let facts = check_integrity(db, true, ("2026-06-16T00:00:00+00:00", "2026-06-21T00:00:00+00:00"));
+        for f in facts {
+            println!("postfix: {f}");
+        }
+        // about 30% of the ordinary successes of the other tools run inside sub-agents
+        let d = load(&open(db));
+        let ordinary: Vec<&Call> = d
+            .calls
+            .iter()
+            .filter(|c| !matches!(c.name.as_str(), "Agent" | "Task" | "ExecuteExtraTool"))
+            .filter(|c| c.res.as_ref().is_some_and(|r| !r.is_error))
+            .collect();
+        let in_sub = ordinary.iter().filter(|c| d.threads[&c.thread].parent.is_some()).count();
+        let share = in_sub as f64 / ordinary.len() as f64;
+        println!("postfix: ordinary successes in sub-agents: {in_sub}/{} ({:.1}%)", ordinary.len(), 100.0 * share);
+        assert!((0.2..0.4).contains(&share));
+    }
 }
