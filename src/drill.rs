@@ -104,7 +104,7 @@ fn print_detail(source: &str, session: &str, d: &Detail, out: &mut dyn Write) ->
 /// Visit every session of `paths`; stop early when `visit` returns false.
 fn each_session(paths: &[PathBuf], opts: &SourceOptions, visit: &mut dyn FnMut(&str, Session) -> bool) -> Result<()> {
     for path in paths {
-        let (conn, format) = source::open(path)?;
+        let (conn, format, _warnings) = source::open(path)?;
         let name = path.display().to_string();
         let mut going = true;
         source::read(path, &conn, format, opts, &mut |s| {

@@ -36,8 +36,9 @@ use source::SourceOptions;
 pub fn scan(paths: &[PathBuf], opts: &SourceOptions, filters: Filters, options: AnalysisOptions) -> Result<Report> {
     let mut agg = Aggregator::new(filters, options);
     for path in paths {
-        let (conn, format) = source::open(path)?;
+        let (conn, format, warnings) = source::open(path)?;
         agg.begin_source(&path.display().to_string(), format.as_str());
+        agg.warn(warnings);
         source::read(path, &conn, format, opts, &mut |s| agg.add(&analysis::judge(s)))?;
     }
     Ok(agg.finish())
@@ -81,11 +82,14 @@ fn build_report(args: &cli::ScanArgs, err: &mut dyn Write) -> Result<Report> {
     let opts = SourceOptions { no_subagents: args.no_subagents, session: args.session.clone() };
     let options = AnalysisOptions { streak_threshold: args.streak_threshold };
     let report = scan(&paths, &opts, filters, options)?;
+    for w in &report.warnings {
+        writeln!(err, "tracelint: warning: {w}")?;
+    }
     for src in &report.sources {
         let n = report.findings.iter().filter(|f| f.rule == "malformed-row" && f.source == src.path).count();
         if n > 0 {
             let path = sanitize::one_line(&src.path);
-            writeln!(err, "tracelint: warning: {path}: {n} unreadable rows skipped (malformed-row findings)")?;
+            writeln!(err, "tracelint: warning: {path}: {n} rows skipped or repaired (see the malformed-row findings)")?;
         }
     }
     Ok(report)

@@ -39,6 +39,8 @@ pub enum Event {
 pub struct Malformed {
     pub row: i64,
     pub problem: String,
+    /// The row was skipped (otherwise it was read after a repair).
+    pub skipped: bool,
 }
 
 /// One session (a Peri thread), its events in storage order.

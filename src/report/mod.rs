@@ -148,6 +148,9 @@ pub struct Report {
     /// One sanitized example message per (tool, template).
     #[serde(skip)]
     pub examples: BTreeMap<(String, String), String>,
+    /// How sources had to be opened, for stderr.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 /// Collects judged sessions, one source after another, into a `Report`.
@@ -163,6 +166,7 @@ pub struct Aggregator {
     findings: Vec<Finding>,
     source_tools: Vec<BTreeMap<String, ToolReport>>,
     examples: BTreeMap<(String, String), String>,
+    warnings: Vec<String>,
 }
 
 fn count_call(t: &mut ToolReport, outcome: &Outcome) {
@@ -194,7 +198,13 @@ impl Aggregator {
             findings: Vec::new(),
             source_tools: Vec::new(),
             examples: BTreeMap::new(),
+            warnings: Vec::new(),
         }
+    }
+
+    /// Record warnings about the current source.
+    pub fn warn(&mut self, warnings: Vec<String>) {
+        self.warnings.extend(warnings);
     }
 
     /// Start a new source; following sessions belong to it.
@@ -310,7 +320,12 @@ impl Aggregator {
                 "warning",
                 None,
                 None,
-                format!("row {} skipped: {}", m.row, crate::sanitize::one_line(&m.problem)),
+                format!(
+                    "row {} {}: {}",
+                    m.row,
+                    if m.skipped { "skipped" } else { "read with repairs" },
+                    crate::sanitize::one_line(&m.problem)
+                ),
                 &crate::analysis::normalize::template(&m.problem),
             ));
         }
@@ -402,6 +417,7 @@ impl Aggregator {
             reasons,
             source_tools,
             examples: self.examples,
+            warnings: self.warnings,
         }
     }
 }

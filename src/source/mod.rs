@@ -1,6 +1,7 @@
 //! Trace sources: open a file safely, recognise its format, and stream its
 //! sessions into the common model.
 
+pub mod json;
 pub mod open;
 pub mod peri;
 
@@ -91,11 +92,12 @@ pub struct SourceStats {
     pub rows: u64,
 }
 
-/// Open `path` read-only and recognise its format.
-pub fn open(path: &Path) -> Result<(Connection, Format)> {
-    let conn = open::open_read_only(path)?;
-    let format = detect(path, &conn)?;
-    Ok((conn, format))
+/// Open `path` read-only and recognise its format; also returns warnings
+/// about how it had to be opened.
+pub fn open(path: &Path) -> Result<(Connection, Format, Vec<String>)> {
+    let opened = open::open_read_only(path)?;
+    let format = detect(path, &opened.conn)?;
+    Ok((opened.conn, format, opened.warnings))
 }
 
 /// Read every wanted session of an opened source, handing each to `sink`

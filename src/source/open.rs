@@ -12,15 +12,38 @@ use crate::error::{Error, Result};
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How a database is opened. None of them writes anything, anywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `mode=ro`: a rollback-journal database.
+    ReadOnly,
+    /// `mode=ro&readonly_shm=1`: a WAL database with its `-wal` file
+    /// present. The WAL is read, but the `-shm` file is opened read-only and
+    /// never written (SQLite reads the WAL index into private memory).
+    ReadOnlyShm,
+    /// `immutable=1`: SQLite assumes nothing else changes the file; it takes
+    /// no locks, reads no WAL and creates no files.
+    Immutable,
+}
+
+/// An open database and what the caller should tell the user about it.
+pub struct Opened {
+    pub conn: Connection,
+    pub warnings: Vec<String>,
+}
+
 /// Open `path` read-only. The file must exist and start with the SQLite
 /// header (SQLite itself would treat an empty file as an empty database).
 ///
 /// A WAL database whose `-wal` file is absent has every committed page in
 /// the main file; opening it normally would make SQLite create `-wal` and
-/// `-shm` files beside it, so it is opened `immutable` instead. With a
-/// `-wal` file present (the owner is running, or crashed), it is opened in
-/// ordinary read-only mode, which reads the WAL and takes no write lock.
-pub fn open_read_only(path: &Path) -> Result<Connection> {
+/// `-shm` files beside it, so it is opened `immutable`. With a `-wal` file
+/// present (the owner is running, or crashed) it is read with
+/// `readonly_shm`, so even the shared-memory file stays byte-identical.
+/// When that is impossible (a read-only directory without a `-shm` file, a
+/// hot journal that would need a rollback), the database is opened
+/// `immutable` with a warning: changes not yet checkpointed are not seen.
+pub fn open_read_only(path: &Path) -> Result<Opened> {
     let meta = std::fs::metadata(path).map_err(|e| Error::input(path, io_problem(&e)))?;
     if meta.is_dir() {
         return Err(Error::input(path, "is a directory, not a trace database"));
@@ -36,16 +59,48 @@ pub fn open_read_only(path: &Path) -> Result<Connection> {
         return Err(Error::input(path, "not a SQLite database (bad header)"));
     }
     let wal_mode = header[18] == 2 || header[19] == 2;
-    let wal_present = sidecar(path, "-wal").exists();
-    let immutable = wal_mode && !wal_present;
-    let uri = file_uri(path, immutable);
+    let mode = match (wal_mode, sidecar(path, "-wal").exists()) {
+        (true, false) => Mode::Immutable,
+        (true, true) => Mode::ReadOnlyShm,
+        (false, _) => Mode::ReadOnly,
+    };
+    match try_open(path, mode) {
+        Ok(conn) => Ok(Opened { conn, warnings: Vec::new() }),
+        Err(e) if mode != Mode::Immutable && needs_fallback(&e) => {
+            let conn = try_open(path, Mode::Immutable).map_err(|e| Error::input(path, sqlite_problem(&e)))?;
+            let what = if mode == Mode::ReadOnlyShm { "the -wal file" } else { "a hot journal" };
+            Ok(Opened {
+                conn,
+                warnings: vec![format!(
+                    "{}: opened immutable ({}); changes still only in {what} may be missed",
+                    crate::sanitize::one_line(&path.display().to_string()),
+                    sqlite_problem(&e)
+                )],
+            })
+        }
+        Err(e) => Err(Error::input(path, sqlite_problem(&e))),
+    }
+}
+
+fn try_open(path: &Path, mode: Mode) -> rusqlite::Result<Connection> {
+    let params = match mode {
+        Mode::ReadOnly => "?mode=ro",
+        Mode::ReadOnlyShm => "?mode=ro&readonly_shm=1",
+        Mode::Immutable => "?mode=ro&immutable=1",
+    };
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(&uri, flags).map_err(|e| Error::input(path, sqlite_problem(&e)))?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| Error::input(path, sqlite_problem(&e)))?;
-    // Force SQLite to read the schema now, so a damaged file fails here.
-    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
-        .map_err(|e| Error::input(path, sqlite_problem(&e)))?;
+    let conn = Connection::open_with_flags(file_uri(path, params), flags)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Force SQLite to read the schema now, so a damaged or unopenable file fails here.
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))?;
     Ok(conn)
+}
+
+/// Errors that mean "cannot read this way without writing", not "broken".
+fn needs_fallback(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode;
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if matches!(f.code, ErrorCode::CannotOpen | ErrorCode::ReadOnly | ErrorCode::PermissionDenied | ErrorCode::SystemIoFailure))
 }
 
 fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -66,7 +121,7 @@ fn sidecar(path: &Path, suffix: &str) -> std::path::PathBuf {
 }
 
 /// A `file:` URI for `path`, with the characters URIs reserve escaped.
-fn file_uri(path: &Path, immutable: bool) -> String {
+fn file_uri(path: &Path, params: &str) -> String {
     let raw = path.to_string_lossy();
     let mut uri = String::with_capacity(raw.len() + 32);
     uri.push_str("file:");
@@ -76,7 +131,7 @@ fn file_uri(path: &Path, immutable: bool) -> String {
             _ => uri.push(c),
         }
     }
-    uri.push_str(if immutable { "?mode=ro&immutable=1" } else { "?mode=ro" });
+    uri.push_str(params);
     uri
 }
 

@@ -67,13 +67,21 @@ pub fn read(
         match r.get_ref(3).map_err(sql)? {
             ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
                 let content = String::from_utf8_lossy(bytes);
-                if let Err(problem) = parse_message(&content, &role, rowid, &mut session.events) {
-                    session.malformed.push(Malformed { row: rowid, problem });
+                match parse_message(&content, &role, rowid, &mut session.events) {
+                    Ok(false) => {}
+                    Ok(true) => session.malformed.push(Malformed {
+                        row: rowid,
+                        problem: "lone UTF-16 surrogate escapes replaced by U+FFFD".into(),
+                        skipped: false,
+                    }),
+                    Err(problem) => session.malformed.push(Malformed { row: rowid, problem, skipped: true }),
                 }
             }
-            other => session
-                .malformed
-                .push(Malformed { row: rowid, problem: format!("content is {}, not JSON text", type_name(other)) }),
+            other => session.malformed.push(Malformed {
+                row: rowid,
+                problem: format!("content is {}, not JSON text", type_name(other)),
+                skipped: true,
+            }),
         }
         if last_row.get(&thread) == Some(&rowid)
             && let Some(done) = open.remove(&thread)
@@ -143,8 +151,9 @@ fn type_name(v: ValueRef<'_>) -> &'static str {
 
 /// Turn one stored message into calls and results, appended to `out`.
 /// `Err` is a one-line description of why the row cannot be read.
-pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<(), String> {
-    let value: Value = serde_json::from_str(content).map_err(|e| format!("invalid JSON: {e}"))?;
+/// `Ok(true)` means the row was read after a repair (lone surrogates).
+pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
+    let (value, repaired) = super::json::parse_lossy(content).map_err(|e| format!("invalid JSON: {e}"))?;
     let Some(mut msg) = as_object(value) else {
         return Err("message is not a JSON object".into());
     };
@@ -156,7 +165,7 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
             None => return Err("envelope without a version".into()),
         }
         if msg.get("type").and_then(Value::as_str) != Some("message") {
-            return Ok(()); // system reminders and other records carry no calls
+            return Ok(repaired); // system reminders and other records carry no calls
         }
         match msg.remove("message").and_then(as_object) {
             Some(inner) => msg = inner,
@@ -175,7 +184,7 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
         let flag = msg.get("is_error").and_then(Value::as_bool).unwrap_or(false);
         let text = content_text(msg.get("content").unwrap_or(&Value::Null));
         out.push(Event::Result(ToolResult { call_id, text, flag: Some(flag), time, row }));
-        return Ok(());
+        return Ok(repaired);
     }
 
     let mut seen: Vec<String> = Vec::new();
@@ -219,7 +228,7 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
             out.push(Event::Call(make_call(id, name, input, time, row)));
         }
     }
-    Ok(())
+    Ok(repaired)
 }
 
 fn as_object(v: Value) -> Option<Map<String, Value>> {
