@@ -163,6 +163,8 @@ pub enum SampleKind {
     PeriPostmortem,
     /// The same kinds of failure after the fix: flagged, wrapped, nothing hidden.
     PeriPostfix,
+    /// A large database for benchmarks (--calls), with interleaved sessions and big results.
+    PeriLarge,
 }
 
 #[derive(Debug, clap::Args)]
@@ -174,4 +176,7 @@ pub struct GenerateArgs {
     /// Seed of the generator; the same seed gives the same database.
     #[arg(long, default_value_t = 2026)]
     pub seed: u64,
+    /// Number of tool calls (peri-large only).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub calls: u64,
 }

@@ -200,14 +200,29 @@ pub fn run_generate(args: &cli::GenerateArgs, out: &mut dyn Write) -> Result<()>
     if args.out.exists() {
         return Err(Error::input(&args.out, "already exists; generate writes a new file only"));
     }
+    let fail = |e: rusqlite::Error| {
+        let _ = std::fs::remove_file(&args.out);
+        Error::input(&args.out, format!("cannot write: {e}"))
+    };
     let scenario = match args.kind {
         cli::SampleKind::PeriPostmortem => PeriScenario::Postmortem,
         cli::SampleKind::PeriPostfix => PeriScenario::PostFix,
+        cli::SampleKind::PeriLarge => {
+            let s = generate::large::generate_large(&args.out, args.calls, args.seed).map_err(fail)?;
+            writeln!(
+                out,
+                "wrote {}: {} sessions ({} sub-agent), {} messages, {} calls, {} MB of message JSON",
+                args.out.display(),
+                s.threads,
+                s.subagent_threads,
+                s.messages,
+                s.calls,
+                s.content_bytes / 1_000_000
+            )?;
+            return Ok(());
+        }
     };
-    let stats = generate_peri(&args.out, scenario, args.seed).map_err(|e| {
-        let _ = std::fs::remove_file(&args.out);
-        Error::input(&args.out, format!("cannot write: {e}"))
-    })?;
+    let stats = generate_peri(&args.out, scenario, args.seed).map_err(fail)?;
     let calls: usize = stats.calls_by_tool.values().sum();
     writeln!(
         out,

@@ -1,3 +1,4 @@
 //! Synthetic trace databases: the shipped samples and test fixtures.
 
+pub mod large;
 pub mod peri;

@@ -90,3 +90,64 @@ mod tests {
         assert!(parse_lossy(r#"{"a":"\ud800"#).is_err(), "repaired but still truncated");
     }
 }
+
+/// Bytes of a result's text that are kept: enough for every rule (which
+/// read the first 4 KiB), messages and drill-down excerpts; a 400 KB output
+/// is never copied or unescaped whole.
+pub const TEXT_CAP: usize = 8192;
+
+/// The text of a JSON string literal `raw` (quotes included), decoding at
+/// most about `cap` bytes of it. The flag says the text was cut.
+pub fn string_prefix(raw: &str, cap: usize) -> (String, bool) {
+    let decode = |lit: &str| -> Option<String> {
+        match parse_lossy(lit) {
+            Ok((Value::String(s), _)) => Some(s),
+            _ => None,
+        }
+    };
+    if raw.len() <= cap + 2 {
+        return (decode(raw).unwrap_or_default(), false);
+    }
+    // Cut before `cap`, never inside an escape or a UTF-8 sequence.
+    let b = raw.as_bytes();
+    let mut i = 1;
+    let mut cut = 1;
+    while i < b.len() - 1 && i < cap {
+        cut = i;
+        i += if b[i] == b'\\' { if b.get(i + 1) == Some(&b'u') { 6 } else { 2 } } else { 1 };
+    }
+    if i <= cap {
+        cut = i;
+    }
+    while cut > 1 && !raw.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let mut lit = String::with_capacity(cut + 1);
+    lit.push_str(&raw[..cut]);
+    lit.push('"');
+    (decode(&lit).unwrap_or_default(), true)
+}
+
+#[cfg(test)]
+mod prefix_tests {
+    use super::*;
+
+    #[test]
+    fn short_strings_decode_whole() {
+        assert_eq!(string_prefix(r#""a\nb""#, 100), ("a\nb".to_string(), false));
+    }
+
+    #[test]
+    fn long_strings_are_cut_safely() {
+        let body = "x\\n\\u00e9é\\ud83d\\ude00".repeat(2000);
+        let raw = format!("\"{body}\"");
+        for cap in [10, 11, 12, 13, 14, 15, 16, 17, 20, 25, 8192] {
+            let (text, cut) = string_prefix(&raw, cap);
+            assert!(cut);
+            assert!(text.len() <= cap + 8, "{cap}: {}", text.len());
+            let full: String = serde_json::from_str(&raw).unwrap();
+            let clean = text.trim_end_matches('\u{fffd}');
+            assert!(full.starts_with(clean), "cap {cap}: {text:?}");
+        }
+    }
+}

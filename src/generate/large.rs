@@ -1,0 +1,382 @@
+//! A large Peri-format database for benchmarks: a configurable number of
+//! tool calls, a realistic mix of tools and errors, result sizes with a
+//! median near 1 KB and a tail of 100 KB+ results, sub-agent threads, and
+//! sessions that run concurrently so their messages interleave in storage
+//! order, as in real stores. Deterministic from a seed.
+//!
+//! It streams: one prepared INSERT, one transaction, and only the state of
+//! the sessions currently running is kept in memory.
+
+use std::path::Path;
+
+use rusqlite::{Connection, params};
+use serde::Serialize;
+
+/// What `generate_large` wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LargeStats {
+    pub threads: u64,
+    pub subagent_threads: u64,
+    pub messages: u64,
+    pub calls: u64,
+    pub content_bytes: u64,
+}
+
+/// splitmix64: small, fast, and the same on every platform.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+    /// A result size: log-normal around a 1 KB median, plus a 0.5% tail of
+    /// 100–400 KB outputs.
+    fn result_size(&mut self) -> usize {
+        if self.chance(0.005) {
+            return 100_000 + self.below(300_000) as usize;
+        }
+        // Box-Muller: a standard normal from two uniforms.
+        let (u1, u2) = (self.unit().max(1e-12), self.unit());
+        let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        (1000.0 * (0.9 * z).exp()).clamp(20.0, 60_000.0) as usize
+    }
+}
+
+fn uuid7(ms: u64, rng: &mut Rng) -> String {
+    let r = rng.next();
+    let r2 = rng.next();
+    format!(
+        "{:08x}-{:04x}-7{:03x}-{:04x}-{:012x}",
+        ms >> 16,
+        ms & 0xffff,
+        r & 0xfff,
+        0x8000 | ((r >> 12) & 0x3fff),
+        r2 & 0xffff_ffff_ffff
+    )
+}
+
+/// Tools and their weights in the mix.
+const MIX: &[(&str, u32)] = &[
+    ("Read", 30),
+    ("Bash", 20),
+    ("Edit", 18),
+    ("Grep", 13),
+    ("Glob", 4),
+    ("Write", 4),
+    ("TodoWrite", 4),
+    ("Agent", 1),
+    ("WebFetch", 2),
+    ("WebSearch", 2),
+    ("AskUserQuestion", 1),
+    ("ExecuteExtraTool", 1),
+];
+
+/// Failure texts per tool: (text, stored flag). Hidden ones say `Error:` with
+/// the flag false, as in the founding postmortem.
+fn failure(tool: &str, path: &str, rng: &mut Rng) -> (String, bool) {
+    let hidden = rng.chance(0.6);
+    let text = match tool {
+        "Edit" if rng.chance(0.7) => format!("Error: old_string not found in {path}"),
+        "Edit" => format!(
+            "Error: old_string is not unique in {path} (found 2 occurrences). Please provide more context or set replace_all to true."
+        ),
+        "Agent" => {
+            "Error: please provide subagent_type parameter to specify the agent type, or use fork: true for fork mode"
+                .to_string()
+        }
+        "Read" => format!("Error: File not found at {path}"),
+        "Bash" => "Error: Command timed out after 120 seconds.".to_string(),
+        "Grep" => "Error: Search timed out after 15 seconds. Please use a more specific pattern.".to_string(),
+        "WebFetch" => "Extract API returned HTTP 502: Bad Gateway".to_string(),
+        _ => format!("Error: {tool} failed: invalid input"),
+    };
+    if hidden { (text, false) } else { (format!("Tool execution failed: {tool} - {text}"), true) }
+}
+
+#[derive(Serialize)]
+struct ToolUse<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: &'a str,
+    name: &'a str,
+    input: &'a serde_json::Value,
+}
+
+#[derive(Serialize)]
+struct Mirror<'a> {
+    id: &'a str,
+    name: &'a str,
+    arguments: &'a serde_json::Value,
+}
+
+#[derive(Serialize)]
+struct Assistant<'a> {
+    role: &'static str,
+    id: &'a str,
+    content: Vec<ToolUse<'a>>,
+    tool_calls: Vec<Mirror<'a>>,
+}
+
+#[derive(Serialize)]
+struct ToolRow<'a> {
+    role: &'static str,
+    id: &'a str,
+    tool_call_id: &'a str,
+    content: &'a str,
+    is_error: bool,
+}
+
+struct Session {
+    id: String,
+    /// Calls still to make.
+    left: u64,
+    /// A sub-agent's parent session, and the parent's pending Agent call.
+    parent: Option<(usize, String)>,
+    /// Waiting for a sub-agent to finish.
+    waiting: bool,
+    /// Parent's deferred Agent result row, written when the child ends.
+    files: Vec<String>,
+}
+
+/// Write a new Peri database at `path` with about `calls` tool calls.
+pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<LargeStats> {
+    let mut conn = Connection::open(path)?;
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096;
+         CREATE TABLE threads (id TEXT PRIMARY KEY, title TEXT, cwd TEXT NOT NULL DEFAULT '',
+           created_at TEXT NOT NULL, updated_at TEXT NOT NULL, message_count INTEGER NOT NULL DEFAULT 0,
+           parent_thread_id TEXT, snapshot_at_message_id TEXT, hidden BOOLEAN NOT NULL DEFAULT 0,
+           cancel_policy TEXT NOT NULL DEFAULT 'cascade', config TEXT, cached_context TEXT,
+           agent_status TEXT NOT NULL DEFAULT 'active');
+         CREATE TABLE messages (message_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+           role TEXT NOT NULL, content TEXT NOT NULL);
+         CREATE INDEX idx_messages_thread_id ON messages (thread_id ASC);",
+    )?;
+    let mut rng = Rng(seed ^ 0x7472_6163_656c_696e);
+    // A pool of text that results are cut from (cheap to slice, realistic to escape).
+    let line = "    let value = compute(&input, config.threshold)?; // \"quoted\" and a tab\there\n";
+    let pool: String = line.repeat(420_000 / line.len() + 1);
+    let mut stats = LargeStats::default();
+    let mut ms: u64 = 1_780_000_000_000; // 2026-05-28
+    let tx = conn.transaction()?;
+    {
+        let mut insert_msg =
+            tx.prepare("INSERT INTO messages (message_id, thread_id, role, content) VALUES (?1, ?2, ?3, ?4)")?;
+        let mut insert_thread = tx.prepare(
+            "INSERT INTO threads (id, title, created_at, updated_at, message_count, parent_thread_id, hidden)
+             VALUES (?1, ?2, ?3, ?3, 0, ?4, ?5)",
+        )?;
+        let mut sessions: Vec<Session> = Vec::new();
+        let mut made: u64 = 0;
+        let stamp = |ms: u64| chrono::DateTime::from_timestamp_millis(ms as i64).unwrap_or_default().to_rfc3339();
+        let concurrency = 4;
+        while made < calls || !sessions.is_empty() {
+            // Keep `concurrency` root sessions running while calls remain.
+            let roots = sessions.iter().filter(|s| s.parent.is_none()).count();
+            if made < calls && roots < concurrency {
+                let id = uuid7(ms, &mut rng);
+                insert_thread.execute(params![id, "bench session", stamp(ms), Option::<String>::None, 0])?;
+                stats.threads += 1;
+                let user =
+                    format!(r#"{{"role":"user","id":"{}","content":"please fix the build"}}"#, uuid7(ms, &mut rng));
+                insert_msg.execute(params![uuid7(ms, &mut rng), id, "user", user])?;
+                stats.messages += 1;
+                let left = 20 + rng.below(400);
+                sessions.push(Session { id, left, parent: None, waiting: false, files: Vec::new() });
+                continue;
+            }
+            // Pick a running session that is not waiting for a sub-agent.
+            let ready: Vec<usize> = (0..sessions.len()).filter(|&i| !sessions[i].waiting).collect();
+            let Some(&si) = ready.get(rng.below(ready.len() as u64) as usize) else { break };
+            ms += 1 + rng.below(900);
+            if sessions[si].left == 0 || made >= calls {
+                // The session ends; a sub-agent hands its result to the parent.
+                let s = sessions.remove(si);
+                if let Some((parent_idx, call_id)) = s.parent {
+                    let pi = if parent_idx > si { parent_idx - 1 } else { parent_idx };
+                    let text =
+                        format!("[Sub-agent executed {} tool calls]\n\nDone: the build is fixed.", s.files.len());
+                    let row = ToolRow {
+                        role: "tool",
+                        id: &uuid7(ms, &mut rng),
+                        tool_call_id: &call_id,
+                        content: &text,
+                        is_error: false,
+                    };
+                    let json = serde_json::to_string(&row)
+                        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+                    stats.content_bytes += json.len() as u64;
+                    insert_msg.execute(params![row.id, sessions[pi].id, "tool", json])?;
+                    stats.messages += 1;
+                    sessions[pi].waiting = false;
+                    // Indexes above the removed one shifted; fix the children's links.
+                }
+                for s2 in sessions.iter_mut() {
+                    if let Some((p, _)) = &mut s2.parent {
+                        if *p > si {
+                            *p -= 1;
+                        }
+                    }
+                }
+                continue;
+            }
+            // One assistant step with 1-3 parallel calls, then their results.
+            let n = 1 + rng.below(3).min(sessions[si].left.saturating_sub(1));
+            let mut uses: Vec<(String, &'static str, serde_json::Value)> = Vec::new();
+            let mut spawn: Option<String> = None;
+            for _ in 0..n {
+                let mut pick = rng.below(MIX.iter().map(|m| u64::from(m.1)).sum());
+                let mut tool = MIX[0].0;
+                for (t, w) in MIX {
+                    if pick < u64::from(*w) {
+                        tool = t;
+                        break;
+                    }
+                    pick -= u64::from(*w);
+                }
+                if tool == "Agent" && (sessions[si].parent.is_some() || spawn.is_some()) {
+                    tool = "Read"; // sub-agents do not spawn; one spawn per step
+                }
+                let file = format!("/work/project/src/module_{}/file_{}.rs", rng.below(40), rng.below(200));
+                let input = match tool {
+                    "Read" => serde_json::json!({"file_path": file}),
+                    "Edit" => {
+                        serde_json::json!({"file_path": file, "old_string": "compute(&input)", "new_string": "compute(&input, cfg)"})
+                    }
+                    "Write" => serde_json::json!({"file_path": file, "content": "fn main() {}\n"}),
+                    "Bash" => serde_json::json!({"command": "cargo test --workspace", "description": "run tests"}),
+                    "Grep" => serde_json::json!({"pattern": "compute\\(", "path": "src"}),
+                    "Glob" => serde_json::json!({"pattern": "**/*.rs"}),
+                    "Agent" => serde_json::json!({"prompt": "find the failing test", "subagent_type": "explore"}),
+                    "ExecuteExtraTool" => {
+                        serde_json::json!({"tool_name": "AgentResult", "params": {"task_id": "bg-1"}})
+                    }
+                    _ => serde_json::json!({"query": "hidden tool errors"}),
+                };
+                sessions[si].files.push(file);
+                let id = format!("call_{:016x}", rng.next());
+                if tool == "Agent" {
+                    spawn = Some(id.clone());
+                }
+                uses.push((id, tool, input));
+            }
+            let msg_id = uuid7(ms, &mut rng);
+            let msg = Assistant {
+                role: "assistant",
+                id: &msg_id,
+                content: uses.iter().map(|(id, name, input)| ToolUse { kind: "tool_use", id, name, input }).collect(),
+                tool_calls: uses.iter().map(|(id, name, input)| Mirror { id, name, arguments: input }).collect(),
+            };
+            let json = serde_json::to_string(&msg).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+            stats.content_bytes += json.len() as u64;
+            insert_msg.execute(params![msg_id, sessions[si].id, "assistant", json])?;
+            stats.messages += 1;
+            stats.calls += uses.len() as u64;
+            made += uses.len() as u64;
+            sessions[si].left = sessions[si].left.saturating_sub(uses.len() as u64);
+            for (id, tool, input) in &uses {
+                if spawn.as_deref() == Some(id.as_str()) {
+                    continue; // answered when the sub-agent ends
+                }
+                let path = input.get("file_path").and_then(|v| v.as_str()).unwrap_or("/work/project");
+                let (text, flag) = if rng.chance(0.03) {
+                    failure(tool, path, &mut rng)
+                } else {
+                    let size = rng.result_size();
+                    let start = rng.below(400) as usize * line.len() % (pool.len() - size.min(pool.len() - 1));
+                    (pool[start..start + size.min(pool.len() - start)].to_string(), false)
+                };
+                ms += rng.below(50);
+                let row_id = uuid7(ms, &mut rng);
+                let row = ToolRow { role: "tool", id: &row_id, tool_call_id: id, content: &text, is_error: flag };
+                let json =
+                    serde_json::to_string(&row).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+                stats.content_bytes += json.len() as u64;
+                insert_msg.execute(params![row_id, sessions[si].id, "tool", json])?;
+                stats.messages += 1;
+            }
+            if let Some(call_id) = spawn {
+                let child = uuid7(ms, &mut rng);
+                insert_thread.execute(params![child, "explore", stamp(ms), Some(sessions[si].id.clone()), 1])?;
+                stats.threads += 1;
+                stats.subagent_threads += 1;
+                sessions[si].waiting = true;
+                let left = (5 + rng.below(40)).min(calls.saturating_sub(made).max(1));
+                sessions.push(Session {
+                    id: child,
+                    left,
+                    parent: Some((si, call_id)),
+                    waiting: false,
+                    files: Vec::new(),
+                });
+            }
+        }
+        tx.execute_batch(
+            "UPDATE threads SET message_count = (SELECT count(*) FROM messages WHERE thread_id = threads.id);",
+        )?;
+    }
+    tx.commit()?;
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_database_is_deterministic_and_interleaved() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+        let sa = generate_large(&a, 3000, 1).unwrap();
+        let sb = generate_large(&b, 3000, 1).unwrap();
+        assert_eq!(sa, sb);
+        assert!(std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(), "same seed, same bytes");
+        assert!((3000..3003).contains(&sa.calls), "{sa:?}");
+        assert!(sa.subagent_threads > 0);
+        let conn = Connection::open(&a).unwrap();
+        // Interleaving: consecutive rows often belong to different threads.
+        let switches: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM messages m JOIN messages n ON n.rowid = m.rowid + 1 WHERE n.thread_id <> m.thread_id",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(switches > sa.messages as i64 / 10, "{switches} switches");
+        // Every call has exactly one result.
+        let ids = |sql: &str| -> Vec<String> {
+            let mut st = conn.prepare(sql).unwrap();
+            let mut v: Vec<String> = st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+            v.sort();
+            v
+        };
+        let calls = ids(
+            "SELECT b.value ->> '$.id' FROM messages m, json_each(m.content, '$.content') b WHERE m.role = 'assistant'",
+        );
+        let results = ids("SELECT content ->> '$.tool_call_id' FROM messages WHERE role = 'tool'");
+        assert_eq!(calls.len() as u64, sa.calls);
+        assert_eq!(calls, results);
+        let median: i64 = conn
+            .query_row(
+                "SELECT length(content) FROM messages WHERE role = 'tool' ORDER BY length(content)
+                 LIMIT 1 OFFSET (SELECT count(*) / 2 FROM messages WHERE role = 'tool')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!((600..1800).contains(&median), "median result {median} bytes");
+    }
+}
