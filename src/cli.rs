@@ -17,6 +17,8 @@ pub enum Command {
     Scan(ScanArgs),
     /// Write a synthetic Peri trace database (the shipped samples are made with it).
     Generate(GenerateArgs),
+    /// List the supported trace formats, how each is detected and where it lives by default.
+    Formats,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -34,9 +36,12 @@ pub enum ColorChoice {
 
 #[derive(Debug, clap::Args)]
 pub struct ScanArgs {
-    /// Trace databases to scan. Without any, the default Peri location
-    /// (~/.peri/threads/threads.db) is scanned if it exists.
+    /// Trace databases to scan. Without any, every default location of every
+    /// supported format that exists is scanned (see `tracelint formats`).
     pub paths: Vec<PathBuf>,
+    /// Read every PATH as this format instead of detecting it (names: `tracelint formats`).
+    #[arg(long, value_name = "NAME")]
+    pub source_format: Option<String>,
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
     /// Count only calls made at or after this time: a date, an RFC 3339 time, or a span back from now (7d, 12h).

@@ -33,7 +33,7 @@ use source::SourceOptions;
 pub fn scan(paths: &[PathBuf], opts: &SourceOptions, filters: Filters) -> Result<Report> {
     let mut agg = Aggregator::new(filters);
     for path in paths {
-        let (conn, format) = source::open(path)?;
+        let (conn, format) = source::open_as(path, opts.format)?;
         agg.begin_source(&path.display().to_string(), format.as_str());
         source::read(path, &conn, format, opts, &mut |s| agg.add(&analysis::judge(s)))?;
     }
@@ -57,21 +57,9 @@ pub fn run_scan(args: &cli::ScanArgs, color: bool, out: &mut dyn Write, err: &mu
         until: time(&args.until, "--until")?,
         tools: args.tools.clone(),
     };
-    let paths = if args.paths.is_empty() {
-        match default_peri_path() {
-            Some(p) if p.exists() => vec![p],
-            Some(p) => {
-                return Err(Error::Usage(format!(
-                    "no trace database given, and there is none at the default Peri location {}; pass a PATH",
-                    p.display()
-                )));
-            }
-            None => return Err(Error::Usage("no trace database given and HOME is not set; pass a PATH".into())),
-        }
-    } else {
-        args.paths.clone()
-    };
-    let opts = SourceOptions { no_subagents: args.no_subagents, session: args.session.clone() };
+    let paths = scan_paths(args)?;
+    let format = source_format(args.source_format.as_deref())?;
+    let opts = SourceOptions { no_subagents: args.no_subagents, session: args.session.clone(), format };
     let report = scan(&paths, &opts, filters)?;
     for src in &report.sources {
         let n = report.findings.iter().filter(|f| f.rule == "malformed-row" && f.source == src.path).count();
@@ -112,5 +100,57 @@ pub fn run_generate(args: &cli::GenerateArgs, out: &mut dyn Write) -> Result<()>
         stats.messages,
         calls
     )?;
+    Ok(())
+}
+
+/// The sources `scan` reads: the PATHs given, or every default location of
+/// every supported format that exists on this machine.
+pub fn scan_paths(args: &cli::ScanArgs) -> Result<Vec<PathBuf>> {
+    if !args.paths.is_empty() {
+        return Ok(args.paths.clone());
+    }
+    let found = source::default_sources();
+    if found.is_empty() {
+        let places: Vec<String> =
+            source::FORMATS.iter().flat_map(|f| f.locations.iter().map(|l| l.display())).collect();
+        return Err(Error::Usage(format!(
+            "no trace database given, and none at the default locations ({}); pass a PATH",
+            places.join(", ")
+        )));
+    }
+    Ok(found)
+}
+
+/// The format `--source-format NAME` forces, if given.
+pub fn source_format(name: Option<&str>) -> Result<Option<source::Format>> {
+    let Some(name) = name else { return Ok(None) };
+    match source::Format::from_name(name) {
+        Some(f) => Ok(Some(f)),
+        None => {
+            let names: Vec<&str> = source::FORMATS.iter().map(|f| f.name).collect();
+            Err(Error::Usage(format!(
+                "--source-format: unknown format {:?}; known: {}",
+                sanitize::one_line(name),
+                names.join(", ")
+            )))
+        }
+    }
+}
+
+/// Run `tracelint formats`: every supported format, its detection
+/// signature, its flag and its default locations (marked when present).
+pub fn run_formats(out: &mut dyn Write) -> Result<()> {
+    for (i, f) in source::FORMATS.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        writeln!(out, "{} ({})", f.name, f.agent)?;
+        writeln!(out, "  detected by: {}", f.signature)?;
+        writeln!(out, "  error flag:  {}", f.flag)?;
+        for loc in f.locations {
+            let here = loc.resolve().is_some_and(|p| p.is_file());
+            writeln!(out, "  default:     {}{}", loc.display(), if here { "  [found]" } else { "" })?;
+        }
+    }
     Ok(())
 }

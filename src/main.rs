@@ -21,6 +21,7 @@ fn main() -> ExitCode {
             tracelint::run_scan(args, color, &mut out, &mut err)
         }
         Command::Generate(args) => tracelint::run_generate(args, &mut out),
+        Command::Formats => tracelint::run_formats(&mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(tracelint::error::Error::from));
     match result {

@@ -103,7 +103,7 @@ pub fn judge(session: Session) -> JudgedSession {
         let call = &calls_in[p.call];
         let outcome = match p.result.map(|r| &results[r]) {
             None => Outcome::Unpaired,
-            Some(result) => judge_pair(call, result, &modified_unread),
+            Some(result) => judge_pair(session.format, call, result, &modified_unread),
         };
         if outcome == Outcome::Success
             && let Some((effect, path)) = file_effect(&call.tool, &call.input)
@@ -144,13 +144,17 @@ pub fn judge(session: Session) -> JudgedSession {
 }
 
 /// Both signals, the category and, for anchors not found, staleness.
-fn judge_pair(call: &Call, result: &ToolResult, modified_unread: &HashMap<String, bool>) -> Outcome {
+fn judge_pair(format: &str, call: &Call, result: &ToolResult, modified_unread: &HashMap<String, bool>) -> Outcome {
     let flagged = result.flag == Some(true);
-    let content = rules::detect(&call.tool, &result.text);
+    let content = rules::detect_result(format, &call.tool, &call.input, &result.text, result.exit_code);
     if !flagged && content.is_none() {
         return Outcome::Success;
     }
-    let class = rules::classify(&call.tool, &result.text);
+    let class = rules::classify_in(format, &call.tool, &result.text).or_else(|| {
+        // A stored exit status the text does not mention.
+        let code = result.exit_code.filter(|&c| c != 0)?;
+        rules::classify_in(format, &call.tool, &format!("Exit code {code}"))
+    });
     let message = first_line(rules::unwrap_text(&result.text));
     let mut failure = Failure {
         flagged,
@@ -201,6 +205,7 @@ mod tests {
                 call_id: id,
                 text: text.into(),
                 flag,
+                exit_code: None,
                 time: None,
                 row: self.n,
             }));
@@ -308,6 +313,7 @@ mod tests {
             call_id: "nobody".into(),
             text: "x".into(),
             flag: None,
+            exit_code: None,
             time: None,
             row: 10,
         }));
