@@ -11,7 +11,7 @@ fn formats_lists_every_format_with_its_signature() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let listed: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ') && !l.is_empty()).collect();
-    assert_eq!(listed, ["peri (Peri Code)"]);
+    assert_eq!(listed, ["peri (Peri Code)", "crush (Crush, and the archived Go opencode)"]);
     assert!(text.contains("detected by:") && text.contains("default:"), "{text}");
 }
 
@@ -21,7 +21,7 @@ fn unknown_source_format_is_a_usage_error() {
     db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "nope"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown format \"nope\"; known: peri"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("unknown format \"nope\"; known: peri, crush"), "{}", stderr(&out));
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "peri", "--format", "json"]);
     assert_eq!(json(&out)["sources"][0]["format"], "peri");
 }
@@ -34,5 +34,5 @@ fn unknown_schema_names_the_formats() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("other.db: unknown trace schema (tables: messages); not one of peri"), "{err}");
+    assert!(err.contains("other.db: unknown trace schema (tables: messages); not one of peri, crush"), "{err}");
 }

@@ -1,8 +1,10 @@
 //! Trace sources: open a file safely, recognise its format, and stream its
 //! sessions into the common model.
 
+pub mod crush;
 pub mod open;
 pub mod peri;
+pub mod rows;
 
 use std::path::{Path, PathBuf};
 
@@ -38,11 +40,12 @@ impl SourceOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Format {
     Peri,
+    Crush,
 }
 
 impl Format {
     /// Every supported format, in detection order.
-    pub const ALL: &'static [Format] = &[Format::Peri];
+    pub const ALL: &'static [Format] = &[Format::Peri, Format::Crush];
 
     pub fn as_str(self) -> &'static str {
         self.info().name
@@ -118,14 +121,24 @@ pub struct FormatInfo {
     pub locations: &'static [Location],
 }
 
-pub static FORMATS: &[FormatInfo] = &[FormatInfo {
-    format: Format::Peri,
-    name: "peri",
-    agent: "Peri Code",
-    signature: "tables `threads(id)` and `messages(message_id, thread_id, role, content)`",
-    flag: "`is_error` of the tool message or `tool_result` block (absent = false)",
-    locations: &[Location::Home(".peri/threads/threads.db")],
-}];
+pub static FORMATS: &[FormatInfo] = &[
+    FormatInfo {
+        format: Format::Peri,
+        name: "peri",
+        agent: "Peri Code",
+        signature: "tables `threads(id)` and `messages(message_id, thread_id, role, content)`",
+        flag: "`is_error` of the tool message or `tool_result` block (absent = false)",
+        locations: &[Location::Home(".peri/threads/threads.db")],
+    },
+    FormatInfo {
+        format: Format::Crush,
+        name: "crush",
+        agent: "Crush, and the archived Go opencode",
+        signature: "`messages` with a `parts` column and `sessions` with `parent_session_id`",
+        flag: "`is_error` of the `tool_result` part; bash exiting non-zero is not flagged (`Exit code N` in the text)",
+        locations: &[Location::Cwd(".crush/crush.db"), Location::Cwd(".opencode/opencode.db")],
+    },
+];
 
 /// Every default location of every format that exists on this machine, in
 /// format order, each path once.
@@ -203,6 +216,10 @@ fn matches_signature(format: Format, s: &Schema<'_>) -> rusqlite::Result<bool> {
         Format::Peri => {
             s.has("threads", &["id"])? && s.has("messages", &["message_id", "thread_id", "role", "content"])?
         }
+        Format::Crush => {
+            s.has("messages", &["session_id", "parts", "created_at"])?
+                && s.has("sessions", &["id", "parent_session_id"])?
+        }
     })
 }
 
@@ -238,5 +255,6 @@ pub fn read(
 ) -> Result<SourceStats> {
     match format {
         Format::Peri => peri::read(path, conn, opts, sink),
+        Format::Crush => crush::read(path, conn, opts, sink),
     }
 }

@@ -1,0 +1,78 @@
+//! The adapters of other agents' trace stores, on the shipped samples (built
+//! from the SQL text beside them) and on fixtures with the traps the
+//! research lists.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn sample_sql(name: &str) -> String {
+    std::fs::read_to_string(root().join("sample-traces").join(name)).unwrap()
+}
+
+/// Build `file` from `sample-traces/<sql>` in a fresh directory and scan it.
+fn scan_sample(sql: &str, file: &str, extra: &[&str]) -> (tempfile::TempDir, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), file, &sample_sql(sql));
+    let mut args = vec!["scan", file, "--format", "json"];
+    args.extend_from_slice(extra);
+    let v = json(&run_in(dir.path(), &args));
+    (dir, v)
+}
+
+fn tool(v: &Value, name: &str) -> Value {
+    v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).cloned().unwrap_or_else(|| panic!("no {name}"))
+}
+
+/// (calls, errors, flagged, hidden) of a tool.
+fn counts(v: &Value, name: &str) -> (u64, u64, u64, u64) {
+    let t = tool(v, name);
+    let n = |k: &str| t[k].as_u64().unwrap();
+    (n("calls"), n("errors"), n("flagged_errors"), n("hidden_errors"))
+}
+
+/// The shipped `.db` is what its `.sql` builds: same report, path aside.
+fn shipped_matches_sql(sql: &str, db: &str) {
+    let (dir, fresh) = scan_sample(sql, db, &[]);
+    drop(dir);
+    let shipped = json(&run_in(root(), &["scan", &format!("sample-traces/{db}"), "--format", "json"]));
+    let strip = |mut v: Value| {
+        v["sources"][0]["path"] = json!("");
+        v["findings"].as_array_mut().unwrap().iter_mut().for_each(|f| f["source"] = json!(""));
+        v
+    };
+    assert_eq!(strip(fresh), strip(shipped), "rebuild sample-traces/{db} from {sql} (see README)");
+}
+
+#[test]
+fn crush_sample() {
+    let (_dir, v) = scan_sample("crush.sql", "crush.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "crush");
+    assert_eq!(v["totals"]["sessions"], 2, "the title-generation session is skipped");
+    assert_eq!(counts(&v, "bash"), (6, 4, 1, 3), "exit 1 and 2 and an abort are hidden; grep exit 1 is benign");
+    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 1, "not-found": 1, "user-rejected": 2}));
+    assert_eq!(counts(&v, "edit"), (1, 1, 1, 0));
+    assert_eq!(tool(&v, "edit")["categories"], json!({"malformed-arguments": 1}));
+    assert_eq!(counts(&v, "view"), (1, 1, 1, 0));
+    assert_eq!(counts(&v, "glob"), (1, 0, 0, 0));
+    assert_eq!(v["totals"]["unpaired_calls"], 0, "results in role=tool messages pair across messages");
+    shipped_matches_sql("crush.sql", "crush.db");
+    assert_golden("crush.json", &stdout(&run_in(root(), &["scan", "sample-traces/crush.db", "--format", "json"])));
+}
+
+#[test]
+fn crush_times_are_seconds_and_subagents_can_be_left_out() {
+    // 1756720801 s is 2025-09-01; read as milliseconds it would be January 1970.
+    let (_dir, v) = scan_sample("crush.sql", "crush.db", &["--since", "2025-09-01", "--until", "2025-09-02"]);
+    assert_eq!(v["totals"]["calls"], 10);
+    let (_dir, v) = scan_sample("crush.sql", "crush.db", &["--no-subagents"]);
+    assert_eq!(v["totals"]["sessions"], 1);
+    assert_eq!(v["totals"]["calls"], 8);
+}
