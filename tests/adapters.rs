@@ -76,3 +76,22 @@ fn crush_times_are_seconds_and_subagents_can_be_left_out() {
     assert_eq!(v["totals"]["sessions"], 1);
     assert_eq!(v["totals"]["calls"], 8);
 }
+
+#[test]
+fn opencode_sample() {
+    let (_dir, v) = scan_sample("opencode.sql", "opencode.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "opencode");
+    assert_eq!(v["totals"]["sessions"], 2);
+    assert_eq!(counts(&v, "bash"), (6, 3, 0, 3), "exit 1, exit 1 (sub-agent) and a timeout; rg exit 1 is benign");
+    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 1, "not-found": 1, "timeout": 1}));
+    assert_eq!(counts(&v, "read"), (1, 1, 1, 0));
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "the running part never got a result");
+    // Milliseconds: 1771060003000 is 2026-02-14.
+    let (_dir, v) = scan_sample("opencode.sql", "opencode.db", &["--since", "2026-02-14", "--until", "2026-02-15"]);
+    assert_eq!(v["totals"]["calls"], 9);
+    shipped_matches_sql("opencode.sql", "opencode.db");
+    assert_golden(
+        "opencode.json",
+        &stdout(&run_in(root(), &["scan", "sample-traces/opencode.db", "--format", "json"])),
+    );
+}

@@ -11,7 +11,10 @@ fn formats_lists_every_format_with_its_signature() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let listed: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ') && !l.is_empty()).collect();
-    assert_eq!(listed, ["peri (Peri Code)", "crush (Crush, and the archived Go opencode)"]);
+    assert_eq!(
+        listed,
+        ["peri (Peri Code)", "crush (Crush, and the archived Go opencode)", "opencode (opencode 1.2 or later)"]
+    );
     assert!(text.contains("detected by:") && text.contains("default:"), "{text}");
 }
 
@@ -21,7 +24,7 @@ fn unknown_source_format_is_a_usage_error() {
     db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "nope"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown format \"nope\"; known: peri, crush"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("unknown format \"nope\"; known: peri, crush, opencode"), "{}", stderr(&out));
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "peri", "--format", "json"]);
     assert_eq!(json(&out)["sources"][0]["format"], "peri");
 }
@@ -34,5 +37,45 @@ fn unknown_schema_names_the_formats() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("other.db: unknown trace schema (tables: messages); not one of peri, crush"), "{err}");
+    assert!(
+        err.contains("other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode"),
+        "{err}"
+    );
+}
+
+#[test]
+fn detection_picks_the_adapter_of_every_sample() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (db, format) in [("peri-postfix.db", "peri"), ("crush.db", "crush"), ("opencode.db", "opencode")] {
+        let v = json(&run_in(root, &["scan", &format!("sample-traces/{db}"), "--format", "json"]));
+        assert_eq!(v["sources"][0]["format"], format, "{db}");
+    }
+}
+
+#[test]
+fn the_json_schema_lists_every_format() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("schema/report-v1.schema.json")).unwrap()).unwrap();
+    let text = stdout(&run_in(root, &["formats"]));
+    let names: Vec<&str> =
+        text.lines().filter(|l| !l.starts_with(' ') && !l.is_empty()).map(|l| l.split(' ').next().unwrap()).collect();
+    let schema_text = schema.to_string();
+    for n in names {
+        assert!(schema_text.contains(&format!("\"{n}\"")), "schema does not list {n}");
+    }
+}
+
+#[test]
+fn same_table_names_other_columns_are_refused() {
+    // Crush, Goose and llm 0.32 all have `messages`; names alone prove nothing.
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(
+        dir.path(),
+        "x.db",
+        "CREATE TABLE sessions(id TEXT, parent_session_id TEXT); CREATE TABLE messages(id TEXT, session_id TEXT, body TEXT);",
+    );
+    let out = run_in(dir.path(), &["scan", "x.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown trace schema (tables: messages, sessions)"), "{}", stderr(&out));
 }

@@ -3,6 +3,7 @@
 
 pub mod crush;
 pub mod open;
+pub mod opencode;
 pub mod peri;
 pub mod rows;
 
@@ -41,11 +42,12 @@ impl SourceOptions {
 pub enum Format {
     Peri,
     Crush,
+    Opencode,
 }
 
 impl Format {
     /// Every supported format, in detection order.
-    pub const ALL: &'static [Format] = &[Format::Peri, Format::Crush];
+    pub const ALL: &'static [Format] = &[Format::Peri, Format::Crush, Format::Opencode];
 
     pub fn as_str(self) -> &'static str {
         self.info().name
@@ -138,6 +140,14 @@ pub static FORMATS: &[FormatInfo] = &[
         flag: "`is_error` of the `tool_result` part; bash exiting non-zero is not flagged (`Exit code N` in the text)",
         locations: &[Location::Cwd(".crush/crush.db"), Location::Cwd(".opencode/opencode.db")],
     },
+    FormatInfo {
+        format: Format::Opencode,
+        name: "opencode",
+        agent: "opencode 1.2 or later",
+        signature: "tables `session(id, parent_id)`, `message(id, session_id, data)` and `part(id, message_id, session_id, time_created, data)`",
+        flag: "`state.status = \"error\"` of the tool part; a completed bash call keeps its exit status in `state.metadata.exit`",
+        locations: &[Location::XdgData("opencode/opencode.db")],
+    },
 ];
 
 /// Every default location of every format that exists on this machine, in
@@ -220,7 +230,26 @@ fn matches_signature(format: Format, s: &Schema<'_>) -> rusqlite::Result<bool> {
             s.has("messages", &["session_id", "parts", "created_at"])?
                 && s.has("sessions", &["id", "parent_session_id"])?
         }
+        Format::Opencode => {
+            s.has("session", &["id", "parent_id"])?
+                && s.has("message", &["id", "session_id", "data"])?
+                && s.has("part", &["id", "message_id", "session_id", "time_created", "data"])?
+        }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_is_described_once_under_its_name() {
+        for &f in Format::ALL {
+            assert_eq!(FORMATS.iter().filter(|i| i.format == f).count(), 1, "{f:?}");
+            assert_eq!(Format::from_name(f.as_str()), Some(f));
+        }
+        assert_eq!(FORMATS.len(), Format::ALL.len());
+    }
 }
 
 /// Counts a source reports about itself, beyond its sessions.
@@ -256,5 +285,6 @@ pub fn read(
     match format {
         Format::Peri => peri::read(path, conn, opts, sink),
         Format::Crush => crush::read(path, conn, opts, sink),
+        Format::Opencode => opencode::read(path, conn, opts, sink),
     }
 }
