@@ -95,3 +95,20 @@ fn opencode_sample() {
         &stdout(&run_in(root(), &["scan", "sample-traces/opencode.db", "--format", "json"])),
     );
 }
+
+#[test]
+fn goose_sample() {
+    let (_dir, v) = scan_sample("goose.sql", "goose.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "goose");
+    assert_eq!(counts(&v, "developer__text_editor"), (2, 2, 2, 0), "status error and isError are both flags");
+    assert_eq!(counts(&v, "github__get_issue"), (1, 1, 0, 1), "an error written as content is hidden");
+    assert_eq!(counts(&v, "developer__shell"), (2, 0, 0, 0), "listing test failures is a success; legacy shape read");
+    assert_eq!(counts(&v, "(unparsed request)"), (1, 1, 1, 0));
+    assert_eq!(tool(&v, "(unparsed request)")["categories"], json!({"malformed-arguments": 1}));
+    assert_eq!(v["totals"]["orphan_results"], 0, "the response to an unparsed request is not an orphan");
+    assert_eq!(v["totals"]["unpaired_calls"], 0, "responses in user rows pair with requests in assistant rows");
+    let (_dir, v) = scan_sample("goose.sql", "goose.db", &["--since", "2026-03-01", "--until", "2026-03-02"]);
+    assert_eq!(v["totals"]["calls"], 6, "seconds, not milliseconds");
+    shipped_matches_sql("goose.sql", "goose.db");
+    assert_golden("goose.json", &stdout(&run_in(root(), &["scan", "sample-traces/goose.db", "--format", "json"])));
+}

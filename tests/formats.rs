@@ -13,7 +13,12 @@ fn formats_lists_every_format_with_its_signature() {
     let listed: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ') && !l.is_empty()).collect();
     assert_eq!(
         listed,
-        ["peri (Peri Code)", "crush (Crush, and the archived Go opencode)", "opencode (opencode 1.2 or later)"]
+        [
+            "peri (Peri Code)",
+            "crush (Crush, and the archived Go opencode)",
+            "opencode (opencode 1.2 or later)",
+            "goose (Goose (Block))"
+        ]
     );
     assert!(text.contains("detected by:") && text.contains("default:"), "{text}");
 }
@@ -24,7 +29,7 @@ fn unknown_source_format_is_a_usage_error() {
     db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "nope"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown format \"nope\"; known: peri, crush, opencode"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("unknown format \"nope\"; known: peri, crush, opencode, goose"), "{}", stderr(&out));
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "peri", "--format", "json"]);
     assert_eq!(json(&out)["sources"][0]["format"], "peri");
 }
@@ -38,7 +43,7 @@ fn unknown_schema_names_the_formats() {
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode"),
+        err.contains("other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose"),
         "{err}"
     );
 }
@@ -46,7 +51,9 @@ fn unknown_schema_names_the_formats() {
 #[test]
 fn detection_picks_the_adapter_of_every_sample() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (db, format) in [("peri-postfix.db", "peri"), ("crush.db", "crush"), ("opencode.db", "opencode")] {
+    for (db, format) in
+        [("peri-postfix.db", "peri"), ("crush.db", "crush"), ("opencode.db", "opencode"), ("goose.db", "goose")]
+    {
         let v = json(&run_in(root, &["scan", &format!("sample-traces/{db}"), "--format", "json"]));
         assert_eq!(v["sources"][0]["format"], format, "{db}");
     }

@@ -2,6 +2,7 @@
 //! sessions into the common model.
 
 pub mod crush;
+pub mod goose;
 pub mod open;
 pub mod opencode;
 pub mod peri;
@@ -43,11 +44,12 @@ pub enum Format {
     Peri,
     Crush,
     Opencode,
+    Goose,
 }
 
 impl Format {
     /// Every supported format, in detection order.
-    pub const ALL: &'static [Format] = &[Format::Peri, Format::Crush, Format::Opencode];
+    pub const ALL: &'static [Format] = &[Format::Peri, Format::Crush, Format::Opencode, Format::Goose];
 
     pub fn as_str(self) -> &'static str {
         self.info().name
@@ -148,6 +150,14 @@ pub static FORMATS: &[FormatInfo] = &[
         flag: "`state.status = \"error\"` of the tool part; a completed bash call keeps its exit status in `state.metadata.exit`",
         locations: &[Location::XdgData("opencode/opencode.db")],
     },
+    FormatInfo {
+        format: Format::Goose,
+        name: "goose",
+        agent: "Goose (Block)",
+        signature: "table `schema_version` and `messages` with `content_json` and `created_timestamp`",
+        flag: "`toolResult.status = \"error\"` or MCP `isError = true` of the toolResponse; an unparsed toolRequest is a failed call",
+        locations: &[Location::XdgData("goose/sessions/sessions.db")],
+    },
 ];
 
 /// Every default location of every format that exists on this machine, in
@@ -235,6 +245,10 @@ fn matches_signature(format: Format, s: &Schema<'_>) -> rusqlite::Result<bool> {
                 && s.has("message", &["id", "session_id", "data"])?
                 && s.has("part", &["id", "message_id", "session_id", "time_created", "data"])?
         }
+        Format::Goose => {
+            s.has("schema_version", &["version"])?
+                && s.has("messages", &["id", "session_id", "content_json", "created_timestamp"])?
+        }
     })
 }
 
@@ -286,5 +300,6 @@ pub fn read(
         Format::Peri => peri::read(path, conn, opts, sink),
         Format::Crush => crush::read(path, conn, opts, sink),
         Format::Opencode => opencode::read(path, conn, opts, sink),
+        Format::Goose => goose::read(path, conn, opts, sink),
     }
 }
