@@ -112,3 +112,39 @@ fn goose_sample() {
     shipped_matches_sql("goose.sql", "goose.db");
     assert_golden("goose.json", &stdout(&run_in(root(), &["scan", "sample-traces/goose.db", "--format", "json"])));
 }
+
+#[test]
+fn llm_sample_both_generations_without_double_counting() {
+    let (_dir, v) = scan_sample("llm.sql", "llm.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "llm");
+    assert_eq!(v["totals"]["sessions"], 4, "conversation A, B (both generations), thread C and its fork D");
+    assert_eq!(counts(&v, "search"), (1, 0, 0, 0), "the dual-written call is counted once");
+    assert_eq!(counts(&v, "fetch_url"), (1, 1, 1, 0));
+    assert_eq!(counts(&v, "write_file"), (2, 2, 1, 1), "the fork counts only its own call");
+    assert_eq!(tool(&v, "write_file")["categories"], json!({"permission-denied": 1, "resource-exhausted": 1}));
+    assert_eq!(counts(&v, "list_dir"), (1, 1, 1, 0), "the exception column is the flag");
+    assert_eq!(counts(&v, "read_file"), (1, 1, 0, 1), "`Error: …` output without an exception is hidden");
+    assert_eq!(tool(&v, "list_dirs")["categories"], json!({"unknown-tool": 1}));
+    assert_eq!(counts(&v, "lookup"), (1, 0, 0, 0), "id-less call and result pair by tool and order");
+    assert_eq!(v["totals"]["unpaired_calls"], 0);
+    assert_eq!(v["totals"]["orphan_results"], 0);
+    shipped_matches_sql("llm.sql", "llm.db");
+    assert_golden("llm.json", &stdout(&run_in(root(), &["scan", "sample-traces/llm.db", "--format", "json"])));
+}
+
+#[test]
+fn llm_before_0_27_has_no_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "logs.db", &fixture_sql("llm_026.sql"));
+    let v = json(&run_in(dir.path(), &["scan", "logs.db", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "llm");
+    assert_eq!(counts(&v, "read_file"), (2, 1, 0, 1), "no exception column: the content rule alone decides");
+    assert_eq!(counts(&v, "count"), (1, 0, 0, 0), "arguments that are not JSON are kept as text");
+}
+
+#[test]
+fn llm_session_filter_reaches_both_generations() {
+    let (_dir, v) = scan_sample("llm.sql", "llm.db", &["--session", "01k2c"]);
+    assert_eq!(v["totals"]["sessions"], 1);
+    assert_eq!(v["totals"]["calls"], 2);
+}

@@ -17,7 +17,8 @@ fn formats_lists_every_format_with_its_signature() {
             "peri (Peri Code)",
             "crush (Crush, and the archived Go opencode)",
             "opencode (opencode 1.2 or later)",
-            "goose (Goose (Block))"
+            "goose (Goose (Block))",
+            "llm (llm (Simon Willison's CLI))",
         ]
     );
     assert!(text.contains("detected by:") && text.contains("default:"), "{text}");
@@ -29,7 +30,11 @@ fn unknown_source_format_is_a_usage_error() {
     db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "nope"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown format \"nope\"; known: peri, crush, opencode, goose"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown format \"nope\"; known: peri, crush, opencode, goose, llm"),
+        "{}",
+        stderr(&out)
+    );
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "peri", "--format", "json"]);
     assert_eq!(json(&out)["sources"][0]["format"], "peri");
 }
@@ -43,7 +48,7 @@ fn unknown_schema_names_the_formats() {
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose"),
+        err.contains("other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm"),
         "{err}"
     );
 }
@@ -51,9 +56,13 @@ fn unknown_schema_names_the_formats() {
 #[test]
 fn detection_picks_the_adapter_of_every_sample() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (db, format) in
-        [("peri-postfix.db", "peri"), ("crush.db", "crush"), ("opencode.db", "opencode"), ("goose.db", "goose")]
-    {
+    for (db, format) in [
+        ("peri-postfix.db", "peri"),
+        ("crush.db", "crush"),
+        ("opencode.db", "opencode"),
+        ("goose.db", "goose"),
+        ("llm.db", "llm"),
+    ] {
         let v = json(&run_in(root, &["scan", &format!("sample-traces/{db}"), "--format", "json"]));
         assert_eq!(v["sources"][0]["format"], format, "{db}");
     }

@@ -3,6 +3,7 @@
 
 pub mod crush;
 pub mod goose;
+pub mod llm;
 pub mod open;
 pub mod opencode;
 pub mod peri;
@@ -45,11 +46,12 @@ pub enum Format {
     Crush,
     Opencode,
     Goose,
+    Llm,
 }
 
 impl Format {
     /// Every supported format, in detection order.
-    pub const ALL: &'static [Format] = &[Format::Peri, Format::Crush, Format::Opencode, Format::Goose];
+    pub const ALL: &'static [Format] = &[Format::Llm, Format::Peri, Format::Crush, Format::Opencode, Format::Goose];
 
     pub fn as_str(self) -> &'static str {
         self.info().name
@@ -158,6 +160,18 @@ pub static FORMATS: &[FormatInfo] = &[
         flag: "`toolResult.status = \"error\"` or MCP `isError = true` of the toolResponse; an unparsed toolRequest is a failed call",
         locations: &[Location::XdgData("goose/sessions/sessions.db")],
     },
+    FormatInfo {
+        format: Format::Llm,
+        name: "llm",
+        agent: "llm (Simon Willison's CLI)",
+        signature: "table `_llm_migrations`; legacy `tool_calls`/`tool_results` and/or the 0.32 store `threads`/`messages(hash)`/`parts(payload)`",
+        flag: "`tool_results.exception` (0.27+; absent before, so no flag) or the `exception` key of a tool_result payload",
+        locations: &[
+            Location::EnvDir("LLM_USER_PATH", "logs.db"),
+            Location::XdgConfig("io.datasette.llm/logs.db"),
+            Location::Home("Library/Application Support/io.datasette.llm/logs.db"),
+        ],
+    },
 ];
 
 /// Every default location of every format that exists on this machine, in
@@ -185,7 +199,7 @@ pub fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> 
 
 /// The tables and columns detection looks at.
 pub struct Schema<'c> {
-    conn: &'c Connection,
+    pub conn: &'c Connection,
 }
 
 impl Schema<'_> {
@@ -249,6 +263,7 @@ fn matches_signature(format: Format, s: &Schema<'_>) -> rusqlite::Result<bool> {
             s.has("schema_version", &["version"])?
                 && s.has("messages", &["id", "session_id", "content_json", "created_timestamp"])?
         }
+        Format::Llm => s.has("_llm_migrations", &["name"])?,
     })
 }
 
@@ -301,5 +316,6 @@ pub fn read(
         Format::Crush => crush::read(path, conn, opts, sink),
         Format::Opencode => opencode::read(path, conn, opts, sink),
         Format::Goose => goose::read(path, conn, opts, sink),
+        Format::Llm => llm::read(path, conn, opts, sink),
     }
 }
