@@ -95,3 +95,32 @@ fn same_table_names_other_columns_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("unknown trace schema (tables: messages, sessions)"), "{}", stderr(&out));
 }
+
+#[test]
+fn scan_without_paths_reads_every_default_location_that_exists() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sql = |name: &str| std::fs::read_to_string(root.join("sample-traces").join(name)).unwrap();
+    std::fs::create_dir_all(h.join(".crush")).unwrap();
+    db_from_sql(&h.join(".crush"), "crush.db", &sql("crush.sql"));
+    std::fs::create_dir_all(h.join("data/goose/sessions")).unwrap();
+    db_from_sql(&h.join("data/goose/sessions"), "sessions.db", &sql("goose.sql"));
+    let run = |args: &[&str]| {
+        std::process::Command::new(BIN)
+            .args(args)
+            .current_dir(h)
+            .env("HOME", h)
+            .env("XDG_DATA_HOME", h.join("data"))
+            .env("XDG_CONFIG_HOME", h.join("config"))
+            .env_remove("LLM_USER_PATH")
+            .output()
+            .unwrap()
+    };
+    let v = json(&run(&["scan", "--format", "json"]));
+    let formats: Vec<&str> = v["sources"].as_array().unwrap().iter().map(|s| s["format"].as_str().unwrap()).collect();
+    assert_eq!(formats, ["crush", "goose"]);
+    let listing = stdout(&run(&["formats"]));
+    assert!(listing.contains("./.crush/crush.db  [found]"), "{listing}");
+    assert!(!listing.contains("opencode/opencode.db  [found]"), "{listing}");
+}
