@@ -148,3 +148,52 @@ fn llm_session_filter_reaches_both_generations() {
     assert_eq!(v["totals"]["sessions"], 1);
     assert_eq!(v["totals"]["calls"], 2);
 }
+
+/// The own-schema sample: schema, views, then the sample's rows.
+fn own_schema_sql() -> String {
+    let sql = |p: &str| std::fs::read_to_string(root().join(p)).unwrap();
+    format!("{}\n{}\n{}", sql("sql/schema.sql"), sql("sql/views.sql"), sql("sample-traces/tracelint.sql"))
+}
+
+#[test]
+fn own_schema_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_from_sql(dir.path(), "traces.db", &own_schema_sql());
+    let v = json(&run_in(dir.path(), &["scan", "traces.db", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "tracelint");
+    assert_eq!(counts(&v, "shell"), (2, 1, 0, 1));
+    assert_eq!(counts(&v, "read_file"), (1, 1, 1, 0));
+    assert_eq!(counts(&v, "http_get"), (2, 1, 0, 1), "a NULL flag is no flag: the error is hidden");
+    assert_eq!(v["totals"]["unpaired_calls"], 1);
+    let no_sub = json(&run_in(dir.path(), &["scan", "traces.db", "--format", "json", "--no-subagents"]));
+    assert_eq!(no_sub["totals"]["calls"], 4);
+    // The views answer the same questions in plain SQL.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let hidden: Vec<(String, String)> = conn
+        .prepare("SELECT call_id, tool FROM hidden_errors ORDER BY call_id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(hidden, [("c1".to_string(), "shell".to_string()), ("r1".into(), "http_get".into())]);
+    let (flagged, unpaired): (i64, i64) = conn
+        .query_row("SELECT sum(flagged_errors), sum(unpaired_calls) FROM per_tool", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    assert_eq!((flagged, unpaired), (1, 1));
+    // The shipped sample is what the SQL builds.
+    let shipped = json(&run_in(root(), &["scan", "sample-traces/tracelint.db", "--format", "json"]));
+    assert_eq!(shipped["totals"], v["totals"], "rebuild sample-traces/tracelint.db (see README)");
+}
+
+#[test]
+fn own_schema_of_another_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "traces.db", &own_schema_sql());
+    let conn = rusqlite::Connection::open(dir.path().join("traces.db")).unwrap();
+    conn.execute("UPDATE tracelint_meta SET value = '9' WHERE key = 'schema_version'", []).unwrap();
+    drop(conn);
+    let out = run_in(dir.path(), &["scan", "traces.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("traces.db: tracelint schema version 9 is not supported"), "{}", stderr(&out));
+}

@@ -19,6 +19,7 @@ fn formats_lists_every_format_with_its_signature() {
             "opencode (opencode 1.2 or later)",
             "goose (Goose (Block))",
             "llm (llm (Simon Willison's CLI))",
+            "tracelint (tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework)",
         ]
     );
     assert!(text.contains("detected by:") && text.contains("default:"), "{text}");
@@ -31,7 +32,7 @@ fn unknown_source_format_is_a_usage_error() {
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unknown format \"nope\"; known: peri, crush, opencode, goose, llm"),
+        stderr(&out).contains("unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint"),
         "{}",
         stderr(&out)
     );
@@ -48,7 +49,9 @@ fn unknown_schema_names_the_formats() {
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm"),
+        err.contains(
+            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint"
+        ),
         "{err}"
     );
 }

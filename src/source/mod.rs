@@ -8,6 +8,7 @@ pub mod open;
 pub mod opencode;
 pub mod peri;
 pub mod rows;
+pub mod tracelint;
 
 use std::path::{Path, PathBuf};
 
@@ -47,11 +48,13 @@ pub enum Format {
     Opencode,
     Goose,
     Llm,
+    Tracelint,
 }
 
 impl Format {
     /// Every supported format, in detection order.
-    pub const ALL: &'static [Format] = &[Format::Llm, Format::Peri, Format::Crush, Format::Opencode, Format::Goose];
+    pub const ALL: &'static [Format] =
+        &[Format::Tracelint, Format::Llm, Format::Peri, Format::Crush, Format::Opencode, Format::Goose];
 
     pub fn as_str(self) -> &'static str {
         self.info().name
@@ -172,6 +175,14 @@ pub static FORMATS: &[FormatInfo] = &[
             Location::Home("Library/Application Support/io.datasette.llm/logs.db"),
         ],
     },
+    FormatInfo {
+        format: Format::Tracelint,
+        name: "tracelint",
+        agent: "tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework",
+        signature: "table `tracelint_meta` and tables `sessions`, `calls`, `results` as in sql/schema.sql",
+        flag: "`results.is_error` (1 flagged, 0 not flagged, NULL the agent records no flag)",
+        locations: &[],
+    },
 ];
 
 /// Every default location of every format that exists on this machine, in
@@ -264,6 +275,11 @@ fn matches_signature(format: Format, s: &Schema<'_>) -> rusqlite::Result<bool> {
                 && s.has("messages", &["id", "session_id", "content_json", "created_timestamp"])?
         }
         Format::Llm => s.has("_llm_migrations", &["name"])?,
+        Format::Tracelint => {
+            s.has("tracelint_meta", &["key", "value"])?
+                && s.has("calls", &["session_id", "id", "seq", "tool", "input"])?
+                && s.has("results", &["session_id", "call_id", "text", "is_error"])?
+        }
     })
 }
 
@@ -317,5 +333,6 @@ pub fn read(
         Format::Opencode => opencode::read(path, conn, opts, sink),
         Format::Goose => goose::read(path, conn, opts, sink),
         Format::Llm => llm::read(path, conn, opts, sink),
+        Format::Tracelint => tracelint::read(path, conn, opts, sink),
     }
 }
