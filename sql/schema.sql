@@ -50,3 +50,4 @@ CREATE TABLE IF NOT EXISTS results (
 );
 
 CREATE INDEX IF NOT EXISTS calls_by_seq ON calls (session_id, seq);
+CREATE INDEX IF NOT EXISTS calls_by_id ON calls (id);

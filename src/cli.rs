@@ -19,6 +19,18 @@ pub enum Command {
     Generate(GenerateArgs),
     /// List the supported trace formats, how each is detected and where it lives by default.
     Formats,
+    /// Import Claude Code and Codex transcripts (JSONL) into a tracelint database (sql/schema.sql).
+    Import(ImportArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// Transcript files, or folders to search for `*.jsonl` (e.g. ~/.claude/projects, ~/.codex/sessions).
+    #[arg(required = true)]
+    pub sources: Vec<PathBuf>,
+    /// The tracelint database to write; created if missing, and it must not be another agent's database.
+    #[arg(long, value_name = "DB")]
+    pub into: PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

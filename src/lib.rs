@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod cli;
 pub mod error;
 pub mod generate;
+pub mod import;
 pub mod model;
 pub mod pair;
 pub mod report;
@@ -152,5 +153,32 @@ pub fn run_formats(out: &mut dyn Write) -> Result<()> {
             writeln!(out, "  default:     {}{}", loc.display(), if here { "  [found]" } else { "" })?;
         }
     }
+    Ok(())
+}
+
+/// Run `tracelint import`: transcripts into tracelint's own schema.
+pub fn run_import(args: &cli::ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+    let stats = import::import(&args.sources, &args.into)?;
+    for f in &stats.unrecognised {
+        writeln!(
+            err,
+            "tracelint: warning: {}: not a Claude Code or Codex transcript, skipped",
+            sanitize::one_line(&f.display().to_string())
+        )?;
+    }
+    writeln!(
+        out,
+        "imported {} files into {}: {} sessions, {} new calls, {} new results",
+        stats.files,
+        sanitize::one_line(&args.into.display().to_string()),
+        stats.sessions,
+        stats.calls,
+        stats.results
+    )?;
+    writeln!(
+        out,
+        "lines: {} read, {} repeated (already imported), {} records of other types skipped, {} invalid, {} lone surrogates replaced",
+        stats.lines, stats.duplicates, stats.skipped, stats.invalid, stats.surrogates
+    )?;
     Ok(())
 }

@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         }
         Command::Generate(args) => tracelint::run_generate(args, &mut out),
         Command::Formats => tracelint::run_formats(&mut out),
+        Command::Import(args) => tracelint::run_import(args, &mut out, &mut err),
     };
     let result = result.and_then(|()| out.flush().map_err(tracelint::error::Error::from));
     match result {

@@ -81,6 +81,20 @@ pub static CLASS_RULES: &[ClassRule] = &[
         fires_on: &["Search API returned HTTP 400: invalid query"],
         ignores: &["HTTP 200 OK"],
     },
+    // --- parallel calls --------------------------------------------------
+    ClassRule {
+        id: "collateral-cancel",
+        pattern: r"Cancelled: parallel tool call |Sibling tool call errored",
+        tools: &[],
+        formats: &[],
+        category: C::CollateralCancel,
+        label: "cancelled because a parallel call failed",
+        fires_on: &[
+            "<tool_use_error>Cancelled: parallel tool call Edit(/a.rs…) errored</tool_use_error>",
+            "<tool_use_error>Sibling tool call errored</tool_use_error>",
+        ],
+        ignores: &["Cancelled: not allowed"],
+    },
     // --- the Agent tool (Peri) -------------------------------------------
     ClassRule {
         id: "agent-missing-subagent-type",
@@ -178,12 +192,16 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "edit-anchor-not-found",
-        pattern: r"old_string not found|(?i:old_string.{0,40}did not match)|String to replace not found in file",
+        pattern: r"old_string not found|(?i:old_string.{0,40}did not match)|String to replace not found in file|Failed to find expected lines|Failed to find context '",
         tools: &[],
         formats: &[],
         category: C::EditMatchNotFound,
         label: "old_string not found",
-        fires_on: &["Error: old_string not found in /src/main.rs", "String to replace not found in file.\nString: foo"],
+        fires_on: &[
+            "Error: old_string not found in /src/main.rs",
+            "String to replace not found in file.\nString: foo",
+            "apply_patch verification failed: Failed to find expected lines in /p/a.rs:\nfn main() {",
+        ],
         ignores: &["Error: old_string is not unique in /a (found 2 occurrences)"],
     },
     ClassRule {
@@ -258,17 +276,20 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "invalid-parameter-type",
-        pattern: r"(?i:invalid type: |expected (?:a |an )?(?:string|number|integer|boolean|array|object), (?:got|found|received))",
+        pattern: r"(?i:invalid type: |expected (?:a |an )?(?:string|number|integer|boolean|array|object), (?:got|found|received)|type is expected as )",
         tools: &[],
         formats: &[],
         category: C::InvalidParamType,
         label: "wrong argument type",
-        fires_on: &["TodoWrite: invalid input: invalid type: string \"x\", expected a sequence"],
+        fires_on: &[
+            "TodoWrite: invalid input: invalid type: string \"x\", expected a sequence",
+            "InputValidationError: Edit failed due to the following issue:\nThe parameter `replace_all` type is expected as `boolean` but provided as `string`",
+        ],
         ignores: &["type: string"],
     },
     ClassRule {
         id: "malformed-arguments",
-        pattern: r"(?i:(?:invalid|malformed|not valid) JSON|failed to parse (?:tool )?arguments|参数解析失败|EOF while parsing)",
+        pattern: r"(?i:(?:invalid|malformed|not valid) JSON|failed to parse (?:tool |function |exec_command |write_stdin )?arguments|参数解析失败|EOF while parsing)",
         tools: &[],
         formats: &[],
         category: C::MalformedArguments,
@@ -282,7 +303,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "invalid-parameter-value",
-        pattern: r"(?i:^Unknown operation: |unknown variant `|invalid (?:value|input|argument)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|不能为空|必须 >= )",
+        pattern: r"(?i:^Unknown operation: |unknown variant `|Invalid patch|invalid (?:value|input|argument)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|不能为空|必须 >= )",
         tools: &[],
         formats: &[],
         category: C::InvalidParamValue,
@@ -299,7 +320,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     // --- unknown tool ------------------------------------------------------
     ClassRule {
         id: "unknown-tool",
-        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found))"#,
+        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: )"#,
         tools: &[],
         formats: &[],
         category: C::UnknownTool,
@@ -309,13 +330,14 @@ pub static CLASS_RULES: &[ClassRule] = &[
             "ExecuteExtraTool: tool 'cron_lst' not found or not registered as a deferred tool",
             "Error: No such tool available: Shell",
             "Error: tool \"list_dirs\" does not exist",
+            "unsupported call: shell2",
         ],
         ignores: &["tool finished"],
     },
     // --- the user ----------------------------------------------------------
     ClassRule {
         id: "user-rejected",
-        pattern: r"(?i:interrupted by user|user (?:rejected|denied|declined|doesn't want|cancell?ed)|request was rejected|The user doesn't want to proceed)|^Don't Ask 模式|^Auto 模式：",
+        pattern: r"(?i:interrupted by user|user (?:rejected|denied|declined|doesn't want|cancell?ed)|rejected by user|aborted by user|request was rejected|The user doesn't want to proceed)|^Don't Ask 模式|^Auto 模式：",
         tools: &[],
         formats: &[],
         category: C::UserRejected,
@@ -325,6 +347,8 @@ pub static CLASS_RULES: &[ClassRule] = &[
             "Don't Ask 模式：自动拒绝",
             "The user doesn't want to proceed with this tool use.",
             "Error: user cancelled assistant tool calling",
+            "exec command rejected by user",
+            "Wall time: 3.1 seconds\naborted by user",
         ],
         ignores: &["user data saved"],
     },
@@ -337,6 +361,16 @@ pub static CLASS_RULES: &[ClassRule] = &[
         label: "command aborted (interrupted)",
         fires_on: &["partial\nCommand was aborted before completion\n\n<cwd>/p</cwd>", "(Command was aborted)"],
         ignores: &["Command was not aborted"],
+    },
+    ClassRule {
+        id: "codex-policy-rejected",
+        pattern: r"^exec command rejected: |you cannot ask for escalated permissions",
+        tools: &[],
+        formats: &["codex"],
+        category: C::PermissionDenied,
+        label: "rejected by the approval policy",
+        fires_on: &["exec command rejected: dangerous command"],
+        ignores: &["exec command rejected by user"],
     },
     ClassRule {
         id: "llm-hook-cancelled",
@@ -425,12 +459,15 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|operation not permitted|EACCES|EPERM|not authori[sz]ed|forbidden|access denied)",
+        pattern: r"(?i:permission denied|operation not permitted|EACCES|EPERM|not authori[sz]ed|forbidden|access denied|has been (?:auto-)?denied|haven't granted it)",
         tools: &[],
         formats: &[],
         category: C::PermissionDenied,
         label: "permission denied",
-        fires_on: &["Error writing file: Permission denied (os error 13)"],
+        fires_on: &[
+            "Error writing file: Permission denied (os error 13)",
+            "Permission to use Bash has been denied. IMPORTANT: You *may* attempt to accomplish this action using other tools",
+        ],
         ignores: &["permissions: 644"],
     },
     ClassRule {

@@ -34,6 +34,75 @@ pub const PERI_WRAPPER: &str = r"^Tool execution failed: [^ ]+ - ";
 
 pub static CONTENT_RULES: &[ContentRule] = &[
     ContentRule {
+        id: "codex-process-exited",
+        pattern: r"(?m)^Process exited with code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex's unified exec (`exec_command`) returns success whatever the exit code; a non-zero exit is \
+              only the line `Process exited with code N`. Benign exits (grep finding nothing) do not count.",
+        fires_on: &["Chunk ID: 7\nWall time: 0.4 seconds\nProcess exited with code 1\nOutput:\nFAIL"],
+        ignores: &["Process exited with code 0", "Process running with session ID 3"],
+    },
+    ContentRule {
+        id: "codex-exit-code",
+        pattern: r"(?m)^Exit code:? [1-9]\d*\s*$",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex's shell output with a non-zero `Exit code: N` line, or the JSON output's \
+              `metadata.exit_code` (presented as `Exit code N`). Codex writes no success flag, so \
+              every such result is hidden from anything that reads flags.",
+        fires_on: &["Exit code: 2\nWall time: 0.1 seconds\nOutput:\nboom", "Exit code 1"],
+        ignores: &["Exit code: 0\nWall time: 0.1 seconds"],
+    },
+    ContentRule {
+        id: "codex-apply-patch-failed",
+        pattern: r"^apply_patch verification failed: ",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex's apply_patch when the patch does not apply: `apply_patch verification failed: <why>`.",
+        fires_on: &["apply_patch verification failed: Failed to find expected lines in /p/a.rs:\nfn x() {"],
+        ignores: &["Success. Updated the following files:\nM /p/a.rs"],
+    },
+    ContentRule {
+        id: "codex-rejected",
+        pattern: r"^(?:exec command rejected|patch rejected by user)",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex when the user or the approval policy rejected a command or a patch.",
+        fires_on: &["exec command rejected by user", "patch rejected by user", "exec command rejected: policy"],
+        ignores: &["command accepted"],
+    },
+    ContentRule {
+        id: "codex-aborted",
+        pattern: r"(?m)^aborted(?: by user(?: after [\d.]+s)?)?\s*$",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex's interrupted calls: `aborted by user after 3.2s`, `Wall time: …` + `aborted by user`, or a \
+              synthetic `aborted` for a call that never returned.",
+        fires_on: &["aborted by user after 3.2s", "Wall time: 1.0 seconds\naborted by user", "aborted"],
+        ignores: &["the job was aborted earlier; retrying"],
+    },
+    ContentRule {
+        id: "codex-tool-error",
+        pattern: r"^(?:unsupported (?:custom tool )?call: |failed to parse \w+ arguments|exec_command failed: |write_stdin failed: |execution error: |failed in sandbox|command timed out after \d+ milliseconds)",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex's dispatcher and exec errors: unknown tools, unparseable arguments, exec plumbing, \
+              sandbox failures, timeouts.",
+        fires_on: &[
+            "unsupported call: shell2",
+            "failed to parse function arguments: missing field `cmd`",
+            "command timed out after 10000 milliseconds\nOutput:\n",
+        ],
+        ignores: &["execution finished"],
+    },
+    ContentRule {
         id: "exit-code-line",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &["bash"],
