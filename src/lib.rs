@@ -32,8 +32,23 @@ use source::SourceOptions;
 /// Scan `paths` and build the report. Sources are read one after another;
 /// each session is judged and counted as soon as it has been read.
 pub fn scan(paths: &[PathBuf], opts: &SourceOptions, filters: Filters) -> Result<Report> {
+    scan_sources(paths, opts, filters, &mut Vec::new())
+}
+
+/// `scan`, with the warnings of transcripts imported on the way (invalid
+/// lines, repaired surrogates, unrecognised files) appended to `notes`.
+pub fn scan_sources(
+    paths: &[PathBuf],
+    opts: &SourceOptions,
+    filters: Filters,
+    notes: &mut Vec<String>,
+) -> Result<Report> {
     let mut agg = Aggregator::new(filters);
     for path in paths {
+        if import::is_transcript_source(path) {
+            scan_transcripts(path, opts, &mut agg, notes)?;
+            continue;
+        }
         let (conn, format) = source::open_as(path, opts.format)?;
         agg.begin_source(&path.display().to_string(), format.as_str());
         source::read(path, &conn, format, opts, &mut |s| agg.add(&analysis::judge(s)))?;
@@ -61,7 +76,11 @@ pub fn run_scan(args: &cli::ScanArgs, color: bool, out: &mut dyn Write, err: &mu
     let paths = scan_paths(args)?;
     let format = source_format(args.source_format.as_deref())?;
     let opts = SourceOptions { no_subagents: args.no_subagents, session: args.session.clone(), format };
-    let report = scan(&paths, &opts, filters)?;
+    let mut notes = Vec::new();
+    let report = scan_sources(&paths, &opts, filters, &mut notes)?;
+    for note in &notes {
+        writeln!(err, "tracelint: warning: {note}")?;
+    }
     for src in &report.sources {
         let n = report.findings.iter().filter(|f| f.rule == "malformed-row" && f.source == src.path).count();
         if n > 0 {
@@ -180,5 +199,40 @@ pub fn run_import(args: &cli::ImportArgs, out: &mut dyn Write, err: &mut dyn Wri
         "lines: {} read, {} repeated (already imported), {} records of other types skipped, {} invalid, {} lone surrogates replaced",
         stats.lines, stats.duplicates, stats.skipped, stats.invalid, stats.surrogates
     )?;
+    Ok(())
+}
+
+/// Scan JSONL transcripts (a file or a folder) by importing them into a
+/// temporary database first; nothing is written beside them.
+fn scan_transcripts(path: &Path, opts: &SourceOptions, agg: &mut Aggregator, notes: &mut Vec<String>) -> Result<()> {
+    let tmp =
+        tempfile::tempdir().map_err(|e| Error::input(path, format!("cannot create a temporary database: {e}")))?;
+    let db = tmp.path().join("transcripts.db");
+    let stats = import::import(&[path.to_path_buf()], &db)?;
+    let shown = sanitize::one_line(&path.display().to_string());
+    for f in &stats.unrecognised {
+        notes.push(format!(
+            "{}: not a Claude Code or Codex transcript, skipped",
+            sanitize::one_line(&f.display().to_string())
+        ));
+    }
+    if stats.files == 0 {
+        let what = if path.is_dir() {
+            "is a directory with no Claude Code or Codex transcript (*.jsonl)"
+        } else {
+            "is not a Claude Code or Codex transcript"
+        };
+        return Err(Error::input(path, what));
+    }
+    if stats.invalid > 0 {
+        notes.push(format!("{shown}: {} lines are not JSON records, skipped", stats.invalid));
+    }
+    if stats.surrogates > 0 {
+        notes.push(format!("{shown}: {} lone surrogate escapes replaced by U+FFFD", stats.surrogates));
+    }
+    let format = source::Format::Tracelint;
+    let (conn, _) = source::open_as(&db, Some(format))?;
+    agg.begin_source(&path.display().to_string(), stats.label());
+    source::read(&db, &conn, format, opts, &mut |s| agg.add(&analysis::judge(s)))?;
     Ok(())
 }

@@ -138,3 +138,32 @@ fn import_refuses_other_databases_and_reports_strange_files() {
     let out = run_in(dir.path(), &["import", "missing.jsonl", "--into", "traces.db"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn scan_reads_transcripts_directly() {
+    // Copy a sample so that we can check nothing is written beside it.
+    let dir = tempfile::tempdir().unwrap();
+    let src = root().join("sample-traces/codex/2026/05/10");
+    let file = std::fs::read_dir(&src).unwrap().next().unwrap().unwrap().path();
+    std::fs::copy(&file, dir.path().join("rollout.jsonl")).unwrap();
+    let before = listing(dir.path());
+    let out = run_in(dir.path(), &["scan", "rollout.jsonl", "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "codex");
+    assert_eq!(v["totals"]["calls"], 12);
+    assert_eq!(v["totals"]["hidden_errors"], 6);
+    assert!(stderr(&out).contains("rollout.jsonl: 1 lines are not JSON records, skipped"), "{}", stderr(&out));
+    assert_eq!(listing(dir.path()), before, "nothing written beside the transcript");
+    // A folder, the same counts as import + scan.
+    let cc = root().join("sample-traces/claude-code");
+    let direct = json(&run_in(dir.path(), &["scan", cc.to_str().unwrap(), "--format", "json"]));
+    assert!(import(dir.path(), "claude-code").status.success());
+    let imported = json(&run_in(dir.path(), &["scan", "traces.db", "--format", "json"]));
+    assert_eq!(direct["tools"], imported["tools"]);
+    assert_eq!(direct["sources"][0]["format"], "claude-code");
+    // An empty folder is refused.
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let out = run_in(dir.path(), &["scan", "empty"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("empty: is a directory with no Claude Code or Codex transcript"), "{}", stderr(&out));
+}

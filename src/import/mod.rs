@@ -57,6 +57,24 @@ pub struct ImportStats {
     pub surrogates: u64,
     /// Files whose agent could not be recognised.
     pub unrecognised: Vec<PathBuf>,
+    /// The agents of the files imported.
+    pub agents: std::collections::BTreeSet<&'static str>,
+}
+
+impl ImportStats {
+    /// The format label of an imported source: its agent, or `jsonl` when
+    /// it mixed several.
+    pub fn label(&self) -> &'static str {
+        match self.agents.iter().collect::<Vec<_>>().as_slice() {
+            [one] => one,
+            _ => "jsonl",
+        }
+    }
+}
+
+/// Does `scan` read `path` by importing it (a folder, or a `.jsonl` file)?
+pub fn is_transcript_source(path: &Path) -> bool {
+    path.is_dir() || path.extension().is_some_and(|e| e == "jsonl")
 }
 
 /// The database side of an import: upserts into the schema's tables.
@@ -386,7 +404,8 @@ pub fn import(sources: &[PathBuf], into: &Path) -> Result<ImportStats> {
     let mut claude = claude::Importer::default();
     let result = (|| -> Result<()> {
         for file in &files {
-            match recognise(file)? {
+            let kind = recognise(file)?;
+            match kind {
                 Some(Transcript::ClaudeCode) => claude.file(file, &mut writer)?,
                 Some(Transcript::Codex) => codex::file(file, &mut writer)?,
                 None => {
@@ -394,6 +413,7 @@ pub fn import(sources: &[PathBuf], into: &Path) -> Result<ImportStats> {
                     continue;
                 }
             }
+            writer.stats.agents.extend(kind.map(Transcript::agent));
             writer.stats.files += 1;
         }
         claude.finish(&mut writer).map_err(sql)?;
