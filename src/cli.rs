@@ -19,7 +19,7 @@ pub enum Command {
     Generate(GenerateArgs),
     /// List the supported trace formats, how each is detected and where it lives by default.
     Formats,
-    /// Import Claude Code and Codex transcripts (JSONL) into a tracelint database (sql/schema.sql).
+    /// Import Claude Code, Codex and Gemini CLI transcripts (JSONL) into a tracelint database (sql/schema.sql).
     Import(ImportArgs),
 }
 

@@ -181,7 +181,7 @@ pub fn run_import(args: &cli::ImportArgs, out: &mut dyn Write, err: &mut dyn Wri
     for f in &stats.unrecognised {
         writeln!(
             err,
-            "tracelint: warning: {}: not a Claude Code or Codex transcript, skipped",
+            "tracelint: warning: {}: not a Claude Code, Codex or Gemini transcript, skipped",
             sanitize::one_line(&f.display().to_string())
         )?;
     }
@@ -212,15 +212,15 @@ fn scan_transcripts(path: &Path, opts: &SourceOptions, agg: &mut Aggregator, not
     let shown = sanitize::one_line(&path.display().to_string());
     for f in &stats.unrecognised {
         notes.push(format!(
-            "{}: not a Claude Code or Codex transcript, skipped",
+            "{}: not a Claude Code, Codex or Gemini transcript, skipped",
             sanitize::one_line(&f.display().to_string())
         ));
     }
     if stats.files == 0 {
         let what = if path.is_dir() {
-            "is a directory with no Claude Code or Codex transcript (*.jsonl)"
+            "is a directory with no Claude Code, Codex or Gemini transcript (*.jsonl)"
         } else {
-            "is not a Claude Code or Codex transcript"
+            "is not a Claude Code, Codex or Gemini transcript"
         };
         return Err(Error::input(path, what));
     }

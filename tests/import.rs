@@ -96,7 +96,7 @@ fn codex_sample() {
 
 #[test]
 fn importing_twice_changes_nothing() {
-    for src in ["claude-code", "codex"] {
+    for src in ["claude-code", "codex", "gemini"] {
         let dir = tempfile::tempdir().unwrap();
         assert!(import(dir.path(), src).status.success());
         let first = dump(&dir.path().join("traces.db"));
@@ -134,7 +134,11 @@ fn import_refuses_other_databases_and_reports_strange_files() {
     std::fs::write(dir.path().join("notes.jsonl"), "{\"hello\": 1}\n").unwrap();
     let out = run_in(dir.path(), &["import", "notes.jsonl", "--into", "traces.db"]);
     assert!(out.status.success());
-    assert!(stderr(&out).contains("notes.jsonl: not a Claude Code or Codex transcript, skipped"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("notes.jsonl: not a Claude Code, Codex or Gemini transcript, skipped"),
+        "{}",
+        stderr(&out)
+    );
     let out = run_in(dir.path(), &["import", "missing.jsonl", "--into", "traces.db"]);
     assert_eq!(out.status.code(), Some(2));
 }
@@ -165,5 +169,30 @@ fn scan_reads_transcripts_directly() {
     std::fs::create_dir(dir.path().join("empty")).unwrap();
     let out = run_in(dir.path(), &["scan", "empty"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("empty: is a directory with no Claude Code or Codex transcript"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("empty: is a directory with no Claude Code, Codex or Gemini transcript"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn gemini_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = import(dir.path(), "gemini");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&run_in(dir.path(), &["scan", "traces.db", "--format", "json"]));
+    assert_eq!(v["totals"]["sessions"], 2, "the session and its sub-agent");
+    assert_eq!(counts(&v, "read_file"), (2, 1, 1, 0), "the last copy of a message wins: executing, then success");
+    assert_eq!(tool(&v, "replace")["categories"], json!({"edit-match-not-found": 1}), "status error is the flag");
+    assert_eq!(counts(&v, "write_file"), (1, 1, 1, 0), "cancelled is a failure");
+    assert_eq!(counts(&v, "google_web_search"), (1, 1, 0, 1), "status success with an error text: hidden");
+    assert_eq!(counts(&v, "glob"), (1, 0, 0, 0), "the rewound call is gone");
+    assert_eq!(v["totals"]["unpaired_calls"], 0);
+    let sub = json(&run_in(dir.path(), &["scan", "traces.db", "--format", "json", "--no-subagents"]));
+    assert_eq!(sub["totals"]["calls"], 5);
+    let direct =
+        json(&run_in(dir.path(), &["scan", root().join("sample-traces/gemini").to_str().unwrap(), "--format", "json"]));
+    assert_eq!(direct["sources"][0]["format"], "gemini");
+    assert_eq!(direct["tools"], v["tools"]);
 }

@@ -10,6 +10,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod gemini;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -27,6 +28,7 @@ use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 pub enum Transcript {
     ClaudeCode,
     Codex,
+    Gemini,
 }
 
 impl Transcript {
@@ -35,6 +37,7 @@ impl Transcript {
         match self {
             Transcript::ClaudeCode => "claude-code",
             Transcript::Codex => "codex",
+            Transcript::Gemini => "gemini",
         }
     }
 }
@@ -178,6 +181,51 @@ impl<'c> Writer<'c> {
         } else {
             self.stats.duplicates += 1;
         }
+        Ok(())
+    }
+}
+
+/// A result row as stored: text, flag, exit code, time.
+type StoredResult = (String, Option<i64>, Option<i64>, Option<String>);
+
+impl Writer<'_> {
+    /// Record a result, replacing an earlier one for the same call (for
+    /// sources that rewrite a record as the call progresses).
+    pub fn result_latest(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
+        let old: Option<StoredResult> = self
+            .conn
+            .query_row(
+                "SELECT text, is_error, exit_code, returned_at FROM results WHERE session_id = ?1 AND call_id = ?2",
+                params![r.session, r.call_id],
+                |x| Ok((x.get(0)?, x.get(1)?, x.get(2)?, x.get(3)?)),
+            )
+            .optional()?;
+        let new = (r.text.to_string(), r.flag.map(i64::from), r.exit_code, r.time.map(str::to_string));
+        match old {
+            None => self.result(r),
+            Some(o) if o == new => {
+                self.stats.duplicates += 1;
+                Ok(())
+            }
+            Some(_) => {
+                self.conn.execute(
+                    "UPDATE results SET text = ?3, is_error = ?4, exit_code = ?5, returned_at = ?6
+                     WHERE session_id = ?1 AND call_id = ?2",
+                    params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time],
+                )?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Remove a call and its result (the source took it back).
+    pub fn forget_call(&mut self, session: &str, call_id: &str) -> rusqlite::Result<()> {
+        let r = self
+            .conn
+            .execute("DELETE FROM results WHERE session_id = ?1 AND call_id = ?2", params![session, call_id])?;
+        self.stats.results = self.stats.results.saturating_sub(r as u64);
+        let n = self.conn.execute("DELETE FROM calls WHERE session_id = ?1 AND id = ?2", params![session, call_id])?;
+        self.stats.calls = self.stats.calls.saturating_sub(n as u64);
         Ok(())
     }
 }
@@ -386,6 +434,9 @@ pub fn recognise(path: &Path) -> Result<Option<Transcript>> {
             if v.get("payload").is_some() && v.get("type").is_some() {
                 return Ok(Some(Transcript::Codex));
             }
+            if gemini::looks_like(&v) {
+                return Ok(Some(Transcript::Gemini));
+            }
             if v.get("sessionId").is_some() || v.get("uuid").is_some() || v.get("leafUuid").is_some() {
                 return Ok(Some(Transcript::ClaudeCode));
             }
@@ -408,6 +459,7 @@ pub fn import(sources: &[PathBuf], into: &Path) -> Result<ImportStats> {
             match kind {
                 Some(Transcript::ClaudeCode) => claude.file(file, &mut writer)?,
                 Some(Transcript::Codex) => codex::file(file, &mut writer)?,
+                Some(Transcript::Gemini) => gemini::file(file, &mut writer)?,
                 None => {
                     writer.stats.unrecognised.push(file.clone());
                     continue;

@@ -192,7 +192,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "edit-anchor-not-found",
-        pattern: r"old_string not found|(?i:old_string.{0,40}did not match)|String to replace not found in file|Failed to find expected lines|Failed to find context '",
+        pattern: r"old_string not found|(?i:old_string.{0,40}did not match)|String to replace not found in file|Failed to find expected lines|Failed to find context '|0 occurrences found for old_string",
         tools: &[],
         formats: &[],
         category: C::EditMatchNotFound,
@@ -201,6 +201,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
             "Error: old_string not found in /src/main.rs",
             "String to replace not found in file.\nString: foo",
             "apply_patch verification failed: Failed to find expected lines in /p/a.rs:\nfn main() {",
+            "Failed to edit, 0 occurrences found for old_string in /p/a.rs. Ensure you're not escaping content incorrectly",
         ],
         ignores: &["Error: old_string is not unique in /a (found 2 occurrences)"],
     },
