@@ -129,10 +129,15 @@ pub fn scan_paths(args: &cli::ScanArgs) -> Result<Vec<PathBuf>> {
     if !args.paths.is_empty() {
         return Ok(args.paths.clone());
     }
-    let found = source::default_sources();
+    let mut found = source::default_sources();
+    found.extend(import::default_transcript_dirs());
     if found.is_empty() {
-        let places: Vec<String> =
-            source::FORMATS.iter().flat_map(|f| f.locations.iter().map(|l| l.display())).collect();
+        let places: Vec<String> = source::FORMATS
+            .iter()
+            .flat_map(|f| f.locations)
+            .chain(import::TRANSCRIPTS.iter().flat_map(|t| t.locations))
+            .map(|l| l.display())
+            .collect();
         return Err(Error::Usage(format!(
             "no trace database given, and none at the default locations ({}); pass a PATH",
             places.join(", ")
@@ -169,6 +174,16 @@ pub fn run_formats(out: &mut dyn Write) -> Result<()> {
         writeln!(out, "  error flag:  {}", f.flag)?;
         for loc in f.locations {
             let here = loc.resolve().is_some_and(|p| p.is_file());
+            writeln!(out, "  default:     {}{}", loc.display(), if here { "  [found]" } else { "" })?;
+        }
+    }
+    for t in import::TRANSCRIPTS {
+        writeln!(out)?;
+        writeln!(out, "{} ({})", t.name, t.agent)?;
+        writeln!(out, "  recognised:  {}", t.signature)?;
+        writeln!(out, "  error flag:  {}", t.flag)?;
+        for loc in t.locations {
+            let here = loc.resolve().is_some_and(|p| p.is_dir());
             writeln!(out, "  default:     {}{}", loc.display(), if here { "  [found]" } else { "" })?;
         }
     }

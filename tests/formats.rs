@@ -20,9 +20,12 @@ fn formats_lists_every_format_with_its_signature() {
             "goose (Goose (Block))",
             "llm (llm (Simon Willison's CLI))",
             "tracelint (tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework)",
+            "claude-code (Claude Code transcripts, JSONL, read through import)",
+            "codex (Codex CLI rollouts, JSONL, read through import)",
+            "gemini (Gemini CLI chat recordings, JSONL, read through import)",
         ]
     );
-    assert!(text.contains("detected by:") && text.contains("default:"), "{text}");
+    assert!(text.contains("detected by:") && text.contains("recognised:") && text.contains("default:"), "{text}");
 }
 
 #[test]
@@ -107,6 +110,13 @@ fn scan_without_paths_reads_every_default_location_that_exists() {
     let sql = |name: &str| std::fs::read_to_string(root.join("sample-traces").join(name)).unwrap();
     std::fs::create_dir_all(h.join(".crush")).unwrap();
     db_from_sql(&h.join(".crush"), "crush.db", &sql("crush.sql"));
+    let rollouts = h.join(".codex/sessions/2026/05/10");
+    std::fs::create_dir_all(&rollouts).unwrap();
+    let cx = root.join("sample-traces/codex/2026/05/10");
+    for f in std::fs::read_dir(&cx).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, rollouts.join(f.file_name().unwrap())).unwrap();
+    }
     std::fs::create_dir_all(h.join("data/goose/sessions")).unwrap();
     db_from_sql(&h.join("data/goose/sessions"), "sessions.db", &sql("goose.sql"));
     let run = |args: &[&str]| {
@@ -117,13 +127,15 @@ fn scan_without_paths_reads_every_default_location_that_exists() {
             .env("XDG_DATA_HOME", h.join("data"))
             .env("XDG_CONFIG_HOME", h.join("config"))
             .env_remove("LLM_USER_PATH")
+            .env_remove("CODEX_HOME")
             .output()
             .unwrap()
     };
     let v = json(&run(&["scan", "--format", "json"]));
     let formats: Vec<&str> = v["sources"].as_array().unwrap().iter().map(|s| s["format"].as_str().unwrap()).collect();
-    assert_eq!(formats, ["crush", "goose"]);
+    assert_eq!(formats, ["crush", "goose", "codex"]);
     let listing = stdout(&run(&["formats"]));
     assert!(listing.contains("./.crush/crush.db  [found]"), "{listing}");
+    assert!(listing.contains("~/.codex/sessions  [found]"), "{listing}");
     assert!(!listing.contains("opencode/opencode.db  [found]"), "{listing}");
 }

@@ -21,6 +21,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::source::Location;
 use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 
 /// Which agent wrote a transcript.
@@ -40,6 +41,56 @@ impl Transcript {
             Transcript::Gemini => "gemini",
         }
     }
+}
+
+/// A transcript kind, described for `tracelint formats` and the README.
+pub struct TranscriptInfo {
+    pub name: &'static str,
+    pub agent: &'static str,
+    /// How `import` recognises a file.
+    pub signature: &'static str,
+    pub flag: &'static str,
+    /// Folders that hold these transcripts by default.
+    pub locations: &'static [Location],
+}
+
+pub static TRANSCRIPTS: &[TranscriptInfo] = &[
+    TranscriptInfo {
+        name: "claude-code",
+        agent: "Claude Code transcripts, JSONL, read through import",
+        signature: "records with `uuid`/`sessionId`; calls are `tool_use` blocks, results `tool_result` blocks",
+        flag: "`is_error` of the tool_result block (optional: absent = false)",
+        locations: &[Location::Home(".claude/projects")],
+    },
+    TranscriptInfo {
+        name: "codex",
+        agent: "Codex CLI rollouts, JSONL, read through import",
+        signature: "records `{timestamp, type, payload}`; `function_call` / `function_call_output` by `call_id`",
+        flag: "none is written (NULL); exit codes come from the output text",
+        locations: &[Location::EnvDir("CODEX_HOME", "sessions"), Location::Home(".codex/sessions")],
+    },
+    TranscriptInfo {
+        name: "gemini",
+        agent: "Gemini CLI chat recordings, JSONL, read through import",
+        signature: "a metadata record with `sessionId` and `projectHash`, then messages with `toolCalls[]`",
+        flag: "each call's `status` (`error`, `cancelled` = flagged)",
+        locations: &[Location::Home(".gemini/tmp")],
+    },
+];
+
+/// Every default transcript folder that exists on this machine.
+pub fn default_transcript_dirs() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for info in TRANSCRIPTS {
+        for loc in info.locations {
+            if let Some(p) = loc.resolve().filter(|p| p.is_dir())
+                && !out.contains(&p)
+            {
+                out.push(p);
+            }
+        }
+    }
+    out
 }
 
 /// What an import did, per run.
