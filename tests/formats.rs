@@ -139,3 +139,13 @@ fn scan_without_paths_reads_every_default_location_that_exists() {
     assert!(listing.contains("~/.codex/sessions  [found]"), "{listing}");
     assert!(!listing.contains("opencode/opencode.db  [found]"), "{listing}");
 }
+
+#[test]
+fn a_forced_format_must_match_its_signature() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = run_in(root, &["scan", "sample-traces/goose.db", "--source-format", "crush"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("sample-traces/goose.db: is not a crush database (--source-format crush"), "{err}");
+}

@@ -312,7 +312,21 @@ pub fn open(path: &Path) -> Result<(Connection, Format)> {
 pub fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Format)> {
     let conn = open::open_read_only(path)?;
     let format = match format {
-        Some(f) => f,
+        Some(f) => {
+            let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
+            if !matches_signature(f, &Schema { conn: &conn }).map_err(sql)? {
+                return Err(Error::input(
+                    path,
+                    format!(
+                        "is not a {} database (--source-format {}: expected {})",
+                        f.as_str(),
+                        f.as_str(),
+                        f.info().signature
+                    ),
+                ));
+            }
+            f
+        }
         None => detect(path, &conn)?,
     };
     Ok((conn, format))
