@@ -56,7 +56,7 @@ fn claude_code_sample() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("imported 4 files"), "{text}");
-    assert!(text.contains("2 repeated"), "the repeated lines are recognised: {text}");
+    assert!(text.contains("3 repeated"), "the repeated lines are recognised: {text}");
     assert!(text.contains("1 invalid, 1 lone surrogates replaced"), "{text}");
     let v = json(&run_in(dir.path(), &["scan", "traces.db", "--format", "json"]));
     assert_eq!(v["totals"]["sessions"], 4, "session, resumed session, two sub-agents (both layouts)");
@@ -72,6 +72,7 @@ fn claude_code_sample() {
     assert_eq!(tool(&v, "Edit")["categories"], json!({"edit-match-not-found": 1, "missing-required-param": 1}));
     assert_eq!(tool(&v, "Write")["categories"], json!({"user-rejected": 1}));
     assert_eq!(counts(&v, "Read"), (3, 1, 1, 0));
+    assert_eq!(counts(&v, "Task"), (1, 0, 0, 0), "a call repeated under a new uuid in the resumed file counts once");
     assert_eq!(counts(&v, "mcp__github__get_issue"), (1, 1, 0, 1), "is_error absent: a hidden error");
     let sub = json(&run_in(dir.path(), &["scan", "traces.db", "--format", "json", "--no-subagents"]));
     assert_eq!(sub["totals"]["sessions"], 2);

@@ -9,7 +9,7 @@
 //! `<session>/agent-<id>` whose parent is the session.
 //!
 //! Traps handled: resumed sessions repeat earlier lines (deduplicated by
-//! `uuid`); one API response is written as one line per content block
+//! `uuid`, and by `tool_use` id when the copy got a new uuid); one API response is written as one line per content block
 //! (calls are deduplicated by id within the session); a result can be in a
 //! different file than its call (it joins its call's session, also across
 //! runs); `toolUseResult` stands in when the block has no text. `progress`
@@ -104,6 +104,12 @@ impl Importer {
                     let name =
                         block.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
                     let input = block.get("input").cloned().unwrap_or(Value::Null);
+                    // A resumed session can repeat a call under a new line uuid
+                    // and session id: tool_use ids are global, keep the first.
+                    if w.session_of_call(id)?.is_some_and(|owner| owner != session) {
+                        w.stats.duplicates += 1;
+                        continue;
+                    }
                     w.call(&session, id, name, &input, time)?;
                 }
                 ("user", Some("tool_result")) => {
