@@ -48,8 +48,9 @@ pub enum ColorChoice {
 
 #[derive(Debug, clap::Args)]
 pub struct ScanArgs {
-    /// Trace databases to scan. Without any, every default location of every
-    /// supported format that exists is scanned (see `tracelint formats`).
+    /// Trace databases, or JSONL transcripts (files or folders), to scan. Without
+    /// any, every default location of every supported format that exists is
+    /// scanned (see `tracelint formats`).
     pub paths: Vec<PathBuf>,
     /// Read every PATH as this format instead of detecting it (names: `tracelint formats`).
     #[arg(long, value_name = "NAME")]
