@@ -25,6 +25,20 @@ pub enum Command {
     Rules(RulesArgs),
     /// Write a synthetic Peri trace database (the shipped samples are made with it).
     Generate(GenerateArgs),
+    /// List the supported trace formats, how each is detected and where it lives by default.
+    Formats,
+    /// Import Claude Code, Codex and Gemini CLI transcripts (JSONL) into a tracelint database (sql/schema.sql).
+    Import(ImportArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// Transcript files, or folders to search for `*.jsonl` (e.g. ~/.claude/projects, ~/.codex/sessions).
+    #[arg(required = true)]
+    pub sources: Vec<PathBuf>,
+    /// The tracelint database to write; created if missing, and it must not be another agent's database.
+    #[arg(long, value_name = "DB")]
+    pub into: PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,9 +66,13 @@ pub enum ColorChoice {
 
 #[derive(Debug, clap::Args)]
 pub struct ScanArgs {
-    /// Trace databases to scan. Without any, the default Peri location
-    /// (~/.peri/threads/threads.db) is scanned if it exists.
+    /// Trace databases, or JSONL transcripts (files or folders), to scan. Without
+    /// any, every default location of every supported format that exists is
+    /// scanned (see `tracelint formats`).
     pub paths: Vec<PathBuf>,
+    /// Read every PATH as this format instead of detecting it (names: `tracelint formats`).
+    #[arg(long, value_name = "NAME")]
+    pub source_format: Option<String>,
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
     /// Count only calls made at or after this time: a date, an RFC 3339 time, or a span back from now (7d, 12h).

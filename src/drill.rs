@@ -125,8 +125,8 @@ pub fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
     }
     let category = Category::from_slug(&args.category)
         .ok_or_else(|| Error::Usage(format!("unknown category {:?}; `tracelint rules` lists them", args.category)))?;
-    let paths = crate::resolve_paths(&args.paths)?;
-    let opts = SourceOptions { no_subagents: args.no_subagents, session: None };
+    let paths = crate::scan_paths(&args.paths)?;
+    let opts = SourceOptions { no_subagents: args.no_subagents, session: None, format: None };
     let mut picked: Vec<(String, String, Detail)> = Vec::new();
     each_session(&paths, &opts, &mut |source, s| {
         let (id, list) = details(s);
@@ -155,8 +155,8 @@ pub fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
     if args.no_redact {
         crate::redact::disable();
     }
-    let paths = crate::resolve_paths(&args.paths)?;
-    let opts = SourceOptions { no_subagents: false, session: Some(args.session.clone()) };
+    let paths = crate::scan_paths(&args.paths)?;
+    let opts = SourceOptions { no_subagents: false, session: Some(args.session.clone()), format: None };
     let mut found: Vec<(String, String, Vec<Detail>)> = Vec::new();
     each_session(&paths, &opts, &mut |source, s| {
         let (id, list) = details(s);

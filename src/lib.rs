@@ -15,6 +15,7 @@ pub mod drill;
 pub mod error;
 pub mod gate;
 pub mod generate;
+pub mod import;
 pub mod model;
 pub mod pair;
 pub mod redact;
@@ -34,9 +35,25 @@ use source::SourceOptions;
 /// Scan `paths` and build the report. Sources are read one after another;
 /// each session is judged and counted as soon as it has been read.
 pub fn scan(paths: &[PathBuf], opts: &SourceOptions, filters: Filters, options: AnalysisOptions) -> Result<Report> {
+    scan_sources(paths, opts, filters, options, &mut Vec::new())
+}
+
+/// `scan`, with the warnings of transcripts imported on the way (invalid
+/// lines, repaired surrogates, unrecognised files) appended to `notes`.
+pub fn scan_sources(
+    paths: &[PathBuf],
+    opts: &SourceOptions,
+    filters: Filters,
+    options: AnalysisOptions,
+    notes: &mut Vec<String>,
+) -> Result<Report> {
     let mut agg = Aggregator::new(filters, options);
     for path in paths {
-        let (conn, format, warnings) = source::open(path)?;
+        if import::is_transcript_source(path) {
+            scan_transcripts(path, opts, &mut agg, notes)?;
+            continue;
+        }
+        let (conn, format, warnings) = source::open_as(path, opts.format)?;
         agg.begin_source(&path.display().to_string(), format.as_str());
         agg.warn(warnings);
         source::read(path, &conn, format, opts, &mut |s| agg.add(&analysis::judge(s)))?;
@@ -47,21 +64,6 @@ pub fn scan(paths: &[PathBuf], opts: &SourceOptions, filters: Filters, options: 
 /// The default Peri trace database of the current user.
 pub fn default_peri_path() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| Path::new(&h).join(".peri/threads/threads.db"))
-}
-
-/// The paths given, or the default Peri location when none is.
-pub(crate) fn resolve_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    if !paths.is_empty() {
-        return Ok(paths.to_vec());
-    }
-    match default_peri_path() {
-        Some(p) if p.exists() => Ok(vec![p]),
-        Some(p) => Err(Error::Usage(format!(
-            "no trace database given, and there is none at the default Peri location {}; pass a PATH",
-            p.display()
-        ))),
-        None => Err(Error::Usage("no trace database given and HOME is not set; pass a PATH".into())),
-    }
 }
 
 /// Scan what `args` names and build the report; warnings go to `err`.
@@ -78,12 +80,14 @@ fn build_report(args: &cli::ScanArgs, err: &mut dyn Write) -> Result<Report> {
         until: time(&args.until, "--until")?,
         tools: args.tools.clone(),
     };
-    let paths = resolve_paths(&args.paths)?;
-    let opts = SourceOptions { no_subagents: args.no_subagents, session: args.session.clone() };
+    let paths = scan_paths(&args.paths)?;
+    let format = source_format(args.source_format.as_deref())?;
+    let opts = SourceOptions { no_subagents: args.no_subagents, session: args.session.clone(), format };
     let options = AnalysisOptions { streak_threshold: args.streak_threshold };
-    let report = scan(&paths, &opts, filters, options)?;
-    for w in &report.warnings {
-        writeln!(err, "tracelint: warning: {w}")?;
+    let mut notes = Vec::new();
+    let report = scan_sources(&paths, &opts, filters, options, &mut notes)?;
+    for note in notes.iter().chain(&report.warnings) {
+        writeln!(err, "tracelint: warning: {note}")?;
     }
     for src in &report.sources {
         let n = report.findings.iter().filter(|f| f.rule == "malformed-row" && f.source == src.path).count();
@@ -144,7 +148,7 @@ pub fn run_scan(args: &cli::ScanArgs, color: bool, out: &mut dyn Write, err: &mu
 /// Run `tracelint check`: `Ok(true)` when the gate passed (or a baseline
 /// was written), `Ok(false)` when it failed.
 pub fn run_check(args: &cli::CheckArgs, color: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
-    let inputs = resolve_paths(&args.scan.paths)?;
+    let inputs = scan_paths(&args.scan.paths)?;
     for file in [&args.baseline, &args.write_baseline].into_iter().flatten() {
         let same =
             |p: &PathBuf| std::fs::canonicalize(p).ok().is_some_and(|c| std::fs::canonicalize(file).ok() == Some(c));
@@ -243,11 +247,11 @@ pub fn run_rules(args: &cli::RulesArgs, out: &mut dyn Write) -> Result<()> {
     if args.format == cli::RulesFormat::Json {
         let v = serde_json::json!({
             "content_rules": CONTENT_RULES.iter().map(|r| serde_json::json!({
-                "id": r.id, "pattern": r.pattern, "tools": r.tools, "precision": r.precision.as_str(),
+                "id": r.id, "pattern": r.pattern, "tools": r.tools, "formats": r.formats, "precision": r.precision.as_str(),
                 "doc": r.doc, "fires_on": r.fires_on, "ignores": r.ignores,
             })).collect::<Vec<_>>(),
             "classification_rules": CLASS_RULES.iter().map(|r| serde_json::json!({
-                "id": r.id, "pattern": r.pattern, "tools": r.tools, "category": r.category.as_str(),
+                "id": r.id, "pattern": r.pattern, "tools": r.tools, "formats": r.formats, "category": r.category.as_str(),
                 "label": r.label, "fires_on": r.fires_on, "ignores": r.ignores,
             })).collect::<Vec<_>>(),
             "categories": Category::ALL.iter().map(|c| serde_json::json!({
@@ -280,5 +284,134 @@ pub fn run_rules(args: &cli::RulesArgs, out: &mut dyn Write) -> Result<()> {
     }
     writeln!(out)?;
     writeln!(out, "Finding rules: {}", gate::FINDING_RULES.join(", "))?;
+    Ok(())
+}
+
+/// The sources `scan` reads: the PATHs given, or every default location of
+/// every supported format that exists on this machine.
+pub fn scan_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if !paths.is_empty() {
+        return Ok(paths.to_vec());
+    }
+    let mut found = source::default_sources();
+    found.extend(import::default_transcript_dirs());
+    if found.is_empty() {
+        let places: Vec<String> = source::FORMATS
+            .iter()
+            .flat_map(|f| f.locations)
+            .chain(import::TRANSCRIPTS.iter().flat_map(|t| t.locations))
+            .map(|l| l.display())
+            .collect();
+        return Err(Error::Usage(format!(
+            "no trace database given, and none at the default locations ({}); pass a PATH",
+            places.join(", ")
+        )));
+    }
+    Ok(found)
+}
+
+/// The format `--source-format NAME` forces, if given.
+pub fn source_format(name: Option<&str>) -> Result<Option<source::Format>> {
+    let Some(name) = name else { return Ok(None) };
+    match source::Format::from_name(name) {
+        Some(f) => Ok(Some(f)),
+        None => {
+            let names: Vec<&str> = source::FORMATS.iter().map(|f| f.name).collect();
+            Err(Error::Usage(format!(
+                "--source-format: unknown format {:?}; known: {}",
+                sanitize::one_line(name),
+                names.join(", ")
+            )))
+        }
+    }
+}
+
+/// Run `tracelint formats`: every supported format, its detection
+/// signature, its flag and its default locations (marked when present).
+pub fn run_formats(out: &mut dyn Write) -> Result<()> {
+    for (i, f) in source::FORMATS.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        writeln!(out, "{} ({})", f.name, f.agent)?;
+        writeln!(out, "  detected by: {}", f.signature)?;
+        writeln!(out, "  error flag:  {}", f.flag)?;
+        for loc in f.locations {
+            let here = loc.resolve().is_some_and(|p| p.is_file());
+            writeln!(out, "  default:     {}{}", loc.display(), if here { "  [found]" } else { "" })?;
+        }
+    }
+    for t in import::TRANSCRIPTS {
+        writeln!(out)?;
+        writeln!(out, "{} ({})", t.name, t.agent)?;
+        writeln!(out, "  recognised:  {}", t.signature)?;
+        writeln!(out, "  error flag:  {}", t.flag)?;
+        for loc in t.locations {
+            let here = loc.resolve().is_some_and(|p| p.is_dir());
+            writeln!(out, "  default:     {}{}", loc.display(), if here { "  [found]" } else { "" })?;
+        }
+    }
+    Ok(())
+}
+
+/// Run `tracelint import`: transcripts into tracelint's own schema.
+pub fn run_import(args: &cli::ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+    let stats = import::import(&args.sources, &args.into)?;
+    for f in &stats.unrecognised {
+        writeln!(
+            err,
+            "tracelint: warning: {}: not a Claude Code, Codex or Gemini transcript, skipped",
+            sanitize::one_line(&f.display().to_string())
+        )?;
+    }
+    writeln!(
+        out,
+        "imported {} files into {}: {} sessions, {} new calls, {} new results",
+        stats.files,
+        sanitize::one_line(&args.into.display().to_string()),
+        stats.sessions,
+        stats.calls,
+        stats.results
+    )?;
+    writeln!(
+        out,
+        "lines: {} read, {} repeated (already imported), {} records of other types skipped, {} invalid, {} lone surrogates replaced",
+        stats.lines, stats.duplicates, stats.skipped, stats.invalid, stats.surrogates
+    )?;
+    Ok(())
+}
+
+/// Scan JSONL transcripts (a file or a folder) by importing them into a
+/// temporary database first; nothing is written beside them.
+fn scan_transcripts(path: &Path, opts: &SourceOptions, agg: &mut Aggregator, notes: &mut Vec<String>) -> Result<()> {
+    let tmp =
+        tempfile::tempdir().map_err(|e| Error::input(path, format!("cannot create a temporary database: {e}")))?;
+    let db = tmp.path().join("transcripts.db");
+    let stats = import::import(&[path.to_path_buf()], &db)?;
+    let shown = sanitize::one_line(&path.display().to_string());
+    for f in &stats.unrecognised {
+        notes.push(format!(
+            "{}: not a Claude Code, Codex or Gemini transcript, skipped",
+            sanitize::one_line(&f.display().to_string())
+        ));
+    }
+    if stats.files == 0 {
+        let what = if path.is_dir() {
+            "is a directory with no Claude Code, Codex or Gemini transcript (*.jsonl)"
+        } else {
+            "is not a Claude Code, Codex or Gemini transcript"
+        };
+        return Err(Error::input(path, what));
+    }
+    if stats.invalid > 0 {
+        notes.push(format!("{shown}: {} lines are not JSON records, skipped", stats.invalid));
+    }
+    if stats.surrogates > 0 {
+        notes.push(format!("{shown}: {} lone surrogate escapes replaced by U+FFFD", stats.surrogates));
+    }
+    let format = source::Format::Tracelint;
+    let (conn, _, _) = source::open_as(&db, Some(format))?;
+    agg.begin_source(&path.display().to_string(), stats.label());
+    source::read(&db, &conn, format, opts, &mut |s| agg.add(&analysis::judge(s)))?;
     Ok(())
 }

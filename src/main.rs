@@ -25,6 +25,8 @@ fn main() -> ExitCode {
         Command::Show(args) => tracelint::drill::run_show(args, &mut out).map(|()| true),
         Command::Rules(args) => tracelint::run_rules(args, &mut out).map(|()| true),
         Command::Generate(args) => tracelint::run_generate(args, &mut out).map(|()| true),
+        Command::Formats => tracelint::run_formats(&mut out).map(|()| true),
+        Command::Import(args) => tracelint::run_import(args, &mut out, &mut err).map(|()| true),
     };
     let result = result.and_then(|ok| out.flush().map(|()| ok).map_err(tracelint::error::Error::from));
     match result {

@@ -24,6 +24,9 @@ pub struct ToolResult {
     pub text: String,
     /// The source's own error marker; `None` when the source records none.
     pub flag: Option<bool>,
+    /// The exit status of a command, when the source stores it apart from
+    /// the text (opencode's `state.metadata.exit`).
+    pub exit_code: Option<i64>,
     pub time: Option<DateTime<Utc>>,
     pub row: i64,
 }
@@ -47,6 +50,8 @@ pub struct Malformed {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Session {
     pub id: String,
+    /// The source format (`source::Format::as_str`), which scopes rules.
+    pub format: &'static str,
     pub parent: Option<String>,
     /// When the session started, the fallback time for calls without one.
     pub started: Option<DateTime<Utc>>,

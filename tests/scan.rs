@@ -168,14 +168,22 @@ fn wal_database_with_a_live_writer_gives_a_committed_snapshot() {
 #[test]
 fn default_location() {
     let home = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(BIN).arg("scan").env("HOME", home.path()).output().unwrap();
+    // Only HOME decides: no other agent's default location may leak in.
+    let bin = || {
+        let mut c = std::process::Command::new(BIN);
+        c.current_dir(home.path()).env("HOME", home.path());
+        for var in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "LLM_USER_PATH", "CODEX_HOME"] {
+            c.env_remove(var);
+        }
+        c
+    };
+    let out = bin().arg("scan").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains(".peri/threads/threads.db"), "{}", stderr(&out));
     let peri = home.path().join(".peri/threads");
     std::fs::create_dir_all(&peri).unwrap();
     db_from_sql(&peri, "threads.db", &fixture_sql("peri_small.sql"));
-    let out =
-        std::process::Command::new(BIN).args(["scan", "--format", "json"]).env("HOME", home.path()).output().unwrap();
+    let out = bin().args(["scan", "--format", "json"]).output().unwrap();
     assert_eq!(json(&out)["totals"]["calls"], 13);
 }
 

@@ -104,7 +104,7 @@ pub fn judge(session: Session) -> JudgedSession {
         let call = &calls_in[p.call];
         let outcome = match p.result.map(|r| &results[r]) {
             None => Outcome::Unpaired,
-            Some(result) => judge_pair(call, result, &modified_unread),
+            Some(result) => judge_pair(session.format, call, result, &modified_unread),
         };
         if outcome == Outcome::Success
             && let Some((effect, path)) = file_effect(&call.tool, &call.input)
@@ -145,13 +145,17 @@ pub fn judge(session: Session) -> JudgedSession {
 }
 
 /// Both signals, the category and, for anchors not found, staleness.
-fn judge_pair(call: &Call, result: &ToolResult, modified_unread: &HashMap<String, bool>) -> Outcome {
+fn judge_pair(format: &str, call: &Call, result: &ToolResult, modified_unread: &HashMap<String, bool>) -> Outcome {
     let flagged = result.flag == Some(true);
-    let content = rules::detect(&call.tool, &result.text);
+    let content = rules::detect_result(format, &call.tool, &call.input, &result.text, result.exit_code);
     if !flagged && content.is_none() {
         return Outcome::Success;
     }
-    let class = rules::classify(&call.tool, &result.text);
+    let class = rules::classify_in(format, &call.tool, &result.text).or_else(|| {
+        // A stored exit status the text does not mention.
+        let code = result.exit_code.filter(|&c| c != 0)?;
+        rules::classify_in(format, &call.tool, &format!("Exit code {code}"))
+    });
     let unwrapped = rules::unwrap_text(&result.text);
     let message = first_line(unwrapped);
     let mut failure = Failure {
@@ -161,7 +165,7 @@ fn judge_pair(call: &Call, result: &ToolResult, modified_unread: &HashMap<String
         reason: class.map_or("unclassified", |r| r.id),
         label: class.map_or("no rule matched", |r| r.label),
         // From the whole first line: truncating first would split one template in two.
-        template: normalize::template(rules::examined(unwrapped)),
+        template: normalize::template(&rules::examined(unwrapped)),
         message,
     };
     if failure.category == Category::EditMatchNotFound {
@@ -204,6 +208,7 @@ mod tests {
                 call_id: id,
                 text: text.into(),
                 flag,
+                exit_code: None,
                 time: None,
                 row: self.n,
             }));
@@ -311,6 +316,7 @@ mod tests {
             call_id: "nobody".into(),
             text: "x".into(),
             flag: None,
+            exit_code: None,
             time: None,
             row: 10,
         }));

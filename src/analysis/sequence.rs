@@ -316,6 +316,7 @@ mod tests {
                 call_id: id,
                 text: text.to_string(),
                 flag: Some(false),
+                exit_code: None,
                 time: None,
                 row: n as i64,
             }));
@@ -383,6 +384,7 @@ mod tests {
                 call_id: id,
                 text: "Tool execution failed: Edit - Error: old_string not found in /a".into(),
                 flag: Some(true),
+                exit_code: None,
                 time: None,
                 row: n,
             }));

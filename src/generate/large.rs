@@ -225,11 +225,10 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                     // Indexes above the removed one shifted; fix the children's links.
                 }
                 for s2 in sessions.iter_mut() {
-                    if let Some((p, _)) = &mut s2.parent {
-                        if *p > si {
+                    if let Some((p, _)) = &mut s2.parent
+                        && *p > si {
                             *p -= 1;
                         }
-                    }
                 }
                 continue;
             }

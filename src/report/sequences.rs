@@ -267,7 +267,14 @@ mod tests {
             let (tool, input, row) = (tool.to_string(), input.clone(), n as i64);
             events.push(Event::Call(Call { id: id.clone(), tool, input, time: None, row }));
             let text = text.to_string();
-            events.push(Event::Result(ToolResult { call_id: id, text, flag: Some(false), time: None, row }));
+            events.push(Event::Result(ToolResult {
+                call_id: id,
+                text,
+                flag: Some(false),
+                exit_code: None,
+                time: None,
+                row,
+            }));
         }
         judge(Session { id: "s".into(), events, ..Session::default() })
     }

@@ -8,13 +8,17 @@
 use super::Precision;
 
 /// One content rule. Patterns are anchored at the start of the result text
-/// (after leading whitespace) unless they say otherwise.
+/// (after leading whitespace) unless they say otherwise; a rule about the
+/// end of a long output (an exit-code line) uses `(?m)` and sees the tail
+/// too (see `rules::examined`).
 #[derive(Debug)]
 pub struct ContentRule {
     pub id: &'static str,
     pub pattern: &'static str,
     /// Tools the rule applies to; empty means every tool.
     pub tools: &'static [&'static str],
+    /// Source formats the rule applies to (`Format::as_str`); empty means every format.
+    pub formats: &'static [&'static str],
     pub precision: Precision,
     pub doc: &'static str,
     /// Texts the rule must fire on (for a tool in scope).
@@ -30,9 +34,126 @@ pub const PERI_WRAPPER: &str = r"^Tool execution failed: [^ ]+ - ";
 
 pub static CONTENT_RULES: &[ContentRule] = &[
     ContentRule {
+        id: "codex-process-exited",
+        pattern: r"(?m)^Process exited with code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex's unified exec (`exec_command`) returns success whatever the exit code; a non-zero exit is \
+              only the line `Process exited with code N`. Benign exits (grep finding nothing) do not count.",
+        fires_on: &["Chunk ID: 7\nWall time: 0.4 seconds\nProcess exited with code 1\nOutput:\nFAIL"],
+        ignores: &["Process exited with code 0", "Process running with session ID 3"],
+    },
+    ContentRule {
+        id: "codex-exit-code",
+        pattern: r"(?m)^Exit code:? [1-9]\d*\s*$",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex's shell output with a non-zero `Exit code: N` line, or the JSON output's \
+              `metadata.exit_code` (presented as `Exit code N`). Codex writes no success flag, so \
+              every such result is hidden from anything that reads flags.",
+        fires_on: &["Exit code: 2\nWall time: 0.1 seconds\nOutput:\nboom", "Exit code 1"],
+        ignores: &["Exit code: 0\nWall time: 0.1 seconds"],
+    },
+    ContentRule {
+        id: "codex-apply-patch-failed",
+        pattern: r"^apply_patch verification failed: ",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex's apply_patch when the patch does not apply: `apply_patch verification failed: <why>`.",
+        fires_on: &["apply_patch verification failed: Failed to find expected lines in /p/a.rs:\nfn x() {"],
+        ignores: &["Success. Updated the following files:\nM /p/a.rs"],
+    },
+    ContentRule {
+        id: "codex-rejected",
+        pattern: r"^(?:exec command rejected|patch rejected by user)",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex when the user or the approval policy rejected a command or a patch.",
+        fires_on: &["exec command rejected by user", "patch rejected by user", "exec command rejected: policy"],
+        ignores: &["command accepted"],
+    },
+    ContentRule {
+        id: "codex-aborted",
+        pattern: r"(?m)^aborted(?: by user(?: after [\d.]+s)?)?\s*$",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex's interrupted calls: `aborted by user after 3.2s`, `Wall time: …` + `aborted by user`, or a \
+              synthetic `aborted` for a call that never returned.",
+        fires_on: &["aborted by user after 3.2s", "Wall time: 1.0 seconds\naborted by user", "aborted"],
+        ignores: &["the job was aborted earlier; retrying"],
+    },
+    ContentRule {
+        id: "codex-tool-error",
+        pattern: r"^(?:unsupported (?:custom tool )?call: |failed to parse \w+ arguments|exec_command failed: |write_stdin failed: |execution error: |failed in sandbox|command timed out after \d+ milliseconds)",
+        tools: &[],
+        formats: &["codex"],
+        precision: Precision::High,
+        doc: "Codex's dispatcher and exec errors: unknown tools, unparseable arguments, exec plumbing, \
+              sandbox failures, timeouts.",
+        fires_on: &[
+            "unsupported call: shell2",
+            "failed to parse function arguments: missing field `cmd`",
+            "command timed out after 10000 milliseconds\nOutput:\n",
+        ],
+        ignores: &["execution finished"],
+    },
+    ContentRule {
+        id: "exit-code-line",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["bash"],
+        formats: &["crush", "opencode"],
+        precision: Precision::High,
+        doc: "Crush's bash tool appends `Exit code N` to a command that exited non-zero and still returns a \
+              normal result (`is_error = false`); opencode records the exit status in `state.metadata.exit`, \
+              which the adapter presents as this line. Benign exits (grep finding nothing) are not counted \
+              (`rules::benign`).",
+        fires_on: &["--- FAIL: TestParse (0.00s)\nFAIL\n\nExit code 1\n\n<cwd>/home/u/proj</cwd>", "Exit code 2"],
+        ignores: &["Exit code 0", "ok\n\n<cwd>/home/u</cwd>", "echo Exit code 1 | tee x"],
+    },
+    ContentRule {
+        id: "crush-command-aborted",
+        pattern: r"(?m)^Command was aborted before completion\s*$",
+        tools: &["bash"],
+        formats: &["crush"],
+        precision: Precision::High,
+        doc: "Crush's bash tool when the command was interrupted: the exit-code line is replaced by \
+              `Command was aborted before completion`, the result is not flagged.",
+        fires_on: &["partial output\nCommand was aborted before completion\n\n<cwd>/p</cwd>"],
+        ignores: &["The command was not aborted"],
+    },
+    ContentRule {
+        id: "opencode-command-cut",
+        pattern: r"(?m)\((?:Command timed out after \d+ ?ms|Command was aborted)\)\s*$",
+        tools: &["bash"],
+        formats: &["opencode"],
+        precision: Precision::High,
+        doc: "opencode's bash tool completes (`status = completed`) even when the command timed out or was \
+              aborted, and ends the output with `(Command timed out after N ms)` or `(Command was aborted)`.",
+        fires_on: &["building...\n(Command timed out after 120000 ms)", "(Command was aborted)"],
+        ignores: &["Command was aborted? no"],
+    },
+    ContentRule {
+        id: "llm-tool-error-output",
+        pattern: r"^(?:Error|Cancelled): ",
+        tools: &[],
+        formats: &["llm"],
+        precision: Precision::High,
+        doc: "llm writes `Error: <exception>` as the output of a tool that raised, and `Cancelled: <reason>` \
+              for a call a hook cancelled; the `exception` column (0.27+) is the flag. Without an exception \
+              the result is a hidden error.",
+        fires_on: &["Error: [Errno 2] No such file or directory: '/datax'", "Cancelled: not allowed"],
+        ignores: &["Errors: none", "cancelled 3 jobs"],
+    },
+    ContentRule {
         id: "peri-tool-execution-failed",
         pattern: PERI_WRAPPER,
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's wrapper for a tool that returned Err: `Tool execution failed: <Tool> - <reason>`.",
         fires_on: &["Tool execution failed: Edit - Error: old_string not found in /a.rs"],
@@ -42,6 +163,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "error-prefix",
         pattern: r"^(?:Error|ERROR):",
         tools: &[],
+        formats: &[],
         precision: Precision::Medium,
         doc: "A result that starts with `Error:` or `ERROR:`: the `Ok(\"Error: …\")` shape of the founding postmortem.",
         fires_on: &[
@@ -60,6 +182,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "tool-use-error",
         pattern: r"^<tool_use_error>",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Claude Code's `<tool_use_error>…</tool_use_error>` envelope.",
         fires_on: &["<tool_use_error>File has not been read yet.</tool_use_error>"],
@@ -69,6 +192,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-unknown-tool",
         pattern: r"^工具 '[^']+' 不存在",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's dispatcher when the model calls a tool that does not exist: `工具 '<name>' 不存在`.",
         fires_on: &["工具 'Task' 不存在"],
@@ -78,6 +202,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-cross-mark",
         pattern: r"^✗ ",
         tools: &["folder_operations"],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's folder_operations failures before the fix: `✗ Folder not found: …`, `✗ Error: …`.",
         fires_on: &["✗ Folder not found: /tmp/x", "✗ Unknown operation: move"],
@@ -87,6 +212,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "error-executing-command",
         pattern: r"^Error executing command:",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's Bash spawn failure: `Error executing command: <e>`.",
         fires_on: &["Error executing command: No such file or directory (os error 2)"],
@@ -96,6 +222,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-missing-parameter",
         pattern: r"^(?:Missing \w+ parameter\b|The '\w+' parameter is required for the \w+ tool|Missing required parameter\b|ExecuteExtraTool: missing required '\w+' parameter)",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's missing-argument errors, old and new wording: `Missing file_path parameter`, `The 'file_path' parameter is required for the Read tool.`, `Missing required parameter: query`.",
         fires_on: &[
@@ -110,6 +237,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-deferred-tool-not-found",
         pattern: r"^ExecuteExtraTool: tool '[^']*' not found or not registered as a deferred tool",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's ExecuteExtraTool when the named deferred tool does not exist.",
         fires_on: &["ExecuteExtraTool: tool 'cron_lst' not found or not registered as a deferred tool"],
@@ -119,6 +247,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-io-error",
         pattern: r"^Error (?:writing file|renaming temp file):",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's Write/Edit I/O failures: `Error writing file: …`, `Error renaming temp file: …`.",
         fires_on: &[
@@ -131,6 +260,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-path-not-found",
         pattern: r"^(?:Search path does not exist|Folder not found|Path exists but is not a folder|Directory not found): ",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's Grep, Glob and folder_operations path errors.",
         fires_on: &[
@@ -145,6 +275,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-unknown-operation",
         pattern: r"^Unknown operation: ",
         tools: &["folder_operations"],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's folder_operations with an operation outside `create`/`list`/`exists`.",
         fires_on: &["Unknown operation: move"],
@@ -154,6 +285,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-http-error",
         pattern: r"^(?:(?:Extract|Search) API returned HTTP \d{3}|Extract failed: |Failed to build HTTP client: )",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's WebFetch and WebSearch failures.",
         fires_on: &[
@@ -168,6 +300,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-invalid-input",
         pattern: r"^(?:TodoWrite: invalid input: |ask_user_question: unexpected response type)",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's TodoWrite and AskUserQuestion input errors.",
         fires_on: &["TodoWrite: invalid input: missing field `status`", "ask_user_question: unexpected response type"],
@@ -177,6 +310,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-agent-infrastructure",
         pattern: r"^(?:Background tasks not available: |Failed to create child thread: )",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's Agent tool when the background registry or the child thread is unavailable.",
         fires_on: &[
@@ -189,6 +323,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-lineedit-error",
         pattern: r"^(?:edits 参数解析失败|edits 不能为空|文件不存在: |(?:insert 的 )?start_line 必须 >= 1)",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's LineEdit tool (June 2026), whose errors were in Chinese.",
         fires_on: &[
@@ -204,6 +339,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "peri-rejection",
         pattern: r"^(?:Don't Ask 模式|Auto 模式：)",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "Peri's built-in permission rejections (`Don't Ask 模式：自动拒绝`, `Auto 模式：分类器拒绝`, …).",
         fires_on: &["Don't Ask 模式：自动拒绝", "Auto 模式：分类器拒绝"],
@@ -213,6 +349,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "interrupted-by-user",
         pattern: r"^interrupted by user",
         tools: &[],
+        formats: &[],
         precision: Precision::High,
         doc: "A call cancelled by the user (Ctrl+C).",
         fires_on: &["interrupted by user"],

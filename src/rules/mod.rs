@@ -2,6 +2,7 @@
 //! rules (which category?) and tool roles (which tools read or modify files).
 //! All of it is data; this module only compiles and applies it.
 
+pub mod benign;
 pub mod category;
 pub mod classify;
 pub mod content;
@@ -10,6 +11,7 @@ pub mod tools;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
+use serde_json::Value;
 
 pub use category::Category;
 pub use classify::{CLASS_RULES, ClassRule};
@@ -41,12 +43,16 @@ struct Compiled {
     content: RegexSet,
     classify: RegexSet,
     wrapper: Regex,
+    benign: Vec<Regex>,
+    exit_code: Regex,
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     content: RegexSet::new(CONTENT_RULES.iter().map(|r| r.pattern)).expect("content rules compile"),
     classify: RegexSet::new(CLASS_RULES.iter().map(|r| r.pattern)).expect("class rules compile"),
     wrapper: Regex::new(content::PERI_WRAPPER).expect("wrapper compiles"),
+    benign: benign::BENIGN_EXITS.iter().map(|b| Regex::new(b.command).expect("benign exits compile")).collect(),
+    exit_code: Regex::new(r"(?m)^(?:Exit code:?|Process exited with code) (-?\d+)\s*$").expect("exit code compiles"),
 });
 
 fn in_scope(scope: &[&str], tool: &str) -> bool {
@@ -54,25 +60,77 @@ fn in_scope(scope: &[&str], tool: &str) -> bool {
 }
 
 /// The head of `text` that rules look at: leading whitespace trimmed, cut at
-/// a character boundary.
-pub fn examined(text: &str) -> &str {
+/// a character boundary. A longer text is examined as its head, a newline
+/// and its tail, so that rules about the last line (an exit code) still see
+/// it; `^`-anchored rules without `(?m)` only ever see the start.
+pub fn examined(text: &str) -> std::borrow::Cow<'_, str> {
     let t = text.trim_start();
-    if t.len() <= EXAMINED_PREFIX_BYTES {
-        return t;
+    if t.len() <= 2 * EXAMINED_PREFIX_BYTES {
+        return t.into();
     }
     let mut end = EXAMINED_PREFIX_BYTES;
     while !t.is_char_boundary(end) {
         end -= 1;
     }
-    &t[..end]
+    let mut start = t.len() - EXAMINED_PREFIX_BYTES;
+    while !t.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("{}\n{}", &t[..end], &t[start..]).into()
 }
 
 /// The first content rule (in registry order) that says `text`, returned by
-/// `tool`, is a failure.
+/// `tool`, is a failure, whatever the source format.
 pub fn detect(tool: &str, text: &str) -> Option<&'static ContentRule> {
+    detect_in("", tool, text)
+}
+
+/// The first content rule for a result of `tool` read from a source of
+/// `format` (rules scoped to other formats are skipped; `""` matches only
+/// unscoped rules).
+pub fn detect_in(format: &str, tool: &str, text: &str) -> Option<&'static ContentRule> {
     let head = examined(text);
-    let matches = COMPILED.content.matches(head);
-    matches.iter().map(|i| &CONTENT_RULES[i]).find(|r| in_scope(r.tools, tool))
+    let matches = COMPILED.content.matches(&head);
+    matches.iter().map(|i| &CONTENT_RULES[i]).find(|r| in_scope(r.tools, tool) && in_format(r.formats, format))
+}
+
+fn in_format(scope: &[&str], format: &str) -> bool {
+    scope.is_empty() || scope.contains(&format)
+}
+
+/// The content rule for a whole result: its text, and else the exit status
+/// the source stored (presented to the rules as the line `Exit code N`). A
+/// rule that reports an exit code is overruled by a benign exit of the
+/// call's command (see `benign`).
+pub fn detect_result(
+    format: &str,
+    tool: &str,
+    input: &Value,
+    text: &str,
+    exit_code: Option<i64>,
+) -> Option<&'static ContentRule> {
+    let (rule, shown) = match detect_in(format, tool, text) {
+        Some(r) => (r, examined(text).into_owned()),
+        None => {
+            let code = exit_code.filter(|&c| c != 0)?;
+            let line = format!("Exit code {code}");
+            (detect_in(format, tool, &line)?, line)
+        }
+    };
+    if is_benign(rule.id, input, &shown) { None } else { Some(rule) }
+}
+
+/// Did `rule` fire on an exit code that the call's command makes benign?
+fn is_benign(rule: &str, input: &Value, text: &str) -> bool {
+    let Some(code) = COMPILED.exit_code.captures(text).and_then(|c| c[1].parse::<i64>().ok()) else {
+        return false;
+    };
+    let Some(line) = benign::command_line(input) else { return false };
+    let last = benign::last_command(&line);
+    benign::BENIGN_EXITS
+        .iter()
+        .zip(&COMPILED.benign)
+        .any(|(b, re)| b.rules.contains(&rule) && b.codes.contains(&code) && re.is_match(last))
 }
 
 /// `text` without Peri's `Tool execution failed: <Tool> - ` wrapper.
@@ -87,9 +145,14 @@ pub fn unwrap_text(text: &str) -> &str {
 /// The first classification rule for the (unwrapped) text of a failed call.
 /// `None` means no rule knows it: the category is `other`.
 pub fn classify(tool: &str, text: &str) -> Option<&'static ClassRule> {
+    classify_in("", tool, text)
+}
+
+/// `classify` for a result read from a source of `format`.
+pub fn classify_in(format: &str, tool: &str, text: &str) -> Option<&'static ClassRule> {
     let head = examined(unwrap_text(text));
-    let matches = COMPILED.classify.matches(head);
-    matches.iter().map(|i| &CLASS_RULES[i]).find(|r| in_scope(r.tools, tool))
+    let matches = COMPILED.classify.matches(&head);
+    matches.iter().map(|i| &CLASS_RULES[i]).find(|r| in_scope(r.tools, tool) && in_format(r.formats, format))
 }
 
 #[cfg(test)]
@@ -100,19 +163,24 @@ mod tests {
         scope.first().copied().unwrap_or("SomeTool")
     }
 
+    fn sample_format(scope: &[&'static str]) -> &'static str {
+        scope.first().copied().unwrap_or("")
+    }
+
     #[test]
     fn every_content_rule_has_examples_that_behave() {
         for rule in CONTENT_RULES {
             assert!(!rule.fires_on.is_empty(), "{} has no positive example", rule.id);
             assert!(!rule.ignores.is_empty(), "{} has no negative example", rule.id);
             let tool = sample_tool(rule.tools);
+            let format = sample_format(rule.formats);
             let re = Regex::new(rule.pattern).unwrap();
             for text in rule.fires_on {
-                assert!(re.is_match(examined(text)), "{} must fire on {text:?}", rule.id);
-                assert!(detect(tool, text).is_some(), "{text:?} must be detected");
+                assert!(re.is_match(&examined(text)), "{} must fire on {text:?}", rule.id);
+                assert!(detect_in(format, tool, text).is_some(), "{text:?} must be detected");
             }
             for text in rule.ignores {
-                assert!(!re.is_match(examined(text)), "{} must ignore {text:?}", rule.id);
+                assert!(!re.is_match(&examined(text)), "{} must ignore {text:?}", rule.id);
             }
         }
     }
@@ -134,9 +202,10 @@ mod tests {
             assert!(!rule.fires_on.is_empty(), "{} has no positive example", rule.id);
             assert!(!rule.ignores.is_empty(), "{} has no negative example", rule.id);
             let tool = sample_tool(rule.tools);
+            let format = sample_format(rule.formats);
             let re = Regex::new(rule.pattern).unwrap();
             for text in rule.fires_on {
-                let got = classify(tool, text).map(|r| r.id);
+                let got = classify_in(format, tool, text).map(|r| r.id);
                 assert_eq!(got, Some(rule.id), "{text:?} should be classified by {}", rule.id);
             }
             for text in rule.ignores {
@@ -182,6 +251,57 @@ mod tests {
     }
 
     #[test]
+    fn format_scope_limits_rules() {
+        let crush = "FAIL\n\nExit code 1\n\n<cwd>/p</cwd>";
+        assert_eq!(detect_in("crush", "bash", crush).map(|r| r.id), Some("exit-code-line"));
+        assert!(detect_in("peri", "bash", crush).is_none(), "Crush's exit line means nothing elsewhere");
+        assert!(detect_in("crush", "view", crush).is_none(), "only the bash tool");
+        assert_eq!(detect_in("llm", "t", "Error: boom").map(|r| r.id), Some("llm-tool-error-output"));
+        assert_eq!(detect_in("peri", "t", "Error: boom").map(|r| r.id), Some("error-prefix"));
+        assert_eq!(classify_in("llm", "t", "Cancelled: no").map(|r| r.id), Some("llm-hook-cancelled"));
+        assert!(classify_in("peri", "t", "Cancelled: no").is_none());
+    }
+
+    #[test]
+    fn exit_codes_and_benign_exits() {
+        use serde_json::json;
+        let text = |code: i64| format!("out\n\nExit code {code}\n\n<cwd>/p</cwd>");
+        let cmd = |c: &str| json!({"command": c});
+        let rule = |c: &str, code: i64| detect_result("crush", "bash", &cmd(c), &text(code), None).map(|r| r.id);
+        assert_eq!(rule("cargo test", 101), Some("exit-code-line"));
+        assert_eq!(rule("grep -rn x src", 1), None, "grep found nothing");
+        assert_eq!(rule("grep -rn x src", 2), Some("exit-code-line"), "grep itself failed");
+        assert_eq!(rule("cd /p && git diff --exit-code", 1), None);
+        assert_eq!(rule("grep x f | wc -l", 1), Some("exit-code-line"));
+        // A structured exit status (opencode) goes through the same rule.
+        let structured = |c: &str, code| detect_result("opencode", "bash", &cmd(c), "out", Some(code)).map(|r| r.id);
+        assert_eq!(structured("make", 2), Some("exit-code-line"));
+        assert_eq!(structured("rg foo", 1), None);
+        assert_eq!(structured("make", 0), None);
+        assert!(detect_result("peri", "bash", &cmd("make"), "out", Some(2)).is_none(), "no rule for peri");
+        // The exit line at the end of a long output is still seen.
+        let long = format!("{}\nExit code 3\n", "x".repeat(3 * EXAMINED_PREFIX_BYTES));
+        assert_eq!(detect_result("crush", "bash", &cmd("make"), &long, None).map(|r| r.id), Some("exit-code-line"));
+    }
+
+    #[test]
+    fn benign_exit_entries_behave() {
+        for (b, re) in benign::BENIGN_EXITS.iter().zip(&COMPILED.benign) {
+            for r in b.rules {
+                assert!(CONTENT_RULES.iter().any(|c| c.id == *r), "{}: unknown rule {r}", b.id);
+            }
+            for c in b.fires_on {
+                assert!(re.is_match(benign::last_command(c)), "{} must match {c:?}", b.id);
+            }
+            for c in b.ignores {
+                assert!(!re.is_match(benign::last_command(c)), "{} must ignore {c:?}", b.id);
+            }
+        }
+        assert_eq!(benign::command_line(&serde_json::json!({"cmd": ["bash", "-lc", "rg x"]})).unwrap(), "rg x");
+        assert_eq!(benign::command_line(&serde_json::json!({"cmd": ["rg", "x"]})).unwrap(), "rg x");
+    }
+
+    #[test]
     fn unclassified_error_is_other() {
         assert!(classify("Edit", "Error: unexpected state while applying the edit to /a.rs").is_none());
     }
@@ -190,7 +310,7 @@ mod tests {
     fn huge_text_is_cut_at_a_char_boundary() {
         let text = format!("Error: {}", "é".repeat(EXAMINED_PREFIX_BYTES));
         let head = examined(&text);
-        assert!(head.len() <= EXAMINED_PREFIX_BYTES);
+        assert!(head.len() <= 2 * EXAMINED_PREFIX_BYTES + 1, "head, newline, tail");
         assert!(detect("Read", &text).is_some());
     }
 }

@@ -59,6 +59,7 @@ pub fn read(
         }
         let session = open.entry(thread.clone()).or_insert_with(|| Session {
             id: thread.clone(),
+            format: "peri",
             parent,
             started: info.and_then(|t| t.started),
             ..Session::default()
@@ -183,7 +184,7 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
         };
         let flag = msg.get("is_error").and_then(Value::as_bool).unwrap_or(false);
         let text = content_text(msg.get("content").unwrap_or(&Value::Null));
-        out.push(Event::Result(ToolResult { call_id, text, flag: Some(flag), time, row }));
+        out.push(Event::Result(ToolResult { call_id, text, flag: Some(flag), exit_code: None, time, row }));
         return Ok(repaired);
     }
 
@@ -203,7 +204,7 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
                     let call_id = id_of(b.get("tool_use_id"));
                     let flag = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
                     let text = content_text(b.get("content").unwrap_or(&Value::Null));
-                    out.push(Event::Result(ToolResult { call_id, text, flag: Some(flag), time, row }));
+                    out.push(Event::Result(ToolResult { call_id, text, flag: Some(flag), exit_code: None, time, row }));
                 }
                 _ => {}
             }

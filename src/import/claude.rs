@@ -1,0 +1,167 @@
+//! Claude Code transcripts (`~/.claude/projects/<project>/<session>.jsonl`),
+//! research/jsonl-and-peers.md §1a.
+//!
+//! Calls are `tool_use` blocks of assistant lines; results are `tool_result`
+//! blocks of user lines, linked by `tool_use_id`. `is_error` is optional and
+//! absent on success. Sub-agents (both layouts: `agent-<id>.jsonl` beside the
+//! session, or `<session>/subagents/agent-<id>.jsonl`) have `isSidechain`
+//! and `agentId` on every line; each becomes its own session
+//! `<session>/agent-<id>` whose parent is the session.
+//!
+//! Traps handled: resumed sessions repeat earlier lines (deduplicated by
+//! `uuid`, and by `tool_use` id when the copy got a new uuid); one API response is written as one line per content block
+//! (calls are deduplicated by id within the session); a result can be in a
+//! different file than its call (it joins its call's session, also across
+//! runs); `toolUseResult` stands in when the block has no text. `progress`
+//! lines that embed sub-agent messages are skipped, so nothing is counted
+//! twice.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{LineReader, ResultRow, SessionRow, Writer};
+use crate::error::{Error, Result};
+use crate::source::peri::content_text;
+
+const AGENT: &str = "claude-code";
+
+/// A result whose call has not been seen yet.
+struct Pending {
+    session: String,
+    call_id: String,
+    text: String,
+    flag: bool,
+    time: Option<String>,
+}
+
+/// State across all files of one import run.
+#[derive(Default)]
+pub struct Importer {
+    uuids: HashSet<String>,
+    pending: Vec<Pending>,
+}
+
+impl Importer {
+    pub fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
+        let source = path.display().to_string();
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut lines = LineReader::open(path)?;
+        while let Some(v) = lines.next_record(&mut w.stats)? {
+            self.line(&v, &stem, &source, w)
+                .map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)))?;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, v: &Value, stem: &str, source: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+        if kind != "user" && kind != "assistant" {
+            w.stats.skipped += 1;
+            return Ok(());
+        }
+        if let Some(uuid) = v.get("uuid").and_then(Value::as_str)
+            && !self.uuids.insert(uuid.to_string())
+        {
+            w.stats.duplicates += 1;
+            return Ok(());
+        }
+        let main = v.get("sessionId").and_then(Value::as_str).unwrap_or(stem).to_string();
+        let sidechain = v.get("isSidechain").and_then(Value::as_bool).unwrap_or(false);
+        let (session, parent) = if sidechain {
+            let agent = match v.get("agentId").and_then(Value::as_str) {
+                Some(a) => format!("agent-{a}"),
+                None => stem.to_string(),
+            };
+            (format!("{main}/{agent}"), Some(main))
+        } else {
+            (main, None)
+        };
+        let time = v.get("timestamp").and_then(Value::as_str);
+        let Some(Value::Array(blocks)) = v.get("message").and_then(|m| m.get("content")) else {
+            return Ok(());
+        };
+        let mut wrote_session = false;
+        let mut ensure_session = |w: &mut Writer<'_>| -> rusqlite::Result<()> {
+            if !wrote_session {
+                wrote_session = true;
+                w.session(&SessionRow {
+                    id: &session,
+                    parent: parent.as_deref(),
+                    agent: AGENT,
+                    source,
+                    started: time,
+                })?;
+            }
+            Ok(())
+        };
+        for block in blocks {
+            match (kind, block.get("type").and_then(Value::as_str)) {
+                ("assistant", Some("tool_use")) => {
+                    ensure_session(w)?;
+                    let id = block.get("id").and_then(Value::as_str).unwrap_or("");
+                    let name =
+                        block.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
+                    let input = block.get("input").cloned().unwrap_or(Value::Null);
+                    // A resumed session can repeat a call under a new line uuid
+                    // and session id: tool_use ids are global, keep the first.
+                    if w.session_of_call(id)?.is_some_and(|owner| owner != session) {
+                        w.stats.duplicates += 1;
+                        continue;
+                    }
+                    w.call(&session, id, name, &input, time)?;
+                }
+                ("user", Some("tool_result")) => {
+                    let call_id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or("").to_string();
+                    let mut text = content_text(block.get("content").unwrap_or(&Value::Null));
+                    if text.is_empty()
+                        && let Some(Value::String(s)) = v.get("toolUseResult")
+                    {
+                        text = s.clone();
+                    }
+                    let flag = block.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+                    match w.session_of_call(&call_id)? {
+                        Some(owner) => w.result(&ResultRow {
+                            session: &owner,
+                            call_id: &call_id,
+                            text: &text,
+                            flag: Some(flag),
+                            exit_code: None,
+                            time,
+                        })?,
+                        None => {
+                            ensure_session(w)?;
+                            self.pending.push(Pending {
+                                session: session.clone(),
+                                call_id,
+                                text,
+                                flag,
+                                time: time.map(str::to_string),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Results whose call came later (another file) join its session; the
+    /// rest stay in their own session as orphans.
+    pub fn finish(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        for p in std::mem::take(&mut self.pending) {
+            let session = w.session_of_call(&p.call_id)?.unwrap_or(p.session);
+            w.result(&ResultRow {
+                session: &session,
+                call_id: &p.call_id,
+                text: &p.text,
+                flag: Some(p.flag),
+                exit_code: None,
+                time: p.time.as_deref(),
+            })?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,137 @@
+//! OpenAI Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`),
+//! research/jsonl-and-peers.md §1b.
+//!
+//! Lines are `{"timestamp", "type", "payload"}`. Calls are `response_item`
+//! payloads of type `function_call` (arguments: a JSON string),
+//! `custom_tool_call` (raw string input, e.g. `apply_patch`) and
+//! `local_shell_call`; results are `function_call_output` /
+//! `custom_tool_call_output`, linked by `call_id`. Codex does not write its
+//! success flag, so results have none (NULL). The exit code is read from
+//! all three output shapes: JSON `{"output", "metadata": {"exit_code"}}`,
+//! `Exit code: N`, and unified exec's `Process exited with code N`.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{LineReader, ResultRow, SessionRow, Writer};
+use crate::error::{Error, Result};
+use crate::source::rows::decode_arguments;
+
+const AGENT: &str = "codex";
+
+pub fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
+    let source = path.display().to_string();
+    // rollout-<time>-<uuid>: the session id until session_meta says otherwise.
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut session = stem.strip_prefix("rollout-").map_or(stem.clone(), |s| s.get(20..).unwrap_or(s).to_string());
+    let mut started = false;
+    let mut lines = LineReader::open(path)?;
+    while let Some(v) = lines.next_record(&mut w.stats)? {
+        line(&v, &mut session, &mut started, &source, w)
+            .map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)))?;
+    }
+    Ok(())
+}
+
+fn line(v: &Value, session: &mut String, started: &mut bool, source: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+    let time = v.get("timestamp").and_then(Value::as_str);
+    let payload = v.get("payload").unwrap_or(&Value::Null);
+    let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+    if kind == "session_meta" {
+        if let Some(id) = payload.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            *session = id.to_string();
+        }
+        let start = payload.get("timestamp").and_then(Value::as_str).or(time);
+        w.session(&SessionRow { id: session, parent: None, agent: AGENT, source, started: start })?;
+        *started = true;
+        return Ok(());
+    }
+    if kind != "response_item" {
+        w.stats.skipped += 1;
+        return Ok(());
+    }
+    if !*started {
+        w.session(&SessionRow { id: session, parent: None, agent: AGENT, source, started: time })?;
+        *started = true;
+    }
+    let call_id = payload.get("call_id").or_else(|| payload.get("id")).and_then(Value::as_str).unwrap_or("");
+    let name = || payload.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
+    match payload.get("type").and_then(Value::as_str) {
+        Some("function_call") => {
+            let input = decode_arguments(payload.get("arguments").cloned().unwrap_or(Value::Null));
+            w.call(session, call_id, name(), &input, time)?;
+        }
+        Some("custom_tool_call") => {
+            let input = payload.get("input").cloned().unwrap_or(Value::Null);
+            w.call(session, call_id, name(), &input, time)?;
+        }
+        Some("local_shell_call") => {
+            let command = payload.get("action").and_then(|a| a.get("exec")).and_then(|e| e.get("command"));
+            let input = serde_json::json!({ "command": command.cloned().unwrap_or(Value::Null) });
+            w.call(session, call_id, "local_shell", &input, time)?;
+        }
+        Some("function_call_output" | "custom_tool_call_output") => {
+            let (text, flag) = output_text(payload.get("output").unwrap_or(&Value::Null));
+            let (text, exit_code) = exit_status(text);
+            w.result(&ResultRow { session, call_id, text: &text, flag, exit_code, time })?;
+        }
+        _ => w.stats.skipped += 1,
+    }
+    Ok(())
+}
+
+/// The text of an output (a string, content items, or an object with
+/// `content` and possibly `success`) and the flag, when one is written.
+fn output_text(v: &Value) -> (String, Option<bool>) {
+    match v {
+        Value::String(s) => (s.clone(), None),
+        Value::Array(items) => {
+            let parts: Vec<&str> = items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect();
+            (parts.join("\n"), None)
+        }
+        Value::Object(o) => {
+            let (text, _) = output_text(o.get("content").unwrap_or(&Value::Null));
+            (text, o.get("success").and_then(Value::as_bool).map(|ok| !ok))
+        }
+        _ => (String::new(), None),
+    }
+}
+
+/// The exit status of an output in any of its three shapes; the JSON shape
+/// is unwrapped to its `output` text.
+pub fn exit_status(text: String) -> (String, Option<i64>) {
+    if text.trim_start().starts_with('{')
+        && let Ok(Value::Object(o)) = serde_json::from_str::<Value>(&text)
+        && let Some(Value::String(out)) = o.get("output")
+    {
+        let code = o.get("metadata").and_then(|m| m.get("exit_code")).and_then(Value::as_i64);
+        return (out.clone(), code);
+    }
+    let code = text.lines().find_map(|l| {
+        let l = l.trim_end();
+        l.strip_prefix("Exit code: ")
+            .or_else(|| l.strip_prefix("Process exited with code "))
+            .and_then(|n| n.trim().parse::<i64>().ok())
+    });
+    (text, code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_output_shapes() {
+        let (t, c) = exit_status(r#"{"output":"boom\n","metadata":{"exit_code":2,"duration_seconds":0.1}}"#.into());
+        assert_eq!((t.as_str(), c), ("boom\n", Some(2)));
+        let (_, c) = exit_status("Exit code: 1\nWall time: 0.2 seconds\nOutput:\nFAIL".into());
+        assert_eq!(c, Some(1));
+        let (_, c) =
+            exit_status("Chunk ID: 7\nWall time: 1.0 seconds\nProcess exited with code 127\nOutput:\nx".into());
+        assert_eq!(c, Some(127));
+        let (_, c) = exit_status("Process running with session ID 3\nOutput:\n".into());
+        assert_eq!(c, None);
+        assert_eq!(output_text(&serde_json::json!({"content": "x", "success": false})), ("x".into(), Some(true)));
+    }
+}

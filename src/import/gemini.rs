@@ -1,0 +1,210 @@
+//! Gemini CLI chat recordings (`~/.gemini/tmp/<project>/chats/session-*.jsonl`;
+//! sub-agents in `chats/<parent-session-id>/<session-id>.jsonl`),
+//! research/jsonl-and-peers.md §1c and gemini-cli's `chatRecordingService`.
+//!
+//! The first record is the session's metadata (`sessionId`, `projectHash`,
+//! `kind`). Every later record is a whole message, appended again each time
+//! it changes (the last copy wins); `{"$rewindTo": id}` drops that message
+//! and every later one; `{"$set": {…}}` updates metadata and may carry a
+//! whole `messages` list. Calls and results live together in a gemini
+//! message's `toolCalls[]`; the flag is each call's `status` (`error` and
+//! `cancelled` are failures, `success` is not; a call still `scheduled`,
+//! `executing` or awaiting approval has no result).
+//!
+//! The database is the buffer: each copy of a message updates its calls in
+//! place and a rewind deletes the calls of the dropped messages, so memory
+//! holds only message ids. The legacy single-document `.json` files are not
+//! read.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{LineReader, ResultRow, SessionRow, Writer};
+use crate::error::{Error, Result};
+
+const AGENT: &str = "gemini";
+
+/// Is `v` a record of a Gemini recording?
+pub fn looks_like(v: &Value) -> bool {
+    v.get("projectHash").is_some()
+        || v.get("$rewindTo").is_some()
+        || v.get("$set").is_some()
+        || (v.get("uuid").is_none()
+            && v.get("id").and_then(Value::as_str).is_some()
+            && matches!(v.get("type").and_then(Value::as_str), Some("user" | "gemini" | "info" | "error" | "warning")))
+}
+
+struct File<'a> {
+    session: String,
+    parent: Option<String>,
+    source: &'a str,
+    started: bool,
+    /// Message ids in order, and the call ids each one holds.
+    order: Vec<String>,
+    calls: HashMap<String, Vec<String>>,
+}
+
+pub fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
+    let source = path.display().to_string();
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    // A sub-agent's file sits in a folder named after its parent session.
+    let folder = path.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().into_owned());
+    let mut f = File {
+        session: stem,
+        parent: folder.filter(|d| d != "chats"),
+        source: &source,
+        started: false,
+        order: Vec::new(),
+        calls: HashMap::new(),
+    };
+    let mut lines = LineReader::open(path)?;
+    while let Some(v) = lines.next_record(&mut w.stats)? {
+        f.record(&v, w).map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)))?;
+    }
+    Ok(())
+}
+
+impl File<'_> {
+    fn record(&mut self, v: &Value, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        if let Some(target) = v.get("$rewindTo").and_then(Value::as_str) {
+            let from = self.order.iter().position(|id| id == target).unwrap_or(0);
+            for id in self.order.split_off(from) {
+                for call in self.calls.remove(&id).unwrap_or_default() {
+                    w.forget_call(&self.session, &call)?;
+                }
+            }
+            return Ok(());
+        }
+        if let Some(set) = v.get("$set") {
+            if let Some(Value::Array(messages)) = set.get("messages") {
+                for m in messages {
+                    self.message(m, w)?;
+                }
+            } else {
+                w.stats.skipped += 1;
+            }
+            return Ok(());
+        }
+        if v.get("projectHash").is_some() && v.get("id").is_none() {
+            if !self.started {
+                if let Some(id) = v.get("sessionId").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                    self.session = id.to_string();
+                }
+                if v.get("kind").and_then(Value::as_str) != Some("subagent") {
+                    self.parent = None;
+                }
+                let started = v.get("startTime").and_then(Value::as_str);
+                self.begin(started, w)?;
+            }
+            return Ok(());
+        }
+        if v.get("id").and_then(Value::as_str).is_some() {
+            return self.message(v, w);
+        }
+        w.stats.skipped += 1;
+        Ok(())
+    }
+
+    fn begin(&mut self, started: Option<&str>, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        self.started = true;
+        w.session(&SessionRow {
+            id: &self.session,
+            parent: self.parent.as_deref(),
+            agent: AGENT,
+            source: self.source,
+            started,
+        })
+    }
+
+    /// One copy of a message: its calls are added or brought up to date.
+    fn message(&mut self, m: &Value, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let Some(id) = m.get("id").and_then(Value::as_str) else { return Ok(()) };
+        let time = m.get("timestamp").and_then(Value::as_str);
+        if !self.started {
+            self.begin(time, w)?;
+        }
+        if !self.calls.contains_key(id) {
+            self.order.push(id.to_string());
+            self.calls.insert(id.to_string(), Vec::new());
+        }
+        let Some(Value::Array(tool_calls)) = m.get("toolCalls") else { return Ok(()) };
+        for tc in tool_calls {
+            let Some(call_id) = tc.get("id").and_then(Value::as_str) else { continue };
+            let name = tc.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
+            let at = tc.get("timestamp").and_then(Value::as_str).or(time);
+            let args = tc.get("args").cloned().unwrap_or(Value::Null);
+            w.call(&self.session, call_id, name, &args, at)?;
+            let ids = self.calls.entry(id.to_string()).or_default();
+            if !ids.iter().any(|c| c == call_id) {
+                ids.push(call_id.to_string());
+            }
+            let flag = match tc.get("status").and_then(Value::as_str) {
+                Some("success") => false,
+                Some("error" | "cancelled") => true,
+                _ => continue,
+            };
+            let text = result_text(tc);
+            w.result_latest(&ResultRow {
+                session: &self.session,
+                call_id,
+                text: &text,
+                flag: Some(flag),
+                exit_code: None,
+                time: at,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// The text of a call's `result` parts (`functionResponse.response.output`
+/// or `.error`, or text parts), else its `resultDisplay` when that is text.
+fn result_text(tc: &Value) -> String {
+    let mut out: Vec<String> = Vec::new();
+    if let Some(Value::Array(parts)) = tc.get("result") {
+        for p in parts {
+            if let Some(t) = p.get("text").and_then(Value::as_str) {
+                out.push(t.to_string());
+            } else if let Some(r) = p.get("functionResponse").and_then(|f| f.get("response")) {
+                match r.get("output").or_else(|| r.get("error")) {
+                    Some(Value::String(s)) => out.push(s.clone()),
+                    Some(other) => out.push(other.to_string()),
+                    None if r.as_object().is_some_and(|o| !o.is_empty()) => out.push(r.to_string()),
+                    None => {}
+                }
+            }
+        }
+    }
+    if out.is_empty()
+        && let Some(Value::String(s)) = tc.get("resultDisplay")
+    {
+        out.push(s.clone());
+    }
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn result_texts() {
+        let tc = json!({"result": [{"functionResponse": {"id": "a", "name": "x", "response": {"error": "boom"}}}]});
+        assert_eq!(result_text(&tc), "boom");
+        let tc = json!({"result": [{"functionResponse": {"response": {"output": "ok"}}}, {"text": "more"}]});
+        assert_eq!(result_text(&tc), "ok\nmore");
+        assert_eq!(result_text(&json!({"result": [], "resultDisplay": "shown"})), "shown");
+    }
+
+    #[test]
+    fn recognised_records() {
+        assert!(looks_like(&json!({"sessionId": "s", "projectHash": "h"})));
+        assert!(looks_like(&json!({"$rewindTo": "m1"})));
+        assert!(looks_like(&json!({"id": "m1", "type": "gemini", "content": ""})));
+        assert!(!looks_like(&json!({"uuid": "u", "type": "user", "sessionId": "s"})), "Claude Code");
+        assert!(!looks_like(&json!({"timestamp": "t", "type": "response_item", "payload": {}})), "Codex");
+    }
+}

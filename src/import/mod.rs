@@ -1,0 +1,553 @@
+//! `tracelint import`: agent transcripts (JSONL) into tracelint's own trace
+//! schema (`sql/schema.sql`).
+//!
+//! Files are read line by line (a 500 MB transcript is never held whole);
+//! each line is one JSON record. Unknown record types are skipped, lines
+//! that are not JSON are counted, and lone UTF-16 surrogate escapes (which
+//! JSON parsers reject) are replaced by U+FFFD and counted. Writes are
+//! upserts keyed by (session, call id), inside one transaction, so importing
+//! the same files twice leaves the database as it was.
+
+pub mod claude;
+pub mod codex;
+pub mod gemini;
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::source::Location;
+use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
+
+/// Which agent wrote a transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transcript {
+    ClaudeCode,
+    Codex,
+    Gemini,
+}
+
+impl Transcript {
+    /// The agent name written to `sessions.agent` (and the rules' format).
+    pub fn agent(self) -> &'static str {
+        match self {
+            Transcript::ClaudeCode => "claude-code",
+            Transcript::Codex => "codex",
+            Transcript::Gemini => "gemini",
+        }
+    }
+}
+
+/// A transcript kind, described for `tracelint formats` and the README.
+pub struct TranscriptInfo {
+    pub name: &'static str,
+    pub agent: &'static str,
+    /// How `import` recognises a file.
+    pub signature: &'static str,
+    pub flag: &'static str,
+    /// Folders that hold these transcripts by default.
+    pub locations: &'static [Location],
+}
+
+pub static TRANSCRIPTS: &[TranscriptInfo] = &[
+    TranscriptInfo {
+        name: "claude-code",
+        agent: "Claude Code transcripts, JSONL, read through import",
+        signature: "records with `uuid`/`sessionId`; calls are `tool_use` blocks, results `tool_result` blocks",
+        flag: "`is_error` of the tool_result block (optional: absent = false)",
+        locations: &[Location::Home(".claude/projects")],
+    },
+    TranscriptInfo {
+        name: "codex",
+        agent: "Codex CLI rollouts, JSONL, read through import",
+        signature: "records `{timestamp, type, payload}`; `function_call` / `function_call_output` by `call_id`",
+        flag: "none is written (NULL); exit codes come from the output text",
+        locations: &[Location::EnvDir("CODEX_HOME", "sessions"), Location::Home(".codex/sessions")],
+    },
+    TranscriptInfo {
+        name: "gemini",
+        agent: "Gemini CLI chat recordings, JSONL, read through import",
+        signature: "a metadata record with `sessionId` and `projectHash`, then messages with `toolCalls[]`",
+        flag: "each call's `status` (`error`, `cancelled` = flagged)",
+        locations: &[Location::Home(".gemini/tmp")],
+    },
+];
+
+/// Every default transcript folder that exists on this machine.
+pub fn default_transcript_dirs() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for info in TRANSCRIPTS {
+        for loc in info.locations {
+            if let Some(p) = loc.resolve().filter(|p| p.is_dir())
+                && !out.contains(&p)
+            {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// What an import did, per run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportStats {
+    pub files: u64,
+    pub lines: u64,
+    pub sessions: u64,
+    pub calls: u64,
+    pub results: u64,
+    /// Lines repeated earlier (same uuid) or blocks already seen.
+    pub duplicates: u64,
+    /// Records of a type the importer does not read.
+    pub skipped: u64,
+    /// Lines that are not JSON objects.
+    pub invalid: u64,
+    /// Lone surrogate escapes replaced by U+FFFD.
+    pub surrogates: u64,
+    /// Files whose agent could not be recognised.
+    pub unrecognised: Vec<PathBuf>,
+    /// The agents of the files imported.
+    pub agents: std::collections::BTreeSet<&'static str>,
+}
+
+impl ImportStats {
+    /// The format label of an imported source: its agent, or `jsonl` when
+    /// it mixed several.
+    pub fn label(&self) -> &'static str {
+        match self.agents.iter().collect::<Vec<_>>().as_slice() {
+            [one] => one,
+            _ => "jsonl",
+        }
+    }
+}
+
+/// Does `scan` read `path` by importing it (a folder, or a `.jsonl` file)?
+pub fn is_transcript_source(path: &Path) -> bool {
+    path.is_dir() || path.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// The database side of an import: upserts into the schema's tables.
+pub struct Writer<'c> {
+    conn: &'c Connection,
+    /// Next `seq` per session, continuing after what the database holds.
+    next_seq: HashMap<String, i64>,
+    /// Sessions written in this run.
+    sessions: HashSet<String>,
+    pub stats: ImportStats,
+}
+
+/// A session as an importer sees it.
+pub struct SessionRow<'a> {
+    pub id: &'a str,
+    pub parent: Option<&'a str>,
+    pub agent: &'static str,
+    pub source: &'a str,
+    pub started: Option<&'a str>,
+}
+
+impl<'c> Writer<'c> {
+    pub fn new(conn: &'c Connection) -> Self {
+        Writer { conn, next_seq: HashMap::new(), sessions: HashSet::new(), stats: ImportStats::default() }
+    }
+
+    /// Create or update a session. The earliest start time wins; parent,
+    /// agent and source are kept once known.
+    pub fn session(&mut self, s: &SessionRow<'_>) -> rusqlite::Result<()> {
+        if !self.sessions.insert(s.id.to_string()) {
+            return Ok(());
+        }
+        self.conn.execute(
+            "INSERT INTO sessions (id, parent_id, agent, source, started_at) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT(id) DO UPDATE SET
+               parent_id = coalesce(sessions.parent_id, excluded.parent_id),
+               agent = coalesce(sessions.agent, excluded.agent),
+               source = coalesce(sessions.source, excluded.source),
+               started_at = CASE WHEN sessions.started_at IS NULL OR excluded.started_at < sessions.started_at
+                                 THEN excluded.started_at ELSE sessions.started_at END",
+            params![s.id, s.parent, s.agent, s.source, s.started],
+        )?;
+        Ok(())
+    }
+
+    /// The session that holds call `id`, if any (tool call ids are unique
+    /// across sessions in the agents imported here).
+    pub fn session_of_call(&self, id: &str) -> rusqlite::Result<Option<String>> {
+        self.conn.query_row("SELECT session_id FROM calls WHERE id = ?1 LIMIT 1", params![id], |r| r.get(0)).optional()
+    }
+
+    /// Record a call; a call id already in the session keeps its first row.
+    pub fn call(
+        &mut self,
+        session: &str,
+        id: &str,
+        tool: &str,
+        input: &Value,
+        time: Option<&str>,
+    ) -> rusqlite::Result<()> {
+        let exists: Option<i64> = self
+            .conn
+            .query_row("SELECT seq FROM calls WHERE session_id = ?1 AND id = ?2", params![session, id], |r| r.get(0))
+            .optional()?;
+        if exists.is_some() {
+            self.stats.duplicates += 1;
+            return Ok(());
+        }
+        let seq = match self.next_seq.get(session) {
+            Some(&n) => n,
+            None => {
+                let max: Option<i64> =
+                    self.conn.query_row("SELECT max(seq) FROM calls WHERE session_id = ?1", params![session], |r| {
+                        r.get(0)
+                    })?;
+                max.unwrap_or(0) + 1
+            }
+        };
+        self.next_seq.insert(session.to_string(), seq + 1);
+        let input = match input {
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
+        };
+        self.conn.execute(
+            "INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![session, id, seq, tool, input, time],
+        )?;
+        self.stats.calls += 1;
+        Ok(())
+    }
+
+    /// Record a result; a result already recorded for the call is kept.
+    pub fn result(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
+        let n = self.conn.execute(
+            "INSERT INTO results (session_id, call_id, text, is_error, exit_code, returned_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(session_id, call_id) DO NOTHING",
+            params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time],
+        )?;
+        if n == 1 {
+            self.stats.results += 1;
+        } else {
+            self.stats.duplicates += 1;
+        }
+        Ok(())
+    }
+}
+
+/// A result row as stored: text, flag, exit code, time.
+type StoredResult = (String, Option<i64>, Option<i64>, Option<String>);
+
+impl Writer<'_> {
+    /// Record a result, replacing an earlier one for the same call (for
+    /// sources that rewrite a record as the call progresses).
+    pub fn result_latest(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
+        let old: Option<StoredResult> = self
+            .conn
+            .query_row(
+                "SELECT text, is_error, exit_code, returned_at FROM results WHERE session_id = ?1 AND call_id = ?2",
+                params![r.session, r.call_id],
+                |x| Ok((x.get(0)?, x.get(1)?, x.get(2)?, x.get(3)?)),
+            )
+            .optional()?;
+        let new = (r.text.to_string(), r.flag.map(i64::from), r.exit_code, r.time.map(str::to_string));
+        match old {
+            None => self.result(r),
+            Some(o) if o == new => {
+                self.stats.duplicates += 1;
+                Ok(())
+            }
+            Some(_) => {
+                self.conn.execute(
+                    "UPDATE results SET text = ?3, is_error = ?4, exit_code = ?5, returned_at = ?6
+                     WHERE session_id = ?1 AND call_id = ?2",
+                    params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time],
+                )?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Remove a call and its result (the source took it back).
+    pub fn forget_call(&mut self, session: &str, call_id: &str) -> rusqlite::Result<()> {
+        let r = self
+            .conn
+            .execute("DELETE FROM results WHERE session_id = ?1 AND call_id = ?2", params![session, call_id])?;
+        self.stats.results = self.stats.results.saturating_sub(r as u64);
+        let n = self.conn.execute("DELETE FROM calls WHERE session_id = ?1 AND id = ?2", params![session, call_id])?;
+        self.stats.calls = self.stats.calls.saturating_sub(n as u64);
+        Ok(())
+    }
+}
+
+/// A result as an importer sees it.
+pub struct ResultRow<'a> {
+    pub session: &'a str,
+    pub call_id: &'a str,
+    pub text: &'a str,
+    pub flag: Option<bool>,
+    pub exit_code: Option<i64>,
+    pub time: Option<&'a str>,
+}
+
+/// Open (or create) `into` as a tracelint database, refusing anything else.
+pub fn open_target(into: &Path) -> Result<Connection> {
+    let sql = |e: rusqlite::Error| Error::input(into, crate::source::open::sqlite_problem(&e));
+    let existed = into.exists();
+    if existed {
+        // Recognise it before writing anything.
+        let conn = crate::source::open::open_read_only(into)?.conn;
+        let format = crate::source::detect(into, &conn).map_err(|_| {
+            Error::input(into, "exists and is not a tracelint database; import writes only into its own schema")
+        })?;
+        if format != crate::source::Format::Tracelint {
+            return Err(Error::input(
+                into,
+                format!("is a {} trace database; import writes only into tracelint's own schema", format.as_str()),
+            ));
+        }
+        let version: Option<String> = conn
+            .query_row("SELECT value FROM tracelint_meta WHERE key = 'schema_version'", [], |r| r.get(0))
+            .optional()
+            .map_err(sql)?;
+        if version.as_deref() != Some(SCHEMA_VERSION) {
+            return Err(Error::input(into, "tracelint schema of another version; import writes version 1 only"));
+        }
+    }
+    let conn = Connection::open(into).map_err(sql)?;
+    conn.busy_timeout(crate::source::open::BUSY_TIMEOUT).map_err(sql)?;
+    conn.execute_batch(SCHEMA_SQL).map_err(sql)?;
+    if !existed {
+        conn.execute_batch(VIEWS_SQL).map_err(sql)?;
+    }
+    Ok(conn)
+}
+
+/// Every transcript file under `sources` (files as given, folders walked
+/// for `*.jsonl`), sorted and each once.
+pub fn transcript_files(sources: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for src in sources {
+        let meta = std::fs::metadata(src).map_err(|e| Error::input(src, format!("cannot read: {e}")))?;
+        if meta.is_dir() {
+            walk(src, &mut out)?;
+        } else {
+            out.push(src.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::input(dir, format!("cannot read folder: {e}")))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::input(dir, format!("cannot read folder: {e}")))?;
+        let path = entry.path();
+        let kind = entry.file_type().map_err(|e| Error::input(&path, format!("cannot read: {e}")))?;
+        if kind.is_dir() {
+            walk(&path, out)?;
+        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// One line of a transcript, parsed.
+pub enum Line {
+    Record(Value),
+    Invalid,
+}
+
+/// Reads a transcript one line at a time.
+pub struct LineReader {
+    path: PathBuf,
+    reader: BufReader<File>,
+    buf: Vec<u8>,
+}
+
+impl LineReader {
+    pub fn open(path: &Path) -> Result<LineReader> {
+        let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+        Ok(LineReader { path: path.to_path_buf(), reader: BufReader::with_capacity(1 << 16, file), buf: Vec::new() })
+    }
+
+    /// The next JSON record; lines that are not one are counted and skipped.
+    pub fn next_record(&mut self, stats: &mut ImportStats) -> Result<Option<Value>> {
+        loop {
+            self.buf.clear();
+            let n = self
+                .reader
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|e| Error::input(&self.path, format!("cannot read: {e}")))?;
+            if n == 0 {
+                return Ok(None);
+            }
+            stats.lines += 1;
+            let text = String::from_utf8_lossy(&self.buf);
+            let text = text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            match parse_line(text, stats) {
+                Line::Record(v) => return Ok(Some(v)),
+                Line::Invalid => stats.invalid += 1,
+            }
+        }
+    }
+}
+
+/// Parse one line as a JSON object, repairing lone surrogate escapes.
+pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v @ Value::Object(_)) => Line::Record(v),
+        Ok(_) => Line::Invalid,
+        Err(_) => {
+            let (fixed, n) = replace_lone_surrogates(text);
+            if n == 0 {
+                return Line::Invalid;
+            }
+            match serde_json::from_str::<Value>(&fixed) {
+                Ok(v @ Value::Object(_)) => {
+                    stats.surrogates += n;
+                    Line::Record(v)
+                }
+                _ => Line::Invalid,
+            }
+        }
+    }
+}
+
+/// `text` with every `\uD800`–`\uDFFF` escape that is not half of a valid
+/// surrogate pair replaced by `\uFFFD`, and how many were replaced.
+pub fn replace_lone_surrogates(text: &str) -> (String, u64) {
+    let b = text.as_bytes();
+    let hex = |i: usize| -> Option<u16> {
+        let s = text.get(i..i + 4)?;
+        u16::from_str_radix(s, 16).ok()
+    };
+    let escape_at = |i: usize| -> Option<u16> {
+        if b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u') { hex(i + 2) } else { None }
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut n = 0;
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match escape_at(i) {
+            Some(0xD800..=0xDBFF) => {
+                if matches!(escape_at(i + 6), Some(0xDC00..=0xDFFF)) {
+                    i += 12;
+                } else {
+                    out.push_str(&text[last..i]);
+                    out.push_str("\\uFFFD");
+                    n += 1;
+                    i += 6;
+                    last = i;
+                }
+            }
+            Some(0xDC00..=0xDFFF) => {
+                out.push_str(&text[last..i]);
+                out.push_str("\\uFFFD");
+                n += 1;
+                i += 6;
+                last = i;
+            }
+            // Any other escape, including `\\`: skip both characters.
+            _ => i += 2,
+        }
+    }
+    out.push_str(&text[last..]);
+    (out, n)
+}
+
+/// Recognise a transcript by its first JSON record.
+pub fn recognise(path: &Path) -> Result<Option<Transcript>> {
+    let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut buf = Vec::new();
+    let mut scratch = ImportStats::default();
+    for _ in 0..50 {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+        if n == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&buf);
+        if let Line::Record(v) = parse_line(text.trim(), &mut scratch) {
+            if v.get("payload").is_some() && v.get("type").is_some() {
+                return Ok(Some(Transcript::Codex));
+            }
+            if gemini::looks_like(&v) {
+                return Ok(Some(Transcript::Gemini));
+            }
+            if v.get("sessionId").is_some() || v.get("uuid").is_some() || v.get("leafUuid").is_some() {
+                return Ok(Some(Transcript::ClaudeCode));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Import every transcript under `sources` into `into`.
+pub fn import(sources: &[PathBuf], into: &Path) -> Result<ImportStats> {
+    let files = transcript_files(sources)?;
+    let conn = open_target(into)?;
+    let sql = |e: rusqlite::Error| Error::input(into, crate::source::open::sqlite_problem(&e));
+    conn.execute_batch("BEGIN IMMEDIATE").map_err(sql)?;
+    let mut writer = Writer::new(&conn);
+    let mut claude = claude::Importer::default();
+    let result = (|| -> Result<()> {
+        for file in &files {
+            let kind = recognise(file)?;
+            match kind {
+                Some(Transcript::ClaudeCode) => claude.file(file, &mut writer)?,
+                Some(Transcript::Codex) => codex::file(file, &mut writer)?,
+                Some(Transcript::Gemini) => gemini::file(file, &mut writer)?,
+                None => {
+                    writer.stats.unrecognised.push(file.clone());
+                    continue;
+                }
+            }
+            writer.stats.agents.extend(kind.map(Transcript::agent));
+            writer.stats.files += 1;
+        }
+        claude.finish(&mut writer).map_err(sql)?;
+        Ok(())
+    })();
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT").map_err(sql)?,
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(e);
+        }
+    }
+    writer.stats.sessions = writer.sessions.len() as u64;
+    Ok(writer.stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_are_replaced_and_pairs_kept() {
+        let (s, n) = replace_lone_surrogates(r#"{"a":"x\ud83d\ude00y\ud800z\\ud800\udfff"}"#);
+        assert_eq!(n, 2);
+        assert_eq!(s, r#"{"a":"x\ud83d\ude00y\uFFFDz\\ud800\uFFFD"}"#);
+        let v: Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(v["a"], "x😀y\u{FFFD}z\\ud800\u{FFFD}");
+        let mut stats = ImportStats::default();
+        assert!(matches!(parse_line(r#"{"t":"\udc00"}"#, &mut stats), Line::Record(_)));
+        assert_eq!(stats.surrogates, 1);
+        assert!(matches!(parse_line("{not json", &mut stats), Line::Invalid));
+        assert!(matches!(parse_line("[1]", &mut stats), Line::Invalid));
+    }
+}

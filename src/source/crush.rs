@@ -1,0 +1,171 @@
+//! Crush's `crush.db` (and the archived Go opencode's `opencode.db`, the
+//! same shape), research/sqlite-formats.md §2.
+//!
+//! `messages.parts` is a JSON array of `{"type": …, "data": {…}}`. Calls are
+//! `tool_call` parts of assistant messages, with their input a JSON document
+//! *encoded as a string*; each result is a `tool_result` part of its own
+//! `role = 'tool'` message, linked by `tool_call_id`, flagged by `is_error`.
+//! Timestamps are Unix seconds. Sub-agent sessions name their parent in
+//! `sessions.parent_session_id`; title-generation sessions (`title-…`) hold
+//! no agent work and are skipped.
+//!
+//! Rows are read in (session, created_at, rowid) order inside one read
+//! transaction; each session is handed on when the next one begins.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+use serde_json::Value;
+
+use super::open::sqlite_problem;
+use super::rows::{Grouper, decode_arguments, epoch_time, id_of, opt_int, opt_text, text_of};
+use super::{SourceOptions, SourceStats};
+use crate::error::{Error, Result};
+use crate::model::{Call, Event, Malformed, Session, ToolResult};
+
+struct SessionInfo {
+    parent: Option<String>,
+    started: Option<DateTime<Utc>>,
+}
+
+pub fn read(
+    path: &Path,
+    conn: &Connection,
+    opts: &SourceOptions,
+    sink: &mut dyn FnMut(Session),
+) -> Result<SourceStats> {
+    let sql = |e: rusqlite::Error| Error::input(path, sqlite_problem(&e));
+    conn.execute_batch("BEGIN").map_err(sql)?;
+    let sessions = read_sessions(conn).map_err(sql)?;
+    let mut stats = SourceStats::default();
+    let mut stmt = conn
+        .prepare("SELECT rowid, session_id, parts, created_at FROM messages ORDER BY session_id, created_at, rowid")
+        .map_err(sql)?;
+    let mut rows = stmt.query([]).map_err(sql)?;
+    let mut groups = Grouper::new(sink);
+    while let Some(r) = rows.next().map_err(sql)? {
+        stats.rows += 1;
+        let rowid: i64 = r.get(0).map_err(sql)?;
+        let id = text_of(r.get_ref(1).map_err(sql)?);
+        let Some(session) = groups.at(&id, || {
+            let info = sessions.get(&id);
+            let parent = info.and_then(|i| i.parent.clone());
+            (!id.starts_with("title-") && opts.wants(&id, parent.is_some())).then(|| Session {
+                id: id.clone(),
+                format: "crush",
+                parent,
+                started: info.and_then(|i| i.started),
+                ..Session::default()
+            })
+        }) else {
+            continue;
+        };
+        let time = opt_int(r.get_ref(3).map_err(sql)?).and_then(epoch_time);
+        match r.get_ref(2).map_err(sql)? {
+            ValueRef::Text(b) | ValueRef::Blob(b) => {
+                if let Err(problem) = parse_parts(&String::from_utf8_lossy(b), time, rowid, &mut session.events) {
+                    session.malformed.push(Malformed { row: rowid, problem, skipped: true });
+                }
+            }
+            _ => session.malformed.push(Malformed {
+                row: rowid,
+                problem: "parts is not JSON text".into(),
+                skipped: true,
+            }),
+        }
+    }
+    drop(rows);
+    drop(stmt);
+    groups.finish();
+    conn.execute_batch("COMMIT").map_err(sql)?;
+    Ok(stats)
+}
+
+fn read_sessions(conn: &Connection) -> rusqlite::Result<HashMap<String, SessionInfo>> {
+    let mut stmt = conn.prepare("SELECT id, parent_session_id, created_at FROM sessions")?;
+    let mut rows = stmt.query([])?;
+    let mut out = HashMap::new();
+    while let Some(r) = rows.next()? {
+        let parent = opt_text(r.get_ref(1)?);
+        let started = opt_int(r.get_ref(2)?).and_then(epoch_time);
+        out.insert(text_of(r.get_ref(0)?), SessionInfo { parent, started });
+    }
+    Ok(out)
+}
+
+/// The calls and results in one message's `parts`, appended to `out`.
+pub fn parse_parts(parts: &str, time: Option<DateTime<Utc>>, row: i64, out: &mut Vec<Event>) -> Result<(), String> {
+    let value: Value = serde_json::from_str(parts).map_err(|e| format!("parts is invalid JSON: {e}"))?;
+    let Value::Array(parts) = value else { return Err("parts is not a JSON array".into()) };
+    for part in parts {
+        let Value::Object(mut part) = part else { continue };
+        let kind = part.get("type").and_then(Value::as_str).unwrap_or("").to_string();
+        let Some(Value::Object(mut data)) = part.remove("data") else { continue };
+        match kind.as_str() {
+            "tool_call" => {
+                let id = id_of(data.get("id"));
+                let tool = data.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
+                let tool = tool.to_string();
+                let input = decode_arguments(data.remove("input").unwrap_or(Value::Null));
+                out.push(Event::Call(Call { id, tool, input, time, row }));
+            }
+            "tool_result" => {
+                let call_id = id_of(data.get("tool_call_id"));
+                let text = data.get("content").and_then(Value::as_str).unwrap_or("").to_string();
+                let flag = data.get("is_error").and_then(Value::as_bool);
+                out.push(Event::Result(ToolResult { call_id, text, flag, exit_code: None, time, row }));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn call_input_is_decoded_twice_and_results_keep_their_flag() {
+        let mut ev = vec![];
+        parse_parts(
+            r#"[{"type":"text","data":{"text":"hi"}},
+                {"type":"tool_call","data":{"id":"t1","name":"bash","input":"{\"command\":\"ls\"}","finished":true}},
+                {"type":"tool_result","data":{"tool_call_id":"t1","name":"bash","content":"x\n\nExit code 1","is_error":false}},
+                {"type":"finish","data":{"reason":"stop","time":0}}]"#,
+            None,
+            1,
+            &mut ev,
+        )
+        .unwrap();
+        assert_eq!(ev.len(), 2);
+        match (&ev[0], &ev[1]) {
+            (Event::Call(c), Event::Result(r)) => {
+                assert_eq!(c.input["command"], "ls");
+                assert_eq!((r.call_id.as_str(), r.flag), ("t1", Some(false)));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn malformed_parts() {
+        let mut ev = vec![];
+        assert!(parse_parts("{", None, 1, &mut ev).is_err());
+        assert!(parse_parts("{}", None, 1, &mut ev).is_err());
+        parse_parts(
+            r#"[1, {"type":"tool_call"}, {"type":"tool_call","data":{"id":"a","input":"{oops"}}]"#,
+            None,
+            1,
+            &mut ev,
+        )
+        .unwrap();
+        match &ev[0] {
+            Event::Call(c) => assert_eq!((c.tool.as_str(), c.input.as_str()), ("(unnamed)", Some("{oops"))),
+            other => panic!("{other:?}"),
+        }
+    }
+}

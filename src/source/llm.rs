@@ -1,0 +1,308 @@
+//! Simon Willison's `llm` (`logs.db`), research/sqlite-formats.md §1.
+//!
+//! One file can hold two generations:
+//! - the legacy tables (0.26–0.31): `tool_calls` and `tool_results` hang off
+//!   different `responses` of one conversation and are linked by
+//!   `tool_call_id` (NULL when the plugin gave none: then the n-th call of a
+//!   tool pairs with the n-th result of that tool). The flag is the
+//!   `exception` column, which only exists from 0.27 on; before that the
+//!   source records no flag (`None`).
+//! - the 0.32 message store: a thread points at its tip message and the
+//!   conversation is the chain of `parent_hash` links back to the root.
+//!   `tool_call` / `tool_result` parts carry JSON payloads; the flag is the
+//!   payload's `exception` key. A forked thread only counts the messages
+//!   its parent thread does not already have.
+//!
+//! A conversation present in both generations is one session: calls the
+//! store has are taken from the store, the rest from the legacy tables, so
+//! nothing is counted twice. Rows are streamed in conversation order; one
+//! conversation's events are in memory at a time.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+use serde_json::Value;
+
+use super::open::sqlite_problem;
+use super::rows::{decode_arguments, id_of, iso_time, opt_text, text_of};
+use super::{Schema, SourceOptions, SourceStats, columns};
+use crate::error::{Error, Result};
+use crate::model::{Call, Event, Malformed, Session, ToolResult};
+
+const LEGACY_WITH_EXCEPTION: &str = "\
+SELECT r.conversation_id, r.datetime_utc, 0, tc.id, tc.name, tc.tool_call_id, tc.arguments, NULL, 1
+  FROM tool_calls tc JOIN responses r ON r.id = tc.response_id
+UNION ALL
+SELECT r.conversation_id, r.datetime_utc, 1, tr.id, tr.name, tr.tool_call_id, tr.output, tr.exception, 1
+  FROM tool_results tr JOIN responses r ON r.id = tr.response_id
+ORDER BY 1, 2, 3, 4";
+
+/// Before 0.27 `tool_results` has no `exception` column: no flag at all.
+const LEGACY_WITHOUT_EXCEPTION: &str = "\
+SELECT r.conversation_id, r.datetime_utc, 0, tc.id, tc.name, tc.tool_call_id, tc.arguments, NULL, 0
+  FROM tool_calls tc JOIN responses r ON r.id = tc.response_id
+UNION ALL
+SELECT r.conversation_id, r.datetime_utc, 1, tr.id, tr.name, tr.tool_call_id, tr.output, NULL, 0
+  FROM tool_results tr JOIN responses r ON r.id = tr.response_id
+ORDER BY 1, 2, 3, 4";
+
+/// The tool parts of one thread's chain, root first; for a fork, without
+/// the messages of the thread it was forked from. Depth is capped so that a
+/// damaged (cyclic) chain ends.
+const CHAIN_WITH_FORKS: &str = "\
+WITH RECURSIVE
+  chain(hash, parent_hash, depth) AS (
+    SELECT m.hash, m.parent_hash, 0 FROM threads t JOIN messages m ON m.hash = t.tip_message_hash WHERE t.id = ?1
+    UNION ALL
+    SELECT m.hash, m.parent_hash, c.depth + 1 FROM chain c JOIN messages m ON m.hash = c.parent_hash
+     WHERE c.depth < 1000000),
+  base(hash, parent_hash) AS (
+    SELECT m.hash, m.parent_hash FROM threads t JOIN messages m ON m.hash = t.tip_message_hash
+     WHERE t.id = (SELECT forked_from FROM threads WHERE id = ?1)
+    UNION
+    SELECT m.hash, m.parent_hash FROM base b JOIN messages m ON m.hash = b.parent_hash)
+SELECT p.id, p.type, p.tool_name, p.payload FROM chain c JOIN parts p ON p.message_hash = c.hash
+ WHERE p.type IN ('tool_call', 'tool_result') AND c.hash NOT IN (SELECT hash FROM base)
+ ORDER BY c.depth DESC, p.position";
+
+const CHAIN: &str = "\
+WITH RECURSIVE
+  chain(hash, parent_hash, depth) AS (
+    SELECT m.hash, m.parent_hash, 0 FROM threads t JOIN messages m ON m.hash = t.tip_message_hash WHERE t.id = ?1
+    UNION ALL
+    SELECT m.hash, m.parent_hash, c.depth + 1 FROM chain c JOIN messages m ON m.hash = c.parent_hash
+     WHERE c.depth < 1000000)
+SELECT p.id, p.type, p.tool_name, p.payload FROM chain c JOIN parts p ON p.message_hash = c.hash
+ WHERE p.type IN ('tool_call', 'tool_result')
+ ORDER BY c.depth DESC, p.position";
+
+struct Store {
+    chain_sql: &'static str,
+    /// Thread id → its `datetime_utc`.
+    threads: HashMap<String, Option<String>>,
+}
+
+pub fn read(
+    path: &Path,
+    conn: &Connection,
+    opts: &SourceOptions,
+    sink: &mut dyn FnMut(Session),
+) -> Result<SourceStats> {
+    let sql = |e: rusqlite::Error| Error::input(path, sqlite_problem(&e));
+    conn.execute_batch("BEGIN").map_err(sql)?;
+    let schema = Schema { conn };
+    let store = if schema.has("threads", &["id", "tip_message_hash"]).map_err(sql)?
+        && schema.has("messages", &["hash", "parent_hash"]).map_err(sql)?
+        && schema.has("parts", &["id", "message_hash", "position", "type", "tool_name", "payload"]).map_err(sql)?
+    {
+        let forks = columns(conn, "threads").map_err(sql)?.iter().any(|c| c == "forked_from");
+        Some(Store {
+            chain_sql: if forks { CHAIN_WITH_FORKS } else { CHAIN },
+            threads: read_threads(conn).map_err(sql)?,
+        })
+    } else {
+        None
+    };
+    let legacy = schema.has("responses", &["id", "conversation_id", "datetime_utc"]).map_err(sql)?
+        && schema.has("tool_calls", &["id", "response_id", "name", "tool_call_id", "arguments"]).map_err(sql)?
+        && schema.has("tool_results", &["id", "response_id", "name", "tool_call_id", "output"]).map_err(sql)?;
+    let mut stats = SourceStats::default();
+    let mut done: HashSet<String> = HashSet::new();
+
+    if legacy {
+        let has_exception = columns(conn, "tool_results").map_err(sql)?.iter().any(|c| c == "exception");
+        let query = if has_exception { LEGACY_WITH_EXCEPTION } else { LEGACY_WITHOUT_EXCEPTION };
+        let mut stmt = conn.prepare(query).map_err(sql)?;
+        let mut rows = stmt.query([]).map_err(sql)?;
+        let mut current: Option<Session> = None;
+        // Per (kind, tool): how many id-less rows so far in this conversation.
+        let mut unnamed: HashMap<(i64, String), usize> = HashMap::new();
+        while let Some(r) = rows.next().map_err(sql)? {
+            stats.rows += 1;
+            let conv = opt_text(r.get_ref(0).map_err(sql)?).unwrap_or_else(|| "(no conversation)".into());
+            if current.as_ref().map(|s| s.id.as_str()) != Some(conv.as_str()) {
+                if let Some(s) = current.take() {
+                    finish(conn, store.as_ref(), opts, s, &mut done, sink).map_err(sql)?;
+                }
+                unnamed.clear();
+                let started = opt_text(r.get_ref(1).map_err(sql)?).and_then(|t| iso_time(&t));
+                current = Some(Session { id: conv.clone(), format: "llm", started, ..Session::default() });
+            }
+            let session = current.as_mut().expect("set above");
+            if !opts.wants(&session.id, false) {
+                continue;
+            }
+            let time = opt_text(r.get_ref(1).map_err(sql)?).and_then(|t| iso_time(&t));
+            let kind: i64 = r.get(2).map_err(sql)?;
+            let row: i64 = r.get(3).map_err(sql)?;
+            let name = opt_text(r.get_ref(4).map_err(sql)?).unwrap_or_else(|| "(unnamed)".into());
+            let id = match opt_text(r.get_ref(5).map_err(sql)?) {
+                Some(id) => id,
+                None => {
+                    let n = unnamed.entry((kind, name.clone())).or_default();
+                    *n += 1;
+                    format!("#{name}#{n}")
+                }
+            };
+            let body = text_of(r.get_ref(6).map_err(sql)?);
+            if kind == 0 {
+                let input = decode_arguments(Value::String(body));
+                session.events.push(Event::Call(Call { id, tool: name, input, time, row }));
+            } else {
+                let flag_known: i64 = r.get(8).map_err(sql)?;
+                let exception = !matches!(r.get_ref(7).map_err(sql)?, ValueRef::Null);
+                let flag = (flag_known == 1).then_some(exception);
+                session.events.push(Event::Result(ToolResult {
+                    call_id: id,
+                    text: body,
+                    flag,
+                    exit_code: None,
+                    time,
+                    row,
+                }));
+            }
+        }
+        drop(rows);
+        drop(stmt);
+        if let Some(s) = current.take() {
+            finish(conn, store.as_ref(), opts, s, &mut done, sink).map_err(sql)?;
+        }
+    }
+
+    if let Some(store) = &store {
+        let mut ids: Vec<&String> = store.threads.keys().filter(|id| !done.contains(*id)).collect();
+        ids.sort();
+        for id in ids {
+            if !opts.wants(id, false) {
+                continue;
+            }
+            let started = store.threads[id].as_deref().and_then(iso_time);
+            let mut session = Session { id: id.clone(), format: "llm", started, ..Session::default() };
+            stats.rows += read_chain(conn, store.chain_sql, id, &mut session).map_err(sql)?;
+            sink(session);
+        }
+    }
+    conn.execute_batch("COMMIT").map_err(sql)?;
+    Ok(stats)
+}
+
+fn read_threads(conn: &Connection) -> rusqlite::Result<HashMap<String, Option<String>>> {
+    let has_time = columns(conn, "threads")?.iter().any(|c| c == "datetime_utc");
+    let query = if has_time { "SELECT id, datetime_utc FROM threads" } else { "SELECT id, NULL FROM threads" };
+    let mut stmt = conn.prepare(query)?;
+    let mut rows = stmt.query([])?;
+    let mut out = HashMap::new();
+    while let Some(r) = rows.next()? {
+        out.insert(text_of(r.get_ref(0)?), opt_text(r.get_ref(1)?));
+    }
+    Ok(out)
+}
+
+/// Hand on a legacy conversation, merged with the store's thread of the
+/// same id (whose calls win over the legacy copies of the same call ids).
+fn finish(
+    conn: &Connection,
+    store: Option<&Store>,
+    opts: &SourceOptions,
+    mut session: Session,
+    done: &mut HashSet<String>,
+    sink: &mut dyn FnMut(Session),
+) -> rusqlite::Result<()> {
+    if !opts.wants(&session.id, false) {
+        done.insert(session.id);
+        return Ok(());
+    }
+    if let Some(store) = store.filter(|s| s.threads.contains_key(&session.id)) {
+        let mut newer = Session::default();
+        read_chain(conn, store.chain_sql, &session.id, &mut newer)?;
+        let ids: HashSet<String> = newer
+            .events
+            .iter()
+            .map(|e| match e {
+                Event::Call(c) => c.id.clone(),
+                Event::Result(r) => r.call_id.clone(),
+            })
+            .collect();
+        session.events.retain(|e| match e {
+            Event::Call(c) => !ids.contains(&c.id),
+            Event::Result(r) => !ids.contains(&r.call_id),
+        });
+        session.events.append(&mut newer.events);
+        session.malformed.append(&mut newer.malformed);
+        done.insert(session.id.clone());
+    }
+    if !session.events.is_empty() || !session.malformed.is_empty() {
+        sink(session);
+    }
+    Ok(())
+}
+
+/// Append the tool parts of thread `id`'s chain to `session`; returns the
+/// number of parts read.
+fn read_chain(conn: &Connection, query: &str, id: &str, session: &mut Session) -> rusqlite::Result<u64> {
+    let mut stmt = conn.prepare(query)?;
+    let mut rows = stmt.query([id])?;
+    let mut n = 0;
+    while let Some(r) = rows.next()? {
+        n += 1;
+        let row: i64 = r.get(0)?;
+        let kind = text_of(r.get_ref(1)?);
+        let tool = opt_text(r.get_ref(2)?);
+        match parse_payload(&kind, tool, &text_of(r.get_ref(3)?), row) {
+            Ok(ev) => session.events.push(ev),
+            Err(problem) => session.malformed.push(Malformed { row, problem, skipped: true }),
+        }
+    }
+    Ok(n)
+}
+
+/// One `tool_call` or `tool_result` part of the message store.
+pub fn parse_payload(kind: &str, tool: Option<String>, payload: &str, row: i64) -> Result<Event, String> {
+    let value: Value = serde_json::from_str(payload).map_err(|e| format!("payload is invalid JSON: {e}"))?;
+    let Value::Object(mut p) = value else { return Err("payload is not a JSON object".into()) };
+    let id = id_of(p.get("tool_call_id"));
+    let name = tool.or_else(|| p.get("name").and_then(Value::as_str).map(str::to_string));
+    if kind == "tool_call" {
+        let input = decode_arguments(p.remove("arguments").unwrap_or(Value::Null));
+        let tool = name.unwrap_or_else(|| "(unnamed)".into());
+        Ok(Event::Call(Call { id, tool, input, time: None, row }))
+    } else {
+        let text = match p.get("output") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        };
+        let flag = Some(p.get("exception").is_some_and(|e| !e.is_null()));
+        Ok(Event::Result(ToolResult { call_id: id, text, flag, exit_code: None, time: None, row }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads() {
+        let call = parse_payload(
+            "tool_call",
+            Some("list_dir".into()),
+            r#"{"name": "list_dir", "arguments": {"path": "/datax"}, "tool_call_id": "call_1"}"#,
+            1,
+        )
+        .unwrap();
+        assert!(matches!(call, Event::Call(c) if c.id == "call_1" && c.input["path"] == "/datax"));
+        let err = parse_payload(
+            "tool_result",
+            None,
+            r#"{"name": "list_dir", "output": "Error: nope", "tool_call_id": "call_1", "exception": "FileNotFoundError: nope"}"#,
+            2,
+        )
+        .unwrap();
+        assert!(matches!(err, Event::Result(r) if r.flag == Some(true) && r.text == "Error: nope"));
+        let ok = parse_payload("tool_result", None, r#"{"output": "ok", "tool_call_id": "c"}"#, 3).unwrap();
+        assert!(matches!(ok, Event::Result(r) if r.flag == Some(false)));
+        assert!(parse_payload("tool_result", None, "nope", 4).is_err());
+    }
+}

@@ -1,0 +1,174 @@
+//! opencode ≥ 1.2 (`opencode.db`), research/sqlite-formats.md §4.
+//!
+//! One `part` row of type `tool` holds a call *and* its result: `state`
+//! says where the call is (`pending`, `running`, `completed`, `error`).
+//! `error` is the flag; a completed bash call keeps its exit status in
+//! `state.metadata.exit`, which the exit-code rule reads. Pending and
+//! running parts never got a result: they are unpaired calls. Times are
+//! epoch milliseconds; sub-agent sessions name their parent in
+//! `session.parent_id`.
+//!
+//! Parts are read in (session, message, part) id order (ids are
+//! time-ascending) inside one read transaction; each session is handed on
+//! when the next one begins.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+use serde_json::Value;
+
+use super::open::sqlite_problem;
+use super::rows::{Grouper, epoch_time, id_of, opt_int, opt_text, text_of};
+use super::{SourceOptions, SourceStats};
+use crate::error::{Error, Result};
+use crate::model::{Call, Event, Malformed, Session, ToolResult};
+
+struct SessionInfo {
+    parent: Option<String>,
+    started: Option<DateTime<Utc>>,
+}
+
+pub fn read(
+    path: &Path,
+    conn: &Connection,
+    opts: &SourceOptions,
+    sink: &mut dyn FnMut(Session),
+) -> Result<SourceStats> {
+    let sql = |e: rusqlite::Error| Error::input(path, sqlite_problem(&e));
+    conn.execute_batch("BEGIN").map_err(sql)?;
+    let sessions = read_sessions(conn).map_err(sql)?;
+    let mut stats = SourceStats::default();
+    // Only parts that can be tool parts; the JSON is checked in Rust, so a
+    // malformed row cannot abort the query.
+    let mut stmt = conn
+        .prepare(
+            "SELECT rowid, session_id, time_created, data FROM part \
+             WHERE instr(data, '\"tool\"') > 0 ORDER BY session_id, message_id, id",
+        )
+        .map_err(sql)?;
+    let mut rows = stmt.query([]).map_err(sql)?;
+    let mut groups = Grouper::new(sink);
+    while let Some(r) = rows.next().map_err(sql)? {
+        stats.rows += 1;
+        let rowid: i64 = r.get(0).map_err(sql)?;
+        let id = text_of(r.get_ref(1).map_err(sql)?);
+        let Some(session) = groups.at(&id, || {
+            let info = sessions.get(&id);
+            let parent = info.and_then(|i| i.parent.clone());
+            opts.wants(&id, parent.is_some()).then(|| Session {
+                id: id.clone(),
+                format: "opencode",
+                parent,
+                started: info.and_then(|i| i.started),
+                ..Session::default()
+            })
+        }) else {
+            continue;
+        };
+        let created = opt_int(r.get_ref(2).map_err(sql)?).and_then(epoch_time);
+        match r.get_ref(3).map_err(sql)? {
+            ValueRef::Text(b) | ValueRef::Blob(b) => {
+                if let Err(problem) = parse_part(&String::from_utf8_lossy(b), created, rowid, &mut session.events) {
+                    session.malformed.push(Malformed { row: rowid, problem, skipped: true });
+                }
+            }
+            _ => {
+                session.malformed.push(Malformed { row: rowid, problem: "data is not JSON text".into(), skipped: true })
+            }
+        }
+    }
+    drop(rows);
+    drop(stmt);
+    groups.finish();
+    conn.execute_batch("COMMIT").map_err(sql)?;
+    Ok(stats)
+}
+
+fn read_sessions(conn: &Connection) -> rusqlite::Result<HashMap<String, SessionInfo>> {
+    let mut stmt = conn.prepare("SELECT id, parent_id, time_created FROM session")?;
+    let mut rows = stmt.query([])?;
+    let mut out = HashMap::new();
+    while let Some(r) = rows.next()? {
+        let parent = opt_text(r.get_ref(1)?);
+        let started = opt_int(r.get_ref(2)?).and_then(epoch_time);
+        out.insert(text_of(r.get_ref(0)?), SessionInfo { parent, started });
+    }
+    Ok(out)
+}
+
+/// The call (and result, once the call has finished) of one part's `data`.
+pub fn parse_part(data: &str, created: Option<DateTime<Utc>>, row: i64, out: &mut Vec<Event>) -> Result<(), String> {
+    let value: Value = serde_json::from_str(data).map_err(|e| format!("data is invalid JSON: {e}"))?;
+    let Value::Object(mut part) = value else { return Err("data is not a JSON object".into()) };
+    if part.get("type").and_then(Value::as_str) != Some("tool") {
+        return Ok(());
+    }
+    let id = id_of(part.get("callID"));
+    let tool = part.get("tool").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)").to_string();
+    let Some(Value::Object(mut state)) = part.remove("state") else {
+        return Err("tool part without a state object".into());
+    };
+    let ms = |v: Option<&Value>| v.and_then(Value::as_i64).and_then(epoch_time);
+    let start = ms(state.get("time").and_then(|t| t.get("start"))).or(created);
+    let end = ms(state.get("time").and_then(|t| t.get("end"))).or(start);
+    let input = state.remove("input").unwrap_or(Value::Null);
+    out.push(Event::Call(Call { id: id.clone(), tool, input, time: start, row }));
+    let text = |k: &str| state.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let result = match state.get("status").and_then(Value::as_str) {
+        Some("completed") => {
+            let exit_code = state.get("metadata").and_then(|m| m.get("exit")).and_then(Value::as_i64);
+            ToolResult { call_id: id, text: text("output"), flag: Some(false), exit_code, time: end, row }
+        }
+        Some("error") => {
+            ToolResult { call_id: id, text: text("error"), flag: Some(true), exit_code: None, time: end, row }
+        }
+        // pending, running: the call never finished.
+        Some(_) => return Ok(()),
+        None => return Err("tool state without a status".into()),
+    };
+    out.push(Event::Result(result));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(data: &str) -> Vec<Event> {
+        let mut ev = vec![];
+        parse_part(data, None, 1, &mut ev).unwrap();
+        ev
+    }
+
+    #[test]
+    fn states() {
+        let done = parse(
+            r#"{"type":"tool","callID":"c1","tool":"bash","state":{"status":"completed","input":{"command":"make"},
+               "output":"boom","title":"make","metadata":{"exit":2},"time":{"start":1771000000000,"end":1771000001000}}}"#,
+        );
+        match &done[..] {
+            [Event::Call(c), Event::Result(r)] => {
+                assert_eq!(c.time.unwrap().timestamp(), 1_771_000_000);
+                assert_eq!((r.flag, r.exit_code, r.text.as_str()), (Some(false), Some(2), "boom"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let err = parse(
+            r#"{"type":"tool","callID":"c2","tool":"read","state":{"status":"error","input":{},"error":"nope"}}"#,
+        );
+        assert!(matches!(&err[1], Event::Result(r) if r.flag == Some(true) && r.text == "nope"));
+        let running = parse(r#"{"type":"tool","callID":"c3","tool":"bash","state":{"status":"running","input":{}}}"#);
+        assert_eq!(running.len(), 1, "a running call has no result");
+        assert!(parse(r#"{"type":"text","text":"\"tool\""}"#).is_empty());
+    }
+
+    #[test]
+    fn malformed() {
+        let mut ev = vec![];
+        assert!(parse_part("{", None, 1, &mut ev).is_err());
+        assert!(parse_part(r#"{"type":"tool","callID":"x"}"#, None, 1, &mut ev).is_err());
+    }
+}
