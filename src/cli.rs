@@ -183,6 +183,8 @@ pub enum SampleKind {
     PeriPostfix,
     /// A large database for benchmarks (--calls), with interleaved sessions and big results.
     PeriLarge,
+    /// A large Claude Code transcript (JSONL) for the import benchmark (--calls).
+    ClaudeCodeLarge,
 }
 
 #[derive(Debug, clap::Args)]
@@ -194,7 +196,7 @@ pub struct GenerateArgs {
     /// Seed of the generator; the same seed gives the same database.
     #[arg(long, default_value_t = 2026)]
     pub seed: u64,
-    /// Number of tool calls (peri-large only).
+    /// Number of tool calls (peri-large and claude-code-large only).
     #[arg(long, default_value_t = 1_000_000)]
     pub calls: u64,
 }

@@ -225,6 +225,12 @@ pub fn run_generate(args: &cli::GenerateArgs, out: &mut dyn Write) -> Result<()>
             )?;
             return Ok(());
         }
+        cli::SampleKind::ClaudeCodeLarge => {
+            let bytes = generate::claude::generate_claude_large(&args.out, args.calls, args.seed)
+                .map_err(|e| Error::input(&args.out, format!("cannot write: {e}")))?;
+            writeln!(out, "wrote {}: {} calls, {} MB", args.out.display(), args.calls, bytes / 1_000_000)?;
+            return Ok(());
+        }
     };
     let stats = generate_peri(&args.out, scenario, args.seed).map_err(fail)?;
     let calls: usize = stats.calls_by_tool.values().sum();

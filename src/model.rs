@@ -21,7 +21,10 @@ pub struct Call {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
     pub call_id: String,
+    /// The text; of a long one only its two ends (see `source::json::string_ends`).
     pub text: String,
+    /// `text` lacks the middle of the result.
+    pub truncated: bool,
     /// The source's own error marker; `None` when the source records none.
     pub flag: Option<bool>,
     /// The exit status of a command, when the source stores it apart from

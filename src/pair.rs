@@ -57,7 +57,15 @@ mod tests {
         Call { id: id.into(), tool: "Read".into(), input: json!({}), time: None, row: 0 }
     }
     fn result(id: &str) -> ToolResult {
-        ToolResult { call_id: id.into(), text: String::new(), flag: Some(false), exit_code: None, time: None, row: 0 }
+        ToolResult {
+            truncated: false,
+            call_id: id.into(),
+            text: String::new(),
+            flag: Some(false),
+            exit_code: None,
+            time: None,
+            row: 0,
+        }
     }
 
     #[test]

@@ -205,6 +205,7 @@ mod tests {
             let id = format!("c{}", self.n);
             self.events.push(Event::Call(Call { id: id.clone(), tool: tool.into(), input, time: None, row: self.n }));
             self.events.push(Event::Result(ToolResult {
+                truncated: false,
                 call_id: id,
                 text: text.into(),
                 flag,
@@ -313,6 +314,7 @@ mod tests {
         let mut events = Builder::new().call("Read", json!({}), "ok", Some(false)).events;
         events.push(Event::Call(Call { id: "lost".into(), tool: "Bash".into(), input: json!({}), time: None, row: 9 }));
         events.push(Event::Result(ToolResult {
+            truncated: false,
             call_id: "nobody".into(),
             text: "x".into(),
             flag: None,

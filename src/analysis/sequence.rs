@@ -313,6 +313,7 @@ mod tests {
                 row: n as i64,
             }));
             events.push(Event::Result(ToolResult {
+                truncated: false,
                 call_id: id,
                 text: text.to_string(),
                 flag: Some(false),
@@ -381,6 +382,7 @@ mod tests {
                 row: n,
             }));
             events.push(Event::Result(ToolResult {
+                truncated: false,
                 call_id: id,
                 text: "Tool execution failed: Edit - Error: old_string not found in /a".into(),
                 flag: Some(true),

@@ -226,9 +226,10 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                 }
                 for s2 in sessions.iter_mut() {
                     if let Some((p, _)) = &mut s2.parent
-                        && *p > si {
-                            *p -= 1;
-                        }
+                        && *p > si
+                    {
+                        *p -= 1;
+                    }
                 }
                 continue;
             }

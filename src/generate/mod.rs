@@ -1,4 +1,5 @@
 //! Synthetic trace databases: the shipped samples and test fixtures.
 
+pub mod claude;
 pub mod large;
 pub mod peri;

@@ -268,6 +268,7 @@ mod tests {
             events.push(Event::Call(Call { id: id.clone(), tool, input, time: None, row }));
             let text = text.to_string();
             events.push(Event::Result(ToolResult {
+                truncated: false,
                 call_id: id,
                 text,
                 flag: Some(false),

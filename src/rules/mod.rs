@@ -10,7 +10,7 @@ pub mod tools;
 
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexSet};
+use regex::Regex;
 use serde_json::Value;
 
 pub use category::Category;
@@ -40,16 +40,20 @@ impl Precision {
 pub const EXAMINED_PREFIX_BYTES: usize = 4096;
 
 struct Compiled {
-    content: RegexSet,
-    classify: RegexSet,
+    /// One regex per rule, in registry order: rules out of a result's tool
+    /// or format scope are skipped before any matching, and anchored
+    /// patterns (most of them) stop at the first byte that cannot match, so
+    /// a clean 4 KiB output costs a few comparisons, not a scan.
+    content: Vec<Regex>,
+    classify: Vec<Regex>,
     wrapper: Regex,
     benign: Vec<Regex>,
     exit_code: Regex,
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
-    content: RegexSet::new(CONTENT_RULES.iter().map(|r| r.pattern)).expect("content rules compile"),
-    classify: RegexSet::new(CLASS_RULES.iter().map(|r| r.pattern)).expect("class rules compile"),
+    content: CONTENT_RULES.iter().map(|r| Regex::new(r.pattern).expect("content rules compile")).collect(),
+    classify: CLASS_RULES.iter().map(|r| Regex::new(r.pattern).expect("class rules compile")).collect(),
     wrapper: Regex::new(content::PERI_WRAPPER).expect("wrapper compiles"),
     benign: benign::BENIGN_EXITS.iter().map(|b| Regex::new(b.command).expect("benign exits compile")).collect(),
     exit_code: Regex::new(r"(?m)^(?:Exit code:?|Process exited with code) (-?\d+)\s*$").expect("exit code compiles"),
@@ -90,8 +94,11 @@ pub fn detect(tool: &str, text: &str) -> Option<&'static ContentRule> {
 /// unscoped rules).
 pub fn detect_in(format: &str, tool: &str, text: &str) -> Option<&'static ContentRule> {
     let head = examined(text);
-    let matches = COMPILED.content.matches(&head);
-    matches.iter().map(|i| &CONTENT_RULES[i]).find(|r| in_scope(r.tools, tool) && in_format(r.formats, format))
+    CONTENT_RULES
+        .iter()
+        .zip(&COMPILED.content)
+        .find(|(r, re)| in_scope(r.tools, tool) && in_format(r.formats, format) && re.is_match(&head))
+        .map(|(r, _)| r)
 }
 
 fn in_format(scope: &[&str], format: &str) -> bool {
@@ -151,8 +158,11 @@ pub fn classify(tool: &str, text: &str) -> Option<&'static ClassRule> {
 /// `classify` for a result read from a source of `format`.
 pub fn classify_in(format: &str, tool: &str, text: &str) -> Option<&'static ClassRule> {
     let head = examined(unwrap_text(text));
-    let matches = COMPILED.classify.matches(&head);
-    matches.iter().map(|i| &CLASS_RULES[i]).find(|r| in_scope(r.tools, tool) && in_format(r.formats, format))
+    CLASS_RULES
+        .iter()
+        .zip(&COMPILED.classify)
+        .find(|(r, re)| in_scope(r.tools, tool) && in_format(r.formats, format) && re.is_match(&head))
+        .map(|(r, _)| r)
 }
 
 #[cfg(test)]

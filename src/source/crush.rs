@@ -116,7 +116,15 @@ pub fn parse_parts(parts: &str, time: Option<DateTime<Utc>>, row: i64, out: &mut
                 let call_id = id_of(data.get("tool_call_id"));
                 let text = data.get("content").and_then(Value::as_str).unwrap_or("").to_string();
                 let flag = data.get("is_error").and_then(Value::as_bool);
-                out.push(Event::Result(ToolResult { call_id, text, flag, exit_code: None, time, row }));
+                out.push(Event::Result(ToolResult {
+                    truncated: false,
+                    call_id,
+                    text,
+                    flag,
+                    exit_code: None,
+                    time,
+                    row,
+                }));
             }
             _ => {}
         }

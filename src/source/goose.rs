@@ -151,6 +151,7 @@ pub fn parse_content(
                         row,
                     }));
                     out.push(Event::Result(ToolResult {
+                        truncated: false,
                         call_id: id.clone(),
                         text,
                         flag: Some(true),
@@ -186,7 +187,15 @@ pub fn parse_content(
                         continue;
                     }
                 }
-                out.push(Event::Result(ToolResult { call_id: id, text, flag: Some(flag), exit_code: None, time, row }));
+                out.push(Event::Result(ToolResult {
+                    truncated: false,
+                    call_id: id,
+                    text,
+                    flag: Some(flag),
+                    exit_code: None,
+                    time,
+                    row,
+                }));
             }
             _ => {}
         }

@@ -23,7 +23,7 @@ fn hex4(b: &[u8]) -> Option<u16> {
 
 /// `text` with every `\uXXXX` escape that is a lone surrogate replaced by
 /// `\ufffd`; `None` if there is none.
-fn replace_lone_surrogates(text: &str) -> Option<String> {
+pub fn replace_lone_surrogates(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let mut out: Option<String> = None;
     let mut last = 0;
@@ -91,63 +91,98 @@ mod tests {
     }
 }
 
-/// Bytes of a result's text that are kept: enough for every rule (which
-/// read the first 4 KiB), messages and drill-down excerpts; a 400 KB output
-/// is never copied or unescaped whole.
-pub const TEXT_CAP: usize = 8192;
+/// Bytes kept from each end of a long result's text: what the rules read
+/// (`rules::examined` looks at the first and the last 4 KiB), so a 400 KB
+/// output is never copied or unescaped whole.
+pub const TEXT_CAP: usize = 4096;
 
-/// The text of a JSON string literal `raw` (quotes included), decoding at
-/// most about `cap` bytes of it. The flag says the text was cut.
-pub fn string_prefix(raw: &str, cap: usize) -> (String, bool) {
-    let decode = |lit: &str| -> Option<String> {
-        match parse_lossy(lit) {
-            Ok((Value::String(s), _)) => Some(s),
-            _ => None,
-        }
-    };
-    if raw.len() <= cap + 2 {
-        return (decode(raw).unwrap_or_default(), false);
+/// A decoded string: its text, whether the middle was left out, and
+/// whether lone surrogate escapes had to be replaced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decoded {
+    pub text: String,
+    pub cut: bool,
+    pub repaired: bool,
+}
+
+fn decode_literal(lit: &str) -> (String, bool) {
+    match parse_lossy(lit) {
+        Ok((Value::String(s), repaired)) => (s, repaired),
+        _ => (String::new(), false),
     }
-    // Cut before `cap`, never inside an escape or a UTF-8 sequence.
+}
+
+/// An odd number of backslashes right before `i`: `b[i]` is escaped.
+fn escaped(b: &[u8], i: usize) -> bool {
+    b[..i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1
+}
+
+/// The text of a JSON string literal `raw` (quotes included). A long one
+/// is decoded only at its ends: the first and the last `cap` bytes or so,
+/// joined by a line break. The flag says the middle was left out.
+pub fn string_ends(raw: &str, cap: usize) -> Decoded {
+    if raw.len() <= 2 * cap + 2 {
+        let (text, repaired) = decode_literal(raw);
+        return Decoded { text, cut: false, repaired };
+    }
     let b = raw.as_bytes();
+    // Head: stop before `cap`, never inside an escape or a UTF-8 sequence.
     let mut i = 1;
-    let mut cut = 1;
-    while i < b.len() - 1 && i < cap {
-        cut = i;
-        i += if b[i] == b'\\' { if b.get(i + 1) == Some(&b'u') { 6 } else { 2 } } else { 1 };
+    let mut head_end = 1;
+    while i < cap {
+        head_end = i;
+        i += if b[i] == b'\\' { if b[i + 1] == b'u' { 6 } else { 2 } } else { 1 };
     }
     if i <= cap {
-        cut = i;
+        head_end = i;
     }
-    while cut > 1 && !raw.is_char_boundary(cut) {
-        cut -= 1;
+    while head_end > 1 && !raw.is_char_boundary(head_end) {
+        head_end -= 1;
     }
-    let mut lit = String::with_capacity(cut + 1);
-    lit.push_str(&raw[..cut]);
-    lit.push('"');
-    (decode(&lit).unwrap_or_default(), true)
+    // Tail: start after `len - cap`, never inside an escape.
+    let last = b.len() - 1; // the closing quote
+    let mut start = last - cap;
+    if escaped(b, start) {
+        start += if b[start] == b'u' { 5 } else { 1 };
+    } else if let Some(d) =
+        (1..=4).find(|&d| b[start - d] == b'u' && b[start - d - 1] == b'\\' && !escaped(b, start - d - 1))
+    {
+        start = start - d - 1 + 6;
+    }
+    while start < last && !raw.is_char_boundary(start) {
+        start += 1;
+    }
+    let (head, r1) = decode_literal(&format!("{}\"", &raw[..head_end]));
+    let (tail, r2) = decode_literal(&format!("\"{}", &raw[start.min(last)..]));
+    // A surrogate pair cut in two at either end is not the trace's fault.
+    let repaired = (r1 && !head.ends_with('\u{fffd}')) || (r2 && !tail.starts_with('\u{fffd}'));
+    Decoded { text: format!("{head}\n{tail}"), cut: true, repaired }
 }
 
 #[cfg(test)]
-mod prefix_tests {
+mod ends_tests {
     use super::*;
 
     #[test]
     fn short_strings_decode_whole() {
-        assert_eq!(string_prefix(r#""a\nb""#, 100), ("a\nb".to_string(), false));
+        assert_eq!(string_ends(r#""a\nb""#, 100), Decoded { text: "a\nb".into(), cut: false, repaired: false });
+        assert!(string_ends(r#""a\ud800b""#, 100).repaired);
     }
 
     #[test]
-    fn long_strings_are_cut_safely() {
-        let body = "x\\n\\u00e9é\\ud83d\\ude00".repeat(2000);
-        let raw = format!("\"{body}\"");
-        for cap in [10, 11, 12, 13, 14, 15, 16, 17, 20, 25, 8192] {
-            let (text, cut) = string_prefix(&raw, cap);
-            assert!(cut);
-            assert!(text.len() <= cap + 8, "{cap}: {}", text.len());
-            let full: String = serde_json::from_str(&raw).unwrap();
-            let clean = text.trim_end_matches('\u{fffd}');
-            assert!(full.starts_with(clean), "cap {cap}: {text:?}");
+    fn long_strings_keep_both_ends_cut_safely() {
+        let body = "x\\n\\\\\\u00e9é\\\"\\ud83d\\ude00".repeat(500);
+        let raw = format!("\"{body}END\"");
+        let full: String = serde_json::from_str(&raw).unwrap();
+        for cap in 10..40 {
+            let Decoded { text, cut, repaired } = string_ends(&raw, cap);
+            assert!(cut && !repaired);
+            let head = text.split('\n').next().unwrap().trim_end_matches('\u{fffd}');
+            assert!(full.starts_with(head), "cap {cap}: head {head:?}");
+            let tail = text.rsplit('\n').next().unwrap().trim_start_matches('\u{fffd}');
+            assert!(full.ends_with(tail), "cap {cap}: tail {tail:?}");
+            assert!(tail.ends_with("END"));
+            assert!(text.len() < 4 * cap + 16, "cap {cap}: {} bytes", text.len());
         }
     }
 }

@@ -155,6 +155,7 @@ pub fn read(
                 let exception = !matches!(r.get_ref(7).map_err(sql)?, ValueRef::Null);
                 let flag = (flag_known == 1).then_some(exception);
                 session.events.push(Event::Result(ToolResult {
+                    truncated: false,
                     call_id: id,
                     text: body,
                     flag,
@@ -275,7 +276,7 @@ pub fn parse_payload(kind: &str, tool: Option<String>, payload: &str, row: i64) 
             Some(other) => other.to_string(),
         };
         let flag = Some(p.get("exception").is_some_and(|e| !e.is_null()));
-        Ok(Event::Result(ToolResult { call_id: id, text, flag, exit_code: None, time: None, row }))
+        Ok(Event::Result(ToolResult { truncated: false, call_id: id, text, flag, exit_code: None, time: None, row }))
     }
 }
 

@@ -120,11 +120,25 @@ pub fn parse_part(data: &str, created: Option<DateTime<Utc>>, row: i64, out: &mu
     let result = match state.get("status").and_then(Value::as_str) {
         Some("completed") => {
             let exit_code = state.get("metadata").and_then(|m| m.get("exit")).and_then(Value::as_i64);
-            ToolResult { call_id: id, text: text("output"), flag: Some(false), exit_code, time: end, row }
+            ToolResult {
+                truncated: false,
+                call_id: id,
+                text: text("output"),
+                flag: Some(false),
+                exit_code,
+                time: end,
+                row,
+            }
         }
-        Some("error") => {
-            ToolResult { call_id: id, text: text("error"), flag: Some(true), exit_code: None, time: end, row }
-        }
+        Some("error") => ToolResult {
+            truncated: false,
+            call_id: id,
+            text: text("error"),
+            flag: Some(true),
+            exit_code: None,
+            time: end,
+            row,
+        },
         // pending, running: the call never finished.
         Some(_) => return Ok(()),
         None => return Err("tool state without a status".into()),

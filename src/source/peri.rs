@@ -6,14 +6,19 @@
 //! transaction. A session is handed on as soon as its last row is read, so
 //! memory holds only the sessions that are still open at that point.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::json::{Decoded, TEXT_CAP, string_ends};
 use super::open::sqlite_problem;
 use super::{SourceOptions, SourceStats, columns};
 use crate::error::{Error, Result};
@@ -22,6 +27,98 @@ use crate::model::{Call, Event, Malformed, Session, ToolResult};
 struct ThreadInfo {
     parent: Option<String>,
     started: Option<DateTime<Utc>>,
+}
+
+/// Rows per batch handed to a parser thread, and bytes that close a batch early.
+const BATCH_ROWS: usize = 256;
+const BATCH_BYTES: usize = 4 << 20;
+
+/// A row as SQLite returned it, on its way to a parser thread.
+struct RawRow {
+    rowid: i64,
+    thread: usize,
+    role: &'static str,
+    /// The content bytes, or the SQLite type that is not text.
+    content: std::result::Result<Vec<u8>, &'static str>,
+}
+
+/// A row turned into events.
+struct ParsedRow {
+    rowid: i64,
+    thread: usize,
+    events: Vec<Event>,
+    malformed: Option<Malformed>,
+}
+
+fn parse_row(row: RawRow) -> ParsedRow {
+    let mut events = Vec::new();
+    let malformed = match row.content {
+        Ok(bytes) => {
+            // Valid UTF-8 is the rule; check it fast, repair it only when not.
+            let content = match std::str::from_utf8(&bytes) {
+                Ok(s) => Cow::Borrowed(s),
+                Err(_) => String::from_utf8_lossy(&bytes),
+            };
+            match parse_message(&content, row.role, row.rowid, &mut events) {
+                Ok(false) => None,
+                Ok(true) => Some(Malformed {
+                    row: row.rowid,
+                    problem: "lone UTF-16 surrogate escapes replaced by U+FFFD".into(),
+                    skipped: false,
+                }),
+                Err(problem) => Some(Malformed { row: row.rowid, problem, skipped: true }),
+            }
+        }
+        Err(kind) => {
+            Some(Malformed { row: row.rowid, problem: format!("content is {kind}, not JSON text"), skipped: true })
+        }
+    };
+    ParsedRow { rowid: row.rowid, thread: row.thread, events, malformed }
+}
+
+/// What is known of a thread (session) while its rows stream by.
+struct ThreadState {
+    id: String,
+    parent: Option<String>,
+    started: Option<DateTime<Utc>>,
+    /// The rowid of its last message: when it is read, the session is whole.
+    last_row: i64,
+    wanted: bool,
+    open: Option<Session>,
+}
+
+/// Puts parsed batches back in storage order and assembles sessions.
+struct Assembler<'a> {
+    states: &'a mut Vec<ThreadState>,
+    next: u64,
+    pending: BTreeMap<u64, Vec<ParsedRow>>,
+    sink: &'a mut dyn FnMut(Session),
+}
+
+impl Assembler<'_> {
+    fn accept(&mut self, (seq, rows): (u64, Vec<ParsedRow>)) {
+        self.pending.insert(seq, rows);
+        while let Some(rows) = self.pending.remove(&self.next) {
+            self.next += 1;
+            for row in rows {
+                let t = &mut self.states[row.thread];
+                let session = t.open.get_or_insert_with(|| Session {
+                    id: t.id.clone(),
+                    format: "peri",
+                    parent: t.parent.clone(),
+                    started: t.started,
+                    ..Session::default()
+                });
+                session.events.extend(row.events);
+                session.malformed.extend(row.malformed);
+                if row.rowid == t.last_row
+                    && let Some(done) = t.open.take()
+                {
+                    (self.sink)(done);
+                }
+            }
+        }
+    }
 }
 
 pub fn read(
@@ -44,59 +141,113 @@ pub fn read(
         }
     }
 
-    let mut open: HashMap<String, Session> = HashMap::new();
+    // The rows are read here, in storage order; parser threads turn them
+    // into events; this thread puts them back in order, assembles sessions
+    // and hands each on when its last row is in. Only the sessions still
+    // open and a few batches in flight are held in memory.
+    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut states: Vec<ThreadState> = Vec::new();
     let mut stats = SourceStats::default();
     let mut stmt = conn.prepare("SELECT rowid, thread_id, role, content FROM messages ORDER BY rowid").map_err(sql)?;
     let mut rows = stmt.query([]).map_err(sql)?;
-    while let Some(r) = rows.next().map_err(sql)? {
-        stats.rows += 1;
-        let rowid: i64 = r.get(0).map_err(sql)?;
-        let thread = text_of(r.get_ref(1).map_err(sql)?);
-        let info = threads.get(&thread);
-        let parent = info.and_then(|t| t.parent.clone());
-        if !opts.wants(&thread, parent.is_some()) {
-            continue;
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
+    let (work_tx, work_rx) = crossbeam_channel::bounded::<(u64, Vec<RawRow>)>(2 * workers);
+    let (done_tx, done_rx) = crossbeam_channel::bounded::<(u64, Vec<ParsedRow>)>(2 * workers);
+    std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..workers {
+            let (work_rx, done_tx) = (work_rx.clone(), done_tx.clone());
+            scope.spawn(move || {
+                for (seq, batch) in work_rx {
+                    let parsed = batch.into_iter().map(parse_row).collect();
+                    if done_tx.send((seq, parsed)).is_err() {
+                        break;
+                    }
+                }
+            });
         }
-        let session = open.entry(thread.clone()).or_insert_with(|| Session {
-            id: thread.clone(),
-            format: "peri",
-            parent,
-            started: info.and_then(|t| t.started),
-            ..Session::default()
-        });
-        let role = text_of(r.get_ref(2).map_err(sql)?);
-        match r.get_ref(3).map_err(sql)? {
-            ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
-                let content = String::from_utf8_lossy(bytes);
-                match parse_message(&content, &role, rowid, &mut session.events) {
-                    Ok(false) => {}
-                    Ok(true) => session.malformed.push(Malformed {
-                        row: rowid,
-                        problem: "lone UTF-16 surrogate escapes replaced by U+FFFD".into(),
-                        skipped: false,
-                    }),
-                    Err(problem) => session.malformed.push(Malformed { row: rowid, problem, skipped: true }),
+        drop((work_rx, done_tx));
+        let mut assembler = Assembler { states: &mut states, next: 0, pending: BTreeMap::new(), sink: &mut *sink };
+        let mut batch: Vec<RawRow> = Vec::with_capacity(BATCH_ROWS);
+        let mut batch_bytes = 0usize;
+        let mut sent: u64 = 0;
+        let mut send = |batch: Vec<RawRow>, assembler: &mut Assembler| {
+            let mut item = Some((sent, batch));
+            sent += 1;
+            // Never block on a full work queue while results wait: drain them.
+            while let Some(msg) = item.take() {
+                crossbeam_channel::select! {
+                    send(work_tx, msg) -> r => { let _ = r; }
+                    recv(done_rx) -> r => {
+                        item = Some(msg);
+                        if let Ok(done) = r { assembler.accept(done); }
+                    }
                 }
             }
-            other => session.malformed.push(Malformed {
-                row: rowid,
-                problem: format!("content is {}, not JSON text", type_name(other)),
-                skipped: true,
-            }),
+        };
+        while let Some(r) = rows.next().map_err(sql)? {
+            stats.rows += 1;
+            let rowid: i64 = r.get(0).map_err(sql)?;
+            let thread = match r.get_ref(1).map_err(sql)? {
+                ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t),
+                other => Cow::Owned(text_of(other)),
+            };
+            let index = match ids.get(thread.as_ref()) {
+                Some(&i) => i,
+                None => {
+                    let info = threads.get(thread.as_ref());
+                    let parent = info.and_then(|t| t.parent.clone());
+                    let wanted = opts.wants(&thread, parent.is_some());
+                    assembler.states.push(ThreadState {
+                        id: thread.to_string(),
+                        parent,
+                        started: info.and_then(|t| t.started),
+                        last_row: last_row.get(thread.as_ref()).copied().unwrap_or(i64::MAX),
+                        wanted,
+                        open: None,
+                    });
+                    ids.insert(thread.to_string(), assembler.states.len() - 1);
+                    assembler.states.len() - 1
+                }
+            };
+            if !assembler.states[index].wanted {
+                continue;
+            }
+            let role = match r.get_ref(2).map_err(sql)? {
+                ValueRef::Text(b"tool") => "tool",
+                ValueRef::Text(b"assistant") => "assistant",
+                ValueRef::Text(b"user") => "user",
+                ValueRef::Text(b"system") => "system",
+                _ => "",
+            };
+            let content = match r.get_ref(3).map_err(sql)? {
+                ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
+                    batch_bytes += bytes.len();
+                    Ok(bytes.to_vec())
+                }
+                other => Err(type_name(other)),
+            };
+            batch.push(RawRow { rowid, thread: index, role, content });
+            if batch.len() >= BATCH_ROWS || batch_bytes >= BATCH_BYTES {
+                send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS)), &mut assembler);
+                batch_bytes = 0;
+            }
         }
-        if last_row.get(&thread) == Some(&rowid)
-            && let Some(done) = open.remove(&thread)
-        {
-            sink(done);
+        if !batch.is_empty() {
+            send(batch, &mut assembler);
         }
-    }
+        drop(work_tx);
+        for done in done_rx.iter() {
+            assembler.accept(done);
+        }
+        // Only reachable if the grouped query and the scan disagree; hand on
+        // what was read rather than lose it, in a stable order.
+        let mut rest: Vec<Session> = assembler.states.iter_mut().filter_map(|t| t.open.take()).collect();
+        rest.sort_by(|a, b| a.id.cmp(&b.id));
+        rest.into_iter().for_each(&mut *assembler.sink);
+        Ok(())
+    })?;
     drop(rows);
     drop(stmt);
-    // Only reachable if the grouped query and the scan disagree; hand on
-    // what was read rather than lose it, in a stable order.
-    let mut rest: Vec<Session> = open.into_values().collect();
-    rest.sort_by(|a, b| a.id.cmp(&b.id));
-    rest.into_iter().for_each(&mut *sink);
     conn.execute_batch("COMMIT").map_err(sql)?;
     Ok(stats)
 }
@@ -150,77 +301,161 @@ fn type_name(v: ValueRef<'_>) -> &'static str {
     }
 }
 
+#[derive(Deserialize)]
+struct Msg<'a> {
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_call_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    is_error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_calls: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    version: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    input: Option<Value>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    is_error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Mirror<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct TextBlock<'a> {
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+}
+
 /// Turn one stored message into calls and results, appended to `out`.
 /// `Err` is a one-line description of why the row cannot be read.
 /// `Ok(true)` means the row was read after a repair (lone surrogates).
+///
+/// Only what the analysis reads is decoded: ids, names, arguments, flags,
+/// and the two ends of a result's text (`TEXT_CAP` bytes each); the rest
+/// is skipped over in place, borrowed rather than copied.
 pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
-    let (value, repaired) = super::json::parse_lossy(content).map_err(|e| format!("invalid JSON: {e}"))?;
-    let Some(mut msg) = as_object(value) else {
-        return Err("message is not a JSON object".into());
-    };
+    match serde_json::from_str::<Msg>(content) {
+        Ok(msg) => read_msg(msg, role_column, row, out, 0),
+        Err(e) => match super::json::replace_lone_surrogates(content) {
+            Some(fixed) => {
+                let msg = serde_json::from_str::<Msg>(&fixed).map_err(|_| invalid(&e))?;
+                read_msg(msg, role_column, row, out, 0).map(|_| true)
+            }
+            None => Err(invalid(&e)),
+        },
+    }
+}
+
+fn invalid(e: &serde_json::Error) -> String {
+    if e.is_data() { format!("unexpected message shape: {e}") } else { format!("invalid JSON: {e}") }
+}
+
+/// `Ok(true)`: a text needed a repair (lone surrogate escapes).
+fn read_msg(msg: Msg<'_>, role_column: &str, row: i64, out: &mut Vec<Event>, depth: u8) -> Result<bool, String> {
     // The V1 envelope of later Peri versions: {"version":1,"type":"message","message":…}.
-    if !msg.contains_key("role") && (msg.contains_key("version") || msg.contains_key("type")) {
-        match msg.get("version").and_then(Value::as_i64) {
-            Some(1) => {}
-            Some(v) => return Err(format!("unsupported envelope version {v}")),
+    if msg.role.is_none() && (msg.version.is_some() || msg.kind.is_some()) {
+        match msg.version.map(|v| v.get().trim()) {
+            Some("1") => {}
+            Some(v) => return Err(format!("unsupported envelope version {}", crate::sanitize::truncate(v, 20))),
             None => return Err("envelope without a version".into()),
         }
-        if msg.get("type").and_then(Value::as_str) != Some("message") {
-            return Ok(repaired); // system reminders and other records carry no calls
+        if msg.kind.as_deref() != Some("message") {
+            return Ok(false); // system reminders and other records carry no calls
         }
-        match msg.remove("message").and_then(as_object) {
-            Some(inner) => msg = inner,
-            None => return Err("envelope without a message object".into()),
-        }
+        let inner = msg.message.filter(|_| depth == 0).ok_or("envelope without a message object")?;
+        let inner: Msg = serde_json::from_str(inner.get()).map_err(|_| "envelope without a message object")?;
+        return read_msg(inner, role_column, row, out, depth + 1);
     }
-    let role = msg.get("role").and_then(Value::as_str).unwrap_or(role_column).to_string();
-    let time = msg.get("id").and_then(Value::as_str).and_then(uuid_v7_time);
+    let role: &str = msg.role.as_deref().unwrap_or(role_column);
+    let time = msg.id.as_deref().and_then(uuid_v7_time);
 
     if role == "tool" {
-        let call_id = match msg.get("tool_call_id") {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Number(n)) => n.to_string(),
+        let call_id = match msg.tool_call_id {
+            Some(raw) if !raw.get().starts_with(['{', '[', 'n']) => raw_id(raw),
             _ => return Err("tool message without tool_call_id".into()),
         };
-        let flag = msg.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-        let text = content_text(msg.get("content").unwrap_or(&Value::Null));
-        out.push(Event::Result(ToolResult { call_id, text, flag: Some(flag), exit_code: None, time, row }));
-        return Ok(repaired);
+        let d = msg.content.map(raw_text).unwrap_or_default();
+        let flag = Some(is_true(msg.is_error));
+        out.push(Event::Result(ToolResult {
+            call_id,
+            text: d.text,
+            truncated: d.cut,
+            flag,
+            exit_code: None,
+            time,
+            row,
+        }));
+        return Ok(d.repaired);
     }
 
+    let mut repaired = false;
     let mut seen: Vec<String> = Vec::new();
-    if let Some(Value::Array(blocks)) = msg.get_mut("content") {
-        for block in blocks.iter_mut() {
-            let Some(b) = block.as_object_mut() else { continue };
-            match b.get("type").and_then(Value::as_str) {
+    if let Some(raw) = msg.content.filter(|r| r.get().starts_with('[')) {
+        let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
+        for item in items {
+            let Ok(b) = serde_json::from_str::<Block>(item.get()) else { continue };
+            match b.kind.as_deref() {
                 Some("tool_use") if role == "assistant" => {
-                    let id = id_of(b.get("id"));
-                    let name = b.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-                    let input = b.remove("input").unwrap_or(Value::Null);
+                    let id = b.id.map(raw_id).unwrap_or_default();
+                    let name = b.name.map(Cow::into_owned).unwrap_or_default();
                     seen.push(id.clone());
-                    out.push(Event::Call(make_call(id, name, input, time, row)));
+                    out.push(Event::Call(make_call(id, name, b.input.unwrap_or(Value::Null), time, row)));
                 }
                 Some("tool_result") => {
-                    let call_id = id_of(b.get("tool_use_id"));
-                    let flag = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-                    let text = content_text(b.get("content").unwrap_or(&Value::Null));
-                    out.push(Event::Result(ToolResult { call_id, text, flag: Some(flag), exit_code: None, time, row }));
+                    let call_id = b.tool_use_id.map(raw_id).unwrap_or_default();
+                    let d = b.content.map(raw_text).unwrap_or_default();
+                    repaired |= d.repaired;
+                    let flag = Some(is_true(b.is_error));
+                    let (text, truncated) = (d.text, d.cut);
+                    out.push(Event::Result(ToolResult { call_id, text, truncated, flag, exit_code: None, time, row }));
                 }
                 _ => {}
             }
         }
     }
     if role == "assistant"
-        && let Some(Value::Array(mirror)) = msg.get_mut("tool_calls")
+        && let Some(raw) = msg.tool_calls.filter(|r| r.get().starts_with('['))
     {
-        for c in mirror.iter_mut() {
-            let Some(c) = c.as_object_mut() else { continue };
-            let id = id_of(c.get("id"));
+        let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
+        for item in items {
+            let Ok(c) = serde_json::from_str::<Mirror>(item.get()) else { continue };
+            let id = c.id.map(raw_id).unwrap_or_default();
             if seen.contains(&id) {
                 continue;
             }
-            let name = c.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-            let input = match c.remove("arguments").unwrap_or(Value::Null) {
+            let name = c.name.map(Cow::into_owned).unwrap_or_default();
+            let input = match c.arguments.unwrap_or(Value::Null) {
                 // Some providers keep arguments as a JSON string.
                 Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
                 v => v,
@@ -232,36 +467,64 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
     Ok(repaired)
 }
 
-fn as_object(v: Value) -> Option<Map<String, Value>> {
-    match v {
-        Value::Object(m) => Some(m),
-        _ => None,
+fn is_true(raw: Option<&RawValue>) -> bool {
+    raw.is_some_and(|r| r.get().trim() == "true")
+}
+
+/// An id: a string's text, or a number's digits.
+fn raw_id(raw: &RawValue) -> String {
+    let t = raw.get().trim();
+    if t.starts_with('"') { string_ends(t, 256).text } else { t.to_string() }
+}
+
+/// The text of a `MessageContent` (a string, or the text of its blocks),
+/// long texts kept only at their ends.
+fn raw_text(raw: &RawValue) -> Decoded {
+    let t = raw.get().trim();
+    match t.as_bytes().first() {
+        Some(b'"') => string_ends(t, TEXT_CAP),
+        Some(b'[') => {
+            let items: Vec<&RawValue> = serde_json::from_str(t).unwrap_or_default();
+            let mut all = Decoded::default();
+            for item in items {
+                let piece = match item.get().trim().as_bytes().first() {
+                    Some(b'"') => Some(string_ends(item.get().trim(), TEXT_CAP)),
+                    Some(b'{') => serde_json::from_str::<TextBlock>(item.get())
+                        .ok()
+                        .and_then(|b| b.text)
+                        .map(|r| string_ends(r.get().trim(), TEXT_CAP)),
+                    _ => None,
+                };
+                if let Some(p) = piece {
+                    if !all.text.is_empty() {
+                        all.text.push('\n');
+                    }
+                    all.text.push_str(&p.text);
+                    all.cut |= p.cut;
+                    all.repaired |= p.repaired;
+                }
+            }
+            if all.text.len() > 4 * TEXT_CAP {
+                all.text = crate::rules::examined(&all.text).into_owned();
+                all.cut = true;
+            }
+            all
+        }
+        Some(b'{') => match serde_json::from_str::<TextBlock>(t).ok().and_then(|b| b.text) {
+            Some(r) => string_ends(r.get().trim(), TEXT_CAP),
+            None => Decoded {
+                text: crate::sanitize::truncate(t, 2 * TEXT_CAP),
+                cut: t.len() > 2 * TEXT_CAP,
+                repaired: false,
+            },
+        },
+        Some(b'n') | None => Decoded::default(),
+        Some(_) => Decoded { text: t.to_string(), ..Decoded::default() },
     }
 }
 
-fn id_of(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        _ => String::new(),
-    }
-}
-
-/// Peri's `ExecuteExtraTool` runs a deferred tool: count the call under the
-/// real tool's name, with the real tool's arguments.
-fn make_call(id: String, name: String, input: Value, time: Option<DateTime<Utc>>, row: i64) -> Call {
-    if name == "ExecuteExtraTool"
-        && let Some(real) = input.get("tool_name").and_then(Value::as_str).filter(|s| !s.is_empty())
-    {
-        let tool = real.to_string();
-        let params = input.get("params").cloned().unwrap_or(Value::Null);
-        return Call { id, tool, input: params, time, row };
-    }
-    let tool = if name.is_empty() { "(unnamed)".to_string() } else { name };
-    Call { id, tool, input, time, row }
-}
-
-/// The text of a `MessageContent`: a string, or the text of its blocks.
+/// The text of a `MessageContent` value: a string, or the text of its
+/// blocks (for importers that hold a parsed value).
 pub fn content_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -289,6 +552,20 @@ pub fn content_text(v: &Value) -> String {
         },
         other => other.to_string(),
     }
+}
+
+/// Peri's `ExecuteExtraTool` runs a deferred tool: count the call under the
+/// real tool's name, with the real tool's arguments.
+fn make_call(id: String, name: String, input: Value, time: Option<DateTime<Utc>>, row: i64) -> Call {
+    if name == "ExecuteExtraTool"
+        && let Some(real) = input.get("tool_name").and_then(Value::as_str).filter(|s| !s.is_empty())
+    {
+        let tool = real.to_string();
+        let params = input.get("params").cloned().unwrap_or(Value::Null);
+        return Call { id, tool, input: params, time, row };
+    }
+    let tool = if name.is_empty() { "(unnamed)".to_string() } else { name };
+    Call { id, tool, input, time, row }
 }
 
 /// The time embedded in a UUID v7 (its first 48 bits are Unix milliseconds).

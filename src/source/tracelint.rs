@@ -115,7 +115,15 @@ pub fn read(
             };
             let exit_code = opt_int(r.get_ref(11).map_err(sql)?);
             let time = opt_text(r.get_ref(12).map_err(sql)?).and_then(|t| iso_time(&t));
-            session.events.push(Event::Result(ToolResult { call_id, text, flag, exit_code, time, row }));
+            session.events.push(Event::Result(ToolResult {
+                truncated: false,
+                call_id,
+                text,
+                flag,
+                exit_code,
+                time,
+                row,
+            }));
         }
     }
     drop(rows);
