@@ -33,7 +33,8 @@ measure() {
   local walls=() rss=() out
   "$@" >/dev/null 2>&1 || true
   for _ in $(seq "$RUNS"); do
-    out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
+    /usr/bin/time -f "%e %M" -o "$DIR/time.out" "$@" >/dev/null 2>&1 || true
+    out=$(tail -n 1 "$DIR/time.out")
     walls+=("${out% *}")
     rss+=("${out#* }")
   done
@@ -59,3 +60,21 @@ done
 measure "$BIN" scan "$DIR/small.db" --format json
 echo "start-up (1,000-call database, whole scan): $(awk -v s="$WALL" 'BEGIN { printf "%.0f", s * 1000 }') ms (target < 50 ms)"
 echo "targets: scan of the full database <= 1.5x the floor, peak RSS <= 200 MB and flat from quarter to full"
+
+# JSONL import: a generated Claude Code transcript, into a fresh database each run.
+IMPORT_CALLS="${IMPORT_CALLS:-$((CALLS / 20))}"
+for spec in "quarter:$((IMPORT_CALLS / 4))" "full:$IMPORT_CALLS"; do
+  name="${spec%%:*}"
+  calls="${spec#*:}"
+  src="$DIR/claude-$name"
+  if [ ! -f "$src/session.jsonl" ]; then
+    mkdir -p "$src.tmp"
+    "$BIN" generate claude-code-large "$src.tmp/session.jsonl" --calls "$calls" --seed 1 >/dev/null
+    mv "$src.tmp" "$src"
+  fi
+  mb=$(du -m "$src/session.jsonl" | cut -f1)
+  measure sh -c "rm -f '$DIR/import.db' && '$BIN' import '$src' --into '$DIR/import.db'"
+  rate=$(awk -v m="$mb" -v s="$WALL" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }')
+  echo "import $name: $calls calls, $mb MB of JSONL in $WALL s = $rate MB/s, peak RSS $RSS MB (target >= 100 MB/s, flat memory)"
+done
+rm -f "$DIR/import.db"

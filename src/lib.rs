@@ -18,6 +18,7 @@ pub mod generate;
 pub mod import;
 pub mod model;
 pub mod pair;
+pub mod progress;
 pub mod redact;
 pub mod report;
 pub mod rules;

@@ -89,6 +89,16 @@ pub fn render(report: &Report, outcome: &gate::Outcome, out: &mut dyn Write) -> 
 mod tests {
     use super::xml;
 
+    /// Found by the rules_text fuzz target (a wrong assertion in the target,
+    /// fixed there): every `&` in the output starts an entity.
+    #[test]
+    fn apostrophes_become_entities() {
+        let x = xml("工具 'Task' 不存在");
+        assert_eq!(x, "工具 &apos;Task&apos; 不存在");
+        let bare = ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"].iter().fold(x, |acc, e| acc.replace(e, ""));
+        assert!(!bare.contains(['&', '<', '>', '"', '\'']));
+    }
+
     #[test]
     fn xml_safe() {
         assert_eq!(xml("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");

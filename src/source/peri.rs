@@ -30,16 +30,24 @@ struct ThreadInfo {
 }
 
 /// Rows per batch handed to a parser thread, and bytes that close a batch early.
-const BATCH_ROWS: usize = 256;
-const BATCH_BYTES: usize = 4 << 20;
+const BATCH_ROWS: usize = 512;
+const BATCH_BYTES: usize = 2 << 20;
 
 /// A row as SQLite returned it, on its way to a parser thread.
 struct RawRow {
     rowid: i64,
     thread: usize,
     role: &'static str,
-    /// The content bytes, or the SQLite type that is not text.
-    content: std::result::Result<Vec<u8>, &'static str>,
+    /// Where its content bytes are in the batch's buffer, or the SQLite
+    /// type that is not text.
+    content: std::result::Result<std::ops::Range<usize>, &'static str>,
+}
+
+/// Rows and their content bytes, one buffer for the whole batch.
+#[derive(Default)]
+struct Batch {
+    rows: Vec<RawRow>,
+    bytes: Vec<u8>,
 }
 
 /// A row turned into events.
@@ -50,14 +58,15 @@ struct ParsedRow {
     malformed: Option<Malformed>,
 }
 
-fn parse_row(row: RawRow) -> ParsedRow {
+fn parse_row(row: &RawRow, buffer: &[u8]) -> ParsedRow {
     let mut events = Vec::new();
-    let malformed = match row.content {
-        Ok(bytes) => {
+    let malformed = match &row.content {
+        Ok(range) => {
+            let bytes = &buffer[range.clone()];
             // Valid UTF-8 is the rule; check it fast, repair it only when not.
-            let content = match std::str::from_utf8(&bytes) {
+            let content = match std::str::from_utf8(bytes) {
                 Ok(s) => Cow::Borrowed(s),
-                Err(_) => String::from_utf8_lossy(&bytes),
+                Err(_) => String::from_utf8_lossy(bytes),
             };
             match parse_message(&content, row.role, row.rowid, &mut events) {
                 Ok(false) => None,
@@ -151,14 +160,14 @@ pub fn read(
     let mut stmt = conn.prepare("SELECT rowid, thread_id, role, content FROM messages ORDER BY rowid").map_err(sql)?;
     let mut rows = stmt.query([]).map_err(sql)?;
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
-    let (work_tx, work_rx) = crossbeam_channel::bounded::<(u64, Vec<RawRow>)>(2 * workers);
+    let (work_tx, work_rx) = crossbeam_channel::bounded::<(u64, Batch)>(2 * workers);
     let (done_tx, done_rx) = crossbeam_channel::bounded::<(u64, Vec<ParsedRow>)>(2 * workers);
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..workers {
             let (work_rx, done_tx) = (work_rx.clone(), done_tx.clone());
             scope.spawn(move || {
                 for (seq, batch) in work_rx {
-                    let parsed = batch.into_iter().map(parse_row).collect();
+                    let parsed = batch.rows.iter().map(|r| parse_row(r, &batch.bytes)).collect();
                     if done_tx.send((seq, parsed)).is_err() {
                         break;
                     }
@@ -167,10 +176,10 @@ pub fn read(
         }
         drop((work_rx, done_tx));
         let mut assembler = Assembler { states: &mut states, next: 0, pending: BTreeMap::new(), sink: &mut *sink };
-        let mut batch: Vec<RawRow> = Vec::with_capacity(BATCH_ROWS);
-        let mut batch_bytes = 0usize;
+        let new_batch = || Batch { rows: Vec::with_capacity(BATCH_ROWS), bytes: Vec::with_capacity(BATCH_BYTES) };
+        let mut batch = new_batch();
         let mut sent: u64 = 0;
-        let mut send = |batch: Vec<RawRow>, assembler: &mut Assembler| {
+        let mut send = |batch: Batch, assembler: &mut Assembler| {
             let mut item = Some((sent, batch));
             sent += 1;
             // Never block on a full work queue while results wait: drain them.
@@ -184,9 +193,16 @@ pub fn read(
                 }
             }
         };
+        crate::progress::begin(
+            &path.display().to_string(),
+            last_row.values().copied().max().unwrap_or(0).max(0) as u64,
+        );
         while let Some(r) = rows.next().map_err(sql)? {
             stats.rows += 1;
             let rowid: i64 = r.get(0).map_err(sql)?;
+            if stats.rows % 1024 == 0 {
+                crate::progress::set(rowid.max(0) as u64);
+            }
             let thread = match r.get_ref(1).map_err(sql)? {
                 ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t),
                 other => Cow::Owned(text_of(other)),
@@ -221,18 +237,18 @@ pub fn read(
             };
             let content = match r.get_ref(3).map_err(sql)? {
                 ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
-                    batch_bytes += bytes.len();
-                    Ok(bytes.to_vec())
+                    let start = batch.bytes.len();
+                    batch.bytes.extend_from_slice(bytes);
+                    Ok(start..batch.bytes.len())
                 }
                 other => Err(type_name(other)),
             };
-            batch.push(RawRow { rowid, thread: index, role, content });
-            if batch.len() >= BATCH_ROWS || batch_bytes >= BATCH_BYTES {
-                send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS)), &mut assembler);
-                batch_bytes = 0;
+            batch.rows.push(RawRow { rowid, thread: index, role, content });
+            if batch.rows.len() >= BATCH_ROWS || batch.bytes.len() >= BATCH_BYTES {
+                send(std::mem::replace(&mut batch, new_batch()), &mut assembler);
             }
         }
-        if !batch.is_empty() {
+        if !batch.rows.is_empty() {
             send(batch, &mut assembler);
         }
         drop(work_tx);
@@ -365,15 +381,59 @@ struct TextBlock<'a> {
 /// and the two ends of a result's text (`TEXT_CAP` bytes each); the rest
 /// is skipped over in place, borrowed rather than copied.
 pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
+    if content.len() > 4 * TEXT_CAP
+        && let Some(done) = parse_long_result(content, role_column, row, out)
+    {
+        return done;
+    }
     match serde_json::from_str::<Msg>(content) {
-        Ok(msg) => read_msg(msg, role_column, row, out, 0),
+        Ok(msg) => read_msg(msg, role_column, row, out, 0, None),
         Err(e) => match super::json::replace_lone_surrogates(content) {
             Some(fixed) => {
                 let msg = serde_json::from_str::<Msg>(&fixed).map_err(|_| invalid(&e))?;
-                read_msg(msg, role_column, row, out, 0).map(|_| true)
+                read_msg(msg, role_column, row, out, 0, None).map(|_| true)
             }
             None => Err(invalid(&e)),
         },
+    }
+}
+
+/// The fast path for a tool row whose `content` is one long string (a big
+/// command output or file): the string's end is found with a vectorised
+/// search for its closing quote, serde parses the row without it, and only
+/// the two ends of the string are decoded (and validated). `None` when the
+/// row does not have that shape; the caller then parses it whole.
+fn parse_long_result(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Option<Result<bool, String>> {
+    const KEY: &[u8] = b"\"content\":\"";
+    let b = content.as_bytes();
+    let open = memchr::memmem::find(b, KEY)? + KEY.len() - 1;
+    let close = string_end(b, open)?;
+    if close - open < 2 * TEXT_CAP + 2 {
+        return None;
+    }
+    let mut rest = String::with_capacity(b.len() - (close - open) + 2);
+    rest.push_str(&content[..open]);
+    rest.push_str("\"\"");
+    rest.push_str(&content[close + 1..]);
+    let msg: Msg = serde_json::from_str(&rest).ok()?;
+    // The key found must be the tool message's own `content`, not a nested one.
+    let is_tool = msg.role.as_deref().map_or(msg.version.is_none() && role_column == "tool", |r| r == "tool");
+    if !is_tool || msg.content.map(RawValue::get) != Some("\"\"") {
+        return None;
+    }
+    Some(read_msg(msg, role_column, row, out, 0, Some(&content[open..=close])))
+}
+
+/// The index of the quote that closes the JSON string opened at `open`.
+fn string_end(b: &[u8], open: usize) -> Option<usize> {
+    let mut at = open + 1;
+    loop {
+        let q = at + memchr::memchr(b'"', &b[at..])?;
+        let backslashes = b[..q].iter().rev().take_while(|&&c| c == b'\\').count();
+        if backslashes % 2 == 0 {
+            return Some(q);
+        }
+        at = q + 1;
     }
 }
 
@@ -381,8 +441,16 @@ fn invalid(e: &serde_json::Error) -> String {
     if e.is_data() { format!("unexpected message shape: {e}") } else { format!("invalid JSON: {e}") }
 }
 
-/// `Ok(true)`: a text needed a repair (lone surrogate escapes).
-fn read_msg(msg: Msg<'_>, role_column: &str, row: i64, out: &mut Vec<Event>, depth: u8) -> Result<bool, String> {
+/// `Ok(true)`: a text needed a repair (lone surrogate escapes). `long` is
+/// the literal of a tool result's text when the fast path cut it out.
+fn read_msg(
+    msg: Msg<'_>,
+    role_column: &str,
+    row: i64,
+    out: &mut Vec<Event>,
+    depth: u8,
+    long: Option<&str>,
+) -> Result<bool, String> {
     // The V1 envelope of later Peri versions: {"version":1,"type":"message","message":…}.
     if msg.role.is_none() && (msg.version.is_some() || msg.kind.is_some()) {
         match msg.version.map(|v| v.get().trim()) {
@@ -395,7 +463,7 @@ fn read_msg(msg: Msg<'_>, role_column: &str, row: i64, out: &mut Vec<Event>, dep
         }
         let inner = msg.message.filter(|_| depth == 0).ok_or("envelope without a message object")?;
         let inner: Msg = serde_json::from_str(inner.get()).map_err(|_| "envelope without a message object")?;
-        return read_msg(inner, role_column, row, out, depth + 1);
+        return read_msg(inner, role_column, row, out, depth + 1, None);
     }
     let role: &str = msg.role.as_deref().unwrap_or(role_column);
     let time = msg.id.as_deref().and_then(uuid_v7_time);
@@ -405,7 +473,10 @@ fn read_msg(msg: Msg<'_>, role_column: &str, row: i64, out: &mut Vec<Event>, dep
             Some(raw) if !raw.get().starts_with(['{', '[', 'n']) => raw_id(raw),
             _ => return Err("tool message without tool_call_id".into()),
         };
-        let d = msg.content.map(raw_text).unwrap_or_default();
+        let d = match long {
+            Some(literal) => string_ends(literal, TEXT_CAP),
+            None => msg.content.map(raw_text).unwrap_or_default(),
+        };
         let flag = Some(is_true(msg.is_error));
         out.push(Event::Result(ToolResult {
             call_id,
@@ -691,6 +762,51 @@ mod tests {
         assert!(parse_message(r#"{"role":"tool","content":"x"}"#, "tool", 1, &mut out).is_err());
         let deep = "[".repeat(100_000);
         assert!(parse_message(&deep, "tool", 1, &mut out).is_err(), "deep nesting is an error, not a crash");
+    }
+
+    /// The fast path for long results must give what the full parse gives.
+    #[test]
+    fn long_results_take_the_fast_path_faithfully() {
+        let body = "line \\\"quoted\\\" \\\\ back\\n".repeat(3000);
+        let row = |content: &str, tail: &str| {
+            format!(
+                r#"{{"role":"tool","id":"019e9069-e8a1-7893-923f-0824128b2f33","tool_call_id":"c1","content":{content}{tail}}}"#
+            )
+        };
+        let full = |text: &str| -> Vec<Event> {
+            let mut out = vec![];
+            let msg: Msg = serde_json::from_str(text).unwrap();
+            read_msg(msg, "tool", 7, &mut out, 0, None).unwrap();
+            out
+        };
+        for (content, tail) in [
+            (format!("\"Error: {body}END\""), r#","is_error":false"#),
+            (format!("\"{body}\""), r#","is_error":true,"execution":{"status":"failed"}"#),
+        ] {
+            let text = row(&content, tail);
+            assert!(text.len() > 4 * TEXT_CAP);
+            let mut fast = vec![];
+            assert_eq!(parse_long_result(&text, "tool", 7, &mut fast), Some(Ok(false)), "the fast path is taken");
+            assert_eq!(fast, full(&text));
+            match &fast[0] {
+                Event::Result(r) => assert!(r.truncated && r.text.len() <= 2 * TEXT_CAP + 8),
+                _ => panic!(),
+            }
+        }
+        // A nested "content" key first, a short content, an assistant row: not taken.
+        let nested = format!(
+            r#"{{"role":"tool","meta":{{"content":"{body}"}},"tool_call_id":"c1","content":"x","is_error":false}}"#
+        );
+        assert_eq!(parse_long_result(&nested, "tool", 7, &mut vec![]), None);
+        let mut out = vec![];
+        assert_eq!(parse_message(&nested, "tool", 7, &mut out), Ok(false));
+        assert!(matches!(&out[0], Event::Result(r) if r.text == "x"));
+        let assistant = format!(r#"{{"role":"assistant","content":"{body}"}}"#);
+        assert_eq!(parse_long_result(&assistant, "assistant", 7, &mut vec![]), None);
+        // An unterminated long string is not taken, and is malformed as a whole.
+        let cut = format!(r#"{{"role":"tool","tool_call_id":"c1","content":"{body}"#);
+        assert_eq!(parse_long_result(&cut, "tool", 7, &mut vec![]), None);
+        assert!(parse_message(&cut, "tool", 7, &mut vec![]).is_err());
     }
 
     #[test]

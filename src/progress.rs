@@ -1,0 +1,40 @@
+//! Scan progress, published by the readers and drawn (or not) by `main`.
+//! The library only stores numbers; it never prints.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+static DONE: AtomicU64 = AtomicU64::new(0);
+static TOTAL: AtomicU64 = AtomicU64::new(0);
+static FINISHED: AtomicBool = AtomicBool::new(false);
+static LABEL: Mutex<String> = Mutex::new(String::new());
+
+/// A new source starts: `total` is its size in the reader's own unit (for
+/// Peri, the largest rowid).
+pub fn begin(label: &str, total: u64) {
+    if let Ok(mut l) = LABEL.lock() {
+        *l = crate::sanitize::one_line(label);
+    }
+    DONE.store(0, Ordering::Relaxed);
+    TOTAL.store(total, Ordering::Relaxed);
+}
+
+/// The reader got this far.
+pub fn set(done: u64) {
+    DONE.store(done, Ordering::Relaxed);
+}
+
+/// The scan is over (or failed).
+pub fn finish() {
+    FINISHED.store(true, Ordering::Relaxed);
+}
+
+pub fn is_finished() -> bool {
+    FINISHED.load(Ordering::Relaxed)
+}
+
+/// (done, total, label) right now.
+pub fn snapshot() -> (u64, u64, String) {
+    let label = LABEL.lock().map(|l| l.clone()).unwrap_or_default();
+    (DONE.load(Ordering::Relaxed), TOTAL.load(Ordering::Relaxed), label)
+}
