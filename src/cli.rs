@@ -23,6 +23,8 @@ pub enum Command {
     Show(ShowArgs),
     /// List every content rule, classification rule and category with its documentation.
     Rules(RulesArgs),
+    /// List the tool schemas in effect (built in, from the trace, from --tool-schemas) and where each came from.
+    Schemas(SchemasArgs),
     /// Write a synthetic Peri trace database (the shipped samples are made with it).
     Generate(GenerateArgs),
     /// List the supported trace formats, how each is detected and where it lives by default.
@@ -93,6 +95,12 @@ pub struct ScanArgs {
     /// Report runs of identical failures this long or longer (Peri's guard fires at 5).
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
     pub streak_threshold: usize,
+    /// Tool schemas (Anthropic, OpenAI or MCP tool list, JSON) over the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    pub tool_schemas: Option<PathBuf>,
+    /// Report an optional parameter as optional-but-required after this many missing-parameter errors name it.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub drift_min: u64,
     /// Colour in the table output: auto colours only a terminal, and NO_COLOR turns it off.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -199,4 +207,15 @@ pub struct GenerateArgs {
     /// Number of tool calls (peri-large and claude-code-large only).
     #[arg(long, default_value_t = 1_000_000)]
     pub calls: u64,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SchemasArgs {
+    /// Trace databases whose formats (and stored schemas) decide the built-ins; none: every built-in set.
+    pub paths: Vec<PathBuf>,
+    /// Tool schemas (Anthropic, OpenAI or MCP tool list, JSON) over the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    pub tool_schemas: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+    pub format: RulesFormat,
 }

@@ -24,6 +24,7 @@ pub const FINDING_RULES: &[&str] = &[
     "orphan-result",
     "duplicate-call-id",
     "malformed-row",
+    "schema-violation-accepted",
 ];
 
 /// An error-rate limit, for all calls or for one tool.

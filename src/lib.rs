@@ -23,6 +23,7 @@ pub mod redact;
 pub mod report;
 pub mod rules;
 pub mod sanitize;
+pub mod schema;
 pub mod source;
 pub mod timespec;
 
@@ -55,9 +56,9 @@ pub fn scan_sources(
             continue;
         }
         let (conn, format, warnings) = source::open_as(path, opts.format)?;
-        agg.begin_source(&path.display().to_string(), format.as_str());
+        agg.begin_source(&path.display().to_string(), format.as_str(), &schema::from_trace(&conn, format.as_str()))?;
         agg.warn(warnings);
-        source::read(path, &conn, format, opts, &mut |s| agg.add(&analysis::judge(s)))?;
+        source::read(path, &conn, format, opts, &mut |s| agg.add(analysis::judge(s)))?;
     }
     Ok(agg.finish())
 }
@@ -84,7 +85,8 @@ fn build_report(args: &cli::ScanArgs, err: &mut dyn Write) -> Result<Report> {
     let paths = scan_paths(&args.paths)?;
     let format = source_format(args.source_format.as_deref())?;
     let opts = SourceOptions { no_subagents: args.no_subagents, session: args.session.clone(), format };
-    let options = AnalysisOptions { streak_threshold: args.streak_threshold };
+    let tool_schemas = args.tool_schemas.as_deref().map(schema::load_file).transpose()?.unwrap_or_default();
+    let options = AnalysisOptions { streak_threshold: args.streak_threshold, drift_min: args.drift_min, tool_schemas };
     let mut notes = Vec::new();
     let report = scan_sources(&paths, &opts, filters, options, &mut notes)?;
     for note in notes.iter().chain(&report.warnings) {
@@ -418,7 +420,66 @@ fn scan_transcripts(path: &Path, opts: &SourceOptions, agg: &mut Aggregator, not
     }
     let format = source::Format::Tracelint;
     let (conn, _, _) = source::open_as(&db, Some(format))?;
-    agg.begin_source(&path.display().to_string(), stats.label());
-    source::read(&db, &conn, format, opts, &mut |s| agg.add(&analysis::judge(s)))?;
+    agg.begin_source(&path.display().to_string(), stats.label(), &[])?;
+    source::read(&db, &conn, format, opts, &mut |s| agg.add(analysis::judge(s)))?;
+    Ok(())
+}
+
+/// Run `tracelint schemas`: the tool schemas in effect for each source (or
+/// every built-in set), with where each came from.
+pub fn run_schemas(args: &cli::SchemasArgs, out: &mut dyn Write) -> Result<()> {
+    let file = args.tool_schemas.as_deref().map(schema::load_file).transpose()?.unwrap_or_default();
+    let mut sets: Vec<(String, schema::SchemaSet)> = Vec::new();
+    let build = |format: &str, trace: &[(String, serde_json::Value)]| {
+        schema::SchemaSet::build(format, trace, &file).map_err(|e| Error::input(&file.origin, e))
+    };
+    if args.paths.is_empty() {
+        for format in ["peri", "claude-code"] {
+            sets.push((format!("built-in set for {format}"), build(format, &[])?));
+        }
+        if !file.tools.is_empty() {
+            sets.push(("other formats".to_string(), build("", &[])?));
+        }
+    } else {
+        for path in &args.paths {
+            let (conn, format, _) = source::open(path)?;
+            let label = format!("{} ({})", sanitize::one_line(&path.display().to_string()), format.as_str());
+            sets.push((label, build(format.as_str(), &schema::from_trace(&conn, format.as_str()))?));
+        }
+    }
+    if args.format == cli::RulesFormat::Json {
+        let v: Vec<serde_json::Value> = sets
+            .iter()
+            .map(|(label, set)| {
+                serde_json::json!({
+                    "source": label,
+                    "tools": set.all().iter().map(|t| serde_json::json!({
+                        "tool": t.tool, "origin": t.origin, "required": t.required(), "schema": t.schema,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut *out, &v).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for (i, (label, set)) in sets.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        writeln!(out, "{label}: {} tool schemas", set.all().len())?;
+        for t in set.all() {
+            let optional: Vec<&str> =
+                t.properties().iter().map(String::as_str).filter(|p| !t.required().iter().any(|r| r == p)).collect();
+            writeln!(
+                out,
+                "  {:<20} {:<22} required: {}; optional: {}",
+                sanitize::truncate(&sanitize::one_line(&t.tool), 20),
+                sanitize::truncate(&sanitize::one_line(&t.origin), 22),
+                if t.required().is_empty() { "-".to_string() } else { t.required().join(", ") },
+                if optional.is_empty() { "-".to_string() } else { optional.join(", ") }
+            )?;
+        }
+    }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! The JSON output against its published contract, schema/report-v2.schema.json.
+//! The JSON output against its published contract, schema/report-v3.schema.json.
 
 mod common;
 
@@ -6,7 +6,7 @@ use common::*;
 use serde_json::Value;
 
 fn schema() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report-v2.schema.json")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report-v3.schema.json")).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 

@@ -78,7 +78,7 @@ fn detection_picks_the_adapter_of_every_sample() {
 fn the_json_schema_lists_every_format() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("schema/report-v2.schema.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(root.join("schema/report-v3.schema.json")).unwrap()).unwrap();
     let text = stdout(&run_in(root, &["formats"]));
     let names: Vec<&str> =
         text.lines().filter(|l| !l.starts_with(' ') && !l.is_empty()).map(|l| l.split(' ').next().unwrap()).collect();

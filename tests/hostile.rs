@@ -64,7 +64,15 @@ fn run_unprivileged(dir: &Path, args: &[&str]) -> Output {
     if root {
         cmd.uid(65534).gid(65534);
     }
-    cmd.output().unwrap()
+    // Another test thread forking while the copy was open for writing makes
+    // exec fail with "Text file busy" for a moment (ETXTBSY); try again.
+    for _ in 0..50 {
+        match cmd.output() {
+            Err(e) if e.raw_os_error() == Some(26) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            other => return other.unwrap(),
+        }
+    }
+    panic!("{}: text file busy for a second", bin.display());
 }
 
 fn make_read_only(dir: &Path) {

@@ -227,7 +227,22 @@ fn cut_down(old: &Value, new: &Value) -> bool {
     }
 }
 
-fn names(message: &str, key: &str) -> bool {
+/// The byte offset where `message` names `key` as a word, if it does.
+pub fn position(message: &str, key: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = message[from..].find(key).map(|i| i + from) {
+        let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+        let before = message[..i].chars().next_back().is_none_or(|c| !word(c));
+        let after = message[i + key.len()..].chars().next().is_none_or(|c| !word(c));
+        if before && after {
+            return Some(i);
+        }
+        from = i + key.len();
+    }
+    None
+}
+
+pub fn names(message: &str, key: &str) -> bool {
     message.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')).any(|w| w == key)
 }
 

@@ -5,6 +5,7 @@ pub mod github;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod schemas;
 pub mod sequences;
 pub mod table;
 
@@ -18,7 +19,7 @@ use crate::analysis::{JudgedCall, JudgedSession, Outcome};
 use sequences::{FeedbackRow, RecoveryRow, RepairRow, SequenceAgg, StreakReport};
 
 /// Version of the JSON contract (README, "JSON output").
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Which calls count in the report. Sessions are judged whole first (stale
 /// edits need the full order); these filters only choose what is counted.
@@ -34,11 +35,20 @@ pub struct Filters {
 pub struct AnalysisOptions {
     /// Streaks this long or longer are reported (Peri's guard fires at 5).
     pub streak_threshold: usize,
+    /// Missing-parameter errors naming an optional parameter before it is
+    /// reported as `optional-but-required`.
+    pub drift_min: u64,
+    /// Tool schemas from `--tool-schemas`, over the built-in ones.
+    pub tool_schemas: crate::schema::FileSchemas,
 }
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        AnalysisOptions { streak_threshold: DEFAULT_STREAK_THRESHOLD }
+        AnalysisOptions {
+            streak_threshold: DEFAULT_STREAK_THRESHOLD,
+            drift_min: 3,
+            tool_schemas: crate::schema::FileSchemas::default(),
+        }
     }
 }
 
@@ -140,6 +150,7 @@ pub struct Report {
     pub streaks: StreakReport,
     pub repairs: Vec<RepairRow>,
     pub feedback: Vec<FeedbackRow>,
+    pub schema: schemas::SchemaReport,
     #[serde(skip)]
     pub reasons: Vec<ReasonRow>,
     /// Per source (in `sources` order), its tools: for per-source renderers.
@@ -158,6 +169,8 @@ pub struct Aggregator {
     filters: Filters,
     options: AnalysisOptions,
     sequences: SequenceAgg,
+    schemas: crate::schema::SchemaSet,
+    schema_agg: schemas::SchemaAgg,
     sources: Vec<SourceReport>,
     totals: Totals,
     tools: BTreeMap<String, ToolReport>,
@@ -190,6 +203,8 @@ impl Aggregator {
             filters,
             options,
             sequences: SequenceAgg::default(),
+            schemas: crate::schema::SchemaSet::default(),
+            schema_agg: schemas::SchemaAgg::default(),
             sources: Vec::new(),
             totals: Totals::default(),
             tools: BTreeMap::new(),
@@ -207,13 +222,28 @@ impl Aggregator {
         self.warnings.extend(warnings);
     }
 
-    /// Start a new source; following sessions belong to it.
-    pub fn begin_source(&mut self, path: &str, format: &str) {
+    /// Start a new source; following sessions belong to it. `trace_schemas`
+    /// are the tool schemas the source stores itself.
+    pub fn begin_source(
+        &mut self,
+        path: &str,
+        format: &str,
+        trace_schemas: &[(String, serde_json::Value)],
+    ) -> crate::error::Result<()> {
+        self.schemas = crate::schema::SchemaSet::build(format, trace_schemas, &self.options.tool_schemas)
+            .map_err(|e| crate::error::Error::input(&self.options.tool_schemas.origin, e))?;
         self.sources.push(SourceReport { path: path.to_string(), format: format.to_string(), sessions: 0, calls: 0 });
         self.source_tools.push(BTreeMap::new());
+        Ok(())
     }
 
-    pub fn add(&mut self, s: &JudgedSession) {
+    pub fn add(&mut self, mut s: JudgedSession) {
+        // Arguments against the tool schemas first: they can classify a
+        // failure whose message says nothing.
+        let violations =
+            if self.schemas.is_empty() { Vec::new() } else { schemas::check_session(&self.schemas, &s.calls) };
+        schemas::reclassify(&mut s.calls, &violations);
+        let s = &s;
         let Some(src) = self.sources.last_mut() else { return };
         let source = src.path.clone();
         let Some(per_source) = self.source_tools.last_mut() else { return };
@@ -231,8 +261,20 @@ impl Aggregator {
                 key: key.to_string(),
             };
         let mut counted = 0u64;
-        for c in s.calls.iter().filter(|c| self.filters.call_ok(c)) {
+        for (i, c) in s.calls.iter().enumerate().filter(|(_, c)| self.filters.call_ok(c)) {
             counted += 1;
+            if let Some(Some(v)) = violations.get(i)
+                && let Some(text) = self.schema_agg.add(&self.schemas, c, v)
+            {
+                self.findings.push(finding(
+                    "schema-violation-accepted",
+                    "warning",
+                    Some(c),
+                    Some(v[0].category.as_str().to_string()),
+                    format!("{} accepted arguments its schema rejects: {text}", c.tool),
+                    &text,
+                ));
+            }
             count_call(tool_entry(&mut self.tools, &c.tool), &c.outcome);
             count_call(tool_entry(per_source, &c.tool), &c.outcome);
             match &c.outcome {
@@ -402,6 +444,7 @@ impl Aggregator {
                 .cmp(&(&b.source, &b.session, b.seq, b.rule, &b.call_id, &b.message))
         });
         let (recovery, streaks, repairs, feedback) = self.sequences.finish(self.options.streak_threshold.max(2));
+        let schema = self.schema_agg.finish(self.options.drift_min);
         let source_tools = self.source_tools.into_iter().map(finish_tools).collect();
         Report {
             schema_version: SCHEMA_VERSION,
@@ -414,6 +457,7 @@ impl Aggregator {
             streaks,
             repairs,
             feedback,
+            schema,
             reasons,
             source_tools,
             examples: self.examples,

@@ -132,6 +132,7 @@ pub fn render(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
     }
 
     sequences(report, style, out)?;
+    schema_section(report, style, out)?;
 
     // Findings by rule.
     let mut by_rule: Vec<(&str, usize)> = Vec::new();
@@ -264,6 +265,66 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
             String::new()
         };
         writeln!(out, "Feedback: error messages most worth rewriting first{more}")?;
+        writeln!(out, "{t}")?;
+    }
+    Ok(())
+}
+
+/// Schema: validation counts per tool, and drift between schema and tool.
+fn schema_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
+    let sc = &report.schema;
+    let violating: Vec<_> = sc.tools.iter().filter(|t| t.violations > 0).collect();
+    if sc.tools.is_empty() {
+        return Ok(());
+    }
+    let validated: u64 = sc.tools.iter().map(|t| t.validated).sum();
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Schema: {} calls of {} tools checked against their schemas; {} violate them",
+        validated,
+        sc.tools.len(),
+        sc.tools.iter().map(|t| t.violations).sum::<u64>()
+    )?;
+    if !violating.is_empty() {
+        let mut t = new_table(style, &["tool", "schema", "validated", "violations", "accepted anyway", "categories"]);
+        for r in &violating {
+            let cats: Vec<String> = r.categories.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            t.add_row(vec![
+                Cell::new(name(&r.tool)),
+                Cell::new(name(&r.origin)),
+                Cell::new(r.validated),
+                Cell::new(r.violations),
+                count_cell(r.accepted_violations, style.color),
+                Cell::new(cats.join(" ")),
+            ]);
+        }
+        right_align(&mut t, 2);
+        if let Some(c) = t.column_mut(5) {
+            c.set_cell_alignment(CellAlignment::Left);
+        }
+        writeln!(out, "{t}")?;
+    }
+    if !sc.drift.is_empty() {
+        let mut t = new_table(style, &["drift", "tool", "parameter", "count", "recommendation"]);
+        for d in sc.drift.iter().take(SECTION_ROWS) {
+            let param = match &d.value {
+                Some(v) => format!("{} = {}", d.param, truncate(&one_line(v), 24)),
+                None => d.param.clone(),
+            };
+            t.add_row(vec![
+                Cell::new(&d.rule),
+                Cell::new(name(&d.tool)),
+                Cell::new(name(&param)),
+                Cell::new(d.count),
+                Cell::new(truncate(&one_line(&d.recommendation), 110)),
+            ]);
+        }
+        right_align(&mut t, 3);
+        if let Some(c) = t.column_mut(4) {
+            c.set_cell_alignment(CellAlignment::Left);
+        }
+        writeln!(out, "Schema drift: where the schema and the tool's behaviour disagree")?;
         writeln!(out, "{t}")?;
     }
     Ok(())

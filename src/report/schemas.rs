@@ -1,0 +1,166 @@
+//! Aggregating schema validation: per-tool counts, accepted violations, and
+//! the drift between a schema and how the tool behaves.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::analysis::{Failure, JudgedCall, Outcome, sequence};
+use crate::rules::Category;
+use crate::schema::{SchemaSet, Violation, validate};
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SchemaToolRow {
+    pub tool: String,
+    /// Where the schema came from: `built-in peri`, a file, `trace`.
+    pub origin: String,
+    pub validated: u64,
+    pub violations: u64,
+    /// Calls that violate the schema but came back as successes.
+    pub accepted_violations: u64,
+    /// Violating calls per category of their first violation.
+    pub categories: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DriftRow {
+    /// `optional-but-required`, `enum-too-narrow` or `undocumented-param`.
+    pub rule: String,
+    pub tool: String,
+    pub param: String,
+    /// For `enum-too-narrow`, the value accepted outside the enum.
+    pub value: Option<String>,
+    pub count: u64,
+    pub recommendation: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct SchemaReport {
+    pub tools: Vec<SchemaToolRow>,
+    pub drift: Vec<DriftRow>,
+}
+
+#[derive(Default)]
+pub struct SchemaAgg {
+    tools: BTreeMap<(String, String), SchemaToolRow>,
+    missing_named: BTreeMap<(String, String), u64>,
+    outside_enum: BTreeMap<(String, String, String), u64>,
+    undocumented: BTreeMap<(String, String), u64>,
+}
+
+/// The violations of every call of a session that has a schema, by index.
+pub fn check_session(schemas: &SchemaSet, calls: &[JudgedCall]) -> Vec<Option<Vec<Violation>>> {
+    calls.iter().map(|c| schemas.get(&c.tool).map(|ts| validate(ts, &c.input))).collect()
+}
+
+/// A failed call whose message no rule classified gets the category of its
+/// first violation: the arguments say what the text did not.
+pub fn reclassify(calls: &mut [JudgedCall], violations: &[Option<Vec<Violation>>]) {
+    for (c, v) in calls.iter_mut().zip(violations) {
+        if let (Outcome::Failed(f), Some(Some(first))) = (&mut c.outcome, v.as_ref().map(|v| v.first()))
+            && f.category == Category::Other {
+                f.category = first.category;
+                f.reason = "schema-violation";
+                f.label = "arguments violate the tool schema";
+            }
+    }
+}
+
+impl SchemaAgg {
+    /// Count one (counted) call. Returns the violation to report when the
+    /// call was accepted despite it.
+    pub fn add(&mut self, schemas: &SchemaSet, c: &JudgedCall, violations: &[Violation]) -> Option<String> {
+        let ts = schemas.get(&c.tool)?;
+        let row = self.tools.entry((c.tool.clone(), ts.origin.clone())).or_insert_with(|| SchemaToolRow {
+            tool: c.tool.clone(),
+            origin: ts.origin.clone(),
+            validated: 0,
+            violations: 0,
+            accepted_violations: 0,
+            categories: BTreeMap::new(),
+        });
+        row.validated += 1;
+        if let Some(first) = violations.first() {
+            row.violations += 1;
+            *row.categories.entry(first.category.as_str().to_string()).or_default() += 1;
+        }
+        let mut accepted = None;
+        match &c.outcome {
+            Outcome::Failed(Failure { category: Category::MissingRequiredParam, message, .. }) => {
+                // The optional parameter the message names first, among those the
+                // call did not pass ("provide subagent_type …, or use fork: true").
+                let named = ts
+                    .properties()
+                    .iter()
+                    .filter(|p| ts.is_optional(p) && c.input.get(p.as_str()).is_none())
+                    .filter_map(|p| sequence::position(message, p).map(|at| (at, p)))
+                    .min();
+                if let Some((_, p)) = named {
+                    *self.missing_named.entry((c.tool.clone(), p.clone())).or_default() += 1;
+                }
+            }
+            Outcome::Success => {
+                if let Some(first) = violations.first() {
+                    row.accepted_violations += 1;
+                    accepted = Some(first.text.clone());
+                }
+                if let Some(input) = c.input.as_object() {
+                    let documented = !ts.properties().is_empty();
+                    for (k, v) in input {
+                        if documented && !ts.documents(k) {
+                            *self.undocumented.entry((c.tool.clone(), k.clone())).or_default() += 1;
+                        }
+                        if ts.enum_of(k).is_some_and(|allowed| !allowed.contains(v)) {
+                            let shown = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                            *self.outside_enum.entry((c.tool.clone(), k.clone(), shown)).or_default() += 1;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        accepted
+    }
+
+    pub fn finish(self, drift_min: u64) -> SchemaReport {
+        let mut drift = Vec::new();
+        for ((tool, param), count) in self.missing_named {
+            if count >= drift_min {
+                drift.push(DriftRow {
+                    rule: "optional-but-required".into(),
+                    recommendation: format!(
+                        "add `{param}` to `required` in the {tool} schema, or say in its description exactly when it is needed"
+                    ),
+                    tool,
+                    param,
+                    value: None,
+                    count,
+                });
+            }
+        }
+        for ((tool, param, value), count) in self.outside_enum {
+            drift.push(DriftRow {
+                rule: "enum-too-narrow".into(),
+                recommendation: format!("add {value:?} to the enum of `{param}`, or reject it at runtime"),
+                tool,
+                param,
+                value: Some(value),
+                count,
+            });
+        }
+        for ((tool, param), count) in self.undocumented {
+            drift.push(DriftRow {
+                rule: "undocumented-param".into(),
+                recommendation: format!("document `{param}` in the {tool} schema, or stop accepting it"),
+                tool,
+                param,
+                value: None,
+                count,
+            });
+        }
+        drift.sort_by(|a, b| {
+            b.count.cmp(&a.count).then((&a.rule, &a.tool, &a.param).cmp(&(&b.rule, &b.tool, &b.param)))
+        });
+        SchemaReport { tools: self.tools.into_values().collect(), drift }
+    }
+}

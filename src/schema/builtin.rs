@@ -1,0 +1,209 @@
+//! Built-in input schemas of agents' core tools, selected by source format.
+//!
+//! Peri: research/peri.md §4 (state of 2026-06-06). Its `Agent` schema
+//! requires only `prompt`, although the tool fails without `subagent_type`
+//! unless `fork` is true: exactly the drift the founding postmortem fixed.
+//! Peri's tools ignore unknown fields, so its schemas allow them (unknown
+//! names then show up as `undocumented-param` drift). Claude Code's tools
+//! reject unknown parameters, so its schemas do not allow them.
+
+use serde_json::{Value, json};
+
+/// (tool, schema) pairs for a source format; empty when none is built in.
+pub fn for_format(format: &str) -> Vec<(&'static str, Value)> {
+    match format {
+        "peri" => peri(),
+        "claude-code" => claude_code(),
+        _ => Vec::new(),
+    }
+}
+
+fn obj(required: &[&str], properties: Value, closed: bool) -> Value {
+    let mut v = json!({"type": "object", "properties": properties, "required": required});
+    if closed {
+        v["additionalProperties"] = false.into();
+    }
+    v
+}
+
+fn peri() -> Vec<(&'static str, Value)> {
+    let s = json!({"type": "string"});
+    let n = json!({"type": "number"});
+    let b = json!({"type": "boolean"});
+    vec![
+        ("Read", obj(&["file_path"], json!({"file_path": s, "offset": n, "limit": n, "pages": s}), false)),
+        ("Write", obj(&["file_path", "content"], json!({"file_path": s, "content": s}), false)),
+        (
+            "Edit",
+            obj(
+                &["file_path", "old_string", "new_string"],
+                json!({"file_path": s, "old_string": s, "new_string": s, "replace_all": b}),
+                false,
+            ),
+        ),
+        ("Glob", obj(&["pattern"], json!({"pattern": s, "path": s}), false)),
+        (
+            "Grep",
+            obj(
+                &["pattern"],
+                json!({
+                    "pattern": s, "path": s, "glob": s, "type": s,
+                    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count", "files_without_matches"]},
+                    "-i": b, "-C": n, "-A": n, "-B": n, "-n": b, "multiline": b, "whole_word": b,
+                    "invert_match": b, "fixed_strings": b, "max_depth": n, "head_limit": n, "offset": n
+                }),
+                false,
+            ),
+        ),
+        (
+            "folder_operations",
+            obj(
+                &["operation", "folder_path"],
+                json!({"operation": {"type": "string", "enum": ["create", "list", "exists"]}, "folder_path": s, "recursive": b}),
+                false,
+            ),
+        ),
+        (
+            "Bash",
+            obj(
+                &["command"],
+                json!({"command": s, "timeout": {"type": "number", "minimum": 1, "maximum": 600000}, "description": s, "run_in_background": b}),
+                false,
+            ),
+        ),
+        ("WebFetch", obj(&["url"], json!({"url": s, "prompt": s}), false)),
+        ("WebSearch", obj(&["query"], json!({"query": s, "num_results": n}), false)),
+        (
+            "TodoWrite",
+            obj(
+                &["todos"],
+                json!({"todos": {"type": "array", "items": {
+                    "type": "object", "required": ["content", "status"],
+                    "properties": {"content": s, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}, "activeForm": s}
+                }}}),
+                false,
+            ),
+        ),
+        (
+            "AskUserQuestion",
+            obj(
+                &["questions"],
+                json!({"questions": {"type": "array", "items": {
+                    "type": "object", "required": ["question", "header", "options"],
+                    "properties": {
+                        "question": s, "header": s, "multiSelect": b,
+                        "options": {"type": "array", "minItems": 2, "maxItems": 4, "items": {
+                            "type": "object", "required": ["label"],
+                            "properties": {"label": s, "description": s, "preview": s}
+                        }}
+                    }
+                }}}),
+                false,
+            ),
+        ),
+        (
+            "Agent",
+            obj(
+                &["prompt"],
+                json!({
+                    "prompt": s, "description": s, "subagent_type": s, "name": s, "isolation": s,
+                    "run_in_background": b, "cwd": s, "fork": b
+                }),
+                false,
+            ),
+        ),
+        ("AgentResult", obj(&[], json!({"task_id": s}), false)),
+        ("SearchExtraTools", obj(&["query"], json!({"query": s, "max_results": n}), false)),
+        ("cron_register", obj(&["expression", "prompt"], json!({"expression": s, "prompt": s}), false)),
+        ("cron_remove", obj(&["id"], json!({"id": s}), false)),
+        ("cron_list", obj(&[], json!({}), false)),
+        ("mcp_read_resource", obj(&["server_name", "uri"], json!({"server_name": s, "uri": s}), false)),
+    ]
+}
+
+fn claude_code() -> Vec<(&'static str, Value)> {
+    let s = json!({"type": "string"});
+    let n = json!({"type": "number"});
+    let b = json!({"type": "boolean"});
+    let strings = json!({"type": "array", "items": {"type": "string"}});
+    vec![
+        ("Read", obj(&["file_path"], json!({"file_path": s, "offset": n, "limit": n, "pages": s}), true)),
+        ("Write", obj(&["file_path", "content"], json!({"file_path": s, "content": s}), true)),
+        (
+            "Edit",
+            obj(
+                &["file_path", "old_string", "new_string"],
+                json!({"file_path": s, "old_string": s, "new_string": s, "replace_all": b}),
+                true,
+            ),
+        ),
+        (
+            "MultiEdit",
+            obj(
+                &["file_path", "edits"],
+                json!({"file_path": s, "edits": {"type": "array", "minItems": 1, "items": {
+                    "type": "object", "required": ["old_string", "new_string"],
+                    "properties": {"old_string": s, "new_string": s, "replace_all": b}
+                }}}),
+                true,
+            ),
+        ),
+        (
+            "Bash",
+            obj(
+                &["command"],
+                json!({"command": s, "timeout": {"type": "number", "maximum": 600000}, "description": s, "run_in_background": b, "dangerouslyDisableSandbox": b}),
+                true,
+            ),
+        ),
+        ("Glob", obj(&["pattern"], json!({"pattern": s, "path": s}), true)),
+        (
+            "Grep",
+            obj(
+                &["pattern"],
+                json!({
+                    "pattern": s, "path": s, "glob": s, "type": s,
+                    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"]},
+                    "-i": b, "-n": b, "-A": n, "-B": n, "-C": n, "multiline": b, "head_limit": n, "offset": n
+                }),
+                true,
+            ),
+        ),
+        (
+            "Task",
+            obj(
+                &["description", "prompt", "subagent_type"],
+                json!({"description": s, "prompt": s, "subagent_type": s, "model": s, "resume": s, "run_in_background": b}),
+                true,
+            ),
+        ),
+        (
+            "TodoWrite",
+            obj(
+                &["todos"],
+                json!({"todos": {"type": "array", "items": {
+                    "type": "object", "required": ["content", "status", "activeForm"],
+                    "properties": {"content": s, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}, "activeForm": s}
+                }}}),
+                true,
+            ),
+        ),
+        ("WebFetch", obj(&["url", "prompt"], json!({"url": {"type": "string", "format": "uri"}, "prompt": s}), true)),
+        (
+            "WebSearch",
+            obj(
+                &["query"],
+                json!({"query": {"type": "string", "minLength": 2}, "allowed_domains": strings, "blocked_domains": strings}),
+                true,
+            ),
+        ),
+        (
+            "NotebookEdit",
+            obj(
+                &["notebook_path", "new_source"],
+                json!({"notebook_path": s, "cell_id": s, "new_source": s, "cell_type": {"type": "string", "enum": ["code", "markdown"]}, "edit_mode": {"type": "string", "enum": ["replace", "insert", "delete"]}}),
+                true,
+            ),
+        ),
+    ]
+}

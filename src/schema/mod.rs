@@ -1,0 +1,350 @@
+//! Tool schemas: where they come from (built in per source format, a
+//! `--tool-schemas` file, or the trace itself), validating every call's
+//! recorded arguments against them, and what the violations mean.
+
+pub mod builtin;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use jsonschema::error::ValidationErrorKind;
+use rusqlite::Connection;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::rules::Category;
+
+/// One tool's schema, compiled.
+pub struct ToolSchema {
+    pub tool: String,
+    /// Where it came from: `built-in peri`, a file path, `trace`.
+    pub origin: String,
+    pub schema: Value,
+    validator: jsonschema::Validator,
+    properties: Vec<String>,
+    required: Vec<String>,
+}
+
+impl ToolSchema {
+    pub fn new(tool: &str, schema: Value, origin: &str) -> std::result::Result<ToolSchema, String> {
+        let validator = jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema)
+            .map_err(|e| format!("schema of {tool:?} is not a valid JSON Schema: {e}"))?;
+        let properties =
+            schema.get("properties").and_then(Value::as_object).map_or(Vec::new(), |p| p.keys().cloned().collect());
+        let required = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map_or(Vec::new(), |r| r.iter().filter_map(Value::as_str).map(str::to_string).collect());
+        Ok(ToolSchema { tool: tool.to_string(), origin: origin.to_string(), schema, validator, properties, required })
+    }
+
+    /// The top-level properties the schema documents.
+    pub fn properties(&self) -> &[String] {
+        &self.properties
+    }
+
+    pub fn required(&self) -> &[String] {
+        &self.required
+    }
+
+    pub fn documents(&self, param: &str) -> bool {
+        self.properties.iter().any(|p| p == param)
+    }
+
+    /// Documented but not required.
+    pub fn is_optional(&self, param: &str) -> bool {
+        self.documents(param) && !self.required.iter().any(|r| r == param)
+    }
+
+    /// The allowed values of a top-level parameter, if it has an enum.
+    pub fn enum_of(&self, param: &str) -> Option<&Vec<Value>> {
+        self.schema.get("properties")?.get(param)?.get("enum")?.as_array()
+    }
+}
+
+/// Why a call's arguments violate its tool's schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    pub category: Category,
+    /// The top-level parameter concerned, if one.
+    pub param: Option<String>,
+    /// A short description, e.g. "missing required `subagent_type`".
+    pub text: String,
+}
+
+fn top_param(path: &str) -> Option<String> {
+    path.trim_start_matches('/')
+        .split('/')
+        .next()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+}
+
+/// Validate `input` against `ts`, most telling violation first.
+pub fn validate(ts: &ToolSchema, input: &Value) -> Vec<Violation> {
+    if !input.is_object() {
+        return vec![Violation {
+            category: Category::MalformedArguments,
+            param: None,
+            text: "arguments are not a JSON object".into(),
+        }];
+    }
+    let mut out = Vec::new();
+    if !ts.validator.is_valid(input) {
+        for e in ts.validator.iter_errors(input) {
+            let at = top_param(e.instance_path().as_str());
+            let name = at.clone().unwrap_or_else(|| "arguments".into());
+            let (category, param, text) = match e.kind() {
+                ValidationErrorKind::Required { property } => {
+                    let p = property.as_str().unwrap_or("?").to_string();
+                    let nested = at.is_some();
+                    let text = if nested {
+                        format!("`{name}` lacks required `{p}`")
+                    } else {
+                        format!("missing required `{p}`")
+                    };
+                    (Category::MissingRequiredParam, Some(if nested { name } else { p }), text)
+                }
+                ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    let p = unexpected.first().cloned().unwrap_or_default();
+                    (Category::UnknownParam, Some(p.clone()), format!("unknown parameter `{p}`"))
+                }
+                ValidationErrorKind::Type { .. } => {
+                    (Category::InvalidParamType, at, format!("`{name}` has the wrong type"))
+                }
+                ValidationErrorKind::Enum { .. } => {
+                    (Category::InvalidParamValue, at, format!("`{name}` is not one of the allowed values"))
+                }
+                _ => (Category::InvalidParamValue, at, format!("`{name}` is out of range or format")),
+            };
+            out.push(Violation { category, param, text });
+        }
+    }
+    // A required string that is blank is as missing as an absent one.
+    for r in ts.required() {
+        if input.get(r.as_str()).and_then(Value::as_str).is_some_and(|v| v.trim().is_empty()) {
+            out.push(Violation {
+                category: Category::MissingRequiredParam,
+                param: Some(r.to_string()),
+                text: format!("required `{r}` is blank"),
+            });
+        }
+    }
+    let rank = |c: Category| match c {
+        Category::MalformedArguments => 0,
+        Category::MissingRequiredParam => 1,
+        Category::UnknownParam => 2,
+        Category::InvalidParamType => 3,
+        _ => 4,
+    };
+    out.sort_by_key(|v| rank(v.category));
+    out
+}
+
+/// The schemas in effect for one source.
+#[derive(Default)]
+pub struct SchemaSet {
+    tools: HashMap<String, ToolSchema>,
+}
+
+impl SchemaSet {
+    /// Built-ins for `format`, then the trace's own schemas, then the
+    /// `--tool-schemas` file: a later one replaces an earlier one per tool.
+    pub fn build(
+        format: &str,
+        trace: &[(String, Value)],
+        file: &FileSchemas,
+    ) -> std::result::Result<SchemaSet, String> {
+        let mut set = SchemaSet::default();
+        for (tool, schema) in builtin::for_format(format) {
+            set.insert(ToolSchema::new(tool, schema, &format!("built-in {format}"))?);
+        }
+        for (tool, schema) in trace {
+            // A trace's schema that does not compile is skipped, not fatal.
+            if let Ok(ts) = ToolSchema::new(tool, schema.clone(), "trace") {
+                set.insert(ts);
+            }
+        }
+        for (tool, schema) in &file.tools {
+            set.insert(ToolSchema::new(tool, schema.clone(), &file.origin)?);
+        }
+        Ok(set)
+    }
+
+    fn insert(&mut self, ts: ToolSchema) {
+        self.tools.insert(ts.tool.clone(), ts);
+    }
+
+    pub fn get(&self, tool: &str) -> Option<&ToolSchema> {
+        self.tools.get(tool)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Every schema, sorted by tool.
+    pub fn all(&self) -> Vec<&ToolSchema> {
+        let mut v: Vec<&ToolSchema> = self.tools.values().collect();
+        v.sort_by(|a, b| a.tool.cmp(&b.tool));
+        v
+    }
+}
+
+/// Tool schemas read from a `--tool-schemas` file.
+#[derive(Debug, Clone, Default)]
+pub struct FileSchemas {
+    pub origin: String,
+    pub tools: Vec<(String, Value)>,
+}
+
+/// Read a tool list in Anthropic (`input_schema`), OpenAI (`parameters`,
+/// `function.parameters`) or MCP (`inputSchema`) shape: a JSON array, or an
+/// object with a `tools` array. Every schema must compile.
+pub fn load_file(path: &Path) -> Result<FileSchemas> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::input(
+            path,
+            if e.kind() == std::io::ErrorKind::NotFound { "no such file".into() } else { format!("cannot read: {e}") },
+        )
+    })?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| Error::input(path, format!("not JSON: {e}")))?;
+    let list = match &v {
+        Value::Array(a) => a.clone(),
+        Value::Object(o) => match o.get("tools").and_then(Value::as_array) {
+            Some(a) => a.clone(),
+            None => return Err(Error::input(path, "expected a JSON array of tools or an object with a `tools` array")),
+        },
+        _ => return Err(Error::input(path, "expected a JSON array of tools or an object with a `tools` array")),
+    };
+    let mut tools = Vec::new();
+    for (i, t) in list.iter().enumerate() {
+        let f = t.get("function").unwrap_or(t);
+        let name = f
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| Error::input(path, format!("tool #{} has no name", i + 1)))?;
+        let schema = ["input_schema", "inputSchema", "parameters"].iter().find_map(|k| f.get(*k)).ok_or_else(|| {
+            Error::input(path, format!("tool {name:?} has no input_schema, inputSchema or parameters"))
+        })?;
+        if !schema.is_object() {
+            return Err(Error::input(path, format!("the schema of tool {name:?} is not a JSON object")));
+        }
+        ToolSchema::new(name, schema.clone(), "").map_err(|e| Error::input(path, e))?;
+        tools.push((name.to_string(), schema.clone()));
+    }
+    Ok(FileSchemas { origin: path.display().to_string(), tools })
+}
+
+/// Schemas a trace stores itself: llm's `tools.input_schema`.
+pub fn from_trace(conn: &Connection, format: &str) -> Vec<(String, Value)> {
+    if format != "llm" {
+        return Vec::new();
+    }
+    let cols = crate::source::columns(conn, "tools").unwrap_or_default();
+    if !["name", "input_schema"].iter().all(|c| cols.iter().any(|x| x == c)) {
+        return Vec::new();
+    }
+    let Ok(mut stmt) = conn.prepare("SELECT name, input_schema FROM tools WHERE name IS NOT NULL ORDER BY id") else {
+        return Vec::new();
+    };
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)));
+    let mut out: BTreeMap<String, Value> = BTreeMap::new();
+    for (name, schema) in rows.into_iter().flatten().flatten() {
+        if let Some(v) = schema.and_then(|s| serde_json::from_str::<Value>(&s).ok()).filter(Value::is_object) {
+            out.insert(name, v);
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn grep() -> ToolSchema {
+        let b = builtin::for_format("claude-code").into_iter().find(|(t, _)| *t == "Grep").unwrap();
+        ToolSchema::new(b.0, b.1, "built-in claude-code").unwrap()
+    }
+
+    #[test]
+    fn each_kind_of_violation() {
+        let ts = grep();
+        let cats =
+            |input: Value| validate(&ts, &input).iter().map(|v| (v.category, v.param.clone())).collect::<Vec<_>>();
+        assert_eq!(cats(json!({"pattern": "x"})), vec![]);
+        assert_eq!(cats(json!({"path": "src"})), vec![(Category::MissingRequiredParam, Some("pattern".into()))]);
+        assert_eq!(cats(json!({"pattern": "  "})), vec![(Category::MissingRequiredParam, Some("pattern".into()))]);
+        assert_eq!(cats(json!({"pattern": "x", "regex": true})), vec![(Category::UnknownParam, Some("regex".into()))]);
+        assert_eq!(cats(json!({"pattern": 5})), vec![(Category::InvalidParamType, Some("pattern".into()))]);
+        assert_eq!(
+            cats(json!({"pattern": "x", "output_mode": "lines"})),
+            vec![(Category::InvalidParamValue, Some("output_mode".into()))]
+        );
+        assert_eq!(cats(json!("pattern=x")), vec![(Category::MalformedArguments, None)]);
+        let web = builtin::for_format("claude-code").into_iter().find(|(t, _)| *t == "WebFetch").unwrap();
+        let web = ToolSchema::new(web.0, web.1, "b").unwrap();
+        let v = validate(&web, &json!({"url": "not a uri", "prompt": "p"}));
+        assert_eq!(v[0].category, Category::InvalidParamValue, "formats are validated: {v:?}");
+        let search = builtin::for_format("claude-code").into_iter().find(|(t, _)| *t == "WebSearch").unwrap();
+        let search = ToolSchema::new(search.0, search.1, "b").unwrap();
+        assert_eq!(validate(&search, &json!({"query": "x"}))[0].category, Category::InvalidParamValue, "a range");
+    }
+
+    #[test]
+    fn missing_comes_first() {
+        let v = validate(&grep(), &json!({"regex": 1}));
+        assert_eq!(v[0].category, Category::MissingRequiredParam);
+        assert_eq!(v[1].category, Category::UnknownParam);
+    }
+
+    #[test]
+    fn peri_agent_documents_subagent_type_as_optional() {
+        let set = SchemaSet::build("peri", &[], &FileSchemas::default()).unwrap();
+        let agent = set.get("Agent").unwrap();
+        assert!(agent.is_optional("subagent_type"));
+        assert!(validate(agent, &json!({"prompt": "p"})).is_empty(), "the schema accepts the call that fails");
+        assert_eq!(agent.origin, "built-in peri");
+    }
+
+    #[test]
+    fn every_builtin_compiles() {
+        for f in ["peri", "claude-code"] {
+            let set = SchemaSet::build(f, &[], &FileSchemas::default()).unwrap();
+            assert!(set.all().len() >= 10);
+        }
+    }
+
+    #[test]
+    fn files_in_three_shapes() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("tools.json");
+        std::fs::write(
+            &p,
+            r#"[{"name":"a","input_schema":{"type":"object","required":["x"]}},
+                {"type":"function","function":{"name":"b","parameters":{"type":"object"}}},
+                {"name":"c","inputSchema":{"type":"object","properties":{"q":{"enum":["x","y"]}}}}]"#,
+        )
+        .unwrap();
+        let f = load_file(&p).unwrap();
+        assert_eq!(f.tools.iter().map(|t| t.0.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+        let set = SchemaSet::build("peri", &[], &f).unwrap();
+        assert_eq!(set.get("a").unwrap().origin, p.display().to_string());
+        assert!(set.get("Read").is_some(), "built-ins stay for other tools");
+        std::fs::write(
+            &p,
+            r#"{"tools":[{"name":"z","input_schema":{"type":"object","properties":{"q":{"type":"nonsense"}}}}]}"#,
+        )
+        .unwrap();
+        assert!(load_file(&p).unwrap_err().to_string().contains("not a valid JSON Schema"));
+        std::fs::write(&p, r#"[{"input_schema":{}}]"#).unwrap();
+        assert!(load_file(&p).unwrap_err().to_string().contains("has no name"));
+        std::fs::write(&p, "not json").unwrap();
+        assert!(load_file(&p).unwrap_err().to_string().contains("not JSON"));
+        std::fs::write(&p, r#"[{"name":"r","input_schema":{"$ref":"https://example.com/s.json"}}]"#).unwrap();
+        assert!(load_file(&p).is_err(), "remote $ref is never fetched");
+    }
+}
