@@ -58,9 +58,37 @@ pub fn scan_sources(
         let (conn, format, warnings) = source::open_as(path, opts.format)?;
         agg.begin_source(&path.display().to_string(), format.as_str(), &schema::from_trace(&conn, format.as_str()))?;
         agg.warn(warnings);
-        source::read(path, &conn, format, opts, &mut |s| agg.add(analysis::judge(s)))?;
+        agg = read_judging_aside(path, &conn, format, opts, agg)?;
     }
     Ok(agg.finish())
+}
+
+/// Read a source on this thread while another judges and counts the
+/// sessions, in the order they are read, so the report is the same as if
+/// one thread did both.
+fn read_judging_aside(
+    path: &Path,
+    conn: &rusqlite::Connection,
+    format: source::Format,
+    opts: &SourceOptions,
+    agg: Aggregator,
+) -> Result<Aggregator> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = crossbeam_channel::bounded::<model::Session>(8);
+        let judge = scope.spawn(move || {
+            let mut agg = agg;
+            for s in rx {
+                agg.add(analysis::judge(s));
+            }
+            agg
+        });
+        let read = source::read(path, conn, format, opts, &mut |s| {
+            let _ = tx.send(s);
+        });
+        drop(tx);
+        let agg = judge.join().map_err(|_| Error::input(path, "internal error: the judging thread stopped"))?;
+        read.map(|_| agg)
+    })
 }
 
 /// The default Peri trace database of the current user.

@@ -264,6 +264,17 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                     "ExecuteExtraTool" => {
                         serde_json::json!({"tool_name": "AgentResult", "params": {"task_id": "bg-1"}})
                     }
+                    "TodoWrite" => serde_json::json!({"todos": [
+                        {"content": "reproduce the failure", "status": "completed"},
+                        {"content": "fix the parser", "status": "in_progress"}
+                    ]}),
+                    "WebFetch" => {
+                        serde_json::json!({"url": "https://docs.rs/rusqlite", "prompt": "how to open read-only"})
+                    }
+                    "AskUserQuestion" => serde_json::json!({"questions": [{
+                        "question": "Which branch?", "header": "Branch",
+                        "options": [{"label": "main"}, {"label": "dev"}]
+                    }]}),
                     _ => serde_json::json!({"query": "hidden tool errors"}),
                 };
                 sessions[si].files.push(file);
@@ -335,6 +346,35 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_are_valid_for_the_peri_schemas() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("a.db");
+        generate_large(&db, 2000, 3).unwrap();
+        let set = crate::schema::SchemaSet::build("peri", &[], &crate::schema::FileSchemas::default()).unwrap();
+        let conn = Connection::open(&db).unwrap();
+        let mut st = conn
+            .prepare(
+                "SELECT b.value ->> '$.name', b.value -> '$.input' FROM messages m, json_each(m.content, '$.content') b
+                 WHERE m.role = 'assistant'",
+            )
+            .unwrap();
+        let rows: Vec<(String, String)> =
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
+        assert!(rows.len() >= 2000);
+        for (tool, input) in rows {
+            let input: serde_json::Value = serde_json::from_str(&input).unwrap();
+            let (tool, input) = if tool == "ExecuteExtraTool" {
+                ("AgentResult".to_string(), input["params"].clone())
+            } else {
+                (tool, input)
+            };
+            if let Some(ts) = set.get(&tool) {
+                assert!(crate::schema::validate(ts, &input).is_empty(), "{tool}: {input}");
+            }
+        }
+    }
 
     #[test]
     fn small_database_is_deterministic_and_interleaved() {

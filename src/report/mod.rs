@@ -194,7 +194,11 @@ fn count_call(t: &mut ToolReport, outcome: &Outcome) {
 }
 
 fn tool_entry<'a>(map: &'a mut BTreeMap<String, ToolReport>, tool: &str) -> &'a mut ToolReport {
-    map.entry(tool.to_string()).or_insert_with(|| ToolReport { tool: tool.to_string(), ..ToolReport::default() })
+    // Look up by reference first: this runs for every call.
+    if !map.contains_key(tool) {
+        map.insert(tool.to_string(), ToolReport { tool: tool.to_string(), ..ToolReport::default() });
+    }
+    map.get_mut(tool).expect("inserted above")
 }
 
 impl Aggregator {

@@ -42,7 +42,8 @@ pub struct SchemaReport {
 
 #[derive(Default)]
 pub struct SchemaAgg {
-    tools: BTreeMap<(String, String), SchemaToolRow>,
+    /// Per tool, per schema origin.
+    tools: BTreeMap<String, BTreeMap<String, SchemaToolRow>>,
     missing_named: BTreeMap<(String, String), u64>,
     outside_enum: BTreeMap<(String, String, String), u64>,
     undocumented: BTreeMap<(String, String), u64>,
@@ -58,11 +59,12 @@ pub fn check_session(schemas: &SchemaSet, calls: &[JudgedCall]) -> Vec<Option<Ve
 pub fn reclassify(calls: &mut [JudgedCall], violations: &[Option<Vec<Violation>>]) {
     for (c, v) in calls.iter_mut().zip(violations) {
         if let (Outcome::Failed(f), Some(Some(first))) = (&mut c.outcome, v.as_ref().map(|v| v.first()))
-            && f.category == Category::Other {
-                f.category = first.category;
-                f.reason = "schema-violation";
-                f.label = "arguments violate the tool schema";
-            }
+            && f.category == Category::Other
+        {
+            f.category = first.category;
+            f.reason = "schema-violation";
+            f.label = "arguments violate the tool schema";
+        }
     }
 }
 
@@ -71,14 +73,21 @@ impl SchemaAgg {
     /// call was accepted despite it.
     pub fn add(&mut self, schemas: &SchemaSet, c: &JudgedCall, violations: &[Violation]) -> Option<String> {
         let ts = schemas.get(&c.tool)?;
-        let row = self.tools.entry((c.tool.clone(), ts.origin.clone())).or_insert_with(|| SchemaToolRow {
-            tool: c.tool.clone(),
-            origin: ts.origin.clone(),
-            validated: 0,
-            violations: 0,
-            accepted_violations: 0,
-            categories: BTreeMap::new(),
-        });
+        // Looked up by reference first: this runs for every call.
+        if !self.tools.get(&c.tool).is_some_and(|m| m.contains_key(&ts.origin)) {
+            self.tools.entry(c.tool.clone()).or_default().insert(
+                ts.origin.clone(),
+                SchemaToolRow {
+                    tool: c.tool.clone(),
+                    origin: ts.origin.clone(),
+                    validated: 0,
+                    violations: 0,
+                    accepted_violations: 0,
+                    categories: BTreeMap::new(),
+                },
+            );
+        }
+        let row = self.tools.get_mut(&c.tool).and_then(|m| m.get_mut(&ts.origin)).expect("inserted above");
         row.validated += 1;
         if let Some(first) = violations.first() {
             row.violations += 1;
@@ -161,6 +170,6 @@ impl SchemaAgg {
         drift.sort_by(|a, b| {
             b.count.cmp(&a.count).then((&a.rule, &a.tool, &a.param).cmp(&(&b.rule, &b.tool, &b.param)))
         });
-        SchemaReport { tools: self.tools.into_values().collect(), drift }
+        SchemaReport { tools: self.tools.into_values().flat_map(BTreeMap::into_values).collect(), drift }
     }
 }

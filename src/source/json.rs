@@ -121,11 +121,20 @@ fn escaped(b: &[u8], i: usize) -> bool {
 /// is decoded only at its ends: the first and the last `cap` bytes or so,
 /// joined by a line break. The flag says the middle was left out.
 pub fn string_ends(raw: &str, cap: usize) -> Decoded {
-    if raw.len() <= 2 * cap + 2 {
-        let (text, repaired) = decode_literal(raw);
-        return Decoded { text, cut: false, repaired };
+    string_ends_bytes(raw.as_bytes(), cap).unwrap_or_default()
+}
+
+/// `string_ends` on bytes not yet checked as UTF-8: only the decoded ends
+/// are checked (`None` if they are not UTF-8), the middle is never read.
+pub fn string_ends_bytes(b: &[u8], cap: usize) -> Option<Decoded> {
+    fn utf8(x: &[u8]) -> Option<&str> {
+        std::str::from_utf8(x).ok()
     }
-    let b = raw.as_bytes();
+    if b.len() <= 2 * cap + 2 {
+        let (text, repaired) = decode_literal(utf8(b)?);
+        return Some(Decoded { text, cut: false, repaired });
+    }
+    let boundary = |i: usize| i >= b.len() || (b[i] & 0xC0) != 0x80;
     // Head: stop before `cap`, never inside an escape or a UTF-8 sequence.
     let mut i = 1;
     let mut head_end = 1;
@@ -136,12 +145,13 @@ pub fn string_ends(raw: &str, cap: usize) -> Decoded {
     if i <= cap {
         head_end = i;
     }
-    while head_end > 1 && !raw.is_char_boundary(head_end) {
+    while head_end > 1 && !boundary(head_end) {
         head_end -= 1;
     }
-    // Tail: start after `len - cap`, never inside an escape.
+    // Tail: start after `len - cap + 1`, never inside an escape (one byte
+    // less than the head, so that head, line break and tail fit in 2 × cap).
     let last = b.len() - 1; // the closing quote
-    let mut start = last - cap;
+    let mut start = last - cap + 1;
     if escaped(b, start) {
         start += if b[start] == b'u' { 5 } else { 1 };
     } else if let Some(d) =
@@ -149,14 +159,14 @@ pub fn string_ends(raw: &str, cap: usize) -> Decoded {
     {
         start = start - d - 1 + 6;
     }
-    while start < last && !raw.is_char_boundary(start) {
+    while start < last && !boundary(start) {
         start += 1;
     }
-    let (head, r1) = decode_literal(&format!("{}\"", &raw[..head_end]));
-    let (tail, r2) = decode_literal(&format!("\"{}", &raw[start.min(last)..]));
+    let (head, r1) = decode_literal(&format!("{}\"", utf8(&b[..head_end])?));
+    let (tail, r2) = decode_literal(&format!("\"{}", utf8(&b[start.min(last)..])?));
     // A surrogate pair cut in two at either end is not the trace's fault.
     let repaired = (r1 && !head.ends_with('\u{fffd}')) || (r2 && !tail.starts_with('\u{fffd}'));
-    Decoded { text: format!("{head}\n{tail}"), cut: true, repaired }
+    Some(Decoded { text: format!("{head}\n{tail}"), cut: true, repaired })
 }
 
 #[cfg(test)]

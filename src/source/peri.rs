@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::json::{Decoded, TEXT_CAP, string_ends};
+use super::json::{Decoded, TEXT_CAP, string_ends, string_ends_bytes};
 use super::open::sqlite_problem;
 use super::{SourceOptions, SourceStats, columns};
 use crate::error::{Error, Result};
@@ -63,12 +63,18 @@ fn parse_row(row: &RawRow, buffer: &[u8]) -> ParsedRow {
     let malformed = match &row.content {
         Ok(range) => {
             let bytes = &buffer[range.clone()];
-            // Valid UTF-8 is the rule; check it fast, repair it only when not.
-            let content = match std::str::from_utf8(bytes) {
-                Ok(s) => Cow::Borrowed(s),
-                Err(_) => String::from_utf8_lossy(bytes),
-            };
-            match parse_message(&content, row.role, row.rowid, &mut events) {
+            let fast = (bytes.len() > 4 * TEXT_CAP)
+                .then(|| parse_long_result(bytes, row.role, row.rowid, &mut events))
+                .flatten();
+            let parsed = fast.unwrap_or_else(|| {
+                // Valid UTF-8 is the rule; check it fast, repair it only when not.
+                let content = match std::str::from_utf8(bytes) {
+                    Ok(s) => Cow::Borrowed(s),
+                    Err(_) => String::from_utf8_lossy(bytes),
+                };
+                parse_message(&content, row.role, row.rowid, &mut events)
+            });
+            match parsed {
                 Ok(false) => None,
                 Ok(true) => Some(Malformed {
                     row: row.rowid,
@@ -162,21 +168,33 @@ pub fn read(
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
     let (work_tx, work_rx) = crossbeam_channel::bounded::<(u64, Batch)>(2 * workers);
     let (done_tx, done_rx) = crossbeam_channel::bounded::<(u64, Vec<ParsedRow>)>(2 * workers);
+    // Emptied batches come back for reuse: fresh multi-megabyte buffers
+    // would cost a page fault and a zeroed page for every 4 KiB read.
+    let (free_tx, free_rx) = crossbeam_channel::bounded::<Batch>(4 * workers);
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..workers {
-            let (work_rx, done_tx) = (work_rx.clone(), done_tx.clone());
+            let (work_rx, done_tx, free_tx) = (work_rx.clone(), done_tx.clone(), free_tx.clone());
             scope.spawn(move || {
-                for (seq, batch) in work_rx {
+                for (seq, mut batch) in work_rx {
                     let parsed = batch.rows.iter().map(|r| parse_row(r, &batch.bytes)).collect();
+                    batch.rows.clear();
+                    batch.bytes.clear();
+                    let _ = free_tx.try_send(batch);
                     if done_tx.send((seq, parsed)).is_err() {
                         break;
                     }
                 }
             });
         }
+        drop(free_tx);
         drop((work_rx, done_tx));
         let mut assembler = Assembler { states: &mut states, next: 0, pending: BTreeMap::new(), sink: &mut *sink };
-        let new_batch = || Batch { rows: Vec::with_capacity(BATCH_ROWS), bytes: Vec::with_capacity(BATCH_BYTES) };
+        let new_batch = || {
+            free_rx.try_recv().unwrap_or_else(|_| Batch {
+                rows: Vec::with_capacity(BATCH_ROWS),
+                bytes: Vec::with_capacity(BATCH_BYTES + (BATCH_BYTES >> 2)),
+            })
+        };
         let mut batch = new_batch();
         let mut sent: u64 = 0;
         let mut send = |batch: Batch, assembler: &mut Assembler| {
@@ -382,7 +400,7 @@ struct TextBlock<'a> {
 /// is skipped over in place, borrowed rather than copied.
 pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
     if content.len() > 4 * TEXT_CAP
-        && let Some(done) = parse_long_result(content, role_column, row, out)
+        && let Some(done) = parse_long_result(content.as_bytes(), role_column, row, out)
     {
         return done;
     }
@@ -403,25 +421,27 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
 /// search for its closing quote, serde parses the row without it, and only
 /// the two ends of the string are decoded (and validated). `None` when the
 /// row does not have that shape; the caller then parses it whole.
-fn parse_long_result(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Option<Result<bool, String>> {
+/// It works on bytes: only what is decoded is checked as UTF-8.
+fn parse_long_result(b: &[u8], role_column: &str, row: i64, out: &mut Vec<Event>) -> Option<Result<bool, String>> {
     const KEY: &[u8] = b"\"content\":\"";
-    let b = content.as_bytes();
     let open = memchr::memmem::find(b, KEY)? + KEY.len() - 1;
     let close = string_end(b, open)?;
     if close - open < 2 * TEXT_CAP + 2 {
         return None;
     }
+    let (before, after) = (std::str::from_utf8(&b[..open]).ok()?, std::str::from_utf8(&b[close + 1..]).ok()?);
     let mut rest = String::with_capacity(b.len() - (close - open) + 2);
-    rest.push_str(&content[..open]);
+    rest.push_str(before);
     rest.push_str("\"\"");
-    rest.push_str(&content[close + 1..]);
+    rest.push_str(after);
     let msg: Msg = serde_json::from_str(&rest).ok()?;
     // The key found must be the tool message's own `content`, not a nested one.
     let is_tool = msg.role.as_deref().map_or(msg.version.is_none() && role_column == "tool", |r| r == "tool");
     if !is_tool || msg.content.map(RawValue::get) != Some("\"\"") {
         return None;
     }
-    Some(read_msg(msg, role_column, row, out, 0, Some(&content[open..=close])))
+    let text = string_ends_bytes(&b[open..=close], TEXT_CAP)?;
+    Some(read_msg(msg, role_column, row, out, 0, Some(text)))
 }
 
 /// The index of the quote that closes the JSON string opened at `open`.
@@ -442,14 +462,14 @@ fn invalid(e: &serde_json::Error) -> String {
 }
 
 /// `Ok(true)`: a text needed a repair (lone surrogate escapes). `long` is
-/// the literal of a tool result's text when the fast path cut it out.
+/// a tool result's text when the fast path decoded it already.
 fn read_msg(
     msg: Msg<'_>,
     role_column: &str,
     row: i64,
     out: &mut Vec<Event>,
     depth: u8,
-    long: Option<&str>,
+    long: Option<Decoded>,
 ) -> Result<bool, String> {
     // The V1 envelope of later Peri versions: {"version":1,"type":"message","message":…}.
     if msg.role.is_none() && (msg.version.is_some() || msg.kind.is_some()) {
@@ -474,7 +494,7 @@ fn read_msg(
             _ => return Err("tool message without tool_call_id".into()),
         };
         let d = match long {
-            Some(literal) => string_ends(literal, TEXT_CAP),
+            Some(d) => d,
             None => msg.content.map(raw_text).unwrap_or_default(),
         };
         let flag = Some(is_true(msg.is_error));
