@@ -806,7 +806,11 @@ mod tests {
             let text = row(&content, tail);
             assert!(text.len() > 4 * TEXT_CAP);
             let mut fast = vec![];
-            assert_eq!(parse_long_result(&text, "tool", 7, &mut fast), Some(Ok(false)), "the fast path is taken");
+            assert_eq!(
+                parse_long_result(text.as_bytes(), "tool", 7, &mut fast),
+                Some(Ok(false)),
+                "the fast path is taken"
+            );
             assert_eq!(fast, full(&text));
             match &fast[0] {
                 Event::Result(r) => assert!(r.truncated && r.text.len() <= 2 * TEXT_CAP + 8),
@@ -817,15 +821,15 @@ mod tests {
         let nested = format!(
             r#"{{"role":"tool","meta":{{"content":"{body}"}},"tool_call_id":"c1","content":"x","is_error":false}}"#
         );
-        assert_eq!(parse_long_result(&nested, "tool", 7, &mut vec![]), None);
+        assert_eq!(parse_long_result(nested.as_bytes(), "tool", 7, &mut vec![]), None);
         let mut out = vec![];
         assert_eq!(parse_message(&nested, "tool", 7, &mut out), Ok(false));
         assert!(matches!(&out[0], Event::Result(r) if r.text == "x"));
         let assistant = format!(r#"{{"role":"assistant","content":"{body}"}}"#);
-        assert_eq!(parse_long_result(&assistant, "assistant", 7, &mut vec![]), None);
+        assert_eq!(parse_long_result(assistant.as_bytes(), "assistant", 7, &mut vec![]), None);
         // An unterminated long string is not taken, and is malformed as a whole.
         let cut = format!(r#"{{"role":"tool","tool_call_id":"c1","content":"{body}"#);
-        assert_eq!(parse_long_result(&cut, "tool", 7, &mut vec![]), None);
+        assert_eq!(parse_long_result(cut.as_bytes(), "tool", 7, &mut vec![]), None);
         assert!(parse_message(&cut, "tool", 7, &mut vec![]).is_err());
     }
 
