@@ -406,10 +406,9 @@ pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
         Ok(v @ Value::Object(_)) => Line::Record(v),
         Ok(_) => Line::Invalid,
         Err(_) => {
-            let (fixed, n) = replace_lone_surrogates(text);
-            if n == 0 {
+            let Some((fixed, n)) = crate::source::json::replace_lone_surrogates(text) else {
                 return Line::Invalid;
-            }
+            };
             match serde_json::from_str::<Value>(&fixed) {
                 Ok(v @ Value::Object(_)) => {
                     stats.surrogates += n;
@@ -419,53 +418,6 @@ pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
             }
         }
     }
-}
-
-/// `text` with every `\uD800`–`\uDFFF` escape that is not half of a valid
-/// surrogate pair replaced by `\uFFFD`, and how many were replaced.
-pub fn replace_lone_surrogates(text: &str) -> (String, u64) {
-    let b = text.as_bytes();
-    let hex = |i: usize| -> Option<u16> {
-        let s = text.get(i..i + 4)?;
-        u16::from_str_radix(s, 16).ok()
-    };
-    let escape_at = |i: usize| -> Option<u16> {
-        if b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u') { hex(i + 2) } else { None }
-    };
-    let mut out = String::with_capacity(text.len());
-    let mut n = 0;
-    let mut i = 0;
-    let mut last = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        match escape_at(i) {
-            Some(0xD800..=0xDBFF) => {
-                if matches!(escape_at(i + 6), Some(0xDC00..=0xDFFF)) {
-                    i += 12;
-                } else {
-                    out.push_str(&text[last..i]);
-                    out.push_str("\\uFFFD");
-                    n += 1;
-                    i += 6;
-                    last = i;
-                }
-            }
-            Some(0xDC00..=0xDFFF) => {
-                out.push_str(&text[last..i]);
-                out.push_str("\\uFFFD");
-                n += 1;
-                i += 6;
-                last = i;
-            }
-            // Any other escape, including `\\`: skip both characters.
-            _ => i += 2,
-        }
-    }
-    out.push_str(&text[last..]);
-    (out, n)
 }
 
 /// Recognise a transcript by its first JSON record.
@@ -539,9 +491,10 @@ mod tests {
 
     #[test]
     fn lone_surrogates_are_replaced_and_pairs_kept() {
-        let (s, n) = replace_lone_surrogates(r#"{"a":"x\ud83d\ude00y\ud800z\\ud800\udfff"}"#);
+        let (s, n) =
+            crate::source::json::replace_lone_surrogates(r#"{"a":"x\ud83d\ude00y\ud800z\\ud800\udfff"}"#).unwrap();
         assert_eq!(n, 2);
-        assert_eq!(s, r#"{"a":"x\ud83d\ude00y\uFFFDz\\ud800\uFFFD"}"#);
+        assert_eq!(s, r#"{"a":"x\ud83d\ude00y\ufffdz\\ud800\ufffd"}"#);
         let v: Value = serde_json::from_str(&s).unwrap();
         assert_eq!(v["a"], "x😀y\u{FFFD}z\\ud800\u{FFFD}");
         let mut stats = ImportStats::default();

@@ -10,7 +10,7 @@ pub fn parse_lossy(text: &str) -> Result<(Value, bool), serde_json::Error> {
     match serde_json::from_str(text) {
         Ok(v) => Ok((v, false)),
         Err(e) => match replace_lone_surrogates(text) {
-            Some(fixed) => serde_json::from_str(&fixed).map(|v| (v, true)).map_err(|_| e),
+            Some((fixed, _)) => serde_json::from_str(&fixed).map(|v| (v, true)).map_err(|_| e),
             None => Err(e),
         },
     }
@@ -22,10 +22,11 @@ fn hex4(b: &[u8]) -> Option<u16> {
 }
 
 /// `text` with every `\uXXXX` escape that is a lone surrogate replaced by
-/// `\ufffd`; `None` if there is none.
-pub fn replace_lone_surrogates(text: &str) -> Option<String> {
+/// `\ufffd`, and how many were; `None` if there is none.
+pub fn replace_lone_surrogates(text: &str) -> Option<(String, u64)> {
     let b = text.as_bytes();
     let mut out: Option<String> = None;
+    let mut replaced = 0;
     let mut last = 0;
     let mut i = 0;
     while i + 1 < b.len() {
@@ -49,6 +50,7 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
         match unit {
             0xD800..=0xDBFF if paired_low(i + 6) => i += 12,
             0xD800..=0xDFFF => {
+                replaced += 1;
                 let s = out.get_or_insert_with(|| String::with_capacity(text.len()));
                 s.push_str(&text[last..i]);
                 s.push_str("\\ufffd");
@@ -60,7 +62,7 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
     }
     out.map(|mut s| {
         s.push_str(&text[last..]);
-        s
+        (s, replaced)
     })
 }
 

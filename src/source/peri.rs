@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 
 use super::json::{Decoded, TEXT_CAP, string_ends, string_ends_bytes};
 use super::open::sqlite_problem;
+use super::rows::text_of;
 use super::{SourceOptions, SourceStats, columns};
 use crate::error::{Error, Result};
 use crate::model::{Call, Event, Malformed, Session, ToolResult};
@@ -316,15 +317,6 @@ fn read_threads(conn: &Connection) -> rusqlite::Result<HashMap<String, ThreadInf
     Ok(out)
 }
 
-fn text_of(v: ValueRef<'_>) -> String {
-    match v {
-        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
-        ValueRef::Integer(i) => i.to_string(),
-        ValueRef::Real(f) => f.to_string(),
-        ValueRef::Null => String::new(),
-    }
-}
-
 fn type_name(v: ValueRef<'_>) -> &'static str {
     match v {
         ValueRef::Null => "NULL",
@@ -407,7 +399,7 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
     match serde_json::from_str::<Msg>(content) {
         Ok(msg) => read_msg(msg, role_column, row, out, 0, None),
         Err(e) => match super::json::replace_lone_surrogates(content) {
-            Some(fixed) => {
+            Some((fixed, _)) => {
                 let msg = serde_json::from_str::<Msg>(&fixed).map_err(|_| invalid(&e))?;
                 read_msg(msg, role_column, row, out, 0, None).map(|_| true)
             }
