@@ -21,10 +21,10 @@ use rusqlite::types::ValueRef;
 use serde_json::Value;
 
 use super::open::sqlite_problem;
-use super::rows::{Grouper, epoch_time, id_of, iso_time, opt_int, opt_text, text_of};
+use super::rows::{Grouper, epoch_time, id_of, iso_time, opt_int, opt_text, parse_column, text_of};
 use super::{SourceOptions, SourceStats, columns};
 use crate::error::{Error, Result};
-use crate::model::{Call, Event, Malformed, Session, ToolResult};
+use crate::model::{Call, Event, Session, ToolResult};
 
 /// The tool name of a request Goose could not parse.
 pub const UNPARSED: &str = "(unparsed request)";
@@ -77,19 +77,9 @@ pub fn read(
             continue;
         };
         let time = opt_int(r.get_ref(3).map_err(sql)?).and_then(epoch_time);
-        match r.get_ref(2).map_err(sql)? {
-            ValueRef::Text(b) | ValueRef::Blob(b) => {
-                let content = String::from_utf8_lossy(b);
-                if let Err(problem) = parse_content(&content, time, rowid, &mut unparsed, &mut session.events) {
-                    session.malformed.push(Malformed { row: rowid, problem, skipped: true });
-                }
-            }
-            _ => session.malformed.push(Malformed {
-                row: rowid,
-                problem: "content_json is not JSON text".into(),
-                skipped: true,
-            }),
-        }
+        parse_column(r.get_ref(2).map_err(sql)?, "content_json", rowid, session, |text, out| {
+            parse_content(text, time, rowid, &mut unparsed, out)
+        });
     }
     drop(rows);
     drop(stmt);

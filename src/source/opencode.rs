@@ -17,14 +17,13 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
-use rusqlite::types::ValueRef;
 use serde_json::Value;
 
 use super::open::sqlite_problem;
-use super::rows::{Grouper, epoch_time, id_of, opt_int, opt_text, text_of};
+use super::rows::{Grouper, epoch_time, id_of, opt_int, opt_text, parse_column, text_of};
 use super::{SourceOptions, SourceStats};
 use crate::error::{Error, Result};
-use crate::model::{Call, Event, Malformed, Session, ToolResult};
+use crate::model::{Call, Event, Session, ToolResult};
 
 struct SessionInfo {
     parent: Option<String>,
@@ -69,16 +68,9 @@ pub fn read(
             continue;
         };
         let created = opt_int(r.get_ref(2).map_err(sql)?).and_then(epoch_time);
-        match r.get_ref(3).map_err(sql)? {
-            ValueRef::Text(b) | ValueRef::Blob(b) => {
-                if let Err(problem) = parse_part(&String::from_utf8_lossy(b), created, rowid, &mut session.events) {
-                    session.malformed.push(Malformed { row: rowid, problem, skipped: true });
-                }
-            }
-            _ => {
-                session.malformed.push(Malformed { row: rowid, problem: "data is not JSON text".into(), skipped: true })
-            }
-        }
+        parse_column(r.get_ref(3).map_err(sql)?, "data", rowid, session, |text, out| {
+            parse_part(text, created, rowid, out)
+        });
     }
     drop(rows);
     drop(stmt);

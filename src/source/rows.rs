@@ -18,6 +18,26 @@ pub fn text_of(v: ValueRef<'_>) -> String {
     }
 }
 
+/// Parse a JSON text column of one row into `session`'s events with
+/// `parse`; a parse error, or a column that is not text, becomes a skipped
+/// `Malformed` row (`column` names it in the problem).
+pub fn parse_column(
+    v: ValueRef<'_>,
+    column: &str,
+    row: i64,
+    session: &mut Session,
+    parse: impl FnOnce(&str, &mut Vec<crate::model::Event>) -> Result<(), String>,
+) {
+    let problem = match v {
+        ValueRef::Text(b) | ValueRef::Blob(b) => match parse(&String::from_utf8_lossy(b), &mut session.events) {
+            Ok(()) => return,
+            Err(problem) => problem,
+        },
+        _ => format!("{column} is not JSON text"),
+    };
+    session.malformed.push(crate::model::Malformed { row, problem, skipped: true });
+}
+
 /// A column as text, `None` for NULL or empty.
 pub fn opt_text(v: ValueRef<'_>) -> Option<String> {
     match v {
