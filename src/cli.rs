@@ -1,4 +1,5 @@
-//! Command-line types only (clap derive); `lib.rs` does the work.
+//! Command-line types only (clap derive): no crate imports. `app::settings`
+//! turns them into the library's settings; `app` does the work.
 
 use std::path::PathBuf;
 
@@ -25,8 +26,6 @@ pub enum Command {
     Rules(RulesArgs),
     /// List the tool schemas in effect (built in, from the trace, from --tool-schemas) and where each came from.
     Schemas(SchemasArgs),
-    /// Write a synthetic Peri trace database (the shipped samples are made with it).
-    Generate(GenerateArgs),
     /// List the supported trace formats, how each is detected and where it lives by default.
     Formats,
     /// Import Claude Code, Codex and Gemini CLI transcripts (JSONL) into a tracelint database (sql/schema.sql).
@@ -72,9 +71,8 @@ pub struct ScanArgs {
     /// any, every default location of every supported format that exists is
     /// scanned (see `tracelint formats`).
     pub paths: Vec<PathBuf>,
-    /// Read every PATH as this format instead of detecting it (names: `tracelint formats`).
-    #[arg(long, value_name = "NAME")]
-    pub source_format: Option<String>,
+    #[command(flatten)]
+    pub judging: JudgingArgs,
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
     /// Count only calls made at or after this time: a date, an RFC 3339 time, or a span back from now (7d, 12h).
@@ -95,9 +93,6 @@ pub struct ScanArgs {
     /// Report runs of identical failures this long or longer (Peri's guard fires at 5).
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
     pub streak_threshold: usize,
-    /// Tool schemas (Anthropic, OpenAI or MCP tool list, JSON) over the built-in ones.
-    #[arg(long, value_name = "FILE")]
-    pub tool_schemas: Option<PathBuf>,
     /// Report an optional parameter as optional-but-required after this many missing-parameter errors name it.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub drift_min: u64,
@@ -107,6 +102,18 @@ pub struct ScanArgs {
     /// Also append a Markdown summary to this file (e.g. "$GITHUB_STEP_SUMMARY").
     #[arg(long, value_name = "PATH")]
     pub summary: Option<PathBuf>,
+}
+
+/// The options that change a verdict or what is shown of the trace: every
+/// command that judges takes them, so all agree on every call.
+#[derive(Debug, Clone, clap::Args)]
+pub struct JudgingArgs {
+    /// Read every PATH as this format instead of detecting it (names: `tracelint formats`).
+    #[arg(long, value_name = "NAME")]
+    pub source_format: Option<String>,
+    /// Tool schemas (Anthropic, OpenAI or MCP tool list, JSON) over the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    pub tool_schemas: Option<PathBuf>,
     /// Show secrets (API keys, tokens, passwords) in messages instead of redacting them.
     #[arg(long)]
     pub no_redact: bool,
@@ -120,11 +127,11 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub max_hidden: u64,
     /// Fail when the error rate is above R, overall (R) or for one tool (TOOL=R); R like 0.05 or 5%. Repeatable.
-    #[arg(long, value_name = "R|TOOL=R", value_parser = crate::gate::RateLimit::parse)]
-    pub max_error_rate: Vec<crate::gate::RateLimit>,
+    #[arg(long, value_name = "R|TOOL=R")]
+    pub max_error_rate: Vec<String>,
     /// Fail on any finding of these rules or any error of these categories (comma-separated, repeatable).
-    #[arg(long, value_name = "RULE[,RULE...]", value_parser = crate::gate::FailOn::parse_list)]
-    pub fail_on: Vec<Vec<crate::gate::FailOn>>,
+    #[arg(long, value_name = "RULE[,RULE...]")]
+    pub fail_on: Vec<String>,
     /// Report, but exit 0 even when the gate fails (2 still means an error).
     #[arg(long)]
     pub exit_zero: bool,
@@ -138,7 +145,7 @@ pub struct CheckArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ExamplesArgs {
-    /// Trace databases (default: the Peri location).
+    /// Trace databases or transcripts, as for `scan` (default: every default location found).
     pub paths: Vec<PathBuf>,
     /// The category whose failures to show (see `tracelint rules`).
     #[arg(long, value_name = "SLUG")]
@@ -152,23 +159,21 @@ pub struct ExamplesArgs {
     /// Leave out sub-agent sessions.
     #[arg(long)]
     pub no_subagents: bool,
-    /// Show secrets instead of redacting them.
-    #[arg(long)]
-    pub no_redact: bool,
+    #[command(flatten)]
+    pub judging: JudgingArgs,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct ShowArgs {
-    /// The session id (a prefix is enough if it is unique).
+    /// The session id: an exact id, or a prefix that only one session has.
     pub session: String,
-    /// Trace databases (default: the Peri location).
+    /// Trace databases or transcripts, as for `scan` (default: every default location found).
     pub paths: Vec<PathBuf>,
-    /// Show this call in full.
-    #[arg(long, value_name = "ID")]
+    /// Show this call in full: its id, a unique prefix of it, or its sequence number.
+    #[arg(long, value_name = "ID|SEQ")]
     pub call: Option<String>,
-    /// Show secrets instead of redacting them.
-    #[arg(long)]
-    pub no_redact: bool,
+    #[command(flatten)]
+    pub judging: JudgingArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -181,32 +186,6 @@ pub enum RulesFormat {
 pub struct RulesArgs {
     #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
     pub format: RulesFormat,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SampleKind {
-    /// The founding postmortem: Agent 45/1344 and Edit 284/6233 failures, all hidden.
-    PeriPostmortem,
-    /// The same kinds of failure after the fix: flagged, wrapped, nothing hidden.
-    PeriPostfix,
-    /// A large database for benchmarks (--calls), with interleaved sessions and big results.
-    PeriLarge,
-    /// A large Claude Code transcript (JSONL) for the import benchmark (--calls).
-    ClaudeCodeLarge,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct GenerateArgs {
-    #[arg(value_enum)]
-    pub kind: SampleKind,
-    /// Where to write the database; it must not exist yet.
-    pub out: PathBuf,
-    /// Seed of the generator; the same seed gives the same database.
-    #[arg(long, default_value_t = 2026)]
-    pub seed: u64,
-    /// Number of tool calls (peri-large and claude-code-large only).
-    #[arg(long, default_value_t = 1_000_000)]
-    pub calls: u64,
 }
 
 #[derive(Debug, clap::Args)]

@@ -12,6 +12,8 @@ pub enum Error {
     Usage(String),
     /// Writing the report failed.
     Output(std::io::Error),
+    /// A bug: an invariant of tracelint itself broke (a worker thread stopped).
+    Internal(String),
 }
 
 impl Error {
@@ -33,11 +35,19 @@ impl fmt::Display for Error {
             }
             Error::Usage(msg) => f.write_str(msg),
             Error::Output(e) => write!(f, "cannot write output: {e}"),
+            Error::Internal(msg) => write!(f, "internal error: {msg}"),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Output(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Error {

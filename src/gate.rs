@@ -12,20 +12,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::report::{Finding, Report, ToolReport, rate};
-use crate::rules::Category;
-
-/// Finding rules the gate knows (`--fail-on` accepts these and category slugs).
-pub const FINDING_RULES: &[&str] = &[
-    "hidden-error",
-    "guard-blind-streak",
-    "oscillation",
-    "unpaired-call",
-    "orphan-result",
-    "duplicate-call-id",
-    "malformed-row",
-    "schema-violation-accepted",
-];
+use crate::report::{Finding, Report, ToolReport, percent, rate};
+use crate::rules::{Category, FindingRule};
 
 /// An error-rate limit, for all calls or for one tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +45,7 @@ impl RateLimit {
 /// What `--fail-on` names: a finding rule or an error category.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FailOn {
-    Rule(&'static str),
+    Rule(FindingRule),
     Category(Category),
 }
 
@@ -67,13 +55,13 @@ impl FailOn {
     }
 
     fn parse(s: &str) -> std::result::Result<FailOn, String> {
-        if let Some(r) = FINDING_RULES.iter().find(|r| **r == s) {
+        if let Some(r) = FindingRule::from_id(s) {
             return Ok(FailOn::Rule(r));
         }
         Category::from_slug(s).map(FailOn::Category).ok_or_else(|| {
             format!(
                 "unknown rule or category {s:?} for --fail-on (rules: {}; categories: see `tracelint rules`)",
-                FINDING_RULES.join(", ")
+                FindingRule::ids().collect::<Vec<_>>().join(", ")
             )
         })
     }
@@ -121,7 +109,7 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 type Identity = (String, Option<String>, Option<String>, String);
 
 fn identity(f: &Finding) -> Identity {
-    (f.rule.to_string(), f.tool.clone(), f.category.clone(), f.key.clone())
+    (f.rule.as_str().to_string(), f.tool.clone(), f.category.clone(), f.key.clone())
 }
 
 fn fingerprint(id: &Identity) -> String {
@@ -190,7 +178,7 @@ pub fn baseline_diff(old: &Baseline, new: &Baseline) -> (u64, u64) {
 
 /// Why the gate failed, one reason each.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Violation {
+pub struct GateFailure {
     /// The tool it concerns, when it concerns one.
     pub tool: Option<String>,
     pub source: Option<String>,
@@ -198,21 +186,21 @@ pub struct Violation {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Outcome {
+pub struct Verdict {
     /// Indexes into `report.findings` of the findings that count (all of
     /// them without a baseline; those beyond the baseline otherwise).
     pub new_findings: Vec<usize>,
     /// Baseline entries (or parts of their counts) no longer seen.
     pub stale: Vec<Entry>,
-    pub violations: Vec<Violation>,
+    pub failures: Vec<GateFailure>,
     /// The new hidden errors.
     pub hidden: u64,
     pub baseline_used: bool,
 }
 
-impl Outcome {
+impl Verdict {
     pub fn passed(&self) -> bool {
-        self.violations.is_empty()
+        self.failures.is_empty()
     }
 
     /// One sentence a CI log reader understands.
@@ -225,7 +213,7 @@ impl Outcome {
                 if self.hidden == 1 { "" } else { "s" },
                 against,
                 gate.max_hidden,
-                crate::report::table::percent(rate(report.totals.errors, report.totals.calls), 2)
+                percent(rate(report.totals.errors, report.totals.calls), 2)
             );
             if !self.stale.is_empty() {
                 let n: u64 = self.stale.iter().map(|e| e.count).sum();
@@ -235,15 +223,15 @@ impl Outcome {
             s
         } else {
             let reasons: Vec<&str> =
-                self.violations.iter().filter(|v| v.source.is_none()).map(|v| v.text.as_str()).collect();
+                self.failures.iter().filter(|v| v.source.is_none()).map(|v| v.text.as_str()).collect();
             format!("tracelint check failed: {}.", reasons.join("; "))
         }
     }
 }
 
 /// Apply the gate (and the baseline, if any) to a report.
-pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Outcome {
-    let mut out = Outcome { baseline_used: baseline.is_some(), ..Outcome::default() };
+pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Verdict {
+    let mut out = Verdict { baseline_used: baseline.is_some(), ..Verdict::default() };
     // Findings that count: beyond the baseline's recorded count per identity.
     let mut allowance: BTreeMap<String, u64> =
         baseline.map(|b| b.entries.iter().map(|e| (e.fingerprint.clone(), e.count)).collect()).unwrap_or_default();
@@ -263,12 +251,12 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
         }
     }
     let new = |i: &usize| &report.findings[*i];
-    out.hidden = out.new_findings.iter().map(new).filter(|f| f.rule == "hidden-error").count() as u64;
+    out.hidden = out.new_findings.iter().map(new).filter(|f| f.rule == FindingRule::HiddenError).count() as u64;
 
     // Hidden errors.
     if out.hidden > gate.max_hidden {
         let against = if baseline.is_some() { " not in the baseline" } else { "" };
-        out.violations.push(Violation {
+        out.failures.push(GateFailure {
             tool: None,
             source: None,
             text: format!(
@@ -280,11 +268,11 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
             ),
         });
         let mut per: BTreeMap<(&str, &str), u64> = BTreeMap::new();
-        for f in out.new_findings.iter().map(new).filter(|f| f.rule == "hidden-error") {
+        for f in out.new_findings.iter().map(new).filter(|f| f.rule == FindingRule::HiddenError) {
             *per.entry((f.source.as_str(), f.tool.as_deref().unwrap_or(""))).or_default() += 1;
         }
         for ((source, tool), n) in per {
-            out.violations.push(Violation {
+            out.failures.push(GateFailure {
                 tool: Some(tool.to_string()),
                 source: Some(source.to_string()),
                 text: format!("{n} hidden error{}{against}", if n == 1 { "" } else { "s" }),
@@ -297,7 +285,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
             None => {
                 let r = rate(report.totals.errors, report.totals.calls);
                 if r > limit.max {
-                    out.violations.push(Violation {
+                    out.failures.push(GateFailure {
                         tool: None,
                         source: None,
                         text: format!("error rate {} above {}", pct(r), pct(limit.max)),
@@ -307,7 +295,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
                     let (e, c) = tools.iter().fold((0, 0), |(e, c), t| (e + t.errors, c + t.calls));
                     if rate(e, c) > limit.max {
                         for t in tools.iter().filter(|t| t.errors > 0) {
-                            out.violations.push(Violation {
+                            out.failures.push(GateFailure {
                                 tool: Some(t.tool.clone()),
                                 source: Some(report.sources[si].path.clone()),
                                 text: format!(
@@ -323,7 +311,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
             }
             Some(tool) => {
                 if let Some(t) = report.tools.iter().find(|t| &t.tool == tool).filter(|t| t.error_rate > limit.max) {
-                    out.violations.push(Violation {
+                    out.failures.push(GateFailure {
                         tool: None,
                         source: None,
                         text: format!("{tool} error rate {} above {}", pct(t.error_rate), pct(limit.max)),
@@ -331,7 +319,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
                 }
                 for (si, tools) in report.source_tools.iter().enumerate() {
                     if let Some(t) = tools.iter().find(|t| &t.tool == tool).filter(|t| t.error_rate > limit.max) {
-                        out.violations.push(per_tool(
+                        out.failures.push(per_tool(
                             report,
                             si,
                             t,
@@ -348,7 +336,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
             FailOn::Rule(rule) => {
                 let hits: Vec<&Finding> = out.new_findings.iter().map(new).filter(|x| x.rule == *rule).collect();
                 if !hits.is_empty() {
-                    out.violations.push(Violation {
+                    out.failures.push(GateFailure {
                         tool: None,
                         source: None,
                         text: format!("{} {rule} finding{}", hits.len(), if hits.len() == 1 { "" } else { "s" }),
@@ -358,7 +346,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
                         *per.entry((x.source.as_str(), x.tool.as_deref().unwrap_or(""))).or_default() += 1;
                     }
                     for ((source, tool), n) in per {
-                        out.violations.push(Violation {
+                        out.failures.push(GateFailure {
                             tool: Some(tool.to_string()),
                             source: Some(source.to_string()),
                             text: format!("{n} {rule}"),
@@ -373,7 +361,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
                     let hits: Vec<&Finding> =
                         out.new_findings.iter().map(new).filter(|x| x.category.as_deref() == Some(slug)).collect();
                     if !hits.is_empty() {
-                        out.violations.push(Violation {
+                        out.failures.push(GateFailure {
                             tool: None,
                             source: None,
                             text: format!(
@@ -383,7 +371,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
                             ),
                         });
                         for x in hits {
-                            out.violations.push(Violation {
+                            out.failures.push(GateFailure {
                                 tool: x.tool.clone(),
                                 source: Some(x.source.clone()),
                                 text: format!("new {slug} finding"),
@@ -393,7 +381,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
                 } else {
                     let n: u64 = report.categories.iter().filter(|c| c.category == slug).map(|c| c.errors).sum();
                     if n > 0 {
-                        out.violations.push(Violation {
+                        out.failures.push(GateFailure {
                             tool: None,
                             source: None,
                             text: format!("{n} {slug} error{}", if n == 1 { "" } else { "s" }),
@@ -401,7 +389,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
                         for (si, tools) in report.source_tools.iter().enumerate() {
                             for t in tools {
                                 if let Some(k) = t.categories.get(slug) {
-                                    out.violations.push(per_tool(
+                                    out.failures.push(per_tool(
                                         report,
                                         si,
                                         t,
@@ -418,12 +406,12 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ou
     out
 }
 
-fn per_tool(report: &Report, source: usize, t: &ToolReport, text: String) -> Violation {
-    Violation { tool: Some(t.tool.clone()), source: Some(report.sources[source].path.clone()), text }
+fn per_tool(report: &Report, source: usize, t: &ToolReport, text: String) -> GateFailure {
+    GateFailure { tool: Some(t.tool.clone()), source: Some(report.sources[source].path.clone()), text }
 }
 
 fn pct(x: f64) -> String {
-    crate::report::table::percent(x, 2)
+    percent(x, 2)
 }
 
 #[cfg(test)]
@@ -453,7 +441,7 @@ mod tests {
     fn fail_on_lists() {
         assert_eq!(
             FailOn::parse_list("hidden-error, stale-edit-match").unwrap(),
-            vec![FailOn::Rule("hidden-error"), FailOn::Category(Category::StaleEditMatch)]
+            vec![FailOn::Rule(FindingRule::HiddenError), FailOn::Category(Category::StaleEditMatch)]
         );
         assert!(FailOn::parse_list("hidden-errors").unwrap_err().contains("unknown rule or category"));
     }

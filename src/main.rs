@@ -18,27 +18,17 @@ fn main() -> ExitCode {
     };
     let scanning = matches!(cli.command, Command::Scan(_) | Command::Check(_));
     let bar = (scanning && std::io::stderr().is_terminal()).then(|| std::thread::spawn(draw_progress));
-    // Ok(false): the gate failed (exit 1).
-    let result = match &cli.command {
-        Command::Scan(args) => tracelint::run_scan(args, color(args.color), &mut out, &mut err).map(|()| true),
-        Command::Check(args) => tracelint::run_check(args, color(args.scan.color), &mut out, &mut err)
-            .map(|passed| passed || args.exit_zero),
-        Command::Examples(args) => tracelint::drill::run_examples(args, &mut out).map(|()| true),
-        Command::Show(args) => tracelint::drill::run_show(args, &mut out).map(|()| true),
-        Command::Rules(args) => tracelint::run_rules(args, &mut out).map(|()| true),
-        Command::Schemas(args) => tracelint::run_schemas(args, &mut out).map(|()| true),
-        Command::Generate(args) => tracelint::run_generate(args, &mut out).map(|()| true),
-        Command::Formats => tracelint::run_formats(&mut out).map(|()| true),
-        Command::Import(args) => tracelint::run_import(args, &mut out, &mut err).map(|()| true),
-    };
+    let result = tracelint::app::run(&cli, &color, &mut out, &mut err);
     tracelint::progress::finish();
     if let Some(bar) = bar {
         let _ = bar.join();
     }
-    let result = result.and_then(|ok| out.flush().map(|()| ok).map_err(tracelint::error::Error::from));
+    // The status was decided before the output was written: a reader that
+    // went away (`| head`) changes neither a pass nor a failure.
+    let result =
+        result.and_then(|status| tracelint::app::keep_status_on_closed_pipe(status, out.flush().map_err(Into::into)));
     match result {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(status) => ExitCode::from(status.code()),
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(err, "tracelint: error: {e}");

@@ -4,15 +4,26 @@
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use regex::Regex;
 
-static DISABLED: AtomicBool = AtomicBool::new(false);
+/// Whether secrets are replaced: a value handed down from the settings
+/// (`--no-redact` gives `Redaction::Off`), never a process-wide switch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Redaction {
+    #[default]
+    On,
+    Off,
+}
 
-/// Turn redaction off for this process (`--no-redact`).
-pub fn disable() {
-    DISABLED.store(true, Ordering::Relaxed);
+impl Redaction {
+    /// `text` with secret shapes replaced, unless redaction is off.
+    pub fn apply(self, text: &str) -> Cow<'_, str> {
+        match self {
+            Redaction::On => redact(text),
+            Redaction::Off => Cow::Borrowed(text),
+        }
+    }
 }
 
 struct Shape {
@@ -39,11 +50,8 @@ static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
     ]
 });
 
-/// `text` with secret shapes replaced, unless redaction is disabled.
+/// `text` with secret shapes replaced.
 pub fn redact(text: &str) -> Cow<'_, str> {
-    if DISABLED.load(Ordering::Relaxed) {
-        return Cow::Borrowed(text);
-    }
     let mut out = Cow::Borrowed(text);
     for s in SHAPES.iter() {
         if s.re.is_match(&out) {

@@ -6,6 +6,7 @@ pub mod benign;
 pub mod category;
 pub mod classify;
 pub mod content;
+pub mod findings;
 pub mod tools;
 
 use std::sync::LazyLock;
@@ -13,9 +14,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-pub use category::Category;
+pub use category::{CATEGORIES, Category};
 pub use classify::{CLASS_RULES, ClassRule};
 pub use content::{CONTENT_RULES, ContentRule};
+pub use findings::{FINDING_RULES, FindingRule, Severity};
 
 /// How sure a content rule is that a match means failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

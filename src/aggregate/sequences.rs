@@ -3,72 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
-use crate::analysis::sequence::{self, SessionSequences};
-use crate::analysis::{Failure, JudgedCall, JudgedSession, Outcome};
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct RecoveryRow {
-    pub tool: String,
-    pub category: String,
-    pub failures: u64,
-    /// A later call of the same tool in the session succeeded.
-    pub recovered: u64,
-    pub recovered_at_1: u64,
-    pub recovered_at_2: u64,
-    pub recovered_at_3: u64,
-    /// Median calls until the first success, over recovered failures.
-    pub median_attempts: Option<f64>,
-    pub identical_retries: u64,
-    pub identical_retry_successes: u64,
-    pub abandoned: u64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct StreakRow {
-    pub tool: String,
-    /// Runs of 2 or more consecutive calls failing with the same template.
-    pub streaks: u64,
-    pub longest: u64,
-    pub p50: u64,
-    pub p95: u64,
-    /// Streak lengths: "2", "3", "4", "5-9", "10+".
-    pub histogram: BTreeMap<String, u64>,
-    pub at_or_above_threshold: u64,
-    pub hidden_at_or_above_threshold: u64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct StreakReport {
-    pub threshold: u64,
-    pub by_tool: Vec<StreakRow>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct RepairRow {
-    pub tool: String,
-    pub category: String,
-    pub change: String,
-    pub kind: String,
-    /// Repairs of this (tool, category) that made this change.
-    pub count: u64,
-    /// All repairs of this (tool, category).
-    pub of: u64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct FeedbackRow {
-    pub template: String,
-    pub tool: String,
-    pub count: u64,
-    /// The text names the field, the path or the line at fault.
-    pub locates: bool,
-    /// The text gives allowed values, an example or a next step.
-    pub directs: bool,
-    /// Failures with this text whose next call of the tool succeeded.
-    pub recovered_at_1: u64,
-}
+use crate::judge::sequence::{self, SessionSequences};
+use crate::judge::{Failure, JudgedCall, JudgedSession, Outcome};
+use crate::report::{FeedbackRow, RecoveryRow, RepairRow, StreakReport, StreakRow};
 
 #[derive(Default)]
 struct Recovery {
@@ -256,7 +193,7 @@ fn percentile(sorted: &[u64], p: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::judge;
+    use crate::judge::judge;
     use crate::model::{Call, Event, Session, ToolResult};
     use serde_json::{Value, json};
 

@@ -5,8 +5,9 @@ use std::io::Write;
 
 use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, ContentLineStyle, LineStyle, Table, TableStyle};
 
-use super::{ReasonRow, Report};
+use super::{percent, plural};
 use crate::error::Result;
+use crate::report::{ReasonRow, Report};
 use crate::sanitize::{one_line, truncate};
 
 pub struct Style {
@@ -46,14 +47,6 @@ fn count_cell(n: u64, alarm: bool) -> Cell {
 }
 
 /// `1 error`, `2 errors`.
-pub fn plural(n: u64, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
-}
-
-pub fn percent(x: f64, decimals: usize) -> String {
-    format!("{:.*}%", decimals, x * 100.0)
-}
-
 fn name(s: &str) -> String {
     truncate(&one_line(s), 48)
 }
@@ -98,7 +91,7 @@ pub fn render(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
         Cell::new(tot.flagged_errors),
         Cell::new(tot.content_errors),
         count_cell(tot.hidden_errors, style.color),
-        Cell::new(percent(super::rate(tot.errors, tot.calls), 2)),
+        Cell::new(percent(crate::report::rate(tot.errors, tot.calls), 2)),
     ]);
     right_align(&mut t, 1);
     writeln!(out)?;
@@ -137,9 +130,9 @@ pub fn render(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
     // Findings by rule.
     let mut by_rule: Vec<(&str, usize)> = Vec::new();
     for f in &report.findings {
-        match by_rule.iter_mut().find(|(r, _)| *r == f.rule) {
+        match by_rule.iter_mut().find(|(r, _)| *r == f.rule.as_str()) {
             Some(e) => e.1 += 1,
-            None => by_rule.push((f.rule, 1)),
+            None => by_rule.push((f.rule.as_str(), 1)),
         }
     }
     if !by_rule.is_empty() {

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use super::Report;
 use crate::error::Result;
+use crate::report::Report;
 
 pub fn render(report: &Report, out: &mut dyn Write) -> Result<()> {
     serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)?;

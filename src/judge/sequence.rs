@@ -311,7 +311,7 @@ pub fn directs(message: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::judge;
+    use crate::judge::judge;
     use crate::model::{Call, Event, Session, ToolResult};
     use serde_json::json;
 

@@ -3,42 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
-use crate::analysis::{Failure, JudgedCall, Outcome, sequence};
+use crate::judge::{Failure, JudgedCall, Outcome, sequence};
+use crate::report::{DriftRow, SchemaReport, SchemaToolRow};
 use crate::rules::Category;
-use crate::schema::{SchemaSet, Violation, validate};
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct SchemaToolRow {
-    pub tool: String,
-    /// Where the schema came from: `built-in peri`, a file, `trace`.
-    pub origin: String,
-    pub validated: u64,
-    pub violations: u64,
-    /// Calls that violate the schema but came back as successes.
-    pub accepted_violations: u64,
-    /// Violating calls per category of their first violation.
-    pub categories: BTreeMap<String, u64>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct DriftRow {
-    /// `optional-but-required`, `enum-too-narrow` or `undocumented-param`.
-    pub rule: String,
-    pub tool: String,
-    pub param: String,
-    /// For `enum-too-narrow`, the value accepted outside the enum.
-    pub value: Option<String>,
-    pub count: u64,
-    pub recommendation: String,
-}
-
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct SchemaReport {
-    pub tools: Vec<SchemaToolRow>,
-    pub drift: Vec<DriftRow>,
-}
+use crate::schema::{ToolSchema, Violation};
 
 #[derive(Default)]
 pub struct SchemaAgg {
@@ -49,30 +17,9 @@ pub struct SchemaAgg {
     undocumented: BTreeMap<(String, String), u64>,
 }
 
-/// The violations of every call of a session that has a schema, by index.
-pub fn check_session(schemas: &SchemaSet, calls: &[JudgedCall]) -> Vec<Option<Vec<Violation>>> {
-    calls.iter().map(|c| schemas.get(&c.tool).map(|ts| validate(ts, &c.input))).collect()
-}
-
-/// A failed call whose message no rule classified gets the category of its
-/// first violation: the arguments say what the text did not.
-pub fn reclassify(calls: &mut [JudgedCall], violations: &[Option<Vec<Violation>>]) {
-    for (c, v) in calls.iter_mut().zip(violations) {
-        if let (Outcome::Failed(f), Some(Some(first))) = (&mut c.outcome, v.as_ref().map(|v| v.first()))
-            && f.category == Category::Other
-        {
-            f.category = first.category;
-            f.reason = "schema-violation";
-            f.label = "arguments violate the tool schema";
-        }
-    }
-}
-
 impl SchemaAgg {
-    /// Count one (counted) call. Returns the violation to report when the
-    /// call was accepted despite it.
-    pub fn add(&mut self, schemas: &SchemaSet, c: &JudgedCall, violations: &[Violation]) -> Option<String> {
-        let ts = schemas.get(&c.tool)?;
+    /// Count one (counted) call validated against `ts`.
+    pub fn add(&mut self, ts: &ToolSchema, c: &JudgedCall, violations: &[Violation]) {
         // Looked up by reference first: this runs for every call.
         if !self.tools.get(&c.tool).is_some_and(|m| m.contains_key(&ts.origin)) {
             self.tools.entry(c.tool.clone()).or_default().insert(
@@ -93,7 +40,6 @@ impl SchemaAgg {
             row.violations += 1;
             *row.categories.entry(first.category.as_str().to_string()).or_default() += 1;
         }
-        let mut accepted = None;
         match &c.outcome {
             Outcome::Failed(Failure { category: Category::MissingRequiredParam, message, .. }) => {
                 // The optional parameter the message names first, among those the
@@ -109,9 +55,8 @@ impl SchemaAgg {
                 }
             }
             Outcome::Success => {
-                if let Some(first) = violations.first() {
+                if !violations.is_empty() {
                     row.accepted_violations += 1;
-                    accepted = Some(first.text.clone());
                 }
                 if let Some(input) = c.input.as_object() {
                     let documented = !ts.properties().is_empty();
@@ -128,7 +73,6 @@ impl SchemaAgg {
             }
             _ => {}
         }
-        accepted
     }
 
     pub fn finish(self, drift_min: u64) -> SchemaReport {

@@ -4,9 +4,10 @@
 
 use std::io::Write;
 
-use super::Report;
 use crate::error::Result;
 use crate::gate;
+use crate::report::Report;
+use crate::rules::{FindingRule, Severity};
 use crate::sanitize::{one_line, truncate};
 
 pub const MAX_ERRORS: usize = 10;
@@ -22,7 +23,7 @@ pub fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn render(report: &Report, outcome: &gate::Outcome, g: &gate::Gate, out: &mut dyn Write) -> Result<()> {
+pub fn render(report: &Report, outcome: &gate::Verdict, g: &gate::Gate, out: &mut dyn Write) -> Result<()> {
     let (mut errors, mut warnings, mut left_out) = (0usize, 0usize, 0usize);
     let mut emit = |level: &str, title: &str, message: &str, out: &mut dyn Write| -> Result<()> {
         let (count, max) = if level == "error" { (&mut errors, MAX_ERRORS) } else { (&mut warnings, MAX_WARNINGS) };
@@ -39,11 +40,12 @@ pub fn render(report: &Report, outcome: &gate::Outcome, g: &gate::Gate, out: &mu
     }
     let mut order: Vec<usize> = outcome.new_findings.clone();
     // Most severe first: the streaks a guard missed, then other errors, then warnings.
-    order
-        .sort_by_key(|&i| (report.findings[i].severity != "error", report.findings[i].rule != "guard-blind-streak", i));
+    order.sort_by_key(|&i| {
+        (report.findings[i].severity != Severity::Error, report.findings[i].rule != FindingRule::GuardBlindStreak, i)
+    });
     for i in order {
         let f = &report.findings[i];
-        let level = if f.severity == "error" { "error" } else { "warning" };
+        let level = f.severity.as_str();
         let title = match &f.tool {
             Some(t) => format!("tracelint {} ({t})", f.rule),
             None => format!("tracelint {}", f.rule),

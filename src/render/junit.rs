@@ -3,9 +3,9 @@
 
 use std::io::Write;
 
-use super::Report;
 use crate::error::Result;
 use crate::gate;
+use crate::report::Report;
 use crate::sanitize::one_line;
 
 /// Text safe in XML 1.0 attributes and content: one line, no characters
@@ -26,7 +26,7 @@ pub fn xml(s: &str) -> String {
     out
 }
 
-pub fn render(report: &Report, outcome: &gate::Outcome, out: &mut dyn Write) -> Result<()> {
+pub fn render(report: &Report, outcome: &gate::Verdict, out: &mut dyn Write) -> Result<()> {
     let mut suites = Vec::new();
     let (mut total_tests, mut total_failures) = (0usize, 0usize);
     for (si, src) in report.sources.iter().enumerate() {
@@ -35,7 +35,7 @@ pub fn render(report: &Report, outcome: &gate::Outcome, out: &mut dyn Write) -> 
         let mut failures = 0;
         for t in tools {
             let reasons: Vec<&str> = outcome
-                .violations
+                .failures
                 .iter()
                 .filter(|v| v.source.as_deref() == Some(&src.path) && v.tool.as_deref() == Some(&t.tool))
                 .map(|v| v.text.as_str())

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use super::Report;
 use crate::error::Result;
+use crate::report::Report;
 use crate::sanitize::one_line;
 
 /// A cell a spreadsheet will not evaluate: text starting with `=`, `+`,

@@ -1,10 +1,14 @@
 //! Judging a session: pair its calls, apply both signals to every pair,
-//! classify every failure, and decide stale edits from the session's order.
+//! classify every failure (content rules, tool schemas, stale edits from
+//! the session's order), run the sequence analyses and emit the findings.
+//! Everything that decides is here; aggregation only counts.
 
+pub mod findings;
 pub mod normalize;
 pub mod sequence;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
@@ -15,6 +19,8 @@ use crate::pair::pair;
 use crate::rules::tools::{FileEffect, file_effect, file_path};
 use crate::rules::{self, Category};
 use crate::sanitize;
+use crate::schema::{SchemaSet, Violation, validate};
+pub use findings::{Counted, SessionFinding};
 
 /// Longest error message kept as evidence, in characters.
 pub const MESSAGE_CHARS: usize = 200;
@@ -62,6 +68,11 @@ pub struct JudgedCall {
     pub time: Option<DateTime<Utc>>,
     pub row: i64,
     pub outcome: Outcome,
+    /// How the arguments violate the tool's schema, most telling first;
+    /// `None` when the tool has no schema.
+    pub violations: Option<Vec<Violation>>,
+    /// The result it was paired with, as read.
+    pub result: Option<ToolResult>,
 }
 
 #[derive(Debug, Clone)]
@@ -80,13 +91,74 @@ pub struct JudgedSession {
     /// Indexes into `calls` of calls that reuse an earlier call's id.
     pub duplicates: Vec<usize>,
     pub malformed: Vec<Malformed>,
+    /// Streaks, recovery, oscillations and repairs of the session.
+    pub sequences: sequence::SessionSequences,
+    /// The defects found in the session, in emission order.
+    pub findings: Vec<SessionFinding>,
+}
+
+/// Judges the sessions of one source: the tool schemas in effect for it and
+/// the settings of the analyses.
+#[derive(Default, Clone)]
+pub struct Judge {
+    schemas: Arc<SchemaSet>,
+    streak_threshold: usize,
+}
+
+impl Judge {
+    pub fn new(schemas: Arc<SchemaSet>, streak_threshold: usize) -> Judge {
+        Judge { schemas, streak_threshold: streak_threshold.max(2) }
+    }
+
+    /// The tool schemas this judge validates against.
+    pub fn schemas(&self) -> &Arc<SchemaSet> {
+        &self.schemas
+    }
+
+    /// The streak length from which a run of hidden failures is a finding.
+    pub fn streak_threshold(&self) -> usize {
+        self.streak_threshold.max(2)
+    }
+
+    /// Judge every call of a session, then analyse its order and list its
+    /// findings.
+    pub fn judge(&self, session: Session) -> JudgedSession {
+        let mut s = judge_calls(session);
+        if !self.schemas.is_empty() {
+            for c in &mut s.calls {
+                c.violations = self.schemas.get(&c.tool).map(|ts| validate(ts, &c.input));
+                reclassify(c);
+            }
+        }
+        s.sequences = sequence::analyze(&s);
+        s.findings = findings::of_session(&s, self.streak_threshold());
+        s
+    }
+}
+
+/// A failed call whose message no rule classified gets the category of its
+/// first schema violation: the arguments say what the text did not.
+fn reclassify(c: &mut JudgedCall) {
+    if let (Outcome::Failed(f), Some(first)) = (&mut c.outcome, c.violations.as_ref().and_then(|v| v.first()))
+        && f.category == Category::Other
+    {
+        f.category = first.category;
+        f.reason = "schema-violation";
+        f.label = "arguments violate the tool schema";
+    }
 }
 
 pub const STALE_REASON: &str = "stale-after-own-edit";
 const STALE_LABEL: &str = "old_string not found after the session edited the file";
 
-/// Judge every call of a session.
+/// Judge a session with no tool schemas and the default streak threshold.
 pub fn judge(session: Session) -> JudgedSession {
+    Judge::new(Arc::default(), sequence::DEFAULT_STREAK_THRESHOLD).judge(session)
+}
+
+/// Pair a session's calls and judge each pair by both signals and the
+/// classification rules, with stale edits decided in call order.
+fn judge_calls(session: Session) -> JudgedSession {
     let mut calls_in: Vec<Call> = Vec::new();
     let mut results: Vec<ToolResult> = Vec::new();
     for event in session.events {
@@ -113,6 +185,14 @@ pub fn judge(session: Session) -> JudgedSession {
         }
         outcomes.push(outcome);
     }
+    let orphans = paired
+        .orphans
+        .iter()
+        .map(|&r| &results[r])
+        .map(|r| Orphan { call_id: r.call_id.clone(), row: r.row, time: r.time.or(session.started) })
+        .collect();
+    // Each result moves into the call it answers (kept for drill-down).
+    let mut results: Vec<Option<ToolResult>> = results.into_iter().map(Some).collect();
     let calls = paired
         .pairs
         .iter()
@@ -126,13 +206,9 @@ pub fn judge(session: Session) -> JudgedSession {
             time: call.time.or(session.started),
             row: call.row,
             outcome,
+            violations: None,
+            result: p.result.and_then(|r| results.get_mut(r).and_then(Option::take)),
         })
-        .collect();
-    let orphans = paired
-        .orphans
-        .iter()
-        .map(|&r| &results[r])
-        .map(|r| Orphan { call_id: r.call_id.clone(), row: r.row, time: r.time.or(session.started) })
         .collect();
     JudgedSession {
         id: session.id,
@@ -141,6 +217,8 @@ pub fn judge(session: Session) -> JudgedSession {
         orphans,
         duplicates: paired.duplicates,
         malformed: session.malformed,
+        sequences: sequence::SessionSequences::default(),
+        findings: Vec::new(),
     }
 }
 

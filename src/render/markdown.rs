@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use super::table::{percent, plural};
-use super::{Report, rate};
+use super::{percent, plural};
 use crate::error::Result;
 use crate::gate;
+use crate::report::{Report, rate};
 use crate::rules::Category;
 use crate::sanitize::{one_line, truncate};
 
@@ -51,7 +51,7 @@ fn cell_code(s: &str) -> String {
 
 const TOP_MESSAGES: usize = 15;
 
-pub fn render(report: &Report, outcome: Option<(&gate::Outcome, &gate::Gate)>, out: &mut dyn Write) -> Result<()> {
+pub fn render(report: &Report, outcome: Option<(&gate::Verdict, &gate::Gate)>, out: &mut dyn Write) -> Result<()> {
     let t = &report.totals;
     let sources: Vec<String> = report.sources.iter().map(|s| format!("{} ({})", code(&s.path), s.format)).collect();
     writeln!(out, "# tracelint postmortem")?;

@@ -1,0 +1,305 @@
+//! Aggregation: judged sessions counted into the one `Report` every
+//! renderer sees. Counting only: every verdict, category and finding was
+//! decided by the judge; here the filters choose what counts, findings are
+//! placed in their source, and trace text is redacted.
+
+pub mod schemas;
+pub mod sequences;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+use crate::judge::sequence::DEFAULT_STREAK_THRESHOLD;
+use crate::judge::{Counted, JudgedCall, JudgedSession, Outcome, SessionFinding};
+use crate::redact::Redaction;
+use crate::report::{
+    CONTRACT_VERSION, CategoryRow, Finding, ReasonRow, Report, SourceReport, ToolReport, Totals, rate,
+};
+use crate::schema::SchemaSet;
+use sequences::SequenceAgg;
+
+/// Which calls count in the report. Sessions are judged whole first (stale
+/// edits need the full order); these filters only choose what is counted.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+    pub tools: Vec<String>,
+}
+
+impl Filters {
+    pub fn time_ok(&self, t: Option<DateTime<Utc>>) -> bool {
+        if self.since.is_none() && self.until.is_none() {
+            return true;
+        }
+        let Some(t) = t else { return false };
+        self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t < u)
+    }
+
+    pub fn call_ok(&self, c: &JudgedCall) -> bool {
+        (self.tools.is_empty() || self.tools.contains(&c.tool)) && self.time_ok(c.time)
+    }
+}
+
+/// Settings of the aggregation.
+#[derive(Debug, Clone)]
+pub struct AggregateOptions {
+    pub filters: Filters,
+    /// Streaks this long or longer are reported (Peri's guard fires at 5).
+    pub streak_threshold: usize,
+    /// Missing-parameter errors naming an optional parameter before it is
+    /// reported as `optional-but-required`.
+    pub drift_min: u64,
+    pub redaction: Redaction,
+}
+
+impl Default for AggregateOptions {
+    fn default() -> Self {
+        AggregateOptions {
+            filters: Filters::default(),
+            streak_threshold: DEFAULT_STREAK_THRESHOLD,
+            drift_min: 3,
+            redaction: Redaction::On,
+        }
+    }
+}
+
+/// Collects judged sessions, one source after another, into a `Report`.
+pub struct Aggregator {
+    options: AggregateOptions,
+    sequences: SequenceAgg,
+    schemas: Arc<SchemaSet>,
+    schema_agg: schemas::SchemaAgg,
+    sources: Vec<SourceReport>,
+    totals: Totals,
+    tools: BTreeMap<String, ToolReport>,
+    categories: BTreeMap<(String, String), (u64, u64)>,
+    reasons: BTreeMap<(String, String, String), (String, u64, u64)>,
+    findings: Vec<Finding>,
+    source_tools: Vec<BTreeMap<String, ToolReport>>,
+    examples: BTreeMap<(String, String), String>,
+    warnings: Vec<String>,
+}
+
+fn count_call(t: &mut ToolReport, outcome: &Outcome) {
+    t.calls += 1;
+    if let Outcome::Failed(f) = outcome {
+        t.errors += 1;
+        t.flagged_errors += u64::from(f.flagged);
+        t.content_errors += u64::from(f.content_rule.is_some());
+        t.hidden_errors += u64::from(f.is_hidden());
+        *t.categories.entry(f.category.as_str().to_string()).or_default() += 1;
+    }
+}
+
+fn tool_entry<'a>(map: &'a mut BTreeMap<String, ToolReport>, tool: &str) -> &'a mut ToolReport {
+    // Look up by reference first: this runs for every call.
+    if !map.contains_key(tool) {
+        map.insert(tool.to_string(), ToolReport { tool: tool.to_string(), ..ToolReport::default() });
+    }
+    map.get_mut(tool).expect("inserted above")
+}
+
+impl Aggregator {
+    pub fn new(options: AggregateOptions) -> Aggregator {
+        Aggregator {
+            options,
+            sequences: SequenceAgg::default(),
+            schemas: Arc::default(),
+            schema_agg: schemas::SchemaAgg::default(),
+            sources: Vec::new(),
+            totals: Totals::default(),
+            tools: BTreeMap::new(),
+            categories: BTreeMap::new(),
+            reasons: BTreeMap::new(),
+            findings: Vec::new(),
+            source_tools: Vec::new(),
+            examples: BTreeMap::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Record warnings about the current source.
+    pub fn warn(&mut self, warnings: Vec<String>) {
+        self.warnings.extend(warnings);
+    }
+
+    /// Start a new source; following sessions belong to it. `schemas` are
+    /// the tool schemas its judge validated against.
+    pub fn begin_source(&mut self, path: &str, format: &str, schemas: Arc<SchemaSet>) {
+        self.schemas = schemas;
+        self.sources.push(SourceReport { path: path.to_string(), format: format.to_string(), sessions: 0, calls: 0 });
+        self.source_tools.push(BTreeMap::new());
+    }
+
+    /// Count one judged session of the current source.
+    pub fn add(&mut self, s: &JudgedSession) {
+        if self.sources.is_empty() || self.source_tools.is_empty() {
+            return;
+        }
+        let mut counted = 0u64;
+        for c in &s.calls {
+            if self.options.filters.call_ok(c) {
+                counted += 1;
+                self.count(c);
+            }
+        }
+        let filters = &self.options.filters;
+        for &i in &s.duplicates {
+            if filters.call_ok(&s.calls[i]) {
+                self.totals.duplicate_call_ids += 1;
+            }
+        }
+        if filters.tools.is_empty() {
+            self.totals.orphan_results += s.orphans.iter().filter(|o| filters.time_ok(o.time)).count() as u64;
+        }
+        let mut placed = Vec::new();
+        for f in &s.findings {
+            let keep = match f.counted {
+                Counted::Call(i) => filters.call_ok(&s.calls[i]),
+                Counted::Orphan(time) => filters.tools.is_empty() && filters.time_ok(time),
+                Counted::Always => true,
+            };
+            if keep {
+                placed.push(self.place(s, f));
+            }
+        }
+        self.findings.append(&mut placed);
+        let threshold = self.options.streak_threshold.max(2);
+        let filters = &self.options.filters;
+        self.sequences.add(s, &s.sequences, threshold, &|i| filters.call_ok(&s.calls[i]));
+        if counted > 0
+            && let Some(src) = self.sources.last_mut()
+        {
+            src.sessions += 1;
+            src.calls += counted;
+            self.totals.sessions += 1;
+            self.totals.calls += counted;
+        }
+    }
+
+    /// Count one call that passed the filters.
+    fn count(&mut self, c: &JudgedCall) {
+        if let (Some(ts), Some(v)) = (self.schemas.get(&c.tool), &c.violations) {
+            self.schema_agg.add(ts, c, v);
+        }
+        count_call(tool_entry(&mut self.tools, &c.tool), &c.outcome);
+        if let Some(per_source) = self.source_tools.last_mut() {
+            count_call(tool_entry(per_source, &c.tool), &c.outcome);
+        }
+        match &c.outcome {
+            Outcome::Success => {}
+            Outcome::Unpaired => self.totals.unpaired_calls += 1,
+            Outcome::Failed(f) => {
+                let hidden = f.is_hidden();
+                let redaction = self.options.redaction;
+                self.examples
+                    .entry((c.tool.clone(), f.template.clone()))
+                    .or_insert_with(|| redaction.apply(&f.message).into_owned());
+                self.totals.errors += 1;
+                self.totals.flagged_errors += u64::from(f.flagged);
+                self.totals.content_errors += u64::from(f.content_rule.is_some());
+                self.totals.hidden_errors += u64::from(hidden);
+                self.totals.flag_only_errors += u64::from(f.flagged && f.content_rule.is_none());
+                let cat = self.categories.entry((c.tool.clone(), f.category.as_str().to_string())).or_default();
+                cat.0 += 1;
+                cat.1 += u64::from(hidden);
+                let reason = self
+                    .reasons
+                    .entry((c.tool.clone(), f.category.as_str().to_string(), f.reason.to_string()))
+                    .or_insert_with(|| (f.label.to_string(), 0, 0));
+                reason.1 += 1;
+                reason.2 += u64::from(hidden);
+            }
+        }
+    }
+
+    /// A session finding placed in the current source, its text redacted.
+    fn place(&self, s: &JudgedSession, f: &SessionFinding) -> Finding {
+        let call = f.at.map(|i| &s.calls[i]);
+        let redaction = self.options.redaction;
+        Finding {
+            rule: f.rule,
+            severity: f.rule.severity(),
+            source: self.sources.last().map(|src| src.path.clone()).unwrap_or_default(),
+            session: s.id.clone(),
+            call_id: call.map(|c| c.call_id.clone()).or_else(|| f.call_id.clone()),
+            seq: call.map(|c| c.seq),
+            tool: call.map(|c| c.tool.clone()),
+            category: f.category.map(|c| c.as_str().to_string()),
+            message: redaction.apply(&f.message).into_owned(),
+            key: redaction.apply(&f.key).into_owned(),
+        }
+    }
+
+    pub fn finish(self) -> Report {
+        let tools = finish_tools(self.tools);
+        let mut categories: Vec<CategoryRow> = self
+            .categories
+            .into_iter()
+            .map(|((tool, category), (errors, hidden_errors))| CategoryRow { category, tool, errors, hidden_errors })
+            .collect();
+        categories.sort_by(|a, b| a.tool.cmp(&b.tool).then(b.errors.cmp(&a.errors)).then(a.category.cmp(&b.category)));
+        let mut reasons: Vec<ReasonRow> = self
+            .reasons
+            .into_iter()
+            .map(|((tool, category, reason), (label, errors, hidden_errors))| ReasonRow {
+                tool,
+                category,
+                reason,
+                label,
+                errors,
+                hidden_errors,
+            })
+            .collect();
+        reasons.sort_by(|a, b| {
+            a.tool
+                .cmp(&b.tool)
+                .then(b.errors.cmp(&a.errors))
+                .then(a.category.cmp(&b.category))
+                .then(a.reason.cmp(&b.reason))
+        });
+        let mut findings = self.findings;
+        findings.sort_by(|a, b| {
+            (&a.source, &a.session, a.seq, a.rule.as_str(), &a.call_id, &a.message).cmp(&(
+                &b.source,
+                &b.session,
+                b.seq,
+                b.rule.as_str(),
+                &b.call_id,
+                &b.message,
+            ))
+        });
+        let (recovery, streaks, repairs, feedback) = self.sequences.finish(self.options.streak_threshold.max(2));
+        let schema = self.schema_agg.finish(self.options.drift_min);
+        let source_tools = self.source_tools.into_iter().map(finish_tools).collect();
+        Report {
+            schema_version: CONTRACT_VERSION,
+            sources: self.sources,
+            totals: self.totals,
+            tools,
+            categories,
+            findings,
+            recovery,
+            streaks,
+            repairs,
+            feedback,
+            schema,
+            reasons,
+            source_tools,
+            examples: self.examples,
+            warnings: self.warnings,
+        }
+    }
+}
+
+fn finish_tools(m: BTreeMap<String, ToolReport>) -> Vec<ToolReport> {
+    m.into_values()
+        .map(|mut t| {
+            t.error_rate = rate(t.errors, t.calls);
+            t
+        })
+        .collect()
+}

@@ -1,0 +1,269 @@
+//! Drill-down: the calls and results behind a number. `examples` prints the
+//! failures of one category; `show` prints one session's calls in order
+//! with their verdicts. Both walk the same spine as `scan`, so a call has
+//! the same verdict and category here as in the report. All trace text is
+//! redacted, sanitized and truncated.
+
+use std::io::Write;
+
+use super::settings;
+use crate::cli::{ExamplesArgs, ShowArgs};
+use crate::error::{Error, Result};
+use crate::judge::{JudgedCall, JudgedSession, Outcome};
+use crate::model::ToolResult;
+use crate::redact::Redaction;
+use crate::rules::Category;
+use crate::sanitize::{block, one_line, truncate};
+use crate::{SourceStart, Visitor};
+
+fn verdict(c: &JudgedCall) -> String {
+    match &c.outcome {
+        Outcome::Success => "ok".into(),
+        Outcome::Unpaired => "unpaired (no result)".into(),
+        Outcome::Failed(f) if f.is_hidden() => format!("HIDDEN ERROR · {}", f.category),
+        Outcome::Failed(f) if f.content_rule.is_none() => format!("flag-only error · {}", f.category),
+        Outcome::Failed(f) => format!("flagged error · {}", f.category),
+    }
+}
+
+fn flag_text(r: Option<&ToolResult>) -> &'static str {
+    match r.and_then(|r| r.flag) {
+        Some(true) => "flag: error",
+        Some(false) => "flag: success",
+        None => "flag: none recorded",
+    }
+}
+
+fn print_detail(source: &str, session: &str, c: &JudgedCall, redaction: Redaction, out: &mut dyn Write) -> Result<()> {
+    writeln!(
+        out,
+        "{} · session {} · call {} ({}) · {}",
+        one_line(source),
+        one_line(session),
+        c.seq,
+        truncate(&one_line(&c.call_id), 60),
+        truncate(&one_line(&c.tool), 60)
+    )?;
+    let content = match &c.outcome {
+        Outcome::Failed(f) => match f.content_rule {
+            Some(rule) => format!("content: {rule}"),
+            None => "content: no rule".to_string(),
+        },
+        _ => "content: no rule".to_string(),
+    };
+    writeln!(out, "  verdict: {} ({}; {})", verdict(c), flag_text(c.result.as_ref()), content)?;
+    if let Outcome::Failed(f) = &c.outcome {
+        writeln!(out, "  reason: {} ({})", f.label, f.reason)?;
+    }
+    if let Some(first) = c.violations.as_ref().and_then(|v| v.first()) {
+        writeln!(out, "  schema: {}", one_line(&first.text))?;
+    }
+    let args = serde_json::to_string(&c.input).unwrap_or_default();
+    writeln!(out, "  arguments: {}", truncate(&one_line(&redaction.apply(&args)), 400))?;
+    match &c.result {
+        Some(r) => {
+            writeln!(out, "  result:")?;
+            write!(out, "{}", block(&redaction.apply(&r.text), "    ", 12, 1200))?;
+        }
+        None => writeln!(out, "  result: (none)")?,
+    }
+    Ok(())
+}
+
+/// Collects the first `limit` failures of one category (and tool).
+struct Examples<'a> {
+    args: &'a ExamplesArgs,
+    category: Category,
+    source: String,
+    picked: Vec<(String, String, JudgedCall)>,
+}
+
+impl Visitor for Examples<'_> {
+    fn source(&mut self, start: SourceStart<'_>) {
+        self.source = start.path.to_string();
+    }
+
+    fn session(&mut self, s: JudgedSession) -> bool {
+        for c in s.calls {
+            if self.picked.len() >= self.args.limit {
+                break;
+            }
+            let wanted = matches!(&c.outcome, Outcome::Failed(f) if f.category == self.category)
+                && self.args.tool.as_ref().is_none_or(|t| *t == c.tool);
+            if wanted {
+                self.picked.push((self.source.clone(), s.id.clone(), c));
+            }
+        }
+        self.picked.len() < self.args.limit
+    }
+}
+
+pub fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
+    let category = Category::from_slug(&args.category).ok_or_else(|| {
+        Error::Usage(format!("unknown category {:?}; `tracelint rules` lists them", one_line(&args.category)))
+    })?;
+    let opts = settings::judging(&args.judging, args.no_subagents)?;
+    let paths = crate::input_paths(&args.paths)?;
+    let mut visitor = Examples { args, category, source: String::new(), picked: Vec::new() };
+    crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
+    if visitor.picked.is_empty() {
+        let of = args.tool.as_ref().map_or(String::new(), |t| format!(" of {}", one_line(t)));
+        writeln!(out, "No {category} failures{of}.")?;
+    }
+    let redaction = opts.aggregate.redaction;
+    for (n, (source, id, c)) in visitor.picked.iter().enumerate() {
+        writeln!(out, "[{}]", n + 1)?;
+        print_detail(source, id, c, redaction, out)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Collects the sessions whose id starts with the one asked for.
+struct Sessions {
+    source: String,
+    found: Vec<(String, JudgedSession)>,
+}
+
+impl Visitor for Sessions {
+    fn source(&mut self, start: SourceStart<'_>) {
+        self.source = start.path.to_string();
+    }
+
+    fn session(&mut self, s: JudgedSession) -> bool {
+        self.found.push((self.source.clone(), s));
+        true
+    }
+}
+
+/// The session `wanted` names: the one with exactly that id, else the only
+/// one whose id starts with it.
+fn pick_session(wanted: &str, mut found: Vec<(String, JudgedSession)>) -> Result<(String, JudgedSession)> {
+    if let Some(i) = found.iter().position(|(_, s)| s.id == wanted) {
+        return Ok(found.swap_remove(i));
+    }
+    found.retain(|(_, s)| s.id.starts_with(wanted));
+    match found.len() {
+        0 => Err(Error::Usage(format!("no session id starts with {:?}", one_line(wanted)))),
+        1 => Ok(found.remove(0)),
+        n => {
+            let ids: Vec<String> = found.iter().take(5).map(|(_, s)| one_line(&s.id)).collect();
+            let more = if n > 5 { ", …" } else { "" };
+            Err(Error::Usage(format!(
+                "{n} sessions start with {:?} ({}{more}); give more of the id",
+                one_line(wanted),
+                ids.join(", ")
+            )))
+        }
+    }
+}
+
+/// The call `wanted` names in `calls`: its exact id, its sequence number,
+/// or the only id that starts with it (a trailing `…`, as `show` prints
+/// cut ids, is ignored).
+fn pick_call<'a>(session: &str, wanted: &str, calls: &'a [JudgedCall]) -> Result<&'a JudgedCall> {
+    if let Some(c) = calls.iter().find(|c| c.call_id == wanted) {
+        return Ok(c);
+    }
+    if let Ok(seq) = wanted.parse::<usize>()
+        && let Some(c) = calls.iter().find(|c| c.seq == seq)
+    {
+        return Ok(c);
+    }
+    let prefix = wanted.trim_end_matches('…');
+    let hits: Vec<&JudgedCall> =
+        if prefix.is_empty() { Vec::new() } else { calls.iter().filter(|c| c.call_id.starts_with(prefix)).collect() };
+    match hits.as_slice() {
+        [one] => Ok(one),
+        [] => Err(Error::Usage(format!(
+            "session {} has no call {:?} (give a call id, a unique prefix of one, or a sequence number)",
+            one_line(session),
+            one_line(wanted)
+        ))),
+        many => Err(Error::Usage(format!(
+            "{} calls of session {} start with {:?}; give more of the id or the sequence number",
+            many.len(),
+            one_line(session),
+            one_line(prefix)
+        ))),
+    }
+}
+
+pub fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
+    let mut opts = settings::judging(&args.judging, false)?;
+    opts.source.session = Some(args.session.clone());
+    let paths = crate::input_paths(&args.paths)?;
+    let mut visitor = Sessions { source: String::new(), found: Vec::new() };
+    crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
+    let (source, session) = pick_session(&args.session, visitor.found)?;
+    let redaction = opts.aggregate.redaction;
+    if let Some(call) = &args.call {
+        let c = pick_call(&session.id, call, &session.calls)?;
+        return print_detail(&source, &session.id, c, redaction, out);
+    }
+    writeln!(out, "{} · session {} · {} calls", one_line(&source), one_line(&session.id), session.calls.len())?;
+    for c in &session.calls {
+        let message = match &c.outcome {
+            Outcome::Failed(f) => format!(" · {}", truncate(&redaction.apply(&f.message), 100)),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "{:>5}  {:<24} {:<18} {}{}",
+            c.seq,
+            truncate(&one_line(&c.call_id), 24),
+            truncate(&one_line(&c.tool), 18),
+            verdict(c),
+            message
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::judge;
+    use crate::model::{Call, Event, Session};
+
+    fn session(id: &str, call_ids: &[&str]) -> JudgedSession {
+        let events = call_ids
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                Event::Call(Call {
+                    id: c.to_string(),
+                    tool: "Read".into(),
+                    input: Default::default(),
+                    time: None,
+                    row: i as i64,
+                })
+            })
+            .collect();
+        judge(Session { id: id.into(), events, ..Session::default() })
+    }
+
+    #[test]
+    fn an_exact_session_id_wins_over_longer_ids_that_start_with_it() {
+        let found = vec![
+            ("a".to_string(), session("s1", &[])),
+            ("a".to_string(), session("s1/agent-x", &[])),
+            ("a".to_string(), session("s1/agent-y", &[])),
+        ];
+        assert_eq!(pick_session("s1", found.clone()).unwrap().1.id, "s1");
+        let err = pick_session("s1/", found.clone()).unwrap_err().to_string();
+        assert!(err.contains("2 sessions start with"), "{err}");
+        assert_eq!(pick_session("s1/agent-y", found).unwrap().1.id, "s1/agent-y");
+    }
+
+    #[test]
+    fn a_call_by_id_prefix_printed_prefix_or_sequence_number() {
+        let s = session("s", &["call_00_F9hxAAAA", "call_00_F9hxBBBB", "toolu_1"]);
+        assert_eq!(pick_call("s", "toolu_1", &s.calls).unwrap().call_id, "toolu_1");
+        assert_eq!(pick_call("s", "call_00_F9hxB…", &s.calls).unwrap().call_id, "call_00_F9hxBBBB");
+        assert_eq!(pick_call("s", "2", &s.calls).unwrap().call_id, "call_00_F9hxBBBB");
+        assert!(pick_call("s", "call_00_F9hx", &s.calls).unwrap_err().to_string().contains("2 calls"));
+        assert!(pick_call("s", "nope", &s.calls).is_err());
+        assert!(pick_call("s", "…", &s.calls).is_err());
+    }
+}

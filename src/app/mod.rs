@@ -1,0 +1,67 @@
+//! One handler per command. Handlers take parsed arguments, resolve them
+//! into settings (`settings`), walk the spine in `lib.rs` and write through
+//! the writers `main` hands down. They never print or exit themselves.
+
+pub mod drill;
+pub mod import;
+pub mod listings;
+pub mod scan;
+pub mod settings;
+
+use std::io::Write;
+
+use crate::cli::{Cli, Command};
+use crate::error::Result;
+
+/// How a command ended, before `main` turns it into an exit code. Errors
+/// (exit 2) travel as `Err`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// Exit 0: done, nothing failed.
+    Clean,
+    /// Exit 1: the gate found defects.
+    Findings,
+}
+
+impl ExitStatus {
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Clean => 0,
+            ExitStatus::Findings => 1,
+        }
+    }
+}
+
+/// Run the command `cli` names. `color` says whether table output may use
+/// colour. `--exit-zero` is applied here, and only here.
+pub fn run(
+    cli: &Cli,
+    color: &dyn Fn(crate::cli::ColorChoice) -> bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<ExitStatus> {
+    let done = |r: Result<()>| r.map(|()| ExitStatus::Clean);
+    match &cli.command {
+        Command::Scan(args) => scan::run_scan(args, color(args.color), out, err),
+        Command::Check(args) => {
+            let status = scan::run_check(args, color(args.scan.color), out, err)?;
+            Ok(if args.exit_zero { ExitStatus::Clean } else { status })
+        }
+        Command::Examples(args) => done(drill::run_examples(args, out)),
+        Command::Show(args) => done(drill::run_show(args, out)),
+        Command::Rules(args) => done(listings::run_rules(args, out)),
+        Command::Schemas(args) => done(listings::run_schemas(args, out)),
+        Command::Formats => done(listings::run_formats(out)),
+        Command::Import(args) => done(import::run_import(args, out, err)),
+    }
+}
+
+/// Once a verdict is decided, a reader that went away (`| head`) does not
+/// change it: a closed pipe keeps `status`; any other write error is an error.
+pub fn keep_status_on_closed_pipe(status: ExitStatus, written: Result<()>) -> Result<ExitStatus> {
+    match written {
+        Ok(()) => Ok(status),
+        Err(e) if e.is_broken_pipe() => Ok(status),
+        Err(e) => Err(e),
+    }
+}

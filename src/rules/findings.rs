@@ -1,0 +1,178 @@
+//! Finding rules: the defects tracelint reports, one table row each.
+//!
+//! The judge emits findings by `FindingRule`, the gate selects them by it
+//! (`--fail-on`), baselines and renderers key on its id, and `tracelint
+//! rules` prints this table. A new finding rule is one enum variant and one
+//! row here; the tests below keep the two in step.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+/// How bad a finding is by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl Serialize for Severity {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Every kind of finding. The id (`as_str`) is part of the JSON contract
+/// and of baseline fingerprints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FindingRule {
+    HiddenError,
+    GuardBlindStreak,
+    Oscillation,
+    UnpairedCall,
+    OrphanResult,
+    DuplicateCallId,
+    MalformedRow,
+    SchemaViolationAccepted,
+}
+
+/// One row of the registry.
+#[derive(Debug)]
+pub struct FindingInfo {
+    pub rule: FindingRule,
+    pub id: &'static str,
+    pub severity: Severity,
+    /// What the finding means, one sentence.
+    pub meaning: &'static str,
+    /// A message as tracelint prints it.
+    pub example: &'static str,
+}
+
+pub static FINDING_RULES: &[FindingInfo] = &[
+    FindingInfo {
+        rule: FindingRule::HiddenError,
+        id: "hidden-error",
+        severity: Severity::Error,
+        meaning: "a call failed by its content while the source flagged the result as a success",
+        example: "Edit failed but the result is not flagged as an error: Error: old_string not found in /src/a.rs",
+    },
+    FindingInfo {
+        rule: FindingRule::GuardBlindStreak,
+        id: "guard-blind-streak",
+        severity: Severity::Error,
+        meaning: "a run of identical hidden failures at least as long as the streak threshold: a guard counting flagged failures never fired",
+        example: "Agent failed 7 times in a row with the same hidden error, so a guard counting flagged failures never fired: Error: please provide subagent_type parameter",
+    },
+    FindingInfo {
+        rule: FindingRule::Oscillation,
+        id: "oscillation",
+        severity: Severity::Warning,
+        meaning: "after a failure the agent alternated between two argument sets (A, B, A, B)",
+        example: "Bash alternated between two argument sets after a failure (calls 4, 5, 6, 7)",
+    },
+    FindingInfo {
+        rule: FindingRule::UnpairedCall,
+        id: "unpaired-call",
+        severity: Severity::Warning,
+        meaning: "a call has no result: the session ended, crashed or was cut",
+        example: "Bash call has no result (session ended, crashed or was cut)",
+    },
+    FindingInfo {
+        rule: FindingRule::OrphanResult,
+        id: "orphan-result",
+        severity: Severity::Warning,
+        meaning: "a result whose call id matches no call of its session",
+        example: "result at row 42 answers no call in this session",
+    },
+    FindingInfo {
+        rule: FindingRule::DuplicateCallId,
+        id: "duplicate-call-id",
+        severity: Severity::Warning,
+        meaning: "a call reuses an earlier call's id in the same session; results were paired in order",
+        example: "call id is used by an earlier call in this session; results were paired in order",
+    },
+    FindingInfo {
+        rule: FindingRule::MalformedRow,
+        id: "malformed-row",
+        severity: Severity::Warning,
+        meaning: "a row or line of the trace could not be read, or was read only after a repair; the scan went on",
+        example: "row 17 skipped: parts is invalid JSON: EOF while parsing a list at line 1 column 12",
+    },
+    FindingInfo {
+        rule: FindingRule::SchemaViolationAccepted,
+        id: "schema-violation-accepted",
+        severity: Severity::Warning,
+        meaning: "a call whose arguments its tool schema rejects came back as a success",
+        example: "Agent accepted arguments its schema rejects: missing required parameter subagent_type",
+    },
+];
+
+impl FindingRule {
+    pub fn info(self) -> &'static FindingInfo {
+        FINDING_RULES.iter().find(|i| i.rule == self).expect("every finding rule has a row (tested)")
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.info().id
+    }
+
+    pub fn severity(self) -> Severity {
+        self.info().severity
+    }
+
+    pub fn from_id(id: &str) -> Option<FindingRule> {
+        FINDING_RULES.iter().find(|i| i.id == id).map(|i| i.rule)
+    }
+
+    /// Every id, in table order.
+    pub fn ids() -> impl Iterator<Item = &'static str> {
+        FINDING_RULES.iter().map(|i| i.id)
+    }
+}
+
+impl Serialize for FindingRule {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl fmt::Display for FindingRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_row_per_rule_and_ids_are_unique_slugs() {
+        let mut ids: Vec<&str> = FindingRule::ids().collect();
+        for info in FINDING_RULES {
+            assert_eq!(FINDING_RULES.iter().filter(|i| i.rule == info.rule).count(), 1, "{:?}", info.rule);
+            assert_eq!(FindingRule::from_id(info.id), Some(info.rule));
+            assert!(info.id.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{}", info.id);
+            assert!(!info.meaning.is_empty() && !info.example.is_empty(), "{}", info.id);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), FINDING_RULES.len());
+        assert_eq!(FindingRule::from_id("hidden-errors"), None);
+    }
+}
