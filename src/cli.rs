@@ -132,6 +132,9 @@ pub struct CheckArgs {
     /// Fail on any finding of these rules or any error of these categories (comma-separated, repeatable).
     #[arg(long, value_name = "RULE[,RULE...]")]
     pub fail_on: Vec<String>,
+    /// Pass when the filters leave no call to judge (by default that is an error, exit 2).
+    #[arg(long)]
+    pub allow_empty: bool,
     /// Report, but exit 0 even when the gate fails (2 still means an error).
     #[arg(long)]
     pub exit_zero: bool,

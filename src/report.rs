@@ -108,6 +108,21 @@ pub struct Report {
     /// How sources had to be opened, for stderr.
     #[serde(skip)]
     pub warnings: Vec<String>,
+    /// What the sources held before the filters chose what counts: to say
+    /// which filter matched nothing.
+    #[serde(skip)]
+    pub seen: Seen,
+}
+
+/// Calls read before `--tool`, `--since` and `--until` applied.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seen {
+    pub sessions: u64,
+    pub calls: u64,
+    /// Calls per tool name.
+    pub tools: BTreeMap<String, u64>,
+    pub first: Option<chrono::DateTime<chrono::Utc>>,
+    pub last: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -15,7 +15,7 @@ use crate::judge::sequence::DEFAULT_STREAK_THRESHOLD;
 use crate::judge::{Counted, JudgedCall, JudgedSession, Outcome, SessionFinding};
 use crate::redact::Redaction;
 use crate::report::{
-    CONTRACT_VERSION, CategoryRow, Finding, ReasonRow, Report, SourceReport, ToolReport, Totals, rate,
+    CONTRACT_VERSION, CategoryRow, Finding, ReasonRow, Report, Seen, SourceReport, ToolReport, Totals, rate,
 };
 use crate::schema::SchemaSet;
 use sequences::SequenceAgg;
@@ -81,6 +81,7 @@ pub struct Aggregator {
     source_tools: Vec<BTreeMap<String, ToolReport>>,
     examples: BTreeMap<(String, String), String>,
     warnings: Vec<String>,
+    seen: Seen,
 }
 
 fn count_call(t: &mut ToolReport, outcome: &Outcome) {
@@ -118,6 +119,7 @@ impl Aggregator {
             source_tools: Vec::new(),
             examples: BTreeMap::new(),
             warnings: Vec::new(),
+            seen: Seen::default(),
         }
     }
 
@@ -139,6 +141,7 @@ impl Aggregator {
         if self.sources.is_empty() || self.source_tools.is_empty() {
             return;
         }
+        self.see(s);
         let mut counted = 0u64;
         for c in &s.calls {
             if self.options.filters.call_ok(c) {
@@ -177,6 +180,24 @@ impl Aggregator {
             src.calls += counted;
             self.totals.sessions += 1;
             self.totals.calls += counted;
+        }
+    }
+
+    /// Note what the session held before the filters.
+    fn see(&mut self, s: &JudgedSession) {
+        let seen = &mut self.seen;
+        seen.sessions += 1;
+        for c in &s.calls {
+            seen.calls += 1;
+            if let Some(n) = seen.tools.get_mut(&c.tool) {
+                *n += 1;
+            } else {
+                seen.tools.insert(c.tool.clone(), 1);
+            }
+            if let Some(t) = c.time {
+                seen.first = Some(seen.first.map_or(t, |f| f.min(t)));
+                seen.last = Some(seen.last.map_or(t, |l| l.max(t)));
+            }
         }
     }
 
@@ -291,6 +312,7 @@ impl Aggregator {
             source_tools,
             examples: self.examples,
             warnings: self.warnings,
+            seen: self.seen,
         }
     }
 }

@@ -5,8 +5,10 @@
 pub mod drill;
 pub mod import;
 pub mod listings;
+pub mod output;
 pub mod scan;
 pub mod settings;
+pub mod suggest;
 
 use std::io::Write;
 

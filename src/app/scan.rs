@@ -4,10 +4,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{ExitStatus, settings};
+use super::output::{self, Written};
+use super::{ExitStatus, settings, suggest};
 use crate::cli::{CheckArgs, OutputFormat, ScanArgs};
 use crate::error::{Error, Result};
 use crate::gate::{self, Gate, Verdict};
+use crate::render::plural;
 use crate::report::Report;
 use crate::rules::FindingRule;
 use crate::{render, sanitize};
@@ -30,22 +32,97 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
     Ok(report)
 }
 
+/// Why nothing was judged, when nothing was: which filter matched nothing
+/// and what exists instead. `None` when calls were counted.
+pub fn empty_window(report: &Report, args: &ScanArgs) -> Option<String> {
+    if let Some(problem) = unknown_tools(report, &args.tools) {
+        return Some(problem);
+    }
+    if report.totals.calls > 0 {
+        return None;
+    }
+    let seen = &report.seen;
+    if report.sources.is_empty() {
+        return Some("no source was read".into());
+    }
+    if seen.sessions == 0 {
+        return Some(match &args.session {
+            Some(id) => format!("--session {} matches no session in the sources", sanitize::one_line(id)),
+            None => "the sources hold no sessions".into(),
+        });
+    }
+    if seen.calls == 0 {
+        return Some(format!("the {} read hold no tool calls", plural(seen.sessions, "session")));
+    }
+    let day = |t: Option<chrono::DateTime<chrono::Utc>>| t.map_or("?".to_string(), |t| t.to_rfc3339());
+    let window: Vec<String> = [("--since", &args.since), ("--until", &args.until)]
+        .into_iter()
+        .filter_map(|(flag, v)| v.as_ref().map(|v| format!("{flag} {}", sanitize::one_line(v))))
+        .collect();
+    if !window.is_empty() {
+        return Some(format!(
+            "{} matches no call; the {} read run from {} to {}",
+            window.join(" "),
+            plural(seen.calls, "call"),
+            day(seen.first),
+            day(seen.last)
+        ));
+    }
+    Some("no call matched the filters".into())
+}
+
+/// A `--tool` that names no tool of the sources, with the tools seen.
+fn unknown_tools(report: &Report, tools: &[String]) -> Option<String> {
+    let seen = &report.seen.tools;
+    let missing: Vec<&String> = tools.iter().filter(|t| !seen.contains_key(*t)).collect();
+    let first = missing.first()?;
+    Some(format!("--tool {}", unknown_tool_text(first, seen.keys().map(String::as_str))))
+}
+
+/// "X matches no tool; tools seen: …; did you mean Y?"
+fn unknown_tool_text<'a>(name: &str, seen: impl Iterator<Item = &'a str> + Clone) -> String {
+    let mut list: Vec<&str> = seen.clone().take(12).collect();
+    if seen.clone().count() > 12 {
+        list.push("…");
+    }
+    let list = if list.is_empty() { "none".to_string() } else { list.join(", ") };
+    format!(
+        "{} matches no tool; tools seen: {}{}",
+        sanitize::one_line(name),
+        sanitize::one_line(&list),
+        suggest::hint(name, seen)
+    )
+}
+
+/// A `--max-error-rate TOOL=R` naming a tool the sources do not have.
+fn check_gate_tools(report: &Report, g: &Gate) -> Result<()> {
+    for limit in &g.max_error_rate {
+        if let Some(tool) = &limit.tool
+            && !report.seen.tools.contains_key(tool)
+        {
+            let text = unknown_tool_text(tool, report.seen.tools.keys().map(String::as_str));
+            return Err(Error::Usage(format!("--max-error-rate {text}")));
+        }
+    }
+    Ok(())
+}
+
 /// Print `report` in `args.format`, and append the Markdown summary if asked.
 fn render(
     args: &ScanArgs,
     report: &Report,
     color: bool,
-    verdict: (&Verdict, &Gate),
+    verdict: Option<(&Verdict, &Gate)>,
     out: &mut dyn Write,
 ) -> Result<()> {
     use OutputFormat as F;
     match args.format {
         F::Table => render::table::render(report, &render::table::Style { color }, out)?,
         F::Json => render::json::render(report, out)?,
-        F::Markdown => render::markdown::render(report, Some(verdict), out)?,
+        F::Markdown => render::markdown::render(report, verdict, out)?,
         F::Csv => render::csv::render(report, out)?,
-        F::Github => render::github::render(report, verdict.0, verdict.1, out)?,
-        F::Junit => render::junit::render(report, verdict.0, out)?,
+        F::Github => render::github::render(report, verdict, out)?,
+        F::Junit => render::junit::render(report, verdict.map(|v| v.0), out)?,
     }
     if let Some(path) = &args.summary {
         append_summary(path, report, verdict)?;
@@ -55,9 +132,9 @@ fn render(
 }
 
 /// Append the Markdown postmortem to `path` (GitHub's step summary).
-fn append_summary(path: &Path, report: &Report, verdict: (&Verdict, &Gate)) -> Result<()> {
+fn append_summary(path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate)>) -> Result<()> {
     let mut md = Vec::new();
-    render::markdown::render(report, Some(verdict), &mut md)?;
+    render::markdown::render(report, verdict, &mut md)?;
     const LIMIT: usize = 512 * 1024; // GitHub accepts 1 MiB per step
     if md.len() > LIMIT {
         md.truncate(LIMIT);
@@ -75,10 +152,14 @@ fn append_summary(path: &Path, report: &Report, verdict: (&Verdict, &Gate)) -> R
 /// gate (any hidden error fails), but a scan never fails.
 pub fn run_scan(args: &ScanArgs, color: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
     let paths = crate::input_paths(&args.paths)?;
+    if let Some(summary) = &args.summary {
+        output::guard(summary, &paths, Written::Summary)?;
+    }
     let report = build_report(args, &paths, err)?;
-    let g = Gate::default();
-    let verdict = gate::evaluate(&report, &g, None);
-    render(args, &report, color, (&verdict, &g), out)?;
+    if let Some(why) = empty_window(&report, args) {
+        writeln!(err, "tracelint: warning: nothing to report: {why}")?;
+    }
+    render(args, &report, color, None, out)?;
     Ok(ExitStatus::Clean)
 }
 
@@ -88,9 +169,21 @@ pub fn run_check(args: &CheckArgs, color: bool, out: &mut dyn Write, err: &mut d
     let g = settings::gate(args.max_hidden, &args.max_error_rate, &args.fail_on)?;
     let inputs = crate::input_paths(&args.scan.paths)?;
     for file in [&args.baseline, &args.write_baseline].into_iter().flatten() {
-        settings::not_an_input(file, &inputs, "baseline")?;
+        output::guard(file, &inputs, Written::Baseline)?;
+    }
+    if let Some(summary) = &args.scan.summary {
+        output::guard(summary, &inputs, Written::Summary)?;
     }
     let report = build_report(&args.scan, &inputs, err)?;
+    check_gate_tools(&report, &g)?;
+    if let Some(why) = empty_window(&report, &args.scan) {
+        if !args.allow_empty {
+            return Err(Error::Usage(format!(
+                "nothing to judge: {why} (pass --allow-empty if an empty window is fine)"
+            )));
+        }
+        writeln!(err, "tracelint: warning: nothing to judge: {why} (--allow-empty)")?;
+    }
     if let Some(path) = &args.write_baseline {
         let old = if path.exists() { Some(gate::read_baseline(path)?) } else { None };
         let new = gate::baseline_of(&report);
@@ -121,7 +214,7 @@ fn write_check(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<()> {
-    render(&args.scan, report, color, verdict, out)?;
+    render(&args.scan, report, color, Some(verdict), out)?;
     let (v, g) = verdict;
     if !v.stale.is_empty() {
         let n: u64 = v.stale.iter().map(|e| e.count).sum();

@@ -2,8 +2,6 @@
 //! parsed, formats and schema files resolved, gate limits validated. Every
 //! usage error is found here, before anything is read.
 
-use std::path::PathBuf;
-
 use crate::ScanOptions;
 use crate::aggregate::{AggregateOptions, Filters};
 use crate::cli::{JudgingArgs, ScanArgs};
@@ -62,6 +60,15 @@ pub fn scan(args: &ScanArgs) -> Result<ScanOptions> {
         until: time(&args.until, "--until")?,
         tools: args.tools.clone(),
     };
+    if let (Some(since), Some(until)) = (filters.since, filters.until)
+        && since >= until
+    {
+        return Err(Error::Usage(format!(
+            "--since {} is not before --until {}: the window is empty",
+            since.to_rfc3339(),
+            until.to_rfc3339()
+        )));
+    }
     let mut opts = judging(&args.judging, args.no_subagents)?;
     opts.source.session = args.session.clone();
     opts.aggregate = AggregateOptions {
@@ -81,20 +88,10 @@ pub fn gate(max_hidden: u64, rates: &[String], fail_on: &[String]) -> Result<Gat
     let max_error_rate =
         rates.iter().map(|r| RateLimit::parse(r).map_err(usage("--max-error-rate"))).collect::<Result<Vec<_>>>()?;
     let mut lists = Vec::new();
-    for f in fail_on {
-        lists.extend(FailOn::parse_list(f).map_err(usage("--fail-on"))?);
+    for name in fail_on.iter().flat_map(|f| f.split(',')).map(str::trim).filter(|x| !x.is_empty()) {
+        let known = crate::rules::FindingRule::ids().chain(crate::rules::Category::all().map(|c| c.as_str()));
+        let hint = super::suggest::hint(name, known);
+        lists.extend(FailOn::parse_list(name).map_err(|e| Error::Usage(format!("--fail-on: {e}{hint}")))?);
     }
     Ok(Gate { max_hidden, max_error_rate, fail_on: lists })
-}
-
-/// A file tracelint writes must not be one of its inputs.
-pub fn not_an_input(file: &PathBuf, inputs: &[PathBuf], what: &str) -> Result<()> {
-    let canonical = std::fs::canonicalize(file).ok();
-    if canonical.is_some() && inputs.iter().any(|p| std::fs::canonicalize(p).ok() == canonical) {
-        return Err(Error::Usage(format!(
-            "{} is a trace given as input, not a {what}",
-            sanitize::one_line(&file.display().to_string())
-        )));
-    }
-    Ok(())
 }

@@ -23,7 +23,10 @@ pub fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn render(report: &Report, outcome: &gate::Verdict, g: &gate::Gate, out: &mut dyn Write) -> Result<()> {
+/// Annotations for the findings (those beyond the baseline, under a gate),
+/// and, when a gate ran and failed, its verdict first. `scan` passes no
+/// gate: it reports, and never says the check failed.
+pub fn render(report: &Report, verdict: Option<(&gate::Verdict, &gate::Gate)>, out: &mut dyn Write) -> Result<()> {
     let (mut errors, mut warnings, mut left_out) = (0usize, 0usize, 0usize);
     let mut emit = |level: &str, title: &str, message: &str, out: &mut dyn Write| -> Result<()> {
         let (count, max) = if level == "error" { (&mut errors, MAX_ERRORS) } else { (&mut warnings, MAX_WARNINGS) };
@@ -35,10 +38,15 @@ pub fn render(report: &Report, outcome: &gate::Verdict, g: &gate::Gate, out: &mu
         writeln!(out, "::{level} title={}::{}", property(title), data(&truncate(message, 1000)))?;
         Ok(())
     };
-    if !outcome.passed() {
-        emit("error", "tracelint check", &outcome.sentence(report, g), out)?;
+    if let Some((v, g)) = verdict
+        && !v.passed()
+    {
+        emit("error", "tracelint check", &v.sentence(report, g), out)?;
     }
-    let mut order: Vec<usize> = outcome.new_findings.clone();
+    let mut order: Vec<usize> = match verdict {
+        Some((v, _)) => v.new_findings.clone(),
+        None => (0..report.findings.len()).collect(),
+    };
     // Most severe first: the streaks a guard missed, then other errors, then warnings.
     order.sort_by_key(|&i| {
         (report.findings[i].severity != Severity::Error, report.findings[i].rule != FindingRule::GuardBlindStreak, i)

@@ -26,7 +26,9 @@ pub fn xml(s: &str) -> String {
     out
 }
 
-pub fn render(report: &Report, outcome: &gate::Verdict, out: &mut dyn Write) -> Result<()> {
+/// A testcase fails where the gate failed for its tool; with no gate
+/// (`scan`), where the tool has hidden errors.
+pub fn render(report: &Report, verdict: Option<&gate::Verdict>, out: &mut dyn Write) -> Result<()> {
     let mut suites = Vec::new();
     let (mut total_tests, mut total_failures) = (0usize, 0usize);
     for (si, src) in report.sources.iter().enumerate() {
@@ -34,12 +36,18 @@ pub fn render(report: &Report, outcome: &gate::Verdict, out: &mut dyn Write) -> 
         let mut cases = String::new();
         let mut failures = 0;
         for t in tools {
-            let reasons: Vec<&str> = outcome
-                .failures
-                .iter()
-                .filter(|v| v.source.as_deref() == Some(&src.path) && v.tool.as_deref() == Some(&t.tool))
-                .map(|v| v.text.as_str())
-                .collect();
+            let reasons: Vec<String> = match verdict {
+                Some(v) => v
+                    .failures
+                    .iter()
+                    .filter(|f| f.source.as_deref() == Some(&src.path) && f.tool.as_deref() == Some(&t.tool))
+                    .map(|f| f.text.clone())
+                    .collect(),
+                None if t.hidden_errors > 0 => {
+                    vec![format!("{} hidden error{}", t.hidden_errors, if t.hidden_errors == 1 { "" } else { "s" })]
+                }
+                None => Vec::new(),
+            };
             cases.push_str(&format!(
                 "    <testcase name=\"{}\" classname=\"tracelint.{}\">\n",
                 xml(&t.tool),
