@@ -1,5 +1,5 @@
 //! The `Report`: the one thing the gate and every renderer see. Plain
-//! serde types (the JSON contract, `schema/report-v3.schema.json`) and the
+//! serde types (the JSON contract, `schema/report-v4.schema.json`) and the
 //! number formatting they share; nothing here reads a trace or judges.
 
 use std::collections::BTreeMap;
@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::rules::{FindingRule, Severity};
 
 /// Version of the JSON contract (docs/json.md).
-pub const CONTRACT_VERSION: u32 = 3;
+pub const CONTRACT_VERSION: u32 = 4;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SourceReport {
@@ -203,7 +203,7 @@ pub struct SchemaToolRow {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct DriftRow {
     /// `optional-but-required`, `enum-too-narrow` or `undocumented-param`.
-    pub rule: String,
+    pub rule: FindingRule,
     pub tool: String,
     pub param: String,
     /// For `enum-too-narrow`, the value accepted outside the enum.

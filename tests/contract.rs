@@ -1,4 +1,4 @@
-//! The JSON output against its published contract, schema/report-v3.schema.json.
+//! The JSON output against its published contract, schema/report-v4.schema.json.
 
 mod common;
 
@@ -6,7 +6,7 @@ use common::*;
 use serde_json::Value;
 
 fn schema() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report-v3.schema.json")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report-v4.schema.json")).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -50,4 +50,14 @@ fn sample_reports_match_the_contract() {
     for sample in ["sample-traces/peri-postmortem.db", "sample-traces/peri-postfix.db"] {
         assert_valid(&json(&run_in(root, &["scan", sample, "--format", "json"])));
     }
+}
+
+#[test]
+fn schema_lists_exactly_the_finding_rules() {
+    let s = schema();
+    let v = &s["properties"]["findings"]["items"]["properties"]["rule"]["enum"];
+    let listed: Vec<&str> =
+        v.as_array().expect("findings.items.properties.rule.enum").iter().map(|v| v.as_str().unwrap()).collect();
+    let known: Vec<&str> = tracelint::rules::FindingRule::ids().collect();
+    assert_eq!(listed, known);
 }

@@ -15,8 +15,9 @@ use crate::judge::sequence::DEFAULT_STREAK_THRESHOLD;
 use crate::judge::{Counted, JudgedCall, JudgedSession, Outcome, SessionFinding};
 use crate::redact::Redaction;
 use crate::report::{
-    CONTRACT_VERSION, CategoryRow, Finding, ReasonRow, Report, Seen, SourceReport, ToolReport, Totals, rate,
+    CONTRACT_VERSION, CategoryRow, DriftRow, Finding, ReasonRow, Report, Seen, SourceReport, ToolReport, Totals, rate,
 };
+use crate::rules::FindingRule;
 use crate::schema::SchemaSet;
 use sequences::SequenceAgg;
 
@@ -282,7 +283,24 @@ impl Aggregator {
                 .then(a.category.cmp(&b.category))
                 .then(a.reason.cmp(&b.reason))
         });
+        let redaction = self.options.redaction;
+        let (recovery, streaks, mut repairs, mut feedback) =
+            self.sequences.finish(self.options.streak_threshold.max(2));
+        let mut schema = self.schema_agg.finish(self.options.drift_min);
+        // Trace text that reaches the report is redacted here, once.
+        for r in &mut feedback {
+            r.template = redaction.apply(&r.template).into_owned();
+        }
+        for r in &mut repairs {
+            r.change = redaction.apply(&r.change).into_owned();
+        }
+        for d in &mut schema.drift {
+            d.param = redaction.apply(&d.param).into_owned();
+            d.value = d.value.as_deref().map(|v| redaction.apply(v).into_owned());
+            d.recommendation = redaction.apply(&d.recommendation).into_owned();
+        }
         let mut findings = self.findings;
+        findings.extend(schema.drift.iter().map(drift_finding));
         findings.sort_by(|a, b| {
             (&a.source, &a.session, a.seq, a.rule.as_str(), &a.call_id, &a.message).cmp(&(
                 &b.source,
@@ -293,8 +311,6 @@ impl Aggregator {
                 &b.message,
             ))
         });
-        let (recovery, streaks, repairs, feedback) = self.sequences.finish(self.options.streak_threshold.max(2));
-        let schema = self.schema_agg.finish(self.options.drift_min);
         let source_tools = self.source_tools.into_iter().map(finish_tools).collect();
         Report {
             schema_version: CONTRACT_VERSION,
@@ -314,6 +330,34 @@ impl Aggregator {
             warnings: self.warnings,
             seen: self.seen,
         }
+    }
+}
+
+/// Schema drift as a finding: it concerns a tool across every source, so
+/// it names no source and no session.
+fn drift_finding(d: &DriftRow) -> Finding {
+    let rule = d.rule;
+    let what = match rule {
+        FindingRule::OptionalButRequired => "missing-parameter errors name this optional parameter",
+        FindingRule::EnumTooNarrow => "accepted outside the enum",
+        _ => "accepted but not in the schema",
+    };
+    let at = match &d.value {
+        Some(v) => format!("{}.{} = {v:?}", d.tool, d.param),
+        None => format!("{}.{}", d.tool, d.param),
+    };
+    Finding {
+        rule,
+        severity: rule.severity(),
+        source: String::new(),
+        session: String::new(),
+        call_id: None,
+        seq: None,
+        tool: Some(d.tool.clone()),
+        category: None,
+        message: format!("{at}: {} times {what}; {}", d.count, d.recommendation),
+        // The identity across scans: the parameter (and value), not the count.
+        key: at,
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::judge::{Failure, JudgedCall, Outcome, sequence};
 use crate::report::{DriftRow, SchemaReport, SchemaToolRow};
-use crate::rules::Category;
+use crate::rules::{Category, FindingRule};
 use crate::schema::{ToolSchema, Violation};
 
 #[derive(Default)]
@@ -80,7 +80,7 @@ impl SchemaAgg {
         for ((tool, param), count) in self.missing_named {
             if count >= drift_min {
                 drift.push(DriftRow {
-                    rule: "optional-but-required".into(),
+                    rule: FindingRule::OptionalButRequired,
                     recommendation: format!(
                         "add `{param}` to `required` in the {tool} schema, or say in its description exactly when it is needed"
                     ),
@@ -93,7 +93,7 @@ impl SchemaAgg {
         }
         for ((tool, param, value), count) in self.outside_enum {
             drift.push(DriftRow {
-                rule: "enum-too-narrow".into(),
+                rule: FindingRule::EnumTooNarrow,
                 recommendation: format!("add {value:?} to the enum of `{param}`, or reject it at runtime"),
                 tool,
                 param,
@@ -103,7 +103,7 @@ impl SchemaAgg {
         }
         for ((tool, param), count) in self.undocumented {
             drift.push(DriftRow {
-                rule: "undocumented-param".into(),
+                rule: FindingRule::UndocumentedParam,
                 recommendation: format!("document `{param}` in the {tool} schema, or stop accepting it"),
                 tool,
                 param,

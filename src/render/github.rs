@@ -58,11 +58,15 @@ pub fn render(report: &Report, verdict: Option<(&gate::Verdict, &gate::Gate)>, o
             Some(t) => format!("tracelint {} ({t})", f.rule),
             None => format!("tracelint {}", f.rule),
         };
-        let mut place = format!("{}, session {}", f.source, f.session);
-        if let (Some(seq), Some(id)) = (f.seq, &f.call_id) {
-            place.push_str(&format!(", call {seq} ({id})"));
+        let mut place = String::new();
+        if !f.source.is_empty() {
+            place = format!(" [{}, session {}", f.source, f.session);
+            if let (Some(seq), Some(id)) = (f.seq, &f.call_id) {
+                place.push_str(&format!(", call {seq} ({id})"));
+            }
+            place.push(']');
         }
-        emit(level, &title, &format!("{} [{place}]", f.message), out)?;
+        emit(level, &title, &format!("{}{place}", f.message), out)?;
     }
     if left_out > 0 {
         writeln!(

@@ -306,7 +306,7 @@ fn schema_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result
                 None => d.param.clone(),
             };
             t.add_row(vec![
-                Cell::new(&d.rule),
+                Cell::new(d.rule.as_str()),
                 Cell::new(name(&d.tool)),
                 Cell::new(name(&param)),
                 Cell::new(d.count),

@@ -49,6 +49,9 @@ pub enum FindingRule {
     DuplicateCallId,
     MalformedRow,
     SchemaViolationAccepted,
+    OptionalButRequired,
+    EnumTooNarrow,
+    UndocumentedParam,
 }
 
 /// One row of the registry.
@@ -119,6 +122,27 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         severity: Severity::Warning,
         meaning: "a call whose arguments its tool schema rejects came back as a success",
         example: "Agent accepted arguments its schema rejects: missing required parameter subagent_type",
+    },
+    FindingInfo {
+        rule: FindingRule::OptionalButRequired,
+        id: "optional-but-required",
+        severity: Severity::Warning,
+        meaning: "schema drift: calls without an optional parameter keep failing with messages that ask for it (at least --drift-min times)",
+        example: "Agent.subagent_type: 36 missing-parameter errors name this optional parameter; add `subagent_type` to `required` in the Agent schema, or say in its description exactly when it is needed",
+    },
+    FindingInfo {
+        rule: FindingRule::EnumTooNarrow,
+        id: "enum-too-narrow",
+        severity: Severity::Warning,
+        meaning: "schema drift: the tool accepted a value outside the enum its schema declares",
+        example: "Grep.output_mode = \"lines\": accepted 3 times outside the enum; add \"lines\" to the enum of `output_mode`, or reject it at runtime",
+    },
+    FindingInfo {
+        rule: FindingRule::UndocumentedParam,
+        id: "undocumented-param",
+        severity: Severity::Warning,
+        meaning: "schema drift: the tool accepted a parameter its schema does not document",
+        example: "Read.encoding: accepted 2 times but not in the schema; document `encoding` in the Read schema, or stop accepting it",
     },
 ];
 
