@@ -6,7 +6,21 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "tracelint", version, about = "Find the tool-call failures AI agents hide from themselves.")]
+#[command(
+    name = "tracelint",
+    version,
+    about = "Find the tool-call failures AI agents hide from themselves.",
+    long_about = "Find the tool-call failures AI agents hide from themselves.\n\n\
+        tracelint reads the traces agents keep (SQLite databases, JSONL and JSON transcripts), pairs every \
+        tool call with its result, and counts the hidden errors: results whose content says the call failed \
+        while the stored flag says success.",
+    after_help = "Examples:\n  \
+        tracelint scan                                  every default location found on this machine\n  \
+        tracelint scan ~/.claude/projects               a folder of transcripts\n  \
+        tracelint check threads.db --max-hidden 0       the CI gate: exit 1 on any hidden error\n  \
+        tracelint examples --category stale-edit-match  the calls behind a number\n\n\
+        Exit codes: 0 clean, 1 the gate found defects, 2 usage, input or internal error."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -15,21 +29,58 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Scan trace databases and report errors, hidden errors and categories per tool.
+    #[command(after_help = "Examples:\n  \
+        tracelint scan sample-traces/peri-postmortem.db\n  \
+        tracelint scan ~/.codex/sessions --since 7d --tool shell\n  \
+        tracelint scan threads.db --format json > report.json\n  \
+        tracelint scan threads.db --format markdown --summary \"$GITHUB_STEP_SUMMARY\"")]
     Scan(ScanArgs),
     /// The CI gate: scan, then exit 1 if hidden errors (or other limits) are found.
+    #[command(after_help = "Examples:\n  \
+        tracelint check threads.db                                  any hidden error fails\n  \
+        tracelint check threads.db --max-error-rate Edit=5%         a per-tool limit\n  \
+        tracelint check threads.db --fail-on guard-blind-streak      a rule or category\n  \
+        tracelint check threads.db --write-baseline tracelint-baseline.json\n  \
+        tracelint check threads.db --baseline tracelint-baseline.json --format github\n\n\
+        Exit codes: 0 passed, 1 the gate failed, 2 usage, input or internal error (also when the \
+        filters leave nothing to judge, unless --allow-empty).")]
     Check(CheckArgs),
     /// Print the calls and results behind a number: the failures of one category.
+    #[command(after_help = "Examples:\n  \
+        tracelint examples --category stale-edit-match sample-traces/peri-postmortem.db\n  \
+        tracelint examples --category nonzero-exit --tool Bash --limit 3 ~/.claude/projects")]
     Examples(ExamplesArgs),
     /// Print one session's calls in order with their verdicts.
+    #[command(after_help = "Examples:\n  \
+        tracelint show 019e2a00 threads.db             a unique prefix of the session id\n  \
+        tracelint show 019e2a00 threads.db --call 5    one call in full, by sequence number or id")]
     Show(ShowArgs),
-    /// List every content rule, classification rule and category with its documentation.
+    /// List every content rule, classification rule, category and finding rule with its documentation.
+    #[command(after_help = "Examples:\n  tracelint rules\n  tracelint rules --format json")]
     Rules(RulesArgs),
     /// List the tool schemas in effect (built in, from the trace, from --tool-schemas) and where each came from.
+    #[command(
+        after_help = "Examples:\n  tracelint schemas\n  tracelint schemas sample-traces/llm.db --tool-schemas tools.json"
+    )]
     Schemas(SchemasArgs),
     /// List the supported trace formats, how each is detected and where it lives by default.
+    #[command(after_help = "Examples:\n  tracelint formats")]
     Formats,
-    /// Import Claude Code, Codex and Gemini CLI transcripts (JSONL) into a tracelint database (sql/schema.sql).
+    /// Import Claude Code, Codex and Gemini CLI transcripts into a tracelint database (sql/schema.sql).
+    #[command(after_help = "Examples:\n  tracelint import ~/.claude/projects ~/.codex/sessions --into traces.db")]
     Import(ImportArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    #[command(after_help = "Examples:\n  \
+        tracelint completions bash > ~/.local/share/bash-completion/completions/tracelint\n  \
+        tracelint completions zsh > \"${fpath[1]}/_tracelint\"\n  \
+        tracelint completions fish > ~/.config/fish/completions/tracelint.fish")]
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, clap::Args)]
@@ -73,6 +124,7 @@ pub struct ScanArgs {
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub judging: JudgingArgs,
+    /// table (terminal), json (the versioned contract), markdown (postmortem), csv, github (annotations), junit.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
     /// Count only calls made at or after this time: a date, an RFC 3339 time, or a span back from now (7d, 12h).

@@ -55,6 +55,15 @@ pub fn run(
         Command::Schemas(args) => done(listings::run_schemas(args, out)),
         Command::Formats => done(listings::run_formats(out)),
         Command::Import(args) => done(import::run_import(args, out, err)),
+        Command::Completions(args) => {
+            // Into memory first: clap_complete panics when its writer fails
+            // (a closed pipe), and no input may make tracelint panic.
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "tracelint", &mut script);
+            out.write_all(&script)?;
+            Ok(ExitStatus::Clean)
+        }
     }
 }
 
