@@ -2,23 +2,23 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracelint::cli::{Cli, ColorChoice, Command};
+use tracelint::app::Terminal;
+use tracelint::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut err = std::io::stderr();
-    let color = |choice: ColorChoice| match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
-        }
+    let terminal = std::io::stdout().is_terminal();
+    let term = Terminal {
+        color_by_default: terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        // Tables fit a terminal; piped output is never cut.
+        width: terminal.then(terminal_width).flatten(),
     };
     let scanning = matches!(cli.command, Command::Scan(_) | Command::Check(_));
     let bar = (scanning && std::io::stderr().is_terminal()).then(|| std::thread::spawn(draw_progress));
-    let result = tracelint::app::run(&cli, &color, &mut out, &mut err);
+    let result = tracelint::app::run(&cli, &term, &mut out, &mut err);
     tracelint::progress::finish();
     if let Some(bar) = bar {
         let _ = bar.join();
@@ -35,6 +35,13 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The width of the terminal on stdout: `COLUMNS` when set, else what the
+/// terminal says.
+fn terminal_width() -> Option<u16> {
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<u16>().ok()).filter(|&c| c > 0);
+    columns.or_else(|| terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0))
 }
 
 /// A progress bar on stderr, only for scans that last more than a second.

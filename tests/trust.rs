@@ -144,3 +144,32 @@ fn scan_reports_and_only_check_judges() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).starts_with("::error title=tracelint check::tracelint check failed"));
 }
+
+/// Run `args` in a pseudo-terminal of `cols` columns (util-linux `script`)
+/// and return what the terminal showed, colour sequences removed.
+fn on_terminal(cols: u16, args: &[&str]) -> String {
+    let cmd = format!("stty rows 40 cols {cols}; {} {} 2>/dev/null", BIN, args.join(" "));
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("COLUMNS")
+        .output()
+        .expect("script (util-linux) runs");
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let ansi = regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").unwrap();
+    ansi.replace_all(&text, "").into_owned()
+}
+
+#[test]
+fn tables_fit_an_80_column_terminal_and_piped_output_is_not_cut() {
+    let sample = sample("peri-postmortem.db");
+    let shown = on_terminal(80, &["scan", &sample]);
+    assert!(shown.contains("hidden errors"), "{shown}");
+    let wide: Vec<&str> = shown.lines().filter(|l| l.chars().count() > 80).collect();
+    assert!(wide.is_empty(), "{} lines wider than 80:\n{}", wide.len(), wide.join("\n"));
+    // Piped, nothing is cut: the recommendation column keeps its full text.
+    let piped = stdout(&run_in(Path::new("."), &["scan", &sample]));
+    assert!(piped.lines().any(|l| l.chars().count() > 80));
+    assert!(piped.contains(
+        "add `subagent_type` to `required` in the Agent schema, or say in its description exactly when it is needed"
+    ));
+}

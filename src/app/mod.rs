@@ -34,19 +34,33 @@ impl ExitStatus {
     }
 }
 
-/// Run the command `cli` names. `color` says whether table output may use
-/// colour. `--exit-zero` is applied here, and only here.
-pub fn run(
-    cli: &Cli,
-    color: &dyn Fn(crate::cli::ColorChoice) -> bool,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<ExitStatus> {
+/// What `main` found out about the terminal stdout goes to.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Terminal {
+    /// `--color auto` colours: stdout is a terminal and `NO_COLOR` is unset.
+    pub color_by_default: bool,
+    /// The terminal's width; `None` when stdout is not a terminal.
+    pub width: Option<u16>,
+}
+
+impl Terminal {
+    pub fn color(&self, choice: crate::cli::ColorChoice) -> bool {
+        match choice {
+            crate::cli::ColorChoice::Always => true,
+            crate::cli::ColorChoice::Never => false,
+            crate::cli::ColorChoice::Auto => self.color_by_default,
+        }
+    }
+}
+
+/// Run the command `cli` names on the terminal `term`. `--exit-zero` is
+/// applied here, and only here.
+pub fn run(cli: &Cli, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
     let done = |r: Result<()>| r.map(|()| ExitStatus::Clean);
     match &cli.command {
-        Command::Scan(args) => scan::run_scan(args, color(args.color), out, err),
+        Command::Scan(args) => scan::run_scan(args, term, out, err),
         Command::Check(args) => {
-            let status = scan::run_check(args, color(args.scan.color), out, err)?;
+            let status = scan::run_check(args, term, out, err)?;
             Ok(if args.exit_zero { ExitStatus::Clean } else { status })
         }
         Command::Examples(args) => done(drill::run_examples(args, out)),

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::output::{self, Written};
-use super::{ExitStatus, settings, suggest};
+use super::{ExitStatus, Terminal, settings, suggest};
 use crate::cli::{CheckArgs, OutputFormat, ScanArgs};
 use crate::error::{Error, Result};
 use crate::gate::{self, Gate, Verdict};
@@ -111,13 +111,16 @@ fn check_gate_tools(report: &Report, g: &Gate) -> Result<()> {
 fn render(
     args: &ScanArgs,
     report: &Report,
-    color: bool,
+    term: &Terminal,
     verdict: Option<(&Verdict, &Gate)>,
     out: &mut dyn Write,
 ) -> Result<()> {
     use OutputFormat as F;
     match args.format {
-        F::Table => render::table::render(report, &render::table::Style { color }, out)?,
+        F::Table => {
+            let style = render::table::Style { color: term.color(args.color), width: term.width };
+            render::table::render(report, &style, out)?
+        }
         F::Json => render::json::render(report, out)?,
         F::Markdown => render::markdown::render(report, verdict, out)?,
         F::Csv => render::csv::render(report, out)?,
@@ -150,7 +153,7 @@ fn append_summary(path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate
 
 /// `tracelint scan`: the report; GitHub and JUnit output use the default
 /// gate (any hidden error fails), but a scan never fails.
-pub fn run_scan(args: &ScanArgs, color: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
+pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
     let paths = crate::input_paths(&args.paths)?;
     if let Some(summary) = &args.summary {
         output::guard(summary, &paths, Written::Summary)?;
@@ -159,13 +162,13 @@ pub fn run_scan(args: &ScanArgs, color: bool, out: &mut dyn Write, err: &mut dyn
     if let Some(why) = empty_window(&report, args) {
         writeln!(err, "tracelint: warning: nothing to report: {why}")?;
     }
-    render(args, &report, color, None, out)?;
+    render(args, &report, term, None, out)?;
     Ok(ExitStatus::Clean)
 }
 
 /// `tracelint check`: the gate. The verdict is decided before anything is
 /// written, so a reader that goes away cannot change the exit status.
-pub fn run_check(args: &CheckArgs, color: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
+pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
     let g = settings::gate(args.max_hidden, &args.max_error_rate, &args.fail_on)?;
     let inputs = crate::input_paths(&args.scan.paths)?;
     for file in [&args.baseline, &args.write_baseline].into_iter().flatten() {
@@ -201,7 +204,7 @@ pub fn run_check(args: &CheckArgs, color: bool, out: &mut dyn Write, err: &mut d
     let baseline = args.baseline.as_deref().map(gate::read_baseline).transpose()?;
     let verdict = gate::evaluate(&report, &g, baseline.as_ref());
     let status = if verdict.passed() { ExitStatus::Clean } else { ExitStatus::Findings };
-    let written = write_check(args, &report, color, (&verdict, &g), out, err);
+    let written = write_check(args, &report, term, (&verdict, &g), out, err);
     super::keep_status_on_closed_pipe(status, written)
 }
 
@@ -209,12 +212,12 @@ pub fn run_check(args: &CheckArgs, color: bool, out: &mut dyn Write, err: &mut d
 fn write_check(
     args: &CheckArgs,
     report: &Report,
-    color: bool,
+    term: &Terminal,
     verdict: (&Verdict, &Gate),
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<()> {
-    render(&args.scan, report, color, Some(verdict), out)?;
+    render(&args.scan, report, term, Some(verdict), out)?;
     let (v, g) = verdict;
     if !v.stale.is_empty() {
         let n: u64 = v.stale.iter().map(|e| e.count).sum();

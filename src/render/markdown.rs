@@ -72,7 +72,7 @@ pub fn render(report: &Report, outcome: Option<(&gate::Verdict, &gate::Gate)>, o
         t.sessions
     )?;
     writeln!(out)?;
-    writeln!(out, "**{}**", text(&super::table::verdict(report, &super::table::Style { color: false })))?;
+    writeln!(out, "**{}**", text(&super::verdict_line(report).0))?;
     if let Some((o, g)) = outcome {
         writeln!(out)?;
         writeln!(out, "{}", text(&o.sentence(report, g)))?;

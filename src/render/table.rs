@@ -12,6 +12,9 @@ use crate::sanitize::{one_line, truncate};
 
 pub struct Style {
     pub color: bool,
+    /// The terminal's width: tables and text are fitted to it. `None` (piped
+    /// output) never cuts.
+    pub width: Option<u16>,
 }
 
 const STYLE: TableStyle = TableStyle::new()
@@ -23,7 +26,11 @@ const STYLE: TableStyle = TableStyle::new()
 
 fn new_table(style: &Style, header: &[&str]) -> Table {
     let mut t = Table::new();
-    t.load_style(STYLE).set_content_arrangement(ContentArrangement::Disabled).set_header(header.iter().map(Cell::new));
+    t.load_style(STYLE).set_header(header.iter().map(Cell::new));
+    match style.width {
+        Some(w) => t.set_content_arrangement(ContentArrangement::DynamicFullWidth).set_width(w),
+        None => t.set_content_arrangement(ContentArrangement::Disabled),
+    };
     if !style.color {
         t.force_no_tty();
     } else {
@@ -52,6 +59,19 @@ fn name(s: &str) -> String {
 }
 
 pub fn render(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
+    match style.width {
+        None => render_all(report, style, out),
+        Some(w) => {
+            let mut text = Vec::new();
+            render_all(report, style, &mut text)?;
+            let text = String::from_utf8_lossy(&text);
+            out.write_all(super::fit(&text, usize::from(w)).as_bytes())?;
+            Ok(())
+        }
+    }
+}
+
+fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
     for s in &report.sources {
         writeln!(
             out,
@@ -323,30 +343,9 @@ fn schema_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result
     Ok(())
 }
 
-/// The one-line verdict naming the hidden-error count.
+/// The one-line verdict, coloured red or green on a colour terminal.
 pub fn verdict(report: &Report, style: &Style) -> String {
-    let tot = &report.totals;
-    let (text, color) = if tot.hidden_errors > 0 {
-        let mut worst: Vec<_> = report.tools.iter().filter(|t| t.hidden_errors > 0).collect();
-        worst.sort_by(|a, b| b.hidden_errors.cmp(&a.hidden_errors).then(a.tool.cmp(&b.tool)));
-        let named: Vec<String> =
-            worst.iter().take(3).map(|t| format!("{} {}", name(&t.tool), t.hidden_errors)).collect();
-        let more = if worst.len() > 3 { ", …" } else { "" };
-        (
-            format!(
-                "✗ {} ({}{}): {} of {} came back as successes, so anything that reads the error flag missed them.",
-                plural(tot.hidden_errors, "hidden error"),
-                named.join(", "),
-                more,
-                tot.hidden_errors,
-                plural(tot.errors, "error")
-            ),
-            "31",
-        )
-    } else if tot.errors > 0 {
-        (format!("✓ 0 hidden errors: all {} flagged by the source.", plural(tot.errors, "error")), "32")
-    } else {
-        ("✓ 0 hidden errors: no call failed.".to_string(), "32")
-    };
+    let (text, bad) = super::verdict_line(report);
+    let color = if bad { "31" } else { "32" };
     if style.color { format!("\u{1b}[1;{color}m{text}\u{1b}[0m") } else { text }
 }
