@@ -69,6 +69,12 @@ pub enum Command {
     /// Import Claude Code, Codex and Gemini CLI transcripts into a tracelint database (sql/schema.sql).
     #[command(after_help = "Examples:\n  tracelint import ~/.claude/projects ~/.codex/sessions --into traces.db")]
     Import(ImportArgs),
+    /// Write one row per judged call (NDJSON or Parquet) for DuckDB, ClickHouse or Spark.
+    #[command(after_help = "Examples:\n  \
+        tracelint export sample-traces/crush.db > calls.ndjson\n  \
+        tracelint export ~/.claude/projects --out calls --partition\n  \
+        tracelint export threads.db --format parquet --out calls.parquet   (built with --features parquet)")]
+    Export(ExportArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = "Examples:\n  \
         tracelint completions bash > ~/.local/share/bash-completion/completions/tracelint\n  \
@@ -118,15 +124,28 @@ pub enum ColorChoice {
 
 #[derive(Debug, clap::Args)]
 pub struct ScanArgs {
-    /// Trace databases, or JSONL transcripts (files or folders), to scan. Without
-    /// any, every default location of every supported format that exists is
-    /// scanned (see `tracelint formats`).
-    pub paths: Vec<PathBuf>,
     #[command(flatten)]
-    pub judging: JudgingArgs,
+    pub select: SelectArgs,
     /// table (terminal), json (the versioned contract), markdown (postmortem), csv, github (annotations), junit.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
+    /// Colour in the table output: auto colours only a terminal, and NO_COLOR turns it off.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Also append a Markdown summary to this file (e.g. "$GITHUB_STEP_SUMMARY").
+    #[arg(long, value_name = "PATH")]
+    pub summary: Option<PathBuf>,
+}
+
+/// What to read and which calls count: shared by `scan`, `check` and `export`.
+#[derive(Debug, clap::Args)]
+pub struct SelectArgs {
+    /// Trace databases, or transcripts (files or folders), to read. Without
+    /// any, every default location of every supported format that exists is
+    /// read (see `tracelint formats`).
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub judging: JudgingArgs,
     /// Count only calls made at or after this time: a date, an RFC 3339 time, or a span back from now (7d, 12h).
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
@@ -136,7 +155,7 @@ pub struct ScanArgs {
     /// Count only calls of this tool (repeatable).
     #[arg(long = "tool", value_name = "NAME")]
     pub tools: Vec<String>,
-    /// Scan only the session with this id (a prefix is enough).
+    /// Read only the session with this id (a prefix is enough).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
     /// Leave out sub-agent sessions (they are included by default).
@@ -148,12 +167,29 @@ pub struct ScanArgs {
     /// Report an optional parameter as optional-but-required after this many missing-parameter errors name it.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub drift_min: u64,
-    /// Colour in the table output: auto colours only a terminal, and NO_COLOR turns it off.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
-    /// Also append a Markdown summary to this file (e.g. "$GITHUB_STEP_SUMMARY").
-    #[arg(long, value_name = "PATH")]
-    pub summary: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// One JSON object per line (schema/export-v1.schema.json).
+    Ndjson,
+    /// Apache Parquet, the same columns (needs the `parquet` feature).
+    Parquet,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// ndjson (one JSON object per line) or parquet.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Ndjson)]
+    pub format: ExportFormat,
+    /// The file to write (a folder with --partition); NDJSON goes to stdout without it.
+    #[arg(long, value_name = "FILE|DIR")]
+    pub out: Option<PathBuf>,
+    /// Write Hive-style day partitions under --out: date=YYYY-MM-DD/part-00000.<ext>.
+    #[arg(long, requires = "out")]
+    pub partition: bool,
 }
 
 /// The options that change a verdict or what is shown of the trace: every

@@ -17,6 +17,7 @@ pub mod aggregate;
 pub mod app;
 pub mod cli;
 pub mod error;
+pub mod export;
 pub mod gate;
 pub mod import;
 pub mod judge;

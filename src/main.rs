@@ -8,7 +8,8 @@ use tracelint::cli::{Cli, Command};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    // Not locked: export writes from the judging thread.
+    let mut out = std::io::BufWriter::new(stdout);
     let mut err = std::io::stderr();
     let terminal = std::io::stdout().is_terminal();
     let term = Terminal {

@@ -3,6 +3,7 @@
 //! the writers `main` hands down. They never print or exit themselves.
 
 pub mod drill;
+pub mod export;
 pub mod import;
 pub mod listings;
 pub mod output;
@@ -55,7 +56,7 @@ impl Terminal {
 
 /// Run the command `cli` names on the terminal `term`. `--exit-zero` is
 /// applied here, and only here.
-pub fn run(cli: &Cli, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
+pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<ExitStatus> {
     let done = |r: Result<()>| r.map(|()| ExitStatus::Clean);
     match &cli.command {
         Command::Scan(args) => scan::run_scan(args, term, out, err),
@@ -69,6 +70,7 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write)
         Command::Schemas(args) => done(listings::run_schemas(args, out)),
         Command::Formats => done(listings::run_formats(out)),
         Command::Import(args) => done(import::run_import(args, out, err)),
+        Command::Export(args) => done(export::run_export(args, out, err)),
         Command::Completions(args) => {
             // Into memory first: clap_complete panics when its writer fails
             // (a closed pipe), and no input may make tracelint panic.

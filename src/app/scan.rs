@@ -16,7 +16,7 @@ use crate::{render, sanitize};
 
 /// Scan what `args` names and build the report; warnings go to `err`.
 fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Result<Report> {
-    let opts = settings::scan(args)?;
+    let opts = settings::scan(&args.select)?;
     let mut notes = Vec::new();
     let report = crate::scan(paths, &opts, &mut notes)?;
     for note in notes.iter().chain(&report.warnings) {
@@ -35,7 +35,7 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
 /// Why nothing was judged, when nothing was: which filter matched nothing
 /// and what exists instead. `None` when calls were counted.
 pub fn empty_window(report: &Report, args: &ScanArgs) -> Option<String> {
-    if let Some(problem) = unknown_tools(report, &args.tools) {
+    if let Some(problem) = unknown_tools(report, &args.select.tools) {
         return Some(problem);
     }
     if report.totals.calls > 0 {
@@ -46,7 +46,7 @@ pub fn empty_window(report: &Report, args: &ScanArgs) -> Option<String> {
         return Some("no source was read".into());
     }
     if seen.sessions == 0 {
-        return Some(match &args.session {
+        return Some(match &args.select.session {
             Some(id) => format!("--session {} matches no session in the sources", sanitize::one_line(id)),
             None => "the sources hold no sessions".into(),
         });
@@ -55,7 +55,7 @@ pub fn empty_window(report: &Report, args: &ScanArgs) -> Option<String> {
         return Some(format!("the {} read hold no tool calls", plural(seen.sessions, "session")));
     }
     let day = |t: Option<chrono::DateTime<chrono::Utc>>| t.map_or("?".to_string(), |t| t.to_rfc3339());
-    let window: Vec<String> = [("--since", &args.since), ("--until", &args.until)]
+    let window: Vec<String> = [("--since", &args.select.since), ("--until", &args.select.until)]
         .into_iter()
         .filter_map(|(flag, v)| v.as_ref().map(|v| format!("{flag} {}", sanitize::one_line(v))))
         .collect();
@@ -154,7 +154,7 @@ fn append_summary(path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate
 /// `tracelint scan`: the report; GitHub and JUnit output use the default
 /// gate (any hidden error fails), but a scan never fails.
 pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
-    let paths = crate::input_paths(&args.paths)?;
+    let paths = crate::input_paths(&args.select.paths)?;
     if let Some(summary) = &args.summary {
         output::guard(summary, &paths, Written::Summary)?;
     }
@@ -170,7 +170,7 @@ pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut
 /// written, so a reader that goes away cannot change the exit status.
 pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
     let g = settings::gate(args.max_hidden, &args.max_error_rate, &args.fail_on)?;
-    let inputs = crate::input_paths(&args.scan.paths)?;
+    let inputs = crate::input_paths(&args.scan.select.paths)?;
     for file in [&args.baseline, &args.write_baseline].into_iter().flatten() {
         output::guard(file, &inputs, Written::Baseline)?;
     }

@@ -4,7 +4,7 @@
 
 use crate::ScanOptions;
 use crate::aggregate::{AggregateOptions, Filters};
-use crate::cli::{JudgingArgs, ScanArgs};
+use crate::cli::{JudgingArgs, SelectArgs};
 use crate::error::{Error, Result};
 use crate::gate::{FailOn, Gate, RateLimit};
 use crate::redact::Redaction;
@@ -50,7 +50,7 @@ pub fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions> {
 }
 
 /// Everything `scan` and `check` need besides the gate.
-pub fn scan(args: &ScanArgs) -> Result<ScanOptions> {
+pub fn scan(args: &SelectArgs) -> Result<ScanOptions> {
     let now = chrono::Utc::now();
     let time = |v: &Option<String>, flag: &str| -> Result<_> {
         v.as_deref().map(|s| timespec::parse(s, now).map_err(|e| Error::Usage(format!("{flag}: {e}")))).transpose()

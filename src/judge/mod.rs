@@ -85,6 +85,8 @@ pub struct Orphan {
 #[derive(Debug, Clone)]
 pub struct JudgedSession {
     pub id: String,
+    /// The agent (format or transcript agent) that wrote the session.
+    pub agent: &'static str,
     pub parent: Option<String>,
     pub calls: Vec<JudgedCall>,
     pub orphans: Vec<Orphan>,
@@ -212,6 +214,7 @@ fn judge_calls(session: Session) -> JudgedSession {
         .collect();
     JudgedSession {
         id: session.id,
+        agent: session.format,
         parent: session.parent,
         calls,
         orphans,

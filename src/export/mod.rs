@@ -1,0 +1,133 @@
+//! Export: one row per judged call, for engines (DuckDB, ClickHouse, Spark)
+//! when one machine is not enough. The row is a versioned contract
+//! (`schema/export-v1.schema.json`): fixed key order, booleans as booleans,
+//! numbers as numbers, so every engine infers the same schema from every file.
+
+pub mod ndjson;
+
+use serde::Serialize;
+
+use crate::judge::{JudgedCall, JudgedSession, Outcome};
+use crate::redact::Redaction;
+
+/// Version of the export row contract.
+pub const EXPORT_VERSION: u32 = 1;
+
+/// One judged call. Field order is the column order.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CallRow {
+    /// The PATH the call was read from, as given.
+    pub source: String,
+    /// The format the source was read as (`tracelint formats`).
+    pub format: String,
+    /// The agent that wrote the session (a format or a transcript agent).
+    pub agent: String,
+    pub session: String,
+    pub parent_session: Option<String>,
+    /// Position of the call in its session, from 1.
+    pub seq: u64,
+    /// When the call was made (RFC 3339, UTC, milliseconds); the session's
+    /// start when the call has no time of its own.
+    pub ts: Option<String>,
+    pub ts_ms: Option<i64>,
+    pub tool: String,
+    pub call_id: String,
+    /// A result was recorded for the call.
+    pub paired: bool,
+    /// The source flagged the result as an error.
+    pub flagged: bool,
+    /// A content rule says the result is a failure.
+    pub content_error: bool,
+    /// Content error, not flagged: the headline number.
+    pub hidden: bool,
+    /// Flagged or content error.
+    pub error: bool,
+    /// The category slug of a failed call.
+    pub category: Option<String>,
+    /// The ids of the rules that fired: the content rule, then the
+    /// classification rule.
+    pub rules: Vec<String>,
+    /// The normalized first line of the error (numbers, paths, ids replaced).
+    pub template: Option<String>,
+    /// Bytes of result text read (the two ends of a very long result).
+    pub result_bytes: Option<u64>,
+    /// For a failed call: calls of the same tool until the next success
+    /// (1 = the next call); null when none succeeded or the call did not fail.
+    pub recovered_after: Option<u64>,
+    /// For a failed call: the next call of the tool had the same arguments.
+    pub identical_retry: Option<bool>,
+}
+
+/// Where a session's rows come from.
+pub struct Origin<'a> {
+    pub source: &'a str,
+    pub format: &'a str,
+}
+
+/// The rows of one judged session, in call order; trace text (templates)
+/// redacted as `redaction` says.
+pub fn rows(origin: &Origin<'_>, s: &JudgedSession, redaction: Redaction) -> Vec<CallRow> {
+    let mut fates = vec![None; s.calls.len()];
+    for f in &s.sequences.fates {
+        if let Some(slot) = fates.get_mut(f.call) {
+            *slot = Some(f);
+        }
+    }
+    s.calls
+        .iter()
+        .zip(fates)
+        .map(|(c, fate)| {
+            let mut r = row(origin, s, c, fate);
+            r.template = r.template.map(|t| redaction.apply(&t).into_owned());
+            r
+        })
+        .collect()
+}
+
+/// The Hive partition of a row: `date=YYYY-MM-DD`, or the Hive default
+/// partition for a call without a time.
+pub fn partition(row: &CallRow) -> String {
+    match &row.ts {
+        Some(ts) if ts.len() >= 10 => format!("date={}", &ts[..10]),
+        _ => "date=__HIVE_DEFAULT_PARTITION__".to_string(),
+    }
+}
+
+fn row(origin: &Origin<'_>, s: &JudgedSession, c: &JudgedCall, fate: Option<&crate::judge::sequence::Fate>) -> CallRow {
+    let failure = match &c.outcome {
+        Outcome::Failed(f) => Some(f),
+        _ => None,
+    };
+    let mut rules = Vec::new();
+    if let Some(f) = failure {
+        if let Some(id) = f.content_rule {
+            rules.push(id.to_string());
+        }
+        if f.reason != "unclassified" {
+            rules.push(f.reason.to_string());
+        }
+    }
+    CallRow {
+        source: origin.source.to_string(),
+        format: origin.format.to_string(),
+        agent: s.agent.to_string(),
+        session: s.id.clone(),
+        parent_session: s.parent.clone(),
+        seq: c.seq as u64,
+        ts: c.time.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+        ts_ms: c.time.map(|t| t.timestamp_millis()),
+        tool: c.tool.clone(),
+        call_id: c.call_id.clone(),
+        paired: c.outcome != Outcome::Unpaired,
+        flagged: failure.is_some_and(|f| f.flagged),
+        content_error: failure.is_some_and(|f| f.content_rule.is_some()),
+        hidden: failure.is_some_and(|f| f.is_hidden()),
+        error: failure.is_some(),
+        category: failure.map(|f| f.category.as_str().to_string()),
+        rules,
+        template: failure.map(|f| f.template.clone()),
+        result_bytes: c.result.as_ref().map(|r| r.text.len() as u64),
+        recovered_after: fate.and_then(|f| f.attempts).map(|n| n as u64),
+        identical_retry: fate.map(|f| f.identical_retry),
+    }
+}
