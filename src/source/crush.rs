@@ -23,7 +23,7 @@ use super::open::sqlite_problem;
 use super::rows::{Grouper, decode_arguments, epoch_time, id_of, opt_int, opt_text, parse_column, text_of};
 use super::{SourceOptions, SourceStats};
 use crate::error::{Error, Result};
-use crate::model::{Call, Event, Session, ToolResult};
+use crate::model::{Call, Dialect, Event, Session, ToolResult};
 
 struct SessionInfo {
     parent: Option<String>,
@@ -54,7 +54,7 @@ pub fn read(
             let parent = info.and_then(|i| i.parent.clone());
             (!id.starts_with("title-") && opts.wants(&id, parent.is_some())).then(|| Session {
                 id: id.clone(),
-                format: "crush",
+                dialect: Dialect::CRUSH,
                 parent,
                 started: info.and_then(|i| i.started),
                 ..Session::default()

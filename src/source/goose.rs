@@ -24,7 +24,7 @@ use super::open::sqlite_problem;
 use super::rows::{Grouper, epoch_time, id_of, iso_time, opt_int, opt_text, parse_column, text_of};
 use super::{SourceOptions, SourceStats, columns};
 use crate::error::{Error, Result};
-use crate::model::{Call, Event, Session, ToolResult};
+use crate::model::{Call, Dialect, Event, Session, ToolResult};
 
 /// The tool name of a request Goose could not parse.
 pub const UNPARSED: &str = "(unparsed request)";
@@ -68,7 +68,7 @@ pub fn read(
             let parent = info.and_then(|i| i.parent.clone());
             opts.wants(&id, parent.is_some()).then(|| Session {
                 id: id.clone(),
-                format: "goose",
+                dialect: Dialect::GOOSE,
                 parent,
                 started: info.and_then(|i| i.started),
                 ..Session::default()

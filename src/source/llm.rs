@@ -29,7 +29,7 @@ use super::open::sqlite_problem;
 use super::rows::{decode_arguments, id_of, iso_time, opt_text, text_of};
 use super::{Schema, SourceOptions, SourceStats, columns};
 use crate::error::{Error, Result};
-use crate::model::{Call, Event, Malformed, Session, ToolResult};
+use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult};
 
 const LEGACY_WITH_EXCEPTION: &str = "\
 SELECT r.conversation_id, r.datetime_utc, 0, tc.id, tc.name, tc.tool_call_id, tc.arguments, NULL, 1
@@ -128,7 +128,7 @@ pub fn read(
                 }
                 unnamed.clear();
                 let started = opt_text(r.get_ref(1).map_err(sql)?).and_then(|t| iso_time(&t));
-                current = Some(Session { id: conv.clone(), format: "llm", started, ..Session::default() });
+                current = Some(Session { id: conv.clone(), dialect: Dialect::LLM, started, ..Session::default() });
             }
             let session = current.as_mut().expect("set above");
             if !opts.wants(&session.id, false) {
@@ -180,7 +180,7 @@ pub fn read(
                 continue;
             }
             let started = store.threads[id].as_deref().and_then(iso_time);
-            let mut session = Session { id: id.clone(), format: "llm", started, ..Session::default() };
+            let mut session = Session { id: id.clone(), dialect: Dialect::LLM, started, ..Session::default() };
             stats.rows += read_chain(conn, store.chain_sql, id, &mut session).map_err(sql)?;
             sink(session);
         }

@@ -18,12 +18,12 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::json::{Decoded, TEXT_CAP, string_ends, string_ends_bytes};
+use super::json::{Decoded, string_ends, string_ends_bytes};
 use super::open::sqlite_problem;
 use super::rows::text_of;
 use super::{SourceOptions, SourceStats, columns};
 use crate::error::{Error, Result};
-use crate::model::{Call, Event, Malformed, Session, ToolResult};
+use crate::model::{Call, Dialect, Event, Malformed, Session, TEXT_CAP, ToolResult};
 
 struct ThreadInfo {
     parent: Option<String>,
@@ -120,7 +120,7 @@ impl Assembler<'_> {
                 let t = &mut self.states[row.thread];
                 let session = t.open.get_or_insert_with(|| Session {
                     id: t.id.clone(),
-                    format: "peri",
+                    dialect: Dialect::PERI,
                     parent: t.parent.clone(),
                     started: t.started,
                     ..Session::default()
@@ -588,7 +588,7 @@ fn raw_text(raw: &RawValue) -> Decoded {
                 }
             }
             if all.text.len() > 4 * TEXT_CAP {
-                all.text = crate::rules::examined(&all.text).into_owned();
+                all.text = crate::model::text_ends(&all.text).into_owned();
                 all.cut = true;
             }
             all

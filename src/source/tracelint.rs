@@ -2,9 +2,9 @@
 //! import` or directly by any agent framework.
 //!
 //! `results.is_error` is the agent's own flag, NULL when it records none.
-//! `sessions.agent` names who wrote a session; when it is an agent the rule
-//! registry knows (`claude-code`, `codex`, `gemini`), that agent's
-//! format-scoped rules apply to it.
+//! `sessions.agent` names who wrote a session; when it names a dialect
+//! (`claude-code`, `codex`, `gemini`, or a format such as `crush`), that
+//! dialect's scoped rules apply to it.
 //!
 //! Calls are read in (session, seq) order with their results joined, then
 //! results that answer no call; each session is handed on when the next
@@ -22,7 +22,7 @@ use super::open::sqlite_problem;
 use super::rows::{Grouper, decode_arguments, iso_time, opt_int, opt_text, text_of};
 use super::{SourceOptions, SourceStats};
 use crate::error::{Error, Result};
-use crate::model::{Call, Event, Session, ToolResult};
+use crate::model::{Call, Dialect, Event, Session, ToolResult};
 
 /// The schema version this reader understands.
 pub const SCHEMA_VERSION: &str = "1";
@@ -31,9 +31,6 @@ pub const SCHEMA_VERSION: &str = "1";
 pub const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
 /// The views for the sqlite3 shell.
 pub const VIEWS_SQL: &str = include_str!("../../sql/views.sql");
-
-/// Agents whose format-scoped rules apply to their sessions here.
-pub const KNOWN_AGENTS: &[&str] = &["claude-code", "codex", "gemini"];
 
 const ROWS: &str = "\
 SELECT c.session_id, 0, c.seq, c.rowid, c.id, c.tool, c.input, c.called_at,
@@ -47,7 +44,7 @@ ORDER BY 1, 2, 3, 4";
 
 struct SessionInfo {
     parent: Option<String>,
-    agent: &'static str,
+    dialect: Dialect,
     started: Option<DateTime<Utc>>,
 }
 
@@ -86,7 +83,7 @@ pub fn read(
             let parent = info.and_then(|i| i.parent.clone());
             opts.wants(&id, parent.is_some()).then(|| Session {
                 id: id.clone(),
-                format: info.map_or("tracelint", |i| i.agent),
+                dialect: info.map_or(Dialect::TRACELINT, |i| i.dialect),
                 parent,
                 started: info.and_then(|i| i.started),
                 ..Session::default()
@@ -139,10 +136,10 @@ fn read_sessions(conn: &Connection) -> rusqlite::Result<HashMap<String, SessionI
     let mut out = HashMap::new();
     while let Some(r) = rows.next()? {
         let agent = opt_text(r.get_ref(2)?);
-        let agent = KNOWN_AGENTS.iter().find(|a| agent.as_deref() == Some(**a)).copied().unwrap_or("tracelint");
+        let dialect = agent.as_deref().and_then(Dialect::from_name).unwrap_or(Dialect::TRACELINT);
         let info = SessionInfo {
             parent: opt_text(r.get_ref(1)?),
-            agent,
+            dialect,
             started: opt_text(r.get_ref(3)?).and_then(|t| iso_time(&t)),
         };
         out.insert(text_of(r.get_ref(0)?), info);
