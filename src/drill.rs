@@ -107,7 +107,7 @@ fn each_session(paths: &[PathBuf], opts: &SourceOptions, visit: &mut dyn FnMut(&
         let (conn, format, _warnings) = source::open(path)?;
         let name = path.display().to_string();
         let mut going = true;
-        source::read(path, &conn, format, opts, &mut |s| {
+        source::read(path, &conn, format, opts, &mut |_, _| {}, &mut |s| {
             if going {
                 going = visit(&name, s);
             }

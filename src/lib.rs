@@ -56,7 +56,7 @@ pub fn scan_sources(
             continue;
         }
         let (conn, format, warnings) = source::open_as(path, opts.format)?;
-        agg.begin_source(&path.display().to_string(), format.as_str(), &schema::from_trace(&conn, format.as_str()))?;
+        agg.begin_source(&path.display().to_string(), format.as_str(), &source::tool_schemas(path, &conn, format)?)?;
         agg.warn(warnings);
         agg = read_judging_aside(path, &conn, format, opts, agg)?;
     }
@@ -82,7 +82,8 @@ fn read_judging_aside(
             }
             agg
         });
-        let read = source::read(path, conn, format, opts, &mut |s| {
+        progress::begin(&path.display().to_string());
+        let read = source::read(path, conn, format, opts, &mut progress::set, &mut |s| {
             let _ = tx.send(s);
         });
         drop(tx);
@@ -333,8 +334,7 @@ pub fn scan_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = source::default_sources();
     found.extend(import::default_transcript_dirs());
     if found.is_empty() {
-        let places: Vec<String> = source::FORMATS
-            .iter()
+        let places: Vec<String> = source::formats()
             .flat_map(|f| f.locations)
             .chain(import::TRANSCRIPTS.iter().flat_map(|t| t.locations))
             .map(|l| l.display())
@@ -353,7 +353,7 @@ pub fn source_format(name: Option<&str>) -> Result<Option<source::Format>> {
     match source::Format::from_name(name) {
         Some(f) => Ok(Some(f)),
         None => {
-            let names: Vec<&str> = source::FORMATS.iter().map(|f| f.name).collect();
+            let names: Vec<&str> = source::formats().map(|f| f.name()).collect();
             Err(Error::Usage(format!(
                 "--source-format: unknown format {:?}; known: {}",
                 sanitize::one_line(name),
@@ -366,11 +366,11 @@ pub fn source_format(name: Option<&str>) -> Result<Option<source::Format>> {
 /// Run `tracelint formats`: every supported format, its detection
 /// signature, its flag and its default locations (marked when present).
 pub fn run_formats(out: &mut dyn Write) -> Result<()> {
-    for (i, f) in source::FORMATS.iter().enumerate() {
+    for (i, f) in source::formats().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
-        writeln!(out, "{} ({})", f.name, f.agent)?;
+        writeln!(out, "{} ({})", f.name(), f.agent)?;
         writeln!(out, "  detected by: {}", f.signature)?;
         writeln!(out, "  error flag:  {}", f.flag)?;
         for loc in f.locations {
@@ -446,10 +446,10 @@ fn scan_transcripts(path: &Path, opts: &SourceOptions, agg: &mut Aggregator, not
     if stats.surrogates > 0 {
         notes.push(format!("{shown}: {} lone surrogate escapes replaced by U+FFFD", stats.surrogates));
     }
-    let format = source::Format::Tracelint;
-    let (conn, _, _) = source::open_as(&db, Some(format))?;
+    let format = source::Format::from_name("tracelint");
+    let (conn, format, _) = source::open_as(&db, format)?;
     agg.begin_source(&path.display().to_string(), stats.label(), &[])?;
-    source::read(&db, &conn, format, opts, &mut |s| agg.add(analysis::judge(s)))?;
+    source::read(&db, &conn, format, opts, &mut progress::set, &mut |s| agg.add(analysis::judge(s)))?;
     Ok(())
 }
 
@@ -472,7 +472,7 @@ pub fn run_schemas(args: &cli::SchemasArgs, out: &mut dyn Write) -> Result<()> {
         for path in &args.paths {
             let (conn, format, _) = source::open(path)?;
             let label = format!("{} ({})", sanitize::one_line(&path.display().to_string()), format.as_str());
-            sets.push((label, build(format.as_str(), &schema::from_trace(&conn, format.as_str()))?));
+            sets.push((label, build(format.as_str(), &source::tool_schemas(path, &conn, format)?)?));
         }
     }
     if args.format == cli::RulesFormat::Json {

@@ -301,7 +301,7 @@ pub fn open_target(into: &Path) -> Result<Connection> {
         let format = crate::source::detect(into, &conn).map_err(|_| {
             Error::input(into, "exists and is not a tracelint database; import writes only into its own schema")
         })?;
-        if format != crate::source::Format::Tracelint {
+        if format.info().dialect != crate::model::Dialect::TRACELINT {
             return Err(Error::input(
                 into,
                 format!("is a {} trace database; import writes only into tracelint's own schema", format.as_str()),
