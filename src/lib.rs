@@ -51,7 +51,7 @@ pub fn scan_sources(
 ) -> Result<Report> {
     let mut agg = Aggregator::new(filters, options);
     for path in paths {
-        if import::is_transcript_source(path) {
+        if path.is_dir() || path.extension().is_some_and(|e| e == "jsonl") {
             scan_transcripts(path, opts, &mut agg, notes)?;
             continue;
         }
@@ -336,7 +336,7 @@ pub fn scan_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     if found.is_empty() {
         let places: Vec<String> = source::formats()
             .flat_map(|f| f.locations)
-            .chain(import::TRANSCRIPTS.iter().flat_map(|t| t.locations))
+            .chain(import::infos().flat_map(|t| t.locations))
             .map(|l| l.display())
             .collect();
         return Err(Error::Usage(format!(
@@ -378,9 +378,9 @@ pub fn run_formats(out: &mut dyn Write) -> Result<()> {
             writeln!(out, "  default:     {}{}", loc.display(), if here { "  [found]" } else { "" })?;
         }
     }
-    for t in import::TRANSCRIPTS {
+    for t in import::infos() {
         writeln!(out)?;
-        writeln!(out, "{} ({})", t.name, t.agent)?;
+        writeln!(out, "{} ({})", t.name(), t.agent)?;
         writeln!(out, "  recognised:  {}", t.signature)?;
         writeln!(out, "  error flag:  {}", t.flag)?;
         for loc in t.locations {

@@ -73,7 +73,7 @@ impl Dialect {
     }
 
     /// The name used in reports, rule listings and `sessions.agent`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         self.0
     }
 

@@ -586,37 +586,6 @@ fn raw_text(raw: &RawValue) -> Decoded {
     }
 }
 
-/// The text of a `MessageContent` value: a string, or the text of its
-/// blocks (for importers that hold a parsed value).
-pub fn content_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        Value::Array(items) => {
-            let mut out = String::new();
-            for item in items {
-                let piece = match item {
-                    Value::String(s) => Some(s.as_str()),
-                    Value::Object(o) => o.get("text").and_then(Value::as_str),
-                    _ => None,
-                };
-                if let Some(p) = piece {
-                    if !out.is_empty() {
-                        out.push('\n');
-                    }
-                    out.push_str(p);
-                }
-            }
-            out
-        }
-        Value::Object(o) => match o.get("text").and_then(Value::as_str) {
-            Some(t) => t.to_string(),
-            None => v.to_string(),
-        },
-        other => other.to_string(),
-    }
-}
-
 /// Peri's `ExecuteExtraTool` runs a deferred tool: count the call under the
 /// real tool's name, with the real tool's arguments.
 fn make_call(id: String, name: String, input: Value, time: Option<DateTime<Utc>>, row: i64) -> Call {
