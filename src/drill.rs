@@ -10,12 +10,13 @@ use serde_json::Value;
 use crate::analysis::{JudgedCall, Outcome, judge};
 use crate::cli::{ExamplesArgs, ShowArgs};
 use crate::error::{Error, Result};
+use crate::input;
 use crate::model::{Call, Event, Session, ToolResult};
 use crate::pair::pair;
 use crate::redact::redact;
 use crate::rules::Category;
 use crate::sanitize::{block, one_line, truncate};
-use crate::source::{self, SourceOptions};
+use crate::source::{SessionFilter, SourceOptions};
 
 /// A judged call with what was sent and what came back.
 struct Detail {
@@ -104,12 +105,12 @@ fn print_detail(source: &str, session: &str, d: &Detail, out: &mut dyn Write) ->
 /// Visit every session of `paths`; stop early when `visit` returns false.
 fn each_session(paths: &[PathBuf], opts: &SourceOptions, visit: &mut dyn FnMut(&str, Session) -> bool) -> Result<()> {
     for path in paths {
-        let (conn, format, _warnings) = source::open(path)?;
-        let name = path.display().to_string();
+        let src = input::open(path, None, &mut Vec::new())?;
+        let name = &src.label;
         let mut going = true;
-        source::read(path, &conn, format, opts, &mut |_, _| {}, &mut |s| {
+        src.read(opts, &mut |s| {
             if going {
-                going = visit(&name, s);
+                going = visit(name, s);
             }
         })?;
         if !going {
@@ -125,7 +126,7 @@ pub fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
     }
     let category = Category::from_slug(&args.category)
         .ok_or_else(|| Error::Usage(format!("unknown category {:?}; `tracelint rules` lists them", args.category)))?;
-    let paths = crate::scan_paths(&args.paths)?;
+    let paths = input::resolve(&args.paths)?;
     let opts = SourceOptions { no_subagents: args.no_subagents, session: None, format: None };
     let mut picked: Vec<(String, String, Detail)> = Vec::new();
     each_session(&paths, &opts, &mut |source, s| {
@@ -155,8 +156,9 @@ pub fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
     if args.no_redact {
         crate::redact::disable();
     }
-    let paths = crate::scan_paths(&args.paths)?;
-    let opts = SourceOptions { no_subagents: false, session: Some(args.session.clone()), format: None };
+    let paths = input::resolve(&args.paths)?;
+    let session = Some(SessionFilter::Prefix(args.session.clone()));
+    let opts = SourceOptions { no_subagents: false, session, format: None };
     let mut found: Vec<(String, String, Vec<Detail>)> = Vec::new();
     each_session(&paths, &opts, &mut |source, s| {
         let (id, list) = details(s);

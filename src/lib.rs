@@ -16,6 +16,7 @@ pub mod error;
 pub mod gate;
 pub mod generate;
 pub mod import;
+pub mod input;
 pub mod model;
 pub mod pair;
 pub mod progress;
@@ -51,14 +52,10 @@ pub fn scan_sources(
 ) -> Result<Report> {
     let mut agg = Aggregator::new(filters, options);
     for path in paths {
-        if path.is_dir() || path.extension().is_some_and(|e| e == "jsonl") {
-            scan_transcripts(path, opts, &mut agg, notes)?;
-            continue;
-        }
-        let (conn, format, warnings) = source::open_as(path, opts.format)?;
-        agg.begin_source(&path.display().to_string(), format.as_str(), &source::tool_schemas(path, &conn, format)?)?;
-        agg.warn(warnings);
-        agg = read_judging_aside(path, &conn, format, opts, agg)?;
+        let src = input::open(path, opts.format, notes)?;
+        agg.begin_source(&src.label, src.format_name, &src.tool_schemas()?)?;
+        agg.warn(src.warnings.clone());
+        agg = read_judging_aside(&src, opts, agg)?;
     }
     Ok(agg.finish())
 }
@@ -66,13 +63,7 @@ pub fn scan_sources(
 /// Read a source on this thread while another judges and counts the
 /// sessions, in the order they are read, so the report is the same as if
 /// one thread did both.
-fn read_judging_aside(
-    path: &Path,
-    conn: &rusqlite::Connection,
-    format: source::Format,
-    opts: &SourceOptions,
-    agg: Aggregator,
-) -> Result<Aggregator> {
+fn read_judging_aside(src: &input::Source, opts: &SourceOptions, agg: Aggregator) -> Result<Aggregator> {
     std::thread::scope(|scope| {
         let (tx, rx) = crossbeam_channel::bounded::<model::Session>(8);
         let judge = scope.spawn(move || {
@@ -82,12 +73,11 @@ fn read_judging_aside(
             }
             agg
         });
-        progress::begin(&path.display().to_string());
-        let read = source::read(path, conn, format, opts, &mut progress::set, &mut |s| {
+        let read = src.read(opts, &mut |s| {
             let _ = tx.send(s);
         });
         drop(tx);
-        let agg = judge.join().map_err(|_| Error::input(path, "internal error: the judging thread stopped"))?;
+        let agg = judge.join().map_err(|_| Error::input(&src.path, "internal error: the judging thread stopped"))?;
         read.map(|_| agg)
     })
 }
@@ -111,9 +101,10 @@ fn build_report(args: &cli::ScanArgs, err: &mut dyn Write) -> Result<Report> {
         until: time(&args.until, "--until")?,
         tools: args.tools.clone(),
     };
-    let paths = scan_paths(&args.paths)?;
-    let format = source_format(args.source_format.as_deref())?;
-    let opts = SourceOptions { no_subagents: args.no_subagents, session: args.session.clone(), format };
+    let paths = input::resolve(&args.paths)?;
+    let format = input::forced_format(args.source_format.as_deref())?;
+    let session = args.session.clone().map(source::SessionFilter::Prefix);
+    let opts = SourceOptions { no_subagents: args.no_subagents, session, format };
     let tool_schemas = args.tool_schemas.as_deref().map(schema::load_file).transpose()?.unwrap_or_default();
     let options = AnalysisOptions { streak_threshold: args.streak_threshold, drift_min: args.drift_min, tool_schemas };
     let mut notes = Vec::new();
@@ -180,7 +171,7 @@ pub fn run_scan(args: &cli::ScanArgs, color: bool, out: &mut dyn Write, err: &mu
 /// Run `tracelint check`: `Ok(true)` when the gate passed (or a baseline
 /// was written), `Ok(false)` when it failed.
 pub fn run_check(args: &cli::CheckArgs, color: bool, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool> {
-    let inputs = scan_paths(&args.scan.paths)?;
+    let inputs = input::resolve(&args.scan.paths)?;
     for file in [&args.baseline, &args.write_baseline].into_iter().flatten() {
         let same =
             |p: &PathBuf| std::fs::canonicalize(p).ok().is_some_and(|c| std::fs::canonicalize(file).ok() == Some(c));
@@ -325,44 +316,6 @@ pub fn run_rules(args: &cli::RulesArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// The sources `scan` reads: the PATHs given, or every default location of
-/// every supported format that exists on this machine.
-pub fn scan_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    if !paths.is_empty() {
-        return Ok(paths.to_vec());
-    }
-    let mut found = source::default_sources();
-    found.extend(import::default_transcript_dirs());
-    if found.is_empty() {
-        let places: Vec<String> = source::formats()
-            .flat_map(|f| f.locations)
-            .chain(import::infos().flat_map(|t| t.locations))
-            .map(|l| l.display())
-            .collect();
-        return Err(Error::Usage(format!(
-            "no trace database given, and none at the default locations ({}); pass a PATH",
-            places.join(", ")
-        )));
-    }
-    Ok(found)
-}
-
-/// The format `--source-format NAME` forces, if given.
-pub fn source_format(name: Option<&str>) -> Result<Option<source::Format>> {
-    let Some(name) = name else { return Ok(None) };
-    match source::Format::from_name(name) {
-        Some(f) => Ok(Some(f)),
-        None => {
-            let names: Vec<&str> = source::formats().map(|f| f.name()).collect();
-            Err(Error::Usage(format!(
-                "--source-format: unknown format {:?}; known: {}",
-                sanitize::one_line(name),
-                names.join(", ")
-            )))
-        }
-    }
-}
-
 /// Run `tracelint formats`: every supported format, its detection
 /// signature, its flag and its default locations (marked when present).
 pub fn run_formats(out: &mut dyn Write) -> Result<()> {
@@ -418,41 +371,6 @@ pub fn run_import(args: &cli::ImportArgs, out: &mut dyn Write, err: &mut dyn Wri
     Ok(())
 }
 
-/// Scan JSONL transcripts (a file or a folder) by importing them into a
-/// temporary database first; nothing is written beside them.
-fn scan_transcripts(path: &Path, opts: &SourceOptions, agg: &mut Aggregator, notes: &mut Vec<String>) -> Result<()> {
-    let tmp =
-        tempfile::tempdir().map_err(|e| Error::input(path, format!("cannot create a temporary database: {e}")))?;
-    let db = tmp.path().join("transcripts.db");
-    let stats = import::import(&[path.to_path_buf()], &db)?;
-    let shown = sanitize::one_line(&path.display().to_string());
-    for f in &stats.unrecognised {
-        notes.push(format!(
-            "{}: not a Claude Code, Codex or Gemini transcript, skipped",
-            sanitize::one_line(&f.display().to_string())
-        ));
-    }
-    if stats.files == 0 {
-        let what = if path.is_dir() {
-            "is a directory with no Claude Code, Codex or Gemini transcript (*.jsonl)"
-        } else {
-            "is not a Claude Code, Codex or Gemini transcript"
-        };
-        return Err(Error::input(path, what));
-    }
-    if stats.invalid > 0 {
-        notes.push(format!("{shown}: {} lines are not JSON records, skipped", stats.invalid));
-    }
-    if stats.surrogates > 0 {
-        notes.push(format!("{shown}: {} lone surrogate escapes replaced by U+FFFD", stats.surrogates));
-    }
-    let format = source::Format::from_name("tracelint");
-    let (conn, format, _) = source::open_as(&db, format)?;
-    agg.begin_source(&path.display().to_string(), stats.label(), &[])?;
-    source::read(&db, &conn, format, opts, &mut progress::set, &mut |s| agg.add(analysis::judge(s)))?;
-    Ok(())
-}
-
 /// Run `tracelint schemas`: the tool schemas in effect for each source (or
 /// every built-in set), with where each came from.
 pub fn run_schemas(args: &cli::SchemasArgs, out: &mut dyn Write) -> Result<()> {
@@ -470,9 +388,9 @@ pub fn run_schemas(args: &cli::SchemasArgs, out: &mut dyn Write) -> Result<()> {
         }
     } else {
         for path in &args.paths {
-            let (conn, format, _) = source::open(path)?;
-            let label = format!("{} ({})", sanitize::one_line(&path.display().to_string()), format.as_str());
-            sets.push((label, build(format.as_str(), &source::tool_schemas(path, &conn, format)?)?));
+            let src = input::open(path, None, &mut Vec::new())?;
+            let label = format!("{} ({})", sanitize::one_line(&src.label), src.format_name);
+            sets.push((label, build(src.format_name, &src.tool_schemas()?)?));
         }
     }
     if args.format == cli::RulesFormat::Json {

@@ -31,6 +31,7 @@ pub struct Claude;
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CLAUDE_CODE,
     agent: "Claude Code transcripts, JSONL, read through import",
+    product: "Claude Code",
     signature: "records with `uuid`/`sessionId`; calls are `tool_use` blocks, results `tool_result` blocks",
     flag: "`is_error` of the tool_result block (optional: absent = false)",
     locations: &[Location::Home(".claude/projects")],

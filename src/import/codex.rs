@@ -25,6 +25,7 @@ pub struct Codex;
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CODEX,
     agent: "Codex CLI rollouts, JSONL, read through import",
+    product: "Codex",
     signature: "records `{timestamp, type, payload}`; `function_call` / `function_call_output` by `call_id`",
     flag: "none is written (NULL); exit codes come from the output text",
     locations: &[Location::EnvDir("CODEX_HOME", "sessions"), Location::Home(".codex/sessions")],

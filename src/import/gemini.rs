@@ -31,6 +31,7 @@ pub struct Gemini;
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::GEMINI,
     agent: "Gemini CLI chat recordings, JSONL, read through import",
+    product: "Gemini",
     signature: "a metadata record with `sessionId` and `projectHash`, then messages with `toolCalls[]`",
     flag: "each call's `status` (`error`, `cancelled` = flagged)",
     locations: &[Location::Home(".gemini/tmp")],

@@ -21,7 +21,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::model::Dialect;
 use crate::source::FormatInfo;
 use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 
@@ -276,7 +275,7 @@ pub fn open_target(into: &Path) -> Result<Connection> {
         let format = crate::source::detect(into, &conn).map_err(|_| {
             Error::input(into, "exists and is not a tracelint database; import writes only into its own schema")
         })?;
-        if format.info().dialect != Dialect::TRACELINT {
+        if format != crate::source::Format::TRACELINT {
             return Err(Error::input(
                 into,
                 format!("is a {} trace database; import writes only into tracelint's own schema", format.as_str()),
@@ -471,6 +470,7 @@ pub fn import_files(conn: &Connection, into: &Path, files: &[PathBuf]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Dialect;
 
     #[test]
     fn lone_surrogates_are_replaced_and_pairs_kept() {

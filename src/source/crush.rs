@@ -27,6 +27,7 @@ pub struct Crush;
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CRUSH,
     agent: "Crush, and the archived Go opencode",
+    product: "Crush",
     signature: "`messages` with a `parts` column and `sessions` with `parent_session_id`",
     flag: "`is_error` of the `tool_result` part; bash exiting non-zero is not flagged (`Exit code N` in the text)",
     locations: &[Location::Cwd(".crush/crush.db"), Location::Cwd(".opencode/opencode.db")],

@@ -32,6 +32,7 @@ pub struct Goose;
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::GOOSE,
     agent: "Goose (Block)",
+    product: "Goose",
     signature: "table `schema_version` and `messages` with `content_json` and `created_timestamp`",
     flag: "`toolResult.status = \"error\"` or MCP `isError = true` of the toolResponse; an unparsed toolRequest is a failed call",
     locations: &[Location::XdgData("goose/sessions/sessions.db")],

@@ -35,6 +35,7 @@ pub struct Llm;
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::LLM,
     agent: "llm (Simon Willison's CLI)",
+    product: "llm",
     signature: "table `_llm_migrations`; legacy `tool_calls`/`tool_results` and/or the 0.32 store `threads`/`messages(hash)`/`parts(payload)`",
     flag: "`tool_results.exception` (0.27+; absent before, so no flag) or the `exception` key of a tool_result payload",
     locations: &[

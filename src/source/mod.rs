@@ -24,21 +24,38 @@ use crate::model::{Dialect, Session};
 pub struct SourceOptions {
     /// Skip sub-agent sessions.
     pub no_subagents: bool,
-    /// Only the session with this id (or id prefix).
-    pub session: Option<String>,
+    /// Only the sessions this selects.
+    pub session: Option<SessionFilter>,
     /// Read every source as this format instead of detecting it.
     pub format: Option<Format>,
 }
 
+/// Which session ids are read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionFilter {
+    /// Ids that start with this (`--session`).
+    Prefix(String),
+    /// Exactly this id: one id can be the prefix of another, and a reader
+    /// that was given the whole id wants that session alone.
+    Exact(String),
+}
+
+impl SessionFilter {
+    pub fn matches(&self, id: &str) -> bool {
+        match self {
+            SessionFilter::Prefix(p) => id.starts_with(p.as_str()),
+            SessionFilter::Exact(e) => id == e,
+        }
+    }
+}
+
 impl SourceOptions {
+    /// Is session `id` read (`has_parent`: it is a sub-agent's)?
     pub fn wants(&self, id: &str, has_parent: bool) -> bool {
         if self.no_subagents && has_parent {
             return false;
         }
-        match &self.session {
-            Some(s) => id.starts_with(s.as_str()),
-            None => true,
-        }
+        self.session.as_ref().is_none_or(|f| f.matches(id))
     }
 }
 
@@ -74,6 +91,9 @@ pub static ADAPTERS: &[&dyn Adapter] =
 pub struct Format(&'static dyn Adapter);
 
 impl Format {
+    /// tracelint's own schema, which `import` writes.
+    pub const TRACELINT: Format = Format(&tracelint::Tracelint);
+
     /// Every supported format, in detection order.
     pub fn all() -> impl Iterator<Item = Format> {
         ADAPTERS.iter().map(|&a| Format(a))
@@ -169,8 +189,11 @@ pub struct FormatInfo {
     /// The name used in reports and by `--source-format`, and the dialect
     /// its sessions are judged in.
     pub dialect: Dialect,
-    /// The agent that writes it.
+    /// The agent that writes it, as `tracelint formats` describes it.
     pub agent: &'static str,
+    /// The agent's own name, for messages ("not a Claude Code, Codex or
+    /// Gemini transcript").
+    pub product: &'static str,
     /// How detection recognises it (tables and columns, or records).
     pub signature: &'static str,
     /// What the source's own error flag is.
@@ -399,6 +422,17 @@ pub fn tool_schemas(path: &Path, conn: &Connection, format: Format) -> Result<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_ids_and_prefixes() {
+        let opts = |f: SessionFilter| SourceOptions { session: Some(f), ..SourceOptions::default() };
+        let prefix = opts(SessionFilter::Prefix("ab".into()));
+        assert!(prefix.wants("ab", false) && prefix.wants("abc", true));
+        let exact = opts(SessionFilter::Exact("ab".into()));
+        assert!(exact.wants("ab", false) && !exact.wants("abc", false));
+        let no_sub = SourceOptions { no_subagents: true, ..SourceOptions::default() };
+        assert!(no_sub.wants("x", false) && !no_sub.wants("x", true));
+    }
 
     #[test]
     fn every_format_has_one_name() {

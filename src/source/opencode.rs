@@ -24,6 +24,7 @@ pub struct Opencode;
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::OPENCODE,
     agent: "opencode 1.2 or later",
+    product: "opencode",
     signature: "tables `session(id, parent_id)`, `message(id, session_id, data)` and `part(id, message_id, session_id, time_created, data)`",
     flag: "`state.status = \"error\"` of the tool part; a completed bash call keeps its exit status in `state.metadata.exit`",
     locations: &[Location::XdgData("opencode/opencode.db")],

@@ -26,6 +26,7 @@ pub struct Peri;
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::PERI,
     agent: "Peri Code",
+    product: "Peri Code",
     signature: "tables `threads(id)` and `messages(message_id, thread_id, role, content)`",
     flag: "`is_error` of the tool message or `tool_result` block (absent = false)",
     locations: &[Location::Home(".peri/threads/threads.db")],

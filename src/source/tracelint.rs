@@ -33,6 +33,7 @@ pub struct Tracelint;
 pub static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::TRACELINT,
     agent: "tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework",
+    product: "tracelint",
     signature: "table `tracelint_meta` and tables `sessions`, `calls`, `results` as in sql/schema.sql",
     flag: "`results.is_error` (1 flagged, 0 not flagged, NULL the agent records no flag)",
     locations: &[],
