@@ -434,6 +434,61 @@ mod tests {
         assert!(no_sub.wants("x", false) && !no_sub.wants("x", true));
     }
 
+    /// Detection takes the first format whose signature matches; no shipped
+    /// sample or fixture matches two, so the registry order decides nothing.
+    #[test]
+    fn signatures_do_not_overlap() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut seen = std::collections::BTreeSet::new();
+        for dir in ["sample-traces", "tests/fixtures"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                let conn = match path.extension().and_then(|e| e.to_str()) {
+                    Some("db") => open::open_read_only(&path).unwrap().conn,
+                    Some("sql") => {
+                        let conn = Connection::open_in_memory().unwrap();
+                        if path.ends_with("tracelint.sql") {
+                            conn.execute_batch(tracelint::SCHEMA_SQL).unwrap();
+                        }
+                        conn.execute_batch(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                        conn
+                    }
+                    _ => continue,
+                };
+                let schema = Schema { conn: &conn };
+                let matched: Vec<&str> =
+                    Format::all().filter(|f| f.adapter().matches(&schema).unwrap()).map(Format::as_str).collect();
+                assert!(matched.len() <= 1, "{} matches {matched:?}", path.display());
+                seen.extend(matched);
+            }
+        }
+        assert_eq!(seen.len(), ADAPTERS.len(), "the samples cover every format: {seen:?}");
+    }
+
+    /// Every format reports how far it got, and its sessions come whole.
+    #[test]
+    fn every_format_reports_progress() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces");
+        let mut formats = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(&root).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "db") {
+                continue;
+            }
+            let (conn, format, _) = open(&path).unwrap();
+            let mut reports: Vec<(u64, u64)> = Vec::new();
+            let mut sessions = 0;
+            let opts = SourceOptions::default();
+            read(&path, &conn, format, &opts, &mut |done, total| reports.push((done, total)), &mut |_| sessions += 1)
+                .unwrap();
+            assert!(sessions > 0, "{}", path.display());
+            assert!(reports.iter().any(|&(_, total)| total > 0), "{}: no progress", path.display());
+            assert!(reports.iter().all(|&(done, total)| done <= total), "{}: {reports:?}", path.display());
+            formats.insert(format.as_str());
+        }
+        assert_eq!(formats.len(), ADAPTERS.len(), "{formats:?}");
+    }
+
     #[test]
     fn every_format_has_one_name() {
         for f in Format::all() {
