@@ -14,11 +14,11 @@ use crate::model::{Dialect, Malformed, Session};
 
 /// What a format's session table says about one session.
 #[derive(Debug, Clone, Default)]
-pub struct SessionInfo {
-    pub parent: Option<String>,
-    pub started: Option<DateTime<Utc>>,
+struct SessionInfo {
+    parent: Option<String>,
+    started: Option<DateTime<Utc>>,
     /// The dialect the table names for it (tracelint's `sessions.agent`).
-    pub dialect: Option<Dialect>,
+    dialect: Option<Dialect>,
 }
 
 /// A source's sessions by id, loaded once before its rows are streamed.
@@ -54,20 +54,12 @@ impl SessionIndex {
         self
     }
 
-    pub fn get(&self, id: &str) -> Option<&SessionInfo> {
-        self.sessions.get(id)
-    }
-
     pub fn len(&self) -> usize {
         self.sessions.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.sessions.is_empty()
-    }
-
-    pub fn ids(&self) -> impl Iterator<Item = &String> {
-        self.sessions.keys()
     }
 
     /// Session `id`, empty, in `dialect` unless the index names another;
