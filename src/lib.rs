@@ -20,6 +20,7 @@ pub mod error;
 pub mod export;
 pub mod gate;
 pub mod import;
+pub mod input;
 pub mod judge;
 pub mod model;
 pub mod pair;
@@ -101,20 +102,15 @@ pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> R
 /// loop behind every command.
 pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visitor: &mut dyn Visitor) -> Result<()> {
     for path in paths {
-        if import::is_transcript_source(path) {
-            walk_transcripts(path, opts, notes, visitor)?;
-            continue;
-        }
-        let (conn, format, warnings) = source::open_as(path, opts.source.format)?;
-        let judge = judge_for(format.as_str(), &schema::from_trace(&conn, format.as_str()), opts)?;
-        let shown = path.display().to_string();
+        let src = input::open(path, opts.source.format, notes)?;
+        let judge = judge_for(src.format_name, &src.tool_schemas()?, opts)?;
         visitor.source(SourceStart {
-            path: &shown,
-            format: format.as_str(),
+            path: &src.label,
+            format: src.format_name,
             schemas: judge.schemas().clone(),
-            warnings,
+            warnings: src.warnings.clone(),
         });
-        read_judging_aside(path, &judge, visitor, |sink| source::read(path, &conn, format, &opts.source, sink))?;
+        read_judging_aside(&src.path, &judge, visitor, |sink| src.read(&opts.source, sink))?;
     }
     Ok(())
 }
@@ -160,66 +156,8 @@ fn read_judging_aside(
     })
 }
 
-/// Read JSONL transcripts (a file or a folder) by importing them into a
-/// temporary database first; nothing is written beside them.
-fn walk_transcripts(path: &Path, opts: &ScanOptions, notes: &mut Vec<String>, visitor: &mut dyn Visitor) -> Result<()> {
-    let tmp =
-        tempfile::tempdir().map_err(|e| Error::input(path, format!("cannot create a temporary database: {e}")))?;
-    let db = tmp.path().join("transcripts.db");
-    let stats = import::import(&[path.to_path_buf()], &db)?;
-    let shown = sanitize::one_line(&path.display().to_string());
-    for f in &stats.unrecognised {
-        notes.push(format!(
-            "{}: not a Claude Code, Codex or Gemini transcript, skipped",
-            sanitize::one_line(&f.display().to_string())
-        ));
-    }
-    if stats.files == 0 {
-        let what = if path.is_dir() {
-            "is a directory with no Claude Code, Codex or Gemini transcript (*.jsonl)"
-        } else {
-            "is not a Claude Code, Codex or Gemini transcript"
-        };
-        return Err(Error::input(path, what));
-    }
-    if stats.invalid > 0 {
-        notes.push(format!("{shown}: {} lines are not JSON records, skipped", stats.invalid));
-    }
-    if stats.surrogates > 0 {
-        notes.push(format!("{shown}: {} lone surrogate escapes replaced by U+FFFD", stats.surrogates));
-    }
-    let format = source::Format::Tracelint;
-    let (conn, _, _) = source::open_as(&db, Some(format))?;
-    let judge = judge_for(stats.label(), &[], opts)?;
-    let display = path.display().to_string();
-    visitor.source(SourceStart {
-        path: &display,
-        format: stats.label(),
-        schemas: judge.schemas().clone(),
-        warnings: Vec::new(),
-    });
-    read_judging_aside(path, &judge, visitor, |sink| source::read(&db, &conn, format, &opts.source, sink))
-}
-
 /// The sources a command reads: the PATHs given, or every default location
 /// of every supported format that exists on this machine.
 pub fn input_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    if !paths.is_empty() {
-        return Ok(paths.to_vec());
-    }
-    let mut found = source::default_sources();
-    found.extend(import::default_transcript_dirs());
-    if found.is_empty() {
-        let places: Vec<String> = source::FORMATS
-            .iter()
-            .flat_map(|f| f.locations)
-            .chain(import::TRANSCRIPTS.iter().flat_map(|t| t.locations))
-            .map(|l| l.display())
-            .collect();
-        return Err(Error::Usage(format!(
-            "no trace database given, and none at the default locations ({}); pass a PATH",
-            places.join(", ")
-        )));
-    }
-    Ok(found)
+    input::resolve(paths)
 }

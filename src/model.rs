@@ -1,7 +1,105 @@
 //! The common model every adapter maps onto: sessions of calls and results.
 
+use std::borrow::Cow;
+
 use chrono::{DateTime, Utc};
 use serde_json::Value;
+
+/// Bytes kept from each end of a long result text. Readers keep only the
+/// two ends of a longer one (see `source::json::string_ends`), and the rules
+/// examine only as much (`text_ends`), so a 400 KB output is never copied,
+/// unescaped or scanned whole.
+pub const TEXT_CAP: usize = 4096;
+
+/// The part of `text` that is examined: leading whitespace trimmed, and a
+/// text longer than `2 * TEXT_CAP` cut to its head, a newline and its tail
+/// (`TEXT_CAP` bytes each, at character boundaries), so that what is said
+/// on its last line (an exit code) is still seen.
+pub fn text_ends(text: &str) -> Cow<'_, str> {
+    let t = text.trim_start();
+    if t.len() <= 2 * TEXT_CAP {
+        return t.into();
+    }
+    let mut end = TEXT_CAP;
+    while !t.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut start = t.len() - TEXT_CAP;
+    while !t.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("{}\n{}", &t[..end], &t[start..]).into()
+}
+
+/// Whose conventions a session's text follows: the SQLite format it was read
+/// from, or, for sessions of tracelint's own schema (imported transcripts),
+/// the agent that wrote them. Content and classification rules are scoped
+/// by dialect, so a scope naming an unknown dialect does not compile.
+///
+/// `ALL` names the dialects of every format and importer tracelint ships;
+/// a new format with no rules of its own may name itself with
+/// `Dialect::new` in its own file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Dialect(&'static str);
+
+impl Dialect {
+    pub const PERI: Dialect = Dialect("peri");
+    pub const CRUSH: Dialect = Dialect("crush");
+    pub const OPENCODE: Dialect = Dialect("opencode");
+    pub const GOOSE: Dialect = Dialect("goose");
+    pub const LLM: Dialect = Dialect("llm");
+    /// tracelint's own schema written by an agent tracelint has no rules
+    /// for: only rules without a dialect scope apply.
+    pub const TRACELINT: Dialect = Dialect("tracelint");
+    pub const CLAUDE_CODE: Dialect = Dialect("claude-code");
+    pub const CODEX: Dialect = Dialect("codex");
+    pub const GEMINI: Dialect = Dialect("gemini");
+
+    /// Every named dialect.
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::PERI,
+        Dialect::CRUSH,
+        Dialect::OPENCODE,
+        Dialect::GOOSE,
+        Dialect::LLM,
+        Dialect::TRACELINT,
+        Dialect::CLAUDE_CODE,
+        Dialect::CODEX,
+        Dialect::GEMINI,
+    ];
+
+    pub const fn new(name: &'static str) -> Dialect {
+        Dialect(name)
+    }
+
+    /// The name used in reports, rule listings and `sessions.agent`.
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+
+    /// The named dialect called `name`.
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        Dialect::ALL.iter().copied().find(|d| d.0 == name)
+    }
+}
+
+impl Default for Dialect {
+    fn default() -> Self {
+        Dialect::TRACELINT
+    }
+}
+
+impl std::fmt::Display for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl serde::Serialize for Dialect {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
 
 /// A tool invocation the model made.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +119,7 @@ pub struct Call {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
     pub call_id: String,
-    /// The text; of a long one only its two ends (see `source::json::string_ends`).
+    /// The text; of a long one only its two ends (`TEXT_CAP` bytes each).
     pub text: String,
     /// `text` lacks the middle of the result.
     pub truncated: bool,
@@ -49,15 +147,39 @@ pub struct Malformed {
     pub skipped: bool,
 }
 
-/// One session (a Peri thread), its events in storage order.
+/// One session (a thread, conversation or transcript), its events in
+/// storage order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Session {
     pub id: String,
-    /// The source format (`source::Format::as_str`), which scopes rules.
-    pub format: &'static str,
+    /// Whose conventions its text follows; scopes the rules.
+    pub dialect: Dialect,
     pub parent: Option<String>,
     /// When the session started, the fallback time for calls without one.
     pub started: Option<DateTime<Utc>>,
     pub events: Vec<Event>,
     pub malformed: Vec<Malformed>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dialect_names_round_trip() {
+        for &d in Dialect::ALL {
+            assert_eq!(Dialect::from_name(d.as_str()), Some(d));
+            assert_eq!(Dialect::ALL.iter().filter(|x| x.as_str() == d.as_str()).count(), 1, "{d} named twice");
+        }
+        assert_eq!(Dialect::from_name("nope"), None);
+    }
+
+    #[test]
+    fn long_texts_are_examined_at_both_ends() {
+        let text = format!("  Error: {}\nExit code 3", "é".repeat(TEXT_CAP));
+        let ends = text_ends(&text);
+        assert!(ends.starts_with("Error: ") && ends.ends_with("Exit code 3"));
+        assert!(ends.len() <= 2 * TEXT_CAP + 1, "head, newline, tail");
+        assert_eq!(text_ends("  short"), "short");
+    }
 }

@@ -1,5 +1,6 @@
-//! Scan progress, published by the readers and drawn (or not) by `main`.
-//! The library only stores numbers; it never prints.
+//! Scan progress, published by the input stage as the readers report it and
+//! drawn (or not) by `main`. The library only stores numbers; it never
+//! prints.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -9,19 +10,20 @@ static TOTAL: AtomicU64 = AtomicU64::new(0);
 static FINISHED: AtomicBool = AtomicBool::new(false);
 static LABEL: Mutex<String> = Mutex::new(String::new());
 
-/// A new source starts: `total` is its size in the reader's own unit (for
-/// Peri, the largest rowid).
-pub fn begin(label: &str, total: u64) {
+/// A new source starts; its size is not known yet.
+pub fn begin(label: &str) {
     if let Ok(mut l) = LABEL.lock() {
         *l = crate::sanitize::one_line(label);
     }
     DONE.store(0, Ordering::Relaxed);
-    TOTAL.store(total, Ordering::Relaxed);
+    TOTAL.store(0, Ordering::Relaxed);
 }
 
-/// The reader got this far.
-pub fn set(done: u64) {
+/// The reader got `done` of `total`, in a unit of its own (sessions; for
+/// Peri, rowids).
+pub fn set(done: u64, total: u64) {
     DONE.store(done, Ordering::Relaxed);
+    TOTAL.store(total, Ordering::Relaxed);
 }
 
 /// The scan is over (or failed).

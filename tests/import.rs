@@ -197,3 +197,21 @@ fn gemini_sample() {
     assert_eq!(direct["sources"][0]["format"], "gemini");
     assert_eq!(direct["tools"], v["tools"]);
 }
+
+/// A PATH means the same to every command: the drill-down and the schema
+/// listing read transcript folders as `scan` does.
+#[test]
+fn every_command_reads_transcript_folders() {
+    let sample = |name: &str| root().join("sample-traces").join(name).to_str().unwrap().to_string();
+    let out = run_in(root(), &["examples", "--category", "not-found", &sample("claude-code")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("not-found"), "{}", stdout(&out));
+    let out = run_in(root(), &["show", "0196b1e2", &sample("codex")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("session 0196b1e2-7c3d-7a4b-9c5d-6e7f8a9b0c1d · 12 calls"), "{}", stdout(&out));
+    let out = run_in(root(), &["schemas", &sample("gemini")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("(gemini): "), "{}", stdout(&out));
+    let out = run_in(root(), &["schemas", &sample("claude-code")]);
+    assert!(stdout(&out).contains("built-in claude-code"), "{}", stdout(&out));
+}

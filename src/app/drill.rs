@@ -14,6 +14,7 @@ use crate::model::ToolResult;
 use crate::redact::Redaction;
 use crate::rules::Category;
 use crate::sanitize::{block, one_line, truncate};
+use crate::source::SessionFilter;
 use crate::{SourceStart, Visitor};
 
 fn verdict(c: &JudgedCall) -> String {
@@ -191,7 +192,8 @@ fn pick_call<'a>(session: &str, wanted: &str, calls: &'a [JudgedCall]) -> Result
 
 pub fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
     let mut opts = settings::judging(&args.judging, false)?;
-    opts.source.session = Some(args.session.clone());
+    // Every session that starts with the id: an exact match among them wins.
+    opts.source.session = Some(SessionFilter::Prefix(args.session.clone()));
     let paths = crate::input_paths(&args.paths)?;
     let mut visitor = Sessions { source: String::new(), found: Vec::new() };
     crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;

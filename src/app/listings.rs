@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::rules::{CATEGORIES, CLASS_RULES, CONTENT_RULES, FINDING_RULES};
 use crate::sanitize::{one_line, truncate};
 use crate::schema::{self, SchemaSet};
-use crate::{import, source};
+use crate::{import, input, source};
 
 /// The whole rule registry as one JSON document (`tracelint rules --format json`).
 pub fn rules_json() -> serde_json::Value {
@@ -71,11 +71,11 @@ pub fn run_rules(args: &RulesArgs, out: &mut dyn Write) -> Result<()> {
 /// `tracelint formats`: every supported format, its detection signature,
 /// its flag and its default locations (marked when present).
 pub fn run_formats(out: &mut dyn Write) -> Result<()> {
-    for (i, f) in source::FORMATS.iter().enumerate() {
+    for (i, f) in source::formats().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
-        writeln!(out, "{} ({})", f.name, f.agent)?;
+        writeln!(out, "{} ({})", f.name(), f.agent)?;
         writeln!(out, "  detected by: {}", f.signature)?;
         writeln!(out, "  error flag:  {}", f.flag)?;
         for loc in f.locations {
@@ -83,9 +83,9 @@ pub fn run_formats(out: &mut dyn Write) -> Result<()> {
             writeln!(out, "  default:     {}{}", loc.display(), if here { "  [found]" } else { "" })?;
         }
     }
-    for t in import::TRANSCRIPTS {
+    for t in import::infos() {
         writeln!(out)?;
-        writeln!(out, "{} ({})", t.name, t.agent)?;
+        writeln!(out, "{} ({})", t.name(), t.agent)?;
         writeln!(out, "  recognised:  {}", t.signature)?;
         writeln!(out, "  error flag:  {}", t.flag)?;
         for loc in t.locations {
@@ -113,9 +113,9 @@ pub fn run_schemas(args: &SchemasArgs, out: &mut dyn Write) -> Result<()> {
         }
     } else {
         for path in &args.paths {
-            let (conn, format, _) = source::open(path)?;
-            let label = format!("{} ({})", one_line(&path.display().to_string()), format.as_str());
-            sets.push((label, build(format.as_str(), &schema::from_trace(&conn, format.as_str()))?));
+            let src = input::open(path, None, &mut Vec::new())?;
+            let label = format!("{} ({})", one_line(&src.label), src.format_name);
+            sets.push((label, build(src.format_name, &src.tool_schemas()?)?));
         }
     }
     if args.format == RulesFormat::Json {

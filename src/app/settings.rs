@@ -8,30 +8,13 @@ use crate::cli::{JudgingArgs, SelectArgs};
 use crate::error::{Error, Result};
 use crate::gate::{FailOn, Gate, RateLimit};
 use crate::redact::Redaction;
-use crate::sanitize;
 use crate::schema::{self, FileSchemas};
-use crate::source::{self, SourceOptions};
+use crate::source::{SessionFilter, SourceOptions};
 use crate::timespec;
 
 /// The redaction `--no-redact` asks for.
 pub fn redaction(j: &JudgingArgs) -> Redaction {
     if j.no_redact { Redaction::Off } else { Redaction::On }
-}
-
-/// The format `--source-format NAME` forces, if given.
-pub fn source_format(name: Option<&str>) -> Result<Option<source::Format>> {
-    let Some(name) = name else { return Ok(None) };
-    match source::Format::from_name(name) {
-        Some(f) => Ok(Some(f)),
-        None => {
-            let names: Vec<&str> = source::FORMATS.iter().map(|f| f.name).collect();
-            Err(Error::Usage(format!(
-                "--source-format: unknown format {:?}; known: {}",
-                sanitize::one_line(name),
-                names.join(", ")
-            )))
-        }
-    }
 }
 
 /// The `--tool-schemas` file, read and checked.
@@ -43,7 +26,11 @@ pub fn tool_schemas(j: &JudgingArgs) -> Result<FileSchemas> {
 /// default filters and thresholds.
 pub fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions> {
     Ok(ScanOptions {
-        source: SourceOptions { no_subagents, session: None, format: source_format(j.source_format.as_deref())? },
+        source: SourceOptions {
+            no_subagents,
+            session: None,
+            format: crate::input::forced_format(j.source_format.as_deref())?,
+        },
         tool_schemas: tool_schemas(j)?,
         aggregate: AggregateOptions { redaction: redaction(j), ..AggregateOptions::default() },
     })
@@ -70,7 +57,7 @@ pub fn scan(args: &SelectArgs) -> Result<ScanOptions> {
         )));
     }
     let mut opts = judging(&args.judging, args.no_subagents)?;
-    opts.source.session = args.session.clone();
+    opts.source.session = args.session.clone().map(SessionFilter::Prefix);
     opts.aggregate = AggregateOptions {
         filters,
         streak_threshold: args.streak_threshold,

@@ -21,11 +21,42 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{LineReader, ResultRow, SessionRow, Writer};
+use super::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
 use crate::error::{Error, Result};
-use crate::source::peri::content_text;
+use crate::model::Dialect;
+use crate::source::{FormatInfo, Location};
 
-const AGENT: &str = "claude-code";
+pub struct Claude;
+
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::CLAUDE_CODE,
+    agent: "Claude Code transcripts, JSONL, read through import",
+    product: "Claude Code",
+    signature: "records with `uuid`/`sessionId`; calls are `tool_use` blocks, results `tool_result` blocks",
+    flag: "`is_error` of the tool_result block (optional: absent = false)",
+    locations: &[Location::Home(".claude/projects")],
+};
+
+const AGENT: &str = Dialect::CLAUDE_CODE.as_str();
+
+impl Importer for Claude {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    /// A line with a `uuid` (messages) or `leafUuid` (summaries), or a
+    /// typed record of a session (Gemini's metadata record has a
+    /// `sessionId` but no `type`).
+    fn recognise(&self, v: &Value) -> bool {
+        v.get("uuid").is_some()
+            || v.get("leafUuid").is_some()
+            || (v.get("sessionId").is_some() && v.get("type").is_some_and(Value::is_string))
+    }
+
+    fn run(&self) -> Box<dyn ImportRun> {
+        Box::new(Run::default())
+    }
+}
 
 /// A result whose call has not been seen yet.
 struct Pending {
@@ -38,13 +69,13 @@ struct Pending {
 
 /// State across all files of one import run.
 #[derive(Default)]
-pub struct Importer {
+struct Run {
     uuids: HashSet<String>,
     pending: Vec<Pending>,
 }
 
-impl Importer {
-    pub fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
+impl ImportRun for Run {
+    fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
         let source = path.display().to_string();
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let mut lines = LineReader::open(path)?;
@@ -55,6 +86,25 @@ impl Importer {
         Ok(())
     }
 
+    /// Results whose call came later (another file) join its session; the
+    /// rest stay in their own session as orphans.
+    fn finish(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        for p in std::mem::take(&mut self.pending) {
+            let session = w.session_of_call(&p.call_id)?.unwrap_or(p.session);
+            w.result(&ResultRow {
+                session: &session,
+                call_id: &p.call_id,
+                text: &p.text,
+                flag: Some(p.flag),
+                exit_code: None,
+                time: p.time.as_deref(),
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl Run {
     fn line(&mut self, v: &Value, stem: &str, source: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
         let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
         if kind != "user" && kind != "assistant" {
@@ -147,21 +197,35 @@ impl Importer {
         }
         Ok(())
     }
+}
 
-    /// Results whose call came later (another file) join its session; the
-    /// rest stay in their own session as orphans.
-    pub fn finish(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
-        for p in std::mem::take(&mut self.pending) {
-            let session = w.session_of_call(&p.call_id)?.unwrap_or(p.session);
-            w.result(&ResultRow {
-                session: &session,
-                call_id: &p.call_id,
-                text: &p.text,
-                flag: Some(p.flag),
-                exit_code: None,
-                time: p.time.as_deref(),
-            })?;
+/// The text of a message content value: a string, or the text of its
+/// blocks, one per line.
+fn content_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        Value::Array(items) => {
+            let mut out = String::new();
+            for item in items {
+                let piece = match item {
+                    Value::String(s) => Some(s.as_str()),
+                    Value::Object(o) => o.get("text").and_then(Value::as_str),
+                    _ => None,
+                };
+                if let Some(p) = piece {
+                    if !out.is_empty() {
+                        out.push('\n');
+                    }
+                    out.push_str(p);
+                }
+            }
+            out
         }
-        Ok(())
+        Value::Object(o) => match o.get("text").and_then(Value::as_str) {
+            Some(t) => t.to_string(),
+            None => v.to_string(),
+        },
+        other => other.to_string(),
     }
 }

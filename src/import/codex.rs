@@ -14,13 +14,46 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{LineReader, ResultRow, SessionRow, Writer};
+use super::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
 use crate::error::{Error, Result};
+use crate::model::Dialect;
 use crate::source::rows::decode_arguments;
+use crate::source::{FormatInfo, Location};
 
-const AGENT: &str = "codex";
+pub struct Codex;
 
-pub fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::CODEX,
+    agent: "Codex CLI rollouts, JSONL, read through import",
+    product: "Codex",
+    signature: "records `{timestamp, type, payload}`; `function_call` / `function_call_output` by `call_id`",
+    flag: "none is written (NULL); exit codes come from the output text",
+    locations: &[Location::EnvDir("CODEX_HOME", "sessions"), Location::Home(".codex/sessions")],
+};
+
+const AGENT: &str = Dialect::CODEX.as_str();
+
+impl Importer for Codex {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn recognise(&self, record: &Value) -> bool {
+        record.get("payload").is_some() && record.get("type").is_some()
+    }
+
+    fn run(&self) -> Box<dyn ImportRun> {
+        Box::new(Codex)
+    }
+}
+
+impl ImportRun for Codex {
+    fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
+        file(path, w)
+    }
+}
+
+fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
     let source = path.display().to_string();
     // rollout-<time>-<uuid>: the session id until session_meta says otherwise.
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();

@@ -21,19 +21,52 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{LineReader, ResultRow, SessionRow, Writer};
+use super::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
 use crate::error::{Error, Result};
+use crate::model::Dialect;
+use crate::source::{FormatInfo, Location};
 
-const AGENT: &str = "gemini";
+pub struct Gemini;
 
-/// Is `v` a record of a Gemini recording?
-pub fn looks_like(v: &Value) -> bool {
-    v.get("projectHash").is_some()
-        || v.get("$rewindTo").is_some()
-        || v.get("$set").is_some()
-        || (v.get("uuid").is_none()
-            && v.get("id").and_then(Value::as_str).is_some()
-            && matches!(v.get("type").and_then(Value::as_str), Some("user" | "gemini" | "info" | "error" | "warning")))
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::GEMINI,
+    agent: "Gemini CLI chat recordings, JSONL, read through import",
+    product: "Gemini",
+    signature: "a metadata record with `sessionId` and `projectHash`, then messages with `toolCalls[]`",
+    flag: "each call's `status` (`error`, `cancelled` = flagged)",
+    locations: &[Location::Home(".gemini/tmp")],
+};
+
+const AGENT: &str = Dialect::GEMINI.as_str();
+
+impl Importer for Gemini {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    /// The metadata record, a rewind or an update, or a message (which has
+    /// an `id`, and no `uuid` as Claude Code's lines have).
+    fn recognise(&self, v: &Value) -> bool {
+        v.get("projectHash").is_some()
+            || v.get("$rewindTo").is_some()
+            || v.get("$set").is_some()
+            || (v.get("uuid").is_none()
+                && v.get("id").and_then(Value::as_str).is_some()
+                && matches!(
+                    v.get("type").and_then(Value::as_str),
+                    Some("user" | "gemini" | "info" | "error" | "warning")
+                ))
+    }
+
+    fn run(&self) -> Box<dyn ImportRun> {
+        Box::new(Gemini)
+    }
+}
+
+impl ImportRun for Gemini {
+    fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
+        file(path, w)
+    }
 }
 
 struct File<'a> {
@@ -46,7 +79,7 @@ struct File<'a> {
     calls: HashMap<String, Vec<String>>,
 }
 
-pub fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
+fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
     let source = path.display().to_string();
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     // A sub-agent's file sits in a folder named after its parent session.
@@ -201,10 +234,11 @@ mod tests {
 
     #[test]
     fn recognised_records() {
-        assert!(looks_like(&json!({"sessionId": "s", "projectHash": "h"})));
-        assert!(looks_like(&json!({"$rewindTo": "m1"})));
-        assert!(looks_like(&json!({"id": "m1", "type": "gemini", "content": ""})));
-        assert!(!looks_like(&json!({"uuid": "u", "type": "user", "sessionId": "s"})), "Claude Code");
-        assert!(!looks_like(&json!({"timestamp": "t", "type": "response_item", "payload": {}})), "Codex");
+        let looks_like = |v: Value| Gemini.recognise(&v);
+        assert!(looks_like(json!({"sessionId": "s", "projectHash": "h"})));
+        assert!(looks_like(json!({"$rewindTo": "m1"})));
+        assert!(looks_like(json!({"id": "m1", "type": "gemini", "content": ""})));
+        assert!(!looks_like(json!({"uuid": "u", "type": "user", "sessionId": "s"})), "Claude Code");
+        assert!(!looks_like(json!({"timestamp": "t", "type": "response_item", "payload": {}})), "Codex");
     }
 }

@@ -21,67 +21,46 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::source::Location;
+use crate::source::FormatInfo;
 use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 
-/// Which agent wrote a transcript.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transcript {
-    ClaudeCode,
-    Codex,
-    Gemini,
+/// One transcript format: what it is, how a file of it is recognised, and
+/// an importer for one run. Adding a format is one file implementing this
+/// and one line in `IMPORTERS`.
+pub trait Importer: Sync {
+    /// Its name (the agent written to `sessions.agent`, and the dialect its
+    /// sessions are judged in), how it is recognised and where it lives.
+    fn info(&self) -> &'static FormatInfo;
+    /// Is `record`, the first JSON record of a file, one of this format's?
+    /// No two importers claim the same record.
+    fn recognise(&self, record: &Value) -> bool;
+    /// The state of one import run, which may span files (a Claude Code
+    /// result can be in a different file than its call).
+    fn run(&self) -> Box<dyn ImportRun>;
 }
 
-impl Transcript {
-    /// The agent name written to `sessions.agent` (and the rules' format).
-    pub fn agent(self) -> &'static str {
-        match self {
-            Transcript::ClaudeCode => "claude-code",
-            Transcript::Codex => "codex",
-            Transcript::Gemini => "gemini",
-        }
+/// One import run of one transcript format.
+pub trait ImportRun {
+    /// Import one file of the format.
+    fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()>;
+    /// Everything is read: write what waited for later files.
+    fn finish(&mut self, _w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        Ok(())
     }
 }
 
-/// A transcript kind, described for `tracelint formats` and the README.
-pub struct TranscriptInfo {
-    pub name: &'static str,
-    pub agent: &'static str,
-    /// How `import` recognises a file.
-    pub signature: &'static str,
-    pub flag: &'static str,
-    /// Folders that hold these transcripts by default.
-    pub locations: &'static [Location],
-}
+/// Every transcript format, in the order `tracelint formats` lists them.
+pub static IMPORTERS: &[&dyn Importer] = &[&claude::Claude, &codex::Codex, &gemini::Gemini];
 
-pub static TRANSCRIPTS: &[TranscriptInfo] = &[
-    TranscriptInfo {
-        name: "claude-code",
-        agent: "Claude Code transcripts, JSONL, read through import",
-        signature: "records with `uuid`/`sessionId`; calls are `tool_use` blocks, results `tool_result` blocks",
-        flag: "`is_error` of the tool_result block (optional: absent = false)",
-        locations: &[Location::Home(".claude/projects")],
-    },
-    TranscriptInfo {
-        name: "codex",
-        agent: "Codex CLI rollouts, JSONL, read through import",
-        signature: "records `{timestamp, type, payload}`; `function_call` / `function_call_output` by `call_id`",
-        flag: "none is written (NULL); exit codes come from the output text",
-        locations: &[Location::EnvDir("CODEX_HOME", "sessions"), Location::Home(".codex/sessions")],
-    },
-    TranscriptInfo {
-        name: "gemini",
-        agent: "Gemini CLI chat recordings, JSONL, read through import",
-        signature: "a metadata record with `sessionId` and `projectHash`, then messages with `toolCalls[]`",
-        flag: "each call's `status` (`error`, `cancelled` = flagged)",
-        locations: &[Location::Home(".gemini/tmp")],
-    },
-];
+/// The descriptions of every transcript format, in registry order.
+pub fn infos() -> impl Iterator<Item = &'static FormatInfo> {
+    IMPORTERS.iter().map(|i| i.info())
+}
 
 /// Every default transcript folder that exists on this machine.
 pub fn default_transcript_dirs() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
-    for info in TRANSCRIPTS {
+    for info in infos() {
         for loc in info.locations {
             if let Some(p) = loc.resolve().filter(|p| p.is_dir())
                 && !out.contains(&p)
@@ -124,11 +103,6 @@ impl ImportStats {
             _ => "jsonl",
         }
     }
-}
-
-/// Does `scan` read `path` by importing it (a folder, or a `.jsonl` file)?
-pub fn is_transcript_source(path: &Path) -> bool {
-    path.is_dir() || path.extension().is_some_and(|e| e == "jsonl")
 }
 
 /// The database side of an import: upserts into the schema's tables.
@@ -301,16 +275,13 @@ pub fn open_target(into: &Path) -> Result<Connection> {
         let format = crate::source::detect(into, &conn).map_err(|_| {
             Error::input(into, "exists and is not a tracelint database; import writes only into its own schema")
         })?;
-        if format != crate::source::Format::Tracelint {
+        if format != crate::source::Format::TRACELINT {
             return Err(Error::input(
                 into,
                 format!("is a {} trace database; import writes only into tracelint's own schema", format.as_str()),
             ));
         }
-        let version: Option<String> = conn
-            .query_row("SELECT value FROM tracelint_meta WHERE key = 'schema_version'", [], |r| r.get(0))
-            .optional()
-            .map_err(sql)?;
+        let version = crate::source::tracelint::schema_version(&conn).map_err(sql)?;
         if version.as_deref() != Some(SCHEMA_VERSION) {
             return Err(Error::input(into, "tracelint schema of another version; import writes version 1 only"));
         }
@@ -378,25 +349,29 @@ impl LineReader {
     /// The next JSON record; lines that are not one are counted and skipped.
     pub fn next_record(&mut self, stats: &mut ImportStats) -> Result<Option<Value>> {
         loop {
-            self.buf.clear();
-            let n = self
-                .reader
-                .read_until(b'\n', &mut self.buf)
-                .map_err(|e| Error::input(&self.path, format!("cannot read: {e}")))?;
-            if n == 0 {
-                return Ok(None);
-            }
-            stats.lines += 1;
-            let text = String::from_utf8_lossy(&self.buf);
-            let text = text.trim();
-            if text.is_empty() {
-                continue;
-            }
-            match parse_line(text, stats) {
-                Line::Record(v) => return Ok(Some(v)),
-                Line::Invalid => stats.invalid += 1,
+            match self.next_line(stats)? {
+                None => return Ok(None),
+                Some(Some(Line::Record(v))) => return Ok(Some(v)),
+                Some(Some(Line::Invalid)) => stats.invalid += 1,
+                Some(None) => {}
             }
         }
+    }
+
+    /// The next line: `None` at the end, `Some(None)` for a blank line.
+    fn next_line(&mut self, stats: &mut ImportStats) -> Result<Option<Option<Line>>> {
+        self.buf.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| Error::input(&self.path, format!("cannot read: {e}")))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        stats.lines += 1;
+        let text = String::from_utf8_lossy(&self.buf);
+        let text = text.trim();
+        Ok(Some((!text.is_empty()).then(|| parse_line(text, stats))))
     }
 }
 
@@ -420,29 +395,21 @@ pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
     }
 }
 
-/// Recognise a transcript by its first JSON record.
-pub fn recognise(path: &Path) -> Result<Option<Transcript>> {
-    let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    let mut buf = Vec::new();
+/// The importer of a transcript, recognised by its first JSON record
+/// among its first 50 lines.
+pub fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
+    Ok(recognise_at(path)?.map(|at| IMPORTERS[at]))
+}
+
+/// `recognise`, as the importer's place in `IMPORTERS`.
+fn recognise_at(path: &Path) -> Result<Option<usize>> {
+    let mut lines = LineReader::open(path)?;
     let mut scratch = ImportStats::default();
     for _ in 0..50 {
-        buf.clear();
-        let n = reader.read_until(b'\n', &mut buf).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
-        if n == 0 {
-            break;
-        }
-        let text = String::from_utf8_lossy(&buf);
-        if let Line::Record(v) = parse_line(text.trim(), &mut scratch) {
-            if v.get("payload").is_some() && v.get("type").is_some() {
-                return Ok(Some(Transcript::Codex));
-            }
-            if gemini::looks_like(&v) {
-                return Ok(Some(Transcript::Gemini));
-            }
-            if v.get("sessionId").is_some() || v.get("uuid").is_some() || v.get("leafUuid").is_some() {
-                return Ok(Some(Transcript::ClaudeCode));
-            }
+        match lines.next_line(&mut scratch)? {
+            None => break,
+            Some(Some(Line::Record(v))) => return Ok(IMPORTERS.iter().position(|i| i.recognise(&v))),
+            Some(_) => {}
         }
     }
     Ok(None)
@@ -452,26 +419,41 @@ pub fn recognise(path: &Path) -> Result<Option<Transcript>> {
 pub fn import(sources: &[PathBuf], into: &Path) -> Result<ImportStats> {
     let files = transcript_files(sources)?;
     let conn = open_target(into)?;
+    import_files(&conn, into, &files)
+}
+
+/// A throwaway tracelint database at `path` (a new file) for transcripts
+/// that are read, not kept: nothing in it is ever synced to disk.
+pub fn open_scratch(path: &Path) -> Result<Connection> {
+    let sql = |e: rusqlite::Error| Error::input(path, crate::source::open::sqlite_problem(&e));
+    let conn = Connection::open(path).map_err(sql)?;
+    conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;").map_err(sql)?;
+    conn.execute_batch(SCHEMA_SQL).map_err(sql)?;
+    Ok(conn)
+}
+
+/// The one import driver: each file is recognised and handed to its
+/// format's run, inside one transaction of `conn` (the database at `into`).
+pub fn import_files(conn: &Connection, into: &Path, files: &[PathBuf]) -> Result<ImportStats> {
     let sql = |e: rusqlite::Error| Error::input(into, crate::source::open::sqlite_problem(&e));
     conn.execute_batch("BEGIN IMMEDIATE").map_err(sql)?;
-    let mut writer = Writer::new(&conn);
-    let mut claude = claude::Importer::default();
+    let mut writer = Writer::new(conn);
+    // One run per format, started by its first file, in registry order.
+    let mut runs: Vec<Option<Box<dyn ImportRun>>> = IMPORTERS.iter().map(|_| None).collect();
     let result = (|| -> Result<()> {
-        for file in &files {
-            let kind = recognise(file)?;
-            match kind {
-                Some(Transcript::ClaudeCode) => claude.file(file, &mut writer)?,
-                Some(Transcript::Codex) => codex::file(file, &mut writer)?,
-                Some(Transcript::Gemini) => gemini::file(file, &mut writer)?,
-                None => {
-                    writer.stats.unrecognised.push(file.clone());
-                    continue;
-                }
-            }
-            writer.stats.agents.extend(kind.map(Transcript::agent));
+        for file in files {
+            let Some(at) = recognise_at(file)? else {
+                writer.stats.unrecognised.push(file.clone());
+                continue;
+            };
+            let importer = IMPORTERS[at];
+            runs[at].get_or_insert_with(|| importer.run()).file(file, &mut writer)?;
+            writer.stats.agents.insert(importer.info().name());
             writer.stats.files += 1;
         }
-        claude.finish(&mut writer).map_err(sql)?;
+        for run in runs.iter_mut().flatten() {
+            run.finish(&mut writer).map_err(sql)?;
+        }
         Ok(())
     })();
     match result {
@@ -488,6 +470,7 @@ pub fn import(sources: &[PathBuf], into: &Path) -> Result<ImportStats> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Dialect;
 
     #[test]
     fn lone_surrogates_are_replaced_and_pairs_kept() {
@@ -502,5 +485,35 @@ mod tests {
         assert_eq!(stats.surrogates, 1);
         assert!(matches!(parse_line("{not json", &mut stats), Line::Invalid));
         assert!(matches!(parse_line("[1]", &mut stats), Line::Invalid));
+    }
+
+    /// Every record of the samples is claimed by at most one importer, and
+    /// the first record of every sample file by its own.
+    #[test]
+    fn recognisers_do_not_overlap() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces");
+        for (dir, name) in [("claude-code", "claude-code"), ("codex", "codex"), ("gemini", "gemini")] {
+            let files = transcript_files(&[root.join(dir)]).unwrap();
+            assert!(!files.is_empty());
+            for file in files {
+                assert_eq!(recognise(&file).unwrap().map(|i| i.info().name()), Some(name), "{}", file.display());
+                let mut lines = LineReader::open(&file).unwrap();
+                let mut stats = ImportStats::default();
+                while let Some(v) = lines.next_record(&mut stats).unwrap() {
+                    let claims: Vec<&str> =
+                        IMPORTERS.iter().filter(|i| i.recognise(&v)).map(|i| i.info().name()).collect();
+                    assert!(claims.len() <= 1, "{v} is claimed by {claims:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_importer_has_its_own_dialect() {
+        for i in IMPORTERS {
+            let d = i.info().dialect;
+            assert_eq!(Dialect::from_name(d.as_str()), Some(d), "{d} is not a named dialect");
+            assert_eq!(infos().filter(|o| o.dialect == d).count(), 1, "{d} twice");
+        }
     }
 }

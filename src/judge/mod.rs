@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 
 use serde_json::Value;
 
-use crate::model::{Call, Event, Malformed, Session, ToolResult};
+use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult};
 use crate::pair::pair;
 use crate::rules::tools::{FileEffect, file_effect, file_path};
 use crate::rules::{self, Category};
@@ -178,7 +178,7 @@ fn judge_calls(session: Session) -> JudgedSession {
         let call = &calls_in[p.call];
         let outcome = match p.result.map(|r| &results[r]) {
             None => Outcome::Unpaired,
-            Some(result) => judge_pair(session.format, call, result, &modified_unread),
+            Some(result) => judge_pair(session.dialect, call, result, &modified_unread),
         };
         if outcome == Outcome::Success
             && let Some((effect, path)) = file_effect(&call.tool, &call.input)
@@ -214,7 +214,7 @@ fn judge_calls(session: Session) -> JudgedSession {
         .collect();
     JudgedSession {
         id: session.id,
-        agent: session.format,
+        agent: session.dialect.as_str(),
         parent: session.parent,
         calls,
         orphans,
@@ -226,7 +226,7 @@ fn judge_calls(session: Session) -> JudgedSession {
 }
 
 /// Both signals, the category and, for anchors not found, staleness.
-fn judge_pair(format: &str, call: &Call, result: &ToolResult, modified_unread: &HashMap<String, bool>) -> Outcome {
+fn judge_pair(format: Dialect, call: &Call, result: &ToolResult, modified_unread: &HashMap<String, bool>) -> Outcome {
     let flagged = result.flag == Some(true);
     let content = rules::detect_result(format, &call.tool, &call.input, &result.text, result.exit_code);
     if !flagged && content.is_none() {

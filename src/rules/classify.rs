@@ -9,6 +9,7 @@
 //! `Tool execution failed: <Tool> - ` wrapper has been stripped.
 
 use super::category::Category;
+use crate::model::Dialect;
 
 #[derive(Debug)]
 pub struct ClassRule {
@@ -16,8 +17,8 @@ pub struct ClassRule {
     pub pattern: &'static str,
     /// Tools the rule applies to; empty means every tool.
     pub tools: &'static [&'static str],
-    /// Source formats the rule applies to; empty means every format.
-    pub formats: &'static [&'static str],
+    /// Dialects the rule applies to; empty means every dialect.
+    pub formats: &'static [Dialect],
     pub category: Category,
     /// A short human label shown next to the category (the "reason").
     pub label: &'static str,
@@ -357,7 +358,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
         id: "command-aborted",
         pattern: r"(?m)^Command was aborted before completion|\(Command was aborted\)",
         tools: &[],
-        formats: &["crush", "opencode"],
+        formats: &[Dialect::CRUSH, Dialect::OPENCODE],
         category: C::UserRejected,
         label: "command aborted (interrupted)",
         fires_on: &["partial\nCommand was aborted before completion\n\n<cwd>/p</cwd>", "(Command was aborted)"],
@@ -367,7 +368,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
         id: "codex-policy-rejected",
         pattern: r"^exec command rejected: |you cannot ask for escalated permissions",
         tools: &[],
-        formats: &["codex"],
+        formats: &[Dialect::CODEX],
         category: C::PermissionDenied,
         label: "rejected by the approval policy",
         fires_on: &["exec command rejected: dangerous command"],
@@ -377,7 +378,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
         id: "llm-hook-cancelled",
         pattern: r"^Cancelled: ",
         tools: &[],
-        formats: &["llm"],
+        formats: &[Dialect::LLM],
         category: C::PermissionDenied,
         label: "cancelled by a before_call hook",
         fires_on: &["Cancelled: writes are not allowed"],

@@ -6,6 +6,7 @@
 //! The unit tests run every example, so a rule cannot exist untested.
 
 use super::Precision;
+use crate::model::Dialect;
 
 /// One content rule. Patterns are anchored at the start of the result text
 /// (after leading whitespace) unless they say otherwise; a rule about the
@@ -17,8 +18,8 @@ pub struct ContentRule {
     pub pattern: &'static str,
     /// Tools the rule applies to; empty means every tool.
     pub tools: &'static [&'static str],
-    /// Source formats the rule applies to (`Format::as_str`); empty means every format.
-    pub formats: &'static [&'static str],
+    /// Dialects the rule applies to; empty means every dialect.
+    pub formats: &'static [Dialect],
     pub precision: Precision,
     pub doc: &'static str,
     /// Texts the rule must fire on (for a tool in scope).
@@ -37,7 +38,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "codex-process-exited",
         pattern: r"(?m)^Process exited with code [1-9]\d*\s*$",
         tools: &[],
-        formats: &["codex"],
+        formats: &[Dialect::CODEX],
         precision: Precision::High,
         doc: "Codex's unified exec (`exec_command`) returns success whatever the exit code; a non-zero exit is \
               only the line `Process exited with code N`. Benign exits (grep finding nothing) do not count.",
@@ -48,7 +49,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "codex-exit-code",
         pattern: r"(?m)^Exit code:? [1-9]\d*\s*$",
         tools: &[],
-        formats: &["codex"],
+        formats: &[Dialect::CODEX],
         precision: Precision::High,
         doc: "Codex's shell output with a non-zero `Exit code: N` line, or the JSON output's \
               `metadata.exit_code` (presented as `Exit code N`). Codex writes no success flag, so \
@@ -60,7 +61,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "codex-apply-patch-failed",
         pattern: r"^apply_patch verification failed: ",
         tools: &[],
-        formats: &["codex"],
+        formats: &[Dialect::CODEX],
         precision: Precision::High,
         doc: "Codex's apply_patch when the patch does not apply: `apply_patch verification failed: <why>`.",
         fires_on: &["apply_patch verification failed: Failed to find expected lines in /p/a.rs:\nfn x() {"],
@@ -70,7 +71,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "codex-rejected",
         pattern: r"^(?:exec command rejected|patch rejected by user)",
         tools: &[],
-        formats: &["codex"],
+        formats: &[Dialect::CODEX],
         precision: Precision::High,
         doc: "Codex when the user or the approval policy rejected a command or a patch.",
         fires_on: &["exec command rejected by user", "patch rejected by user", "exec command rejected: policy"],
@@ -80,7 +81,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "codex-aborted",
         pattern: r"(?m)^aborted(?: by user(?: after [\d.]+s)?)?\s*$",
         tools: &[],
-        formats: &["codex"],
+        formats: &[Dialect::CODEX],
         precision: Precision::High,
         doc: "Codex's interrupted calls: `aborted by user after 3.2s`, `Wall time: …` + `aborted by user`, or a \
               synthetic `aborted` for a call that never returned.",
@@ -91,7 +92,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "codex-tool-error",
         pattern: r"^(?:unsupported (?:custom tool )?call: |failed to parse \w+ arguments|exec_command failed: |write_stdin failed: |execution error: |failed in sandbox|command timed out after \d+ milliseconds)",
         tools: &[],
-        formats: &["codex"],
+        formats: &[Dialect::CODEX],
         precision: Precision::High,
         doc: "Codex's dispatcher and exec errors: unknown tools, unparseable arguments, exec plumbing, \
               sandbox failures, timeouts.",
@@ -106,7 +107,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "exit-code-line",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &["bash"],
-        formats: &["crush", "opencode"],
+        formats: &[Dialect::CRUSH, Dialect::OPENCODE],
         precision: Precision::High,
         doc: "Crush's bash tool appends `Exit code N` to a command that exited non-zero and still returns a \
               normal result (`is_error = false`); opencode records the exit status in `state.metadata.exit`, \
@@ -119,7 +120,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "crush-command-aborted",
         pattern: r"(?m)^Command was aborted before completion\s*$",
         tools: &["bash"],
-        formats: &["crush"],
+        formats: &[Dialect::CRUSH],
         precision: Precision::High,
         doc: "Crush's bash tool when the command was interrupted: the exit-code line is replaced by \
               `Command was aborted before completion`, the result is not flagged.",
@@ -130,7 +131,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "opencode-command-cut",
         pattern: r"(?m)\((?:Command timed out after \d+ ?ms|Command was aborted)\)\s*$",
         tools: &["bash"],
-        formats: &["opencode"],
+        formats: &[Dialect::OPENCODE],
         precision: Precision::High,
         doc: "opencode's bash tool completes (`status = completed`) even when the command timed out or was \
               aborted, and ends the output with `(Command timed out after N ms)` or `(Command was aborted)`.",
@@ -141,7 +142,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "llm-tool-error-output",
         pattern: r"^(?:Error|Cancelled): ",
         tools: &[],
-        formats: &["llm"],
+        formats: &[Dialect::LLM],
         precision: Precision::High,
         doc: "llm writes `Error: <exception>` as the output of a tool that raised, and `Cancelled: <reason>` \
               for a call a hook cancelled; the `exception` column (0.27+) is the flag. Without an exception \

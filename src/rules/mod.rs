@@ -14,6 +14,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::model::Dialect;
+
 pub use category::{CATEGORIES, Category};
 pub use classify::{CLASS_RULES, ClassRule};
 pub use content::{CONTENT_RULES, ContentRule};
@@ -37,9 +39,10 @@ impl Precision {
     }
 }
 
-/// Only the head of a result is examined: error messages are short, and a
-/// 50 MB tool output must not cost a 50 MB regex scan.
-pub const EXAMINED_PREFIX_BYTES: usize = 4096;
+/// Only the two ends of a result are examined: error messages are short,
+/// and a 50 MB tool output must not cost a 50 MB regex scan. The readers
+/// keep no more than this of each end (`model::TEXT_CAP`).
+pub const EXAMINED_PREFIX_BYTES: usize = crate::model::TEXT_CAP;
 
 struct Compiled {
     /// One regex per rule, in registry order: rules out of a result's tool
@@ -70,41 +73,33 @@ fn in_scope(scope: &[&str], tool: &str) -> bool {
 /// and its tail, so that rules about the last line (an exit code) still see
 /// it; `^`-anchored rules without `(?m)` only ever see the start.
 pub fn examined(text: &str) -> std::borrow::Cow<'_, str> {
-    let t = text.trim_start();
-    if t.len() <= 2 * EXAMINED_PREFIX_BYTES {
-        return t.into();
-    }
-    let mut end = EXAMINED_PREFIX_BYTES;
-    while !t.is_char_boundary(end) {
-        end -= 1;
-    }
-    let mut start = t.len() - EXAMINED_PREFIX_BYTES;
-    while !t.is_char_boundary(start) {
-        start += 1;
-    }
-    format!("{}\n{}", &t[..end], &t[start..]).into()
+    crate::model::text_ends(text)
 }
 
 /// The first content rule (in registry order) that says `text`, returned by
-/// `tool`, is a failure, whatever the source format.
+/// `tool`, is a failure, whatever the dialect (only unscoped rules).
 pub fn detect(tool: &str, text: &str) -> Option<&'static ContentRule> {
-    detect_in("", tool, text)
+    first_content(None, tool, text)
 }
 
-/// The first content rule for a result of `tool` read from a source of
-/// `format` (rules scoped to other formats are skipped; `""` matches only
-/// unscoped rules).
-pub fn detect_in(format: &str, tool: &str, text: &str) -> Option<&'static ContentRule> {
+/// The first content rule for a result of `tool` in a session of `dialect`
+/// (rules scoped to other dialects are skipped).
+pub fn detect_in(dialect: Dialect, tool: &str, text: &str) -> Option<&'static ContentRule> {
+    first_content(Some(dialect), tool, text)
+}
+
+fn first_content(dialect: Option<Dialect>, tool: &str, text: &str) -> Option<&'static ContentRule> {
     let head = examined(text);
     CONTENT_RULES
         .iter()
         .zip(&COMPILED.content)
-        .find(|(r, re)| in_scope(r.tools, tool) && in_format(r.formats, format) && re.is_match(&head))
+        .find(|(r, re)| in_scope(r.tools, tool) && in_dialect(r.formats, dialect) && re.is_match(&head))
         .map(|(r, _)| r)
 }
 
-fn in_format(scope: &[&str], format: &str) -> bool {
-    scope.is_empty() || scope.contains(&format)
+/// An empty scope is every dialect; `None` (no dialect) only matches that.
+fn in_dialect(scope: &[Dialect], dialect: Option<Dialect>) -> bool {
+    scope.is_empty() || dialect.is_some_and(|d| scope.contains(&d))
 }
 
 /// The content rule for a whole result: its text, and else the exit status
@@ -112,7 +107,7 @@ fn in_format(scope: &[&str], format: &str) -> bool {
 /// rule that reports an exit code is overruled by a benign exit of the
 /// call's command (see `benign`).
 pub fn detect_result(
-    format: &str,
+    format: Dialect,
     tool: &str,
     input: &Value,
     text: &str,
@@ -151,19 +146,24 @@ pub fn unwrap_text(text: &str) -> &str {
     }
 }
 
-/// The first classification rule for the (unwrapped) text of a failed call.
-/// `None` means no rule knows it: the category is `other`.
+/// The first classification rule for the (unwrapped) text of a failed call,
+/// whatever the dialect (only unscoped rules). `None` means no rule knows
+/// it: the category is `other`.
 pub fn classify(tool: &str, text: &str) -> Option<&'static ClassRule> {
-    classify_in("", tool, text)
+    first_class(None, tool, text)
 }
 
-/// `classify` for a result read from a source of `format`.
-pub fn classify_in(format: &str, tool: &str, text: &str) -> Option<&'static ClassRule> {
+/// `classify` for a result in a session of `dialect`.
+pub fn classify_in(dialect: Dialect, tool: &str, text: &str) -> Option<&'static ClassRule> {
+    first_class(Some(dialect), tool, text)
+}
+
+fn first_class(dialect: Option<Dialect>, tool: &str, text: &str) -> Option<&'static ClassRule> {
     let head = examined(unwrap_text(text));
     CLASS_RULES
         .iter()
         .zip(&COMPILED.classify)
-        .find(|(r, re)| in_scope(r.tools, tool) && in_format(r.formats, format) && re.is_match(&head))
+        .find(|(r, re)| in_scope(r.tools, tool) && in_dialect(r.formats, dialect) && re.is_match(&head))
         .map(|(r, _)| r)
 }
 
@@ -175,8 +175,8 @@ mod tests {
         scope.first().copied().unwrap_or("SomeTool")
     }
 
-    fn sample_format(scope: &[&'static str]) -> &'static str {
-        scope.first().copied().unwrap_or("")
+    fn sample_dialect(scope: &[Dialect]) -> Option<Dialect> {
+        scope.first().copied()
     }
 
     #[test]
@@ -185,11 +185,11 @@ mod tests {
             assert!(!rule.fires_on.is_empty(), "{} has no positive example", rule.id);
             assert!(!rule.ignores.is_empty(), "{} has no negative example", rule.id);
             let tool = sample_tool(rule.tools);
-            let format = sample_format(rule.formats);
+            let dialect = sample_dialect(rule.formats);
             let re = Regex::new(rule.pattern).unwrap();
             for text in rule.fires_on {
                 assert!(re.is_match(&examined(text)), "{} must fire on {text:?}", rule.id);
-                assert!(detect_in(format, tool, text).is_some(), "{text:?} must be detected");
+                assert!(first_content(dialect, tool, text).is_some(), "{text:?} must be detected");
             }
             for text in rule.ignores {
                 assert!(!re.is_match(&examined(text)), "{} must ignore {text:?}", rule.id);
@@ -214,10 +214,10 @@ mod tests {
             assert!(!rule.fires_on.is_empty(), "{} has no positive example", rule.id);
             assert!(!rule.ignores.is_empty(), "{} has no negative example", rule.id);
             let tool = sample_tool(rule.tools);
-            let format = sample_format(rule.formats);
+            let dialect = sample_dialect(rule.formats);
             let re = Regex::new(rule.pattern).unwrap();
             for text in rule.fires_on {
-                let got = classify_in(format, tool, text).map(|r| r.id);
+                let got = first_class(dialect, tool, text).map(|r| r.id);
                 assert_eq!(got, Some(rule.id), "{text:?} should be classified by {}", rule.id);
             }
             for text in rule.ignores {
@@ -265,13 +265,24 @@ mod tests {
     #[test]
     fn format_scope_limits_rules() {
         let crush = "FAIL\n\nExit code 1\n\n<cwd>/p</cwd>";
-        assert_eq!(detect_in("crush", "bash", crush).map(|r| r.id), Some("exit-code-line"));
-        assert!(detect_in("peri", "bash", crush).is_none(), "Crush's exit line means nothing elsewhere");
-        assert!(detect_in("crush", "view", crush).is_none(), "only the bash tool");
-        assert_eq!(detect_in("llm", "t", "Error: boom").map(|r| r.id), Some("llm-tool-error-output"));
-        assert_eq!(detect_in("peri", "t", "Error: boom").map(|r| r.id), Some("error-prefix"));
-        assert_eq!(classify_in("llm", "t", "Cancelled: no").map(|r| r.id), Some("llm-hook-cancelled"));
-        assert!(classify_in("peri", "t", "Cancelled: no").is_none());
+        assert_eq!(detect_in(Dialect::CRUSH, "bash", crush).map(|r| r.id), Some("exit-code-line"));
+        assert!(detect_in(Dialect::PERI, "bash", crush).is_none(), "Crush's exit line means nothing elsewhere");
+        assert!(detect_in(Dialect::CRUSH, "view", crush).is_none(), "only the bash tool");
+        assert_eq!(detect_in(Dialect::LLM, "t", "Error: boom").map(|r| r.id), Some("llm-tool-error-output"));
+        assert_eq!(detect_in(Dialect::PERI, "t", "Error: boom").map(|r| r.id), Some("error-prefix"));
+        assert_eq!(classify_in(Dialect::LLM, "t", "Cancelled: no").map(|r| r.id), Some("llm-hook-cancelled"));
+        assert!(classify_in(Dialect::PERI, "t", "Cancelled: no").is_none());
+    }
+
+    #[test]
+    fn every_scope_names_a_dialect_tracelint_reads() {
+        let scopes =
+            CONTENT_RULES.iter().map(|r| (r.id, r.formats)).chain(CLASS_RULES.iter().map(|r| (r.id, r.formats)));
+        for (id, scope) in scopes {
+            for d in scope {
+                assert_eq!(Dialect::from_name(d.as_str()), Some(*d), "{id}: unknown dialect {d}");
+            }
+        }
     }
 
     #[test]
@@ -279,21 +290,25 @@ mod tests {
         use serde_json::json;
         let text = |code: i64| format!("out\n\nExit code {code}\n\n<cwd>/p</cwd>");
         let cmd = |c: &str| json!({"command": c});
-        let rule = |c: &str, code: i64| detect_result("crush", "bash", &cmd(c), &text(code), None).map(|r| r.id);
+        let rule = |c: &str, code: i64| detect_result(Dialect::CRUSH, "bash", &cmd(c), &text(code), None).map(|r| r.id);
         assert_eq!(rule("cargo test", 101), Some("exit-code-line"));
         assert_eq!(rule("grep -rn x src", 1), None, "grep found nothing");
         assert_eq!(rule("grep -rn x src", 2), Some("exit-code-line"), "grep itself failed");
         assert_eq!(rule("cd /p && git diff --exit-code", 1), None);
         assert_eq!(rule("grep x f | wc -l", 1), Some("exit-code-line"));
         // A structured exit status (opencode) goes through the same rule.
-        let structured = |c: &str, code| detect_result("opencode", "bash", &cmd(c), "out", Some(code)).map(|r| r.id);
+        let structured =
+            |c: &str, code| detect_result(Dialect::OPENCODE, "bash", &cmd(c), "out", Some(code)).map(|r| r.id);
         assert_eq!(structured("make", 2), Some("exit-code-line"));
         assert_eq!(structured("rg foo", 1), None);
         assert_eq!(structured("make", 0), None);
-        assert!(detect_result("peri", "bash", &cmd("make"), "out", Some(2)).is_none(), "no rule for peri");
+        assert!(detect_result(Dialect::PERI, "bash", &cmd("make"), "out", Some(2)).is_none(), "no rule for peri");
         // The exit line at the end of a long output is still seen.
         let long = format!("{}\nExit code 3\n", "x".repeat(3 * EXAMINED_PREFIX_BYTES));
-        assert_eq!(detect_result("crush", "bash", &cmd("make"), &long, None).map(|r| r.id), Some("exit-code-line"));
+        assert_eq!(
+            detect_result(Dialect::CRUSH, "bash", &cmd("make"), &long, None).map(|r| r.id),
+            Some("exit-code-line")
+        );
     }
 
     #[test]

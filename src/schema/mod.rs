@@ -4,11 +4,10 @@
 
 pub mod builtin;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use jsonschema::error::ValidationErrorKind;
-use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -236,28 +235,6 @@ pub fn load_file(path: &Path) -> Result<FileSchemas> {
         tools.push((name.to_string(), schema.clone()));
     }
     Ok(FileSchemas { origin: path.display().to_string(), tools })
-}
-
-/// Schemas a trace stores itself: llm's `tools.input_schema`.
-pub fn from_trace(conn: &Connection, format: &str) -> Vec<(String, Value)> {
-    if format != "llm" {
-        return Vec::new();
-    }
-    let cols = crate::source::columns(conn, "tools").unwrap_or_default();
-    if !["name", "input_schema"].iter().all(|c| cols.iter().any(|x| x == c)) {
-        return Vec::new();
-    }
-    let Ok(mut stmt) = conn.prepare("SELECT name, input_schema FROM tools WHERE name IS NOT NULL ORDER BY id") else {
-        return Vec::new();
-    };
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)));
-    let mut out: BTreeMap<String, Value> = BTreeMap::new();
-    for (name, schema) in rows.into_iter().flatten().flatten() {
-        if let Some(v) = schema.and_then(|s| serde_json::from_str::<Value>(&s).ok()).filter(Value::is_object) {
-            out.insert(name, v);
-        }
-    }
-    out.into_iter().collect()
 }
 
 #[cfg(test)]

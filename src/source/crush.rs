@@ -9,81 +9,61 @@
 //! `sessions.parent_session_id`; title-generation sessions (`title-…`) hold
 //! no agent work and are skipped.
 //!
-//! Rows are read in (session, created_at, rowid) order inside one read
-//! transaction; each session is handed on when the next one begins.
-
-use std::collections::HashMap;
-use std::path::Path;
+//! Rows are read in (session, created_at, rowid) order by the shared
+//! session loop (`rows::stream_by_session`).
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use serde_json::Value;
 
-use super::open::sqlite_problem;
-use super::rows::{Grouper, decode_arguments, epoch_time, id_of, opt_int, opt_text, parse_column, text_of};
-use super::{SourceOptions, SourceStats};
-use crate::error::{Error, Result};
-use crate::model::{Call, Event, Session, ToolResult};
+use super::rows::{
+    SessionIndex, Stream, decode_arguments, emit, epoch_time, id_of, opt_int, parse_column, stream_by_session,
+};
+use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
+use crate::model::{Call, Dialect, Event, ToolResult};
 
-struct SessionInfo {
-    parent: Option<String>,
-    started: Option<DateTime<Utc>>,
-}
+pub struct Crush;
 
-pub fn read(
-    path: &Path,
-    conn: &Connection,
-    opts: &SourceOptions,
-    sink: &mut dyn FnMut(Session),
-) -> Result<SourceStats> {
-    let sql = |e: rusqlite::Error| Error::input(path, sqlite_problem(&e));
-    conn.execute_batch("BEGIN").map_err(sql)?;
-    let sessions = read_sessions(conn).map_err(sql)?;
-    let mut stats = SourceStats::default();
-    let mut stmt = conn
-        .prepare("SELECT rowid, session_id, parts, created_at FROM messages ORDER BY session_id, created_at, rowid")
-        .map_err(sql)?;
-    let mut rows = stmt.query([]).map_err(sql)?;
-    let mut groups = Grouper::new(sink);
-    while let Some(r) = rows.next().map_err(sql)? {
-        stats.rows += 1;
-        let rowid: i64 = r.get(0).map_err(sql)?;
-        let id = text_of(r.get_ref(1).map_err(sql)?);
-        let Some(session) = groups.at(&id, || {
-            let info = sessions.get(&id);
-            let parent = info.and_then(|i| i.parent.clone());
-            (!id.starts_with("title-") && opts.wants(&id, parent.is_some())).then(|| Session {
-                id: id.clone(),
-                format: "crush",
-                parent,
-                started: info.and_then(|i| i.started),
-                ..Session::default()
-            })
-        }) else {
-            continue;
-        };
-        let time = opt_int(r.get_ref(3).map_err(sql)?).and_then(epoch_time);
-        parse_column(r.get_ref(2).map_err(sql)?, "parts", rowid, session, |text, out| {
-            parse_parts(text, time, rowid, out)
-        });
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::CRUSH,
+    agent: "Crush, and the archived Go opencode",
+    product: "Crush",
+    signature: "`messages` with a `parts` column and `sessions` with `parent_session_id`",
+    flag: "`is_error` of the `tool_result` part; bash exiting non-zero is not flagged (`Exit code N` in the text)",
+    locations: &[Location::Cwd(".crush/crush.db"), Location::Cwd(".opencode/opencode.db")],
+};
+
+const SESSIONS: &str = "SELECT id, parent_session_id, created_at FROM sessions";
+const ROWS: &str = "SELECT session_id, rowid, parts, created_at FROM messages ORDER BY session_id, created_at, rowid";
+
+impl Adapter for Crush {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
     }
-    drop(rows);
-    drop(stmt);
-    groups.finish();
-    conn.execute_batch("COMMIT").map_err(sql)?;
-    Ok(stats)
-}
 
-fn read_sessions(conn: &Connection) -> rusqlite::Result<HashMap<String, SessionInfo>> {
-    let mut stmt = conn.prepare("SELECT id, parent_session_id, created_at FROM sessions")?;
-    let mut rows = stmt.query([])?;
-    let mut out = HashMap::new();
-    while let Some(r) = rows.next()? {
-        let parent = opt_text(r.get_ref(1)?);
-        let started = opt_int(r.get_ref(2)?).and_then(epoch_time);
-        out.insert(text_of(r.get_ref(0)?), SessionInfo { parent, started });
+    fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
+        Ok(s.has("messages", &["session_id", "parts", "created_at"])?
+            && s.has("sessions", &["id", "parent_session_id"])?)
     }
-    Ok(out)
+
+    fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+        // Title-generation sessions hold no agent work.
+        let index = SessionIndex::load(conn, SESSIONS)?.skipping(|id| id.starts_with("title-"));
+        let stream = Stream { dialect: INFO.dialect, index: &index, sql: ROWS };
+        stream_by_session(
+            conn,
+            cx,
+            stream,
+            |r, session| {
+                let rowid: i64 = r.get(1)?;
+                let time = opt_int(r.get_ref(3)?).and_then(epoch_time);
+                parse_column(r.get_ref(2)?, "parts", rowid, session, |text, out| parse_parts(text, time, rowid, out));
+                Ok(())
+            },
+            emit,
+        )?;
+        Ok(())
+    }
 }
 
 /// The calls and results in one message's `parts`, appended to `out`.

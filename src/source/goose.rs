@@ -9,108 +9,85 @@
 //! (`toolCall.status = "error"`) is a failed call even before any response.
 //! Timestamps are Unix seconds.
 //!
-//! Rows are read in (session, created_timestamp, id) order inside one read
-//! transaction; each session is handed on when the next one begins.
+//! Rows are read in (session, created_timestamp, id) order by the shared
+//! session loop (`rows::stream_by_session`).
 
-use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
-use rusqlite::types::ValueRef;
 use serde_json::Value;
 
-use super::open::sqlite_problem;
-use super::rows::{Grouper, epoch_time, id_of, iso_time, opt_int, opt_text, parse_column, text_of};
-use super::{SourceOptions, SourceStats, columns};
-use crate::error::{Error, Result};
-use crate::model::{Call, Event, Session, ToolResult};
+use super::rows::{
+    SessionIndex, Stream, emit, epoch_time, id_of, opt_int, parse_column, pick_query, stream_by_session,
+};
+use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
+use crate::model::{Call, Dialect, Event, ToolResult};
 
 /// The tool name of a request Goose could not parse.
 pub const UNPARSED: &str = "(unparsed request)";
 
-struct SessionInfo {
-    parent: Option<String>,
-    started: Option<DateTime<Utc>>,
-}
+pub struct Goose;
 
-pub fn read(
-    path: &Path,
-    conn: &Connection,
-    opts: &SourceOptions,
-    sink: &mut dyn FnMut(Session),
-) -> Result<SourceStats> {
-    let sql = |e: rusqlite::Error| Error::input(path, sqlite_problem(&e));
-    conn.execute_batch("BEGIN").map_err(sql)?;
-    let sessions = read_sessions(conn).map_err(sql)?;
-    let mut stats = SourceStats::default();
-    let mut stmt = conn
-        .prepare(
-            "SELECT id, session_id, content_json, created_timestamp FROM messages \
-             ORDER BY session_id, created_timestamp, id",
-        )
-        .map_err(sql)?;
-    let mut rows = stmt.query([]).map_err(sql)?;
-    let mut groups = Grouper::new(sink);
-    // Unparsed requests of the current session, whose results are failures.
-    let mut unparsed: HashSet<String> = HashSet::new();
-    let mut current = String::new();
-    while let Some(r) = rows.next().map_err(sql)? {
-        stats.rows += 1;
-        let rowid = opt_int(r.get_ref(0).map_err(sql)?).unwrap_or(0);
-        let id = text_of(r.get_ref(1).map_err(sql)?);
-        if id != current {
-            unparsed.clear();
-            current.clone_from(&id);
-        }
-        let Some(session) = groups.at(&id, || {
-            let info = sessions.get(&id);
-            let parent = info.and_then(|i| i.parent.clone());
-            opts.wants(&id, parent.is_some()).then(|| Session {
-                id: id.clone(),
-                format: "goose",
-                parent,
-                started: info.and_then(|i| i.started),
-                ..Session::default()
-            })
-        }) else {
-            continue;
-        };
-        let time = opt_int(r.get_ref(3).map_err(sql)?).and_then(epoch_time);
-        parse_column(r.get_ref(2).map_err(sql)?, "content_json", rowid, session, |text, out| {
-            parse_content(text, time, rowid, &mut unparsed, out)
-        });
-    }
-    drop(rows);
-    drop(stmt);
-    groups.finish();
-    conn.execute_batch("COMMIT").map_err(sql)?;
-    Ok(stats)
-}
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::GOOSE,
+    agent: "Goose (Block)",
+    product: "Goose",
+    signature: "table `schema_version` and `messages` with `content_json` and `created_timestamp`",
+    flag: "`toolResult.status = \"error\"` or MCP `isError = true` of the toolResponse; an unparsed toolRequest is a failed call",
+    locations: &[Location::XdgData("goose/sessions/sessions.db")],
+};
 
-/// Sessions, with their parent where this schema version records one.
-fn read_sessions(conn: &Connection) -> rusqlite::Result<HashMap<String, SessionInfo>> {
-    let cols = columns(conn, "sessions")?;
-    let has = |c: &str| cols.iter().any(|x| x == c);
-    let query = match (has("parent_session_id"), has("created_at")) {
-        _ if cols.is_empty() => return Ok(HashMap::new()),
-        (true, true) => "SELECT id, parent_session_id, created_at FROM sessions",
-        (true, false) => "SELECT id, parent_session_id, NULL FROM sessions",
-        (false, true) => "SELECT id, NULL, created_at FROM sessions",
-        (false, false) => "SELECT id, NULL, NULL FROM sessions",
-    };
-    let mut stmt = conn.prepare(query)?;
-    let mut rows = stmt.query([])?;
-    let mut out = HashMap::new();
-    while let Some(r) = rows.next()? {
-        let parent = opt_text(r.get_ref(1)?);
-        let started = match r.get_ref(2)? {
-            ValueRef::Integer(n) => epoch_time(n),
-            v => opt_text(v).and_then(|s| iso_time(&s)),
-        };
-        out.insert(text_of(r.get_ref(0)?), SessionInfo { parent, started });
+/// Sessions, with their parent and start where this schema version records them.
+const SESSIONS: &[(&[&str], &str)] = &[
+    (&["parent_session_id", "created_at"], "SELECT id, parent_session_id, created_at FROM sessions"),
+    (&["parent_session_id"], "SELECT id, parent_session_id, NULL FROM sessions"),
+    (&["created_at"], "SELECT id, NULL, created_at FROM sessions"),
+    (&[], "SELECT id, NULL, NULL FROM sessions"),
+];
+
+const ROWS: &str = "SELECT session_id, id, content_json, created_timestamp FROM messages \
+                    ORDER BY session_id, created_timestamp, id";
+
+impl Adapter for Goose {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
     }
-    Ok(out)
+
+    fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
+        Ok(s.has("schema_version", &["version"])?
+            && s.has("messages", &["id", "session_id", "content_json", "created_timestamp"])?)
+    }
+
+    fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+        let index = match pick_query(conn, "sessions", SESSIONS)? {
+            Some(sql) => SessionIndex::load(conn, sql)?,
+            None => SessionIndex::default(),
+        };
+        // Unparsed requests of the current session, whose results are failures.
+        let mut unparsed: HashSet<String> = HashSet::new();
+        let mut current = String::new();
+        let stream = Stream { dialect: INFO.dialect, index: &index, sql: ROWS };
+        stream_by_session(
+            conn,
+            cx,
+            stream,
+            |r, session| {
+                if session.id != current {
+                    unparsed.clear();
+                    current.clone_from(&session.id);
+                }
+                let rowid = opt_int(r.get_ref(1)?).unwrap_or(0);
+                let time = opt_int(r.get_ref(3)?).and_then(epoch_time);
+                parse_column(r.get_ref(2)?, "content_json", rowid, session, |text, out| {
+                    parse_content(text, time, rowid, &mut unparsed, out)
+                });
+                Ok(())
+            },
+            emit,
+        )?;
+        Ok(())
+    }
 }
 
 /// The calls and results in one message's `content_json`, appended to `out`.

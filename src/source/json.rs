@@ -93,11 +93,6 @@ mod tests {
     }
 }
 
-/// Bytes kept from each end of a long result's text: what the rules read
-/// (`rules::examined` looks at the first and the last 4 KiB), so a 400 KB
-/// output is never copied or unescaped whole.
-pub const TEXT_CAP: usize = 4096;
-
 /// A decoded string: its text, whether the middle was left out, and
 /// whether lone surrogate escapes had to be replaced.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -18,33 +18,58 @@
 //! nothing is counted twice. Rows are streamed in conversation order; one
 //! conversation's events are in memory at a time.
 
-use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use rusqlite::Connection;
 use rusqlite::types::ValueRef;
+use rusqlite::{Connection, Row};
 use serde_json::Value;
 
-use super::open::sqlite_problem;
-use super::rows::{decode_arguments, id_of, iso_time, opt_text, text_of};
-use super::{Schema, SourceOptions, SourceStats, columns};
-use crate::error::{Error, Result};
-use crate::model::{Call, Event, Malformed, Session, ToolResult};
+use super::rows::{
+    SessionIndex, Stream, decode_arguments, id_of, iso_time, opt_text, pick_query, stream_by_session, text_of,
+};
+use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
+use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult};
+
+pub struct Llm;
+
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::LLM,
+    agent: "llm (Simon Willison's CLI)",
+    product: "llm",
+    signature: "table `_llm_migrations`; legacy `tool_calls`/`tool_results` and/or the 0.32 store `threads`/`messages(hash)`/`parts(payload)`",
+    flag: "`tool_results.exception` (0.27+; absent before, so no flag) or the `exception` key of a tool_result payload",
+    locations: &[
+        Location::EnvDir("LLM_USER_PATH", "logs.db"),
+        Location::XdgConfig("io.datasette.llm/logs.db"),
+        Location::Home("Library/Application Support/io.datasette.llm/logs.db"),
+    ],
+};
+
+/// The legacy rows, by the columns `tool_results` has: before 0.27 it has
+/// no `exception` column, so there is no flag at all.
+const LEGACY: &[(&[&str], &str)] = &[(&["exception"], LEGACY_WITH_EXCEPTION), (&[], LEGACY_WITHOUT_EXCEPTION)];
+
+/// The threads of the 0.32 store, with their time where it is recorded.
+const THREADS: &[(&[&str], &str)] =
+    &[(&["datetime_utc"], "SELECT id, datetime_utc FROM threads"), (&[], "SELECT id, NULL FROM threads")];
+
+/// The chain of a thread, with or without forks.
+const CHAINS: &[(&[&str], &str)] = &[(&["forked_from"], CHAIN_WITH_FORKS), (&[], CHAIN)];
 
 const LEGACY_WITH_EXCEPTION: &str = "\
-SELECT r.conversation_id, r.datetime_utc, 0, tc.id, tc.name, tc.tool_call_id, tc.arguments, NULL, 1
+SELECT coalesce(nullif(r.conversation_id, ''), '(no conversation)'), r.datetime_utc, 0, tc.id, tc.name, tc.tool_call_id, tc.arguments, NULL, 1
   FROM tool_calls tc JOIN responses r ON r.id = tc.response_id
 UNION ALL
-SELECT r.conversation_id, r.datetime_utc, 1, tr.id, tr.name, tr.tool_call_id, tr.output, tr.exception, 1
+SELECT coalesce(nullif(r.conversation_id, ''), '(no conversation)'), r.datetime_utc, 1, tr.id, tr.name, tr.tool_call_id, tr.output, tr.exception, 1
   FROM tool_results tr JOIN responses r ON r.id = tr.response_id
 ORDER BY 1, 2, 3, 4";
 
 /// Before 0.27 `tool_results` has no `exception` column: no flag at all.
 const LEGACY_WITHOUT_EXCEPTION: &str = "\
-SELECT r.conversation_id, r.datetime_utc, 0, tc.id, tc.name, tc.tool_call_id, tc.arguments, NULL, 0
+SELECT coalesce(nullif(r.conversation_id, ''), '(no conversation)'), r.datetime_utc, 0, tc.id, tc.name, tc.tool_call_id, tc.arguments, NULL, 0
   FROM tool_calls tc JOIN responses r ON r.id = tc.response_id
 UNION ALL
-SELECT r.conversation_id, r.datetime_utc, 1, tr.id, tr.name, tr.tool_call_id, tr.output, NULL, 0
+SELECT coalesce(nullif(r.conversation_id, ''), '(no conversation)'), r.datetime_utc, 1, tr.id, tr.name, tr.tool_call_id, tr.output, NULL, 0
   FROM tool_results tr JOIN responses r ON r.id = tr.response_id
 ORDER BY 1, 2, 3, 4";
 
@@ -81,120 +106,138 @@ SELECT p.id, p.type, p.tool_name, p.payload FROM chain c JOIN parts p ON p.messa
 struct Store {
     chain_sql: &'static str,
     /// Thread id → its `datetime_utc`.
-    threads: HashMap<String, Option<String>>,
+    threads: BTreeMap<String, Option<String>>,
 }
 
-pub fn read(
-    path: &Path,
-    conn: &Connection,
-    opts: &SourceOptions,
-    sink: &mut dyn FnMut(Session),
-) -> Result<SourceStats> {
-    let sql = |e: rusqlite::Error| Error::input(path, sqlite_problem(&e));
-    conn.execute_batch("BEGIN").map_err(sql)?;
-    let schema = Schema { conn };
-    let store = if schema.has("threads", &["id", "tip_message_hash"]).map_err(sql)?
-        && schema.has("messages", &["hash", "parent_hash"]).map_err(sql)?
-        && schema.has("parts", &["id", "message_hash", "position", "type", "tool_name", "payload"]).map_err(sql)?
-    {
-        let forks = columns(conn, "threads").map_err(sql)?.iter().any(|c| c == "forked_from");
-        Some(Store {
-            chain_sql: if forks { CHAIN_WITH_FORKS } else { CHAIN },
-            threads: read_threads(conn).map_err(sql)?,
-        })
-    } else {
-        None
+impl Adapter for Llm {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
+        s.has("_llm_migrations", &["name"])
+    }
+
+    fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+        let schema = Schema { conn };
+        let store = if schema.has("threads", &["id", "tip_message_hash"])?
+            && schema.has("messages", &["hash", "parent_hash"])?
+            && schema.has("parts", &["id", "message_hash", "position", "type", "tool_name", "payload"])?
+        {
+            Some(Store {
+                chain_sql: pick_query(conn, "threads", CHAINS)?.unwrap_or(CHAIN),
+                threads: read_threads(conn)?,
+            })
+        } else {
+            None
+        };
+        let legacy = schema.has("responses", &["id", "conversation_id", "datetime_utc"])?
+            && schema.has("tool_calls", &["id", "response_id", "name", "tool_call_id", "arguments"])?
+            && schema.has("tool_results", &["id", "response_id", "name", "tool_call_id", "output"])?;
+        // Conversations of the legacy tables already read with their thread.
+        let mut done: HashSet<String> = HashSet::new();
+        if legacy {
+            let sql = pick_query(conn, "tool_results", LEGACY)?.unwrap_or(LEGACY_WITHOUT_EXCEPTION);
+            let conversations: i64 =
+                conn.query_row("SELECT count(DISTINCT conversation_id) FROM responses", [], |r| r.get(0))?;
+            cx.expect_sessions(conversations.max(0) as u64 + store.as_ref().map_or(0, |s| s.threads.len() as u64));
+            let index = SessionIndex::default();
+            // Per (kind, tool): how many id-less rows so far in this conversation.
+            let mut unnamed: HashMap<(i64, String), usize> = HashMap::new();
+            let mut current = String::new();
+            stream_by_session(
+                conn,
+                cx,
+                Stream { dialect: INFO.dialect, index: &index, sql },
+                |r, session| {
+                    if session.id != current {
+                        unnamed.clear();
+                        current.clone_from(&session.id);
+                    }
+                    legacy_row(r, session, &mut unnamed)
+                },
+                |session, cx| merge(conn, store.as_ref(), session, &mut done, cx),
+            )?;
+        } else if let Some(store) = &store {
+            cx.expect_sessions(store.threads.len() as u64);
+        }
+        if let Some(store) = &store {
+            for (id, time) in store.threads.iter().filter(|(id, _)| !done.contains(*id)) {
+                if cx.wants(id, false) {
+                    let started = time.as_deref().and_then(iso_time);
+                    let mut session = Session { id: id.clone(), dialect: INFO.dialect, started, ..Session::default() };
+                    let rows = read_chain(conn, store.chain_sql, id, &mut session)?;
+                    cx.rows(rows);
+                    cx.emit(session);
+                }
+                cx.session_done();
+            }
+        }
+        Ok(())
+    }
+
+    /// llm stores the tools it offered, with their JSON Schemas.
+    fn tool_schemas(&self, conn: &Connection) -> rusqlite::Result<Vec<(String, Value)>> {
+        let cols = super::columns(conn, "tools")?;
+        if !["name", "input_schema"].iter().all(|c| cols.iter().any(|x| x == c)) {
+            return Ok(Vec::new());
+        }
+        let mut stmt = conn.prepare("SELECT name, input_schema FROM tools WHERE name IS NOT NULL ORDER BY id")?;
+        let mut rows = stmt.query([])?;
+        let mut out: BTreeMap<String, Value> = BTreeMap::new();
+        while let Some(r) = rows.next()? {
+            let schema = opt_text(r.get_ref(1)?).and_then(|s| serde_json::from_str::<Value>(&s).ok());
+            if let Some(v) = schema.filter(Value::is_object) {
+                out.insert(text_of(r.get_ref(0)?), v);
+            }
+        }
+        Ok(out.into_iter().collect())
+    }
+}
+
+/// One row of the legacy tables: a call or a result of the conversation.
+fn legacy_row(r: &Row<'_>, session: &mut Session, unnamed: &mut HashMap<(i64, String), usize>) -> rusqlite::Result<()> {
+    let time = opt_text(r.get_ref(1)?).and_then(|t| iso_time(&t));
+    if session.events.is_empty() {
+        session.started = time;
+    }
+    let kind: i64 = r.get(2)?;
+    let row: i64 = r.get(3)?;
+    let name = opt_text(r.get_ref(4)?).unwrap_or_else(|| "(unnamed)".into());
+    let id = match opt_text(r.get_ref(5)?) {
+        Some(id) => id,
+        None => {
+            let n = unnamed.entry((kind, name.clone())).or_default();
+            *n += 1;
+            format!("#{name}#{n}")
+        }
     };
-    let legacy = schema.has("responses", &["id", "conversation_id", "datetime_utc"]).map_err(sql)?
-        && schema.has("tool_calls", &["id", "response_id", "name", "tool_call_id", "arguments"]).map_err(sql)?
-        && schema.has("tool_results", &["id", "response_id", "name", "tool_call_id", "output"]).map_err(sql)?;
-    let mut stats = SourceStats::default();
-    let mut done: HashSet<String> = HashSet::new();
-
-    if legacy {
-        let has_exception = columns(conn, "tool_results").map_err(sql)?.iter().any(|c| c == "exception");
-        let query = if has_exception { LEGACY_WITH_EXCEPTION } else { LEGACY_WITHOUT_EXCEPTION };
-        let mut stmt = conn.prepare(query).map_err(sql)?;
-        let mut rows = stmt.query([]).map_err(sql)?;
-        let mut current: Option<Session> = None;
-        // Per (kind, tool): how many id-less rows so far in this conversation.
-        let mut unnamed: HashMap<(i64, String), usize> = HashMap::new();
-        while let Some(r) = rows.next().map_err(sql)? {
-            stats.rows += 1;
-            let conv = opt_text(r.get_ref(0).map_err(sql)?).unwrap_or_else(|| "(no conversation)".into());
-            if current.as_ref().map(|s| s.id.as_str()) != Some(conv.as_str()) {
-                if let Some(s) = current.take() {
-                    finish(conn, store.as_ref(), opts, s, &mut done, sink).map_err(sql)?;
-                }
-                unnamed.clear();
-                let started = opt_text(r.get_ref(1).map_err(sql)?).and_then(|t| iso_time(&t));
-                current = Some(Session { id: conv.clone(), format: "llm", started, ..Session::default() });
-            }
-            let session = current.as_mut().expect("set above");
-            if !opts.wants(&session.id, false) {
-                continue;
-            }
-            let time = opt_text(r.get_ref(1).map_err(sql)?).and_then(|t| iso_time(&t));
-            let kind: i64 = r.get(2).map_err(sql)?;
-            let row: i64 = r.get(3).map_err(sql)?;
-            let name = opt_text(r.get_ref(4).map_err(sql)?).unwrap_or_else(|| "(unnamed)".into());
-            let id = match opt_text(r.get_ref(5).map_err(sql)?) {
-                Some(id) => id,
-                None => {
-                    let n = unnamed.entry((kind, name.clone())).or_default();
-                    *n += 1;
-                    format!("#{name}#{n}")
-                }
-            };
-            let body = text_of(r.get_ref(6).map_err(sql)?);
-            if kind == 0 {
-                let input = decode_arguments(Value::String(body));
-                session.events.push(Event::Call(Call { id, tool: name, input, time, row }));
-            } else {
-                let flag_known: i64 = r.get(8).map_err(sql)?;
-                let exception = !matches!(r.get_ref(7).map_err(sql)?, ValueRef::Null);
-                let flag = (flag_known == 1).then_some(exception);
-                session.events.push(Event::Result(ToolResult {
-                    truncated: false,
-                    call_id: id,
-                    text: body,
-                    flag,
-                    exit_code: None,
-                    time,
-                    row,
-                }));
-            }
-        }
-        drop(rows);
-        drop(stmt);
-        if let Some(s) = current.take() {
-            finish(conn, store.as_ref(), opts, s, &mut done, sink).map_err(sql)?;
-        }
+    let body = text_of(r.get_ref(6)?);
+    if kind == 0 {
+        let input = decode_arguments(Value::String(body));
+        session.events.push(Event::Call(Call { id, tool: name, input, time, row }));
+    } else {
+        let flag_known: i64 = r.get(8)?;
+        let exception = !matches!(r.get_ref(7)?, ValueRef::Null);
+        let flag = (flag_known == 1).then_some(exception);
+        session.events.push(Event::Result(ToolResult {
+            truncated: false,
+            call_id: id,
+            text: body,
+            flag,
+            exit_code: None,
+            time,
+            row,
+        }));
     }
-
-    if let Some(store) = &store {
-        let mut ids: Vec<&String> = store.threads.keys().filter(|id| !done.contains(*id)).collect();
-        ids.sort();
-        for id in ids {
-            if !opts.wants(id, false) {
-                continue;
-            }
-            let started = store.threads[id].as_deref().and_then(iso_time);
-            let mut session = Session { id: id.clone(), format: "llm", started, ..Session::default() };
-            stats.rows += read_chain(conn, store.chain_sql, id, &mut session).map_err(sql)?;
-            sink(session);
-        }
-    }
-    conn.execute_batch("COMMIT").map_err(sql)?;
-    Ok(stats)
+    Ok(())
 }
 
-fn read_threads(conn: &Connection) -> rusqlite::Result<HashMap<String, Option<String>>> {
-    let has_time = columns(conn, "threads")?.iter().any(|c| c == "datetime_utc");
-    let query = if has_time { "SELECT id, datetime_utc FROM threads" } else { "SELECT id, NULL FROM threads" };
-    let mut stmt = conn.prepare(query)?;
+fn read_threads(conn: &Connection) -> rusqlite::Result<BTreeMap<String, Option<String>>> {
+    let sql = pick_query(conn, "threads", THREADS)?.unwrap_or("SELECT id, NULL FROM threads");
+    let mut stmt = conn.prepare(sql)?;
     let mut rows = stmt.query([])?;
-    let mut out = HashMap::new();
+    let mut out = BTreeMap::new();
     while let Some(r) = rows.next()? {
         out.insert(text_of(r.get_ref(0)?), opt_text(r.get_ref(1)?));
     }
@@ -203,21 +246,16 @@ fn read_threads(conn: &Connection) -> rusqlite::Result<HashMap<String, Option<St
 
 /// Hand on a legacy conversation, merged with the store's thread of the
 /// same id (whose calls win over the legacy copies of the same call ids).
-fn finish(
+fn merge(
     conn: &Connection,
     store: Option<&Store>,
-    opts: &SourceOptions,
     mut session: Session,
     done: &mut HashSet<String>,
-    sink: &mut dyn FnMut(Session),
+    cx: &mut ReadContext<'_>,
 ) -> rusqlite::Result<()> {
-    if !opts.wants(&session.id, false) {
-        done.insert(session.id);
-        return Ok(());
-    }
     if let Some(store) = store.filter(|s| s.threads.contains_key(&session.id)) {
         let mut newer = Session::default();
-        read_chain(conn, store.chain_sql, &session.id, &mut newer)?;
+        cx.rows(read_chain(conn, store.chain_sql, &session.id, &mut newer)?);
         let ids: HashSet<String> = newer
             .events
             .iter()
@@ -235,7 +273,7 @@ fn finish(
         done.insert(session.id.clone());
     }
     if !session.events.is_empty() || !session.malformed.is_empty() {
-        sink(session);
+        cx.emit(session);
     }
     Ok(())
 }

@@ -14,61 +14,127 @@ pub mod tracelint;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
+use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::model::Session;
+use crate::model::{Dialect, Session};
 
 /// Which sessions to read.
 #[derive(Debug, Clone, Default)]
 pub struct SourceOptions {
     /// Skip sub-agent sessions.
     pub no_subagents: bool,
-    /// Only the session with this id (or id prefix).
-    pub session: Option<String>,
+    /// Only the sessions this selects.
+    pub session: Option<SessionFilter>,
     /// Read every source as this format instead of detecting it.
     pub format: Option<Format>,
 }
 
+/// Which session ids are read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionFilter {
+    /// Ids that start with this (`--session`).
+    Prefix(String),
+    /// Exactly this id: one id can be the prefix of another, and a reader
+    /// that was given the whole id wants that session alone.
+    Exact(String),
+}
+
+impl SessionFilter {
+    pub fn matches(&self, id: &str) -> bool {
+        match self {
+            SessionFilter::Prefix(p) => id.starts_with(p.as_str()),
+            SessionFilter::Exact(e) => id == e,
+        }
+    }
+}
+
 impl SourceOptions {
+    /// Is session `id` read (`has_parent`: it is a sub-agent's)?
     pub fn wants(&self, id: &str, has_parent: bool) -> bool {
         if self.no_subagents && has_parent {
             return false;
         }
-        match &self.session {
-            Some(s) => id.starts_with(s.as_str()),
-            None => true,
-        }
+        self.session.as_ref().is_none_or(|f| f.matches(id))
     }
 }
 
-/// What a source turned out to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Format {
-    Peri,
-    Crush,
-    Opencode,
-    Goose,
-    Llm,
-    Tracelint,
+/// One SQLite trace format: how to recognise it and how to read it. The
+/// session loop (transaction, grouping, filtering, progress) is shared, in
+/// `rows`; an adapter is its SQL and its row parsing.
+pub trait Adapter: Sync {
+    /// What the format is, how it is recognised and where it lives.
+    fn info(&self) -> &'static FormatInfo;
+    /// Does the open database have this format's tables and columns?
+    fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool>;
+    /// Why a database that does not `match` is still recognisably this
+    /// format, in a variant this tracelint cannot read.
+    fn unsupported(&self, _s: &Schema<'_>) -> rusqlite::Result<Option<&'static str>> {
+        Ok(None)
+    }
+    /// Hand every wanted session to `cx`, inside the read transaction that
+    /// `read` opened.
+    fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()>;
+    /// The tool schemas the trace stores itself, as (tool, JSON Schema).
+    fn tool_schemas(&self, _conn: &Connection) -> rusqlite::Result<Vec<(String, Value)>> {
+        Ok(Vec::new())
+    }
 }
 
-impl Format {
-    /// Every supported format, in detection order.
-    pub const ALL: &'static [Format] =
-        &[Format::Tracelint, Format::Llm, Format::Peri, Format::Crush, Format::Opencode, Format::Goose];
+/// Every SQLite format, in detection order (which is also the order
+/// `tracelint formats` lists them in; the signatures do not overlap).
+pub static ADAPTERS: &[&dyn Adapter] =
+    &[&peri::Peri, &crush::Crush, &opencode::Opencode, &goose::Goose, &llm::Llm, &tracelint::Tracelint];
 
-    pub fn as_str(self) -> &'static str {
-        self.info().name
+/// A SQLite format: a handle to its adapter in `ADAPTERS`.
+#[derive(Clone, Copy)]
+pub struct Format(&'static dyn Adapter);
+
+impl Format {
+    /// tracelint's own schema, which `import` writes.
+    pub const TRACELINT: Format = Format(&tracelint::Tracelint);
+
+    /// Every supported format, in detection order.
+    pub fn all() -> impl Iterator<Item = Format> {
+        ADAPTERS.iter().map(|&a| Format(a))
     }
 
     pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.iter().copied().find(|f| f.as_str() == name)
+        Format::all().find(|f| f.as_str() == name)
+    }
+
+    /// The name used in reports and by `--source-format`.
+    pub fn as_str(self) -> &'static str {
+        self.info().name()
     }
 
     /// What the format is, how it is recognised and where it lives.
     pub fn info(self) -> &'static FormatInfo {
-        FORMATS.iter().find(|i| i.format == self).expect("every format is described")
+        self.0.info()
     }
+
+    pub fn adapter(self) -> &'static dyn Adapter {
+        self.0
+    }
+}
+
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        std::ptr::eq(self.info(), other.info())
+    }
+}
+
+impl Eq for Format {}
+
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Format({})", self.as_str())
+    }
+}
+
+/// The descriptions of every SQLite format, in registry order.
+pub fn formats() -> impl Iterator<Item = &'static FormatInfo> {
+    ADAPTERS.iter().map(|a| a.info())
 }
 
 /// Where a format's databases are by default.
@@ -116,81 +182,38 @@ impl Location {
     }
 }
 
-/// One supported format, described for `tracelint formats` and the README.
+/// A supported format (SQLite or transcript), described for `tracelint
+/// formats` and the README.
 #[derive(Debug)]
 pub struct FormatInfo {
-    pub format: Format,
-    /// The name used in reports and by `--source-format`.
-    pub name: &'static str,
-    /// The agent that writes it.
+    /// The name used in reports and by `--source-format`, and the dialect
+    /// its sessions are judged in.
+    pub dialect: Dialect,
+    /// The agent that writes it, as `tracelint formats` describes it.
     pub agent: &'static str,
-    /// How detection recognises it (tables and columns).
+    /// The agent's own name, for messages ("not a Claude Code, Codex or
+    /// Gemini transcript").
+    pub product: &'static str,
+    /// How detection recognises it (tables and columns, or records).
     pub signature: &'static str,
     /// What the source's own error flag is.
     pub flag: &'static str,
+    /// Where it is by default: databases for SQLite formats, folders for
+    /// transcripts.
     pub locations: &'static [Location],
 }
 
-pub static FORMATS: &[FormatInfo] = &[
-    FormatInfo {
-        format: Format::Peri,
-        name: "peri",
-        agent: "Peri Code",
-        signature: "tables `threads(id)` and `messages(message_id, thread_id, role, content)`",
-        flag: "`is_error` of the tool message or `tool_result` block (absent = false)",
-        locations: &[Location::Home(".peri/threads/threads.db")],
-    },
-    FormatInfo {
-        format: Format::Crush,
-        name: "crush",
-        agent: "Crush, and the archived Go opencode",
-        signature: "`messages` with a `parts` column and `sessions` with `parent_session_id`",
-        flag: "`is_error` of the `tool_result` part; bash exiting non-zero is not flagged (`Exit code N` in the text)",
-        locations: &[Location::Cwd(".crush/crush.db"), Location::Cwd(".opencode/opencode.db")],
-    },
-    FormatInfo {
-        format: Format::Opencode,
-        name: "opencode",
-        agent: "opencode 1.2 or later",
-        signature: "tables `session(id, parent_id)`, `message(id, session_id, data)` and `part(id, message_id, session_id, time_created, data)`",
-        flag: "`state.status = \"error\"` of the tool part; a completed bash call keeps its exit status in `state.metadata.exit`",
-        locations: &[Location::XdgData("opencode/opencode.db")],
-    },
-    FormatInfo {
-        format: Format::Goose,
-        name: "goose",
-        agent: "Goose (Block)",
-        signature: "table `schema_version` and `messages` with `content_json` and `created_timestamp`",
-        flag: "`toolResult.status = \"error\"` or MCP `isError = true` of the toolResponse; an unparsed toolRequest is a failed call",
-        locations: &[Location::XdgData("goose/sessions/sessions.db")],
-    },
-    FormatInfo {
-        format: Format::Llm,
-        name: "llm",
-        agent: "llm (Simon Willison's CLI)",
-        signature: "table `_llm_migrations`; legacy `tool_calls`/`tool_results` and/or the 0.32 store `threads`/`messages(hash)`/`parts(payload)`",
-        flag: "`tool_results.exception` (0.27+; absent before, so no flag) or the `exception` key of a tool_result payload",
-        locations: &[
-            Location::EnvDir("LLM_USER_PATH", "logs.db"),
-            Location::XdgConfig("io.datasette.llm/logs.db"),
-            Location::Home("Library/Application Support/io.datasette.llm/logs.db"),
-        ],
-    },
-    FormatInfo {
-        format: Format::Tracelint,
-        name: "tracelint",
-        agent: "tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework",
-        signature: "table `tracelint_meta` and tables `sessions`, `calls`, `results` as in sql/schema.sql",
-        flag: "`results.is_error` (1 flagged, 0 not flagged, NULL the agent records no flag)",
-        locations: &[],
-    },
-];
+impl FormatInfo {
+    pub fn name(&self) -> &'static str {
+        self.dialect.as_str()
+    }
+}
 
 /// Every default location of every format that exists on this machine, in
 /// format order, each path once.
 pub fn default_sources() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
-    for info in FORMATS {
+    for info in formats() {
         for loc in info.locations {
             if let Some(p) = loc.resolve().filter(|p| p.is_file())
                 && !out.contains(&p)
@@ -226,18 +249,15 @@ impl Schema<'_> {
 pub fn detect(path: &Path, conn: &Connection) -> Result<Format> {
     let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
     let schema = Schema { conn };
-    for &format in Format::ALL {
-        if matches_signature(format, &schema).map_err(sql)? {
+    for format in Format::all() {
+        if format.adapter().matches(&schema).map_err(sql)? {
             return Ok(format);
         }
     }
-    if schema.has("threads", &["id"]).map_err(sql)?
-        && schema.has("messages", &["message_id", "thread_id", "role", "content_ref"]).map_err(sql)?
-    {
-        return Err(Error::input(
-            path,
-            "Peri database with external payloads (messages.content_ref) is not supported yet",
-        ));
+    for format in Format::all() {
+        if let Some(why) = format.adapter().unsupported(&schema).map_err(sql)? {
+            return Err(Error::input(path, why));
+        }
     }
     let mut tables: Vec<String> = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
@@ -245,7 +265,7 @@ pub fn detect(path: &Path, conn: &Connection) -> Result<Format> {
         .map_err(sql)?;
     tables.truncate(8);
     let list = if tables.is_empty() { "none".to_string() } else { tables.join(", ") };
-    let names: Vec<&str> = FORMATS.iter().map(|f| f.name).collect();
+    let names: Vec<&str> = formats().map(FormatInfo::name).collect();
     Err(Error::input(
         path,
         format!(
@@ -256,52 +276,85 @@ pub fn detect(path: &Path, conn: &Connection) -> Result<Format> {
     ))
 }
 
-/// Does the open database have `format`'s tables and columns?
-fn matches_signature(format: Format, s: &Schema<'_>) -> rusqlite::Result<bool> {
-    Ok(match format {
-        Format::Peri => {
-            s.has("threads", &["id"])? && s.has("messages", &["message_id", "thread_id", "role", "content"])?
-        }
-        Format::Crush => {
-            s.has("messages", &["session_id", "parts", "created_at"])?
-                && s.has("sessions", &["id", "parent_session_id"])?
-        }
-        Format::Opencode => {
-            s.has("session", &["id", "parent_id"])?
-                && s.has("message", &["id", "session_id", "data"])?
-                && s.has("part", &["id", "message_id", "session_id", "time_created", "data"])?
-        }
-        Format::Goose => {
-            s.has("schema_version", &["version"])?
-                && s.has("messages", &["id", "session_id", "content_json", "created_timestamp"])?
-        }
-        Format::Llm => s.has("_llm_migrations", &["name"])?,
-        Format::Tracelint => {
-            s.has("tracelint_meta", &["key", "value"])?
-                && s.has("calls", &["session_id", "id", "seq", "tool", "input"])?
-                && s.has("results", &["session_id", "call_id", "text", "is_error"])?
-        }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_format_is_described_once_under_its_name() {
-        for &f in Format::ALL {
-            assert_eq!(FORMATS.iter().filter(|i| i.format == f).count(), 1, "{f:?}");
-            assert_eq!(Format::from_name(f.as_str()), Some(f));
-        }
-        assert_eq!(FORMATS.len(), Format::ALL.len());
-    }
-}
-
 /// Counts a source reports about itself, beyond its sessions.
 #[derive(Debug, Clone, Default)]
 pub struct SourceStats {
     pub rows: u64,
+}
+
+/// Why an adapter stopped: SQLite failed, or the data is of a kind this
+/// tracelint cannot read.
+#[derive(Debug)]
+pub enum ReadError {
+    Sql(rusqlite::Error),
+    Unsupported(String),
+}
+
+impl From<rusqlite::Error> for ReadError {
+    fn from(e: rusqlite::Error) -> Self {
+        ReadError::Sql(e)
+    }
+}
+
+pub type ReadResult<T> = std::result::Result<T, ReadError>;
+
+/// What an adapter reads into: which sessions are wanted, where finished
+/// sessions go, and how far it got.
+pub struct ReadContext<'a> {
+    opts: &'a SourceOptions,
+    sink: &'a mut dyn FnMut(Session),
+    progress: &'a mut dyn FnMut(u64, u64),
+    stats: SourceStats,
+    /// Sessions expected and sessions done, for progress in sessions.
+    sessions: (u64, u64),
+}
+
+impl<'a> ReadContext<'a> {
+    pub fn new(
+        opts: &'a SourceOptions,
+        progress: &'a mut dyn FnMut(u64, u64),
+        sink: &'a mut dyn FnMut(Session),
+    ) -> Self {
+        ReadContext { opts, sink, progress, stats: SourceStats::default(), sessions: (0, 0) }
+    }
+
+    /// Is session `id` read at all (`--session`, `--no-subagents`)?
+    pub fn wants(&self, id: &str, has_parent: bool) -> bool {
+        self.opts.wants(id, has_parent)
+    }
+
+    /// Hand on a finished session.
+    pub fn emit(&mut self, session: Session) {
+        (self.sink)(session);
+    }
+
+    /// One more row read.
+    pub fn row(&mut self) {
+        self.stats.rows += 1;
+    }
+
+    /// `n` more rows read.
+    pub fn rows(&mut self, n: u64) {
+        self.stats.rows += n;
+    }
+
+    /// How far the reader is, in a unit of its own (Peri: rowids).
+    pub fn progress(&mut self, done: u64, total: u64) {
+        (self.progress)(done, total);
+    }
+
+    /// About `total` sessions will be read: progress is counted in sessions.
+    pub fn expect_sessions(&mut self, total: u64) {
+        self.sessions = (total, 0);
+        (self.progress)(0, total);
+    }
+
+    /// One more session was read (handed on or skipped).
+    pub fn session_done(&mut self) {
+        self.sessions.1 += 1;
+        let (total, done) = self.sessions;
+        (self.progress)(done, total);
+    }
 }
 
 /// Open `path` read-only and recognise its format; also returns warnings
@@ -317,7 +370,7 @@ pub fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Forma
     let format = match format {
         Some(f) => {
             let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
-            if !matches_signature(f, &Schema { conn: &conn }).map_err(sql)? {
+            if !f.adapter().matches(&Schema { conn: &conn }).map_err(sql)? {
                 return Err(Error::input(
                     path,
                     format!(
@@ -335,21 +388,112 @@ pub fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Forma
     Ok((conn, format, opened.warnings))
 }
 
-/// Read every wanted session of an opened source, handing each to `sink`
-/// as soon as its last row has been read.
+/// Read every wanted session of an opened source inside one read
+/// transaction (one snapshot, even while the agent writes), handing each
+/// to `sink` as soon as its last row has been read. `progress` hears how
+/// far the reader got. Every SQLite error becomes an input error of `path`
+/// here.
 pub fn read(
     path: &Path,
     conn: &Connection,
     format: Format,
     opts: &SourceOptions,
+    progress: &mut dyn FnMut(u64, u64),
     sink: &mut dyn FnMut(Session),
 ) -> Result<SourceStats> {
-    match format {
-        Format::Peri => peri::read(path, conn, opts, sink),
-        Format::Crush => crush::read(path, conn, opts, sink),
-        Format::Opencode => opencode::read(path, conn, opts, sink),
-        Format::Goose => goose::read(path, conn, opts, sink),
-        Format::Llm => llm::read(path, conn, opts, sink),
-        Format::Tracelint => tracelint::read(path, conn, opts, sink),
+    let fail = |e: ReadError| match e {
+        ReadError::Sql(e) => Error::input(path, open::sqlite_problem(&e)),
+        ReadError::Unsupported(problem) => Error::input(path, problem),
+    };
+    conn.execute_batch("BEGIN").map_err(|e| fail(e.into()))?;
+    let mut cx = ReadContext::new(opts, progress, sink);
+    let read = format.adapter().read(conn, &mut cx);
+    let end = conn.execute_batch("COMMIT");
+    read.map_err(fail)?;
+    end.map_err(|e| fail(e.into()))?;
+    Ok(cx.stats)
+}
+
+/// The tool schemas `format`'s trace stores itself.
+pub fn tool_schemas(path: &Path, conn: &Connection, format: Format) -> Result<Vec<(String, Value)>> {
+    format.adapter().tool_schemas(conn).map_err(|e| Error::input(path, open::sqlite_problem(&e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_ids_and_prefixes() {
+        let opts = |f: SessionFilter| SourceOptions { session: Some(f), ..SourceOptions::default() };
+        let prefix = opts(SessionFilter::Prefix("ab".into()));
+        assert!(prefix.wants("ab", false) && prefix.wants("abc", true));
+        let exact = opts(SessionFilter::Exact("ab".into()));
+        assert!(exact.wants("ab", false) && !exact.wants("abc", false));
+        let no_sub = SourceOptions { no_subagents: true, ..SourceOptions::default() };
+        assert!(no_sub.wants("x", false) && !no_sub.wants("x", true));
+    }
+
+    /// Detection takes the first format whose signature matches; no shipped
+    /// sample or fixture matches two, so the registry order decides nothing.
+    #[test]
+    fn signatures_do_not_overlap() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut seen = std::collections::BTreeSet::new();
+        for dir in ["sample-traces", "tests/fixtures"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                let conn = match path.extension().and_then(|e| e.to_str()) {
+                    Some("db") => open::open_read_only(&path).unwrap().conn,
+                    Some("sql") => {
+                        let conn = Connection::open_in_memory().unwrap();
+                        if path.ends_with("tracelint.sql") {
+                            conn.execute_batch(tracelint::SCHEMA_SQL).unwrap();
+                        }
+                        conn.execute_batch(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                        conn
+                    }
+                    _ => continue,
+                };
+                let schema = Schema { conn: &conn };
+                let matched: Vec<&str> =
+                    Format::all().filter(|f| f.adapter().matches(&schema).unwrap()).map(Format::as_str).collect();
+                assert!(matched.len() <= 1, "{} matches {matched:?}", path.display());
+                seen.extend(matched);
+            }
+        }
+        assert_eq!(seen.len(), ADAPTERS.len(), "the samples cover every format: {seen:?}");
+    }
+
+    /// Every format reports how far it got, and its sessions come whole.
+    #[test]
+    fn every_format_reports_progress() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces");
+        let mut formats = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(&root).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "db") {
+                continue;
+            }
+            let (conn, format, _) = open(&path).unwrap();
+            let mut reports: Vec<(u64, u64)> = Vec::new();
+            let mut sessions = 0;
+            let opts = SourceOptions::default();
+            read(&path, &conn, format, &opts, &mut |done, total| reports.push((done, total)), &mut |_| sessions += 1)
+                .unwrap();
+            assert!(sessions > 0, "{}", path.display());
+            assert!(reports.iter().any(|&(_, total)| total > 0), "{}: no progress", path.display());
+            assert!(reports.iter().all(|&(done, total)| done <= total), "{}: {reports:?}", path.display());
+            formats.insert(format.as_str());
+        }
+        assert_eq!(formats.len(), ADAPTERS.len(), "{formats:?}");
+    }
+
+    #[test]
+    fn every_format_has_one_name() {
+        for f in Format::all() {
+            assert_eq!(Format::from_name(f.as_str()), Some(f));
+            assert_eq!(formats().filter(|i| i.name() == f.as_str()).count(), 1, "{f:?}");
+        }
     }
 }

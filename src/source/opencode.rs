@@ -9,86 +9,61 @@
 //! `session.parent_id`.
 //!
 //! Parts are read in (session, message, part) id order (ids are
-//! time-ascending) inside one read transaction; each session is handed on
-//! when the next one begins.
-
-use std::collections::HashMap;
-use std::path::Path;
+//! time-ascending) by the shared session loop (`rows::stream_by_session`).
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use serde_json::Value;
 
-use super::open::sqlite_problem;
-use super::rows::{Grouper, epoch_time, id_of, opt_int, opt_text, parse_column, text_of};
-use super::{SourceOptions, SourceStats};
-use crate::error::{Error, Result};
-use crate::model::{Call, Event, Session, ToolResult};
+use super::rows::{SessionIndex, Stream, emit, epoch_time, id_of, opt_int, parse_column, stream_by_session};
+use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
+use crate::model::{Call, Dialect, Event, ToolResult};
 
-struct SessionInfo {
-    parent: Option<String>,
-    started: Option<DateTime<Utc>>,
-}
+pub struct Opencode;
 
-pub fn read(
-    path: &Path,
-    conn: &Connection,
-    opts: &SourceOptions,
-    sink: &mut dyn FnMut(Session),
-) -> Result<SourceStats> {
-    let sql = |e: rusqlite::Error| Error::input(path, sqlite_problem(&e));
-    conn.execute_batch("BEGIN").map_err(sql)?;
-    let sessions = read_sessions(conn).map_err(sql)?;
-    let mut stats = SourceStats::default();
-    // Only parts that can be tool parts; the JSON is checked in Rust, so a
-    // malformed row cannot abort the query.
-    let mut stmt = conn
-        .prepare(
-            "SELECT rowid, session_id, time_created, data FROM part \
-             WHERE instr(data, '\"tool\"') > 0 ORDER BY session_id, message_id, id",
-        )
-        .map_err(sql)?;
-    let mut rows = stmt.query([]).map_err(sql)?;
-    let mut groups = Grouper::new(sink);
-    while let Some(r) = rows.next().map_err(sql)? {
-        stats.rows += 1;
-        let rowid: i64 = r.get(0).map_err(sql)?;
-        let id = text_of(r.get_ref(1).map_err(sql)?);
-        let Some(session) = groups.at(&id, || {
-            let info = sessions.get(&id);
-            let parent = info.and_then(|i| i.parent.clone());
-            opts.wants(&id, parent.is_some()).then(|| Session {
-                id: id.clone(),
-                format: "opencode",
-                parent,
-                started: info.and_then(|i| i.started),
-                ..Session::default()
-            })
-        }) else {
-            continue;
-        };
-        let created = opt_int(r.get_ref(2).map_err(sql)?).and_then(epoch_time);
-        parse_column(r.get_ref(3).map_err(sql)?, "data", rowid, session, |text, out| {
-            parse_part(text, created, rowid, out)
-        });
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::OPENCODE,
+    agent: "opencode 1.2 or later",
+    product: "opencode",
+    signature: "tables `session(id, parent_id)`, `message(id, session_id, data)` and `part(id, message_id, session_id, time_created, data)`",
+    flag: "`state.status = \"error\"` of the tool part; a completed bash call keeps its exit status in `state.metadata.exit`",
+    locations: &[Location::XdgData("opencode/opencode.db")],
+};
+
+const SESSIONS: &str = "SELECT id, parent_id, time_created FROM session";
+/// Only parts that can be tool parts; the JSON is checked in Rust, so a
+/// malformed row cannot abort the query.
+const ROWS: &str = "SELECT session_id, rowid, time_created, data FROM part \
+                    WHERE instr(data, '\"tool\"') > 0 ORDER BY session_id, message_id, id";
+
+impl Adapter for Opencode {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
     }
-    drop(rows);
-    drop(stmt);
-    groups.finish();
-    conn.execute_batch("COMMIT").map_err(sql)?;
-    Ok(stats)
-}
 
-fn read_sessions(conn: &Connection) -> rusqlite::Result<HashMap<String, SessionInfo>> {
-    let mut stmt = conn.prepare("SELECT id, parent_id, time_created FROM session")?;
-    let mut rows = stmt.query([])?;
-    let mut out = HashMap::new();
-    while let Some(r) = rows.next()? {
-        let parent = opt_text(r.get_ref(1)?);
-        let started = opt_int(r.get_ref(2)?).and_then(epoch_time);
-        out.insert(text_of(r.get_ref(0)?), SessionInfo { parent, started });
+    fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
+        Ok(s.has("session", &["id", "parent_id"])?
+            && s.has("message", &["id", "session_id", "data"])?
+            && s.has("part", &["id", "message_id", "session_id", "time_created", "data"])?)
     }
-    Ok(out)
+
+    fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+        let index = SessionIndex::load(conn, SESSIONS)?;
+        let stream = Stream { dialect: INFO.dialect, index: &index, sql: ROWS };
+        stream_by_session(
+            conn,
+            cx,
+            stream,
+            |r, session| {
+                let rowid: i64 = r.get(1)?;
+                let created = opt_int(r.get_ref(2)?).and_then(epoch_time);
+                parse_column(r.get_ref(3)?, "data", rowid, session, |text, out| parse_part(text, created, rowid, out));
+                Ok(())
+            },
+            emit,
+        )?;
+        Ok(())
+    }
 }
 
 /// The call (and result, once the call has finished) of one part's `data`.

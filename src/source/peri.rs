@@ -6,28 +6,58 @@
 //! transaction. A session is handed on as soon as its last row is read, so
 //! memory holds only the sessions that are still open at that point.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
-use std::borrow::Cow;
-
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::json::{Decoded, TEXT_CAP, string_ends, string_ends_bytes};
-use super::open::sqlite_problem;
-use super::rows::text_of;
-use super::{SourceOptions, SourceStats, columns};
-use crate::error::{Error, Result};
-use crate::model::{Call, Event, Malformed, Session, ToolResult};
+use super::json::{Decoded, string_ends, string_ends_bytes};
+use super::rows::{SessionIndex, pick_query, text_of};
+use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
+use crate::model::{Call, Dialect, Event, Malformed, Session, TEXT_CAP, ToolResult};
 
-struct ThreadInfo {
-    parent: Option<String>,
-    started: Option<DateTime<Utc>>,
+pub struct Peri;
+
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::PERI,
+    agent: "Peri Code",
+    product: "Peri Code",
+    signature: "tables `threads(id)` and `messages(message_id, thread_id, role, content)`",
+    flag: "`is_error` of the tool message or `tool_result` block (absent = false)",
+    locations: &[Location::Home(".peri/threads/threads.db")],
+};
+
+/// Threads, with their parent and start where this version records them.
+const THREADS: &[(&[&str], &str)] = &[
+    (&["parent_thread_id", "created_at"], "SELECT id, parent_thread_id, created_at FROM threads"),
+    (&["parent_thread_id"], "SELECT id, parent_thread_id, NULL FROM threads"),
+    (&["created_at"], "SELECT id, NULL, created_at FROM threads"),
+    (&[], "SELECT id, NULL, NULL FROM threads"),
+];
+
+impl Adapter for Peri {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
+        Ok(s.has("threads", &["id"])? && s.has("messages", &["message_id", "thread_id", "role", "content"])?)
+    }
+
+    fn unsupported(&self, s: &Schema<'_>) -> rusqlite::Result<Option<&'static str>> {
+        let external =
+            s.has("threads", &["id"])? && s.has("messages", &["message_id", "thread_id", "role", "content_ref"])?;
+        Ok(external.then_some("Peri database with external payloads (messages.content_ref) is not supported yet"))
+    }
+
+    fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+        read(conn, cx)
+    }
 }
 
 /// Rows per batch handed to a parser thread, and bytes that close a batch early.
@@ -94,102 +124,77 @@ fn parse_row(row: &RawRow, buffer: &[u8]) -> ParsedRow {
 
 /// What is known of a thread (session) while its rows stream by.
 struct ThreadState {
-    id: String,
-    parent: Option<String>,
-    started: Option<DateTime<Utc>>,
+    /// The session, empty, as the index opened it; `None` if not wanted.
+    empty: Option<Session>,
     /// The rowid of its last message: when it is read, the session is whole.
     last_row: i64,
-    wanted: bool,
     open: Option<Session>,
 }
 
 /// Puts parsed batches back in storage order and assembles sessions.
-struct Assembler<'a> {
-    states: &'a mut Vec<ThreadState>,
+struct Assembler<'a, 'c> {
+    states: Vec<ThreadState>,
     next: u64,
     pending: BTreeMap<u64, Vec<ParsedRow>>,
-    sink: &'a mut dyn FnMut(Session),
+    cx: &'a mut ReadContext<'c>,
 }
 
-impl Assembler<'_> {
+impl Assembler<'_, '_> {
     fn accept(&mut self, (seq, rows): (u64, Vec<ParsedRow>)) {
         self.pending.insert(seq, rows);
         while let Some(rows) = self.pending.remove(&self.next) {
             self.next += 1;
             for row in rows {
                 let t = &mut self.states[row.thread];
-                let session = t.open.get_or_insert_with(|| Session {
-                    id: t.id.clone(),
-                    format: "peri",
-                    parent: t.parent.clone(),
-                    started: t.started,
-                    ..Session::default()
-                });
+                let Some(empty) = &t.empty else { continue };
+                let session = t.open.get_or_insert_with(|| empty.clone());
                 session.events.extend(row.events);
                 session.malformed.extend(row.malformed);
                 if row.rowid == t.last_row
                     && let Some(done) = t.open.take()
                 {
-                    (self.sink)(done);
+                    self.cx.emit(done);
                 }
             }
         }
     }
 }
 
-pub fn read(
-    path: &Path,
-    conn: &Connection,
-    opts: &SourceOptions,
-    sink: &mut dyn FnMut(Session),
-) -> Result<SourceStats> {
-    let sql = |e: rusqlite::Error| Error::input(path, sqlite_problem(&e));
-    // One snapshot for every query below, even if Peri is writing.
-    conn.execute_batch("BEGIN").map_err(sql)?;
-    let threads = read_threads(conn).map_err(sql)?;
-
+/// The rows are read here, in storage order; parser threads turn them into
+/// events; this thread puts them back in order, assembles sessions and
+/// hands each on when its last row is in. Only the sessions still open and
+/// a few batches in flight are held in memory.
+fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+    let threads = pick_query(conn, "threads", THREADS)?.unwrap_or(THREADS[3].1);
+    let sessions = SessionIndex::load(conn, threads)?;
     let mut last_row: HashMap<String, i64> = HashMap::new();
     {
-        let mut stmt = conn.prepare("SELECT thread_id, max(rowid) FROM messages GROUP BY thread_id").map_err(sql)?;
-        let mut rows = stmt.query([]).map_err(sql)?;
-        while let Some(r) = rows.next().map_err(sql)? {
-            last_row.insert(text_of(r.get_ref(0).map_err(sql)?), r.get(1).map_err(sql)?);
+        let mut stmt = conn.prepare("SELECT thread_id, max(rowid) FROM messages GROUP BY thread_id")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            last_row.insert(text_of(r.get_ref(0)?), r.get(1)?);
         }
     }
+    let total = last_row.values().copied().max().unwrap_or(0).max(0) as u64;
+    cx.progress(0, total);
 
-    // The rows are read here, in storage order; parser threads turn them
-    // into events; this thread puts them back in order, assembles sessions
-    // and hands each on when its last row is in. Only the sessions still
-    // open and a few batches in flight are held in memory.
     let mut ids: HashMap<String, usize> = HashMap::new();
-    let mut states: Vec<ThreadState> = Vec::new();
-    let mut stats = SourceStats::default();
-    let mut stmt = conn.prepare("SELECT rowid, thread_id, role, content FROM messages ORDER BY rowid").map_err(sql)?;
-    let mut rows = stmt.query([]).map_err(sql)?;
+    let mut stmt = conn.prepare("SELECT rowid, thread_id, role, content FROM messages ORDER BY rowid")?;
+    let mut rows = stmt.query([])?;
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
     let (work_tx, work_rx) = crossbeam_channel::bounded::<(u64, Batch)>(2 * workers);
     let (done_tx, done_rx) = crossbeam_channel::bounded::<(u64, Vec<ParsedRow>)>(2 * workers);
     // Emptied batches come back for reuse: fresh multi-megabyte buffers
     // would cost a page fault and a zeroed page for every 4 KiB read.
     let (free_tx, free_rx) = crossbeam_channel::bounded::<Batch>(4 * workers);
-    std::thread::scope(|scope| -> Result<()> {
+    std::thread::scope(|scope| -> ReadResult<()> {
         for _ in 0..workers {
             let (work_rx, done_tx, free_tx) = (work_rx.clone(), done_tx.clone(), free_tx.clone());
-            scope.spawn(move || {
-                for (seq, mut batch) in work_rx {
-                    let parsed = batch.rows.iter().map(|r| parse_row(r, &batch.bytes)).collect();
-                    batch.rows.clear();
-                    batch.bytes.clear();
-                    let _ = free_tx.try_send(batch);
-                    if done_tx.send((seq, parsed)).is_err() {
-                        break;
-                    }
-                }
-            });
+            scope.spawn(move || parse_batches(work_rx, done_tx, free_tx));
         }
         drop(free_tx);
         drop((work_rx, done_tx));
-        let mut assembler = Assembler { states: &mut states, next: 0, pending: BTreeMap::new(), sink: &mut *sink };
+        let mut assembler = Assembler { states: Vec::new(), next: 0, pending: BTreeMap::new(), cx: &mut *cx };
         let new_batch = || {
             free_rx.try_recv().unwrap_or_else(|_| Batch {
                 rows: Vec::with_capacity(BATCH_ROWS),
@@ -212,49 +217,41 @@ pub fn read(
                 }
             }
         };
-        crate::progress::begin(
-            &path.display().to_string(),
-            last_row.values().copied().max().unwrap_or(0).max(0) as u64,
-        );
-        while let Some(r) = rows.next().map_err(sql)? {
-            stats.rows += 1;
-            let rowid: i64 = r.get(0).map_err(sql)?;
-            if stats.rows % 1024 == 0 {
-                crate::progress::set(rowid.max(0) as u64);
+        let mut read: u64 = 0;
+        while let Some(r) = rows.next()? {
+            read += 1;
+            let rowid: i64 = r.get(0)?;
+            if read.is_multiple_of(1024) {
+                assembler.cx.progress(rowid.max(0) as u64, total);
             }
-            let thread = match r.get_ref(1).map_err(sql)? {
+            let thread = match r.get_ref(1)? {
                 ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t),
                 other => Cow::Owned(text_of(other)),
             };
             let index = match ids.get(thread.as_ref()) {
                 Some(&i) => i,
                 None => {
-                    let info = threads.get(thread.as_ref());
-                    let parent = info.and_then(|t| t.parent.clone());
-                    let wanted = opts.wants(&thread, parent.is_some());
-                    assembler.states.push(ThreadState {
-                        id: thread.to_string(),
-                        parent,
-                        started: info.and_then(|t| t.started),
+                    let states = &mut assembler.states;
+                    states.push(ThreadState {
+                        empty: sessions.open(&thread, INFO.dialect, assembler.cx),
                         last_row: last_row.get(thread.as_ref()).copied().unwrap_or(i64::MAX),
-                        wanted,
                         open: None,
                     });
-                    ids.insert(thread.to_string(), assembler.states.len() - 1);
-                    assembler.states.len() - 1
+                    ids.insert(thread.to_string(), states.len() - 1);
+                    states.len() - 1
                 }
             };
-            if !assembler.states[index].wanted {
+            if assembler.states[index].empty.is_none() {
                 continue;
             }
-            let role = match r.get_ref(2).map_err(sql)? {
+            let role = match r.get_ref(2)? {
                 ValueRef::Text(b"tool") => "tool",
                 ValueRef::Text(b"assistant") => "assistant",
                 ValueRef::Text(b"user") => "user",
                 ValueRef::Text(b"system") => "system",
                 _ => "",
             };
-            let content = match r.get_ref(3).map_err(sql)? {
+            let content = match r.get_ref(3)? {
                 ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
                     let start = batch.bytes.len();
                     batch.bytes.extend_from_slice(bytes);
@@ -274,47 +271,31 @@ pub fn read(
         for done in done_rx.iter() {
             assembler.accept(done);
         }
+        assembler.cx.rows(read);
         // Only reachable if the grouped query and the scan disagree; hand on
         // what was read rather than lose it, in a stable order.
         let mut rest: Vec<Session> = assembler.states.iter_mut().filter_map(|t| t.open.take()).collect();
         rest.sort_by(|a, b| a.id.cmp(&b.id));
-        rest.into_iter().for_each(&mut *assembler.sink);
+        rest.into_iter().for_each(|s| assembler.cx.emit(s));
         Ok(())
-    })?;
-    drop(rows);
-    drop(stmt);
-    conn.execute_batch("COMMIT").map_err(sql)?;
-    Ok(stats)
+    })
 }
 
-fn read_threads(conn: &Connection) -> rusqlite::Result<HashMap<String, ThreadInfo>> {
-    let cols = columns(conn, "threads")?;
-    let has = |c: &str| cols.iter().any(|x| x == c);
-    let query = match (has("parent_thread_id"), has("created_at")) {
-        (true, true) => "SELECT id, parent_thread_id, created_at FROM threads",
-        (true, false) => "SELECT id, parent_thread_id, NULL FROM threads",
-        (false, true) => "SELECT id, NULL, created_at FROM threads",
-        (false, false) => "SELECT id, NULL, NULL FROM threads",
-    };
-    let mut stmt = conn.prepare(query)?;
-    let mut rows = stmt.query([])?;
-    let mut out = HashMap::new();
-    while let Some(r) = rows.next()? {
-        let id = text_of(r.get_ref(0)?);
-        let parent = match r.get_ref(1)? {
-            ValueRef::Null => None,
-            v => Some(text_of(v)).filter(|p| !p.is_empty()),
-        };
-        let started = match r.get_ref(2)? {
-            ValueRef::Text(t) => std::str::from_utf8(t)
-                .ok()
-                .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-                .map(|d| d.with_timezone(&Utc)),
-            _ => None,
-        };
-        out.insert(id, ThreadInfo { parent, started });
+/// A parser thread: batches in, parsed rows out, emptied batches back.
+fn parse_batches(
+    work: crossbeam_channel::Receiver<(u64, Batch)>,
+    done: crossbeam_channel::Sender<(u64, Vec<ParsedRow>)>,
+    free: crossbeam_channel::Sender<Batch>,
+) {
+    for (seq, mut batch) in work {
+        let parsed = batch.rows.iter().map(|r| parse_row(r, &batch.bytes)).collect();
+        batch.rows.clear();
+        batch.bytes.clear();
+        let _ = free.try_send(batch);
+        if done.send((seq, parsed)).is_err() {
+            break;
+        }
     }
-    Ok(out)
 }
 
 fn type_name(v: ValueRef<'_>) -> &'static str {
@@ -588,7 +569,7 @@ fn raw_text(raw: &RawValue) -> Decoded {
                 }
             }
             if all.text.len() > 4 * TEXT_CAP {
-                all.text = crate::rules::examined(&all.text).into_owned();
+                all.text = crate::model::text_ends(&all.text).into_owned();
                 all.cut = true;
             }
             all
@@ -603,37 +584,6 @@ fn raw_text(raw: &RawValue) -> Decoded {
         },
         Some(b'n') | None => Decoded::default(),
         Some(_) => Decoded { text: t.to_string(), ..Decoded::default() },
-    }
-}
-
-/// The text of a `MessageContent` value: a string, or the text of its
-/// blocks (for importers that hold a parsed value).
-pub fn content_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        Value::Array(items) => {
-            let mut out = String::new();
-            for item in items {
-                let piece = match item {
-                    Value::String(s) => Some(s.as_str()),
-                    Value::Object(o) => o.get("text").and_then(Value::as_str),
-                    _ => None,
-                };
-                if let Some(p) = piece {
-                    if !out.is_empty() {
-                        out.push('\n');
-                    }
-                    out.push_str(p);
-                }
-            }
-            out
-        }
-        Value::Object(o) => match o.get("text").and_then(Value::as_str) {
-            Some(t) => t.to_string(),
-            None => v.to_string(),
-        },
-        other => other.to_string(),
     }
 }
 

@@ -1,12 +1,167 @@
-//! Helpers the SQLite adapters share: reading loosely typed columns, epoch
-//! times in seconds or milliseconds, and handing sessions on as soon as the
-//! rows of one session (read in session order) are done.
+//! What the SQLite adapters share: the session loop (`stream_by_session`)
+//! with its session index, and readers of loosely typed columns, epoch
+//! times in seconds or milliseconds, and JSON columns that may be malformed.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use rusqlite::types::ValueRef;
+use rusqlite::{Connection, Row};
 use serde_json::Value;
 
-use crate::model::Session;
+use super::{ReadContext, columns};
+use crate::model::{Dialect, Malformed, Session};
+
+/// What a format's session table says about one session.
+#[derive(Debug, Clone, Default)]
+struct SessionInfo {
+    parent: Option<String>,
+    started: Option<DateTime<Utc>>,
+    /// The dialect the table names for it (tracelint's `sessions.agent`).
+    dialect: Option<Dialect>,
+}
+
+/// A source's sessions by id, loaded once before its rows are streamed.
+#[derive(Debug, Default)]
+pub struct SessionIndex {
+    sessions: HashMap<String, SessionInfo>,
+    skip: Option<fn(&str) -> bool>,
+}
+
+impl SessionIndex {
+    /// Load the sessions `sql` returns as `id, parent, started[, agent]`:
+    /// `started` in epoch seconds or milliseconds or ISO text, `agent` a
+    /// dialect name.
+    pub fn load(conn: &Connection, sql: &str) -> rusqlite::Result<SessionIndex> {
+        let mut stmt = conn.prepare(sql)?;
+        let with_agent = stmt.column_count() > 3;
+        let mut rows = stmt.query([])?;
+        let mut sessions = HashMap::new();
+        while let Some(r) = rows.next()? {
+            let info = SessionInfo {
+                parent: opt_text(r.get_ref(1)?),
+                started: time_of(r.get_ref(2)?),
+                dialect: if with_agent { opt_text(r.get_ref(3)?).and_then(|a| Dialect::from_name(&a)) } else { None },
+            };
+            sessions.insert(text_of(r.get_ref(0)?), info);
+        }
+        Ok(SessionIndex { sessions, skip: None })
+    }
+
+    /// Sessions whose id `skip` accepts are never read (nor their rows).
+    pub fn skipping(mut self, skip: fn(&str) -> bool) -> SessionIndex {
+        self.skip = Some(skip);
+        self
+    }
+
+    pub fn len(&self) -> usize {
+        self.sessions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+
+    /// Session `id`, empty, in `dialect` unless the index names another;
+    /// `None` when it is not read (skipped, or not wanted by `cx`).
+    pub fn open(&self, id: &str, dialect: Dialect, cx: &ReadContext<'_>) -> Option<Session> {
+        if self.skip.is_some_and(|skip| skip(id)) {
+            return None;
+        }
+        let info = self.sessions.get(id);
+        let parent = info.and_then(|i| i.parent.clone());
+        cx.wants(id, parent.is_some()).then(|| Session {
+            id: id.to_string(),
+            dialect: info.and_then(|i| i.dialect).unwrap_or(dialect),
+            parent,
+            started: info.and_then(|i| i.started),
+            ..Session::default()
+        })
+    }
+}
+
+/// The first of `queries` whose columns all exist in `table` (formats that
+/// added columns over their versions); `None` when `table` does not exist.
+pub fn pick_query(
+    conn: &Connection,
+    table: &str,
+    queries: &[(&[&str], &'static str)],
+) -> rusqlite::Result<Option<&'static str>> {
+    let have = columns(conn, table)?;
+    if have.is_empty() {
+        return Ok(None);
+    }
+    Ok(queries.iter().find(|(cols, _)| cols.iter().all(|c| have.iter().any(|h| h == c))).map(|(_, q)| *q))
+}
+
+/// The rows of a format that stores one event (or one message) per row.
+pub struct Stream<'a> {
+    /// The dialect of its sessions, unless the index names another.
+    pub dialect: Dialect,
+    pub index: &'a SessionIndex,
+    /// The rows, ordered by session; column 0 is the session id.
+    pub sql: &'a str,
+}
+
+/// The session loop, written once: the rows of `stream` are read in order;
+/// each session is opened from the index at its first row (or skipped with
+/// its rows), filled by `parse` row by row, and handed to `done` when the
+/// next session begins, so only one session is in memory. Progress is
+/// counted in sessions when the index knows how many there are.
+pub fn stream_by_session<'a>(
+    conn: &Connection,
+    cx: &mut ReadContext<'a>,
+    stream: Stream<'_>,
+    mut parse: impl FnMut(&Row<'_>, &mut Session) -> rusqlite::Result<()>,
+    mut done: impl FnMut(Session, &mut ReadContext<'a>) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    if !stream.index.is_empty() {
+        cx.expect_sessions(stream.index.len() as u64);
+    }
+    let mut stmt = conn.prepare(stream.sql)?;
+    let mut rows = stmt.query([])?;
+    let mut id: Option<String> = None;
+    let mut current: Option<Session> = None;
+    while let Some(r) = rows.next()? {
+        cx.row();
+        let this = r.get_ref(0)?;
+        if !id.as_deref().is_some_and(|id| same_text(this, id)) {
+            if let Some(s) = current.take() {
+                done(s, cx)?;
+            }
+            if id.is_some() {
+                cx.session_done();
+            }
+            let new = text_of(this);
+            current = stream.index.open(&new, stream.dialect, cx);
+            id = Some(new);
+        }
+        if let Some(session) = current.as_mut() {
+            parse(r, session)?;
+        }
+    }
+    if let Some(s) = current.take() {
+        done(s, cx)?;
+    }
+    if id.is_some() {
+        cx.session_done();
+    }
+    Ok(())
+}
+
+/// The `done` of sources whose sessions are finished when their rows are.
+pub fn emit(session: Session, cx: &mut ReadContext<'_>) -> rusqlite::Result<()> {
+    cx.emit(session);
+    Ok(())
+}
+
+/// Is the column `v` the text `id` (as `text_of` would read it)?
+fn same_text(v: ValueRef<'_>, id: &str) -> bool {
+    match v {
+        ValueRef::Text(t) => t == id.as_bytes(),
+        v => text_of(v) == id,
+    }
+}
 
 /// A column as text, whatever SQLite type it has (NULL is empty).
 pub fn text_of(v: ValueRef<'_>) -> String {
@@ -35,7 +190,7 @@ pub fn parse_column(
         },
         _ => format!("{column} is not JSON text"),
     };
-    session.malformed.push(crate::model::Malformed { row, problem, skipped: true });
+    session.malformed.push(Malformed { row, problem, skipped: true });
 }
 
 /// A column as text, `None` for NULL or empty.
@@ -52,6 +207,16 @@ pub fn opt_int(v: ValueRef<'_>) -> Option<i64> {
         ValueRef::Integer(i) => Some(i),
         ValueRef::Real(f) => Some(f as i64),
         ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A time column: epoch seconds or milliseconds (a number, or digits as
+/// text), or ISO-8601 text.
+pub fn time_of(v: ValueRef<'_>) -> Option<DateTime<Utc>> {
+    match v {
+        ValueRef::Integer(_) | ValueRef::Real(_) => opt_int(v).and_then(epoch_time),
+        ValueRef::Text(_) => opt_int(v).map_or_else(|| opt_text(v).and_then(|t| iso_time(&t)), epoch_time),
         _ => None,
     }
 }
@@ -96,40 +261,6 @@ pub fn decode_arguments(v: Value) -> Value {
     }
 }
 
-/// Hands each session on when the rows of the next one begin. Rows must
-/// come ordered by session id.
-pub struct Grouper<'s> {
-    id: Option<String>,
-    current: Option<Session>,
-    sink: &'s mut dyn FnMut(Session),
-}
-
-impl<'s> Grouper<'s> {
-    pub fn new(sink: &'s mut dyn FnMut(Session)) -> Self {
-        Grouper { id: None, current: None, sink }
-    }
-
-    /// The session `id`, opened with `open` on its first row; `None` when
-    /// `open` declined it (skipped sessions).
-    pub fn at(&mut self, id: &str, open: impl FnOnce() -> Option<Session>) -> Option<&mut Session> {
-        if self.id.as_deref() != Some(id) {
-            if let Some(done) = self.current.take() {
-                (self.sink)(done);
-            }
-            self.id = Some(id.to_string());
-            self.current = open();
-        }
-        self.current.as_mut()
-    }
-
-    /// Hand on the last session.
-    pub fn finish(mut self) {
-        if let Some(done) = self.current.take() {
-            (self.sink)(done);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +280,11 @@ mod tests {
         assert_eq!(t.timestamp_millis(), 1_756_720_800_123);
         assert_eq!(iso_time("2025-09-01 10:00:00").unwrap().timestamp(), 1_756_720_800);
         assert!(iso_time("yesterday").is_none());
+        let text = |t: &str| time_of(ValueRef::Text(t.as_bytes())).map(|t| t.timestamp());
+        assert_eq!(text("1756720800"), Some(1_756_720_800));
+        assert_eq!(text("2025-09-01T10:00:00Z"), Some(1_756_720_800));
+        assert_eq!(time_of(ValueRef::Integer(1_756_720_800_000)).map(|t| t.timestamp()), Some(1_756_720_800));
+        assert_eq!(time_of(ValueRef::Null), None);
     }
 
     #[test]

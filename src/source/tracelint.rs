@@ -2,27 +2,23 @@
 //! import` or directly by any agent framework.
 //!
 //! `results.is_error` is the agent's own flag, NULL when it records none.
-//! `sessions.agent` names who wrote a session; when it is an agent the rule
-//! registry knows (`claude-code`, `codex`, `gemini`), that agent's
-//! format-scoped rules apply to it.
+//! `sessions.agent` names who wrote a session; when it names a dialect
+//! (`claude-code`, `codex`, `gemini`, or a format such as `crush`), that
+//! dialect's scoped rules apply to it.
 //!
 //! Calls are read in (session, seq) order with their results joined, then
-//! results that answer no call; each session is handed on when the next
-//! one begins.
+//! results that answer no call, by the shared session loop
+//! (`rows::stream_by_session`).
 
-use std::collections::HashMap;
-use std::path::Path;
-
-use chrono::{DateTime, Utc};
-use rusqlite::Connection;
 use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OptionalExtension, Row};
 use serde_json::Value;
 
-use super::open::sqlite_problem;
-use super::rows::{Grouper, decode_arguments, iso_time, opt_int, opt_text, text_of};
-use super::{SourceOptions, SourceStats};
-use crate::error::{Error, Result};
-use crate::model::{Call, Event, Session, ToolResult};
+use super::rows::{
+    SessionIndex, Stream, decode_arguments, emit, iso_time, opt_int, opt_text, stream_by_session, text_of,
+};
+use super::{Adapter, FormatInfo, ReadContext, ReadError, ReadResult, Schema};
+use crate::model::{Call, Dialect, Event, Session, ToolResult};
 
 /// The schema version this reader understands.
 pub const SCHEMA_VERSION: &str = "1";
@@ -32,8 +28,19 @@ pub const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
 /// The views for the sqlite3 shell.
 pub const VIEWS_SQL: &str = include_str!("../../sql/views.sql");
 
-/// Agents whose format-scoped rules apply to their sessions here.
-pub const KNOWN_AGENTS: &[&str] = &["claude-code", "codex", "gemini"];
+pub struct Tracelint;
+
+pub static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::TRACELINT,
+    agent: "tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework",
+    product: "tracelint",
+    signature: "table `tracelint_meta` and tables `sessions`, `calls`, `results` as in sql/schema.sql",
+    flag: "`results.is_error` (1 flagged, 0 not flagged, NULL the agent records no flag)",
+    locations: &[],
+};
+
+/// The fourth column names the session's dialect (its agent).
+const SESSIONS: &str = "SELECT id, parent_id, started_at, agent FROM sessions";
 
 const ROWS: &str = "\
 SELECT c.session_id, 0, c.seq, c.rowid, c.id, c.tool, c.input, c.called_at,
@@ -45,107 +52,63 @@ SELECT r.session_id, 1, 0, r.rowid, r.call_id, NULL, NULL, NULL, 1, r.text, r.is
  WHERE NOT EXISTS (SELECT 1 FROM calls c WHERE c.session_id = r.session_id AND c.id = r.call_id)
 ORDER BY 1, 2, 3, 4";
 
-struct SessionInfo {
-    parent: Option<String>,
-    agent: &'static str,
-    started: Option<DateTime<Utc>>,
-}
+impl Adapter for Tracelint {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
 
-pub fn read(
-    path: &Path,
-    conn: &Connection,
-    opts: &SourceOptions,
-    sink: &mut dyn FnMut(Session),
-) -> Result<SourceStats> {
-    let sql = |e: rusqlite::Error| Error::input(path, sqlite_problem(&e));
-    conn.execute_batch("BEGIN").map_err(sql)?;
-    let version: Option<String> = conn
-        .query_row("SELECT value FROM tracelint_meta WHERE key = 'schema_version'", [], |r| r.get(0))
-        .or_else(|e| if matches!(e, rusqlite::Error::QueryReturnedNoRows) { Ok(None) } else { Err(e) })
-        .map_err(sql)?;
-    if version.as_deref() != Some(SCHEMA_VERSION) {
-        let _ = conn.execute_batch("COMMIT");
-        return Err(Error::input(
-            path,
-            format!(
+    fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
+        Ok(s.has("tracelint_meta", &["key", "value"])?
+            && s.has("calls", &["session_id", "id", "seq", "tool", "input"])?
+            && s.has("results", &["session_id", "call_id", "text", "is_error"])?)
+    }
+
+    fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+        let version = schema_version(conn)?;
+        if version.as_deref() != Some(SCHEMA_VERSION) {
+            return Err(ReadError::Unsupported(format!(
                 "tracelint schema version {} is not supported (this tracelint reads version {SCHEMA_VERSION})",
                 version.as_deref().map_or("(none)".into(), crate::sanitize::one_line)
-            ),
-        ));
-    }
-    let sessions = read_sessions(conn).map_err(sql)?;
-    let mut stats = SourceStats::default();
-    let mut stmt = conn.prepare(ROWS).map_err(sql)?;
-    let mut rows = stmt.query([]).map_err(sql)?;
-    let mut groups = Grouper::new(sink);
-    while let Some(r) = rows.next().map_err(sql)? {
-        stats.rows += 1;
-        let id = text_of(r.get_ref(0).map_err(sql)?);
-        let Some(session) = groups.at(&id, || {
-            let info = sessions.get(&id);
-            let parent = info.and_then(|i| i.parent.clone());
-            opts.wants(&id, parent.is_some()).then(|| Session {
-                id: id.clone(),
-                format: info.map_or("tracelint", |i| i.agent),
-                parent,
-                started: info.and_then(|i| i.started),
-                ..Session::default()
-            })
-        }) else {
-            continue;
-        };
-        let orphan: i64 = r.get(1).map_err(sql)?;
-        let row: i64 = r.get(3).map_err(sql)?;
-        let call_id = text_of(r.get_ref(4).map_err(sql)?);
-        if orphan == 0 {
-            let tool = opt_text(r.get_ref(5).map_err(sql)?).unwrap_or_else(|| "(unnamed)".into());
-            let input = match opt_text(r.get_ref(6).map_err(sql)?) {
-                Some(s) => decode_arguments(Value::String(s)),
-                None => Value::Null,
-            };
-            let time = opt_text(r.get_ref(7).map_err(sql)?).and_then(|t| iso_time(&t));
-            session.events.push(Event::Call(Call { id: call_id.clone(), tool, input, time, row }));
+            )));
         }
-        let has_result: i64 = r.get(8).map_err(sql)?;
-        if has_result == 1 {
-            let text = text_of(r.get_ref(9).map_err(sql)?);
-            let flag = match r.get_ref(10).map_err(sql)? {
-                ValueRef::Null => None,
-                v => opt_int(v).map(|n| n != 0),
-            };
-            let exit_code = opt_int(r.get_ref(11).map_err(sql)?);
-            let time = opt_text(r.get_ref(12).map_err(sql)?).and_then(|t| iso_time(&t));
-            session.events.push(Event::Result(ToolResult {
-                truncated: false,
-                call_id,
-                text,
-                flag,
-                exit_code,
-                time,
-                row,
-            }));
-        }
+        let index = SessionIndex::load(conn, SESSIONS)?;
+        let stream = Stream { dialect: INFO.dialect, index: &index, sql: ROWS };
+        stream_by_session(conn, cx, stream, read_row, emit)?;
+        Ok(())
     }
-    drop(rows);
-    drop(stmt);
-    groups.finish();
-    conn.execute_batch("COMMIT").map_err(sql)?;
-    Ok(stats)
 }
 
-fn read_sessions(conn: &Connection) -> rusqlite::Result<HashMap<String, SessionInfo>> {
-    let mut stmt = conn.prepare("SELECT id, parent_id, agent, started_at FROM sessions")?;
-    let mut rows = stmt.query([])?;
-    let mut out = HashMap::new();
-    while let Some(r) = rows.next()? {
-        let agent = opt_text(r.get_ref(2)?);
-        let agent = KNOWN_AGENTS.iter().find(|a| agent.as_deref() == Some(**a)).copied().unwrap_or("tracelint");
-        let info = SessionInfo {
-            parent: opt_text(r.get_ref(1)?),
-            agent,
-            started: opt_text(r.get_ref(3)?).and_then(|t| iso_time(&t)),
+/// The `schema_version` the database records, if any.
+pub fn schema_version(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT value FROM tracelint_meta WHERE key = 'schema_version'", [], |r| r.get(0))
+        .optional()
+        .map(Option::flatten)
+}
+
+/// A call with its result, or an orphan result.
+fn read_row(r: &Row<'_>, session: &mut Session) -> rusqlite::Result<()> {
+    let orphan: i64 = r.get(1)?;
+    let row: i64 = r.get(3)?;
+    let call_id = text_of(r.get_ref(4)?);
+    if orphan == 0 {
+        let tool = opt_text(r.get_ref(5)?).unwrap_or_else(|| "(unnamed)".into());
+        let input = match opt_text(r.get_ref(6)?) {
+            Some(s) => decode_arguments(Value::String(s)),
+            None => Value::Null,
         };
-        out.insert(text_of(r.get_ref(0)?), info);
+        let time = opt_text(r.get_ref(7)?).and_then(|t| iso_time(&t));
+        session.events.push(Event::Call(Call { id: call_id.clone(), tool, input, time, row }));
     }
-    Ok(out)
+    let has_result: i64 = r.get(8)?;
+    if has_result == 1 {
+        let text = text_of(r.get_ref(9)?);
+        let flag = match r.get_ref(10)? {
+            ValueRef::Null => None,
+            v => opt_int(v).map(|n| n != 0),
+        };
+        let exit_code = opt_int(r.get_ref(11)?);
+        let time = opt_text(r.get_ref(12)?).and_then(|t| iso_time(&t));
+        session.events.push(Event::Result(ToolResult { truncated: false, call_id, text, flag, exit_code, time, row }));
+    }
+    Ok(())
 }

@@ -1,0 +1,177 @@
+//! The input stage: the only place that decides how a PATH is read. Every
+//! command (scan, check, examples, show, schemas) goes through it, so a
+//! path means the same thing to all of them.
+//!
+//! A folder or a `.jsonl` file holds agent transcripts: they are imported
+//! into a throwaway tracelint database (in a temporary folder, never
+//! beside them) and read back with the tracelint adapter. Anything else is
+//! a SQLite trace database, opened read-only and recognised by its tables
+//! (or read as the format `--source-format` forces).
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::model::Session;
+use crate::sanitize::one_line;
+use crate::source::{self, Format, SourceOptions, SourceStats};
+use crate::{import, progress};
+
+/// The PATHs to read: the ones given, or every default location of every
+/// format and transcript importer that exists on this machine.
+pub fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if !paths.is_empty() {
+        return Ok(paths.to_vec());
+    }
+    let mut found = source::default_sources();
+    found.extend(import::default_transcript_dirs());
+    if found.is_empty() {
+        let places: Vec<String> =
+            source::formats().chain(import::infos()).flat_map(|f| f.locations).map(|l| l.display()).collect();
+        return Err(Error::Usage(format!(
+            "no trace database given, and none at the default locations ({}); pass a PATH",
+            places.join(", ")
+        )));
+    }
+    Ok(found)
+}
+
+/// The format `--source-format NAME` forces, if given.
+pub fn forced_format(name: Option<&str>) -> Result<Option<Format>> {
+    let Some(name) = name else { return Ok(None) };
+    match Format::from_name(name) {
+        Some(f) => Ok(Some(f)),
+        None => {
+            let names: Vec<&str> = source::formats().map(|f| f.name()).collect();
+            Err(Error::Usage(format!(
+                "--source-format: unknown format {:?}; known: {}",
+                one_line(name),
+                names.join(", ")
+            )))
+        }
+    }
+}
+
+/// Is `path` read as transcripts (a folder, or a `.jsonl` file)?
+fn is_transcripts(path: &Path) -> bool {
+    path.is_dir() || path.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// One opened PATH, ready to be read.
+pub struct Source {
+    /// The PATH as given.
+    pub path: PathBuf,
+    /// How the PATH is shown in reports (not yet sanitized).
+    pub label: String,
+    /// The format named in reports: a SQLite format, the agent of its
+    /// transcripts, or `jsonl` for transcripts of several agents.
+    pub format_name: &'static str,
+    /// What the report should say about how it was opened (a database
+    /// opened immutable may miss changes).
+    pub warnings: Vec<String>,
+    // Declared before `_scratch`: the connection closes before the
+    // temporary folder of imported transcripts is removed.
+    conn: Connection,
+    format: Format,
+    _scratch: Option<tempfile::TempDir>,
+}
+
+/// Open `path`: a SQLite database, read-only, as `forced` if given, or
+/// transcripts (`forced` does not apply), imported into a throwaway
+/// database. What the import skipped or repaired is added to `notes`.
+pub fn open(path: &Path, forced: Option<Format>, notes: &mut Vec<String>) -> Result<Source> {
+    let label = path.display().to_string();
+    if is_transcripts(path) {
+        return open_transcripts(path, label, notes);
+    }
+    let (conn, format, warnings) = source::open_as(path, forced)?;
+    Ok(Source { path: path.to_path_buf(), label, format_name: format.as_str(), warnings, conn, format, _scratch: None })
+}
+
+fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Result<Source> {
+    let files = import::transcript_files(&[path.to_path_buf()])?;
+    let tmp =
+        tempfile::tempdir().map_err(|e| Error::input(path, format!("cannot create a temporary database: {e}")))?;
+    let db = tmp.path().join("transcripts.db");
+    let conn = import::open_scratch(&db)?;
+    let stats = import::import_files(&conn, &db, &files)?;
+    let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
+    let known = format!("{} transcript", or_list(&agents));
+    for f in &stats.unrecognised {
+        notes.push(format!("{}: not a {known}, skipped", one_line(&f.display().to_string())));
+    }
+    if stats.files == 0 {
+        let what = if path.is_dir() {
+            format!("is a directory with no {known} (*.jsonl)")
+        } else {
+            format!("is not a {known}")
+        };
+        return Err(Error::input(path, what));
+    }
+    let shown = one_line(&label);
+    if stats.invalid > 0 {
+        notes.push(format!("{shown}: {} lines are not JSON records, skipped", stats.invalid));
+    }
+    if stats.surrogates > 0 {
+        notes.push(format!("{shown}: {} lone surrogate escapes replaced by U+FFFD", stats.surrogates));
+    }
+    Ok(Source {
+        path: path.to_path_buf(),
+        label,
+        format_name: stats.label(),
+        warnings: Vec::new(),
+        conn,
+        format: Format::TRACELINT,
+        _scratch: Some(tmp),
+    })
+}
+
+/// "A, B or C".
+fn or_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+impl Source {
+    /// Read every session `opts` wants, handing each to `sink` as soon as
+    /// it is whole; the progress bar follows.
+    pub fn read(&self, opts: &SourceOptions, sink: &mut dyn FnMut(Session)) -> Result<SourceStats> {
+        progress::begin(&self.label);
+        source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, sink)
+    }
+
+    /// The tool schemas the source stores itself (llm's `tools` table).
+    pub fn tool_schemas(&self) -> Result<Vec<(String, Value)>> {
+        source::tool_schemas(&self.path, &self.conn, self.format)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Dialect;
+
+    /// Every named dialect is what some format or importer reads, so a
+    /// rule scoped to it can fire.
+    #[test]
+    fn every_dialect_is_read_by_a_format_or_an_importer() {
+        let read: Vec<Dialect> = source::formats().chain(import::infos()).map(|i| i.dialect).collect();
+        for d in Dialect::ALL {
+            assert!(read.contains(d), "no format or importer reads {d}");
+        }
+        for d in &read {
+            assert_eq!(read.iter().filter(|x| *x == d).count(), 1, "{d} is read by two");
+        }
+    }
+
+    #[test]
+    fn lists() {
+        assert_eq!(or_list(&["Claude", "Codex", "Gemini"]), "Claude, Codex or Gemini");
+        assert_eq!(or_list(&["Claude"]), "Claude");
+    }
+}
