@@ -2,19 +2,11 @@
 //! exist, exit codes that do not depend on the reader, one guard for every
 //! file tracelint writes, and `scan` never saying that a check failed.
 
-mod common;
-
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::*;
-
-fn small() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
-    dir
-}
+use crate::util::*;
 
 fn sample(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces").join(name).display().to_string()

@@ -1,11 +1,9 @@
 //! Tool schemas: each validation kind, each drift finding, where schemas
 //! come from, and bad schema files.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::util::*;
 use serde_json::{Value, json};
 
 fn scan_fixture(extra: &[&str]) -> (tempfile::TempDir, Value) {

@@ -1,6 +1,5 @@
 //! Helpers for the integration tests: fixture databases built from SQL text,
-//! and the real binary run on them.
-#![allow(dead_code)]
+//! the real binary run on them, and readers of its JSON report.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -58,4 +57,28 @@ pub fn listing(dir: &Path) -> Vec<String> {
         std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
+}
+
+/// The repository root (samples, fixtures, docs).
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The small Peri fixture (tests/fixtures/peri_small.sql) as `threads.db` in a new folder.
+pub fn small() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
+    dir
+}
+
+/// The per-tool row of `tool` in a JSON report.
+pub fn tool<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+/// (calls, errors, flagged, hidden) of a tool in a JSON report.
+pub fn counts(v: &serde_json::Value, name: &str) -> (u64, u64, u64, u64) {
+    let t = tool(v, name);
+    let n = |k: &str| t[k].as_u64().unwrap();
+    (n("calls"), n("errors"), n("flagged_errors"), n("hidden_errors"))
 }

@@ -1,9 +1,7 @@
 //! Bad input: one clear line naming the file and the problem, exit code 2,
 //! no panic, and nothing written near the input.
 
-mod common;
-
-use common::*;
+use crate::util::*;
 
 fn assert_rejected(dir: &std::path::Path, file: &str, expect: &str) {
     let before = listing(dir);

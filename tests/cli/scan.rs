@@ -1,8 +1,6 @@
 //! The binary on fixture databases built from SQL text.
 
-mod common;
-
-use common::*;
+use crate::util::*;
 use serde_json::json;
 
 fn small() -> (tempfile::TempDir, std::path::PathBuf) {

@@ -1,8 +1,6 @@
 //! Format detection, `--source-format` and `tracelint formats`.
 
-mod common;
-
-use common::*;
+use crate::util::*;
 
 #[test]
 fn formats_lists_every_format_with_its_signature() {

@@ -1,16 +1,8 @@
 //! `export`: one row per judged call, against its contract, and in
 //! agreement with `scan` on every sample.
 
-mod common;
-
-use std::path::Path;
-
-use common::*;
+use crate::util::*;
 use serde_json::Value;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn rows(args: &[&str]) -> Vec<Value> {
     let out = run_in(root(), args);

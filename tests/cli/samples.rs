@@ -1,20 +1,8 @@
 //! The shipped samples: the founding postmortem's figures, the post-fix era,
 //! and that the generator rebuilds them byte for byte.
 
-mod common;
-
-use std::path::Path;
-
-use common::*;
+use crate::util::*;
 use serde_json::{Value, json};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn tool<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).unwrap_or_else(|| panic!("no tool {name}"))
-}
 
 #[test]
 fn postmortem_figures() {

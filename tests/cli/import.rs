@@ -3,30 +3,14 @@
 //! repeated lines, per-block lines, a cross-file pair, both sub-agent
 //! layouts, a cut line, a lone surrogate, unknown record types).
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
-use serde_json::{Value, json};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::util::*;
+use serde_json::json;
 
 fn import(dir: &Path, src: &str) -> std::process::Output {
     let src = root().join("sample-traces").join(src);
     run_in(dir, &["import", src.to_str().unwrap(), "--into", "traces.db"])
-}
-
-fn tool(v: &Value, name: &str) -> Value {
-    v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).cloned().unwrap_or_else(|| panic!("no {name}"))
-}
-
-fn counts(v: &Value, name: &str) -> (u64, u64, u64, u64) {
-    let t = tool(v, name);
-    let n = |k: &str| t[k].as_u64().unwrap();
-    (n("calls"), n("errors"), n("flagged_errors"), n("hidden_errors"))
 }
 
 /// Every row of the three tables, in a stable order.

@@ -1,17 +1,9 @@
 //! The CI gate (exit codes, thresholds, baselines) and every output format:
 //! golden files on the small fixture, and hostile trace text in each.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
-
-fn small() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
-    dir
-}
+use crate::util::*;
 
 fn code(dir: &Path, args: &[&str]) -> i32 {
     run_in(dir, args).status.code().unwrap()

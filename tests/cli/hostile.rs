@@ -2,15 +2,13 @@
 //! corrupt and odd input that must end in a clear error or a counted skip,
 //! never a panic or a hang.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::util::*;
 
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     listing(dir).into_iter().map(|f| (f.clone(), std::fs::read(dir.join(&f)).unwrap())).collect()

@@ -1,8 +1,6 @@
 //! The JSON output against its published contract, schema/report-v4.schema.json.
 
-mod common;
-
-use common::*;
+use crate::util::*;
 use serde_json::Value;
 
 fn schema() -> Value {

@@ -2,9 +2,7 @@
 //! renderer (every section) and the drill-down commands; none may leak,
 //! and `--no-redact` shows them (so the test can fail).
 
-mod common;
-
-use common::*;
+use crate::util::*;
 
 const SECRETS: &[&str] =
     &["sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA", "supersecret123", "AKIAABCDEFGHIJKLMNOP", "abcdefghijklmnop1234"];

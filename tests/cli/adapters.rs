@@ -2,16 +2,8 @@
 //! from the SQL text beside them) and on fixtures with the traps the
 //! research lists.
 
-mod common;
-
-use std::path::Path;
-
-use common::*;
+use crate::util::*;
 use serde_json::{Value, json};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn sample_sql(name: &str) -> String {
     std::fs::read_to_string(root().join("sample-traces").join(name)).unwrap()
@@ -25,17 +17,6 @@ fn scan_sample(sql: &str, file: &str, extra: &[&str]) -> (tempfile::TempDir, Val
     args.extend_from_slice(extra);
     let v = json(&run_in(dir.path(), &args));
     (dir, v)
-}
-
-fn tool(v: &Value, name: &str) -> Value {
-    v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).cloned().unwrap_or_else(|| panic!("no {name}"))
-}
-
-/// (calls, errors, flagged, hidden) of a tool.
-fn counts(v: &Value, name: &str) -> (u64, u64, u64, u64) {
-    let t = tool(v, name);
-    let n = |k: &str| t[k].as_u64().unwrap();
-    (n("calls"), n("errors"), n("flagged_errors"), n("hidden_errors"))
 }
 
 /// The shipped `.db` is what its `.sql` builds: same report, path aside.
