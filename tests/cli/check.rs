@@ -264,3 +264,15 @@ fn rules_listing() {
     assert!(stdout(&out).contains("stale-edit-match"));
     assert!(stdout(&out).contains("fix: Re-read the file after editing it"));
 }
+
+/// The whole registry is pinned: a rule, category or finding rule that
+/// changes, appears or goes shows up in review (bless with UPDATE_GOLDEN=1).
+#[test]
+fn rule_registry_golden() {
+    let out = run_in(root(), &["rules", "--format", "json"]);
+    assert!(out.status.success());
+    assert_golden("rules.json", &stdout(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = v["finding_rules"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, tracelint::rules::FindingRule::ids().collect::<Vec<_>>());
+}
