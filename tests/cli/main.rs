@@ -20,6 +20,8 @@ mod hostile;
 mod import;
 /// the import direction of src/ and the layout of the tests
 mod layout;
+/// merge(scan(a), scan(b)) == scan(a, b)
+mod merge;
 /// no secret reaches any renderer or section
 mod redaction;
 /// the shipped samples and the README quotes
