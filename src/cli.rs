@@ -25,8 +25,6 @@ pub enum Command {
     Rules(RulesArgs),
     /// List the tool schemas in effect (built in, from the trace, from --tool-schemas) and where each came from.
     Schemas(SchemasArgs),
-    /// Write a synthetic Peri trace database (the shipped samples are made with it).
-    Generate(GenerateArgs),
     /// List the supported trace formats, how each is detected and where it lives by default.
     Formats,
     /// Import Claude Code, Codex and Gemini CLI transcripts (JSONL) into a tracelint database (sql/schema.sql).
@@ -181,32 +179,6 @@ pub enum RulesFormat {
 pub struct RulesArgs {
     #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
     pub format: RulesFormat,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SampleKind {
-    /// The founding postmortem: Agent 45/1344 and Edit 284/6233 failures, all hidden.
-    PeriPostmortem,
-    /// The same kinds of failure after the fix: flagged, wrapped, nothing hidden.
-    PeriPostfix,
-    /// A large database for benchmarks (--calls), with interleaved sessions and big results.
-    PeriLarge,
-    /// A large Claude Code transcript (JSONL) for the import benchmark (--calls).
-    ClaudeCodeLarge,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct GenerateArgs {
-    #[arg(value_enum)]
-    pub kind: SampleKind,
-    /// Where to write the database; it must not exist yet.
-    pub out: PathBuf,
-    /// Seed of the generator; the same seed gives the same database.
-    #[arg(long, default_value_t = 2026)]
-    pub seed: u64,
-    /// Number of tool calls (peri-large and claude-code-large only).
-    #[arg(long, default_value_t = 1_000_000)]
-    pub calls: u64,
 }
 
 #[derive(Debug, clap::Args)]

@@ -14,7 +14,6 @@ pub mod cli;
 pub mod drill;
 pub mod error;
 pub mod gate;
-pub mod generate;
 pub mod import;
 pub mod model;
 pub mod pair;
@@ -227,54 +226,6 @@ pub fn run_check(args: &cli::CheckArgs, color: bool, out: &mut dyn Write, err: &
     }
     out.flush()?;
     Ok(outcome.passed())
-}
-
-/// Run `tracelint generate`: write a synthetic database to a new file.
-pub fn run_generate(args: &cli::GenerateArgs, out: &mut dyn Write) -> Result<()> {
-    use generate::peri::{PeriScenario, generate_peri};
-    if args.out.exists() {
-        return Err(Error::input(&args.out, "already exists; generate writes a new file only"));
-    }
-    let fail = |e: rusqlite::Error| {
-        let _ = std::fs::remove_file(&args.out);
-        Error::input(&args.out, format!("cannot write: {e}"))
-    };
-    let scenario = match args.kind {
-        cli::SampleKind::PeriPostmortem => PeriScenario::Postmortem,
-        cli::SampleKind::PeriPostfix => PeriScenario::PostFix,
-        cli::SampleKind::PeriLarge => {
-            let s = generate::large::generate_large(&args.out, args.calls, args.seed).map_err(fail)?;
-            writeln!(
-                out,
-                "wrote {}: {} sessions ({} sub-agent), {} messages, {} calls, {} MB of message JSON",
-                args.out.display(),
-                s.threads,
-                s.subagent_threads,
-                s.messages,
-                s.calls,
-                s.content_bytes / 1_000_000
-            )?;
-            return Ok(());
-        }
-        cli::SampleKind::ClaudeCodeLarge => {
-            let bytes = generate::claude::generate_claude_large(&args.out, args.calls, args.seed)
-                .map_err(|e| Error::input(&args.out, format!("cannot write: {e}")))?;
-            writeln!(out, "wrote {}: {} calls, {} MB", args.out.display(), args.calls, bytes / 1_000_000)?;
-            return Ok(());
-        }
-    };
-    let stats = generate_peri(&args.out, scenario, args.seed).map_err(fail)?;
-    let calls: usize = stats.calls_by_tool.values().sum();
-    writeln!(
-        out,
-        "wrote {}: {} sessions ({} sub-agent), {} messages, {} calls",
-        args.out.display(),
-        stats.threads,
-        stats.subagent_threads,
-        stats.messages,
-        calls
-    )?;
-    Ok(())
 }
 
 /// Run `tracelint rules`: every content rule, classification rule and

@@ -27,7 +27,6 @@ fn main() -> ExitCode {
         Command::Show(args) => tracelint::drill::run_show(args, &mut out).map(|()| true),
         Command::Rules(args) => tracelint::run_rules(args, &mut out).map(|()| true),
         Command::Schemas(args) => tracelint::run_schemas(args, &mut out).map(|()| true),
-        Command::Generate(args) => tracelint::run_generate(args, &mut out).map(|()| true),
         Command::Formats => tracelint::run_formats(&mut out).map(|()| true),
         Command::Import(args) => tracelint::run_import(args, &mut out, &mut err).map(|()| true),
     };

@@ -352,7 +352,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("a.db");
         generate_large(&db, 2000, 3).unwrap();
-        let set = crate::schema::SchemaSet::build("peri", &[], &crate::schema::FileSchemas::default()).unwrap();
+        let set = tracelint::schema::SchemaSet::build("peri", &[], &tracelint::schema::FileSchemas::default()).unwrap();
         let conn = Connection::open(&db).unwrap();
         let mut st = conn
             .prepare(
@@ -371,7 +371,7 @@ mod tests {
                 (tool, input)
             };
             if let Some(ts) = set.get(&tool) {
-                assert!(crate::schema::validate(ts, &input).is_empty(), "{tool}: {input}");
+                assert!(tracelint::schema::validate(ts, &input).is_empty(), "{tool}: {input}");
             }
         }
     }
