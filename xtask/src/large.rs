@@ -12,6 +12,8 @@ use std::path::Path;
 use rusqlite::{Connection, params};
 use serde::Serialize;
 
+use crate::rng::Rng;
+
 /// What `generate_large` wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LargeStats {
@@ -22,42 +24,21 @@ pub struct LargeStats {
     pub content_bytes: u64,
 }
 
-/// splitmix64: small, fast, and the same on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-        z ^ (z >> 31)
+/// A result size: log-normal around a 1 KB median, plus a 0.5% tail of
+/// 100–400 KB outputs.
+fn result_size(rng: &mut Rng) -> usize {
+    if rng.chance(0.005) {
+        return 100_000 + rng.modulo(300_000) as usize;
     }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-    /// A result size: log-normal around a 1 KB median, plus a 0.5% tail of
-    /// 100–400 KB outputs.
-    fn result_size(&mut self) -> usize {
-        if self.chance(0.005) {
-            return 100_000 + self.below(300_000) as usize;
-        }
-        // Box-Muller: a standard normal from two uniforms.
-        let (u1, u2) = (self.unit().max(1e-12), self.unit());
-        let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-        (1000.0 * (0.9 * z).exp()).clamp(20.0, 60_000.0) as usize
-    }
+    // Box-Muller: a standard normal from two uniforms.
+    let (u1, u2) = (rng.unit().max(1e-12), rng.unit());
+    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+    (1000.0 * (0.9 * z).exp()).clamp(20.0, 60_000.0) as usize
 }
 
 fn uuid7(ms: u64, rng: &mut Rng) -> String {
-    let r = rng.next();
-    let r2 = rng.next();
+    let r = rng.next_u64();
+    let r2 = rng.next_u64();
     format!(
         "{:08x}-{:04x}-7{:03x}-{:04x}-{:012x}",
         ms >> 16,
@@ -165,7 +146,7 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
            role TEXT NOT NULL, content TEXT NOT NULL);
          CREATE INDEX idx_messages_thread_id ON messages (thread_id ASC);",
     )?;
-    let mut rng = Rng(seed ^ 0x7472_6163_656c_696e);
+    let mut rng = Rng::new(seed ^ 0x7472_6163_656c_696e);
     // A pool of text that results are cut from (cheap to slice, realistic to escape).
     let line = "    let value = compute(&input, config.threshold)?; // \"quoted\" and a tab\there\n";
     let pool: String = line.repeat(420_000 / line.len() + 1);
@@ -194,14 +175,14 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                     format!(r#"{{"role":"user","id":"{}","content":"please fix the build"}}"#, uuid7(ms, &mut rng));
                 insert_msg.execute(params![uuid7(ms, &mut rng), id, "user", user])?;
                 stats.messages += 1;
-                let left = 20 + rng.below(400);
+                let left = 20 + rng.modulo(400);
                 sessions.push(Session { id, left, parent: None, waiting: false, files: Vec::new() });
                 continue;
             }
             // Pick a running session that is not waiting for a sub-agent.
             let ready: Vec<usize> = (0..sessions.len()).filter(|&i| !sessions[i].waiting).collect();
-            let Some(&si) = ready.get(rng.below(ready.len() as u64) as usize) else { break };
-            ms += 1 + rng.below(900);
+            let Some(&si) = ready.get(rng.modulo(ready.len() as u64) as usize) else { break };
+            ms += 1 + rng.modulo(900);
             if sessions[si].left == 0 || made >= calls {
                 // The session ends; a sub-agent hands its result to the parent.
                 let s = sessions.remove(si);
@@ -234,11 +215,11 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                 continue;
             }
             // One assistant step with 1-3 parallel calls, then their results.
-            let n = 1 + rng.below(3).min(sessions[si].left.saturating_sub(1));
+            let n = 1 + rng.modulo(3).min(sessions[si].left.saturating_sub(1));
             let mut uses: Vec<(String, &'static str, serde_json::Value)> = Vec::new();
             let mut spawn: Option<String> = None;
             for _ in 0..n {
-                let mut pick = rng.below(MIX.iter().map(|m| u64::from(m.1)).sum());
+                let mut pick = rng.modulo(MIX.iter().map(|m| u64::from(m.1)).sum());
                 let mut tool = MIX[0].0;
                 for (t, w) in MIX {
                     if pick < u64::from(*w) {
@@ -250,7 +231,7 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                 if tool == "Agent" && (sessions[si].parent.is_some() || spawn.is_some()) {
                     tool = "Read"; // sub-agents do not spawn; one spawn per step
                 }
-                let file = format!("/work/project/src/module_{}/file_{}.rs", rng.below(40), rng.below(200));
+                let file = format!("/work/project/src/module_{}/file_{}.rs", rng.modulo(40), rng.modulo(200));
                 let input = match tool {
                     "Read" => serde_json::json!({"file_path": file}),
                     "Edit" => {
@@ -278,7 +259,7 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                     _ => serde_json::json!({"query": "hidden tool errors"}),
                 };
                 sessions[si].files.push(file);
-                let id = format!("call_{:016x}", rng.next());
+                let id = format!("call_{:016x}", rng.next_u64());
                 if tool == "Agent" {
                     spawn = Some(id.clone());
                 }
@@ -306,11 +287,11 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                 let (text, flag) = if rng.chance(0.03) {
                     failure(tool, path, &mut rng)
                 } else {
-                    let size = rng.result_size();
-                    let start = rng.below(400) as usize * line.len() % (pool.len() - size.min(pool.len() - 1));
+                    let size = result_size(&mut rng);
+                    let start = rng.modulo(400) as usize * line.len() % (pool.len() - size.min(pool.len() - 1));
                     (pool[start..start + size.min(pool.len() - start)].to_string(), false)
                 };
-                ms += rng.below(50);
+                ms += rng.modulo(50);
                 let row_id = uuid7(ms, &mut rng);
                 let row = ToolRow { role: "tool", id: &row_id, tool_call_id: id, content: &text, is_error: flag };
                 let json =
@@ -325,7 +306,7 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                 stats.threads += 1;
                 stats.subagent_threads += 1;
                 sessions[si].waiting = true;
-                let left = (5 + rng.below(40)).min(calls.saturating_sub(made).max(1));
+                let left = (5 + rng.modulo(40)).min(calls.saturating_sub(made).max(1));
                 sessions.push(Session {
                     id: child,
                     left,

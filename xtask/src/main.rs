@@ -13,6 +13,7 @@
 mod claude;
 mod large;
 mod peri;
+mod rng;
 mod samples;
 
 use std::collections::BTreeMap;
