@@ -26,8 +26,16 @@ usage:
       Rewrite sample-traces/peri-postmortem.db and peri-postfix.db from the generator
       (seed 2026). --check writes them to a temporary folder instead and fails,
       naming the file, unless every shipped sample is reproduced byte for byte.
-  cargo xtask bench-db peri-large OUT [--calls N] [--seed S]
-      A large Peri database for scripts/bench.sh (default 1,000,000 calls, seed 2026).
+  cargo xtask bench-db peri-large OUT [--profile large|small] [--calls N] [--seed S]
+                   [--result-bytes large|small|MEDIAN] [--sessions N] [--concurrent N]
+      A Peri database for scripts/bench.sh (seed 2026 unless --seed).
+      --profile large (default): 1,000,000 calls, 4 sessions at a time, results with a
+        median near 1 KB and a 0.5% tail of 100-400 KB, every Agent call runs a sub-agent.
+      --profile small: about 2 million messages averaging about 650 bytes (1,325,000 calls),
+        2,250 root sessions written 8 at a time and about 250 sub-agents.
+      The other options change one thing of the profile: --result-bytes the result-size
+      distribution (a MEDIAN in bytes: log-normal, no tail), --sessions the number of root
+      sessions, --concurrent how many are written at a time.
   cargo xtask bench-db claude-code-large OUT [--calls N] [--seed S]
       A large Claude Code transcript (JSONL) for the import benchmark.
 OUT must not exist yet.";
@@ -87,7 +95,12 @@ fn run(args: &[String]) -> Result<(), Failure> {
 }
 
 fn bench_db(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure> {
-    let opts = Opts::parse(args, &["calls", "seed"], &[])?;
+    let kind = args.first().map(String::as_str).unwrap_or_default();
+    let opts = if kind == "peri-large" {
+        Opts::parse(args, &["calls", "seed", "profile", "result-bytes", "sessions", "concurrent"], &[])?
+    } else {
+        Opts::parse(args, &["calls", "seed"], &[])?
+    };
     let [kind, path] = opts.positional(2)?[..] else { unreachable!() };
     let path = PathBuf::from(path);
     let calls = opts.number("calls", 1_000_000)?;
@@ -101,7 +114,8 @@ fn bench_db(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure
     };
     let line = match kind {
         "peri-large" => {
-            let s = large::generate_large(&path, calls, seed).map_err(|e| fail(e.to_string()))?;
+            let shape = peri_large_shape(&opts, seed)?;
+            let s = large::generate_large(&path, &shape).map_err(|e| fail(e.to_string()))?;
             format!(
                 "wrote {}: {} sessions ({} sub-agent), {} messages, {} calls, {} MB of message JSON",
                 path.display(),
@@ -123,6 +137,28 @@ fn bench_db(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure
         }
     };
     writeln!(out, "{line}").map_err(|e| Failure::Run(e.to_string()))
+}
+
+/// The shape of a `peri-large` database: the profile's, with the options
+/// given on top.
+fn peri_large_shape(opts: &Opts, seed: u64) -> Result<large::Shape, Failure> {
+    let profile = match opts.values.get("profile") {
+        None => large::Profile::Large,
+        Some(p) => large::Profile::parse(p)
+            .ok_or_else(|| Failure::Usage(format!("--profile {p}: expected `large` or `small`")))?,
+    };
+    let mut shape = profile.shape(seed);
+    shape.calls = opts.number("calls", shape.calls)?;
+    if let Some(d) = opts.values.get("result-bytes") {
+        shape.result_bytes = large::ResultBytes::parse(d).ok_or_else(|| {
+            Failure::Usage(format!("--result-bytes {d}: expected `large`, `small` or a median in bytes (20 or more)"))
+        })?;
+    }
+    if opts.values.contains_key("sessions") {
+        shape.sessions = Some(opts.number("sessions", 0)?.max(1));
+    }
+    shape.concurrent = opts.number("concurrent", shape.concurrent as u64)?.max(1) as usize;
+    Ok(shape)
 }
 
 /// Parsed arguments: positionals, `--name VALUE` (or `--name=VALUE`) options
