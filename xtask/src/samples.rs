@@ -20,7 +20,13 @@ pub const SAMPLES: &[(&str, PeriScenario)] =
 
 /// The repository's `sample-traces/` folder, wherever cargo was run from.
 pub fn sample_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("sample-traces")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ sits in the repository");
+    let dir = root.join("sample-traces");
+    // Name files as `sample-traces/...` when run from the repository root.
+    match std::env::current_dir() {
+        Ok(cwd) if cwd == root => PathBuf::from("sample-traces"),
+        _ => dir,
+    }
 }
 
 /// Rewrite every shipped sample in place. Each file is written beside its
