@@ -87,7 +87,13 @@ impl SequenceAgg {
 
     /// Take in the sequence sections of a finished report (for `merge`):
     /// every row holds the exact counts this aggregator keeps.
-    pub fn absorb(&mut self, recovery: &[RecoveryRow], streaks: &StreakReport, repairs: &[RepairRow], feedback: &[FeedbackRow]) {
+    pub fn absorb(
+        &mut self,
+        recovery: &[RecoveryRow],
+        streaks: &StreakReport,
+        repairs: &[RepairRow],
+        feedback: &[FeedbackRow],
+    ) {
         for row in recovery {
             let r = self.recovery.entry((row.tool.clone(), row.category.clone())).or_default();
             r.failures += row.failures;

@@ -26,7 +26,8 @@ fn read(path: &std::path::Path) -> Result<Report> {
         }
         None => return Err(Error::input(path, "not a tracelint JSON report (no schema_version)")),
     }
-    serde_json::from_value(v).map_err(|e| Error::input(path, format!("not a tracelint v{CONTRACT_VERSION} report: {e}")))
+    serde_json::from_value(v)
+        .map_err(|e| Error::input(path, format!("not a tracelint v{CONTRACT_VERSION} report: {e}")))
 }
 
 /// The merged report of `reports`. Their streak thresholds and drift

@@ -26,7 +26,16 @@ fn merged(parts: &[Value], dir: &std::path::Path) -> Value {
 }
 
 const SECTIONS: &[&str] = &[
-    "sources", "totals", "tools", "categories", "reasons", "findings", "recovery", "streaks", "repairs", "feedback",
+    "sources",
+    "totals",
+    "tools",
+    "categories",
+    "reasons",
+    "findings",
+    "recovery",
+    "streaks",
+    "repairs",
+    "feedback",
     "schema",
 ];
 
@@ -60,7 +69,8 @@ fn drift_below_the_threshold_in_each_part_adds_up_across_parts() {
     let parts = ["sample-traces/peri-postmortem.db", "sample-traces/peri-postfix.db"];
     let whole = scan_json(&parts, &["--drift-min", "40"]);
     let each: Vec<Value> = parts.iter().map(|p| scan_json(&[p], &["--drift-min", "40"])).collect();
-    let drift = |v: &Value| v["schema"]["drift"].as_array().unwrap().iter().any(|d| d["rule"] == "optional-but-required");
+    let drift =
+        |v: &Value| v["schema"]["drift"].as_array().unwrap().iter().any(|d| d["rule"] == "optional-but-required");
     assert!(!drift(&each[0]) && !drift(&each[1]) && drift(&whole));
     assert_eq!(merged(&each, dir.path()), whole);
 }

@@ -1,8 +1,14 @@
 //! A large Peri-format database for benchmarks: a configurable number of
-//! tool calls, a realistic mix of tools and errors, result sizes with a
-//! median near 1 KB and a tail of 100 KB+ results, sub-agent threads, and
+//! tool calls, a realistic mix of tools and errors, sub-agent threads, and
 //! sessions that run concurrently so their messages interleave in storage
 //! order, as in real stores. Deterministic from a seed.
+//!
+//! Two profiles ([`Profile`]):
+//! * `large` (the default): four sessions at a time, results with a median
+//!   near 1 KB and a 0.5% tail of 100–400 KB, every Agent call runs a sub-agent.
+//! * `small`: the shape of a busy real store with small messages: about
+//!   2 million messages averaging about 650 bytes, 2,500 sessions (2,250 root
+//!   sessions written 8 at a time, about 250 sub-agents).
 //!
 //! It streams: one prepared INSERT, one transaction, and only the state of
 //! the sessions currently running is kept in memory.
@@ -11,6 +17,8 @@ use std::path::Path;
 
 use rusqlite::{Connection, params};
 use serde::Serialize;
+
+use crate::rng::Rng;
 
 /// What `generate_large` wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,42 +30,113 @@ pub struct LargeStats {
     pub content_bytes: u64,
 }
 
-/// splitmix64: small, fast, and the same on every platform.
-struct Rng(u64);
+/// The distribution of a tool result's text length: log-normal around
+/// `median` bytes (spread `sigma`, clamped to 20..=`max`), plus a share `tail`
+/// of big outputs of `tail_min`..`tail_min + tail_span` bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ResultBytes {
+    pub median: f64,
+    pub sigma: f64,
+    pub max: f64,
+    pub tail: f64,
+    pub tail_min: u64,
+    pub tail_span: u64,
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-        z ^ (z >> 31)
+impl ResultBytes {
+    /// Median near 1 KB, up to 60 KB, and a 0.5% tail of 100–400 KB outputs.
+    pub const LARGE: ResultBytes =
+        ResultBytes { median: 1000.0, sigma: 0.9, max: 60_000.0, tail: 0.005, tail_min: 100_000, tail_span: 300_000 };
+    /// Median near 330 bytes (so a message averages about 650 bytes), up to
+    /// 20 KB, and a 0.05% tail of 10–50 KB outputs.
+    pub const SMALL: ResultBytes =
+        ResultBytes { median: 330.0, sigma: 0.9, max: 20_000.0, tail: 0.0005, tail_min: 10_000, tail_span: 40_000 };
+
+    /// `large`, `small`, or a median in bytes (log-normal, no tail).
+    pub fn parse(s: &str) -> Option<ResultBytes> {
+        match s {
+            "large" => Some(Self::LARGE),
+            "small" => Some(Self::SMALL),
+            _ => {
+                let median: u32 = s.parse().ok().filter(|&m| m >= 20)?;
+                Some(ResultBytes { median: f64::from(median), tail: 0.0, ..Self::LARGE })
+            }
+        }
     }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-    /// A result size: log-normal around a 1 KB median, plus a 0.5% tail of
-    /// 100–400 KB outputs.
-    fn result_size(&mut self) -> usize {
-        if self.chance(0.005) {
-            return 100_000 + self.below(300_000) as usize;
+
+    fn draw(&self, rng: &mut Rng) -> usize {
+        if self.tail > 0.0 && rng.chance(self.tail) {
+            return (self.tail_min + rng.modulo(self.tail_span)) as usize;
         }
         // Box-Muller: a standard normal from two uniforms.
-        let (u1, u2) = (self.unit().max(1e-12), self.unit());
+        let (u1, u2) = (rng.unit().max(1e-12), rng.unit());
         let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-        (1000.0 * (0.9 * z).exp()).clamp(20.0, 60_000.0) as usize
+        (self.median * (self.sigma * z).exp()).clamp(20.0, self.max) as usize
     }
 }
 
+/// A preset shape of database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    Large,
+    Small,
+}
+
+impl Profile {
+    pub fn parse(s: &str) -> Option<Profile> {
+        match s {
+            "large" => Some(Profile::Large),
+            "small" => Some(Profile::Small),
+            _ => None,
+        }
+    }
+
+    /// The profile's shape, for `seed`.
+    pub fn shape(self, seed: u64) -> Shape {
+        match self {
+            Profile::Large => Shape {
+                calls: 1_000_000,
+                seed,
+                concurrent: 4,
+                sessions: None,
+                spawn: 1.0,
+                result_bytes: ResultBytes::LARGE,
+            },
+            // About 1.5 messages per call (results, and one assistant message
+            // per 1-3 calls): 1,325,000 calls make about 2 million messages.
+            Profile::Small => Shape {
+                calls: 1_325_000,
+                seed,
+                concurrent: 8,
+                sessions: Some(2_250),
+                spawn: 0.02,
+                result_bytes: ResultBytes::SMALL,
+            },
+        }
+    }
+}
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    /// Tool calls in all (the last step may add up to two more).
+    pub calls: u64,
+    pub seed: u64,
+    /// Root sessions written at a time; their rows interleave in storage order.
+    pub concurrent: usize,
+    /// Root sessions in all, each with a share of the calls drawn around
+    /// `calls / sessions`; `None`: each makes 20–419 calls, as many as the
+    /// calls need.
+    pub sessions: Option<u64>,
+    /// The chance that an Agent call runs a sub-agent thread; the others are
+    /// answered at once.
+    pub spawn: f64,
+    pub result_bytes: ResultBytes,
+}
+
 fn uuid7(ms: u64, rng: &mut Rng) -> String {
-    let r = rng.next();
-    let r2 = rng.next();
+    let r = rng.next_u64();
+    let r2 = rng.next_u64();
     format!(
         "{:08x}-{:04x}-7{:03x}-{:04x}-{:012x}",
         ms >> 16,
@@ -151,8 +230,9 @@ struct Session {
     files: Vec<String>,
 }
 
-/// Write a new Peri database at `path` with about `calls` tool calls.
-pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<LargeStats> {
+/// Write a new Peri database at `path` in the given shape.
+pub fn generate_large(path: &Path, shape: &Shape) -> rusqlite::Result<LargeStats> {
+    let (calls, seed) = (shape.calls, shape.seed);
     let mut conn = Connection::open(path)?;
     conn.execute_batch(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096;
@@ -165,7 +245,7 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
            role TEXT NOT NULL, content TEXT NOT NULL);
          CREATE INDEX idx_messages_thread_id ON messages (thread_id ASC);",
     )?;
-    let mut rng = Rng(seed ^ 0x7472_6163_656c_696e);
+    let mut rng = Rng::new(seed ^ 0x7472_6163_656c_696e);
     // A pool of text that results are cut from (cheap to slice, realistic to escape).
     let line = "    let value = compute(&input, config.threshold)?; // \"quoted\" and a tab\there\n";
     let pool: String = line.repeat(420_000 / line.len() + 1);
@@ -182,11 +262,13 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
         let mut sessions: Vec<Session> = Vec::new();
         let mut made: u64 = 0;
         let stamp = |ms: u64| chrono::DateTime::from_timestamp_millis(ms as i64).unwrap_or_default().to_rfc3339();
-        let concurrency = 4;
+        let concurrency = shape.concurrent.max(1);
+        // Root sessions still to start, when their number is fixed.
+        let mut roots_left = shape.sessions;
         while made < calls || !sessions.is_empty() {
             // Keep `concurrency` root sessions running while calls remain.
             let roots = sessions.iter().filter(|s| s.parent.is_none()).count();
-            if made < calls && roots < concurrency {
+            if made < calls && roots < concurrency && roots_left != Some(0) {
                 let id = uuid7(ms, &mut rng);
                 insert_thread.execute(params![id, "bench session", stamp(ms), Option::<String>::None, 0])?;
                 stats.threads += 1;
@@ -194,14 +276,27 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                     format!(r#"{{"role":"user","id":"{}","content":"please fix the build"}}"#, uuid7(ms, &mut rng));
                 insert_msg.execute(params![uuid7(ms, &mut rng), id, "user", user])?;
                 stats.messages += 1;
-                let left = 20 + rng.below(400);
+                let left = match &mut roots_left {
+                    None => 20 + rng.modulo(400),
+                    Some(n) => {
+                        *n -= 1;
+                        if *n == 0 {
+                            u64::MAX // the last root session takes whatever is left
+                        } else {
+                            // Draw around an equal share of the calls nobody has yet.
+                            let promised: u64 = sessions.iter().map(|s| s.left).sum();
+                            let share = calls.saturating_sub(made + promised) / (*n + 1);
+                            1 + rng.modulo(2 * share)
+                        }
+                    }
+                };
                 sessions.push(Session { id, left, parent: None, waiting: false, files: Vec::new() });
                 continue;
             }
             // Pick a running session that is not waiting for a sub-agent.
             let ready: Vec<usize> = (0..sessions.len()).filter(|&i| !sessions[i].waiting).collect();
-            let Some(&si) = ready.get(rng.below(ready.len() as u64) as usize) else { break };
-            ms += 1 + rng.below(900);
+            let Some(&si) = ready.get(rng.modulo(ready.len() as u64) as usize) else { break };
+            ms += 1 + rng.modulo(900);
             if sessions[si].left == 0 || made >= calls {
                 // The session ends; a sub-agent hands its result to the parent.
                 let s = sessions.remove(si);
@@ -234,11 +329,11 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                 continue;
             }
             // One assistant step with 1-3 parallel calls, then their results.
-            let n = 1 + rng.below(3).min(sessions[si].left.saturating_sub(1));
+            let n = 1 + rng.modulo(3).min(sessions[si].left.saturating_sub(1));
             let mut uses: Vec<(String, &'static str, serde_json::Value)> = Vec::new();
             let mut spawn: Option<String> = None;
             for _ in 0..n {
-                let mut pick = rng.below(MIX.iter().map(|m| u64::from(m.1)).sum());
+                let mut pick = rng.modulo(MIX.iter().map(|m| u64::from(m.1)).sum());
                 let mut tool = MIX[0].0;
                 for (t, w) in MIX {
                     if pick < u64::from(*w) {
@@ -250,7 +345,7 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                 if tool == "Agent" && (sessions[si].parent.is_some() || spawn.is_some()) {
                     tool = "Read"; // sub-agents do not spawn; one spawn per step
                 }
-                let file = format!("/work/project/src/module_{}/file_{}.rs", rng.below(40), rng.below(200));
+                let file = format!("/work/project/src/module_{}/file_{}.rs", rng.modulo(40), rng.modulo(200));
                 let input = match tool {
                     "Read" => serde_json::json!({"file_path": file}),
                     "Edit" => {
@@ -278,8 +373,8 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                     _ => serde_json::json!({"query": "hidden tool errors"}),
                 };
                 sessions[si].files.push(file);
-                let id = format!("call_{:016x}", rng.next());
-                if tool == "Agent" {
+                let id = format!("call_{:016x}", rng.next_u64());
+                if tool == "Agent" && (shape.spawn >= 1.0 || rng.chance(shape.spawn)) {
                     spawn = Some(id.clone());
                 }
                 uses.push((id, tool, input));
@@ -306,11 +401,11 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                 let (text, flag) = if rng.chance(0.03) {
                     failure(tool, path, &mut rng)
                 } else {
-                    let size = rng.result_size();
-                    let start = rng.below(400) as usize * line.len() % (pool.len() - size.min(pool.len() - 1));
+                    let size = shape.result_bytes.draw(&mut rng);
+                    let start = rng.modulo(400) as usize * line.len() % (pool.len() - size.min(pool.len() - 1));
                     (pool[start..start + size.min(pool.len() - start)].to_string(), false)
                 };
-                ms += rng.below(50);
+                ms += rng.modulo(50);
                 let row_id = uuid7(ms, &mut rng);
                 let row = ToolRow { role: "tool", id: &row_id, tool_call_id: id, content: &text, is_error: flag };
                 let json =
@@ -325,7 +420,7 @@ pub fn generate_large(path: &Path, calls: u64, seed: u64) -> rusqlite::Result<La
                 stats.threads += 1;
                 stats.subagent_threads += 1;
                 sessions[si].waiting = true;
-                let left = (5 + rng.below(40)).min(calls.saturating_sub(made).max(1));
+                let left = (5 + rng.modulo(40)).min(calls.saturating_sub(made).max(1));
                 sessions.push(Session {
                     id: child,
                     left,
@@ -351,8 +446,8 @@ mod tests {
     fn calls_are_valid_for_the_peri_schemas() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("a.db");
-        generate_large(&db, 2000, 3).unwrap();
-        let set = crate::schema::SchemaSet::build("peri", &[], &crate::schema::FileSchemas::default()).unwrap();
+        generate_large(&db, &Shape { calls: 2000, ..Profile::Large.shape(3) }).unwrap();
+        let set = tracelint::schema::SchemaSet::build("peri", &[], &tracelint::schema::FileSchemas::default()).unwrap();
         let conn = Connection::open(&db).unwrap();
         let mut st = conn
             .prepare(
@@ -371,7 +466,7 @@ mod tests {
                 (tool, input)
             };
             if let Some(ts) = set.get(&tool) {
-                assert!(crate::schema::validate(ts, &input).is_empty(), "{tool}: {input}");
+                assert!(tracelint::schema::validate(ts, &input).is_empty(), "{tool}: {input}");
             }
         }
     }
@@ -380,8 +475,9 @@ mod tests {
     fn small_database_is_deterministic_and_interleaved() {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
-        let sa = generate_large(&a, 3000, 1).unwrap();
-        let sb = generate_large(&b, 3000, 1).unwrap();
+        let shape = Shape { calls: 3000, ..Profile::Large.shape(1) };
+        let sa = generate_large(&a, &shape).unwrap();
+        let sb = generate_large(&b, &shape).unwrap();
         assert_eq!(sa, sb);
         assert!(std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(), "same seed, same bytes");
         assert!((3000..3003).contains(&sa.calls), "{sa:?}");
@@ -418,5 +514,34 @@ mod tests {
             )
             .unwrap();
         assert!((600..1800).contains(&median), "median result {median} bytes");
+    }
+
+    #[test]
+    fn small_profile_has_small_messages_and_the_sessions_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("small.db");
+        let shape = Shape { calls: 15_000, sessions: Some(30), ..Profile::Small.shape(1) };
+        let stats = generate_large(&db, &shape).unwrap();
+        assert!((15_000..15_003).contains(&stats.calls), "{stats:?}");
+        let conn = Connection::open(&db).unwrap();
+        let one = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(one("SELECT count(*) FROM threads WHERE parent_thread_id IS NULL"), 30);
+        assert_eq!(stats.threads - stats.subagent_threads, 30);
+        let mean = one("SELECT CAST(avg(length(content)) AS INTEGER) FROM messages");
+        assert!((550..750).contains(&mean), "messages average {mean} bytes");
+        // Eight sessions at a time: a step (an assistant message and its results)
+        // is written in one go, then usually another session's step follows.
+        let switches = one(
+            "SELECT count(*) FROM messages m JOIN messages n ON n.rowid = m.rowid + 1 WHERE n.thread_id <> m.thread_id",
+        );
+        assert!(switches > stats.messages as i64 / 4, "{switches} switches of {}", stats.messages);
+        let window = one("SELECT count(DISTINCT thread_id) FROM messages WHERE rowid BETWEEN 10000 AND 10100");
+        assert!(window >= 8, "{window} threads in 100 rows");
+        // Every call has exactly one result, spawned sub-agent or not.
+        let unanswered = one("SELECT count(*) FROM (
+               SELECT b.value ->> '$.id' FROM messages m, json_each(m.content, '$.content') b WHERE m.role = 'assistant'
+               EXCEPT SELECT content ->> '$.tool_call_id' FROM messages WHERE role = 'tool')");
+        assert_eq!(unanswered, 0);
+        assert_eq!(one("SELECT count(*) FROM messages WHERE role = 'tool'") as u64, stats.calls);
     }
 }

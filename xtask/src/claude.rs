@@ -8,33 +8,28 @@ use std::path::Path;
 
 use serde_json::json;
 
+use crate::rng::Rng;
+
 /// Write the transcript to `path` (a new file); returns the bytes written.
 pub fn generate_claude_large(path: &Path, calls: u64, seed: u64) -> std::io::Result<u64> {
     let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    let mut state = seed ^ 0x636c_6175_6465;
-    let mut next = move || {
-        state = state.wrapping_add(0x9E3779B97F4A7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = Rng::new(seed ^ 0x636c_6175_6465);
     let line = "    let value = compute(&input, config.threshold)?; // \"quoted\" and a tab\there\n";
     let pool = line.repeat(420_000 / line.len() + 1);
     let session = "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f";
     let mut written = 0u64;
     let mut parent = String::from("null");
     for n in 0..calls {
-        let r = next();
-        let size = if r % 200 == 0 {
-            100_000 + (next() % 300_000) as usize
+        let r = rng.next_u64();
+        let size = if r.is_multiple_of(200) {
+            100_000 + rng.modulo(300_000) as usize
         } else {
             // Roughly log-normal around 1 KB from the sum of three uniforms.
-            let u = ((next() % 1000) + (next() % 1000) + (next() % 1000)) as f64 / 3000.0;
+            let u = (rng.modulo(1000) + rng.modulo(1000) + rng.modulo(1000)) as f64 / 3000.0;
             (1000.0 * (3.0 * (u - 0.5)).exp()) as usize
         };
-        let start = (next() as usize % 400) * line.len() % (pool.len() - size);
+        let start = (rng.modulo(400) as usize) * line.len() % (pool.len() - size);
         let failed = r % 33 == 1;
         let text = if failed {
             "<tool_use_error>String to replace not found in file.\nString: compute(&input)</tool_use_error>".to_string()
@@ -51,7 +46,7 @@ pub fn generate_claude_large(path: &Path, calls: u64, seed: u64) -> std::io::Res
             3 => ("Grep", json!({"pattern": "compute\\(", "path": "src"})),
             _ => ("Glob", json!({"pattern": "**/*.rs"})),
         };
-        let call_id = format!("toolu_{:020x}", next());
+        let call_id = format!("toolu_{:020x}", rng.next_u64());
         let (a, u) = (format!("a-{n:08}"), format!("u-{n:08}"));
         let ts = format!("2026-04-02T09:{:02}:{:02}.000Z", (n / 60) % 60, n % 60);
         let assistant = json!({

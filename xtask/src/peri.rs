@@ -21,6 +21,8 @@ use chrono::{DateTime, SecondsFormat};
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 
+use crate::rng::Rng;
+
 /// Which era of Peri's trace store to imitate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PeriScenario {
@@ -84,53 +86,11 @@ fn agent_def_missing(id: &str) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
-// PRNG: splitmix64
+// PRNG: the shared splitmix64, salted for this generator
 // ---------------------------------------------------------------------------------------
 
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x5EED_0F9E_41C0_DE00)
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as usize) as i64
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-    fn pick<'a, T>(&mut self, s: &'a [T]) -> &'a T {
-        &s[self.below(s.len())]
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = self.below(i + 1);
-            v.swap(i, j);
-        }
-    }
-    fn alnum(&mut self, n: usize) -> String {
-        const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-        (0..n).map(|_| A[self.below(A.len())] as char).collect()
-    }
-    fn hex(&mut self, n: usize) -> String {
-        const H: &[u8] = b"0123456789abcdef";
-        (0..n).map(|_| H[self.below(16)] as char).collect()
-    }
+fn peri_rng(seed: u64) -> Rng {
+    Rng::new(seed ^ 0x5EED_0F9E_41C0_DE00)
 }
 
 /// A UUID v7 string: 48-bit Unix milliseconds, version 7, variant `10`.
@@ -1127,7 +1087,7 @@ struct Builder<'p> {
 
 impl<'p> Builder<'p> {
     fn new(plan: &'p Plan, seed: u64) -> Builder<'p> {
-        let mut rng = Rng::new(seed);
+        let mut rng = peri_rng(seed);
         let bag = plan.bag();
         let sub: BTreeMap<Tool, usize> = plan.sub_calls.iter().copied().collect();
         let free = |t: Tool| bag.get(&t).copied().unwrap_or(0) + sub.get(&t).copied().unwrap_or(0);
@@ -2672,7 +2632,7 @@ impl<'p> Builder<'p> {
         let abs = |m: &Msg| self.starts[m.session] + m.t;
         let mut order: Vec<usize> = (0..self.msgs.len()).collect();
         order.sort_by_key(|&i| (abs(&self.msgs[i]), self.msgs[i].session, i));
-        let mut idrng = Rng::new(seed.rotate_left(17) ^ 0x1D5_u64);
+        let mut idrng = peri_rng(seed.rotate_left(17) ^ 0x1D5_u64);
         let mut used = BTreeSet::new();
         let mut fresh = |ms: i64, rng: &mut Rng| loop {
             let id = uuid7(ms, rng);
