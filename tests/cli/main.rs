@@ -10,6 +10,8 @@ mod bad_input;
 mod check;
 /// the JSON output against schema/report-v4.schema.json
 mod contract;
+/// every command in README.md and docs/ runs as documented
+mod docs;
 /// export rows against their contract and against scan
 mod export;
 /// detection, --source-format, default locations
