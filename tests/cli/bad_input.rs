@@ -111,3 +111,44 @@ fn second_bad_source_fails_the_whole_scan() {
     assert!(out.stdout.is_empty(), "no partial report");
     assert!(stderr(&out).contains("missing.db: no such file"));
 }
+
+/// A path with a byte that is not UTF-8 is read like any other, by every
+/// command that takes one, and named (lossily) in messages.
+#[test]
+fn paths_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join(std::ffi::OsStr::from_bytes(b"tr\xffaces #1?"));
+    std::fs::create_dir(&odd).unwrap();
+    let db = odd.join("threads.db");
+    std::fs::copy(root().join("sample-traces/crush.db"), &db).unwrap();
+    let jsonl = odd.join("claude");
+    copy_tree(&root().join("sample-traces/claude-code"), &jsonl);
+    for args in [
+        vec!["scan".as_ref(), db.as_os_str()],
+        vec!["check".as_ref(), db.as_os_str(), "--max-hidden".as_ref(), "1000".as_ref()],
+        vec!["export".as_ref(), db.as_os_str()],
+        vec!["schemas".as_ref(), db.as_os_str()],
+        vec!["scan".as_ref(), jsonl.as_os_str()],
+    ] {
+        let out = std::process::Command::new(BIN).args(&args).output().unwrap();
+        assert!(out.status.code() != Some(2), "{args:?}: {}", stderr(&out));
+    }
+    let into = odd.join("traces.db");
+    let out = std::process::Command::new(BIN).arg("import").arg(&jsonl).arg("--into").arg(&into).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = std::process::Command::new(BIN).arg("scan").arg(&into).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
