@@ -20,6 +20,8 @@ mod formats;
 mod hostile;
 /// transcript import and direct scans of transcript folders
 mod import;
+/// completions, --help examples, the GitHub Action's check step
+mod install;
 /// the import direction of src/ and the layout of the tests
 mod layout;
 /// merge(scan(a), scan(b)) == scan(a, b)

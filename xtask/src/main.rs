@@ -12,6 +12,7 @@
 
 mod claude;
 mod large;
+mod man;
 mod peri;
 mod rng;
 mod samples;
@@ -22,6 +23,9 @@ use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage:
+  cargo xtask man [DIR]
+      Man pages for tracelint and each subcommand, from its command-line
+      definition (default DIR: target/man).
   cargo xtask samples [--check]
       Rewrite sample-traces/peri-postmortem.db and peri-postfix.db from the generator
       (seed 2026). --check writes them to a temporary folder instead and fails,
@@ -85,6 +89,22 @@ fn run(args: &[String]) -> Result<(), Failure> {
             }
         }
         Some("bench-db") => bench_db(&args[1..], &mut out),
+        Some("man") => {
+            let opts = Opts::parse(&args[1..], &[], &[])?;
+            let dir = match opts.positionals.as_slice() {
+                [] => PathBuf::from("target/man"),
+                [one] => PathBuf::from(one),
+                more => return Err(Failure::Usage(format!("man takes one folder, got {more:?}"))),
+            };
+            let pages = man::write(&dir).map_err(|e| Failure::Run(format!("{}: {e}", dir.display())))?;
+            println!(
+                "man: wrote {} pages to {} (read with `man -l {}/tracelint.1`)",
+                pages.len(),
+                dir.display(),
+                dir.display()
+            );
+            Ok(())
+        }
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
