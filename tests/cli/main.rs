@@ -12,6 +12,8 @@ mod check;
 mod contract;
 /// every command in README.md and docs/ runs as documented
 mod docs;
+/// examples, show and schemas agree with scan on every sample
+mod drill;
 /// export rows against their contract and against scan
 mod export;
 /// detection, --source-format, default locations
