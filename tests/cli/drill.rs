@@ -7,18 +7,6 @@ use serde_json::Value;
 
 use crate::util::*;
 
-const SAMPLES: &[&str] = &[
-    "sample-traces/peri-postmortem.db",
-    "sample-traces/crush.db",
-    "sample-traces/opencode.db",
-    "sample-traces/goose.db",
-    "sample-traces/llm.db",
-    "sample-traces/tracelint.db",
-    "sample-traces/claude-code",
-    "sample-traces/codex",
-    "sample-traces/gemini",
-];
-
 /// Failures per (tool, category) that `examples` lists.
 fn examples_counts(sample: &str, category: &str, extra: &[&str]) -> BTreeMap<String, u64> {
     let mut args = vec!["examples", sample, "--category", category, "--limit", "100000"];

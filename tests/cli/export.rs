@@ -36,17 +36,7 @@ fn rows_follow_the_contract_in_a_fixed_key_order() {
 
 #[test]
 fn export_counts_equal_scan_totals_on_every_sample() {
-    for sample in [
-        "sample-traces/peri-postmortem.db",
-        "sample-traces/crush.db",
-        "sample-traces/opencode.db",
-        "sample-traces/goose.db",
-        "sample-traces/llm.db",
-        "sample-traces/tracelint.db",
-        "sample-traces/claude-code",
-        "sample-traces/codex",
-        "sample-traces/gemini",
-    ] {
+    for sample in SAMPLES {
         let report = json(&run_in(root(), &["scan", sample, "--format", "json"]));
         let t = &report["totals"];
         let rows = rows(&["export", sample]);

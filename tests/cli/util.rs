@@ -82,3 +82,16 @@ pub fn counts(v: &serde_json::Value, name: &str) -> (u64, u64, u64, u64) {
     let n = |k: &str| t[k].as_u64().unwrap();
     (n("calls"), n("errors"), n("flagged_errors"), n("hidden_errors"))
 }
+
+/// One shipped sample of every format (a new format adds its sample here).
+pub const SAMPLES: &[&str] = &[
+    "sample-traces/peri-postmortem.db",
+    "sample-traces/crush.db",
+    "sample-traces/opencode.db",
+    "sample-traces/goose.db",
+    "sample-traces/llm.db",
+    "sample-traces/tracelint.db",
+    "sample-traces/claude-code",
+    "sample-traces/codex",
+    "sample-traces/gemini",
+];
