@@ -197,3 +197,113 @@ fn own_schema_of_another_version_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("traces.db: tracelint schema version 9 is not supported"), "{}", stderr(&out));
 }
+
+#[test]
+fn langgraph_sample_counts_each_message_once() {
+    let (_dir, v) = scan_sample("langgraph.sql", "langgraph.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "langgraph");
+    assert_eq!(v["totals"]["sessions"], 4, "booking-1, its researcher subgraph, legacy-2, broken-3");
+    // booking-1 is saved at 11 checkpoints, each holding the whole state: every call counts once.
+    assert_eq!(counts(&v, "search_flights"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "book_flight"), (1, 1, 1, 0), "ToolNode's caught exception: status error");
+    assert_eq!(counts(&v, "get_weather"), (1, 1, 0, 1), "`Error: …` with status success is hidden");
+    assert_eq!(counts(&v, "book_hotel"), (1, 1, 1, 0), "an invalid tool call is a failed call");
+    assert_eq!(tool(&v, "book_hotel")["categories"], json!({"malformed-arguments": 1}));
+    assert_eq!(counts(&v, "reserve_table"), (1, 1, 1, 0));
+    assert_eq!(tool(&v, "reserve_table")["categories"], json!({"unknown-tool": 1}));
+    assert_eq!(counts(&v, "search_hotels"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "web_search"), (1, 1, 0, 1), "content blocks are read; the subgraph is a session");
+    // legacy-2 has no writes: its latest checkpoint is read, Pydantic v1 messages without a status.
+    assert_eq!(counts(&v, "read_file"), (1, 1, 0, 1));
+    assert_eq!(counts(&v, "list_dir"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "run_query"), (2, 0, 0, 0));
+    assert_eq!(v["totals"]["calls"], 11);
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "call_b2's answer is in an undecodable row");
+    let malformed: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "malformed-row")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(malformed.len(), 4, "{malformed:?}");
+    for want in
+        ["unknown status \"cancelled\"", "pickled value", "encrypted value (msgpack+aes)", "undecodable msgpack"]
+    {
+        assert!(malformed.iter().any(|m| m.contains(want)), "{want}: {malformed:?}");
+    }
+    let (_dir, v) = scan_sample("langgraph.sql", "langgraph.db", &["--no-subagents"]);
+    assert_eq!(v["totals"]["sessions"], 3, "the subgraph namespace is a sub-agent of its thread");
+    shipped_matches_sql("langgraph.sql", "langgraph.db");
+    assert_golden(
+        "langgraph.json",
+        &stdout(&run_in(root(), &["scan", "sample-traces/langgraph.db", "--format", "json"])),
+    );
+}
+
+/// Without `writes` (pruned, or an old saver), a thread is read from its
+/// latest checkpoint alone: still once per message, not once per checkpoint.
+#[test]
+fn langgraph_without_writes_reads_the_latest_checkpoint_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = format!("{}\nDELETE FROM writes;", sample_sql("langgraph.sql"));
+    db_from_sql(dir.path(), "checkpoints.sqlite", &sql);
+    let v = json(&run_in(dir.path(), &["scan", "checkpoints.sqlite", "--format", "json"]));
+    let checkpoints: i64 = rusqlite::Connection::open(dir.path().join("checkpoints.sqlite"))
+        .unwrap()
+        .query_row("SELECT count(*) FROM checkpoints WHERE thread_id = 'booking-1' AND checkpoint_ns = ''", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(checkpoints >= 10, "{checkpoints}");
+    assert_eq!(counts(&v, "search_flights"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "book_flight"), (1, 1, 1, 0));
+    assert_eq!(counts(&v, "get_weather"), (1, 1, 0, 1));
+    assert_eq!(counts(&v, "book_hotel"), (1, 1, 1, 0));
+    assert_eq!(v["totals"]["calls"], 9, "booking-1 (6), its subgraph (1), legacy-2 (2); broken-3 had only writes");
+}
+
+#[test]
+fn openai_agents_sample_has_no_flag_but_hidden_errors() {
+    let (_dir, v) = scan_sample("openai-agents.sql", "openai-agents.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "openai-agents");
+    assert_eq!(v["totals"]["sessions"], 2);
+    assert_eq!(counts(&v, "get_weather"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "fetch_page"), (2, 2, 0, 2), "the failure function's text and a timeout");
+    assert_eq!(tool(&v, "fetch_page")["categories"], json!({"server-error": 1, "timeout": 1}));
+    assert_eq!(counts(&v, "lookup_order"), (1, 1, 0, 1));
+    assert_eq!(tool(&v, "lookup_order")["categories"], json!({"malformed-arguments": 1}));
+    assert_eq!(counts(&v, "shell"), (2, 1, 0, 1), "exit 101 is hidden; grep exit 1 is benign");
+    assert_eq!(counts(&v, "apply_patch"), (1, 1, 1, 0), "status failed is a flag");
+    assert_eq!(counts(&v, "github.get_issue"), (1, 1, 1, 0), "mcp_call.error is a flag");
+    assert_eq!(counts(&v, "delete_file"), (1, 1, 0, 1));
+    assert_eq!(tool(&v, "delete_file")["categories"], json!({"user-rejected": 1}));
+    assert_eq!(counts(&v, "transfer_to_billing_agent"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "web_search"), (1, 1, 1, 0));
+    assert_eq!(counts(&v, "grammar_check"), (1, 0, 0, 0));
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "the interrupted search");
+    let malformed: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "malformed-row")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(malformed.len(), 2, "{malformed:?}");
+    assert!(malformed[0].contains("row 21") && malformed[0].contains("EncryptedSession"), "{malformed:?}");
+    shipped_matches_sql("openai-agents.sql", "openai-agents.db");
+    assert_golden(
+        "openai-agents.json",
+        &stdout(&run_in(root(), &["scan", "sample-traces/openai-agents.db", "--format", "json"])),
+    );
+}
+
+#[test]
+fn openai_agents_custom_table_names_are_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "chats.db", &fixture_sql("openai_agents_custom.sql"));
+    let v = json(&run_in(dir.path(), &["scan", "chats.db", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "openai-agents");
+    assert_eq!(counts(&v, "read_file"), (2, 1, 0, 1));
+    assert_eq!(tool(&v, "read_file")["categories"], json!({"not-found": 1}));
+}

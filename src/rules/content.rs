@@ -356,4 +356,76 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         fires_on: &["interrupted by user"],
         ignores: &["the user interrupted by typing"],
     },
+    // --- LangGraph (SqliteSaver checkpoints) ----------------------------------
+    ContentRule {
+        id: "langgraph-toolnode-error",
+        pattern: r"(?m)^ ?Please fix your mistakes\.\s*$",
+        tools: &[],
+        formats: &[Dialect::LANGGRAPH],
+        precision: Precision::High,
+        doc: "LangGraph's prebuilt ToolNode turns a tool's exception into `Error: <repr(e)>\\n Please fix your \
+              mistakes.` with `status = \"error\"`; a custom error handler that keeps the wording but not the \
+              status hides it. (`Error: …` from a tool that returns its failure is caught by `error-prefix`.)",
+        fires_on: &["Error: ConnectionError('gateway unreachable')\n Please fix your mistakes."],
+        ignores: &["Please fix your mistakes in the essay before Friday"],
+    },
+    // --- OpenAI Agents SDK sessions ------------------------------------------
+    ContentRule {
+        id: "openai-agents-tool-error",
+        pattern: r"^An error occurred while (?:running the tool|parsing tool arguments)\. Please try again",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "The Agents SDK's default failure function turns a tool's exception (or arguments that did not \
+              parse) into an ordinary output: `An error occurred while running the tool. Please try again. \
+              Error: …`. Function tools have no error flag, so every such result is hidden.",
+        fires_on: &[
+            "An error occurred while running the tool. Please try again. Error: HTTPError('502')",
+            "An error occurred while parsing tool arguments. Please try again with valid JSON. Error: Expecting ','",
+        ],
+        ignores: &["An error occurred in the report, see line 3"],
+    },
+    ContentRule {
+        id: "openai-agents-timeout",
+        pattern: r"^Tool '[^']+' timed out after [\d.]+ seconds\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "A function tool that exceeded its timeout with the `error_as_result` behaviour: \
+              `Tool '<name>' timed out after N seconds.`",
+        fires_on: &["Tool 'fetch_page' timed out after 30.0 seconds."],
+        ignores: &["Tool 'fetch_page' finished after 3.0 seconds."],
+    },
+    ContentRule {
+        id: "openai-agents-not-approved",
+        pattern: r"(?m)^Tool execution was not approved\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "A call a human (or the approval policy) declined: `Tool execution was not approved.` (shell \
+              rejections write it to stderr with exit code 1).",
+        fires_on: &["Tool execution was not approved."],
+        ignores: &["Tool execution was approved."],
+    },
+    ContentRule {
+        id: "openai-agents-error-object",
+        pattern: r#"^\{\s*"error"\s*:"#,
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::Medium,
+        doc: "For callers with an output schema the SDK wraps a tool failure as `{\"error\": \"<text>\"}`.",
+        fires_on: &[r#"{"error": "An error occurred while running the tool."}"#],
+        ignores: &[r#"{"errors": []}"#, r#"{"result": "error"}"#],
+    },
+    ContentRule {
+        id: "openai-agents-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["shell", "local_shell"],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "The shell tool's `outcome.exit_code`, stored apart from the output and presented as this line: \
+              a non-zero exit is never flagged. Benign exits (grep finding nothing) are not counted.",
+        fires_on: &["Exit code 101"],
+        ignores: &["Exit code 0"],
+    },
 ];

@@ -4,8 +4,10 @@
 pub mod crush;
 pub mod goose;
 pub mod json;
+pub mod langgraph;
 pub mod llm;
 pub mod open;
+pub mod openai_agents;
 pub mod opencode;
 pub mod peri;
 pub mod rows;
@@ -83,8 +85,16 @@ pub trait Adapter: Sync {
 
 /// Every SQLite format, in detection order (which is also the order
 /// `tracelint formats` lists them in; the signatures do not overlap).
-pub static ADAPTERS: &[&dyn Adapter] =
-    &[&peri::Peri, &crush::Crush, &opencode::Opencode, &goose::Goose, &llm::Llm, &tracelint::Tracelint];
+pub static ADAPTERS: &[&dyn Adapter] = &[
+    &peri::Peri,
+    &crush::Crush,
+    &opencode::Opencode,
+    &goose::Goose,
+    &llm::Llm,
+    &tracelint::Tracelint,
+    &langgraph::LangGraph,
+    &openai_agents::OpenAiAgents,
+];
 
 /// A SQLite format: a handle to its adapter in `ADAPTERS`.
 #[derive(Clone, Copy)]
