@@ -73,6 +73,7 @@ impl Dialect {
         Dialect::GEMINI,
         Dialect::LANGGRAPH,
         Dialect::OPENAI_AGENTS,
+        Dialect::ZED,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

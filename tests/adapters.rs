@@ -307,3 +307,40 @@ fn openai_agents_custom_table_names_are_detected() {
     assert_eq!(counts(&v, "read_file"), (2, 1, 0, 1));
     assert_eq!(tool(&v, "read_file")["categories"], json!({"not-found": 1}));
 }
+
+#[test]
+fn zed_sample_all_generations_and_the_terminal_traps() {
+    let (_dir, v) = scan_sample("zed.sql", "zed.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "zed");
+    // cargo test 101, make check 2 (sub-agent), cargo clippy 1 (a zstd CLI frame), a timeout and a refused
+    // escalation are hidden; grep exit 1 is benign; the imported copy is not counted.
+    assert_eq!(counts(&v, "terminal"), (7, 5, 0, 5));
+    assert_eq!(tool(&v, "terminal")["categories"], json!({"nonzero-exit": 3, "timeout": 1, "user-rejected": 1}));
+    assert_eq!(counts(&v, "read_file"), (2, 2, 2, 0), "0.3.0 and 0.1.0 (result on the next user message)");
+    assert_eq!(counts(&v, "run_tests"), (1, 1, 1, 0));
+    assert_eq!(tool(&v, "run_tests")["categories"], json!({"unknown-tool": 1}));
+    assert_eq!(counts(&v, "edit_file"), (2, 1, 1, 0), "one failed, one still streaming when saved");
+    assert_eq!(counts(&v, "list_directory"), (1, 0, 0, 0), "the unversioned generation");
+    assert_eq!(counts(&v, "find_path"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "grep"), (1, 0, 0, 0), "input stored as the value itself");
+    assert_eq!(counts(&v, "spawn_agent"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "fetch"), (1, 0, 0, 0), "a newer version is still read");
+    assert_eq!(v["totals"]["calls"], 17);
+    assert_eq!(v["totals"]["unpaired_calls"], 1);
+    let malformed: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "malformed-row")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(malformed.len(), 3, "{malformed:?}");
+    assert!(malformed.iter().any(|m| m.starts_with("row 8 skipped: data is not a zstd frame")), "{malformed:?}");
+    assert!(malformed.iter().any(|m| m.contains("Citation") && m.contains("Compaction")), "{malformed:?}");
+    let (_dir, v) = scan_sample("zed.sql", "zed.db", &["--no-subagents"]);
+    assert_eq!(counts(&v, "terminal"), (6, 4, 0, 4), "the child thread names its parent");
+    let (_dir, v) = scan_sample("zed.sql", "zed.db", &["--since", "2026-01-01"]);
+    assert_eq!(v["totals"]["calls"], 14, "calls take their thread's updated_at");
+    shipped_matches_sql("zed.sql", "zed.db");
+    assert_golden("zed.json", &stdout(&run_in(root(), &["scan", "sample-traces/zed.db", "--format", "json"])));
+}

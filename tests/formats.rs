@@ -22,6 +22,7 @@ fn formats_lists_every_format_with_its_signature() {
             "tracelint (tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework)",
             "langgraph (LangGraph SqliteSaver checkpoints)",
             "openai-agents (OpenAI Agents SDK sessions (SQLiteSession, SQLAlchemySession, AdvancedSQLiteSession))",
+            "zed (Zed's agent panel threads)",
             "claude-code (Claude Code transcripts, JSONL, read through import)",
             "codex (Codex CLI rollouts, JSONL, read through import)",
             "gemini (Gemini CLI chat recordings, JSONL, read through import)",
@@ -38,7 +39,7 @@ fn unknown_source_format_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains(
-            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents"
+            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed"
         ),
         "{}",
         stderr(&out)
@@ -57,7 +58,7 @@ fn unknown_schema_names_the_formats() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.contains(
-            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents"
+            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed"
         ),
         "{err}"
     );
@@ -74,6 +75,7 @@ fn detection_picks_the_adapter_of_every_sample() {
         ("llm.db", "llm"),
         ("langgraph.db", "langgraph"),
         ("openai-agents.db", "openai-agents"),
+        ("zed.db", "zed"),
     ] {
         let v = json(&run_in(root, &["scan", &format!("sample-traces/{db}"), "--format", "json"]));
         assert_eq!(v["sources"][0]["format"], format, "{db}");

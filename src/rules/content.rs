@@ -428,4 +428,33 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         fires_on: &["Exit code 101"],
         ignores: &["Exit code 0"],
     },
+    // --- Zed agent threads ----------------------------------------------------
+    ContentRule {
+        id: "zed-terminal-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["terminal"],
+        formats: &[Dialect::ZED],
+        precision: Precision::High,
+        doc: "Zed's terminal tool returns success (`is_error = false`) for `Command \"<cmd>\" failed with exit \
+              code N.`; the adapter reads N out of that sentence and presents it as this line, so benign exits \
+              (grep finding nothing) are not counted.",
+        fires_on: &["Exit code 101"],
+        ignores: &["Exit code 0"],
+    },
+    ContentRule {
+        id: "zed-terminal-cut",
+        pattern: r#"^(?:Command "(?s:.*?)" timed out\.|Command terminated unexpectedly\.|The user stopped this command\.|Command cancelled: user denied )"#,
+        tools: &["terminal"],
+        formats: &[Dialect::ZED],
+        precision: Precision::High,
+        doc: "Zed's terminal tool also returns success when the command timed out, was killed, was stopped by \
+              the user, or when the user refused a sandbox escalation.",
+        fires_on: &[
+            "Command \"npm run dev\" timed out. Output captured before timeout:\n\n```\nready\n```",
+            "Command terminated unexpectedly. Output captured:\n```\n```",
+            "The user stopped this command. Output captured before it was stopped:\n```\n```",
+            "Command cancelled: user denied permission to run outside the sandbox (network access).",
+        ],
+        ignores: &["Command executed successfully.", "```\nCommand \"x\" timed out.\n```"],
+    },
 ];

@@ -44,27 +44,24 @@ static INFO: FormatInfo = FormatInfo {
     locations: &[Location::Cwd("checkpoints.sqlite"), Location::Cwd("checkpoints.db")],
 };
 
-/// A session id: the thread, or the thread and a subgraph's namespace.
-const SID: &str = "CASE WHEN checkpoint_ns = '' THEN thread_id ELSE thread_id || '|' || checkpoint_ns END";
-
-fn sessions_sql() -> String {
-    format!("SELECT DISTINCT {SID}, CASE WHEN checkpoint_ns = '' THEN NULL ELSE thread_id END, NULL FROM checkpoints")
-}
+/// Sessions: a thread, or a thread and a subgraph's namespace (whose parent
+/// is the thread).
+const SESSIONS: &str = "SELECT DISTINCT \
+      CASE WHEN checkpoint_ns = '' THEN thread_id ELSE thread_id || '|' || checkpoint_ns END, \
+      CASE WHEN checkpoint_ns = '' THEN NULL ELSE thread_id END, NULL FROM checkpoints";
 
 /// Message writes first (kind 0), then the latest checkpoint of each
 /// (thread, namespace) (kind 1), which is read only when its session had
 /// no message writes.
-fn rows_sql() -> String {
-    format!(
-        "SELECT {SID} AS sid, 0 AS kind, checkpoint_id, task_id, idx, type, value, rowid FROM writes \
-           WHERE substr(channel, 1, 2) <> '__' \
-         UNION ALL \
-         SELECT {SID}, 1, checkpoint_id, '', 0, type, checkpoint, rowid FROM checkpoints c \
-           WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints m \
-                                  WHERE m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns) \
-         ORDER BY sid, kind, checkpoint_id, task_id, idx"
-    )
-}
+const ROWS: &str = "SELECT CASE WHEN checkpoint_ns = '' THEN thread_id ELSE thread_id || '|' || checkpoint_ns END AS sid, \
+      0 AS kind, checkpoint_id, task_id, idx, type, value, rowid FROM writes \
+      WHERE substr(channel, 1, 2) <> '__' \
+    UNION ALL \
+    SELECT CASE WHEN checkpoint_ns = '' THEN thread_id ELSE thread_id || '|' || checkpoint_ns END, \
+      1, checkpoint_id, '', 0, type, checkpoint, rowid FROM checkpoints c \
+      WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints m \
+                             WHERE m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns) \
+    ORDER BY sid, kind, checkpoint_id, task_id, idx";
 
 impl Adapter for LangGraph {
     fn info(&self) -> &'static FormatInfo {
@@ -77,9 +74,8 @@ impl Adapter for LangGraph {
     }
 
     fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
-        let index = SessionIndex::load(conn, &sessions_sql())?;
-        let sql = rows_sql();
-        let stream = Stream { dialect: INFO.dialect, index: &index, sql: &sql };
+        let index = SessionIndex::load(conn, SESSIONS)?;
+        let stream = Stream { dialect: INFO.dialect, index: &index, sql: ROWS };
         let mut state = Dedup::default();
         stream_by_session(
             conn,

@@ -12,6 +12,7 @@ pub mod opencode;
 pub mod peri;
 pub mod rows;
 pub mod tracelint;
+pub mod zed;
 
 use std::path::{Path, PathBuf};
 
@@ -94,6 +95,7 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &tracelint::Tracelint,
     &langgraph::LangGraph,
     &openai_agents::OpenAiAgents,
+    &zed::Zed,
 ];
 
 /// A SQLite format: a handle to its adapter in `ADAPTERS`.

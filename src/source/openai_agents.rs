@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::rows::{
     SessionIndex, Stream, decode_arguments, emit, id_of, opt_int, parse_column, stream_by_session, time_of,
 };
-use super::{Adapter, FormatInfo, ReadContext, ReadResult, Schema, columns};
+use super::{Adapter, FormatInfo, ReadContext, ReadError, ReadResult, Schema, columns};
 use crate::model::{Call, Dialect, Event, ToolResult, text_ends};
 
 pub struct OpenAiAgents;
@@ -62,10 +62,35 @@ fn items_table(conn: &Connection) -> rusqlite::Result<Option<String>> {
     Ok(None)
 }
 
-/// `name` as an SQL identifier.
-fn quoted(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
+const SESSIONS: &str = "SELECT session_id, NULL, min(created_at) FROM agent_messages GROUP BY session_id";
+const ROWS: &str = "SELECT session_id, id, message_data, created_at FROM agent_messages ORDER BY session_id, id";
+
+/// The statements for a store whose application renamed the items table.
+/// The one place a name goes into SQL: it is a table name this database
+/// lists in `sqlite_master`, of letters, digits and underscores only (the
+/// SDK's names are Python identifiers), and it is quoted; anything else is
+/// refused. No text from the command line or from rows is ever used.
+fn custom_statements(conn: &Connection, table: &str) -> ReadResult<(String, String)> {
+    let plain = !table.is_empty()
+        && table.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !table.as_bytes()[0].is_ascii_digit();
+    if !plain {
+        return Err(ReadError::Unsupported(format!(
+            "OpenAI Agents SDK items table {:?} has a name tracelint does not read",
+            crate::sanitize::one_line(table)
+        )));
+    }
+    let cols = columns(conn, table)?;
+    let has = |c: &str| cols.iter().any(|h| h == c);
+    let order = if has("id") { "id" } else { "rowid" };
+    let created = if has("created_at") { "created_at" } else { "NULL" };
+    let sessions = SESSIONS_OF.replace("$created", created).replace("$table", table);
+    let rows = ROWS_OF.replace("$order", order).replace("$created", created).replace("$table", table);
+    Ok((sessions, rows))
 }
+
+const SESSIONS_OF: &str = "SELECT session_id, NULL, min($created) FROM \"$table\" GROUP BY session_id";
+const ROWS_OF: &str = "SELECT session_id, $order, message_data, $created FROM \"$table\" ORDER BY session_id, $order";
 
 impl Adapter for OpenAiAgents {
     fn info(&self) -> &'static FormatInfo {
@@ -78,13 +103,13 @@ impl Adapter for OpenAiAgents {
 
     fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
         let Some(table) = items_table(conn)? else { return Ok(()) };
-        let t = quoted(&table);
         let cols = columns(conn, &table)?;
-        let has = |c: &str| cols.iter().any(|h| h == c);
-        let order = if has("id") { "id" } else { "rowid" };
-        let created = if has("created_at") { "created_at" } else { "NULL" };
-        let sessions = format!("SELECT session_id, NULL, min({created}) FROM {t} GROUP BY session_id");
-        let rows = format!("SELECT session_id, {order}, message_data, {created} FROM {t} ORDER BY session_id, {order}");
+        let standard = ["id", "created_at"].iter().all(|w| cols.iter().any(|c| c == w));
+        let (sessions, rows) = if table == DEFAULT_TABLE && standard {
+            (SESSIONS.to_string(), ROWS.to_string())
+        } else {
+            custom_statements(conn, &table)?
+        };
         let index = SessionIndex::load(conn, &sessions)?;
         let stream = Stream { dialect: INFO.dialect, index: &index, sql: &rows };
         stream_by_session(
