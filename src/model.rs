@@ -74,6 +74,7 @@ impl Dialect {
         Dialect::LANGGRAPH,
         Dialect::OPENAI_AGENTS,
         Dialect::ZED,
+        Dialect::ADK,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

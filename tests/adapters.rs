@@ -344,3 +344,53 @@ fn zed_sample_all_generations_and_the_terminal_traps() {
     shipped_matches_sql("zed.sql", "zed.db");
     assert_golden("zed.json", &stdout(&run_in(root(), &["scan", "sample-traces/zed.db", "--format", "json"])));
 }
+
+#[test]
+fn adk_sample_conventions_not_flags() {
+    let (_dir, v) = scan_sample("adk.sql", "adk.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "adk");
+    assert_eq!(v["totals"]["sessions"], 2);
+    assert_eq!(
+        counts(&v, "get_weather"),
+        (3, 1, 0, 1),
+        "{{\"status\": \"error\"}} is hidden; a model error is not a tool's"
+    );
+    assert_eq!(counts(&v, "get_current_time"), (1, 1, 0, 1));
+    assert_eq!(tool(&v, "get_current_time")["categories"], json!({"missing-required-param": 1}));
+    assert_eq!(counts(&v, "get_issue"), (1, 1, 1, 0), "MCP isError is the one flag");
+    assert_eq!(counts(&v, "fetch_url"), (1, 0, 0, 0), "parallel responses in one event pair by id");
+    assert_eq!(counts(&v, "create_issue"), (1, 1, 0, 1), "MCP isError false with an error text");
+    assert_eq!(counts(&v, "transfer_to_agent"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "delete_file"), (1, 1, 0, 1), "camelCase parts are read");
+    assert_eq!(tool(&v, "delete_file")["categories"], json!({"user-rejected": 1}));
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "the long-running call");
+    let malformed: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "malformed-row")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(malformed.len(), 1, "{malformed:?}");
+    assert!(malformed[0].starts_with("row 17 skipped: event_data is invalid JSON"), "{malformed:?}");
+    // Epoch seconds: 1775296800 is 2026-04-04.
+    let (_dir, v) = scan_sample("adk.sql", "adk.db", &["--since", "2026-04-04"]);
+    assert_eq!(v["totals"]["calls"], 1);
+    shipped_matches_sql("adk.sql", "adk.db");
+    assert_golden("adk.json", &stdout(&run_in(root(), &["scan", "sample-traces/adk.db", "--format", "json"])));
+}
+
+#[test]
+fn adk_sqlalchemy_layouts_v1_and_v0() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "v1.db", &fixture_sql("adk_v1.sql"));
+    db_from_sql(dir.path(), "v0.db", &fixture_sql("adk_v0.sql"));
+    let v = json(&run_in(dir.path(), &["scan", "v1.db", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "adk");
+    assert_eq!(counts(&v, "lookup"), (1, 1, 0, 1));
+    let v = json(&run_in(dir.path(), &["scan", "v0.db", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "adk");
+    assert_eq!(counts(&v, "get_weather"), (1, 1, 0, 1), "the content column; the pickled actions are never read");
+    assert_eq!(tool(&v, "get_weather")["categories"], json!({"missing-required-param": 1}));
+    assert_eq!(v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "malformed-row").count(), 0);
+}

@@ -23,6 +23,7 @@ fn formats_lists_every_format_with_its_signature() {
             "langgraph (LangGraph SqliteSaver checkpoints)",
             "openai-agents (OpenAI Agents SDK sessions (SQLiteSession, SQLAlchemySession, AdvancedSQLiteSession))",
             "zed (Zed's agent panel threads)",
+            "adk (Google ADK session databases (adk web / adk run, DatabaseSessionService))",
             "claude-code (Claude Code transcripts, JSONL, read through import)",
             "codex (Codex CLI rollouts, JSONL, read through import)",
             "gemini (Gemini CLI chat recordings, JSONL, read through import)",
@@ -39,7 +40,7 @@ fn unknown_source_format_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains(
-            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed"
+            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk"
         ),
         "{}",
         stderr(&out)
@@ -58,7 +59,7 @@ fn unknown_schema_names_the_formats() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.contains(
-            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed"
+            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk"
         ),
         "{err}"
     );
@@ -76,6 +77,7 @@ fn detection_picks_the_adapter_of_every_sample() {
         ("langgraph.db", "langgraph"),
         ("openai-agents.db", "openai-agents"),
         ("zed.db", "zed"),
+        ("adk.db", "adk"),
     ] {
         let v = json(&run_in(root, &["scan", &format!("sample-traces/{db}"), "--format", "json"]));
         assert_eq!(v["sources"][0]["format"], format, "{db}");

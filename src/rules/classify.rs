@@ -571,4 +571,27 @@ pub static CLASS_RULES: &[ClassRule] = &[
         fires_on: &["Error parsing input JSON: expected value at line 1 column 12"],
         ignores: &["Parsed input JSON"],
     },
+    // --- Google ADK sessions ---------------------------------------------------
+    ClassRule {
+        id: "adk-missing-params",
+        pattern: r"failed as the following mandatory input parameters are not present",
+        tools: &[],
+        formats: &[Dialect::ADK],
+        category: C::MissingRequiredParam,
+        label: "required parameter missing",
+        fires_on: &[
+            "{\"error\":\"Invoking `get_weather()` failed as the following mandatory input parameters are not present:\ncity\"}",
+        ],
+        ignores: &["all mandatory input parameters are present"],
+    },
+    ClassRule {
+        id: "adk-rejected",
+        pattern: r"This tool call is rejected\.",
+        tools: &[],
+        formats: &[Dialect::ADK],
+        category: C::UserRejected,
+        label: "confirmation refused",
+        fires_on: &["{\"error\":\"This tool call is rejected.\"}"],
+        ignores: &["This tool call is accepted."],
+    },
 ];

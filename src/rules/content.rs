@@ -457,4 +457,31 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         ],
         ignores: &["Command executed successfully.", "```\nCommand \"x\" timed out.\n```"],
     },
+    // --- Google ADK sessions ---------------------------------------------------
+    ContentRule {
+        id: "adk-error-response",
+        pattern: r#"^\{"error":(?:"|\{)"#,
+        tools: &[],
+        formats: &[Dialect::ADK],
+        precision: Precision::High,
+        doc: "ADK answers with an `{\"error\": …}` response (no flag) when a FunctionTool misses mandatory \
+              arguments, when an MCP call fails with graceful error handling, and when a confirmation was \
+              refused. Responses are shown as compact JSON with sorted keys.",
+        fires_on: &[
+            r#"{"error":"Invoking `get_weather()` failed as the following mandatory input parameters are not present:\ncity"}"#,
+            r#"{"error":"MCP tool execution failed: connection closed"}"#,
+        ],
+        ignores: &[r#"{"error":null,"result":"ok"}"#, r#"{"result":"error: none"}"#],
+    },
+    ContentRule {
+        id: "adk-status-error",
+        pattern: r#"^\{(?:"[^"]*":(?:"(?:[^"\\]|\\.)*"|-?[\d.]+|true|false|null),)*"status":"error""#,
+        tools: &[],
+        formats: &[Dialect::ADK],
+        precision: Precision::Medium,
+        doc: "The convention ADK's documentation teaches for tools: return `{\"status\": \"error\", \
+              \"error_message\": …}`. ADK stores it as an ordinary response, so every such failure is hidden.",
+        fires_on: &[r#"{"error_message":"Weather information for 'Paris' is not available.","status":"error"}"#],
+        ignores: &[r#"{"report":"sunny","status":"success"}"#, r#"{"items":[{"status":"error"}],"status":"success"}"#],
+    },
 ];

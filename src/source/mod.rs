@@ -1,6 +1,7 @@
 //! Trace sources: open a file safely, recognise its format, and stream its
 //! sessions into the common model.
 
+pub mod adk;
 pub mod crush;
 pub mod goose;
 pub mod json;
@@ -96,6 +97,7 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &langgraph::LangGraph,
     &openai_agents::OpenAiAgents,
     &zed::Zed,
+    &adk::Adk,
 ];
 
 /// A SQLite format: a handle to its adapter in `ADAPTERS`.
