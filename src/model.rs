@@ -75,6 +75,7 @@ impl Dialect {
         Dialect::OPENAI_AGENTS,
         Dialect::ZED,
         Dialect::ADK,
+        Dialect::CURSOR,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

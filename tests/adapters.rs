@@ -394,3 +394,46 @@ fn adk_sqlalchemy_layouts_v1_and_v0() {
     assert_eq!(tool(&v, "get_weather")["categories"], json!({"missing-required-param": 1}));
     assert_eq!(v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "malformed-row").count(), 0);
 }
+
+#[test]
+fn cursor_is_read_only_when_asked_for_and_never_reads_item_table() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "state.vscdb", &sample_sql("cursor.sql"));
+    // Never detected: a scan names the opt-in instead.
+    let out = run_in(dir.path(), &["scan", "state.vscdb"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--source-format cursor (experimental)"), "{}", stderr(&out));
+    let out = run_in(dir.path(), &["scan", "state.vscdb", "--source-format", "cursor", "--format", "json"]);
+    assert!(stderr(&out).contains("Cursor support is experimental"), "{}", stderr(&out));
+    let text = stdout(&out);
+    for secret in ["SECRET-TOKEN", "never_read", "never-printed", "trap"] {
+        assert!(!text.contains(secret), "{secret} leaked from ItemTable or composerData");
+    }
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "cursor");
+    assert_eq!(v["totals"]["sessions"], 2);
+    assert_eq!(counts(&v, "run_terminal_cmd"), (4, 2, 1, 1), "exit 1 under completed is hidden; grep exit 1 benign");
+    assert_eq!(tool(&v, "run_terminal_cmd")["categories"], json!({"nonzero-exit": 1, "user-rejected": 1}));
+    assert_eq!(counts(&v, "search_replace"), (1, 1, 1, 0));
+    assert_eq!(tool(&v, "search_replace")["categories"], json!({"edit-match-not-found": 1}));
+    assert_eq!(counts(&v, "read_file"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "mcp_github_get_issue"), (1, 1, 1, 0));
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "the call still loading");
+    let malformed: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "malformed-row")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(malformed.len(), 1, "the null value is not malformed, the broken one is: {malformed:?}");
+    assert_golden(
+        "cursor.json",
+        &stdout(&run_in(root(), &["scan", "sample-traces/cursor.db", "--source-format", "cursor", "--format", "json"])),
+    );
+    // The shipped .db is what the .sql builds.
+    let fresh = json(&run_in(dir.path(), &["scan", "state.vscdb", "--source-format", "cursor", "--format", "json"]));
+    let shipped =
+        json(&run_in(root(), &["scan", "sample-traces/cursor.db", "--source-format", "cursor", "--format", "json"]));
+    assert_eq!(fresh["tools"], shipped["tools"], "rebuild sample-traces/cursor.db from cursor.sql");
+}

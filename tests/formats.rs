@@ -24,6 +24,7 @@ fn formats_lists_every_format_with_its_signature() {
             "openai-agents (OpenAI Agents SDK sessions (SQLiteSession, SQLAlchemySession, AdvancedSQLiteSession))",
             "zed (Zed's agent panel threads)",
             "adk (Google ADK session databases (adk web / adk run, DatabaseSessionService))",
+            "cursor (Cursor, experimental: reverse-engineered, read only with --source-format cursor)",
             "claude-code (Claude Code transcripts, JSONL, read through import)",
             "codex (Codex CLI rollouts, JSONL, read through import)",
             "gemini (Gemini CLI chat recordings, JSONL, read through import)",
@@ -40,7 +41,7 @@ fn unknown_source_format_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains(
-            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk"
+            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor"
         ),
         "{}",
         stderr(&out)
@@ -59,7 +60,7 @@ fn unknown_schema_names_the_formats() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.contains(
-            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk"
+            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor"
         ),
         "{err}"
     );

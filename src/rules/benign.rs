@@ -32,6 +32,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[BenignExit {
         "codex-exit-code",
         "openai-agents-exit-code",
         "zed-terminal-exit-code",
+        "cursor-exit-code",
     ],
     codes: &[1],
     command: r"^(?:\S*/)?(?:grep|rg|egrep|fgrep|find|diff|test|\[|git\s+(?:grep|diff))(?:\s|$)",

@@ -484,4 +484,17 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         fires_on: &[r#"{"error_message":"Weather information for 'Paris' is not available.","status":"error"}"#],
         ignores: &[r#"{"report":"sunny","status":"success"}"#, r#"{"items":[{"status":"error"}],"status":"success"}"#],
     },
+    // --- Cursor (experimental) -------------------------------------------------
+    ContentRule {
+        id: "cursor-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::CURSOR],
+        precision: Precision::High,
+        doc: "Cursor's terminal tool records `status: completed` for a command that exited non-zero; the exit \
+              status (`exitCodeV2` in the result JSON) is presented as this line. Benign exits (grep finding \
+              nothing) are not counted. Experimental: Cursor's storage is reverse-engineered.",
+        fires_on: &["Exit code 1"],
+        ignores: &["Exit code 0"],
+    },
 ];
