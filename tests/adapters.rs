@@ -437,3 +437,27 @@ fn cursor_is_read_only_when_asked_for_and_never_reads_item_table() {
         json(&run_in(root(), &["scan", "sample-traces/cursor.db", "--source-format", "cursor", "--format", "json"]));
     assert_eq!(fresh["tools"], shipped["tools"], "rebuild sample-traces/cursor.db from cursor.sql");
 }
+
+/// A real public LangGraph file, held out of the repository (its licence is
+/// unknown): Amit0119/Multi-Agent-booking-system, `checkpoints.sqlite` at
+/// 350fe20f5704a65be8bf336f3b2038c52ec89531 (219 checkpoints of 19 threads,
+/// 64 ToolMessages by the research's hand decoding). Run with
+/// `TRACELINT_REAL_LANGGRAPH=<path> cargo test --test adapters -- --ignored`.
+#[test]
+#[ignore = "needs a file outside the repository"]
+fn langgraph_real_public_file() {
+    let Some(path) = std::env::var_os("TRACELINT_REAL_LANGGRAPH") else { return };
+    let path = std::path::PathBuf::from(path);
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("checkpoints.sqlite");
+    std::fs::copy(&path, &copy).unwrap();
+    let v = json(&run_in(dir.path(), &["scan", "checkpoints.sqlite", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "langgraph");
+    assert_eq!(v["totals"]["calls"], 65);
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "64 ToolMessages answer 65 calls");
+    assert_eq!(counts(&v, "send_booking_notification"), (51, 0, 0, 0));
+    // The same from the latest checkpoints alone.
+    rusqlite::Connection::open(&copy).unwrap().execute_batch("DELETE FROM writes").unwrap();
+    let w = json(&run_in(dir.path(), &["scan", "checkpoints.sqlite", "--format", "json"]));
+    assert_eq!(w["totals"]["calls"], 65);
+}

@@ -37,7 +37,7 @@ static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CURSOR,
     agent: "Cursor, experimental: reverse-engineered, read only with --source-format cursor",
     product: "Cursor",
-    signature: "never detected (experimental): `--source-format cursor` on a `state.vscdb` with `cursorDiskKV` and `ItemTable`",
+    signature: "`cursorDiskKV` and `ItemTable` (a `state.vscdb` of the agent era); never detected: experimental, only with --source-format cursor",
     flag: "`toolFormerData.status = \"error\"` or `\"cancelled\"`, `userDecision = \"rejected\"`; a terminal command's \
            non-zero `exitCodeV2` under `completed` is not flagged",
     locations: &[
