@@ -26,7 +26,14 @@ pub struct BenignExit {
 
 pub static BENIGN_EXITS: &[BenignExit] = &[BenignExit {
     id: "search-found-nothing",
-    rules: &["exit-code-line", "codex-process-exited", "codex-exit-code"],
+    rules: &[
+        "exit-code-line",
+        "codex-process-exited",
+        "codex-exit-code",
+        "openai-agents-exit-code",
+        "zed-terminal-exit-code",
+        "cursor-exit-code",
+    ],
     codes: &[1],
     command: r"^(?:\S*/)?(?:grep|rg|egrep|fgrep|find|diff|test|\[|git\s+(?:grep|diff))(?:\s|$)",
     doc: "grep, rg, egrep, fgrep, find, diff, test, `[`, `git grep` and `git diff` exit 1 to say \

@@ -356,4 +356,145 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         fires_on: &["interrupted by user"],
         ignores: &["the user interrupted by typing"],
     },
+    // --- LangGraph (SqliteSaver checkpoints) ----------------------------------
+    ContentRule {
+        id: "langgraph-toolnode-error",
+        pattern: r"(?m)^ ?Please fix your mistakes\.\s*$",
+        tools: &[],
+        formats: &[Dialect::LANGGRAPH],
+        precision: Precision::High,
+        doc: "LangGraph's prebuilt ToolNode turns a tool's exception into `Error: <repr(e)>\\n Please fix your \
+              mistakes.` with `status = \"error\"`; a custom error handler that keeps the wording but not the \
+              status hides it. (`Error: …` from a tool that returns its failure is caught by `error-prefix`.)",
+        fires_on: &["Error: ConnectionError('gateway unreachable')\n Please fix your mistakes."],
+        ignores: &["Please fix your mistakes in the essay before Friday"],
+    },
+    // --- OpenAI Agents SDK sessions ------------------------------------------
+    ContentRule {
+        id: "openai-agents-tool-error",
+        pattern: r"^An error occurred while (?:running the tool|parsing tool arguments)\. Please try again",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "The Agents SDK's default failure function turns a tool's exception (or arguments that did not \
+              parse) into an ordinary output: `An error occurred while running the tool. Please try again. \
+              Error: …`. Function tools have no error flag, so every such result is hidden.",
+        fires_on: &[
+            "An error occurred while running the tool. Please try again. Error: HTTPError('502')",
+            "An error occurred while parsing tool arguments. Please try again with valid JSON. Error: Expecting ','",
+        ],
+        ignores: &["An error occurred in the report, see line 3"],
+    },
+    ContentRule {
+        id: "openai-agents-timeout",
+        pattern: r"^Tool '[^']+' timed out after [\d.]+ seconds\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "A function tool that exceeded its timeout with the `error_as_result` behaviour: \
+              `Tool '<name>' timed out after N seconds.`",
+        fires_on: &["Tool 'fetch_page' timed out after 30.0 seconds."],
+        ignores: &["Tool 'fetch_page' finished after 3.0 seconds."],
+    },
+    ContentRule {
+        id: "openai-agents-not-approved",
+        pattern: r"(?m)^Tool execution was not approved\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "A call a human (or the approval policy) declined: `Tool execution was not approved.` (shell \
+              rejections write it to stderr with exit code 1).",
+        fires_on: &["Tool execution was not approved."],
+        ignores: &["Tool execution was approved."],
+    },
+    ContentRule {
+        id: "openai-agents-error-object",
+        pattern: r#"^\{\s*"error"\s*:"#,
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::Medium,
+        doc: "For callers with an output schema the SDK wraps a tool failure as `{\"error\": \"<text>\"}`.",
+        fires_on: &[r#"{"error": "An error occurred while running the tool."}"#],
+        ignores: &[r#"{"errors": []}"#, r#"{"result": "error"}"#],
+    },
+    ContentRule {
+        id: "openai-agents-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["shell", "local_shell"],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "The shell tool's `outcome.exit_code`, stored apart from the output and presented as this line: \
+              a non-zero exit is never flagged. Benign exits (grep finding nothing) are not counted.",
+        fires_on: &["Exit code 101"],
+        ignores: &["Exit code 0"],
+    },
+    // --- Zed agent threads ----------------------------------------------------
+    ContentRule {
+        id: "zed-terminal-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["terminal"],
+        formats: &[Dialect::ZED],
+        precision: Precision::High,
+        doc: "Zed's terminal tool returns success (`is_error = false`) for `Command \"<cmd>\" failed with exit \
+              code N.`; the adapter reads N out of that sentence and presents it as this line, so benign exits \
+              (grep finding nothing) are not counted.",
+        fires_on: &["Exit code 101"],
+        ignores: &["Exit code 0"],
+    },
+    ContentRule {
+        id: "zed-terminal-cut",
+        pattern: r#"^(?:Command "(?s:.*?)" timed out\.|Command terminated unexpectedly\.|The user stopped this command\.|Command cancelled: user denied )"#,
+        tools: &["terminal"],
+        formats: &[Dialect::ZED],
+        precision: Precision::High,
+        doc: "Zed's terminal tool also returns success when the command timed out, was killed, was stopped by \
+              the user, or when the user refused a sandbox escalation.",
+        fires_on: &[
+            "Command \"npm run dev\" timed out. Output captured before timeout:\n\n```\nready\n```",
+            "Command terminated unexpectedly. Output captured:\n```\n```",
+            "The user stopped this command. Output captured before it was stopped:\n```\n```",
+            "Command cancelled: user denied permission to run outside the sandbox (network access).",
+        ],
+        ignores: &["Command executed successfully.", "```\nCommand \"x\" timed out.\n```"],
+    },
+    // --- Google ADK sessions ---------------------------------------------------
+    ContentRule {
+        id: "adk-error-response",
+        pattern: r#"^\{"error":(?:"|\{)"#,
+        tools: &[],
+        formats: &[Dialect::ADK],
+        precision: Precision::High,
+        doc: "ADK answers with an `{\"error\": …}` response (no flag) when a FunctionTool misses mandatory \
+              arguments, when an MCP call fails with graceful error handling, and when a confirmation was \
+              refused. Responses are shown as compact JSON with sorted keys.",
+        fires_on: &[
+            r#"{"error":"Invoking `get_weather()` failed as the following mandatory input parameters are not present:\ncity"}"#,
+            r#"{"error":"MCP tool execution failed: connection closed"}"#,
+        ],
+        ignores: &[r#"{"error":null,"result":"ok"}"#, r#"{"result":"error: none"}"#],
+    },
+    ContentRule {
+        id: "adk-status-error",
+        pattern: r#"^\{(?:"[^"]*":(?:"(?:[^"\\]|\\.)*"|-?[\d.]+|true|false|null),)*"status":"error""#,
+        tools: &[],
+        formats: &[Dialect::ADK],
+        precision: Precision::Medium,
+        doc: "The convention ADK's documentation teaches for tools: return `{\"status\": \"error\", \
+              \"error_message\": …}`. ADK stores it as an ordinary response, so every such failure is hidden.",
+        fires_on: &[r#"{"error_message":"Weather information for 'Paris' is not available.","status":"error"}"#],
+        ignores: &[r#"{"report":"sunny","status":"success"}"#, r#"{"items":[{"status":"error"}],"status":"success"}"#],
+    },
+    // --- Cursor (experimental) -------------------------------------------------
+    ContentRule {
+        id: "cursor-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::CURSOR],
+        precision: Precision::High,
+        doc: "Cursor's terminal tool records `status: completed` for a command that exited non-zero; the exit \
+              status (`exitCodeV2` in the result JSON) is presented as this line. Benign exits (grep finding \
+              nothing) are not counted. Experimental: Cursor's storage is reverse-engineered.",
+        fires_on: &["Exit code 1"],
+        ignores: &["Exit code 0"],
+    },
 ];

@@ -94,4 +94,8 @@ pub const SAMPLES: &[&str] = &[
     "sample-traces/claude-code",
     "sample-traces/codex",
     "sample-traces/gemini",
+    "sample-traces/langgraph.db",
+    "sample-traces/openai-agents.db",
+    "sample-traces/zed.db",
+    "sample-traces/adk.db",
 ];
