@@ -54,6 +54,8 @@ impl Dialect {
     pub const CLAUDE_CODE: Dialect = Dialect("claude-code");
     pub const CODEX: Dialect = Dialect("codex");
     pub const GEMINI: Dialect = Dialect("gemini");
+    /// OpenTelemetry traces (OTLP/JSON, Langfuse, Phoenix), read through import.
+    pub const OTEL: Dialect = Dialect("otel");
 
     /// Every named dialect.
     pub const ALL: &'static [Dialect] = &[
@@ -66,6 +68,7 @@ impl Dialect {
         Dialect::CLAUDE_CODE,
         Dialect::CODEX,
         Dialect::GEMINI,
+        Dialect::OTEL,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

@@ -54,6 +54,7 @@ fn export_counts_equal_scan_totals_on_every_sample() {
         "sample-traces/claude-code",
         "sample-traces/codex",
         "sample-traces/gemini",
+        "sample-traces/otel",
     ] {
         let report = json(&run_in(root(), &["scan", sample, "--format", "json"]));
         let t = &report["totals"];

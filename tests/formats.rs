@@ -23,6 +23,7 @@ fn formats_lists_every_format_with_its_signature() {
             "claude-code (Claude Code transcripts, JSONL, read through import)",
             "codex (Codex CLI rollouts, JSONL, read through import)",
             "gemini (Gemini CLI chat recordings, JSONL, read through import)",
+            "otel (OpenTelemetry traces as JSON (OTLP/JSON lines, Langfuse observations, Phoenix spans), read through import)",
         ]
     );
     assert!(text.contains("detected by:") && text.contains("recognised:") && text.contains("default:"), "{text}");
