@@ -102,6 +102,12 @@ fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Resu
     for f in &stats.unrecognised {
         notes.push(format!("{}: not a {known}, skipped", one_line(&f.display().to_string())));
     }
+    for f in &stats.broken {
+        notes.push(format!(
+            "{}: not a whole JSON document (cut or broken?), skipped",
+            one_line(&f.display().to_string())
+        ));
+    }
     if stats.files == 0 {
         let what = if path.is_dir() {
             format!("is a directory with no {known} (*.jsonl, *.json)")

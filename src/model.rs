@@ -56,6 +56,7 @@ impl Dialect {
     pub const GEMINI: Dialect = Dialect("gemini");
     /// OpenTelemetry traces (OTLP/JSON, Langfuse, Phoenix), read through import.
     pub const OTEL: Dialect = Dialect("otel");
+    pub const OPENHANDS: Dialect = Dialect("openhands");
 
     /// Every named dialect.
     pub const ALL: &'static [Dialect] = &[
@@ -69,6 +70,7 @@ impl Dialect {
         Dialect::CODEX,
         Dialect::GEMINI,
         Dialect::OTEL,
+        Dialect::OPENHANDS,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

@@ -55,6 +55,7 @@ fn export_counts_equal_scan_totals_on_every_sample() {
         "sample-traces/codex",
         "sample-traces/gemini",
         "sample-traces/otel",
+        "sample-traces/openhands",
     ] {
         let report = json(&run_in(root(), &["scan", sample, "--format", "json"]));
         let t = &report["totals"];

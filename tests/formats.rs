@@ -24,6 +24,7 @@ fn formats_lists_every_format_with_its_signature() {
             "codex (Codex CLI rollouts, JSONL, read through import)",
             "gemini (Gemini CLI chat recordings, JSONL, read through import)",
             "otel (OpenTelemetry traces as JSON (OTLP/JSON lines, Langfuse observations, Phoenix spans), read through import)",
+            "openhands (OpenHands conversation folders, one JSON file per event, read through import)",
         ]
     );
     assert!(text.contains("detected by:") && text.contains("recognised:") && text.contains("default:"), "{text}");

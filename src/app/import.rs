@@ -14,6 +14,10 @@ pub fn run_import(args: &ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -
     for f in &stats.unrecognised {
         writeln!(err, "tracelint: warning: {}: not a {known} transcript, skipped", one_line(&f.display().to_string()))?;
     }
+    for f in &stats.broken {
+        let f = one_line(&f.display().to_string());
+        writeln!(err, "tracelint: warning: {f}: not a whole JSON document (cut or broken?), skipped")?;
+    }
     writeln!(
         out,
         "imported {} files into {}: {} sessions, {} new calls, {} new results",

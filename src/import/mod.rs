@@ -11,6 +11,7 @@
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod openhands;
 pub mod otel;
 
 use std::collections::{HashMap, HashSet};
@@ -57,7 +58,8 @@ pub trait ImportRun {
 }
 
 /// Every transcript format, in the order `tracelint formats` lists them.
-pub static IMPORTERS: &[&dyn Importer] = &[&claude::Claude, &codex::Codex, &gemini::Gemini, &otel::Otel];
+pub static IMPORTERS: &[&dyn Importer] =
+    &[&claude::Claude, &codex::Codex, &gemini::Gemini, &otel::Otel, &openhands::OpenHands];
 
 /// The descriptions of every transcript format, in registry order.
 pub fn infos() -> impl Iterator<Item = &'static FormatInfo> {
@@ -97,6 +99,8 @@ pub struct ImportStats {
     pub surrogates: u64,
     /// Files whose agent could not be recognised.
     pub unrecognised: Vec<PathBuf>,
+    /// `.json` files that are not a whole JSON document (cut or broken).
+    pub broken: Vec<PathBuf>,
     /// The agents of the files imported.
     pub agents: std::collections::BTreeSet<&'static str>,
 }
@@ -487,7 +491,8 @@ pub fn import_files(conn: &Connection, into: &Path, files: &[PathBuf]) -> Result
     let result = (|| -> Result<()> {
         for file in files {
             let Some(at) = recognise_at(file)? else {
-                writer.stats.unrecognised.push(file.clone());
+                let broken = is_json_document(file) && read_document(file, &mut ImportStats::default())?.is_none();
+                if broken { &mut writer.stats.broken } else { &mut writer.stats.unrecognised }.push(file.clone());
                 continue;
             };
             let importer = IMPORTERS[at];

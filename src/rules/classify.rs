@@ -498,4 +498,29 @@ pub static CLASS_RULES: &[ClassRule] = &[
         fires_on: &["Process exited with code 2", "Error: exit status 1"],
         ignores: &["exit code 0"],
     },
+    // --- traces as files: OpenHands, Cline / Roo, Continue ------------------
+    ClassRule {
+        id: "openhands-edit-no-match",
+        pattern: r"No replacement was performed, old_str `[^`]*` did not appear verbatim",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        category: C::EditMatchNotFound,
+        label: "old_str not found",
+        fires_on: &[
+            "[An error occurred during execution.]\nNo replacement was performed, old_str `a` did not appear verbatim in /w/x.py.",
+        ],
+        ignores: &["Replaced 1 occurrence"],
+    },
+    ClassRule {
+        id: "openhands-edit-not-unique",
+        pattern: r"No replacement was performed\. Multiple occurrences of old_str",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        category: C::EditMatchNotUnique,
+        label: "old_str not unique",
+        fires_on: &[
+            "No replacement was performed. Multiple occurrences of old_str `x` in lines [3, 9]. Please ensure it is unique.",
+        ],
+        ignores: &["Multiple occurrences are fine"],
+    },
 ];

@@ -356,4 +356,29 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         fires_on: &["interrupted by user"],
         ignores: &["the user interrupted by typing"],
     },
+    // --- traces as files: OpenTelemetry, OpenHands, Cline / Roo, Continue ----
+    ContentRule {
+        id: "otel-agents-sdk-tool-error",
+        pattern: r"^An error occurred while running the tool\. Please try again\. Error: ",
+        tools: &[],
+        formats: &[Dialect::OTEL],
+        precision: Precision::High,
+        doc: "The OpenAI Agents SDK's default `failure_error_function`: the tool raised, and the model is told so \
+              in an ordinary tool output.",
+        fires_on: &["An error occurred while running the tool. Please try again. Error: division by zero"],
+        ignores: &["An error occurred while running the tool earlier; it works now"],
+    },
+    ContentRule {
+        id: "openhands-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        doc: "An OpenHands terminal command that exited non-zero: stored with `is_error: false` and the \
+              observation's `exit_code` (shown to the rules as `Exit code N`); its text ends with \
+              `[The command completed with exit code N.]`. Exit code -1 (still running or unknown) is not \
+              kept, and grep/find/diff exit 1 is benign.",
+        fires_on: &["Exit code 101", "Exit code 2"],
+        ignores: &["Exit code 0", "Exit code -1", "[The command completed with exit code 1.]"],
+    },
 ];
