@@ -57,6 +57,8 @@ impl Dialect {
     /// OpenTelemetry traces (OTLP/JSON, Langfuse, Phoenix), read through import.
     pub const OTEL: Dialect = Dialect("otel");
     pub const OPENHANDS: Dialect = Dialect("openhands");
+    pub const CLINE: Dialect = Dialect("cline");
+    pub const ROO: Dialect = Dialect("roo-code");
 
     /// Every named dialect.
     pub const ALL: &'static [Dialect] = &[
@@ -71,6 +73,8 @@ impl Dialect {
         Dialect::GEMINI,
         Dialect::OTEL,
         Dialect::OPENHANDS,
+        Dialect::CLINE,
+        Dialect::ROO,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

@@ -56,6 +56,8 @@ fn export_counts_equal_scan_totals_on_every_sample() {
         "sample-traces/gemini",
         "sample-traces/otel",
         "sample-traces/openhands",
+        "sample-traces/cline",
+        "sample-traces/roo-code",
     ] {
         let report = json(&run_in(root(), &["scan", sample, "--format", "json"]));
         let t = &report["totals"];

@@ -54,3 +54,46 @@ fn openhands_held_out() {
     assert_eq!(totals(&v), (4, 1, 1), "pytest exit 1 (metadata.exit_code) is hidden, rg exit 1 is benign");
     assert_eq!(v["totals"]["unpaired_calls"], 1, "the cut observation leaves its call unpaired");
 }
+
+#[test]
+fn cline_task_folders_legacy_xml_and_native() {
+    let out = run_in(root(), &["scan", "sample-traces/cline", "--format", "json"]);
+    assert_eq!(stderr(&out), "", "ui_messages.json and task_metadata.json are claimed, not named");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "cline");
+    assert_eq!(totals(&v), (8, 1, 3), "legacy XML results carry no flag: every failure in them is hidden");
+    assert_eq!(tool(&v, "read_file")["categories"], json!({"missing-required-param": 1, "not-found": 1}));
+    assert_eq!(tool(&v, "replace_in_file")["categories"], json!({"edit-match-not-found": 1}));
+    assert_eq!(tool(&v, "write_to_file")["categories"], json!({"user-rejected": 1}));
+    assert_eq!(tool(&v, "execute_command")["errors"], 0);
+    assert_golden("cline.json", &stdout(&out));
+}
+
+#[test]
+fn roo_code_status_json_and_subtasks() {
+    let v = scan("sample-traces/roo-code", &[]);
+    assert_eq!(v["sources"][0]["format"], "roo-code");
+    assert_eq!(totals(&v), (6, 1, 3), "{{\"status\":\"error\"}} and {{\"status\":\"denied\"}} are unflagged");
+    assert_eq!(tool(&v, "execute_command")["categories"], json!({"user-rejected": 1}));
+    assert_eq!(tool(&v, "apply_diffs")["categories"], json!({"unknown-tool": 1}), "is_error only where it never ran");
+    let top = scan("sample-traces/roo-code", &["--no-subagents"]);
+    assert_eq!(totals(&top), (4, 1, 2), "parentTaskId makes the sub-task a sub-agent");
+    assert_golden("roo-code.json", &stdout(&run_in(root(), &["scan", "sample-traces/roo-code", "--format", "json"])));
+}
+
+#[test]
+fn cline_sdk_sessions_held_out() {
+    let out = run_in(root(), &["scan", "tests/fixtures/cline", "--format", "json"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("api_conversation_history.json: not a whole JSON document (cut or broken?), skipped"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "the session manifest is claimed: {err}");
+    let v = json(&out);
+    assert_eq!(totals(&v), (4, 1, 1), "the teammate's `Error: …` is hidden");
+    assert_eq!(v["totals"]["unpaired_calls"], 1);
+    assert_eq!(v["totals"]["sessions"], 2, "a teammate transcript is its own session");
+    let top = scan("tests/fixtures/cline", &["--no-subagents"]);
+    assert_eq!(totals(&top), (3, 1, 0));
+}

@@ -9,6 +9,7 @@
 //! the same files twice leaves the database as it was.
 
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod gemini;
 pub mod openhands;
@@ -59,7 +60,7 @@ pub trait ImportRun {
 
 /// Every transcript format, in the order `tracelint formats` lists them.
 pub static IMPORTERS: &[&dyn Importer] =
-    &[&claude::Claude, &codex::Codex, &gemini::Gemini, &otel::Otel, &openhands::OpenHands];
+    &[&claude::Claude, &codex::Codex, &gemini::Gemini, &otel::Otel, &openhands::OpenHands, &cline::Cline, &cline::Roo];
 
 /// The descriptions of every transcript format, in registry order.
 pub fn infos() -> impl Iterator<Item = &'static FormatInfo> {

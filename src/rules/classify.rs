@@ -523,4 +523,26 @@ pub static CLASS_RULES: &[ClassRule] = &[
         ],
         ignores: &["Multiple occurrences are fine"],
     },
+    ClassRule {
+        id: "cline-missing-param",
+        pattern: r"Missing value for required parameter '",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        category: C::MissingRequiredParam,
+        label: "required parameter missing",
+        fires_on: &["Missing value for required parameter 'path'. Please retry with complete response."],
+        ignores: &["parameter 'path' given"],
+    },
+    ClassRule {
+        id: "cline-search-block-no-match",
+        pattern: r"The SEARCH block:[\s\S]*does not match anything in the file",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        category: C::EditMatchNotFound,
+        label: "SEARCH block not found",
+        fires_on: &[
+            "The tool execution failed with the following error:\n<error>\nThe SEARCH block:\nfoo\n...does not match anything in the file.\n</error>",
+        ],
+        ignores: &["The SEARCH block matched"],
+    },
 ];
