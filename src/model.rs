@@ -59,6 +59,7 @@ impl Dialect {
     pub const OPENHANDS: Dialect = Dialect("openhands");
     pub const CLINE: Dialect = Dialect("cline");
     pub const ROO: Dialect = Dialect("roo-code");
+    pub const CONTINUE: Dialect = Dialect("continue");
 
     /// Every named dialect.
     pub const ALL: &'static [Dialect] = &[
@@ -75,6 +76,7 @@ impl Dialect {
         Dialect::OPENHANDS,
         Dialect::CLINE,
         Dialect::ROO,
+        Dialect::CONTINUE,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

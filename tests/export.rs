@@ -58,6 +58,7 @@ fn export_counts_equal_scan_totals_on_every_sample() {
         "sample-traces/openhands",
         "sample-traces/cline",
         "sample-traces/roo-code",
+        "sample-traces/continue",
     ] {
         let report = json(&run_in(root(), &["scan", sample, "--format", "json"]));
         let t = &report["totals"];

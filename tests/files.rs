@@ -97,3 +97,21 @@ fn cline_sdk_sessions_held_out() {
     let top = scan("tests/fixtures/cline", &["--no-subagents"]);
     assert_eq!(totals(&top), (3, 1, 0));
 }
+
+#[test]
+fn continue_sessions() {
+    let out = run_in(root(), &["scan", "sample-traces/continue", "--format", "json"]);
+    assert_eq!(stderr(&out), "", "the sessions.json index is claimed, not named");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "continue");
+    assert_eq!(
+        totals(&v),
+        (7, 2, 1),
+        "`Command failed with exit code 2` in a `done` state is hidden; grep exit 1 is not"
+    );
+    assert_eq!(tool(&v, "run_terminal_command")["categories"], json!({"nonzero-exit": 1}));
+    assert_eq!(tool(&v, "edit_existing_file")["categories"], json!({"not-found": 1}));
+    assert_eq!(tool(&v, "create_new_file")["categories"], json!({"user-rejected": 1}), "canceled");
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "a call still `generated` has no result");
+    assert_golden("continue.json", &stdout(&out));
+}

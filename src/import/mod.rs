@@ -11,6 +11,7 @@
 pub mod claude;
 pub mod cline;
 pub mod codex;
+pub mod continue_dev;
 pub mod gemini;
 pub mod openhands;
 pub mod otel;
@@ -59,8 +60,16 @@ pub trait ImportRun {
 }
 
 /// Every transcript format, in the order `tracelint formats` lists them.
-pub static IMPORTERS: &[&dyn Importer] =
-    &[&claude::Claude, &codex::Codex, &gemini::Gemini, &otel::Otel, &openhands::OpenHands, &cline::Cline, &cline::Roo];
+pub static IMPORTERS: &[&dyn Importer] = &[
+    &claude::Claude,
+    &codex::Codex,
+    &gemini::Gemini,
+    &otel::Otel,
+    &openhands::OpenHands,
+    &cline::Cline,
+    &cline::Roo,
+    &continue_dev::Continue,
+];
 
 /// The descriptions of every transcript format, in registry order.
 pub fn infos() -> impl Iterator<Item = &'static FormatInfo> {

@@ -38,7 +38,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
     // --- traces as files: OpenHands, Continue ------------------------------------
     BenignExit {
         id: "search-found-nothing-files",
-        rules: &["openhands-exit-code"],
+        rules: &["openhands-exit-code", "continue-exit-code"],
         codes: &[1],
         command: r"^(?:\S*/)?(?:grep|rg|egrep|fgrep|find|diff|test|\[|git\s+(?:grep|diff))(?:\s|$)",
         doc: "The same searches in the agents whose traces are files: exit 1 is \"no match\", not a failure.",

@@ -432,4 +432,15 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         fires_on: &["Tool call repetition limit reached for read_file. Please try a different approach."],
         ignores: &["repetition limit not reached"],
     },
+    ContentRule {
+        id: "continue-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::CONTINUE],
+        precision: Precision::High,
+        doc: "A Continue terminal command that resolved `done` with the status `Command failed with exit code N`: \
+              the exit code is kept and shown to the rules as `Exit code N` (grep/find/diff exit 1 is benign).",
+        fires_on: &["Exit code 1", "Exit code 127"],
+        ignores: &["Exit code 0", "Command completed"],
+    },
 ];
