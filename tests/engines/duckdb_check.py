@@ -149,6 +149,25 @@ def guard_blind_streaks(con, sql, report):
     return p
 
 
+PARQUET = "read_parquet('calls/*/*.parquet', hive_partitioning = true)"
+NDJSON = "read_ndjson('calls-ndjson/*/*.ndjson', hive_partitioning = true)"
+
+
+def ndjson_recipe_problems(con, sql):
+    """docs/export.md says the recipes read NDJSON with read_ndjson(...) in
+    place of read_parquet(...): the same rows come out."""
+    if PARQUET not in sql:
+        return [f"the recipe does not read {PARQUET}"]
+    # read_ndjson infers a UUID column from ids that all look like UUIDs:
+    # compare the values as text.
+    def text(rows):
+        return [tuple(None if v is None else str(v) for v in row) for row in rows]
+
+    parquet = text(con.execute(sql).fetchall())
+    ndjson = text(con.execute(sql.replace(PARQUET, NDJSON)).fetchall())
+    return [] if parquet == ndjson else [f"parquet {parquet[:3]}... != ndjson {ndjson[:3]}..."]
+
+
 RECIPE_CHECKS = {
     "hidden-per-tool-per-day": hidden_per_tool_per_day,
     "worst-categories": worst_categories,
@@ -205,6 +224,10 @@ def main():
                     checks.run(
                         f"{sample}: recipe {name} agrees with scan",
                         lambda c=check, n=name: c(con, found[n], report),
+                    )
+                    checks.run(
+                        f"{sample}: recipe {name} over the NDJSON partitions gives the same rows",
+                        lambda n=name: ndjson_recipe_problems(con, found[n]),
                     )
             finally:
                 os.chdir(ROOT)
