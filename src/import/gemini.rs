@@ -13,8 +13,13 @@
 //!
 //! The database is the buffer: each copy of a message updates its calls in
 //! place and a rewind deletes the calls of the dropped messages, so memory
-//! holds only message ids. The legacy single-document `.json` files are not
-//! read.
+//! holds only message ids.
+//!
+//! Most chats on disk (October 2025 to March 2026 at least) are instead one
+//! JSON document, `chats/session-*.json`: the metadata (`sessionId`,
+//! `projectHash`, `startTime`, `lastUpdated`) and the whole `messages[]`,
+//! each message as in the JSONL recordings. The document is read as its
+//! metadata record followed by its messages.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -92,9 +97,16 @@ fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
         order: Vec::new(),
         calls: HashMap::new(),
     };
+    let sql = |e: rusqlite::Error| Error::input(path, crate::source::open::sqlite_problem(&e));
+    if super::is_document(path) {
+        if let Some(doc) = super::read_document(path, &mut w.stats)? {
+            f.record(&doc, w).map_err(sql)?;
+        }
+        return Ok(());
+    }
     let mut lines = LineReader::open(path)?;
     while let Some(v) = lines.next_record(&mut w.stats)? {
-        f.record(&v, w).map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)))?;
+        f.record(&v, w).map_err(sql)?;
     }
     Ok(())
 }
@@ -130,6 +142,12 @@ impl File<'_> {
                 }
                 let started = v.get("startTime").and_then(Value::as_str);
                 self.begin(started, w)?;
+            }
+            // A single-document chat carries its messages with its metadata.
+            if let Some(Value::Array(messages)) = v.get("messages") {
+                for m in messages {
+                    self.message(m, w)?;
+                }
             }
             return Ok(());
         }

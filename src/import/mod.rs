@@ -243,6 +243,30 @@ impl Writer<'_> {
         }
     }
 
+    /// Move a call and its result to another session (a call belongs to
+    /// the session that made it; see the Claude Code importer).
+    pub fn move_call(&mut self, from: &str, to: &str, call_id: &str) -> rusqlite::Result<()> {
+        let seq = match self.next_seq.get(to) {
+            Some(&n) => n,
+            None => {
+                let max: Option<i64> =
+                    self.conn
+                        .query_row("SELECT max(seq) FROM calls WHERE session_id = ?1", params![to], |r| r.get(0))?;
+                max.unwrap_or(0) + 1
+            }
+        };
+        self.next_seq.insert(to.to_string(), seq + 1);
+        self.conn.execute(
+            "UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3",
+            params![from, to, call_id, seq],
+        )?;
+        self.conn.execute(
+            "UPDATE results SET session_id = ?2 WHERE session_id = ?1 AND call_id = ?3",
+            params![from, to, call_id],
+        )?;
+        Ok(())
+    }
+
     /// Remove a call and its result (the source took it back).
     pub fn forget_call(&mut self, session: &str, call_id: &str) -> rusqlite::Result<()> {
         let r = self
@@ -296,7 +320,7 @@ pub fn open_target(into: &Path) -> Result<Connection> {
 }
 
 /// Every transcript file under `sources` (files as given, folders walked
-/// for `*.jsonl`), sorted and each once.
+/// for `*.jsonl` and `*.json`), sorted and each once.
 pub fn transcript_files(sources: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for src in sources {
@@ -320,7 +344,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         let kind = entry.file_type().map_err(|e| Error::input(&path, format!("cannot read: {e}")))?;
         if kind.is_dir() {
             walk(&path, out)?;
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl" || e == "json") {
             out.push(path);
         }
     }
@@ -395,20 +419,57 @@ pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
     }
 }
 
-/// The importer of a transcript, recognised by its first JSON record
-/// among its first 50 lines.
+/// Is `path` a transcript written as one JSON document (`*.json`: Gemini
+/// CLI's chats) rather than one record per line?
+pub fn is_document(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+/// The JSON document of a `*.json` transcript: an object or an array, with
+/// lone surrogate escapes repaired. A file that is not JSON is counted as
+/// one invalid line and gives `None`.
+pub fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Value>> {
+    let bytes = std::fs::read(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let parsed = match serde_json::from_str::<Value>(&text) {
+        Ok(v) => Some(v),
+        Err(_) => crate::source::json::replace_lone_surrogates(&text).and_then(|(fixed, n)| {
+            let v = serde_json::from_str::<Value>(&fixed).ok()?;
+            stats.surrogates += n;
+            Some(v)
+        }),
+    };
+    match parsed {
+        Some(v @ (Value::Object(_) | Value::Array(_))) => Ok(Some(v)),
+        _ => {
+            stats.invalid += u64::from(!text.trim().is_empty());
+            Ok(None)
+        }
+    }
+}
+
+/// The importer of a transcript, recognised by the first of its first 50
+/// lines that is a JSON record some importer claims.
 pub fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
     Ok(recognise_at(path)?.map(|at| IMPORTERS[at]))
 }
 
 /// `recognise`, as the importer's place in `IMPORTERS`.
 fn recognise_at(path: &Path) -> Result<Option<usize>> {
+    if is_document(path) {
+        let Some(doc) = read_document(path, &mut ImportStats::default())? else { return Ok(None) };
+        return Ok(IMPORTERS.iter().position(|i| i.recognise(&doc)));
+    }
     let mut lines = LineReader::open(path)?;
     let mut scratch = ImportStats::default();
     for _ in 0..50 {
         match lines.next_line(&mut scratch)? {
             None => break,
-            Some(Some(Line::Record(v))) => return Ok(IMPORTERS.iter().position(|i| i.recognise(&v))),
+            Some(Some(Line::Record(v))) => {
+                if let Some(at) = IMPORTERS.iter().position(|i| i.recognise(&v)) {
+                    return Ok(Some(at));
+                }
+            }
             Some(_) => {}
         }
     }
