@@ -220,3 +220,28 @@ fn claude_code_side_questions_leave_calls_to_their_parent() {
     assert_eq!(rows["toolu_9"]["paired"], true);
     assert_eq!(rows["toolu_10"]["session"], "f1/agent-aside_question-7a81", "the side question's own call");
 }
+
+/// Shape 1 (older Gemini CLI): a `/chat save` checkpoint is the model's
+/// history, calls as `functionCall` parts without ids and results as
+/// `functionResponse` parts with them; `response.error` is the flag.
+#[test]
+fn gemini_checkpoints_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = json!([
+        {"role": "user", "parts": [{"text": "build it"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "run_shell_command", "args": {"command": "go test ./..."}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "run_shell_command-1752307549897-f4c7", "name": "run_shell_command",
+            "response": {"output": "Command: go test ./...\nDirectory: (root)\nStdout: FAIL\tportfolio [build failed]\nFAIL\n\nStderr: ./main.go:16:2: undefined: x\n\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 75404"}}}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "read_file", "args": {"absolute_path": "/p/nope.go"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "read_file-1752307600000-aa", "name": "read_file",
+            "response": {"error": "File not found: /p/nope.go"}}}]}
+    ]);
+    let file = dir.path().join("tmp/e3d0d1de/checkpoint-dev.json");
+    write(&file, &serde_json::to_string(&history).unwrap());
+    let rows = export(dir.path(), &file);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let test = &rows["run_shell_command-1752307549897-f4c7"];
+    assert_eq!((test["hidden"].as_bool(), test["category"].as_str()), (Some(true), Some("nonzero-exit")));
+    let read = &rows["read_file-1752307600000-aa"];
+    assert_eq!((read["flagged"].as_bool(), read["category"].as_str()), (Some(true), Some("not-found")));
+}

@@ -65,11 +65,12 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         id: "files-differ",
         rules: EXIT_RULES,
         codes: &[1],
-        command: r"^(?:diff|cmp|git diff|git --no-pager diff)(?:\s|$)",
+        command: r"^(?:diff|cmp)(?:\s|$)|^git (?:--no-pager )?diff\b.*\s--(?:exit-code|quiet)\b",
         silent_only: false,
-        doc: "diff, cmp and `git diff --exit-code` exit 1 to say \"the files differ\" and print the difference.",
-        fires_on: &["LC_ALL=C diff a b", "cd /p && git diff --exit-code", "cmp -s a b"],
-        ignores: &["git status", "make diff-check; false"],
+        doc: "diff, cmp and `git diff --exit-code`/`--quiet` exit 1 to say \"the files differ\" and print the \
+              difference. A plain `git diff` exits 0 whatever it shows.",
+        fires_on: &["LC_ALL=C diff a b", "cd /p && git diff --exit-code", "cmp -s a b", "git diff --quiet HEAD"],
+        ignores: &["git status", "make diff-check; false", "git diff --staged && git diff"],
     },
     BenignExit {
         id: "deliberate-interrupt",

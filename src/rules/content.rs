@@ -96,7 +96,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "codex-tool-error",
-        pattern: r"^(?:unsupported (?:custom tool )?call: |failed to parse \w+ arguments|exec_command failed: |write_stdin failed: |execution error: |failed in sandbox|command timed out after \d+ milliseconds)",
+        pattern: r"^(?:unsupported (?:custom tool )?call: |failed to parse \w+ arguments|exec_command failed(?: for `[^`]*`)?: |write_stdin failed: |execution error: |failed in sandbox|command timed out after \d+ milliseconds)",
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
@@ -106,6 +106,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
             "unsupported call: shell2",
             "failed to parse function arguments: missing field `cmd`",
             "command timed out after 10000 milliseconds\nOutput:\n",
+            "exec_command failed for `/bin/zsh -lc 'ps -p 9'`: CreateProcess { message: \"Codex(Sandbox(Denied { … }))\" }",
         ],
         ignores: &["execution finished"],
     },

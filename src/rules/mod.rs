@@ -180,6 +180,12 @@ pub fn detect_result(
             (detect_in(format, tool, &line)?, line)
         }
     };
+    // A shell command that exited 0 succeeded: a generic shape in its output
+    // (a script printing `ERROR: …`) is the program's text, not the tool's.
+    let succeeded = exit_code == Some(0) || exit_code_of(&shown) == Some(0);
+    if rule.precision == Precision::Medium && succeeded && tools::SHELL_TOOLS.contains(&tool) {
+        return None;
+    }
     if is_benign(rule.id, input, &shown) { None } else { Some(rule) }
 }
 
@@ -464,6 +470,10 @@ mod tests {
         assert!(detect_result(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(2), None).is_some());
         let typed = json!({"session_id": 1885, "chars": "y\n"});
         assert!(detect_result(Dialect::CODEX, "write_stdin", &typed, &exited(1), None).is_some());
+        // A script that printed `ERROR:` and exited 0 did not fail.
+        let script = "ERROR: Multiple spec directories found with prefix '001'\nCopied plan template";
+        assert!(detect_result(Dialect::CODEX, "shell", &cmd("bash setup.sh"), script, Some(0)).is_none());
+        assert!(detect_result(Dialect::CODEX, "shell", &cmd("bash setup.sh"), script, None).is_some());
         // Gemini's and Codex's shapes go through the same logic.
         let gemini = "Command: findstr /s foo *.md\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1\nSignal: (none)\nProcess Group PGID: 4068";
         assert!(
