@@ -377,6 +377,35 @@ mod tests {
         );
     }
 
+    /// Issue 12, shape 2: errors inside JSON envelopes.
+    #[test]
+    fn json_envelopes_are_judged_inside() {
+        let judged = |tool: &str, text: &str| {
+            let shown = present(tool, text);
+            (detect_in(Dialect::CLAUDE_CODE, tool, &shown).map(|r| r.id), shown.into_owned())
+        };
+        let (rule, shown) = judged("mcp__serena__find_file", r#"{"result":"Error: No active project."}"#);
+        assert_eq!((rule, shown.as_str()), (Some("error-prefix"), "Error: No active project."));
+        for text in [
+            r#"{"error": {"code": -32000, "message": "MCP server connection lost"}}"#,
+            r#"{"status": "error", "message": "project not found"}"#,
+            r#"{"success": false, "message": "Query failed"}"#,
+            r#"{"isError": true, "content": [{"type": "text", "text": "boom"}]}"#,
+        ] {
+            assert_eq!(judged("mcp__x__y", text).0, Some(ENVELOPE_RULE), "{text}");
+        }
+        assert_eq!(
+            judged("mcp__x__y", r#"{"error": {"code": -32000, "message": "lost"}}"#).1,
+            "JSON envelope error: lost"
+        );
+        for text in [r#"{"error": null, "rows": []}"#, r#"{"success": true}"#, r#"{"status": "ok"}"#, "{not json"] {
+            assert_eq!(judged("mcp__x__y", text).0, None, "{text}");
+        }
+        // Readers and shells return data, not envelopes.
+        assert_eq!(judged("read_file", r#"{"error": "fixture"}"#).0, None);
+        assert_eq!(judged("bash", r#"{"status": "error"}"#).0, None);
+    }
+
     #[test]
     fn tool_scope_limits_rules() {
         // The cross mark is only an error marker for folder_operations.
