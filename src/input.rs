@@ -2,7 +2,7 @@
 //! command (scan, check, examples, show, schemas) goes through it, so a
 //! path means the same thing to all of them.
 //!
-//! A folder or a `.jsonl` or `.json` file holds agent transcripts: they are imported
+//! A folder, a `.jsonl` file or a `.json` document holds agent transcripts: they are imported
 //! into a throwaway tracelint database (in a temporary folder, never
 //! beside them) and read back with the tracelint adapter. Anything else is
 //! a SQLite trace database, opened read-only and recognised by its tables
@@ -54,7 +54,8 @@ pub fn forced_format(name: Option<&str>) -> Result<Option<Format>> {
     }
 }
 
-/// Is `path` read as transcripts (a folder, or a `.jsonl` or `.json` file)?
+/// Is `path` read as transcripts (a folder, a `.jsonl` file or a `.json`
+/// document)?
 fn is_transcripts(path: &Path) -> bool {
     path.is_dir() || path.extension().is_some_and(|e| e == "jsonl" || e == "json")
 }
@@ -99,8 +100,16 @@ fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Resu
     let stats = import::import_files(&conn, &db, &files)?;
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = format!("{} transcript", or_list(&agents));
-    for f in &stats.unrecognised {
-        notes.push(format!("{}: not a {known}, skipped", one_line(&f.display().to_string())));
+    // Empty or foreign files hold no calls: one line for all of them, not
+    // one per file.
+    match stats.unrecognised.as_slice() {
+        [] => {}
+        [one] => notes.push(format!("{}: not a {known}, skipped", one_line(&one.display().to_string()))),
+        [first, rest @ ..] => notes.push(format!(
+            "{} files are empty or not a {known}, skipped (first: {})",
+            rest.len() + 1,
+            one_line(&first.display().to_string())
+        )),
     }
     for f in &stats.broken {
         notes.push(format!(

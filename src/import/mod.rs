@@ -264,6 +264,30 @@ impl Writer<'_> {
         }
     }
 
+    /// Move a call and its result to another session (a call belongs to
+    /// the session that made it; see the Claude Code importer).
+    pub fn move_call(&mut self, from: &str, to: &str, call_id: &str) -> rusqlite::Result<()> {
+        let seq = match self.next_seq.get(to) {
+            Some(&n) => n,
+            None => {
+                let max: Option<i64> =
+                    self.conn
+                        .query_row("SELECT max(seq) FROM calls WHERE session_id = ?1", params![to], |r| r.get(0))?;
+                max.unwrap_or(0) + 1
+            }
+        };
+        self.next_seq.insert(to.to_string(), seq + 1);
+        self.conn.execute(
+            "UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3",
+            params![from, to, call_id, seq],
+        )?;
+        self.conn.execute(
+            "UPDATE results SET session_id = ?2 WHERE session_id = ?1 AND call_id = ?3",
+            params![from, to, call_id],
+        )?;
+        Ok(())
+    }
+
     /// Remove a call and its result (the source took it back).
     pub fn forget_call(&mut self, session: &str, call_id: &str) -> rusqlite::Result<()> {
         let r = self
@@ -443,9 +467,9 @@ pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
     }
 }
 
-/// The importer of a transcript, recognised by its first JSON record
-/// among its first 50 lines, or, for a `.json` file no importer claims
-/// that way, by its whole document.
+/// The importer of a transcript, recognised by the first of its first 50
+/// lines that is a JSON record some importer claims, or, for a `.json` file
+/// no importer claims that way, by its whole document.
 pub fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
     Ok(recognise_at(path)?.map(|at| IMPORTERS[at]))
 }
@@ -461,7 +485,6 @@ fn recognise_at(path: &Path) -> Result<Option<usize>> {
                 if let Some(at) = IMPORTERS.iter().position(|i| i.recognise(&v)) {
                     return Ok(Some(at));
                 }
-                break;
             }
             Some(_) => {}
         }

@@ -59,12 +59,18 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "codex-apply-patch-failed",
-        pattern: r"^apply_patch verification failed: ",
+        pattern: r"^(?:apply_patch verification failed: |error: (?:Failed to find expected lines in |invalid hunk at line \d+))",
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
-        doc: "Codex's apply_patch when the patch does not apply: `apply_patch verification failed: <why>`.",
-        fires_on: &["apply_patch verification failed: Failed to find expected lines in /p/a.rs:\nfn x() {"],
+        doc: "Codex's apply_patch when the patch does not apply: `apply_patch verification failed: <why>`, or, \
+              through the legacy `shell` tool (Codex 0.4x–0.5x), `error: Failed to find expected lines in …` and \
+              `error: invalid hunk at line N, …`.",
+        fires_on: &[
+            "apply_patch verification failed: Failed to find expected lines in /p/a.rs:\nfn x() {",
+            "error: Failed to find expected lines in /p/README.md:\n### CLI Overview",
+            "error: invalid hunk at line 2, Update file hunk for path 'a.py' is empty",
+        ],
         ignores: &["Success. Updated the following files:\nM /p/a.rs"],
     },
     ContentRule {
@@ -90,7 +96,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "codex-tool-error",
-        pattern: r"^(?:unsupported (?:custom tool )?call: |failed to parse \w+ arguments|exec_command failed: |write_stdin failed: |execution error: |failed in sandbox|command timed out after \d+ milliseconds)",
+        pattern: r"^(?:unsupported (?:custom tool )?call: |failed to parse \w+ arguments|exec_command failed(?: for `[^`]*`)?: |write_stdin failed: |execution error: |failed in sandbox|command timed out after \d+ milliseconds)",
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
@@ -100,21 +106,84 @@ pub static CONTENT_RULES: &[ContentRule] = &[
             "unsupported call: shell2",
             "failed to parse function arguments: missing field `cmd`",
             "command timed out after 10000 milliseconds\nOutput:\n",
+            "exec_command failed for `/bin/zsh -lc 'ps -p 9'`: CreateProcess { message: \"Codex(Sandbox(Denied { … }))\" }",
         ],
         ignores: &["execution finished"],
     },
     ContentRule {
         id: "exit-code-line",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
-        tools: &["bash"],
+        tools: &[],
         formats: &[Dialect::CRUSH, Dialect::OPENCODE],
         precision: Precision::High,
         doc: "Crush's bash tool appends `Exit code N` to a command that exited non-zero and still returns a \
-              normal result (`is_error = false`); opencode records the exit status in `state.metadata.exit`, \
-              which the adapter presents as this line. Benign exits (grep finding nothing) are not counted \
-              (`rules::benign`).",
-        fires_on: &["--- FAIL: TestParse (0.00s)\nFAIL\n\nExit code 1\n\n<cwd>/home/u/proj</cwd>", "Exit code 2"],
+              normal result (`is_error = false`), and so does its `job_output` for a background job; opencode \
+              records the exit status in `state.metadata.exit`, which the adapter presents as this line. Any \
+              tool's result that reports a process exit is judged by it. Benign exits (grep finding nothing) \
+              are not counted (`rules::benign`).",
+        fires_on: &[
+            "--- FAIL: TestParse (0.00s)\nFAIL\n\nExit code 1\n\n<cwd>/home/u/proj</cwd>",
+            "Exit code 2",
+            "Job shell-3 (completed)\nnpm ERR! missing script: dev\n\nExit code 1",
+        ],
         ignores: &["Exit code 0", "ok\n\n<cwd>/home/u</cwd>", "echo Exit code 1 | tee x"],
+    },
+    ContentRule {
+        id: "gemini-exit-code",
+        pattern: r"(?m)^Exit Code: [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::GEMINI],
+        precision: Precision::High,
+        doc: "Gemini CLI's run_shell_command returns `status: success` whatever the exit code; its output \
+              ends with `Error: (none)`, `Exit Code: N`, `Signal: …` and `Process Group PGID: …` lines. A \
+              non-zero `Exit Code` is a hidden failure (benign exits aside).",
+        fires_on: &[
+            "Command: npm run lint\nDirectory: (root)\nOutput: \n✖ 3 problems\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 16444",
+            "Output: fatal: tag 'v1.0.2' already exists\nExit Code: 128\nProcess Group PGID: 12860",
+        ],
+        ignores: &["Output: ok\nError: (none)\nExit Code: 0\nSignal: (none)", "Exit Code: (none)\nSignal: 15"],
+    },
+    ContentRule {
+        id: "gemini-tool-failure",
+        pattern: r"^(?:Command was automatically cancelled because it exceeded the timeout|Error during \w+ search operation: )",
+        tools: &[],
+        formats: &[Dialect::GEMINI],
+        precision: Precision::High,
+        doc: "Gemini CLI results recorded as `success` that say the tool failed: a shell command killed by the \
+              tool's own inactivity timeout, a grep whose ripgrep process failed.",
+        fires_on: &[
+            "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. Below is the output before it was cancelled:\n\n> vite preview",
+            "Error during grep search operation: Process exited with code 2: regex parse error:",
+        ],
+        ignores: &["Found 3 matches for pattern \"timeout\""],
+    },
+    ContentRule {
+        id: "background-task-failed",
+        pattern: r"(?m)^<status>failed</status>|^<exit_code>[1-9]\d*</exit_code>",
+        tools: &[],
+        formats: &[Dialect::CLAUDE_CODE],
+        precision: Precision::High,
+        doc: "Claude Code's TaskOutput and BashOutput report a background command's end as \
+              `<status>failed</status>` and `<exit_code>N</exit_code>` inside a result that is not flagged \
+              (`<retrieval_status>success</retrieval_status>`: the retrieval worked, the command did not).",
+        fires_on: &[
+            "<retrieval_status>success</retrieval_status>\n\n<task_id>b07</task_id>\n\n<task_type>local_bash</task_type>\n\n<status>failed</status>\n\n<exit_code>1</exit_code>\n\n<output>FAIL</output>",
+            "<status>completed</status>\n\n<exit_code>2</exit_code>",
+        ],
+        ignores: &["<status>completed</status>\n\n<exit_code>0</exit_code>", "<status>running</status>"],
+    },
+    ContentRule {
+        id: "claude-api-error",
+        pattern: r"^API Error: (?:\d{3}\b|Request timed out|Connection error)",
+        tools: &[],
+        formats: &[Dialect::CLAUDE_CODE],
+        precision: Precision::High,
+        doc: "A Claude Code sub-agent (`Task`/`Agent`) whose model request failed returns the API error as its \
+              report, unflagged: `API Error: 529 {\"type\":\"error\",…overloaded_error…}`.",
+        fires_on: &[
+            "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}",
+        ],
+        ignores: &["The API Error: 529 handling is described in docs/errors.md"],
     },
     ContentRule {
         id: "crush-command-aborted",
@@ -129,13 +198,19 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "opencode-command-cut",
-        pattern: r"(?m)\((?:Command timed out after \d+ ?ms|Command was aborted)\)\s*$",
+        pattern: r"(?m)\((?:Command timed out after \d+ ?ms|Command was aborted)\)\s*$|^shell tool terminated command after exceeding timeout \d+",
         tools: &["bash"],
         formats: &[Dialect::OPENCODE],
         precision: Precision::High,
         doc: "opencode's bash tool completes (`status = completed`) even when the command timed out or was \
-              aborted, and ends the output with `(Command timed out after N ms)` or `(Command was aborted)`.",
-        fires_on: &["building...\n(Command timed out after 120000 ms)", "(Command was aborted)"],
+              aborted, and ends the output with `(Command timed out after N ms)` or `(Command was aborted)`; \
+              opencode ≥ 1.2 writes `<shell_metadata>` with `shell tool terminated command after exceeding \
+              timeout N ms`.",
+        fires_on: &[
+            "building...\n(Command timed out after 120000 ms)",
+            "(Command was aborted)",
+            "(no output)\n\n<shell_metadata>\nshell tool terminated command after exceeding timeout 120000 ms. If this command is expected to take longer and is not waiting for input, retry with a larger timeout value in milliseconds.\n</shell_metadata>",
+        ],
         ignores: &["Command was aborted? no"],
     },
     ContentRule {
@@ -159,6 +234,20 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         doc: "Peri's wrapper for a tool that returned Err: `Tool execution failed: <Tool> - <reason>`.",
         fires_on: &["Tool execution failed: Edit - Error: old_string not found in /a.rs"],
         ignores: &["The tool execution failed earlier, retrying", "Tool execution failed:Edit"],
+    },
+    ContentRule {
+        id: "json-envelope-error",
+        pattern: r"^JSON envelope error: ",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        doc: "A result that is a JSON envelope saying the tool failed: `{\"error\": …}`, `{\"status\": \"error\"}`, \
+              `{\"success\": false}`, `{\"isError\": true}` (MCP servers, Roo-style tools). The envelope is \
+              presented to the rules as `JSON envelope error: <its message>` (`rules::present`); an envelope \
+              `{\"result\": \"…\"}` is judged by its inner text (`{\"result\":\"Error: No active project\"}`). \
+              Readers and shells return data, not envelopes.",
+        fires_on: &["JSON envelope error: Query failed: Using SOCKS proxy, but the 'socksio' package is not installed"],
+        ignores: &["{\"error\": null, \"rows\": []}"],
     },
     ContentRule {
         id: "error-prefix",

@@ -38,7 +38,8 @@ fn crush_sample() {
     assert_eq!(v["sources"][0]["format"], "crush");
     assert_eq!(v["totals"]["sessions"], 2, "the title-generation session is skipped");
     assert_eq!(counts(&v, "bash"), (6, 4, 1, 3), "exit 1 and 2 and an abort are hidden; grep exit 1 is benign");
-    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 1, "not-found": 1, "user-rejected": 2}));
+    // `ls` failing on a missing path is the program's failure (issue 12, shape 9).
+    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 2, "user-rejected": 2}));
     assert_eq!(counts(&v, "edit"), (1, 1, 1, 0));
     assert_eq!(tool(&v, "edit")["categories"], json!({"malformed-arguments": 1}));
     assert_eq!(counts(&v, "view"), (1, 1, 1, 0));
@@ -64,7 +65,8 @@ fn opencode_sample() {
     assert_eq!(v["sources"][0]["format"], "opencode");
     assert_eq!(v["totals"]["sessions"], 2);
     assert_eq!(counts(&v, "bash"), (6, 3, 0, 3), "exit 1, exit 1 (sub-agent) and a timeout; rg exit 1 is benign");
-    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 1, "not-found": 1, "timeout": 1}));
+    // A program's words do not classify the call (issue 12, shape 9).
+    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 2, "timeout": 1}));
     assert_eq!(counts(&v, "read"), (1, 1, 1, 0));
     assert_eq!(v["totals"]["unpaired_calls"], 1, "the running part never got a result");
     // Milliseconds: 1771060003000 is 2026-02-14.

@@ -34,6 +34,8 @@ mod layout;
 mod merge;
 /// OpenTelemetry traces as files: OTLP/JSON lines, Phoenix spans, Langfuse observations
 mod otel;
+/// the failure shapes of real recorded sessions, distilled into small cases
+mod real_shapes;
 /// no secret reaches any renderer or section
 mod redaction;
 /// the shipped samples and the README quotes
