@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # tracelint benchmark: scan time and peak memory against the sqlite3 floor
 # (reading every message byte once), measured in the same run, on generated
-# Peri databases. Prints medians and ratios.
+# Peri databases: large messages (`cargo xtask bench-db peri-large`, about
+# 2 KB a message) and small ones (`--profile small`: about 650 bytes a
+# message, 2,500 sessions, 8 written at a time). Prints medians and ratios.
 #
 # Needs the Rust toolchain, sqlite3 and GNU time:
 #   apt-get install sqlite3 time
-# Knobs: CALLS (default 1000000), RUNS (default 5), BENCH_DIR (default target/bench).
-# The databases are generated once (deterministic, seed 1) and reused.
+# Knobs: CALLS (large-message database, default 1000000), SMALL_CALLS
+# (small-message database, default CALLS * 1.325: about 2 million messages at
+# the default), RUNS (default 5), BENCH_DIR (default target/bench).
+# The databases are generated once (deterministic, seed 1) and reused; their
+# file names carry their size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CALLS="${CALLS:-1000000}"
+SMALL_CALLS="${SMALL_CALLS:-$((CALLS * 53 / 40))}"
 RUNS="${RUNS:-5}"
 DIR="${BENCH_DIR:-target/bench}"
 mkdir -p "$DIR"
@@ -17,12 +23,14 @@ for tool in sqlite3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install sqlite3 time)" >&2; exit 2; }
 done
 cargo build --release --quiet
-BIN="$PWD/target/release/tracelint"
+BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/tracelint"
 
-gen() { # name calls
-  if [ ! -f "$DIR/$1.db" ]; then
-    "$BIN" generate peri-large "$DIR/$1.db.tmp" --calls "$2" --seed 1 >/dev/null
-    mv "$DIR/$1.db.tmp" "$DIR/$1.db"
+# gen FILE PROFILE CALLS: the database FILE, generated once.
+gen() {
+  if [ ! -f "$1" ]; then
+    rm -f "$1.tmp"
+    cargo -q xtask bench-db peri-large "$1.tmp" --profile "$2" --calls "$3" --seed 1 >/dev/null
+    mv "$1.tmp" "$1"
   fi
 }
 
@@ -44,32 +52,39 @@ measure() {
 
 echo "tracelint benchmark · $(date -u +%Y-%m-%dT%H:%MZ) · $(nproc) cores · $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs) · $RUNS runs, medians, warm cache"
 printf '%-22s %9s %9s %10s %9s %7s %10s %10s\n' database calls MB floor_s scan_s ratio scan_RSS floor_RSS
-for spec in "small:1000" "quarter:$((CALLS / 4))" "full:$CALLS"; do
-  name="${spec%%:*}"
-  calls="${spec#*:}"
-  gen "$name" "$calls"
-  db="$DIR/$name.db"
+# database NAME PROFILE CALLS: one table row; sets RATIO.
+database() {
+  local db="$DIR/$2-$3.db"
+  gen "$db" "$2" "$3"
   mb=$(du -m "$db" | cut -f1)
   measure sqlite3 "$db" "SELECT sum(length(content)) FROM messages"
   floor="$WALL"; floor_rss="$RSS"
   measure "$BIN" scan "$db" --format json
-  ratio=$(awk -v a="$WALL" -v b="$floor" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-  printf '%-22s %9s %9s %10s %9s %7s %8sMB %8sMB\n' "$name" "$calls" "$mb" "$floor" "$WALL" "$ratio" "$RSS" "$floor_rss"
-done
+  RATIO=$(awk -v a="$WALL" -v b="$floor" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+  printf '%-22s %9s %9s %10s %9s %7s %8sMB %8sMB\n' "$1" "$3" "$mb" "$floor" "$WALL" "$RATIO" "$RSS" "$floor_rss"
+}
+database startup large 1000
+database quarter large "$((CALLS / 4))"
+database full large "$CALLS"
+large_ratio="$RATIO"
+database small-messages small "$SMALL_CALLS"
+small_ratio="$RATIO"
 # Start-up: the whole scan of the 1,000-call database, in milliseconds.
-measure "$BIN" scan "$DIR/small.db" --format json
+measure "$BIN" scan "$DIR/large-1000.db" --format json
 echo "start-up (1,000-call database, whole scan): $(awk -v s="$WALL" 'BEGIN { printf "%.0f", s * 1000 }') ms (target < 50 ms)"
-echo "targets: scan of the full database <= 1.5x the floor, peak RSS <= 200 MB and flat from quarter to full"
+echo "scan / floor: large messages (full) ${large_ratio}x, small messages ${small_ratio}x"
+echo "targets: scan of the full and small-message databases <= 1.5x the floor, peak RSS <= 200 MB and flat from quarter to full"
 
 # JSONL import: a generated Claude Code transcript, into a fresh database each run.
 IMPORT_CALLS="${IMPORT_CALLS:-$((CALLS / 20))}"
 for spec in "quarter:$((IMPORT_CALLS / 4))" "full:$IMPORT_CALLS"; do
   name="${spec%%:*}"
   calls="${spec#*:}"
-  src="$DIR/claude-$name"
+  src="$DIR/claude-$calls"
   if [ ! -f "$src/session.jsonl" ]; then
+    rm -rf "$src.tmp"
     mkdir -p "$src.tmp"
-    "$BIN" generate claude-code-large "$src.tmp/session.jsonl" --calls "$calls" --seed 1 >/dev/null
+    cargo -q xtask bench-db claude-code-large "$src.tmp/session.jsonl" --calls "$calls" --seed 1 >/dev/null
     mv "$src.tmp" "$src"
   fi
   mb=$(du -m "$src/session.jsonl" | cut -f1)

@@ -75,12 +75,39 @@ pub enum Command {
         tracelint export ~/.claude/projects --out calls --partition\n  \
         tracelint export threads.db --format parquet --out calls.parquet   (built with --features parquet)")]
     Export(ExportArgs),
+    /// Combine JSON reports (scan --format json) from many machines into the report one scan of all their sources gives.
+    #[command(after_help = "Examples:\n  \
+        tracelint scan a.db --format json > a.json; tracelint scan b.db --format json > b.json\n  \
+        tracelint merge a.json b.json\n  \
+        tracelint merge reports/*.json --format json > fleet.json")]
+    Merge(MergeArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = "Examples:\n  \
         tracelint completions bash > ~/.local/share/bash-completion/completions/tracelint\n  \
         tracelint completions zsh > \"${fpath[1]}/_tracelint\"\n  \
         tracelint completions fish > ~/.config/fish/completions/tracelint.fish")]
     Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MergeFormat {
+    Table,
+    Json,
+    Markdown,
+    Csv,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// JSON reports of `tracelint scan --format json` (contract v4), from any machines.
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// table, json (the same contract), markdown or csv.
+    #[arg(long, value_enum, default_value_t = MergeFormat::Table)]
+    pub format: MergeFormat,
+    /// Colour in the table output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 }
 
 #[derive(Debug, clap::Args)]

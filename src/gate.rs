@@ -279,7 +279,13 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ve
             });
         }
     }
-    // Error rates.
+    rate_failures(report, gate, &mut out);
+    fail_on_failures(report, gate, baseline.is_some(), &mut out);
+    out
+}
+
+/// The `--max-error-rate` limits that the report exceeds.
+fn rate_failures(report: &Report, gate: &Gate, out: &mut Verdict) {
     for limit in &gate.max_error_rate {
         match &limit.tool {
             None => {
@@ -330,11 +336,16 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ve
             }
         }
     }
-    // --fail-on rules and categories.
+}
+
+/// The `--fail-on` rules and categories that the report hits.
+fn fail_on_failures(report: &Report, gate: &Gate, with_baseline: bool, out: &mut Verdict) {
+    let new = |i: &usize| &report.findings[*i];
+    let counted = out.new_findings.clone();
     for f in &gate.fail_on {
         match f {
             FailOn::Rule(rule) => {
-                let hits: Vec<&Finding> = out.new_findings.iter().map(new).filter(|x| x.rule == *rule).collect();
+                let hits: Vec<&Finding> = counted.iter().map(new).filter(|x| x.rule == *rule).collect();
                 if !hits.is_empty() {
                     out.failures.push(GateFailure {
                         tool: None,
@@ -356,10 +367,10 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ve
             }
             FailOn::Category(cat) => {
                 let slug = cat.as_str();
-                if baseline.is_some() {
+                if with_baseline {
                     // Only findings carry identities a baseline can hold.
                     let hits: Vec<&Finding> =
-                        out.new_findings.iter().map(new).filter(|x| x.category.as_deref() == Some(slug)).collect();
+                        counted.iter().map(new).filter(|x| x.category.as_deref() == Some(slug)).collect();
                     if !hits.is_empty() {
                         out.failures.push(GateFailure {
                             tool: None,
@@ -403,7 +414,6 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ve
             }
         }
     }
-    out
 }
 
 fn per_tool(report: &Report, source: usize, t: &ToolReport, text: String) -> GateFailure {

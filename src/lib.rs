@@ -155,9 +155,3 @@ fn read_judging_aside(
         read.map(|_| ())
     })
 }
-
-/// The sources a command reads: the PATHs given, or every default location
-/// of every supported format that exists on this machine.
-pub fn input_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    input::resolve(paths)
-}

@@ -4,14 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::rules::{FindingRule, Severity};
 
 /// Version of the JSON contract (docs/json.md).
 pub const CONTRACT_VERSION: u32 = 4;
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SourceReport {
     pub path: String,
     pub format: String,
@@ -19,7 +19,7 @@ pub struct SourceReport {
     pub calls: u64,
 }
 
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Totals {
     pub sessions: u64,
     pub calls: u64,
@@ -33,7 +33,7 @@ pub struct Totals {
     pub flag_only_errors: u64,
 }
 
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct ToolReport {
     pub tool: String,
     pub calls: u64,
@@ -46,7 +46,7 @@ pub struct ToolReport {
     pub categories: BTreeMap<String, u64>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CategoryRow {
     pub category: String,
     pub tool: String,
@@ -56,7 +56,7 @@ pub struct CategoryRow {
 
 /// Errors of one tool for one classification rule: the rows of the
 /// postmortem-style breakdown (category, reason, count, share).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ReasonRow {
     pub tool: String,
     pub category: String,
@@ -66,7 +66,7 @@ pub struct ReasonRow {
     pub hidden_errors: u64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Finding {
     pub rule: FindingRule,
     pub severity: Severity,
@@ -80,11 +80,11 @@ pub struct Finding {
     /// The normalized evidence that identifies this finding across scans
     /// (with rule, tool and category): the baseline key. Never row ids,
     /// times or absolute paths.
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub key: String,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Report {
     pub schema_version: u32,
     pub sources: Vec<SourceReport>,
@@ -97,20 +97,21 @@ pub struct Report {
     pub repairs: Vec<RepairRow>,
     pub feedback: Vec<FeedbackRow>,
     pub schema: SchemaReport,
-    #[serde(skip)]
+    /// Errors per tool, category and classification rule (the postmortem's
+    /// breakdown).
     pub reasons: Vec<ReasonRow>,
     /// Per source (in `sources` order), its tools: for per-source renderers.
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub source_tools: Vec<Vec<ToolReport>>,
     /// One sanitized example message per (tool, template).
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub examples: BTreeMap<(String, String), String>,
     /// How sources had to be opened, for stderr.
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub warnings: Vec<String>,
     /// What the sources held before the filters chose what counts: to say
     /// which filter matched nothing.
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub seen: Seen,
 }
 
@@ -125,7 +126,7 @@ pub struct Seen {
     pub last: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RecoveryRow {
     pub tool: String,
     pub category: String,
@@ -137,12 +138,15 @@ pub struct RecoveryRow {
     pub recovered_at_3: u64,
     /// Median calls until the first success, over recovered failures.
     pub median_attempts: Option<f64>,
+    /// Recovered failures by calls until the first success (exact, so
+    /// reports merge).
+    pub attempts: BTreeMap<u64, u64>,
     pub identical_retries: u64,
     pub identical_retry_successes: u64,
     pub abandoned: u64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct StreakRow {
     pub tool: String,
     /// Runs of 2 or more consecutive calls failing with the same template.
@@ -152,17 +156,19 @@ pub struct StreakRow {
     pub p95: u64,
     /// Streak lengths: "2", "3", "4", "5-9", "10+".
     pub histogram: BTreeMap<String, u64>,
+    /// Streaks by exact length (so reports merge).
+    pub lengths: BTreeMap<u64, u64>,
     pub at_or_above_threshold: u64,
     pub hidden_at_or_above_threshold: u64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct StreakReport {
     pub threshold: u64,
     pub by_tool: Vec<StreakRow>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RepairRow {
     pub tool: String,
     pub category: String,
@@ -174,7 +180,7 @@ pub struct RepairRow {
     pub of: u64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FeedbackRow {
     pub template: String,
     pub tool: String,
@@ -187,7 +193,7 @@ pub struct FeedbackRow {
     pub recovered_at_1: u64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SchemaToolRow {
     pub tool: String,
     /// Where the schema came from: `built-in peri`, a file, `trace`.
@@ -200,7 +206,7 @@ pub struct SchemaToolRow {
     pub categories: BTreeMap<String, u64>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DriftRow {
     /// `optional-but-required`, `enum-too-narrow` or `undocumented-param`.
     pub rule: FindingRule,
@@ -212,10 +218,24 @@ pub struct DriftRow {
     pub recommendation: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SchemaReport {
     pub tools: Vec<SchemaToolRow>,
     pub drift: Vec<DriftRow>,
+    /// Missing-parameter errors naming an optional parameter before it is
+    /// reported as `optional-but-required` (`--drift-min`).
+    pub drift_min: u64,
+    /// Every optional parameter that missing-parameter errors named, with
+    /// how often, below the threshold too (so reports merge).
+    pub missing_named: Vec<MissingNamed>,
+}
+
+/// An optional parameter that missing-parameter errors named.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MissingNamed {
+    pub tool: String,
+    pub param: String,
+    pub count: u64,
 }
 
 /// `errors / calls`, rounded to 6 decimals so the JSON is stable.

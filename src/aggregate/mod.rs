@@ -184,6 +184,59 @@ impl Aggregator {
         }
     }
 
+    /// Take in a finished report (for `merge`): its sources follow the ones
+    /// already taken, and every count adds. The result is the report one
+    /// scan of all their sources would give, but for what a report does not
+    /// carry (example messages, per-source tool rows).
+    pub fn absorb(&mut self, r: &Report) {
+        for src in &r.sources {
+            self.sources.push(src.clone());
+            self.source_tools.push(BTreeMap::new());
+        }
+        let t = &mut self.totals;
+        let o = &r.totals;
+        t.sessions += o.sessions;
+        t.calls += o.calls;
+        t.unpaired_calls += o.unpaired_calls;
+        t.orphan_results += o.orphan_results;
+        t.duplicate_call_ids += o.duplicate_call_ids;
+        t.errors += o.errors;
+        t.flagged_errors += o.flagged_errors;
+        t.content_errors += o.content_errors;
+        t.hidden_errors += o.hidden_errors;
+        t.flag_only_errors += o.flag_only_errors;
+        for tr in &r.tools {
+            let mine = tool_entry(&mut self.tools, &tr.tool);
+            mine.calls += tr.calls;
+            mine.errors += tr.errors;
+            mine.flagged_errors += tr.flagged_errors;
+            mine.content_errors += tr.content_errors;
+            mine.hidden_errors += tr.hidden_errors;
+            for (k, n) in &tr.categories {
+                *mine.categories.entry(k.clone()).or_default() += n;
+            }
+        }
+        for c in &r.categories {
+            let e = self.categories.entry((c.tool.clone(), c.category.clone())).or_default();
+            e.0 += c.errors;
+            e.1 += c.hidden_errors;
+        }
+        for x in &r.reasons {
+            let e = self
+                .reasons
+                .entry((x.tool.clone(), x.category.clone(), x.reason.clone()))
+                .or_insert_with(|| (x.label.clone(), 0, 0));
+            e.1 += x.errors;
+            e.2 += x.hidden_errors;
+        }
+        // Drift findings are recomputed from the merged counts.
+        let drift = [FindingRule::OptionalButRequired, FindingRule::EnumTooNarrow, FindingRule::UndocumentedParam];
+        self.findings.extend(r.findings.iter().filter(|f| !drift.contains(&f.rule)).cloned());
+        self.sequences.absorb(&r.recovery, &r.streaks, &r.repairs, &r.feedback);
+        self.schema_agg.absorb(&r.schema);
+        self.warnings.extend(r.warnings.iter().cloned());
+    }
+
     /// Note what the session held before the filters.
     fn see(&mut self, s: &JudgedSession) {
         let seen = &mut self.seen;

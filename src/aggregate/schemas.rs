@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::judge::{Failure, JudgedCall, Outcome, sequence};
-use crate::report::{DriftRow, SchemaReport, SchemaToolRow};
+use crate::report::{DriftRow, MissingNamed, SchemaReport, SchemaToolRow};
 use crate::rules::{Category, FindingRule};
 use crate::schema::{ToolSchema, Violation};
 
@@ -75,7 +75,51 @@ impl SchemaAgg {
         }
     }
 
+    /// Take in the schema section of a finished report (for `merge`): its
+    /// counts add to these.
+    pub fn absorb(&mut self, r: &SchemaReport) {
+        for t in &r.tools {
+            let row = self.tools.entry(t.tool.clone()).or_default().entry(t.origin.clone()).or_insert_with(|| {
+                SchemaToolRow {
+                    tool: t.tool.clone(),
+                    origin: t.origin.clone(),
+                    validated: 0,
+                    violations: 0,
+                    accepted_violations: 0,
+                    categories: BTreeMap::new(),
+                }
+            });
+            row.validated += t.validated;
+            row.violations += t.violations;
+            row.accepted_violations += t.accepted_violations;
+            for (k, n) in &t.categories {
+                *row.categories.entry(k.clone()).or_default() += n;
+            }
+        }
+        for m in &r.missing_named {
+            *self.missing_named.entry((m.tool.clone(), m.param.clone())).or_default() += m.count;
+        }
+        for d in &r.drift {
+            match d.rule {
+                FindingRule::EnumTooNarrow => {
+                    let key = (d.tool.clone(), d.param.clone(), d.value.clone().unwrap_or_default());
+                    *self.outside_enum.entry(key).or_default() += d.count;
+                }
+                FindingRule::UndocumentedParam => {
+                    *self.undocumented.entry((d.tool.clone(), d.param.clone())).or_default() += d.count;
+                }
+                // Recomputed from `missing_named`.
+                _ => {}
+            }
+        }
+    }
+
     pub fn finish(self, drift_min: u64) -> SchemaReport {
+        let missing_named = self
+            .missing_named
+            .iter()
+            .map(|((tool, param), &count)| MissingNamed { tool: tool.clone(), param: param.clone(), count })
+            .collect();
         let mut drift = Vec::new();
         for ((tool, param), count) in self.missing_named {
             if count >= drift_min {
@@ -114,6 +158,11 @@ impl SchemaAgg {
         drift.sort_by(|a, b| {
             b.count.cmp(&a.count).then((&a.rule, &a.tool, &a.param).cmp(&(&b.rule, &b.tool, &b.param)))
         });
-        SchemaReport { tools: self.tools.into_values().flat_map(BTreeMap::into_values).collect(), drift }
+        SchemaReport {
+            tools: self.tools.into_values().flat_map(BTreeMap::into_values).collect(),
+            drift,
+            drift_min,
+            missing_named,
+        }
     }
 }

@@ -85,6 +85,49 @@ impl SequenceAgg {
         }
     }
 
+    /// Take in the sequence sections of a finished report (for `merge`):
+    /// every row holds the exact counts this aggregator keeps.
+    pub fn absorb(
+        &mut self,
+        recovery: &[RecoveryRow],
+        streaks: &StreakReport,
+        repairs: &[RepairRow],
+        feedback: &[FeedbackRow],
+    ) {
+        for row in recovery {
+            let r = self.recovery.entry((row.tool.clone(), row.category.clone())).or_default();
+            r.failures += row.failures;
+            r.recovered += row.recovered;
+            r.at[0] += row.recovered_at_1;
+            r.at[1] += row.recovered_at_2;
+            r.at[2] += row.recovered_at_3;
+            r.attempts.extend(expand(&row.attempts));
+            r.identical += row.identical_retries;
+            r.identical_ok += row.identical_retry_successes;
+            r.abandoned += row.abandoned;
+        }
+        for row in &streaks.by_tool {
+            self.streak_lengths.entry(row.tool.clone()).or_default().extend(expand(&row.lengths));
+            *self.hidden_above.entry(row.tool.clone()).or_default() += row.hidden_at_or_above_threshold;
+        }
+        let mut events_seen = std::collections::BTreeSet::new();
+        for row in repairs {
+            let key = (row.tool.clone(), row.category.clone(), row.change.clone(), row.kind.clone());
+            *self.repairs.entry(key).or_default() += row.count;
+            // `of` repeats on every row of its (tool, category): count it once per report.
+            if events_seen.insert((row.tool.clone(), row.category.clone())) {
+                *self.repair_events.entry((row.tool.clone(), row.category.clone())).or_default() += row.of;
+            }
+        }
+        for row in feedback {
+            let f = self.feedback.entry((row.template.clone(), row.tool.clone())).or_default();
+            f.count += row.count;
+            f.locates |= row.locates;
+            f.directs |= row.directs;
+            f.recovered_at_1 += row.recovered_at_1;
+        }
+    }
+
     pub fn finish(self, threshold: usize) -> (Vec<RecoveryRow>, StreakReport, Vec<RepairRow>, Vec<FeedbackRow>) {
         let recovery = self
             .recovery
@@ -97,6 +140,7 @@ impl SequenceAgg {
                 recovered_at_1: r.at[0],
                 recovered_at_2: r.at[1],
                 recovered_at_3: r.at[2],
+                attempts: count_values(&r.attempts),
                 median_attempts: median(r.attempts),
                 identical_retries: r.identical,
                 identical_retry_successes: r.identical_ok,
@@ -118,6 +162,7 @@ impl SequenceAgg {
                     *histogram.entry(bucket).or_default() += 1;
                 }
                 StreakRow {
+                    lengths: count_values(&lens),
                     streaks: lens.len() as u64,
                     longest: lens.last().copied().unwrap_or(0),
                     p50: percentile(&lens, 50),
@@ -170,6 +215,20 @@ impl SequenceAgg {
         });
         (recovery, StreakReport { threshold: threshold as u64, by_tool }, repairs, feedback)
     }
+}
+
+/// How often each value occurs.
+fn count_values(values: &[u64]) -> BTreeMap<u64, u64> {
+    let mut h = BTreeMap::new();
+    for &v in values {
+        *h.entry(v).or_default() += 1;
+    }
+    h
+}
+
+/// The values a histogram counts, each as often as it occurs.
+fn expand(h: &BTreeMap<u64, u64>) -> impl Iterator<Item = u64> + '_ {
+    h.iter().flat_map(|(&v, &n)| std::iter::repeat_n(v, n as usize))
 }
 
 fn median(mut v: Vec<u64>) -> Option<f64> {

@@ -104,7 +104,7 @@ pub fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
         Error::Usage(format!("unknown category {:?}; `tracelint rules` lists them", one_line(&args.category)))
     })?;
     let opts = settings::judging(&args.judging, args.no_subagents)?;
-    let paths = crate::input_paths(&args.paths)?;
+    let paths = crate::input::resolve(&args.paths)?;
     let mut visitor = Examples { args, category, source: String::new(), picked: Vec::new() };
     crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
     if visitor.picked.is_empty() {
@@ -194,7 +194,7 @@ pub fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
     let mut opts = settings::judging(&args.judging, false)?;
     // Every session that starts with the id: an exact match among them wins.
     opts.source.session = Some(SessionFilter::Prefix(args.session.clone()));
-    let paths = crate::input_paths(&args.paths)?;
+    let paths = crate::input::resolve(&args.paths)?;
     let mut visitor = Sessions { source: String::new(), found: Vec::new() };
     crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
     let (source, session) = pick_session(&args.session, visitor.found)?;

@@ -128,7 +128,7 @@ impl Visitor for Exporter<'_> {
 
 pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
     let opts = settings::scan(&args.select)?;
-    let paths = crate::input_paths(&args.select.paths)?;
+    let paths = crate::input::resolve(&args.select.paths)?;
     let sink = match &args.out {
         None => {
             if args.format == ExportFormat::Parquet {

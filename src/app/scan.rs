@@ -154,7 +154,7 @@ fn append_summary(path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate
 /// `tracelint scan`: the report; GitHub and JUnit output use the default
 /// gate (any hidden error fails), but a scan never fails.
 pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
-    let paths = crate::input_paths(&args.select.paths)?;
+    let paths = crate::input::resolve(&args.select.paths)?;
     if let Some(summary) = &args.summary {
         output::guard(summary, &paths, Written::Summary)?;
     }
@@ -170,7 +170,7 @@ pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut
 /// written, so a reader that goes away cannot change the exit status.
 pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
     let g = settings::gate(args.max_hidden, &args.max_error_rate, &args.fail_on)?;
-    let inputs = crate::input_paths(&args.scan.select.paths)?;
+    let inputs = crate::input::resolve(&args.scan.select.paths)?;
     for file in [&args.baseline, &args.write_baseline].into_iter().flatten() {
         output::guard(file, &inputs, Written::Baseline)?;
     }

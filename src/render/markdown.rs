@@ -100,7 +100,16 @@ pub fn render(report: &Report, outcome: Option<(&gate::Verdict, &gate::Gate)>, o
         )?;
     }
 
-    // Categories, per tool, like the founding postmortem's table.
+    why_failed(report, &tools, out)?;
+    after_failure(report, out)?;
+    schema_section(report, out)?;
+    Ok(())
+}
+
+/// Categories and reasons per tool, like the founding postmortem's table,
+/// and the most frequent messages.
+fn why_failed(report: &Report, tools: &[&crate::report::ToolReport], out: &mut dyn Write) -> Result<()> {
+    let t = &report.totals;
     if t.errors > 0 {
         writeln!(out)?;
         writeln!(out, "## Why calls failed")?;
@@ -211,7 +220,11 @@ pub fn render(report: &Report, outcome: Option<(&gate::Verdict, &gate::Gate)>, o
         }
     }
 
-    // After the failure.
+    Ok(())
+}
+
+/// Recovery, streaks and repairs: what the agent did after each failure.
+fn after_failure(report: &Report, out: &mut dyn Write) -> Result<()> {
     if !report.recovery.is_empty() {
         writeln!(out)?;
         writeln!(out, "## Recovery")?;
@@ -291,6 +304,11 @@ pub fn render(report: &Report, outcome: Option<(&gate::Verdict, &gate::Gate)>, o
             )?;
         }
     }
+    Ok(())
+}
+
+/// Tool schemas, their violations and drift, and the findings.
+fn schema_section(report: &Report, out: &mut dyn Write) -> Result<()> {
     let sc = &report.schema;
     if !sc.tools.is_empty() {
         writeln!(out)?;

@@ -120,19 +120,33 @@ fn sidecar(path: &Path, suffix: &str) -> std::path::PathBuf {
     s.into()
 }
 
-/// A `file:` URI for `path`, with the characters URIs reserve escaped.
+/// A `file:` URI for `path`: every byte outside plain ASCII, and the
+/// characters URIs reserve, percent-escaped, so a path that is not UTF-8
+/// reaches SQLite byte for byte.
 fn file_uri(path: &Path, params: &str) -> String {
-    let raw = path.to_string_lossy();
+    let raw = path_bytes(path);
     let mut uri = String::with_capacity(raw.len() + 32);
     uri.push_str("file:");
-    for c in raw.chars() {
-        match c {
-            '%' | '?' | '#' => uri.push_str(&format!("%{:02X}", c as u32)),
-            _ => uri.push(c),
+    for &b in raw.iter() {
+        match b {
+            b'%' | b'?' | b'#' => uri.push_str(&format!("%{b:02X}")),
+            0x21..=0x7e => uri.push(char::from(b)),
+            _ => uri.push_str(&format!("%{b:02X}")),
         }
     }
     uri.push_str(params);
     uri
+}
+
+#[cfg(unix)]
+fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+    use std::os::unix::ffi::OsStrExt;
+    std::borrow::Cow::Borrowed(path.as_os_str().as_bytes())
+}
+
+#[cfg(not(unix))]
+fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+    std::borrow::Cow::Owned(path.to_string_lossy().into_owned().into_bytes())
 }
 
 fn io_problem(e: &std::io::Error) -> String {

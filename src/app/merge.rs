@@ -1,0 +1,74 @@
+//! `merge`: JSON reports from many machines combined into the report one
+//! scan of all their sources would give (totals, tools, categories,
+//! reasons, findings, recovery, streaks, repairs, feedback, schema).
+
+use std::io::Write;
+
+use super::Terminal;
+use crate::aggregate::{AggregateOptions, Aggregator};
+use crate::cli::{MergeArgs, MergeFormat};
+use crate::error::{Error, Result};
+use crate::render;
+use crate::report::{CONTRACT_VERSION, Report};
+
+/// Read one report, checking its contract version.
+fn read(path: &std::path::Path) -> Result<Report> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| Error::input(path, format!("not a JSON report: {e}")))?;
+    match v.get("schema_version").and_then(serde_json::Value::as_u64) {
+        Some(n) if n == u64::from(CONTRACT_VERSION) => {}
+        Some(n) => {
+            return Err(Error::input(
+                path,
+                format!("a report of contract v{n}; merge reads v{CONTRACT_VERSION} (scan again with this tracelint)"),
+            ));
+        }
+        None => return Err(Error::input(path, "not a tracelint JSON report (no schema_version)")),
+    }
+    serde_json::from_value(v)
+        .map_err(|e| Error::input(path, format!("not a tracelint v{CONTRACT_VERSION} report: {e}")))
+}
+
+/// The merged report of `reports`. Their streak thresholds and drift
+/// thresholds must agree: counts under different thresholds do not add.
+pub fn merge(reports: &[(String, Report)]) -> Result<Report> {
+    let Some((_, first)) = reports.first() else { return Err(Error::Usage("no report to merge".into())) };
+    let options = AggregateOptions {
+        streak_threshold: first.streaks.threshold as usize,
+        drift_min: first.schema.drift_min,
+        ..AggregateOptions::default()
+    };
+    let mut agg = Aggregator::new(options);
+    for (name, r) in reports {
+        if r.streaks.threshold != first.streaks.threshold || r.schema.drift_min != first.schema.drift_min {
+            return Err(Error::input(
+                name,
+                format!(
+                    "made with --streak-threshold {} and --drift-min {}, the first report with {} and {}: scan again with the same settings",
+                    r.streaks.threshold, r.schema.drift_min, first.streaks.threshold, first.schema.drift_min
+                ),
+            ));
+        }
+        agg.absorb(r);
+    }
+    Ok(agg.finish())
+}
+
+pub fn run_merge(args: &MergeArgs, term: &Terminal, out: &mut dyn Write) -> Result<()> {
+    let mut reports = Vec::new();
+    for path in &args.reports {
+        reports.push((path.display().to_string(), read(path)?));
+    }
+    let report = merge(&reports)?;
+    match args.format {
+        MergeFormat::Json => render::json::render(&report, out)?,
+        MergeFormat::Csv => render::csv::render(&report, out)?,
+        MergeFormat::Markdown => render::markdown::render(&report, None, out)?,
+        MergeFormat::Table => {
+            let style = render::table::Style { color: term.color(args.color), width: term.width };
+            render::table::render(&report, &style, out)?
+        }
+    }
+    Ok(())
+}

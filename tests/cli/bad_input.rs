@@ -1,0 +1,154 @@
+//! Bad input: one clear line naming the file and the problem, exit code 2,
+//! no panic, and nothing written near the input.
+
+use crate::util::*;
+
+fn assert_rejected(dir: &std::path::Path, file: &str, expect: &str) {
+    let before = listing(dir);
+    let out = run_in(dir, &["scan", file]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{file}: {err}");
+    assert!(out.stdout.is_empty(), "{file}: nothing on stdout");
+    assert_eq!(err.lines().count(), 1, "{file}: one line: {err}");
+    assert!(err.starts_with("tracelint: error: "), "{err}");
+    assert!(err.contains(file), "{file}: the path is named: {err}");
+    assert!(err.contains(expect), "{file}: expected {expect:?} in {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(listing(dir), before, "{file}: nothing written beside it");
+}
+
+#[test]
+fn missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_rejected(dir.path(), "nope.db", "no such file");
+}
+
+#[test]
+fn zero_length_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.db"), b"").unwrap();
+    assert_rejected(dir.path(), "empty.db", "empty file");
+}
+
+#[test]
+fn random_bytes_and_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    let bytes: Vec<u8> = (0..8192)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    std::fs::write(dir.path().join("random.db"), bytes).unwrap();
+    assert_rejected(dir.path(), "random.db", "not a SQLite database");
+    std::fs::write(dir.path().join("notes.txt"), "hello, this is text\n".repeat(20)).unwrap();
+    assert_rejected(dir.path(), "notes.txt", "not a SQLite database");
+}
+
+#[test]
+fn directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub.db")).unwrap();
+    assert_rejected(dir.path(), "sub.db", "is a directory");
+}
+
+#[test]
+fn unknown_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "other.db", "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);");
+    assert_rejected(dir.path(), "other.db", "unknown trace schema (tables: notes)");
+    db_from_sql(dir.path(), "blank.db", "PRAGMA user_version = 1;");
+    assert_rejected(dir.path(), "blank.db", "unknown trace schema (tables: none)");
+}
+
+#[test]
+fn newer_peri_payload_schema_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(
+        dir.path(),
+        "ref.db",
+        "CREATE TABLE threads (id TEXT PRIMARY KEY);
+         CREATE TABLE messages (message_id TEXT PRIMARY KEY, thread_id TEXT, role TEXT, content_ref TEXT, transcript_seq INTEGER);",
+    );
+    assert_rejected(dir.path(), "ref.db", "content_ref");
+}
+
+#[test]
+fn truncated_database() {
+    let dir = tempfile::tempdir().unwrap();
+    // Enough rows that the data spans many pages past the schema page.
+    let mut sql = fixture_sql("peri_small.sql");
+    sql.push_str(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+        INSERT INTO messages SELECT 'pad' || i, '019e2a00-0000-7000-8000-00000000000a', 'user',
+        '{\"role\":\"user\",\"content\":\"' || hex(randomblob(300)) || '\"}' FROM n;",
+    );
+    let db = db_from_sql(dir.path(), "whole.db", &sql);
+    let bytes = std::fs::read(&db).unwrap();
+    std::fs::write(dir.path().join("cut.db"), &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::remove_file(&db).unwrap();
+    assert_rejected(dir.path(), "cut.db", "corrupt");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), &["scan", "--format", "yaml", "x.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run_in(dir.path(), &["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn second_bad_source_fails_the_whole_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "good.db", &fixture_sql("peri_small.sql"));
+    let out = run_in(dir.path(), &["scan", "good.db", "missing.db", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2), "an incomplete scan is no verdict");
+    assert!(out.stdout.is_empty(), "no partial report");
+    assert!(stderr(&out).contains("missing.db: no such file"));
+}
+
+/// A path with a byte that is not UTF-8 is read like any other, by every
+/// command that takes one, and named (lossily) in messages.
+#[test]
+fn paths_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join(std::ffi::OsStr::from_bytes(b"tr\xffaces #1?"));
+    std::fs::create_dir(&odd).unwrap();
+    let db = odd.join("threads.db");
+    std::fs::copy(root().join("sample-traces/crush.db"), &db).unwrap();
+    let jsonl = odd.join("claude");
+    copy_tree(&root().join("sample-traces/claude-code"), &jsonl);
+    for args in [
+        vec!["scan".as_ref(), db.as_os_str()],
+        vec!["check".as_ref(), db.as_os_str(), "--max-hidden".as_ref(), "1000".as_ref()],
+        vec!["export".as_ref(), db.as_os_str()],
+        vec!["schemas".as_ref(), db.as_os_str()],
+        vec!["scan".as_ref(), jsonl.as_os_str()],
+    ] {
+        let out = std::process::Command::new(BIN).args(&args).output().unwrap();
+        assert!(out.status.code() != Some(2), "{args:?}: {}", stderr(&out));
+    }
+    let into = odd.join("traces.db");
+    let out = std::process::Command::new(BIN).arg("import").arg(&jsonl).arg("--into").arg(&into).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = std::process::Command::new(BIN).arg("scan").arg(&into).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! The CI gate (exit codes, thresholds, baselines) and every output format:
+//! golden files on the small fixture, and hostile trace text in each.
+
+use std::path::Path;
+
+use crate::util::*;
+
+fn code(dir: &Path, args: &[&str]) -> i32 {
+    run_in(dir, args).status.code().unwrap()
+}
+
+#[test]
+fn exit_codes() {
+    let dir = small();
+    let d = dir.path();
+    assert_eq!(code(d, &["check", "threads.db"]), 1, "hidden errors fail by default");
+    assert_eq!(code(d, &["check", "threads.db", "--exit-zero"]), 0);
+    assert_eq!(code(d, &["check", "threads.db", "--max-hidden", "2"]), 0);
+    assert_eq!(code(d, &["check", "threads.db", "--max-hidden", "1"]), 1);
+    assert_eq!(code(d, &["check", "threads.db", "--max-hidden", "9", "--max-error-rate", "50%"]), 0, "46.15% overall");
+    assert_eq!(code(d, &["check", "threads.db", "--max-hidden", "9", "--max-error-rate", "0.4"]), 1);
+    assert_eq!(code(d, &["check", "threads.db", "--max-hidden", "9", "--max-error-rate", "Edit=0.7"]), 0);
+    assert_eq!(code(d, &["check", "threads.db", "--max-hidden", "9", "--max-error-rate", "Edit=0.6"]), 1);
+    assert_eq!(code(d, &["check", "threads.db", "--max-hidden", "9", "--fail-on", "unpaired-call"]), 1);
+    assert_eq!(code(d, &["check", "threads.db", "--max-hidden", "9", "--fail-on", "timeout,guard-blind-streak"]), 0);
+    assert_eq!(code(d, &["check", "threads.db", "--max-hidden", "9", "--fail-on", "unknown-tool"]), 1, "a category");
+    assert_eq!(code(d, &["check", "threads.db", "--fail-on", "no-such-rule"]), 2, "usage error");
+    assert_eq!(code(d, &["check", "threads.db", "--max-error-rate", "2"]), 2, "a rate above 1");
+    assert_eq!(code(d, &["check", "threads.db", "missing.db"]), 2, "2 wins over 1");
+    assert_eq!(code(d, &["check", "threads.db", "missing.db", "--exit-zero"]), 2, "--exit-zero never hides an error");
+    assert_eq!(code(d, &["check", "threads.db", "--tool", "Read"]), 0, "no hidden errors among Read calls");
+}
+
+#[test]
+fn last_line_says_why() {
+    let dir = small();
+    let out = run_in(dir.path(), &["check", "threads.db"]);
+    let last = stdout(&out).lines().last().unwrap().to_string();
+    assert_eq!(last, "tracelint check failed: 2 hidden errors (limit 0).");
+    let out = run_in(dir.path(), &["check", "threads.db", "--max-hidden", "5", "--max-error-rate", "Bash=10%"]);
+    let last = stdout(&out).lines().last().unwrap().to_string();
+    assert_eq!(last, "tracelint check failed: Bash error rate 50.00% above 10.00%.");
+    let out = run_in(dir.path(), &["check", "threads.db", "--max-hidden", "5"]);
+    let last = stdout(&out).lines().last().unwrap().to_string();
+    assert_eq!(last, "tracelint check passed: 2 hidden errors (limit 5), error rate 46.15%.");
+    // Machine formats keep stdout clean; the sentence goes to stderr.
+    let out = run_in(dir.path(), &["check", "threads.db", "--format", "json"]);
+    assert!(serde_json::from_slice::<serde_json::Value>(&out.stdout).is_ok());
+    assert_eq!(stderr(&out).lines().last().unwrap(), "tracelint check failed: 2 hidden errors (limit 0).");
+}
+
+#[test]
+fn baseline_round_trip() {
+    let dir = small();
+    let d = dir.path();
+    let out = run_in(d, &["check", "threads.db", "--write-baseline", "baseline.json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("+6 / -0 findings (6 entries, 6 findings)"), "{}", stdout(&out));
+    let text = std::fs::read_to_string(d.join("baseline.json")).unwrap();
+    assert!(!text.contains("threads.db") && !text.contains(&d.display().to_string()), "no paths in fingerprints");
+    assert!(!text.contains("\"row"), "no row ids");
+    // Re-checking against it passes.
+    assert_eq!(code(d, &["check", "threads.db", "--baseline", "baseline.json"]), 0);
+    // Rewriting it unchanged reports no change.
+    let out = run_in(d, &["check", "threads.db", "--write-baseline", "baseline.json"]);
+    assert!(stdout(&out).contains("+0 / -0"), "{}", stdout(&out));
+    assert_eq!(std::fs::read_to_string(d.join("baseline.json")).unwrap(), text, "deterministic");
+    // A new hidden error fails.
+    let conn = rusqlite::Connection::open(d.join("threads.db")).unwrap();
+    conn.execute_batch(
+        r#"INSERT INTO messages VALUES ('n1', '019e6f00-0000-7000-8000-00000000000c', 'assistant',
+             '{"role":"assistant","id":"n1","content":[{"type":"tool_use","id":"new1","name":"Glob","input":{"pattern":"*"}}]}'),
+           ('n2', '019e6f00-0000-7000-8000-00000000000c', 'tool',
+             '{"role":"tool","id":"n2","tool_call_id":"new1","content":"Error: Directory not found: /nope","is_error":false}');"#,
+    )
+    .unwrap();
+    drop(conn);
+    let out = run_in(d, &["check", "threads.db", "--baseline", "baseline.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).ends_with("tracelint check failed: 1 hidden error not in the baseline (limit 0).\n"),
+        "{}",
+        stdout(&out)
+    );
+    // Old sessions rotating out: stale entries are reported, not fatal.
+    let conn = rusqlite::Connection::open(d.join("threads.db")).unwrap();
+    conn.execute_batch(
+        "DELETE FROM messages WHERE thread_id = '019e2a00-0000-7000-8000-00000000000b' OR message_id IN ('n1', 'n2');",
+    )
+    .unwrap();
+    drop(conn);
+    let out = run_in(d, &["check", "threads.db", "--baseline", "baseline.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("baseline findings (1 entries) no longer occur"), "{}", stderr(&out));
+    let out = run_in(d, &["check", "threads.db", "--write-baseline", "baseline.json"]);
+    assert!(stdout(&out).contains("+0 / -1"), "{}", stdout(&out));
+}
+
+#[test]
+fn bad_baselines_exit_2() {
+    let dir = small();
+    let d = dir.path();
+    let out = run_in(d, &["check", "threads.db", "--baseline", "nope.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nope.json: baseline not found"));
+    std::fs::write(d.join("bad.json"), "{\"entries\": 3}").unwrap();
+    let out = run_in(d, &["check", "threads.db", "--baseline", "bad.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("bad.json: not a tracelint baseline"), "{}", stderr(&out));
+    // Never overwrite a file that is not a baseline, and never the input.
+    let out = run_in(d, &["check", "threads.db", "--write-baseline", "bad.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(d.join("bad.json")).unwrap(), "{\"entries\": 3}");
+    let before = std::fs::read(d.join("threads.db")).unwrap();
+    let out = run_in(d, &["check", "threads.db", "--write-baseline", "threads.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(d.join("threads.db")).unwrap(), before);
+}
+
+#[test]
+fn golden_outputs_of_every_format() {
+    let dir = small();
+    for (format, golden) in [
+        ("markdown", "peri_small.md"),
+        ("csv", "peri_small.csv"),
+        ("github", "peri_small.github.txt"),
+        ("junit", "peri_small.junit.xml"),
+    ] {
+        let out = run_in(dir.path(), &["scan", "threads.db", "--format", format]);
+        assert!(out.status.success(), "{format}: {}", stderr(&out));
+        assert_golden(golden, &stdout(&out));
+    }
+}
+
+#[test]
+fn summary_is_appended() {
+    let dir = small();
+    std::fs::write(dir.path().join("summary.md"), "previous step\n").unwrap();
+    let out = run_in(dir.path(), &["check", "threads.db", "--format", "github", "--summary", "summary.md"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(text.starts_with("previous step\n# tracelint postmortem"), "{text}");
+    assert!(text.contains("tracelint check failed: 2 hidden errors (limit 0)."));
+}
+
+#[test]
+fn github_annotations_are_capped() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = run_in(root, &["check", "sample-traces/peri-postmortem.db", "--format", "github"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let errors = text.lines().filter(|l| l.starts_with("::error ")).count();
+    let warnings = text.lines().filter(|l| l.starts_with("::warning ")).count();
+    assert_eq!((errors, warnings), (10, 4), "with the optional-but-required drift finding");
+    assert!(text.lines().nth(1).unwrap().contains("guard-blind-streak"), "the most severe finding comes first");
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with("::notice title=tracelint::321 more findings were not annotated"), "{last}");
+}
+
+#[test]
+fn hostile_text_is_neutralized_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "hostile.db", &fixture_sql("hostile.sql"));
+    for format in ["table", "json", "markdown", "csv", "github", "junit"] {
+        for cmd in ["scan", "check"] {
+            let out = run_in(dir.path(), &[cmd, "hostile.db", "--format", format, "--color", "never"]);
+            assert_ne!(out.status.code(), Some(2), "{cmd} {format}: {}", stderr(&out));
+            let text = stdout(&out);
+            let err = stderr(&out);
+            for (what, bad) in
+                [("ESC", '\u{1b}'), ("BEL", '\u{7}'), ("NUL", '\0'), ("RLO", '\u{202e}'), ("CSI", '\u{9b}')]
+            {
+                assert!(!text.contains(bad) && !err.contains(bad), "{cmd} {format}: raw {what}");
+            }
+            assert!(!text.contains("SECRETSECRET"), "{cmd} {format}: the secret is redacted");
+            assert!(!text.contains("evil.example"), "{cmd} {format}: the OSC 8 link target is gone");
+            for line in text.lines() {
+                let forged = line.starts_with("::")
+                    && !line.starts_with("::error title=tracelint")
+                    && !line.starts_with("::warning title=tracelint")
+                    && !line.starts_with("::notice title=tracelint");
+                assert!(!forged, "{cmd} {format}: forged workflow command {line:?}");
+            }
+            match format {
+                "junit" => assert!(!text.contains("<script>"), "{cmd} {format}: raw HTML"),
+                "markdown" => {
+                    for line in text.lines() {
+                        assert!(!outside_code_spans(line).contains("<script>"), "{cmd} {format}: raw HTML in {line:?}");
+                    }
+                }
+                "csv" => assert!(text.contains("\n'=Evil"), "{cmd} {format}: formula neutralized:\n{text}"),
+                "github" => assert!(text.contains("100%25"), "{cmd} {format}: % escaped"),
+                _ => {}
+            }
+        }
+    }
+    // --no-redact shows the secret (and only then).
+    let out = run_in(dir.path(), &["examples", "hostile.db", "--category", "other", "--no-redact"]);
+    assert!(stdout(&out).contains("SECRETSECRET"));
+    let out = run_in(dir.path(), &["examples", "hostile.db", "--category", "other"]);
+    assert!(!stdout(&out).contains("SECRETSECRET"));
+    assert!(!stdout(&out).contains('\u{1b}'));
+}
+
+/// A Markdown line without its code spans (where HTML is shown literally).
+fn outside_code_spans(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(start) = rest.find('`') {
+        out.push_str(&rest[..start]);
+        let run = rest[start..].chars().take_while(|&c| c == '`').count();
+        let fence = "`".repeat(run);
+        let after = &rest[start + run..];
+        match after.find(&fence) {
+            Some(end) => rest = &after[end + run..],
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn drill_down() {
+    let dir = small();
+    let out = run_in(dir.path(), &["examples", "threads.db", "--category", "stale-edit-match"]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("call 5 (call_e2) · Edit"), "{text}");
+    assert!(text.contains("HIDDEN ERROR · stale-edit-match (flag: success; content: error-prefix)"), "{text}");
+    assert!(text.contains("\"old_string\":\"Ok(format!(\""), "{text}");
+    assert!(text.contains("    Error: old_string not found in /w/src/edit.rs"), "{text}");
+    let out = run_in(
+        dir.path(),
+        &["examples", "threads.db", "--category", "missing-required-param", "--tool", "Agent", "--limit", "1"],
+    );
+    assert_eq!(stdout(&out).matches("\n[").count() + usize::from(stdout(&out).starts_with('[')), 1);
+    let out = run_in(dir.path(), &["examples", "threads.db", "--category", "timeout"]);
+    assert_eq!(stdout(&out), "No timeout failures.\n");
+    assert_eq!(code(dir.path(), &["examples", "threads.db", "--category", "bogus"]), 2);
+
+    let out = run_in(dir.path(), &["show", "019e2a00-0000-7000-8000-00000000000a", "threads.db"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_golden("peri_small.show.txt", &stdout(&out));
+    let out = run_in(dir.path(), &["show", "019e6f", "threads.db", "--call", "toolu_c3"]);
+    assert!(stdout(&out).contains("flag-only error · other (flag: error; content: no rule)"), "{}", stdout(&out));
+    let out = run_in(dir.path(), &["show", "019e", "threads.db"]);
+    assert_eq!(out.status.code(), Some(2), "ambiguous prefix");
+    assert!(stderr(&out).contains("sessions start with"), "{}", stderr(&out));
+}
+
+#[test]
+fn rules_listing() {
+    let dir = small();
+    let out = run_in(dir.path(), &["rules", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["categories"].as_array().unwrap().len(), 25);
+    assert!(v["content_rules"].as_array().unwrap().iter().any(|r| r["id"] == "error-prefix"));
+    assert!(v["classification_rules"].as_array().unwrap().iter().all(|r| !r["label"].as_str().unwrap().is_empty()));
+    let out = run_in(dir.path(), &["rules"]);
+    assert!(stdout(&out).contains("stale-edit-match"));
+    assert!(stdout(&out).contains("fix: Re-read the file after editing it"));
+}
+
+/// The whole registry is pinned: a rule, category or finding rule that
+/// changes, appears or goes shows up in review (bless with UPDATE_GOLDEN=1).
+#[test]
+fn rule_registry_golden() {
+    let out = run_in(root(), &["rules", "--format", "json"]);
+    assert!(out.status.success());
+    assert_golden("rules.json", &stdout(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = v["finding_rules"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, tracelint::rules::FindingRule::ids().collect::<Vec<_>>());
+}

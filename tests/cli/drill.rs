@@ -1,0 +1,79 @@
+//! `examples`, `show` and `schemas` read every sample as `scan` does and
+//! give every call the same category, also under `--tool-schemas`.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::util::*;
+
+/// Failures per (tool, category) that `examples` lists.
+fn examples_counts(sample: &str, category: &str, extra: &[&str]) -> BTreeMap<String, u64> {
+    let mut args = vec!["examples", sample, "--category", category, "--limit", "100000"];
+    args.extend_from_slice(extra);
+    let out = run_in(root(), &args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    let mut counts = BTreeMap::new();
+    for line in stdout(&out).lines().filter(|l| l.contains(" · call ")) {
+        let tool = line.rsplit(" · ").next().unwrap().to_string();
+        *counts.entry(tool).or_default() += 1;
+    }
+    counts
+}
+
+fn check_agreement(sample: &str, extra: &[&str]) {
+    let mut args = vec!["scan", sample, "--format", "json"];
+    args.extend_from_slice(extra);
+    let report = json(&run_in(root(), &args));
+    let mut by_category: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for row in report["categories"].as_array().unwrap() {
+        let cat = row["category"].as_str().unwrap().to_string();
+        by_category
+            .entry(cat)
+            .or_default()
+            .insert(row["tool"].as_str().unwrap().to_string(), row["errors"].as_u64().unwrap());
+    }
+    assert!(!by_category.is_empty(), "{sample}: no failures to compare");
+    for (category, tools) in by_category {
+        assert_eq!(
+            examples_counts(sample, &category, extra),
+            tools,
+            "{sample} {extra:?}: examples --category {category}"
+        );
+    }
+}
+
+#[test]
+fn examples_agree_with_scan_on_every_sample() {
+    for sample in SAMPLES.iter().filter(|s| !s.contains("postmortem")) {
+        check_agreement(sample, &[]);
+    }
+}
+
+#[test]
+fn examples_agree_with_scan_under_tool_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "schema.db", &fixture_sql("peri_schema.sql"));
+    let db = dir.path().join("schema.db").display().to_string();
+    let schemas = root().join("tests/fixtures/schema_tools.json").display().to_string();
+    check_agreement(&db, &["--tool-schemas", &schemas]);
+    // The case the spine fixed: a call the schema step classifies.
+    let counts = examples_counts(&db, "missing-required-param", &["--tool-schemas", &schemas]);
+    assert_eq!(counts.get("Lookup"), Some(&1), "{counts:?}");
+}
+
+#[test]
+fn show_and_schemas_read_every_sample() {
+    for sample in SAMPLES {
+        let rows = stdout(&run_in(root(), &["export", sample]));
+        let first: Value = serde_json::from_str(rows.lines().next().unwrap()).unwrap();
+        let session = first["session"].as_str().unwrap();
+        let out = run_in(root(), &["show", session, sample]);
+        assert!(out.status.success(), "show {session} {sample}: {}", stderr(&out));
+        assert!(stdout(&out).contains(&format!("session {session} · ")), "{}", stdout(&out));
+        let out = run_in(root(), &["show", session, sample, "--call", "1"]);
+        assert!(out.status.success(), "show --call 1 {sample}: {}", stderr(&out));
+        let out = run_in(root(), &["schemas", sample]);
+        assert!(out.status.success(), "schemas {sample}: {}", stderr(&out));
+    }
+}

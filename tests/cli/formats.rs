@@ -1,0 +1,162 @@
+//! Format detection, `--source-format` and `tracelint formats`.
+
+use crate::util::*;
+
+#[test]
+fn formats_lists_every_format_with_its_signature() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), &["formats"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let listed: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ') && !l.is_empty()).collect();
+    assert_eq!(
+        listed,
+        [
+            "peri (Peri Code)",
+            "crush (Crush, and the archived Go opencode)",
+            "opencode (opencode 1.2 or later)",
+            "goose (Goose (Block))",
+            "llm (llm (Simon Willison's CLI))",
+            "tracelint (tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework)",
+            "langgraph (LangGraph SqliteSaver checkpoints)",
+            "openai-agents (OpenAI Agents SDK sessions (SQLiteSession, SQLAlchemySession, AdvancedSQLiteSession))",
+            "zed (Zed's agent panel threads)",
+            "adk (Google ADK session databases (adk web / adk run, DatabaseSessionService))",
+            "cursor (Cursor, experimental: reverse-engineered, read only with --source-format cursor)",
+            "claude-code (Claude Code transcripts, JSONL, read through import)",
+            "codex (Codex CLI rollouts, JSONL, read through import)",
+            "gemini (Gemini CLI chat recordings, JSONL, read through import)",
+        ]
+    );
+    assert!(text.contains("detected by:") && text.contains("recognised:") && text.contains("default:"), "{text}");
+}
+
+#[test]
+fn unknown_source_format_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
+    let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(
+            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "peri", "--format", "json"]);
+    assert_eq!(json(&out)["sources"][0]["format"], "peri");
+}
+
+#[test]
+fn unknown_schema_names_the_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "other.db", "CREATE TABLE messages(id INTEGER, body TEXT);");
+    let out = run_in(dir.path(), &["scan", "other.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn detection_picks_the_adapter_of_every_sample() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (db, format) in [
+        ("peri-postfix.db", "peri"),
+        ("crush.db", "crush"),
+        ("opencode.db", "opencode"),
+        ("goose.db", "goose"),
+        ("llm.db", "llm"),
+        ("langgraph.db", "langgraph"),
+        ("openai-agents.db", "openai-agents"),
+        ("zed.db", "zed"),
+        ("adk.db", "adk"),
+    ] {
+        let v = json(&run_in(root, &["scan", &format!("sample-traces/{db}"), "--format", "json"]));
+        assert_eq!(v["sources"][0]["format"], format, "{db}");
+    }
+}
+
+#[test]
+fn every_format_name_fits_the_contract() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("schema/report-v4.schema.json")).unwrap()).unwrap();
+    let pattern = schema["properties"]["sources"]["items"]["properties"]["format"]["pattern"].as_str().unwrap();
+    let re = regex::Regex::new(pattern).unwrap();
+    let text = stdout(&run_in(root, &["formats"]));
+    let names: Vec<&str> =
+        text.lines().filter(|l| !l.starts_with(' ') && !l.is_empty()).map(|l| l.split(' ').next().unwrap()).collect();
+    assert!(names.len() >= 9, "{names:?}");
+    for n in names {
+        assert!(re.is_match(n), "format name {n} does not fit the contract's pattern {pattern}");
+    }
+}
+
+#[test]
+fn same_table_names_other_columns_are_refused() {
+    // Crush, Goose and llm 0.32 all have `messages`; names alone prove nothing.
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(
+        dir.path(),
+        "x.db",
+        "CREATE TABLE sessions(id TEXT, parent_session_id TEXT); CREATE TABLE messages(id TEXT, session_id TEXT, body TEXT);",
+    );
+    let out = run_in(dir.path(), &["scan", "x.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown trace schema (tables: messages, sessions)"), "{}", stderr(&out));
+}
+
+#[test]
+fn scan_without_paths_reads_every_default_location_that_exists() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sql = |name: &str| std::fs::read_to_string(root.join("sample-traces").join(name)).unwrap();
+    std::fs::create_dir_all(h.join(".crush")).unwrap();
+    db_from_sql(&h.join(".crush"), "crush.db", &sql("crush.sql"));
+    let rollouts = h.join(".codex/sessions/2026/05/10");
+    std::fs::create_dir_all(&rollouts).unwrap();
+    let cx = root.join("sample-traces/codex/2026/05/10");
+    for f in std::fs::read_dir(&cx).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, rollouts.join(f.file_name().unwrap())).unwrap();
+    }
+    std::fs::create_dir_all(h.join("data/goose/sessions")).unwrap();
+    db_from_sql(&h.join("data/goose/sessions"), "sessions.db", &sql("goose.sql"));
+    let run = |args: &[&str]| {
+        std::process::Command::new(BIN)
+            .args(args)
+            .current_dir(h)
+            .env("HOME", h)
+            .env("XDG_DATA_HOME", h.join("data"))
+            .env("XDG_CONFIG_HOME", h.join("config"))
+            .env_remove("LLM_USER_PATH")
+            .env_remove("CODEX_HOME")
+            .output()
+            .unwrap()
+    };
+    let v = json(&run(&["scan", "--format", "json"]));
+    let formats: Vec<&str> = v["sources"].as_array().unwrap().iter().map(|s| s["format"].as_str().unwrap()).collect();
+    assert_eq!(formats, ["crush", "goose", "codex"]);
+    let listing = stdout(&run(&["formats"]));
+    assert!(listing.contains("./.crush/crush.db  [found]"), "{listing}");
+    assert!(listing.contains("~/.codex/sessions  [found]"), "{listing}");
+    assert!(!listing.contains("opencode/opencode.db  [found]"), "{listing}");
+}
+
+#[test]
+fn a_forced_format_must_match_its_signature() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = run_in(root, &["scan", "sample-traces/goose.db", "--source-format", "crush"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("sample-traces/goose.db: is not a crush database (--source-format crush"), "{err}");
+}

@@ -1,0 +1,282 @@
+//! Hostile and broken traces: the read-only guarantee, and a corpus of
+//! corrupt and odd input that must end in a clear error or a counted skip,
+//! never a panic or a hang.
+
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use crate::util::*;
+
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    listing(dir).into_iter().map(|f| (f.clone(), std::fs::read(dir.join(&f)).unwrap())).collect()
+}
+
+fn wal_db(dir: &Path) -> PathBuf {
+    let sql = format!("PRAGMA journal_mode=WAL;\n{}", fixture_sql("peri_small.sql"));
+    db_from_sql(dir, "threads.db", &sql)
+}
+
+const EXTRA_CALL: &str = r#"INSERT INTO messages VALUES ('m-extra', '019e6f00-0000-7000-8000-00000000000c', 'assistant',
+    '{"role":"assistant","id":"m-extra","content":[{"type":"tool_use","id":"toolu_x","name":"Glob","input":{"pattern":"*"}}]}');"#;
+
+#[test]
+fn live_wal_database_db_wal_and_shm_stay_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = wal_db(dir.path());
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer.execute_batch(EXTRA_CALL).unwrap(); // committed, only in the -wal file
+    writer
+        .execute_batch(
+            r#"BEGIN IMMEDIATE; INSERT INTO messages VALUES ('m-pending', '019e6f00-0000-7000-8000-00000000000c', 'tool',
+               '{"role":"tool","id":"m-pending","tool_call_id":"toolu_x","content":"x","is_error":false}');"#,
+        )
+        .unwrap();
+    let before = snapshot(dir.path());
+    assert_eq!(
+        before.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+        ["threads.db", "threads.db-shm", "threads.db-wal"]
+    );
+    let out = run_in(dir.path(), &["scan", "threads.db", "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(v["totals"]["calls"], 14, "the committed call in the WAL is seen");
+    assert_eq!(v["totals"]["unpaired_calls"], 2, "the uncommitted result is not");
+    assert!(!stderr(&out).contains("immutable"), "no fallback needed: {}", stderr(&out));
+    assert!(snapshot(dir.path()) == before, "database, -wal and -shm are byte-identical after the scan");
+    writer.execute_batch("COMMIT").unwrap();
+}
+
+/// Run tracelint as a user who cannot write `dir` (nobody, when the tests
+/// run as root; the caller's own permissions otherwise).
+fn run_unprivileged(dir: &Path, args: &[&str]) -> Output {
+    let root = Command::new("id").arg("-u").output().map(|o| o.stdout == b"0\n").unwrap_or(false);
+    // A copy of the binary inside the directory, so any user can run it.
+    let bin = dir.parent().unwrap().join("tracelint-bin");
+    std::fs::copy(BIN, &bin).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(dir.parent().unwrap(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = Command::new(&bin);
+    cmd.args(args).current_dir(dir);
+    if root {
+        cmd.uid(65534).gid(65534);
+    }
+    // Another test thread forking while the copy was open for writing makes
+    // exec fail with "Text file busy" for a moment (ETXTBSY); try again.
+    for _ in 0..50 {
+        match cmd.output() {
+            Err(e) if e.raw_os_error() == Some(26) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            other => return other.unwrap(),
+        }
+    }
+    panic!("{}: text file busy for a second", bin.display());
+}
+
+fn make_read_only(dir: &Path) {
+    for f in listing(dir) {
+        std::fs::set_permissions(dir.join(f), std::fs::Permissions::from_mode(0o444)).unwrap();
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+}
+
+fn make_writable(dir: &Path) {
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn read_only_directory_with_wal_and_shm_is_read_fully() {
+    let outer = tempfile::tempdir().unwrap();
+    let dir = outer.path().join("ro");
+    std::fs::create_dir(&dir).unwrap();
+    let db = wal_db(&dir);
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer.execute_batch(EXTRA_CALL).unwrap();
+    make_read_only(&dir);
+    let before = snapshot(&dir);
+    let out = run_unprivileged(&dir, &["scan", "threads.db", "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(v["totals"]["calls"], 14, "the WAL is read through the read-only -shm");
+    assert!(snapshot(&dir) == before);
+    make_writable(&dir);
+    drop(writer);
+}
+
+#[test]
+fn read_only_directory_without_shm_falls_back_to_immutable_with_a_warning() {
+    let outer = tempfile::tempdir().unwrap();
+    let live = outer.path().join("live");
+    let dir = outer.path().join("ro");
+    std::fs::create_dir(&live).unwrap();
+    std::fs::create_dir(&dir).unwrap();
+    let db = wal_db(&live);
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer.execute_batch("PRAGMA wal_autocheckpoint=0;").unwrap();
+    writer.execute_batch(EXTRA_CALL).unwrap();
+    // What a crash leaves behind: the database and its -wal, no -shm.
+    std::fs::copy(&db, dir.join("threads.db")).unwrap();
+    std::fs::copy(live.join("threads.db-wal"), dir.join("threads.db-wal")).unwrap();
+    drop(writer);
+    make_read_only(&dir);
+    let before = snapshot(&dir);
+    let out = run_unprivileged(&dir, &["scan", "threads.db", "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(v["totals"]["calls"], 13, "immutable: the call only in the WAL is missed");
+    let err = stderr(&out);
+    assert!(err.contains("opened immutable") && err.contains("may be missed"), "{err}");
+    assert!(snapshot(&dir) == before, "nothing created, nothing changed");
+    make_writable(&dir);
+}
+
+#[test]
+fn read_only_file_in_a_read_only_directory() {
+    let outer = tempfile::tempdir().unwrap();
+    let dir = outer.path().join("ro");
+    std::fs::create_dir(&dir).unwrap();
+    db_from_sql(&dir, "threads.db", &fixture_sql("peri_small.sql"));
+    make_read_only(&dir);
+    let out = run_unprivileged(&dir, &["scan", "threads.db", "--format", "json"]);
+    assert_eq!(json(&out)["totals"]["calls"], 13);
+    assert_eq!(listing(&dir), vec!["threads.db"]);
+    make_writable(&dir);
+}
+
+/// Every corpus case: a clear one-line error (exit 2) or a report, in time.
+fn scan_case(dir: &Path, file: &str) -> Output {
+    let start = Instant::now();
+    let out = run_in(dir, &["scan", file, "--format", "json"]);
+    assert!(start.elapsed() < Duration::from_secs(60), "{file}: took {:?}", start.elapsed());
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{file}: {err}");
+    match out.status.code() {
+        Some(0) => {}
+        Some(2) => {
+            assert_eq!(err.lines().count(), 1, "{file}: {err}");
+            assert!(err.contains(file), "{file}: {err}");
+        }
+        other => panic!("{file}: exit {other:?}: {err}"),
+    }
+    out
+}
+
+#[test]
+fn corrupted_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sql = fixture_sql("peri_small.sql");
+    sql.push_str(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+         INSERT INTO messages SELECT 'pad' || i, '019e2a00-0000-7000-8000-00000000000a', 'user',
+         '{\"role\":\"user\",\"content\":\"' || hex(randomblob(200)) || '\"}' FROM n;",
+    );
+    let db = db_from_sql(dir.path(), "bad-page.db", &sql);
+    let mut bytes = std::fs::read(&db).unwrap();
+    let page = 4096;
+    assert!(bytes.len() > page * 8);
+    for b in &mut bytes[page * 5..page * 6] {
+        *b = 0xA5;
+    }
+    std::fs::write(&db, bytes).unwrap();
+    let out = scan_case(dir.path(), "bad-page.db");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("corrupt"), "{}", stderr(&out));
+}
+
+#[test]
+fn wrong_column_types_are_counted_and_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(
+        dir.path(),
+        "types.db",
+        r#"CREATE TABLE threads (id INTEGER PRIMARY KEY, created_at BLOB, parent_thread_id REAL);
+           CREATE TABLE messages (message_id INTEGER, thread_id INTEGER, role BLOB, content BLOB);
+           INSERT INTO threads VALUES (7, x'00ff', 1.5);
+           INSERT INTO messages VALUES (1, 7, 'assistant', '{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"Read","input":{}}]}');
+           INSERT INTO messages VALUES (2, 7, x'ff', 12345);
+           INSERT INTO messages VALUES (3, 7, NULL, NULL);
+           INSERT INTO messages VALUES (4, NULL, 'tool', x'7b22726f6c65223a22746f6f6c222c22746f6f6c5f63616c6c5f6964223a2261222c22636f6e74656e74223a224572726f723a20ff227d');"#,
+    );
+    let out = scan_case(dir.path(), "types.db");
+    let v = json(&out);
+    assert_eq!(v["totals"]["calls"], 1);
+    let skipped = v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "malformed-row").count();
+    assert_eq!(skipped, 2, "an integer and a NULL content");
+}
+
+#[test]
+fn odd_rows_big_deep_invalid_utf8_surrogates_nul() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_from_sql(dir.path(), "odd.db", &fixture_sql("peri_small.sql"));
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let thread = "019e6f00-0000-7000-8000-00000000000c";
+    let add = |id: &str, role: &str, content: rusqlite::types::Value| {
+        conn.execute("INSERT INTO messages VALUES (?1, ?2, ?3, ?4)", rusqlite::params![id, thread, role, content])
+            .unwrap();
+    };
+    let call = |id: &str| {
+        format!(
+            r#"{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":"x"}}}}]}}"#
+        )
+    };
+    // A 50 MB result that is an error, and one that is not.
+    add("big1", "assistant", call("big1").into());
+    let big = format!(
+        r#"{{"role":"tool","tool_call_id":"big1","content":"Error: {}","is_error":false}}"#,
+        "x".repeat(50 << 20)
+    );
+    add("big1r", "tool", big.into());
+    // Deeply nested JSON, at the top and inside a result: counted skips, not stack overflows.
+    add("deep", "tool", format!("{}{}", "[".repeat(200_000), "]".repeat(200_000)).into());
+    let nested =
+        format!(r#"{{"role":"tool","tool_call_id":"x","content":{}{}}}"#, "[".repeat(200_000), "]".repeat(200_000));
+    add("deep2", "tool", nested.into());
+    // Invalid UTF-8 inside a TEXT value.
+    add("utf1", "assistant", call("utf1").into());
+    let mut bytes = br#"{"role":"tool","tool_call_id":"utf1","content":"Error: bad "#.to_vec();
+    bytes.extend_from_slice(&[0xff, 0xfe, 0xc3]);
+    bytes.extend_from_slice(br#"","is_error":false}"#);
+    conn.execute(
+        "INSERT INTO messages VALUES ('utf1r', ?1, 'tool', CAST(?2 AS TEXT))",
+        rusqlite::params![thread, bytes],
+    )
+    .unwrap();
+    // Lone UTF-16 surrogate escapes: read with a repair, reported.
+    let add = |id: &str, role: &str, content: String| {
+        conn.execute("INSERT INTO messages VALUES (?1, ?2, ?3, ?4)", rusqlite::params![id, thread, role, content])
+            .unwrap();
+    };
+    add("sur1", "assistant", call("sur1"));
+    add(
+        "sur1r",
+        "tool",
+        r#"{"role":"tool","tool_call_id":"sur1","content":"Error: \ud800 broken","is_error":false}"#.into(),
+    );
+    // NUL bytes, escaped and raw.
+    add("nul1", "assistant", call("nul1"));
+    add(
+        "nul1r",
+        "tool",
+        "{\"role\":\"tool\",\"tool_call_id\":\"nul1\",\"content\":\"ok \\u0000 fine\",\"is_error\":false}".into(),
+    );
+    add("nul2", "tool", "{\"role\":\"tool\",\0\"tool_call_id\":\"x\"}".into());
+    drop(conn);
+
+    let out = scan_case(dir.path(), "odd.db");
+    let v = json(&out);
+    let findings = v["findings"].as_array().unwrap();
+    let msg = |rule: &str| -> Vec<String> {
+        findings.iter().filter(|f| f["rule"] == rule).map(|f| f["message"].as_str().unwrap().to_string()).collect()
+    };
+    let malformed = msg("malformed-row");
+    // The nested array where a message object belongs is refused at once;
+    // nesting inside a result's content is skipped over without recursion.
+    assert!(malformed.iter().any(|m| m.contains("skipped: unexpected message shape")), "{malformed:?}");
+    assert_eq!(v["totals"]["orphan_results"], 2, "the fixture's orphan, and the deep result row, read");
+    assert!(malformed.iter().any(|m| m.contains("read with repairs: lone UTF-16 surrogate")), "{malformed:?}");
+    assert!(malformed.iter().filter(|m| m.contains("skipped")).count() >= 2, "{malformed:?}");
+    let bash = v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == "Bash").unwrap();
+    // big1 (50 MB error), utf1 (invalid UTF-8 replaced) and sur1 (repaired) are hidden errors; nul1 is fine.
+    assert_eq!(bash["hidden_errors"], 3, "{bash}");
+    let hidden = msg("hidden-error");
+    assert!(hidden.iter().all(|m| m.chars().count() < 400), "messages are truncated");
+    assert!(hidden.iter().any(|m| m.contains("Error: bad \u{fffd}")), "{hidden:?}");
+}

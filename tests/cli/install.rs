@@ -1,0 +1,88 @@
+//! What a user installs and pastes: shell completions, `--help` examples,
+//! and the GitHub Action's check step run as GitHub would run it.
+
+use std::process::Command;
+
+use crate::util::*;
+
+#[test]
+fn completions_for_every_shell() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = run_in(root(), &["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        let text = stdout(&out);
+        for sub in ["scan", "check", "export", "merge"] {
+            assert!(text.contains(sub), "{shell} completion lacks {sub}");
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("tracelint.bash");
+    std::fs::write(&script, stdout(&run_in(root(), &["completions", "bash"]))).unwrap();
+    let syntax = Command::new("bash").arg("-n").arg(&script).output().unwrap();
+    assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
+}
+
+#[test]
+fn every_subcommand_has_examples_in_its_help() {
+    let help = stdout(&run_in(root(), &["--help"]));
+    let subs: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|s| *s != "help")
+        .collect();
+    assert!(subs.len() >= 11, "{subs:?}");
+    for sub in subs {
+        let text = stdout(&run_in(root(), &[sub, "--help"]));
+        assert!(text.contains("Examples:\n  tracelint "), "tracelint {sub} --help has no examples:\n{text}");
+    }
+}
+
+/// ci/action-check.sh with the environment GitHub gives a composite step.
+fn action(dir: &std::path::Path, paths: &str, baseline: &str) -> (i32, String, String, String) {
+    let summary = dir.join("summary.md");
+    let output = dir.join("output.txt");
+    let out = Command::new("bash")
+        .arg(root().join("ci/action-check.sh"))
+        .current_dir(dir)
+        .env("TRACELINT", BIN)
+        .env("TRACELINT_PATHS", paths)
+        .env("TRACELINT_BASELINE", baseline)
+        .env("TRACELINT_ARGS", "--max-error-rate 50%")
+        .env("TRACELINT_SUMMARY", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", &output)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        std::fs::read_to_string(&summary).unwrap_or_default(),
+        std::fs::read_to_string(&output).unwrap_or_default(),
+    )
+}
+
+#[test]
+fn the_action_fails_on_hidden_errors_and_passes_against_its_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = root().join("sample-traces/peri-postmortem.db").display().to_string();
+    let (code, annotations, summary, output) = action(dir.path(), &sample, "");
+    assert_eq!(code, 1);
+    assert!(
+        annotations.starts_with("::error title=tracelint check::tracelint check failed: 329 hidden errors"),
+        "{annotations}"
+    );
+    assert!(summary.contains("# tracelint postmortem"));
+    assert_eq!(output.lines().last(), Some("exit-code=1"));
+    let out = run_in(dir.path(), &["check", &sample, "--write-baseline", "tracelint-baseline.json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (code, _, _, output) = action(dir.path(), &sample, "tracelint-baseline.json");
+    assert_eq!(code, 0, "every finding is in the baseline");
+    assert_eq!(output.lines().last(), Some("exit-code=0"));
+    // An error is exit 2, and the step fails with it.
+    let (code, _, _, output) = action(dir.path(), "no-such.db", "");
+    assert_eq!(code, 2);
+    assert_eq!(output.lines().last(), Some("exit-code=2"));
+}

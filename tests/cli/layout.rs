@@ -1,0 +1,158 @@
+//! The spine's direction, kept by a test: a module may import only the
+//! modules listed for it (DESIGN.md, "Layout"). Also: every test file is a
+//! module of this binary, so none is silently left out.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::util::root;
+
+/// Who may import whom (`crate::X`). Leaves import only leaves.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("lib", &["aggregate", "error", "input", "judge", "model", "report", "schema", "source", "sanitize"]),
+    (
+        "app",
+        &[
+            "aggregate",
+            "cli",
+            "error",
+            "export",
+            "gate",
+            "import",
+            "input",
+            "judge",
+            "lib",
+            "model",
+            "redact",
+            "render",
+            "report",
+            "rules",
+            "sanitize",
+            "schema",
+            "source",
+            "timespec",
+        ],
+    ),
+    ("cli", &[]),
+    ("input", &["error", "import", "model", "progress", "sanitize", "source"]),
+    ("import", &["error", "model", "sanitize", "source"]),
+    ("source", &["error", "model", "sanitize"]),
+    ("judge", &["model", "pair", "rules", "sanitize", "schema"]),
+    ("aggregate", &["judge", "redact", "report", "rules", "schema"]),
+    ("export", &["judge", "model", "redact"]),
+    ("report", &["rules"]),
+    ("gate", &["error", "report", "rules"]),
+    ("render", &["error", "gate", "report", "rules", "sanitize"]),
+    ("pair", &["model"]),
+    ("rules", &["model"]),
+    ("schema", &["error", "rules"]),
+    ("model", &[]),
+    ("sanitize", &[]),
+    ("redact", &[]),
+    ("timespec", &[]),
+    ("progress", &["sanitize"]),
+    ("error", &["sanitize"]),
+];
+
+/// The top-level module a source file belongs to.
+fn module_of(rel: &Path) -> String {
+    let first = rel.components().next().unwrap().as_os_str().to_string_lossy().into_owned();
+    first.trim_end_matches(".rs").to_string()
+}
+
+/// The `crate::X` names a file uses outside its `#[cfg(test)]` part.
+fn imports(text: &str) -> BTreeSet<String> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    let mut out = BTreeSet::new();
+    for (i, _) in code.match_indices("crate::") {
+        let before = code[..i].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue; // `tracelint::crate::`-like or an identifier ending in crate
+        }
+        let name: String = code[i + 7..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
+        if !name.is_empty() {
+            out.insert(name);
+        }
+    }
+    // `use crate::{a, b}` groups.
+    for (i, _) in code.match_indices("use crate::{") {
+        let group = &code[i + 12..];
+        let group = &group[..group.find('}').unwrap_or(group.len())];
+        for part in group.split(',') {
+            let name: String = part.trim().chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
+            if !name.is_empty() && name != "self" {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn modules_import_only_along_the_spine() {
+    let allowed: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeSet<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    let mut wrong = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let module = module_of(rel);
+        if module == "main" {
+            continue; // the binary uses `tracelint::`, not `crate::`
+        }
+        let Some(ok) = allowed.get(module.as_str()) else {
+            wrong.push(format!("{}: module `{module}` is not in the layering table", rel.display()));
+            continue;
+        };
+        let text = std::fs::read_to_string(&file).unwrap();
+        for used in imports(&text) {
+            // An item of the crate root (`crate::walk`) belongs to `lib`.
+            let used = if modules.contains(&used) { used } else { "lib".to_string() };
+            if used != module && !ok.contains(&used.as_str()) {
+                wrong.push(format!("{}: `{module}` imports `crate::{used}`", rel.display()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports against the spine's direction:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_layering_check_sees_imports() {
+    let text = "use crate::report::Report;\nuse crate::{gate, render::plural};\nfn f() { crate::sanitize::one_line(x) }\n#[cfg(test)]\nuse crate::app;";
+    let got: Vec<String> = imports(text).into_iter().collect();
+    assert_eq!(got, vec!["gate", "render", "report", "sanitize"]);
+}
+
+#[test]
+fn every_test_file_is_a_module_of_the_test_binary() {
+    let dir = root().join("tests/cli");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if let Some(m) = name.strip_suffix(".rs").filter(|m| *m != "main") {
+            assert!(main.contains(&format!("mod {m};")), "tests/cli/{name} is not listed in tests/cli/main.rs");
+        }
+    }
+    let stray: Vec<String> = std::fs::read_dir(root().join("tests"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".rs"))
+        .collect();
+    assert!(stray.is_empty(), "test files outside tests/cli never run (autotests = false): {stray:?}");
+}

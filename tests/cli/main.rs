@@ -1,0 +1,46 @@
+//! The integration tests: one binary, the real `tracelint` run on fixtures
+//! and samples. One module per area; add to an existing one before adding a
+//! new one (a test in `layout` fails if a file here is not listed).
+
+/// each SQLite format on its sample: exact counts, shipped .db equals its .sql
+mod adapters;
+/// broken, missing and foreign inputs: one line, exit 2, nothing written
+mod bad_input;
+/// the gate: exit codes, thresholds, baselines, golden output of every format
+mod check;
+/// the JSON output against schema/report-v4.schema.json
+mod contract;
+/// every command in README.md and docs/ runs as documented
+mod docs;
+/// examples, show and schemas agree with scan on every sample
+mod drill;
+/// export rows against their contract and against scan
+mod export;
+/// detection, --source-format, default locations
+mod formats;
+/// the samples whose rows are binary (msgpack, zstd), generated into SQL text
+mod gen_samples;
+/// hostile traces: read-only, WAL, corrupt pages, huge and odd text
+mod hostile;
+/// transcript import and direct scans of transcript folders
+mod import;
+/// completions, --help examples, the GitHub Action's check step
+mod install;
+/// the import direction of src/ and the layout of the tests
+mod layout;
+/// merge(scan(a), scan(b)) == scan(a, b)
+mod merge;
+/// no secret reaches any renderer or section
+mod redaction;
+/// the shipped samples and the README quotes
+mod samples;
+/// scan on the small fixture: totals, filters, categories
+mod scan;
+/// tool schemas, validation and drift
+mod schemas;
+/// no SQL built from strings outside tests
+mod sql_hygiene;
+/// no silent pass, exit codes under a closed pipe, output guards, terminal width
+mod trust;
+/// shared helpers
+mod util;

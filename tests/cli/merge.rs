@@ -1,0 +1,96 @@
+//! `merge(scan(a), scan(b)) == scan(a, b)`: reports from many machines add
+//! up to the report of one scan of all their sources.
+
+use serde_json::Value;
+
+use crate::util::*;
+
+fn scan_json(paths: &[&str], extra: &[&str]) -> Value {
+    let mut args = vec!["scan"];
+    args.extend_from_slice(paths);
+    args.extend_from_slice(&["--format", "json"]);
+    args.extend_from_slice(extra);
+    json(&run_in(root(), &args))
+}
+
+fn merged(parts: &[Value], dir: &std::path::Path) -> Value {
+    let mut args = vec!["merge".to_string()];
+    for (i, p) in parts.iter().enumerate() {
+        let path = dir.join(format!("part{i}.json"));
+        std::fs::write(&path, serde_json::to_string_pretty(p).unwrap()).unwrap();
+        args.push(path.display().to_string());
+    }
+    args.extend(["--format".to_string(), "json".to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    json(&run_in(root(), &args))
+}
+
+const SECTIONS: &[&str] = &[
+    "sources",
+    "totals",
+    "tools",
+    "categories",
+    "reasons",
+    "findings",
+    "recovery",
+    "streaks",
+    "repairs",
+    "feedback",
+    "schema",
+];
+
+#[test]
+fn merging_per_part_reports_equals_one_scan_of_all_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[&[&str]] = &[
+        // The two eras of the founding postmortem: streaks, repairs, drift.
+        &["sample-traces/peri-postmortem.db", "sample-traces/peri-postfix.db"],
+        // Different formats and agents.
+        &["sample-traces/crush.db", "sample-traces/opencode.db", "sample-traces/claude-code", "sample-traces/codex"],
+        &["sample-traces/llm.db", "sample-traces/goose.db", "sample-traces/gemini", "sample-traces/tracelint.db"],
+    ];
+    for parts in cases {
+        let whole = scan_json(parts, &["--drift-min", "2"]);
+        let each: Vec<Value> = parts.iter().map(|p| scan_json(&[p], &["--drift-min", "2"])).collect();
+        let merged = merged(&each, dir.path());
+        for section in SECTIONS {
+            assert_eq!(merged[section], whole[section], "{parts:?}: section {section} differs");
+        }
+        assert_eq!(merged, whole, "{parts:?}");
+        crate::contract::assert_valid(&merged);
+    }
+}
+
+#[test]
+fn drift_below_the_threshold_in_each_part_adds_up_across_parts() {
+    // Each part names `subagent_type` fewer times than --drift-min; together
+    // they reach it, as one scan would.
+    let dir = tempfile::tempdir().unwrap();
+    let parts = ["sample-traces/peri-postmortem.db", "sample-traces/peri-postfix.db"];
+    let whole = scan_json(&parts, &["--drift-min", "40"]);
+    let each: Vec<Value> = parts.iter().map(|p| scan_json(&[p], &["--drift-min", "40"])).collect();
+    let drift =
+        |v: &Value| v["schema"]["drift"].as_array().unwrap().iter().any(|d| d["rule"] == "optional-but-required");
+    assert!(!drift(&each[0]) && !drift(&each[1]) && drift(&whole));
+    assert_eq!(merged(&each, dir.path()), whole);
+}
+
+#[test]
+fn reports_made_with_other_thresholds_or_versions_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = scan_json(&["sample-traces/crush.db"], &[]);
+    let b = scan_json(&["sample-traces/crush.db"], &["--streak-threshold", "3"]);
+    let pa = dir.path().join("a.json");
+    let pb = dir.path().join("b.json");
+    std::fs::write(&pa, a.to_string()).unwrap();
+    std::fs::write(&pb, b.to_string()).unwrap();
+    let out = run_in(root(), &["merge", pa.to_str().unwrap(), pb.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--streak-threshold"), "{}", stderr(&out));
+    let mut old = a.clone();
+    old["schema_version"] = 3.into();
+    std::fs::write(&pb, old.to_string()).unwrap();
+    let out = run_in(root(), &["merge", pa.to_str().unwrap(), pb.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("contract v3"), "{}", stderr(&out));
+}

@@ -1,0 +1,103 @@
+//! Helpers for the integration tests: fixture databases built from SQL text,
+//! the real binary run on them, and readers of its JSON report.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_tracelint");
+
+pub fn fixture_sql(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Build a database at `dir/file` from SQL text.
+pub fn db_from_sql(dir: &Path, file: &str, sql: &str) -> PathBuf {
+    let path = dir.join(file);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(sql).unwrap();
+    drop(conn);
+    path
+}
+
+/// Run tracelint in `dir` with `args` and no colour-related environment.
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN).args(args).current_dir(dir).env_remove("NO_COLOR").output().unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+pub fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "tracelint failed: {}", stderr(o));
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", stdout(o)))
+}
+
+/// Compare `actual` with the golden file `tests/golden/<name>`; with
+/// `UPDATE_GOLDEN=1` the golden file is rewritten instead.
+pub fn assert_golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1 to create it)", path.display()));
+    assert!(expected == actual, "{} differs from the output:\n{actual}", path.display());
+}
+
+/// Every file in `dir`, sorted.
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+/// The repository root (samples, fixtures, docs).
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The small Peri fixture (tests/fixtures/peri_small.sql) as `threads.db` in a new folder.
+pub fn small() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
+    dir
+}
+
+/// The per-tool row of `tool` in a JSON report.
+pub fn tool<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+/// (calls, errors, flagged, hidden) of a tool in a JSON report.
+pub fn counts(v: &serde_json::Value, name: &str) -> (u64, u64, u64, u64) {
+    let t = tool(v, name);
+    let n = |k: &str| t[k].as_u64().unwrap();
+    (n("calls"), n("errors"), n("flagged_errors"), n("hidden_errors"))
+}
+
+/// One shipped sample of every format (a new format adds its sample here).
+/// Cursor's (`sample-traces/cursor.db`) is not here: it is read only with
+/// `--source-format cursor` (tests/cli/adapters.rs).
+pub const SAMPLES: &[&str] = &[
+    "sample-traces/peri-postmortem.db",
+    "sample-traces/crush.db",
+    "sample-traces/opencode.db",
+    "sample-traces/goose.db",
+    "sample-traces/llm.db",
+    "sample-traces/tracelint.db",
+    "sample-traces/langgraph.db",
+    "sample-traces/openai-agents.db",
+    "sample-traces/zed.db",
+    "sample-traces/adk.db",
+    "sample-traces/claude-code",
+    "sample-traces/codex",
+    "sample-traces/gemini",
+];

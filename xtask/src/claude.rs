@@ -1,0 +1,81 @@
+//! A large Claude Code transcript (JSONL) for the import benchmark: one
+//! session file with a given number of tool calls, result sizes with a median
+//! near 1 KB and a tail of 100 KB+ outputs, some failures, and the repeated
+//! `toolUseResult` copy Claude Code writes beside each result.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::rng::Rng;
+
+/// Write the transcript to `path` (a new file); returns the bytes written.
+pub fn generate_claude_large(path: &Path, calls: u64, seed: u64) -> std::io::Result<u64> {
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut rng = Rng::new(seed ^ 0x636c_6175_6465);
+    let line = "    let value = compute(&input, config.threshold)?; // \"quoted\" and a tab\there\n";
+    let pool = line.repeat(420_000 / line.len() + 1);
+    let session = "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f";
+    let mut written = 0u64;
+    let mut parent = String::from("null");
+    for n in 0..calls {
+        let r = rng.next_u64();
+        let size = if r.is_multiple_of(200) {
+            100_000 + rng.modulo(300_000) as usize
+        } else {
+            // Roughly log-normal around 1 KB from the sum of three uniforms.
+            let u = (rng.modulo(1000) + rng.modulo(1000) + rng.modulo(1000)) as f64 / 3000.0;
+            (1000.0 * (3.0 * (u - 0.5)).exp()) as usize
+        };
+        let start = (rng.modulo(400) as usize) * line.len() % (pool.len() - size);
+        let failed = r % 33 == 1;
+        let text = if failed {
+            "<tool_use_error>String to replace not found in file.\nString: compute(&input)</tool_use_error>".to_string()
+        } else {
+            pool[start..start + size].to_string()
+        };
+        let (tool, input) = match r % 5 {
+            0 => ("Read", json!({"file_path": format!("/home/u/proj/src/m{}.rs", r % 97)})),
+            1 => ("Bash", json!({"command": "cargo test", "description": "run the tests"})),
+            2 => (
+                "Edit",
+                json!({"file_path": "/home/u/proj/src/lib.rs", "old_string": "compute(&input)", "new_string": "compute(&input, cfg)"}),
+            ),
+            3 => ("Grep", json!({"pattern": "compute\\(", "path": "src"})),
+            _ => ("Glob", json!({"pattern": "**/*.rs"})),
+        };
+        let call_id = format!("toolu_{:020x}", rng.next_u64());
+        let (a, u) = (format!("a-{n:08}"), format!("u-{n:08}"));
+        let ts = format!("2026-04-02T09:{:02}:{:02}.000Z", (n / 60) % 60, n % 60);
+        let assistant = json!({
+            "parentUuid": if parent == "null" { serde_json::Value::Null } else { parent.clone().into() },
+            "isSidechain": false, "userType": "external", "cwd": "/home/u/proj", "sessionId": session,
+            "version": "2.1.30", "gitBranch": "main", "uuid": a, "timestamp": ts, "type": "assistant",
+            "message": {"model": "claude-sonnet-4-5", "id": format!("msg_{n:08}"), "type": "message", "role": "assistant",
+                "content": [{"type": "tool_use", "id": call_id, "name": tool, "input": input}],
+                "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 5}},
+            "requestId": format!("req_{n:08}"),
+        });
+        let mut block = json!({"tool_use_id": call_id, "type": "tool_result", "content": text});
+        if failed {
+            block["is_error"] = true.into();
+        }
+        let user = json!({
+            "parentUuid": a, "isSidechain": false, "userType": "external", "cwd": "/home/u/proj", "sessionId": session,
+            "version": "2.1.30", "gitBranch": "main", "uuid": u, "timestamp": ts, "type": "user",
+            "message": {"role": "user", "content": [block]},
+            "toolUseResult": {"stdout": text, "stderr": "", "interrupted": false, "isImage": false},
+        });
+        for v in [assistant, user] {
+            let s = serde_json::to_string(&v).map_err(std::io::Error::other)?;
+            out.write_all(s.as_bytes())?;
+            out.write_all(b"\n")?;
+            written += s.len() as u64 + 1;
+        }
+        parent = u;
+    }
+    out.flush()?;
+    Ok(written)
+}

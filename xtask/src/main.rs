@@ -1,0 +1,244 @@
+//! `cargo xtask`: the project's own tools. Never part of the tracelint binary.
+//!
+//! * `cargo xtask samples [--check]`: rewrite the generated samples in
+//!   `sample-traces/`, or check that the generator still writes them byte for byte.
+//! * `cargo xtask bench-db peri-large OUT [...]`: a large Peri database for
+//!   `scripts/bench.sh`.
+//! * `cargo xtask bench-db claude-code-large OUT [...]`: a large Claude Code
+//!   transcript (JSONL) for the import benchmark.
+//!
+//! The alias in `.cargo/config.toml` runs it in release: a debug build writes
+//! the benchmark databases several times slower.
+
+mod claude;
+mod large;
+mod man;
+mod peri;
+mod rng;
+mod samples;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage:
+  cargo xtask man [DIR]
+      Man pages for tracelint and each subcommand, from its command-line
+      definition (default DIR: target/man).
+  cargo xtask samples [--check]
+      Rewrite sample-traces/peri-postmortem.db and peri-postfix.db from the generator
+      (seed 2026). --check writes them to a temporary folder instead and fails,
+      naming the file, unless every shipped sample is reproduced byte for byte.
+  cargo xtask bench-db peri-large OUT [--profile large|small] [--calls N] [--seed S]
+                   [--result-bytes large|small|MEDIAN] [--sessions N] [--concurrent N]
+      A Peri database for scripts/bench.sh (seed 2026 unless --seed).
+      --profile large (default): 1,000,000 calls, 4 sessions at a time, results with a
+        median near 1 KB and a 0.5% tail of 100-400 KB, every Agent call runs a sub-agent.
+      --profile small: about 2 million messages averaging about 650 bytes (1,325,000 calls),
+        2,250 root sessions written 8 at a time and about 250 sub-agents.
+      The other options change one thing of the profile: --result-bytes the result-size
+      distribution (a MEDIAN in bytes: log-normal, no tail), --sessions the number of root
+      sessions, --concurrent how many are written at a time.
+  cargo xtask bench-db claude-code-large OUT [--calls N] [--seed S]
+      A large Claude Code transcript (JSONL) for the import benchmark.
+OUT must not exist yet.";
+
+/// Why a command did not succeed: a mistake in the arguments (exit 2) or a
+/// failure while doing the work (exit 1).
+enum Failure {
+    Usage(String),
+    Run(String),
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(msg)) => {
+            eprintln!("xtask: {msg}\n(`cargo xtask help` lists the commands)");
+            ExitCode::from(2)
+        }
+        Err(Failure::Run(msg)) => {
+            eprintln!("xtask: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match args.first().map(String::as_str) {
+        Some("samples") => {
+            let opts = Opts::parse(&args[1..], &[], &["check"])?;
+            opts.positional(0)?;
+            let dir = samples::sample_dir();
+            if opts.switch("check") {
+                let bad = samples::check(&dir, samples::SAMPLES).map_err(Failure::Run)?;
+                if !bad.is_empty() {
+                    return Err(Failure::Run(format!(
+                        "{}\nThe generator no longer writes the shipped samples. If the change is intended, run \
+                         `cargo xtask samples` and commit the new files with their new figures.",
+                        bad.join("\n")
+                    )));
+                }
+                println!("samples: every shipped sample is reproduced byte for byte");
+                Ok(())
+            } else {
+                samples::write(&dir, samples::SAMPLES, &mut out).map_err(Failure::Run)
+            }
+        }
+        Some("bench-db") => bench_db(&args[1..], &mut out),
+        Some("man") => {
+            let opts = Opts::parse(&args[1..], &[], &[])?;
+            let dir = match opts.positionals.as_slice() {
+                [] => PathBuf::from("target/man"),
+                [one] => PathBuf::from(one),
+                more => return Err(Failure::Usage(format!("man takes one folder, got {more:?}"))),
+            };
+            let pages = man::write(&dir).map_err(|e| Failure::Run(format!("{}: {e}", dir.display())))?;
+            println!(
+                "man: wrote {} pages to {} (read with `man -l {}/tracelint.1`)",
+                pages.len(),
+                dir.display(),
+                dir.display()
+            );
+            Ok(())
+        }
+        Some("help" | "--help" | "-h") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(Failure::Usage(format!("unknown command `{other}`"))),
+        None => Err(Failure::Usage("no command".into())),
+    }
+}
+
+fn bench_db(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure> {
+    let kind = args.first().map(String::as_str).unwrap_or_default();
+    let opts = if kind == "peri-large" {
+        Opts::parse(args, &["calls", "seed", "profile", "result-bytes", "sessions", "concurrent"], &[])?
+    } else {
+        Opts::parse(args, &["calls", "seed"], &[])?
+    };
+    let [kind, path] = opts.positional(2)?[..] else { unreachable!() };
+    let path = PathBuf::from(path);
+    let calls = opts.number("calls", 1_000_000)?;
+    let seed = opts.number("seed", 2026)?;
+    if path.exists() {
+        return Err(Failure::Usage(format!("{}: already exists; bench-db writes a new file only", path.display())));
+    }
+    let fail = |e: String| {
+        let _ = std::fs::remove_file(&path);
+        Failure::Run(format!("{}: cannot write: {e}", path.display()))
+    };
+    let line = match kind {
+        "peri-large" => {
+            let shape = peri_large_shape(&opts, seed)?;
+            let s = large::generate_large(&path, &shape).map_err(|e| fail(e.to_string()))?;
+            format!(
+                "wrote {}: {} sessions ({} sub-agent), {} messages, {} calls, {} MB of message JSON",
+                path.display(),
+                s.threads,
+                s.subagent_threads,
+                s.messages,
+                s.calls,
+                s.content_bytes / 1_000_000
+            )
+        }
+        "claude-code-large" => {
+            let bytes = claude::generate_claude_large(&path, calls, seed).map_err(|e| fail(e.to_string()))?;
+            format!("wrote {}: {} calls, {} MB", path.display(), calls, bytes / 1_000_000)
+        }
+        other => {
+            return Err(Failure::Usage(format!(
+                "unknown benchmark database `{other}` (peri-large or claude-code-large)"
+            )));
+        }
+    };
+    writeln!(out, "{line}").map_err(|e| Failure::Run(e.to_string()))
+}
+
+/// The shape of a `peri-large` database: the profile's, with the options
+/// given on top.
+fn peri_large_shape(opts: &Opts, seed: u64) -> Result<large::Shape, Failure> {
+    let profile = match opts.values.get("profile") {
+        None => large::Profile::Large,
+        Some(p) => large::Profile::parse(p)
+            .ok_or_else(|| Failure::Usage(format!("--profile {p}: expected `large` or `small`")))?,
+    };
+    let mut shape = profile.shape(seed);
+    shape.calls = opts.number("calls", shape.calls)?;
+    if let Some(d) = opts.values.get("result-bytes") {
+        shape.result_bytes = large::ResultBytes::parse(d).ok_or_else(|| {
+            Failure::Usage(format!("--result-bytes {d}: expected `large`, `small` or a median in bytes (20 or more)"))
+        })?;
+    }
+    if opts.values.contains_key("sessions") {
+        shape.sessions = Some(opts.number("sessions", 0)?.max(1));
+    }
+    shape.concurrent = opts.number("concurrent", shape.concurrent as u64)?.max(1) as usize;
+    Ok(shape)
+}
+
+/// Parsed arguments: positionals, `--name VALUE` (or `--name=VALUE`) options
+/// and `--name` switches, each checked against the names a command accepts.
+struct Opts {
+    positionals: Vec<String>,
+    values: BTreeMap<String, String>,
+    switches: Vec<String>,
+}
+
+impl Opts {
+    fn parse(args: &[String], valued: &[&str], switches: &[&str]) -> Result<Opts, Failure> {
+        let mut opts = Opts { positionals: Vec::new(), values: BTreeMap::new(), switches: Vec::new() };
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            let Some(flag) = arg.strip_prefix("--") else {
+                opts.positionals.push(arg.clone());
+                continue;
+            };
+            let (name, inline) = match flag.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (flag, None),
+            };
+            if switches.contains(&name) && inline.is_none() {
+                opts.switches.push(name.to_string());
+            } else if valued.contains(&name) {
+                let value = match inline {
+                    Some(v) => v,
+                    None => it.next().cloned().ok_or_else(|| Failure::Usage(format!("--{name} needs a value")))?,
+                };
+                opts.values.insert(name.to_string(), value);
+            } else {
+                return Err(Failure::Usage(format!("unknown option `{arg}`")));
+            }
+        }
+        Ok(opts)
+    }
+
+    /// Exactly `n` positional arguments.
+    fn positional(&self, n: usize) -> Result<Vec<&str>, Failure> {
+        if self.positionals.len() != n {
+            return Err(Failure::Usage(format!(
+                "expected {n} argument(s), got {}: {:?}",
+                self.positionals.len(),
+                self.positionals
+            )));
+        }
+        Ok(self.positionals.iter().map(String::as_str).collect())
+    }
+
+    fn switch(&self, name: &str) -> bool {
+        self.switches.iter().any(|s| s == name)
+    }
+
+    fn number(&self, name: &str, default: u64) -> Result<u64, Failure> {
+        match self.values.get(name) {
+            None => Ok(default),
+            Some(v) => {
+                v.replace('_', "").parse().map_err(|_| Failure::Usage(format!("--{name} {v}: expected a whole number")))
+            }
+        }
+    }
+}
