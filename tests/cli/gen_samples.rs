@@ -136,6 +136,8 @@ struct Thread<'a> {
     steps: Vec<Vec<M>>,
     /// Write the steps to `writes` too (else only the checkpoints hold them).
     writes: bool,
+    /// Steps whose messages only the checkpoints hold (`update_state`).
+    unwritten: &'a [usize],
 }
 
 fn thread_sql(t: &Thread<'_>, out: &mut String) {
@@ -154,7 +156,7 @@ fn thread_sql(t: &Thread<'_>, out: &mut String) {
             )
             .unwrap();
         }
-        if t.writes {
+        if t.writes && !t.unwritten.contains(&i) {
             writeln!(
                 out,
                 "INSERT INTO writes VALUES ('{}', '{}', '{ran_from}', 'task-{i}', 0, 'messages', 'msgpack', {});",
@@ -187,7 +189,8 @@ pub fn langgraph_sql() -> String {
          --   sqlite3 sample-traces/langgraph.db < sample-traces/langgraph.sql\n\
          -- Traps: every checkpoint snapshots the whole state (thread booking-1 is saved at 10 checkpoints, and its\n\
          -- calls count once); legacy-2 has no writes (its latest checkpoint is read); broken-3 holds rows that\n\
-         -- cannot be decoded (pickle, encrypted, bad msgpack) and a status no version writes.\n\
+         -- cannot be decoded (pickle, encrypted, bad msgpack) and a status no version writes; hitl-5's answer is in\n\
+         -- its checkpoints only (update_state writes no `writes` row).\n\
          CREATE TABLE checkpoints (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,\n\
            parent_checkpoint_id TEXT, type TEXT, checkpoint BLOB, metadata BLOB,\n\
            PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id));\n\
@@ -203,6 +206,7 @@ pub fn langgraph_sql() -> String {
         ns: "",
         start: t0,
         writes: true,
+        unwritten: &[],
         steps: vec![
             vec![human("Book a flight to Oslo and a hotel")],
             vec![ai("run-1", &[("call_1", "search_flights", args(vec![("to", "OSL")]))], &[])],
@@ -251,6 +255,7 @@ pub fn langgraph_sql() -> String {
         ns: "researcher:7c1d",
         start: t0 + 30,
         writes: true,
+        unwritten: &[],
         steps: vec![
             vec![ai("run-s1", &[("call_s1", "web_search", args(vec![("q", "Oslo events")]))], &[])],
             // 5. Content as a list of blocks, an error string: hidden.
@@ -268,6 +273,7 @@ pub fn langgraph_sql() -> String {
         ns: "",
         start: t0 + 3600,
         writes: false,
+        unwritten: &[],
         steps: vec![
             vec![ai("run-l1", &[("call_l1", "read_file", args(vec![("path", "notes.txt")]))], &[])],
             // Pydantic v1 messages without a status (langchain-core < 0.2): no flag.
@@ -282,7 +288,25 @@ pub fn langgraph_sql() -> String {
             vec![tool_msg(4, "call_l2", "list_dir", "notes.md\nplan.md".into(), None)],
         ],
     };
-    for t in [&booking, &sub, &legacy] {
+    // hitl-5: a human answered a call through `update_state`, which leaves no `writes` row.
+    let hitl = Thread {
+        thread: "hitl-5",
+        ns: "",
+        start: t0 + 5400,
+        writes: true,
+        unwritten: &[1],
+        steps: vec![
+            vec![ai("run-h1", &[("call_h1", "approve_refund", args(vec![("amount", "500")]))], &[])],
+            vec![tool_msg(
+                5,
+                "call_h1",
+                "approve_refund",
+                "Error: refund denied by the reviewer".into(),
+                Some("error"),
+            )],
+        ],
+    };
+    for t in [&booking, &sub, &legacy, &hitl] {
         writeln!(s, "-- thread {} namespace '{}'", t.thread, t.ns).unwrap();
         thread_sql(t, &mut s);
     }
