@@ -6,13 +6,10 @@
 //!   sqlite3 sample-traces/langgraph.db < sample-traces/langgraph.sql   (after removing the old .db)
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use rmpv::Value as M;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::util::root;
 
 fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len() * 2 + 3);

@@ -18,7 +18,7 @@ mod drill;
 mod export;
 /// detection, --source-format, default locations
 mod formats;
-/// the samples whose rows are binary (msgpack, zstd), generated into SQL text
+/// the samples whose rows are binary (msgpack, zstd) are what their generators make
 mod gen_samples;
 /// hostile traces: read-only, WAL, corrupt pages, huge and odd text
 mod hostile;
