@@ -2,7 +2,7 @@
 //! command (scan, check, examples, show, schemas) goes through it, so a
 //! path means the same thing to all of them.
 //!
-//! A folder or a `.jsonl` file holds agent transcripts: they are imported
+//! A folder or a `.jsonl` or `.json` file holds agent transcripts: they are imported
 //! into a throwaway tracelint database (in a temporary folder, never
 //! beside them) and read back with the tracelint adapter. Anything else is
 //! a SQLite trace database, opened read-only and recognised by its tables
@@ -54,9 +54,9 @@ pub fn forced_format(name: Option<&str>) -> Result<Option<Format>> {
     }
 }
 
-/// Is `path` read as transcripts (a folder, or a `.jsonl` file)?
+/// Is `path` read as transcripts (a folder, or a `.jsonl` or `.json` file)?
 fn is_transcripts(path: &Path) -> bool {
-    path.is_dir() || path.extension().is_some_and(|e| e == "jsonl")
+    path.is_dir() || path.extension().is_some_and(|e| e == "jsonl" || e == "json")
 }
 
 /// One opened PATH, ready to be read.
@@ -102,9 +102,15 @@ fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Resu
     for f in &stats.unrecognised {
         notes.push(format!("{}: not a {known}, skipped", one_line(&f.display().to_string())));
     }
+    for f in &stats.broken {
+        notes.push(format!(
+            "{}: not a whole JSON document (cut or broken?), skipped",
+            one_line(&f.display().to_string())
+        ));
+    }
     if stats.files == 0 {
         let what = if path.is_dir() {
-            format!("is a directory with no {known} (*.jsonl)")
+            format!("is a directory with no {known} (*.jsonl, *.json)")
         } else {
             format!("is not a {known}")
         };
@@ -129,7 +135,7 @@ fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Resu
 }
 
 /// "A, B or C".
-fn or_list(names: &[&str]) -> String {
+pub fn or_list(names: &[&str]) -> String {
     match names {
         [] => String::new(),
         [one] => one.to_string(),

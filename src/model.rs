@@ -59,6 +59,12 @@ impl Dialect {
     pub const ZED: Dialect = Dialect("zed");
     pub const ADK: Dialect = Dialect("adk");
     pub const CURSOR: Dialect = Dialect("cursor");
+    /// OpenTelemetry traces (OTLP/JSON, Langfuse, Phoenix), read through import.
+    pub const OTEL: Dialect = Dialect("otel");
+    pub const OPENHANDS: Dialect = Dialect("openhands");
+    pub const CLINE: Dialect = Dialect("cline");
+    pub const ROO: Dialect = Dialect("roo-code");
+    pub const CONTINUE: Dialect = Dialect("continue");
 
     /// Every named dialect.
     pub const ALL: &'static [Dialect] = &[
@@ -76,6 +82,11 @@ impl Dialect {
         Dialect::ZED,
         Dialect::ADK,
         Dialect::CURSOR,
+        Dialect::OTEL,
+        Dialect::OPENHANDS,
+        Dialect::CLINE,
+        Dialect::ROO,
+        Dialect::CONTINUE,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

@@ -17,6 +17,43 @@ pub struct SourceReport {
     pub format: String,
     pub sessions: u64,
     pub calls: u64,
+    /// Calls whose result came back (paired calls).
+    #[serde(default)]
+    pub results: u64,
+    /// Results that carry text the content rules could judge. Traces that
+    /// record results only on request (OpenTelemetry content capture)
+    /// judge nothing without it, and 0 hidden errors then says nothing.
+    #[serde(default)]
+    pub results_with_text: u64,
+    /// `results_with_text / results` (6 decimals), 0 without results.
+    #[serde(default)]
+    pub content_coverage: f64,
+}
+
+impl SourceReport {
+    pub fn new(path: &str, format: &str) -> SourceReport {
+        SourceReport {
+            path: path.to_string(),
+            format: format.to_string(),
+            sessions: 0,
+            calls: 0,
+            results: 0,
+            results_with_text: 0,
+            content_coverage: 0.0,
+        }
+    }
+
+    /// "text in 3 of 7 results (43%)" when some results have none.
+    pub fn coverage_note(&self) -> Option<String> {
+        (self.results_with_text < self.results).then(|| {
+            format!(
+                "text in {} of {} results ({})",
+                self.results_with_text,
+                self.results,
+                percent(rate(self.results_with_text, self.results), 0)
+            )
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

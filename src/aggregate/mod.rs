@@ -133,7 +133,7 @@ impl Aggregator {
     /// the tool schemas its judge validated against.
     pub fn begin_source(&mut self, path: &str, format: &str, schemas: Arc<SchemaSet>) {
         self.schemas = schemas;
-        self.sources.push(SourceReport { path: path.to_string(), format: format.to_string(), sessions: 0, calls: 0 });
+        self.sources.push(SourceReport::new(path, format));
         self.source_tools.push(BTreeMap::new());
     }
 
@@ -144,9 +144,12 @@ impl Aggregator {
         }
         self.see(s);
         let mut counted = 0u64;
+        let (mut results, mut with_text) = (0u64, 0u64);
         for c in &s.calls {
             if self.options.filters.call_ok(c) {
                 counted += 1;
+                results += u64::from(c.result.is_some());
+                with_text += u64::from(c.result.as_ref().is_some_and(|r| !r.text.trim().is_empty()));
                 self.count(c);
             }
         }
@@ -179,6 +182,9 @@ impl Aggregator {
         {
             src.sessions += 1;
             src.calls += counted;
+            src.results += results;
+            src.results_with_text += with_text;
+            src.content_coverage = rate(src.results_with_text, src.results);
             self.totals.sessions += 1;
             self.totals.calls += counted;
         }

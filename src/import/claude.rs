@@ -46,11 +46,14 @@ impl Importer for Claude {
 
     /// A line with a `uuid` (messages) or `leafUuid` (summaries), or a
     /// typed record of a session (Gemini's metadata record has a
-    /// `sessionId` but no `type`).
+    /// `sessionId` but no `type`; a Langfuse observation may carry a
+    /// `sessionId` and a `type`, but also its `traceId`).
     fn recognise(&self, v: &Value) -> bool {
         v.get("uuid").is_some()
             || v.get("leafUuid").is_some()
-            || (v.get("sessionId").is_some() && v.get("type").is_some_and(Value::is_string))
+            || (v.get("sessionId").is_some()
+                && v.get("type").is_some_and(Value::is_string)
+                && v.get("traceId").is_none())
     }
 
     fn run(&self) -> Box<dyn ImportRun> {

@@ -9,8 +9,12 @@
 //! the same files twice leaves the database as it was.
 
 pub mod claude;
+pub mod cline;
 pub mod codex;
+pub mod continue_dev;
 pub mod gemini;
+pub mod openhands;
+pub mod otel;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -34,6 +38,12 @@ pub trait Importer: Sync {
     /// Is `record`, the first JSON record of a file, one of this format's?
     /// No two importers claim the same record.
     fn recognise(&self, record: &Value) -> bool;
+    /// Is `doc`, the whole JSON document of the `.json` file `path` (one
+    /// pretty-printed object or array, not a line per record), one of this
+    /// format's? Only asked when no importer claims its first line.
+    fn recognise_document(&self, _path: &Path, _doc: &Value) -> bool {
+        false
+    }
     /// The state of one import run, which may span files (a Claude Code
     /// result can be in a different file than its call).
     fn run(&self) -> Box<dyn ImportRun>;
@@ -50,7 +60,16 @@ pub trait ImportRun {
 }
 
 /// Every transcript format, in the order `tracelint formats` lists them.
-pub static IMPORTERS: &[&dyn Importer] = &[&claude::Claude, &codex::Codex, &gemini::Gemini];
+pub static IMPORTERS: &[&dyn Importer] = &[
+    &claude::Claude,
+    &codex::Codex,
+    &gemini::Gemini,
+    &otel::Otel,
+    &openhands::OpenHands,
+    &cline::Cline,
+    &cline::Roo,
+    &continue_dev::Continue,
+];
 
 /// The descriptions of every transcript format, in registry order.
 pub fn infos() -> impl Iterator<Item = &'static FormatInfo> {
@@ -90,6 +109,8 @@ pub struct ImportStats {
     pub surrogates: u64,
     /// Files whose agent could not be recognised.
     pub unrecognised: Vec<PathBuf>,
+    /// `.json` files that are not a whole JSON document (cut or broken).
+    pub broken: Vec<PathBuf>,
     /// The agents of the files imported.
     pub agents: std::collections::BTreeSet<&'static str>,
 }
@@ -296,7 +317,7 @@ pub fn open_target(into: &Path) -> Result<Connection> {
 }
 
 /// Every transcript file under `sources` (files as given, folders walked
-/// for `*.jsonl`), sorted and each once.
+/// for `*.jsonl` and `*.json`), sorted and each once.
 pub fn transcript_files(sources: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for src in sources {
@@ -320,7 +341,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         let kind = entry.file_type().map_err(|e| Error::input(&path, format!("cannot read: {e}")))?;
         if kind.is_dir() {
             walk(&path, out)?;
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl" || e == "json") {
             out.push(path);
         }
     }
@@ -375,6 +396,33 @@ impl LineReader {
     }
 }
 
+/// Is `path` a `.json` file (which may hold one whole document)?
+pub fn is_json_document(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+/// The whole file as one JSON document (object or array), repairing lone
+/// surrogate escapes; `None`, counted as invalid, when it is not one.
+pub fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Value>> {
+    let bytes = std::fs::read(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let parsed = match serde_json::from_str::<Value>(&text) {
+        Ok(v) => Some(v),
+        Err(_) => crate::source::json::replace_lone_surrogates(&text).and_then(|(fixed, n)| {
+            let v = serde_json::from_str::<Value>(&fixed).ok()?;
+            stats.surrogates += n;
+            Some(v)
+        }),
+    };
+    match parsed {
+        Some(v @ (Value::Object(_) | Value::Array(_))) => Ok(Some(v)),
+        _ => {
+            stats.invalid += 1;
+            Ok(None)
+        }
+    }
+}
+
 /// Parse one line as a JSON object, repairing lone surrogate escapes.
 pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
     match serde_json::from_str::<Value>(text) {
@@ -396,7 +444,8 @@ pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
 }
 
 /// The importer of a transcript, recognised by its first JSON record
-/// among its first 50 lines.
+/// among its first 50 lines, or, for a `.json` file no importer claims
+/// that way, by its whole document.
 pub fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
     Ok(recognise_at(path)?.map(|at| IMPORTERS[at]))
 }
@@ -408,11 +457,20 @@ fn recognise_at(path: &Path) -> Result<Option<usize>> {
     for _ in 0..50 {
         match lines.next_line(&mut scratch)? {
             None => break,
-            Some(Some(Line::Record(v))) => return Ok(IMPORTERS.iter().position(|i| i.recognise(&v))),
+            Some(Some(Line::Record(v))) => {
+                if let Some(at) = IMPORTERS.iter().position(|i| i.recognise(&v)) {
+                    return Ok(Some(at));
+                }
+                break;
+            }
             Some(_) => {}
         }
     }
-    Ok(None)
+    if !is_json_document(path) {
+        return Ok(None);
+    }
+    let Some(doc) = read_document(path, &mut scratch)? else { return Ok(None) };
+    Ok(IMPORTERS.iter().position(|i| i.recognise_document(path, &doc)))
 }
 
 /// Import every transcript under `sources` into `into`.
@@ -443,7 +501,8 @@ pub fn import_files(conn: &Connection, into: &Path, files: &[PathBuf]) -> Result
     let result = (|| -> Result<()> {
         for file in files {
             let Some(at) = recognise_at(file)? else {
-                writer.stats.unrecognised.push(file.clone());
+                let broken = is_json_document(file) && read_document(file, &mut ImportStats::default())?.is_none();
+                if broken { &mut writer.stats.broken } else { &mut writer.stats.unrecognised }.push(file.clone());
                 continue;
             };
             let importer = IMPORTERS[at];
@@ -492,7 +551,8 @@ mod tests {
     #[test]
     fn recognisers_do_not_overlap() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces");
-        for (dir, name) in [("claude-code", "claude-code"), ("codex", "codex"), ("gemini", "gemini")] {
+        for (dir, name) in [("claude-code", "claude-code"), ("codex", "codex"), ("gemini", "gemini"), ("otel", "otel")]
+        {
             let files = transcript_files(&[root.join(dir)]).unwrap();
             assert!(!files.is_empty());
             for file in files {

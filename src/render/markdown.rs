@@ -53,7 +53,14 @@ const TOP_MESSAGES: usize = 15;
 
 pub fn render(report: &Report, outcome: Option<(&gate::Verdict, &gate::Gate)>, out: &mut dyn Write) -> Result<()> {
     let t = &report.totals;
-    let sources: Vec<String> = report.sources.iter().map(|s| format!("{} ({})", code(&s.path), s.format)).collect();
+    let sources: Vec<String> = report
+        .sources
+        .iter()
+        .map(|s| match s.coverage_note() {
+            Some(n) => format!("{} ({}; {n})", code(&s.path), s.format),
+            None => format!("{} ({})", code(&s.path), s.format),
+        })
+        .collect();
     writeln!(out, "# tracelint postmortem")?;
     writeln!(out)?;
     writeln!(out, "Sources: {}.", if sources.is_empty() { "none".to_string() } else { sources.join(", ") })?;

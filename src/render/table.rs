@@ -73,9 +73,10 @@ pub fn render(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
 
 fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
     for s in &report.sources {
+        let coverage = s.coverage_note().map(|n| format!(", {n}")).unwrap_or_default();
         writeln!(
             out,
-            "{}: {} trace, {}, {}",
+            "{}: {} trace, {}, {}{coverage}",
             name(&s.path),
             s.format,
             plural(s.sessions, "session"),

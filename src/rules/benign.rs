@@ -24,23 +24,35 @@ pub struct BenignExit {
     pub ignores: &'static [&'static str],
 }
 
-pub static BENIGN_EXITS: &[BenignExit] = &[BenignExit {
-    id: "search-found-nothing",
-    rules: &[
-        "exit-code-line",
-        "codex-process-exited",
-        "codex-exit-code",
-        "openai-agents-exit-code",
-        "zed-terminal-exit-code",
-        "cursor-exit-code",
-    ],
-    codes: &[1],
-    command: r"^(?:\S*/)?(?:grep|rg|egrep|fgrep|find|diff|test|\[|git\s+(?:grep|diff))(?:\s|$)",
-    doc: "grep, rg, egrep, fgrep, find, diff, test, `[`, `git grep` and `git diff` exit 1 to say \
+pub static BENIGN_EXITS: &[BenignExit] = &[
+    BenignExit {
+        id: "search-found-nothing",
+        rules: &[
+            "exit-code-line",
+            "codex-process-exited",
+            "codex-exit-code",
+            "openai-agents-exit-code",
+            "zed-terminal-exit-code",
+            "cursor-exit-code",
+        ],
+        codes: &[1],
+        command: r"^(?:\S*/)?(?:grep|rg|egrep|fgrep|find|diff|test|\[|git\s+(?:grep|diff))(?:\s|$)",
+        doc: "grep, rg, egrep, fgrep, find, diff, test, `[`, `git grep` and `git diff` exit 1 to say \
           \"no match\" or \"different\", not that they failed.",
-    fires_on: &["grep -rn TODO src", "cd /p && rg -l foo", "LC_ALL=C diff a b", "git grep needle", "test -f x"],
-    ignores: &["cargo test", "grep x | wc -l", "git status", "npm run find"],
-}];
+        fires_on: &["grep -rn TODO src", "cd /p && rg -l foo", "LC_ALL=C diff a b", "git grep needle", "test -f x"],
+        ignores: &["cargo test", "grep x | wc -l", "git status", "npm run find"],
+    },
+    // --- traces as files: OpenHands, Continue ------------------------------------
+    BenignExit {
+        id: "search-found-nothing-files",
+        rules: &["openhands-exit-code", "continue-exit-code"],
+        codes: &[1],
+        command: r"^(?:\S*/)?(?:grep|rg|egrep|fgrep|find|diff|test|\[|git\s+(?:grep|diff))(?:\s|$)",
+        doc: "The same searches in the agents whose traces are files: exit 1 is \"no match\", not a failure.",
+        fires_on: &["grep -rn TODO src", "rg needle"],
+        ignores: &["cargo build"],
+    },
+];
 
 /// The command line of a call's arguments (`command` or `cmd`, a string or an
 /// argv array; `bash -lc "…"` is unwrapped to its script).

@@ -594,4 +594,51 @@ pub static CLASS_RULES: &[ClassRule] = &[
         fires_on: &["{\"error\":\"This tool call is rejected.\"}"],
         ignores: &["This tool call is accepted."],
     },
+    // --- traces as files: OpenHands, Cline / Roo, Continue ------------------
+    ClassRule {
+        id: "openhands-edit-no-match",
+        pattern: r"No replacement was performed, old_str `[^`]*` did not appear verbatim",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        category: C::EditMatchNotFound,
+        label: "old_str not found",
+        fires_on: &[
+            "[An error occurred during execution.]\nNo replacement was performed, old_str `a` did not appear verbatim in /w/x.py.",
+        ],
+        ignores: &["Replaced 1 occurrence"],
+    },
+    ClassRule {
+        id: "openhands-edit-not-unique",
+        pattern: r"No replacement was performed\. Multiple occurrences of old_str",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        category: C::EditMatchNotUnique,
+        label: "old_str not unique",
+        fires_on: &[
+            "No replacement was performed. Multiple occurrences of old_str `x` in lines [3, 9]. Please ensure it is unique.",
+        ],
+        ignores: &["Multiple occurrences are fine"],
+    },
+    ClassRule {
+        id: "cline-missing-param",
+        pattern: r"Missing value for required parameter '",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        category: C::MissingRequiredParam,
+        label: "required parameter missing",
+        fires_on: &["Missing value for required parameter 'path'. Please retry with complete response."],
+        ignores: &["parameter 'path' given"],
+    },
+    ClassRule {
+        id: "cline-search-block-no-match",
+        pattern: r"The SEARCH block:[\s\S]*does not match anything in the file",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        category: C::EditMatchNotFound,
+        label: "SEARCH block not found",
+        fires_on: &[
+            "The tool execution failed with the following error:\n<error>\nThe SEARCH block:\nfoo\n...does not match anything in the file.\n</error>",
+        ],
+        ignores: &["The SEARCH block matched"],
+    },
 ];

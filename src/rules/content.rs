@@ -497,4 +497,91 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         fires_on: &["Exit code 1"],
         ignores: &["Exit code 0"],
     },
+    // --- traces as files: OpenTelemetry, OpenHands, Cline / Roo, Continue ----
+    ContentRule {
+        id: "otel-agents-sdk-tool-error",
+        pattern: r"^An error occurred while running the tool\. Please try again\. Error: ",
+        tools: &[],
+        formats: &[Dialect::OTEL],
+        precision: Precision::High,
+        doc: "The OpenAI Agents SDK's default `failure_error_function`: the tool raised, and the model is told so \
+              in an ordinary tool output.",
+        fires_on: &["An error occurred while running the tool. Please try again. Error: division by zero"],
+        ignores: &["An error occurred while running the tool earlier; it works now"],
+    },
+    ContentRule {
+        id: "openhands-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        doc: "An OpenHands terminal command that exited non-zero: stored with `is_error: false` and the \
+              observation's `exit_code` (shown to the rules as `Exit code N`); its text ends with \
+              `[The command completed with exit code N.]`. Exit code -1 (still running or unknown) is not \
+              kept, and grep/find/diff exit 1 is benign.",
+        fires_on: &["Exit code 101", "Exit code 2"],
+        ignores: &["Exit code 0", "Exit code -1", "[The command completed with exit code 1.]"],
+    },
+    ContentRule {
+        id: "cline-tool-failed",
+        pattern: r"^(?:The tool execution failed with the following error:|Missing value for required parameter ')",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        precision: Precision::High,
+        doc: "Cline's `toolError` and `missingToolParameterError` texts, which the legacy XML protocol returns \
+              with no flag at all.",
+        fires_on: &[
+            "The tool execution failed with the following error:\n<error>\nENOENT: no such file\n</error>",
+            "Missing value for required parameter 'path'. Please retry with complete response.",
+        ],
+        ignores: &["The tool execution succeeded", "[read_file for 'a'] Result: Missing value"],
+    },
+    ContentRule {
+        id: "cline-user-denied",
+        pattern: r"^The user denied this operation",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        precision: Precision::High,
+        doc: "Cline's `toolDenied` (and `toolDeniedWithFeedback`): the user declined the call.",
+        fires_on: &[
+            "The user denied this operation.",
+            "The user denied this operation and provided the following feedback:\n<feedback>\nno\n</feedback>",
+        ],
+        ignores: &["The user approved this operation."],
+    },
+    ContentRule {
+        id: "roo-status-error",
+        pattern: r#"^\{\s*"status"\s*:\s*"(?:error|denied)""#,
+        tools: &[],
+        formats: &[Dialect::ROO],
+        precision: Precision::High,
+        doc: "Roo Code's failure JSON inside an unflagged tool_result: `{\"status\":\"error\",…}` when the tool \
+              failed while running, `{\"status\":\"denied\",…}` when the user declined.",
+        fires_on: &[
+            r#"{"status":"error","message":"The tool execution failed","error":"Error reading file: ENOENT"}"#,
+            r#"{"status":"denied","message":"The user denied this operation."}"#,
+        ],
+        ignores: &[r#"{"status":"ok","content":"x"}"#, r#"{"items":[{"status":"error"}]}"#],
+    },
+    ContentRule {
+        id: "roo-repetition-limit",
+        pattern: r"^Tool call repetition limit reached for ",
+        tools: &[],
+        formats: &[Dialect::ROO],
+        precision: Precision::High,
+        doc: "Roo Code's guard against a call repeated too often, returned unflagged.",
+        fires_on: &["Tool call repetition limit reached for read_file. Please try a different approach."],
+        ignores: &["repetition limit not reached"],
+    },
+    ContentRule {
+        id: "continue-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::CONTINUE],
+        precision: Precision::High,
+        doc: "A Continue terminal command that resolved `done` with the status `Command failed with exit code N`: \
+              the exit code is kept and shown to the rules as `Exit code N` (grep/find/diff exit 1 is benign).",
+        fires_on: &["Exit code 1", "Exit code 127"],
+        ignores: &["Exit code 0", "Command completed"],
+    },
 ];

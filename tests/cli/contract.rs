@@ -45,7 +45,7 @@ fn schema_lists_exactly_the_category_slugs() {
 #[test]
 fn sample_reports_match_the_contract() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for sample in ["sample-traces/peri-postmortem.db", "sample-traces/peri-postfix.db"] {
+    for sample in ["sample-traces/peri-postmortem.db", "sample-traces/peri-postfix.db", "sample-traces/otel"] {
         assert_valid(&json(&run_in(root, &["scan", sample, "--format", "json"])));
     }
 }

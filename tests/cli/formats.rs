@@ -26,6 +26,11 @@ fn formats_lists_every_format_with_its_signature() {
             "claude-code (Claude Code transcripts, JSONL, read through import)",
             "codex (Codex CLI rollouts, JSONL, read through import)",
             "gemini (Gemini CLI chat recordings, JSONL, read through import)",
+            "otel (OpenTelemetry traces as JSON (OTLP/JSON lines, Langfuse observations, Phoenix spans), read through import)",
+            "openhands (OpenHands conversation folders, one JSON file per event, read through import)",
+            "cline (Cline task folders (api_conversation_history.json) and SDK sessions (*.messages.json), read through import)",
+            "roo-code (Roo Code task folders (api_conversation_history.json + history_item.json), read through import)",
+            "continue (Continue sessions, one JSON document per session, read through import)",
         ]
     );
     assert!(text.contains("detected by:") && text.contains("recognised:") && text.contains("default:"), "{text}");

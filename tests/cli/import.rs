@@ -120,7 +120,8 @@ fn import_refuses_other_databases_and_reports_strange_files() {
     let out = run_in(dir.path(), &["import", "notes.jsonl", "--into", "traces.db"]);
     assert!(out.status.success());
     assert!(
-        stderr(&out).contains("notes.jsonl: not a Claude Code, Codex or Gemini transcript, skipped"),
+        stderr(&out).contains("notes.jsonl: not a Claude Code, Codex, Gemini, ")
+            && stderr(&out).contains(" transcript, skipped"),
         "{}",
         stderr(&out)
     );
@@ -155,7 +156,8 @@ fn scan_reads_transcripts_directly() {
     let out = run_in(dir.path(), &["scan", "empty"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("empty: is a directory with no Claude Code, Codex or Gemini transcript"),
+        stderr(&out).contains("empty: is a directory with no Claude Code, Codex, Gemini, ")
+            && stderr(&out).contains(" transcript (*.jsonl, *.json)"),
         "{}",
         stderr(&out)
     );

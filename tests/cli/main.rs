@@ -16,6 +16,8 @@ mod docs;
 mod drill;
 /// export rows against their contract and against scan
 mod export;
+/// JSON-folder agents: OpenHands, Cline / Roo Code, Continue
+mod files;
 /// detection, --source-format, default locations
 mod formats;
 /// the samples whose rows are binary (msgpack, zstd) are what their generators make
@@ -30,6 +32,8 @@ mod install;
 mod layout;
 /// merge(scan(a), scan(b)) == scan(a, b)
 mod merge;
+/// OpenTelemetry traces as files: OTLP/JSON lines, Phoenix spans, Langfuse observations
+mod otel;
 /// no secret reaches any renderer or section
 mod redaction;
 /// the shipped samples and the README quotes

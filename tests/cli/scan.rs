@@ -14,7 +14,11 @@ fn small_fixture_totals() {
     let (dir, _) = small();
     let v = json(&run_in(dir.path(), &["scan", "threads.db", "--format", "json"]));
     assert_eq!(v["schema_version"], 4);
-    assert_eq!(v["sources"], json!([{"path": "threads.db", "format": "peri", "sessions": 3, "calls": 13}]));
+    assert_eq!(
+        v["sources"],
+        json!([{"path": "threads.db", "format": "peri", "sessions": 3, "calls": 13,
+                "results": 12, "results_with_text": 12, "content_coverage": 1.0}])
+    );
     assert_eq!(
         v["totals"],
         json!({"sessions": 3, "calls": 13, "unpaired_calls": 1, "orphan_results": 1, "duplicate_call_ids": 1,

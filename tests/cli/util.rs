@@ -100,4 +100,9 @@ pub const SAMPLES: &[&str] = &[
     "sample-traces/openai-agents.db",
     "sample-traces/zed.db",
     "sample-traces/adk.db",
+    "sample-traces/otel",
+    "sample-traces/openhands",
+    "sample-traces/cline",
+    "sample-traces/roo-code",
+    "sample-traces/continue",
 ];

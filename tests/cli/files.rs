@@ -1,0 +1,109 @@
+//! Agents whose traces are JSON files in folders: OpenHands (one file per
+//! event), Cline / Roo Code (VS Code task folders) and Continue (one
+//! session per file), on the shipped samples and a held-out set.
+
+use crate::util::*;
+use serde_json::{Value, json};
+
+fn scan(path: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["scan", path, "--format", "json"];
+    args.extend_from_slice(extra);
+    let out = run_in(root(), &args);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    json(&out)
+}
+
+/// (calls, flagged, hidden) of the whole scan.
+fn totals(v: &Value) -> (u64, u64, u64) {
+    let t = &v["totals"];
+    (t["calls"].as_u64().unwrap(), t["flagged_errors"].as_u64().unwrap(), t["hidden_errors"].as_u64().unwrap())
+}
+
+fn tool(v: &Value, name: &str) -> Value {
+    v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).cloned().unwrap_or_else(|| panic!("no {name}"))
+}
+
+#[test]
+fn openhands_conversation_folder() {
+    let v = scan("sample-traces/openhands", &[]);
+    assert_eq!(v["sources"][0]["format"], "openhands");
+    assert_eq!(totals(&v), (7, 3, 1), "exit 101 with is_error false is hidden; grep exit 1 and exit -1 are not errors");
+    assert_eq!(tool(&v, "execute_bash")["categories"], json!({"nonzero-exit": 1, "user-rejected": 1}));
+    assert_eq!(tool(&v, "str_replace_editor")["categories"], json!({"edit-match-not-found": 1}));
+    assert_eq!(tool(&v, "browser")["flagged_errors"], 1, "an AgentErrorEvent is a flagged result");
+    assert_golden("openhands.json", &stdout(&run_in(root(), &["scan", "sample-traces/openhands", "--format", "json"])));
+}
+
+#[test]
+fn openhands_held_out() {
+    let out = run_in(root(), &["scan", "tests/fixtures/openhands", "--format", "json"]);
+    assert!(
+        stderr(&out).contains("event-00007-o4.json: not a whole JSON document (cut or broken?), skipped"),
+        "{}",
+        stderr(&out)
+    );
+    let v = json(&out);
+    assert_eq!(totals(&v), (4, 1, 1), "pytest exit 1 (metadata.exit_code) is hidden, rg exit 1 is benign");
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "the cut observation leaves its call unpaired");
+}
+
+#[test]
+fn cline_task_folders_legacy_xml_and_native() {
+    let out = run_in(root(), &["scan", "sample-traces/cline", "--format", "json"]);
+    assert_eq!(stderr(&out), "", "ui_messages.json and task_metadata.json are claimed, not named");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "cline");
+    assert_eq!(totals(&v), (8, 1, 3), "legacy XML results carry no flag: every failure in them is hidden");
+    assert_eq!(tool(&v, "read_file")["categories"], json!({"missing-required-param": 1, "not-found": 1}));
+    assert_eq!(tool(&v, "replace_in_file")["categories"], json!({"edit-match-not-found": 1}));
+    assert_eq!(tool(&v, "write_to_file")["categories"], json!({"user-rejected": 1}));
+    assert_eq!(tool(&v, "execute_command")["errors"], 0);
+    assert_golden("cline.json", &stdout(&out));
+}
+
+#[test]
+fn roo_code_status_json_and_subtasks() {
+    let v = scan("sample-traces/roo-code", &[]);
+    assert_eq!(v["sources"][0]["format"], "roo-code");
+    assert_eq!(totals(&v), (6, 1, 3), "{{\"status\":\"error\"}} and {{\"status\":\"denied\"}} are unflagged");
+    assert_eq!(tool(&v, "execute_command")["categories"], json!({"user-rejected": 1}));
+    assert_eq!(tool(&v, "apply_diffs")["categories"], json!({"unknown-tool": 1}), "is_error only where it never ran");
+    let top = scan("sample-traces/roo-code", &["--no-subagents"]);
+    assert_eq!(totals(&top), (4, 1, 2), "parentTaskId makes the sub-task a sub-agent");
+    assert_golden("roo-code.json", &stdout(&run_in(root(), &["scan", "sample-traces/roo-code", "--format", "json"])));
+}
+
+#[test]
+fn cline_sdk_sessions_held_out() {
+    let out = run_in(root(), &["scan", "tests/fixtures/cline", "--format", "json"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("api_conversation_history.json: not a whole JSON document (cut or broken?), skipped"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "the session manifest is claimed: {err}");
+    let v = json(&out);
+    assert_eq!(totals(&v), (4, 1, 1), "the teammate's `Error: …` is hidden");
+    assert_eq!(v["totals"]["unpaired_calls"], 1);
+    assert_eq!(v["totals"]["sessions"], 2, "a teammate transcript is its own session");
+    let top = scan("tests/fixtures/cline", &["--no-subagents"]);
+    assert_eq!(totals(&top), (3, 1, 0));
+}
+
+#[test]
+fn continue_sessions() {
+    let out = run_in(root(), &["scan", "sample-traces/continue", "--format", "json"]);
+    assert_eq!(stderr(&out), "", "the sessions.json index is claimed, not named");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "continue");
+    assert_eq!(
+        totals(&v),
+        (7, 2, 1),
+        "`Command failed with exit code 2` in a `done` state is hidden; grep exit 1 is not"
+    );
+    assert_eq!(tool(&v, "run_terminal_command")["categories"], json!({"nonzero-exit": 1}));
+    assert_eq!(tool(&v, "edit_existing_file")["categories"], json!({"not-found": 1}));
+    assert_eq!(tool(&v, "create_new_file")["categories"], json!({"user-rejected": 1}), "canceled");
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "a call still `generated` has no result");
+    assert_golden("continue.json", &stdout(&out));
+}
