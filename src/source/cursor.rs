@@ -142,14 +142,28 @@ fn order(conn: &Connection, session: &mut Session, bubbles: &[(String, usize)]) 
     Ok(())
 }
 
+/// The fields of a bubble the reader uses.
+#[derive(serde::Deserialize)]
+struct Bubble {
+    #[serde(rename = "toolFormerData", default)]
+    tool_former_data: Option<Value>,
+    #[serde(rename = "createdAt", default)]
+    created_at: Option<Value>,
+    #[serde(rename = "bubbleId", default)]
+    bubble_id: Option<Value>,
+}
+
 /// The call and result of one bubble, if it carries a tool call.
 fn parse_bubble(v: ValueRef<'_>, row: i64, session: &mut Session) {
     let bytes = match v {
         ValueRef::Text(b) | ValueRef::Blob(b) => b,
         _ => return,
     };
-    let bubble: Value = match serde_json::from_slice(bytes) {
-        Ok(v) => v,
+    // Only the fields read are built: the rest of a bubble (its text, code
+    // blocks, context; often megabytes) is parsed past, never kept.
+    let bubble: Bubble = match serde_json::from_slice::<Option<Bubble>>(bytes) {
+        Ok(Some(b)) => b,
+        Ok(None) => return,
         Err(e) => {
             let problem = format!("bubble is invalid JSON: {e}");
             session.malformed.push(Malformed { row, problem, skipped: true });
@@ -157,8 +171,8 @@ fn parse_bubble(v: ValueRef<'_>, row: i64, session: &mut Session) {
         }
     };
     // Some values are JSON null; most bubbles have no tool call.
-    let Some(tf) = bubble.get("toolFormerData").filter(|t| t.is_object()) else { return };
-    let time = bubble.get("createdAt").and_then(|t| match t {
+    let Some(tf) = bubble.tool_former_data.as_ref().filter(|t| t.is_object()) else { return };
+    let time = bubble.created_at.as_ref().and_then(|t| match t {
         Value::String(s) => iso_time(s),
         Value::Number(n) => n.as_i64().and_then(super::rows::epoch_time),
         _ => None,
@@ -170,7 +184,7 @@ fn parse_bubble(v: ValueRef<'_>, row: i64, session: &mut Session) {
         .get("toolCallId")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
-        .or_else(|| bubble.get("bubbleId").and_then(Value::as_str))
+        .or_else(|| bubble.bubble_id.as_ref().and_then(Value::as_str))
         .unwrap_or("")
         .to_string();
     let tool = match tf.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()) {

@@ -12,9 +12,9 @@
 //!
 //! Every checkpoint snapshots the *whole* state, so a message is stored once
 //! per checkpoint after it was made. The reader takes the `writes` stream
-//! (each row is what one task produced, once) and falls back to the latest
-//! checkpoint of a thread only when the thread has no message writes; calls
-//! and results are also counted once per id.
+//! (each row is what one task produced, once), then the latest checkpoint of
+//! each thread for what the writes lack (a thread without writes, or a
+//! message `update_state` put there); calls and results count once per id.
 //!
 //! Calls are `AIMessage.tool_calls` (`invalid_tool_calls`, whose arguments
 //! did not parse, are failed calls by themselves); results are
@@ -93,9 +93,6 @@ impl Adapter for LangGraph {
                     session.started = time;
                 }
                 let table = if kind == 0 { "writes" } else { "checkpoints" };
-                if kind == 1 && state.from_writes {
-                    return Ok(());
-                }
                 let value = match decode_typed(&text_of(r.get_ref(5)?), r.get_ref(6)?) {
                     Ok(v) => v,
                     Err(problem) => {
@@ -115,8 +112,13 @@ impl Adapter for LangGraph {
                 if kind == 0 && !messages.is_empty() {
                     state.from_writes = true;
                 }
+                // After the writes, the latest checkpoint only adds what they
+                // lack (messages put there by `update_state`, which writes
+                // no `writes` row); a message without an id cannot be told
+                // apart, so it is taken from the writes alone.
+                let fill_only = kind == 1 && state.from_writes;
                 for m in messages {
-                    state.message(m, time, row, session);
+                    state.message(m, time, row, fill_only, session);
                 }
                 Ok(())
             },
@@ -131,7 +133,7 @@ impl Adapter for LangGraph {
 #[derive(Default)]
 struct Dedup {
     session: String,
-    /// The session had message writes: its checkpoints are not read.
+    /// The session had message writes: its latest checkpoint only fills gaps.
     from_writes: bool,
     calls: HashSet<String>,
     results: HashSet<String>,
@@ -139,12 +141,19 @@ struct Dedup {
 
 impl Dedup {
     /// The calls or result of one LangChain message (a model_dump dict).
-    fn message(&mut self, m: Map<String, Value>, time: Option<DateTime<Utc>>, row: i64, session: &mut Session) {
+    fn message(
+        &mut self,
+        m: Map<String, Value>,
+        time: Option<DateTime<Utc>>,
+        row: i64,
+        fill_only: bool,
+        session: &mut Session,
+    ) {
         match kind_of(&m) {
             "ai" => {
                 for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
                     let id = id_of(c.get("id"));
-                    if !id.is_empty() && !self.calls.insert(id.clone()) {
+                    if (id.is_empty() && fill_only) || (!id.is_empty() && !self.calls.insert(id.clone())) {
                         continue;
                     }
                     let tool = c.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
@@ -154,7 +163,7 @@ impl Dedup {
                 for c in m.get("invalid_tool_calls").and_then(Value::as_array).into_iter().flatten() {
                     // Arguments that did not parse: a failed call, answered or not.
                     let id = id_of(c.get("id"));
-                    if !id.is_empty() && !self.calls.insert(id.clone()) {
+                    if (id.is_empty() && fill_only) || (!id.is_empty() && !self.calls.insert(id.clone())) {
                         continue;
                     }
                     let tool = c.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
@@ -179,7 +188,7 @@ impl Dedup {
             }
             "tool" => {
                 let call_id = id_of(m.get("tool_call_id"));
-                if !call_id.is_empty() && !self.results.insert(call_id.clone()) {
+                if (call_id.is_empty() && fill_only) || (!call_id.is_empty() && !self.results.insert(call_id.clone())) {
                     return;
                 }
                 let flag = match m.get("status") {

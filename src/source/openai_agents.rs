@@ -32,7 +32,8 @@ static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::OPENAI_AGENTS,
     agent: "OpenAI Agents SDK sessions (SQLiteSession, SQLAlchemySession, AdvancedSQLiteSession)",
     product: "OpenAI Agents SDK",
-    signature: "`agent_messages` with `session_id` and `message_data` (or, with custom table names, any table with those columns)",
+    signature: "`agent_messages` with `session_id` and `message_data` (or, with custom table names, any table with those columns); \
+                no default file: sessions are in memory unless the application names one",
     flag: "none for function tools (failures are text: `An error occurred while running the tool`); `mcp_call.error`, \
            `apply_patch_call_output.status = \"failed\"`, a hosted call's `status = \"failed\"`, shell exit codes",
     // In memory unless the application names a file (the docs use `conversations.db`).

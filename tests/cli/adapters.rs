@@ -185,7 +185,7 @@ fn own_schema_of_another_version_is_refused() {
 fn langgraph_sample_counts_each_message_once() {
     let (_dir, v) = scan_sample("langgraph.sql", "langgraph.db", &[]);
     assert_eq!(v["sources"][0]["format"], "langgraph");
-    assert_eq!(v["totals"]["sessions"], 4, "booking-1, its researcher subgraph, legacy-2, broken-3");
+    assert_eq!(v["totals"]["sessions"], 5, "booking-1, its researcher subgraph, legacy-2, broken-3, hitl-5");
     // booking-1 is saved at 11 checkpoints, each holding the whole state: every call counts once.
     assert_eq!(counts(&v, "search_flights"), (1, 0, 0, 0));
     assert_eq!(counts(&v, "book_flight"), (1, 1, 1, 0), "ToolNode's caught exception: status error");
@@ -200,7 +200,9 @@ fn langgraph_sample_counts_each_message_once() {
     assert_eq!(counts(&v, "read_file"), (1, 1, 0, 1));
     assert_eq!(counts(&v, "list_dir"), (1, 0, 0, 0));
     assert_eq!(counts(&v, "run_query"), (2, 0, 0, 0));
-    assert_eq!(v["totals"]["calls"], 11);
+    // hitl-5's answer came through update_state: only its checkpoints hold it.
+    assert_eq!(counts(&v, "approve_refund"), (1, 1, 1, 0));
+    assert_eq!(v["totals"]["calls"], 12);
     assert_eq!(v["totals"]["unpaired_calls"], 1, "call_b2's answer is in an undecodable row");
     let malformed: Vec<&str> = v["findings"]
         .as_array()
@@ -216,7 +218,7 @@ fn langgraph_sample_counts_each_message_once() {
         assert!(malformed.iter().any(|m| m.contains(want)), "{want}: {malformed:?}");
     }
     let (_dir, v) = scan_sample("langgraph.sql", "langgraph.db", &["--no-subagents"]);
-    assert_eq!(v["totals"]["sessions"], 3, "the subgraph namespace is a sub-agent of its thread");
+    assert_eq!(v["totals"]["sessions"], 4, "the subgraph namespace is a sub-agent of its thread");
     shipped_matches_sql("langgraph.sql", "langgraph.db");
     assert_golden(
         "langgraph.json",
@@ -243,7 +245,10 @@ fn langgraph_without_writes_reads_the_latest_checkpoint_once() {
     assert_eq!(counts(&v, "book_flight"), (1, 1, 1, 0));
     assert_eq!(counts(&v, "get_weather"), (1, 1, 0, 1));
     assert_eq!(counts(&v, "book_hotel"), (1, 1, 1, 0));
-    assert_eq!(v["totals"]["calls"], 9, "booking-1 (6), its subgraph (1), legacy-2 (2); broken-3 had only writes");
+    assert_eq!(
+        v["totals"]["calls"], 10,
+        "booking-1 (6), its subgraph (1), legacy-2 (2), hitl-5 (1); broken-3 had only writes"
+    );
 }
 
 #[test]
