@@ -174,7 +174,7 @@ impl ImportRun for Run {
             return Ok(());
         };
         let source = dir.display().to_string();
-        let mut task = Task { session: &session, pending_xml: None, seq: 0 };
+        let mut task = Task { session: &session, pending_xml: None, pending_native: Vec::new(), seq: 0 };
         w.session(&SessionRow {
             id: &session,
             parent: parent.as_deref(),
@@ -191,6 +191,10 @@ struct Task<'a> {
     session: &'a str,
     /// A legacy XML call waiting for the next user message.
     pending_xml: Option<(String, String)>,
+    /// Native calls (id, tool) of the last assistant message, for the
+    /// generation that answers them with `[tool …] Result:` text blocks
+    /// instead of `tool_result` blocks.
+    pending_native: Vec<(String, String)>,
     /// Messages seen, for the ids of legacy calls.
     seq: usize,
 }
@@ -217,6 +221,7 @@ impl Task<'_> {
                         let name =
                             b.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
                         w.call(session, id, name, b.get("input").unwrap_or(&Value::Null), time)?;
+                        self.pending_native.push((id.to_string(), name.to_string()));
                     }
                 }
                 if !native {
@@ -229,6 +234,14 @@ impl Task<'_> {
                 }
             }
             "user" => {
+                let native = std::mem::take(&mut self.pending_native);
+                let has_results = blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+                if !has_results && !native.is_empty() {
+                    // Native calls answered in text: `[tool for '…'] Result:` blocks, in call order.
+                    for (id, text) in text_results(&texts(&blocks), &native) {
+                        w.result(&ResultRow { session, call_id: &id, text: &text, flag: None, exit_code: None, time })?;
+                    }
+                }
                 for b in &blocks {
                     if b.get("type").and_then(Value::as_str) == Some("tool_result") {
                         let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
@@ -254,6 +267,32 @@ impl Task<'_> {
         }
         Ok(())
     }
+}
+
+/// The results of native calls that a user message gives as text blocks
+/// (`[execute_command for 'ls'] Result:\n…`), paired with the calls in
+/// order: a block whose header names the call's tool first, else the next
+/// result block. Calls with no block stay unpaired.
+fn text_results(texts: &[&str], calls: &[(String, String)]) -> Vec<(String, String)> {
+    let blocks: Vec<(usize, &str, &str)> = texts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let t = t.trim_start();
+            let end = t.find("] Result:").filter(|_| t.starts_with('['))?;
+            Some((i, &t[1..end], t[end + "] Result:".len()..].trim_start()))
+        })
+        .collect();
+    let mut used = vec![false; blocks.len()];
+    let mut out = Vec::new();
+    for (id, tool) in calls {
+        let named = (0..blocks.len())
+            .find(|&k| !used[k] && (blocks[k].1 == tool.as_str() || blocks[k].1.starts_with(&format!("{tool} "))));
+        let Some(k) = named.or_else(|| (0..blocks.len()).find(|&k| !used[k])) else { break };
+        used[k] = true;
+        out.push((id.clone(), blocks[k].2.to_string()));
+    }
+    out
 }
 
 fn texts(blocks: &[Value]) -> Vec<&str> {
@@ -403,5 +442,30 @@ mod tests {
     fn result_contents() {
         assert_eq!(content_text(&json!([{"type": "text", "text": "a"}, {"type": "image"}])), "a");
         assert_eq!(content_text(&json!([{"query": "q", "result": "r"}])), r#"{"query":"q","result":"r"}"#);
+    }
+}
+
+#[cfg(test)]
+mod text_result_tests {
+    use super::text_results;
+
+    #[test]
+    fn native_calls_answered_in_text_blocks_pair_in_order_by_tool() {
+        let calls = vec![
+            ("t1".to_string(), "read_file".to_string()),
+            ("t2".to_string(), "execute_command".to_string()),
+            ("t3".to_string(), "use_subagents".to_string()),
+        ];
+        let texts = [
+            "[execute_command for 'type x.tfvars'] Result:\nCommand failed with exit code 1.\nOutput:\nThe system cannot find the file specified.",
+            "[read_file for 'src/a.ts'] Result:\n1 | import x",
+            "[subagents] Result:\nSubagent results:\nTotal: 5",
+            "<environment_details>\n# VSCode Visible Files",
+        ];
+        let got = text_results(&texts, &calls);
+        assert_eq!(got[0], ("t1".to_string(), "1 | import x".to_string()));
+        assert!(got[1].1.starts_with("Command failed with exit code 1."), "{got:?}");
+        assert_eq!(got[2].0, "t3", "a header that does not name the tool takes the next block");
+        assert!(text_results(&["no result here"], &calls).is_empty());
     }
 }

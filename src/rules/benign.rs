@@ -47,6 +47,7 @@ const EXIT_RULES: &[&str] = &[
     "cursor-exit-code",
     "openhands-exit-code",
     "continue-exit-code",
+    "cline-command-failed",
 ];
 
 pub static BENIGN_EXITS: &[BenignExit] = &[
@@ -355,6 +356,7 @@ const FRAMING: &[&str] = &[
     "Wall time:",
     "Output:",
     "Process exited with code",
+    "Command failed with exit code",
     "Process running with session ID",
     "Chunk ID:",
     "Original token count:",

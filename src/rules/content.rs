@@ -626,6 +626,21 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         ignores: &["The tool execution succeeded", "[read_file for 'a'] Result: Missing value"],
     },
     ContentRule {
+        id: "cline-command-failed",
+        pattern: r"(?m)^Command failed with exit code [1-9]\d*\.?\s*$",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        precision: Precision::High,
+        doc: "Cline's (and Roo Code's) execute_command returns `Command failed with exit code N.` and the \
+              output as an ordinary result, with no flag. Searches finding nothing (grep exit 1, no output) \
+              are benign.",
+        fires_on: &[
+            "Command failed with exit code 1.\nOutput:\nThe system cannot find the file specified.",
+            "Command failed with exit code 255.\nOutput:\n'head' is not recognized as an internal or external command,",
+        ],
+        ignores: &["Command executed.\nOutput:\nok", "Command failed with exit code 0."],
+    },
+    ContentRule {
         id: "cline-user-denied",
         pattern: r"^The user denied this operation",
         tools: &[],

@@ -57,16 +57,18 @@ struct Compiled {
     exit_code: Regex,
 }
 
-static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+    Compiled {
     content: CONTENT_RULES.iter().map(|r| Regex::new(r.pattern).expect("content rules compile")).collect(),
     classify: CLASS_RULES.iter().map(|r| Regex::new(r.pattern).expect("class rules compile")).collect(),
     exit_classify: EXIT_CLASS_RULES.iter().map(|r| Regex::new(r.pattern).expect("exit rules compile")).collect(),
     wrapper: Regex::new(content::PERI_WRAPPER).expect("wrapper compiles"),
     benign: benign::BENIGN_EXITS.iter().map(|b| Regex::new(b.command).expect("benign exits compile")).collect(),
     exit_code: Regex::new(
-        r"(?m)^(?:Exit code:?|Exit Code:|Process exited with code) (-?\d+)\s*$|<exit_code>(-?\d+)</exit_code>",
+        r"(?m)^(?:Exit code:?|Exit Code:|Process exited with code|Command failed with exit code) (-?\d+)\.?\s*$|<exit_code>(-?\d+)</exit_code>",
     )
     .expect("exit code compiles"),
+}
 });
 
 fn in_scope(scope: &[&str], tool: &str) -> bool {
@@ -552,5 +554,22 @@ mod tests {
         let head = examined(&text);
         assert!(head.len() <= 2 * EXAMINED_PREFIX_BYTES + 1, "head, newline, tail");
         assert!(detect("Read", &text).is_some());
+    }
+
+    #[test]
+    fn cline_commands_that_failed_are_hidden_errors_and_searches_finding_nothing_are_not() {
+        let input = |c: &str| serde_json::json!({ "command": c });
+        let failed = "Command failed with exit code 1.\nOutput:\nERROR: (gcloud.sql.connect) Psql client not found";
+        let hit = detect_result(Dialect::CLINE, "execute_command", &input("gcloud sql connect db"), failed, None);
+        assert_eq!(hit.map(|r| r.id), Some("cline-command-failed"));
+        let nothing = "Command failed with exit code 1.\nOutput:\n";
+        assert!(
+            detect_result(Dialect::CLINE, "execute_command", &input("grep -r needle src"), nothing, None).is_none()
+        );
+        assert_eq!(exit_code_of(failed), Some(1));
+        assert!(
+            detect_result(Dialect::CLAUDE_CODE, "Bash", &input("x"), failed, None).is_none(),
+            "scoped to Cline and Roo"
+        );
     }
 }
