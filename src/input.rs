@@ -14,6 +14,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::import::or_list;
 use crate::model::Session;
 use crate::sanitize::one_line;
 use crate::source::{self, Format, SourceOptions, SourceStats};
@@ -99,15 +100,7 @@ fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Resu
     let stats = import::import_files(&conn, &db, &files)?;
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = format!("{} transcript", or_list(&agents));
-    for f in &stats.unrecognised {
-        notes.push(format!("{}: not a {known}, skipped", one_line(&f.display().to_string())));
-    }
-    for f in &stats.broken {
-        notes.push(format!(
-            "{}: not a whole JSON document (cut or broken?), skipped",
-            one_line(&f.display().to_string())
-        ));
-    }
+    notes.extend(import::skipped_notes(&stats));
     if stats.files == 0 {
         let what = if path.is_dir() {
             format!("is a directory with no {known} (*.jsonl, *.json)")
@@ -132,15 +125,6 @@ fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Resu
         format: Format::TRACELINT,
         _scratch: Some(tmp),
     })
-}
-
-/// "A, B or C".
-pub fn or_list(names: &[&str]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
-    }
 }
 
 impl Source {

@@ -91,6 +91,36 @@ pub fn default_transcript_dirs() -> Vec<PathBuf> {
     out
 }
 
+/// "A, B or C".
+pub fn or_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// The warnings about files an import skipped: each unrecognised `.jsonl`
+/// and each broken `.json` file is named; other `.json` files no format
+/// claims (a folder walked for transcripts may hold many, such as Gemini's
+/// `logs.json`) are named when there are few, else counted in one line.
+pub fn skipped_notes(stats: &ImportStats) -> Vec<String> {
+    let products: Vec<&str> = infos().map(|i| i.product).collect();
+    let known = format!("{} transcript", or_list(&products));
+    let shown = |p: &PathBuf| crate::sanitize::one_line(&p.display().to_string());
+    let (json, other): (Vec<&PathBuf>, Vec<&PathBuf>) = stats.unrecognised.iter().partition(|p| is_json_document(p));
+    let mut notes: Vec<String> = other.iter().map(|f| format!("{}: not a {known}, skipped", shown(f))).collect();
+    if json.len() <= 3 {
+        notes.extend(json.iter().map(|f| format!("{}: not a {known}, skipped", shown(f))));
+    } else {
+        notes.push(format!("{} .json files are not a {known} (first: {}), skipped", json.len(), shown(json[0])));
+    }
+    notes.extend(
+        stats.broken.iter().map(|f| format!("{}: not a whole JSON document (cut or broken?), skipped", shown(f))),
+    );
+    notes
+}
+
 /// What an import did, per run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImportStats {
