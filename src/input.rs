@@ -2,7 +2,7 @@
 //! command (scan, check, examples, show, schemas) goes through it, so a
 //! path means the same thing to all of them.
 //!
-//! A folder or a `.jsonl` or `.json` file holds agent transcripts: they are imported
+//! A folder, a `.jsonl` file or a `.json` document holds agent transcripts: they are imported
 //! into a throwaway tracelint database (in a temporary folder, never
 //! beside them) and read back with the tracelint adapter. Anything else is
 //! a SQLite trace database, opened read-only and recognised by its tables
@@ -14,7 +14,6 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::import::or_list;
 use crate::model::Session;
 use crate::sanitize::one_line;
 use crate::source::{self, Format, SourceOptions, SourceStats};
@@ -55,7 +54,8 @@ pub fn forced_format(name: Option<&str>) -> Result<Option<Format>> {
     }
 }
 
-/// Is `path` read as transcripts (a folder, or a `.jsonl` or `.json` file)?
+/// Is `path` read as transcripts (a folder, a `.jsonl` file or a `.json`
+/// document)?
 fn is_transcripts(path: &Path) -> bool {
     path.is_dir() || path.extension().is_some_and(|e| e == "jsonl" || e == "json")
 }
@@ -100,7 +100,23 @@ fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Resu
     let stats = import::import_files(&conn, &db, &files)?;
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = format!("{} transcript", or_list(&agents));
-    notes.extend(import::skipped_notes(&stats));
+    // Empty or foreign files hold no calls: one line for all of them, not
+    // one per file.
+    match stats.unrecognised.as_slice() {
+        [] => {}
+        [one] => notes.push(format!("{}: not a {known}, skipped", one_line(&one.display().to_string()))),
+        [first, rest @ ..] => notes.push(format!(
+            "{} files are empty or not a {known}, skipped (first: {})",
+            rest.len() + 1,
+            one_line(&first.display().to_string())
+        )),
+    }
+    for f in &stats.broken {
+        notes.push(format!(
+            "{}: not a whole JSON document (cut or broken?), skipped",
+            one_line(&f.display().to_string())
+        ));
+    }
     if stats.files == 0 {
         let what = if path.is_dir() {
             format!("is a directory with no {known} (*.jsonl, *.json)")
@@ -125,6 +141,15 @@ fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Resu
         format: Format::TRACELINT,
         _scratch: Some(tmp),
     })
+}
+
+/// "A, B or C".
+pub fn or_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
 impl Source {

@@ -54,6 +54,11 @@ impl Dialect {
     pub const CLAUDE_CODE: Dialect = Dialect("claude-code");
     pub const CODEX: Dialect = Dialect("codex");
     pub const GEMINI: Dialect = Dialect("gemini");
+    pub const LANGGRAPH: Dialect = Dialect("langgraph");
+    pub const OPENAI_AGENTS: Dialect = Dialect("openai-agents");
+    pub const ZED: Dialect = Dialect("zed");
+    pub const ADK: Dialect = Dialect("adk");
+    pub const CURSOR: Dialect = Dialect("cursor");
     /// OpenTelemetry traces (OTLP/JSON, Langfuse, Phoenix), read through import.
     pub const OTEL: Dialect = Dialect("otel");
     pub const OPENHANDS: Dialect = Dialect("openhands");
@@ -72,6 +77,11 @@ impl Dialect {
         Dialect::CLAUDE_CODE,
         Dialect::CODEX,
         Dialect::GEMINI,
+        Dialect::LANGGRAPH,
+        Dialect::OPENAI_AGENTS,
+        Dialect::ZED,
+        Dialect::ADK,
+        Dialect::CURSOR,
         Dialect::OTEL,
         Dialect::OPENHANDS,
         Dialect::CLINE,

@@ -47,6 +47,24 @@ fn file_writer(path: &Path, format: ExportFormat) -> Result<Box<dyn RowWriter>> 
     }
 }
 
+#[cfg(feature = "parquet")]
+impl RowWriter for export::parquet::Writer<File> {
+    fn write(&mut self, row: &CallRow) -> std::io::Result<()> {
+        export::parquet::Writer::write(self, row)
+    }
+    fn finish(self: Box<Self>) -> std::io::Result<()> {
+        export::parquet::Writer::finish(*self)
+    }
+}
+
+#[cfg(feature = "parquet")]
+fn parquet_writer(file: File, path: &Path) -> Result<Box<dyn RowWriter>> {
+    let writer =
+        export::parquet::Writer::new(file).map_err(|e| Error::input(path, format!("cannot write the export: {e}")))?;
+    Ok(Box::new(writer))
+}
+
+#[cfg(not(feature = "parquet"))]
 fn parquet_writer(_file: File, path: &Path) -> Result<Box<dyn RowWriter>> {
     let _ = std::fs::remove_file(path);
     Err(Error::Usage(

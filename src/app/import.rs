@@ -9,8 +9,14 @@ use crate::sanitize::one_line;
 
 pub fn run_import(args: &ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
     let stats = import::import(&args.sources, &args.into)?;
-    for note in import::skipped_notes(&stats) {
-        writeln!(err, "tracelint: warning: {note}")?;
+    let products: Vec<&str> = import::infos().map(|i| i.product).collect();
+    let known = crate::input::or_list(&products);
+    for f in &stats.unrecognised {
+        writeln!(err, "tracelint: warning: {}: not a {known} transcript, skipped", one_line(&f.display().to_string()))?;
+    }
+    for f in &stats.broken {
+        let f = one_line(&f.display().to_string());
+        writeln!(err, "tracelint: warning: {f}: not a whole JSON document (cut or broken?), skipped")?;
     }
     writeln!(
         out,

@@ -4,6 +4,8 @@
 //! numbers as numbers, so every engine infers the same schema from every file.
 
 pub mod ndjson;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 
 use serde::Serialize;
 

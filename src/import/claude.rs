@@ -8,6 +8,11 @@
 //! and `agentId` on every line; each becomes its own session
 //! `<session>/agent-<id>` whose parent is the session.
 //!
+//! A side-question sub-agent (`subagents/agent-aside_question-*.jsonl`)
+//! replays its parent's lines as its own: a call belongs to the session
+//! that made it first (deduplicated by `tool_use` id across files, the
+//! parent wins whatever the order the files are read in).
+//!
 //! Traps handled: resumed sessions repeat earlier lines (deduplicated by
 //! `uuid`, and by `tool_use` id when the copy got a new uuid); one API response is written as one line per content block
 //! (calls are deduplicated by id within the session); a result can be in a
@@ -39,21 +44,38 @@ static INFO: FormatInfo = FormatInfo {
 
 const AGENT: &str = Dialect::CLAUDE_CODE.as_str();
 
+/// Record types Claude Code writes without `uuid` or `sessionId`.
+const METADATA_RECORDS: &[&str] = &[
+    "file-history-snapshot",
+    "teleported-from",
+    "last-prompt",
+    "queue-operation",
+    "custom-title",
+    "agent-name",
+    "ai-title",
+    "pr-link",
+    "permission-mode",
+];
+
 impl Importer for Claude {
     fn info(&self) -> &'static FormatInfo {
         &INFO
     }
 
-    /// A line with a `uuid` (messages) or `leafUuid` (summaries), or a
-    /// typed record of a session (Gemini's metadata record has a
-    /// `sessionId` but no `type`; a Langfuse observation may carry a
-    /// `sessionId` and a `type`, but also its `traceId`).
+    /// A line with a `uuid` (messages) or `leafUuid` (summaries), a typed
+    /// record of a session (Gemini's metadata record has a `sessionId` but
+    /// no `type`; a Langfuse observation may carry a `sessionId` and a
+    /// `type`, but also its `traceId`), or one of Claude Code's metadata
+    /// records that carry neither (`file-history-snapshot`,
+    /// `teleported-from`, …): a file of only those is a Claude Code file with
+    /// no calls, not a stranger.
     fn recognise(&self, v: &Value) -> bool {
         v.get("uuid").is_some()
             || v.get("leafUuid").is_some()
             || (v.get("sessionId").is_some()
                 && v.get("type").is_some_and(Value::is_string)
                 && v.get("traceId").is_none())
+            || v.get("type").and_then(Value::as_str).is_some_and(|t| METADATA_RECORDS.contains(&t))
     }
 
     fn run(&self) -> Box<dyn ImportRun> {
@@ -159,7 +181,14 @@ impl Run {
                     let input = block.get("input").cloned().unwrap_or(Value::Null);
                     // A resumed session can repeat a call under a new line uuid
                     // and session id: tool_use ids are global, keep the first.
-                    if w.session_of_call(id)?.is_some_and(|owner| owner != session) {
+                    // A side-question sub-agent (`agent-aside_question-*`)
+                    // replays its parent's calls: the parent made them, so
+                    // the parent wins whichever file was read first.
+                    if let Some(owner) = w.session_of_call(id)?.filter(|owner| *owner != session) {
+                        if parent.is_none() && owner.starts_with(&format!("{session}/")) {
+                            ensure_session(w)?;
+                            w.move_call(&owner, &session, id)?;
+                        }
                         w.stats.duplicates += 1;
                         continue;
                     }

@@ -13,8 +13,20 @@
 //!
 //! The database is the buffer: each copy of a message updates its calls in
 //! place and a rewind deletes the calls of the dropped messages, so memory
-//! holds only message ids. The legacy single-document `.json` files are not
-//! read.
+//! holds only message ids.
+//!
+//! Most chats on disk (October 2025 to March 2026 at least) are instead one
+//! JSON document, `chats/session-*.json`: the metadata (`sessionId`,
+//! `projectHash`, `startTime`, `lastUpdated`) and the whole `messages[]`,
+//! each message as in the JSONL recordings. The document is read as its
+//! metadata record followed by its messages.
+//!
+//! `/chat save <tag>` checkpoints (`checkpoint-<tag>.json`) are the model's
+//! history: an array of `{role, parts[]}`, calls as `functionCall` parts
+//! (often without an id) and results as `functionResponse` parts (with the
+//! id); a call takes the id of the first later response of its name. The
+//! flag is the presence of `response.error`. Each checkpoint is a session
+//! `<project folder>/<file stem>`.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -47,7 +59,8 @@ impl Importer for Gemini {
     /// The metadata record, a rewind or an update, or a message (which has
     /// an `id`, and no `uuid` as Claude Code's lines have).
     fn recognise(&self, v: &Value) -> bool {
-        v.get("projectHash").is_some()
+        is_checkpoint(v)
+            || v.get("projectHash").is_some()
             || v.get("$rewindTo").is_some()
             || v.get("$set").is_some()
             || (v.get("uuid").is_none()
@@ -56,6 +69,12 @@ impl Importer for Gemini {
                     v.get("type").and_then(Value::as_str),
                     Some("user" | "gemini" | "info" | "error" | "warning")
                 ))
+    }
+
+    /// A chat saved as one document (`session-*.json`: `sessionId`,
+    /// `projectHash`, `messages[]`) or a `/chat save` checkpoint.
+    fn recognise_document(&self, _path: &Path, doc: &Value) -> bool {
+        self.recognise(doc)
     }
 
     fn run(&self) -> Box<dyn ImportRun> {
@@ -92,9 +111,18 @@ fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
         order: Vec::new(),
         calls: HashMap::new(),
     };
+    let sql = |e: rusqlite::Error| Error::input(path, crate::source::open::sqlite_problem(&e));
+    if super::is_json_document(path) {
+        match super::read_document(path, &mut w.stats)? {
+            Some(doc) if is_checkpoint(&doc) => checkpoint(path, &doc, w).map_err(sql)?,
+            Some(doc) => f.record(&doc, w).map_err(sql)?,
+            None => {}
+        }
+        return Ok(());
+    }
     let mut lines = LineReader::open(path)?;
     while let Some(v) = lines.next_record(&mut w.stats)? {
-        f.record(&v, w).map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)))?;
+        f.record(&v, w).map_err(sql)?;
     }
     Ok(())
 }
@@ -130,6 +158,12 @@ impl File<'_> {
                 }
                 let started = v.get("startTime").and_then(Value::as_str);
                 self.begin(started, w)?;
+            }
+            // A single-document chat carries its messages with its metadata.
+            if let Some(Value::Array(messages)) = v.get("messages") {
+                for m in messages {
+                    self.message(m, w)?;
+                }
             }
             return Ok(());
         }
@@ -190,6 +224,67 @@ impl File<'_> {
         }
         Ok(())
     }
+}
+
+/// A `/chat save` checkpoint: an array of `{role, parts}` contents.
+fn is_checkpoint(v: &Value) -> bool {
+    v.as_array().and_then(|a| a.first()).is_some_and(|c| c.get("role").is_some() && c.get("parts").is_some())
+}
+
+/// Import a checkpoint's calls and results (see the module doc).
+fn checkpoint(path: &Path, doc: &Value, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let folder = path.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().into_owned());
+    let session = match folder {
+        Some(f) => format!("{f}/{stem}"),
+        None => stem.clone(),
+    };
+    let source = path.display().to_string();
+    w.session(&SessionRow { id: &session, parent: None, agent: AGENT, source: &source, started: None })?;
+    let parts = doc.as_array().into_iter().flatten().filter_map(|c| c.get("parts")?.as_array()).flatten();
+    // Calls not answered yet: (name, id if the call carried one, arguments).
+    let mut waiting: Vec<(String, Option<String>, Value)> = Vec::new();
+    let mut n = 0usize;
+    let write_call = |w: &mut Writer<'_>, id: &str, name: &str, args: &Value| w.call(&session, id, name, args, None);
+    for part in parts {
+        if let Some(fc) = part.get("functionCall") {
+            let name = fc.get("name").and_then(Value::as_str).unwrap_or("(unnamed)").to_string();
+            let id = fc.get("id").and_then(Value::as_str).map(str::to_string);
+            waiting.push((name, id, fc.get("args").cloned().unwrap_or(Value::Null)));
+        } else if let Some(fr) = part.get("functionResponse") {
+            let name = fr.get("name").and_then(Value::as_str).unwrap_or("(unnamed)");
+            let Some(at) = waiting.iter().position(|(n, _, _)| n == name) else { continue };
+            let (name, call_id, args) = waiting.remove(at);
+            let id = fr.get("id").and_then(Value::as_str).map(str::to_string).or(call_id).unwrap_or_else(|| {
+                n += 1;
+                format!("{stem}-{n}")
+            });
+            write_call(w, &id, &name, &args)?;
+            let response = fr.get("response").unwrap_or(&Value::Null);
+            let error = response.get("error").filter(|e| !e.is_null());
+            let text = match response.get("output").or(error) {
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+                None => String::new(),
+            };
+            w.result(&ResultRow {
+                session: &session,
+                call_id: &id,
+                text: &text,
+                flag: Some(error.is_some()),
+                exit_code: None,
+                time: None,
+            })?;
+        }
+    }
+    for (name, id, args) in waiting {
+        let id = id.unwrap_or_else(|| {
+            n += 1;
+            format!("{stem}-{n}")
+        });
+        write_call(w, &id, &name, &args)?;
+    }
+    Ok(())
 }
 
 /// The text of a call's `result` parts (`functionResponse.response.output`

@@ -91,36 +91,6 @@ pub fn default_transcript_dirs() -> Vec<PathBuf> {
     out
 }
 
-/// "A, B or C".
-pub fn or_list(names: &[&str]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
-    }
-}
-
-/// The warnings about files an import skipped: each unrecognised `.jsonl`
-/// and each broken `.json` file is named; other `.json` files no format
-/// claims (a folder walked for transcripts may hold many, such as Gemini's
-/// `logs.json`) are named when there are few, else counted in one line.
-pub fn skipped_notes(stats: &ImportStats) -> Vec<String> {
-    let products: Vec<&str> = infos().map(|i| i.product).collect();
-    let known = format!("{} transcript", or_list(&products));
-    let shown = |p: &PathBuf| crate::sanitize::one_line(&p.display().to_string());
-    let (json, other): (Vec<&PathBuf>, Vec<&PathBuf>) = stats.unrecognised.iter().partition(|p| is_json_document(p));
-    let mut notes: Vec<String> = other.iter().map(|f| format!("{}: not a {known}, skipped", shown(f))).collect();
-    if json.len() <= 3 {
-        notes.extend(json.iter().map(|f| format!("{}: not a {known}, skipped", shown(f))));
-    } else {
-        notes.push(format!("{} .json files are not a {known} (first: {}), skipped", json.len(), shown(json[0])));
-    }
-    notes.extend(
-        stats.broken.iter().map(|f| format!("{}: not a whole JSON document (cut or broken?), skipped", shown(f))),
-    );
-    notes
-}
-
 /// What an import did, per run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImportStats {
@@ -292,6 +262,30 @@ impl Writer<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// Move a call and its result to another session (a call belongs to
+    /// the session that made it; see the Claude Code importer).
+    pub fn move_call(&mut self, from: &str, to: &str, call_id: &str) -> rusqlite::Result<()> {
+        let seq = match self.next_seq.get(to) {
+            Some(&n) => n,
+            None => {
+                let max: Option<i64> =
+                    self.conn
+                        .query_row("SELECT max(seq) FROM calls WHERE session_id = ?1", params![to], |r| r.get(0))?;
+                max.unwrap_or(0) + 1
+            }
+        };
+        self.next_seq.insert(to.to_string(), seq + 1);
+        self.conn.execute(
+            "UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3",
+            params![from, to, call_id, seq],
+        )?;
+        self.conn.execute(
+            "UPDATE results SET session_id = ?2 WHERE session_id = ?1 AND call_id = ?3",
+            params![from, to, call_id],
+        )?;
+        Ok(())
     }
 
     /// Remove a call and its result (the source took it back).
@@ -483,9 +477,9 @@ pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
     }
 }
 
-/// The importer of a transcript, recognised by its first JSON record
-/// among its first 50 lines, or, for a `.json` file no importer claims
-/// that way, by its whole document.
+/// The importer of a transcript, recognised by the first of its first 50
+/// lines that is a JSON record some importer claims, or, for a `.json` file
+/// no importer claims that way, by its whole document.
 pub fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
     Ok(recognise_at(path)?.map(|at| IMPORTERS[at]))
 }
@@ -501,7 +495,6 @@ fn recognise_at(path: &Path) -> Result<Option<usize>> {
                 if let Some(at) = IMPORTERS.iter().position(|i| i.recognise(&v)) {
                     return Ok(Some(at));
                 }
-                break;
             }
             Some(_) => {}
         }

@@ -228,16 +228,14 @@ fn judge_calls(session: Session) -> JudgedSession {
 /// Both signals, the category and, for anchors not found, staleness.
 fn judge_pair(format: Dialect, call: &Call, result: &ToolResult, modified_unread: &HashMap<String, bool>) -> Outcome {
     let flagged = result.flag == Some(true);
-    let content = rules::detect_result(format, &call.tool, &call.input, &result.text, result.exit_code);
+    // A JSON envelope is judged inside (see `rules::present`).
+    let text = rules::present(&call.tool, &result.text);
+    let content = rules::detect_result(format, &call.tool, &call.input, &text, result.exit_code);
     if !flagged && content.is_none() {
         return Outcome::Success;
     }
-    let class = rules::classify_in(format, &call.tool, &result.text).or_else(|| {
-        // A stored exit status the text does not mention.
-        let code = result.exit_code.filter(|&c| c != 0)?;
-        rules::classify_in(format, &call.tool, &format!("Exit code {code}"))
-    });
-    let unwrapped = rules::unwrap_text(&result.text);
+    let class = rules::classify_result(format, &call.tool, &text, result.exit_code);
+    let unwrapped = rules::unwrap_text(&text);
     let message = first_line(unwrapped);
     let mut failure = Failure {
         flagged,
@@ -261,8 +259,10 @@ fn judge_pair(format: Dialect, call: &Call, result: &ToolResult, modified_unread
     Outcome::Failed(failure)
 }
 
+/// The message of a failure: its most informative line, not a banner.
 fn first_line(text: &str) -> String {
-    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let examined = rules::examined(text);
+    let line = normalize::informative_line(&examined);
     sanitize::truncate(&sanitize::one_line(line), MESSAGE_CHARS)
 }
 

@@ -37,11 +37,40 @@ static STEPS: LazyLock<Vec<Step>> = LazyLock::new(|| {
     ]
 });
 
-/// The template of an error text: its first non-blank line, sanitized,
-/// with variable parts replaced by `<url>`, `<uuid>`, `<str>`, `<path>`,
-/// `<hex>`, `<id>` and `<n>`.
+/// Lines agents put around a program's output (exit code, wall time,
+/// `Output:`, Gemini's `Command:`/`Directory:` lines, a `> pkg@1.0 test`
+/// npm banner, `Compiling …`): they say nothing about which failure it was.
+static FRAMING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:Exit [Cc]ode:? -?\d+|Process exited with code|Wall time:|Chunk ID:|Original token count:|Output:\s*(?:\(empty\))?$|Command:|Directory:|Error: \(none\)|Signal:|Background PIDs:|Process Group PGID:|Process running with session ID|<cwd>|</?(?:output|status|exit_code|task_id|task_type|retrieval_status|shell_metadata)>|> \S+@\S+ |\s*Compiling |\s*Running |\$ )",
+    )
+    .expect("framing pattern")
+});
+
+/// Words that make a line look like the error itself.
+static ERRORISH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:error|errors|fail|failed|failure|fatal|denied|not found|no such|cannot|can't|unable|invalid|exception|panic(?:ked)?|timed out|timeout|refused|unknown|missing|exceeded|rejected|cancell?ed|aborted|not allowed|already exists|does not exist)\b|✗|✖",
+    )
+    .expect("errorish pattern")
+});
+
+/// The most informative line of an error text: the first line that looks
+/// like an error and is not framing, else the last non-blank line that is
+/// not framing, else the first non-blank line. Real output often starts
+/// with a banner (`Chunk ID: …`, `> pkg@1.0 test`, `Compiling …`), and
+/// grouping by it would merge different failures into one.
+pub fn informative_line(text: &str) -> &str {
+    let lines = || text.lines().filter(|l| !l.trim().is_empty());
+    let content = || lines().filter(|l| !FRAMING.is_match(l.trim_start_matches(' ').trim_end()));
+    content().find(|l| ERRORISH.is_match(l)).or_else(|| content().next_back()).or_else(|| lines().next()).unwrap_or("")
+}
+
+/// The template of an error text: its most informative line (see
+/// `informative_line`), sanitized, with variable parts replaced by `<url>`,
+/// `<uuid>`, `<str>`, `<path>`, `<hex>`, `<id>` and `<n>`.
 pub fn template(text: &str) -> String {
-    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let line = informative_line(text);
     let mut t = sanitize::one_line(line);
     for s in STEPS.iter() {
         if s.re.is_match(&t) {
@@ -96,6 +125,21 @@ mod tests {
             template("Error: File not found at /b/two/three.py")
         );
         assert_ne!(template("Error: File not found at /a"), template("Error: old_string not found in /a"));
+    }
+
+    /// Issue 12, shape 10: banners do not make different failures one.
+    #[test]
+    fn banners_are_not_the_error() {
+        let a = "Chunk ID: 7a1\nWall time: 0.4 seconds\nProcess exited with code 1\nOutput:\nerror: could not find `Cargo.toml`";
+        let b =
+            "Chunk ID: 9f2\nWall time: 1.2 seconds\nProcess exited with code 1\nOutput:\nfatal: not a git repository";
+        assert_ne!(template(a), template(b));
+        assert_eq!(template(a), "error: could not find <str>");
+        let npm = "Exit code 1\n\n> app@1.0.0 test\n> jest\n\nFAIL src/a.test.ts\n  ● adds";
+        assert_eq!(template(npm), "FAIL <path>");
+        // No error word: the last line of the output, not the banner.
+        assert_eq!(template("Exit code 2\n   Compiling x v0.1.0\nsomething odd happened"), "something odd happened");
+        assert_eq!(template("Exit code 1"), "Exit code <n>");
     }
 
     #[test]

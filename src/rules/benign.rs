@@ -4,8 +4,15 @@
 //! content rules that report an exit code.
 //!
 //! Data, like every rule: the rules an entry overrules, the exit codes it
-//! forgives, a pattern for the last simple command of the command line, and
-//! examples the unit tests run.
+//! forgives, a pattern for the simple command whose status the line
+//! returned, and examples the unit tests run.
+//!
+//! The command line is parsed as a shell would: quotes and escapes hide
+//! operators (`rg "a|b"` is one command), `&&`, `||`, `;`, `&`, newlines and
+//! `|` separate commands, and each simple command is seen without its
+//! redirections, `VAR=value` prefixes and wrappers (`sudo`, `env`,
+//! `timeout 10`, `nice`, `time`, `nohup`, `exec`). Words are split by the
+//! `shlex` crate.
 
 use serde_json::Value;
 
@@ -15,8 +22,12 @@ pub struct BenignExit {
     pub rules: &'static [&'static str],
     /// Exit codes that are not failures for a matching command.
     pub codes: &'static [i64],
-    /// Matched against the last simple command of the command line.
+    /// Matched against a simple command (see `simple_commands`): the
+    /// program's base name, then its arguments, one space apart.
     pub command: &'static str,
+    /// Only when the result shows no output of the command: a search that
+    /// printed an error (`rg: regex parse error`) failed, whatever its code.
+    pub silent_only: bool,
     pub doc: &'static str,
     /// Command lines the entry must match.
     pub fires_on: &'static [&'static str],
@@ -24,43 +35,79 @@ pub struct BenignExit {
     pub ignores: &'static [&'static str],
 }
 
+/// The content rules that report a process exit code.
+const EXIT_RULES: &[&str] = &[
+    "exit-code-line",
+    "codex-process-exited",
+    "codex-exit-code",
+    "gemini-exit-code",
+    "background-task-failed",
+    "openai-agents-exit-code",
+    "zed-terminal-exit-code",
+    "cursor-exit-code",
+    "openhands-exit-code",
+    "continue-exit-code",
+];
+
 pub static BENIGN_EXITS: &[BenignExit] = &[
     BenignExit {
         id: "search-found-nothing",
-        rules: &["exit-code-line", "codex-process-exited", "codex-exit-code"],
+        rules: EXIT_RULES,
         codes: &[1],
-        command: r"^(?:\S*/)?(?:grep|rg|egrep|fgrep|find|diff|test|\[|git\s+(?:grep|diff))(?:\s|$)",
-        doc: "grep, rg, egrep, fgrep, find, diff, test, `[`, `git grep` and `git diff` exit 1 to say \
-          \"no match\" or \"different\", not that they failed.",
-        fires_on: &["grep -rn TODO src", "cd /p && rg -l foo", "LC_ALL=C diff a b", "git grep needle", "test -f x"],
-        ignores: &["cargo test", "grep x | wc -l", "git status", "npm run find"],
+        command: r"^(?i:grep|rg|egrep|fgrep|ag|ack|find|test|\[|which|findstr|select-string|git grep)(?:\s|$)",
+        silent_only: true,
+        doc: "grep, rg, egrep, fgrep, ag, ack, find, test, `[`, which, findstr, Select-String and `git grep` \
+              exit 1 to say \"no match\" (and print nothing), not that they failed.",
+        fires_on: &[
+            "grep -rn TODO src",
+            "cd /p && rg -l foo",
+            "LC_ALL=C grep x f",
+            "git grep needle",
+            "test -f x",
+            "grep -r \"a\\|b\" dir",
+            "rg -n \"LEVEL|OTHER\" -g \"*.md\"",
+            "sudo timeout 5 grep x /var/log/syslog 2>/dev/null",
+            "cat f | /usr/bin/grep -i x",
+        ],
+        ignores: &["cargo test", "grep x | wc -l", "git status", "npm run find", "rg x; make"],
     },
-    // --- traces as files: OpenHands, Continue ------------------------------------
     BenignExit {
-        id: "search-found-nothing-files",
-        rules: &["openhands-exit-code", "continue-exit-code"],
+        id: "files-differ",
+        rules: EXIT_RULES,
         codes: &[1],
-        command: r"^(?:\S*/)?(?:grep|rg|egrep|fgrep|find|diff|test|\[|git\s+(?:grep|diff))(?:\s|$)",
-        doc: "The same searches in the agents whose traces are files: exit 1 is \"no match\", not a failure.",
-        fires_on: &["grep -rn TODO src", "rg needle"],
-        ignores: &["cargo build"],
+        command: r"^(?:diff|cmp)(?:\s|$)|^git (?:--no-pager )?diff\b.*\s--(?:exit-code|quiet)\b",
+        silent_only: false,
+        doc: "diff, cmp and `git diff --exit-code`/`--quiet` exit 1 to say \"the files differ\" and print the \
+              difference. A plain `git diff` exits 0 whatever it shows.",
+        fires_on: &["LC_ALL=C diff a b", "cd /p && git diff --exit-code", "cmp -s a b", "git diff --quiet HEAD"],
+        ignores: &["git status", "make diff-check; false", "git diff --staged && git diff"],
+    },
+    BenignExit {
+        id: "deliberate-interrupt",
+        rules: EXIT_RULES,
+        codes: &[1, 130],
+        command: r"^\x03",
+        silent_only: false,
+        doc: "Codex's write_stdin sending Ctrl+C (`chars: \"\\u0003\"`) to a running command: the process exiting \
+              1 or 130 afterwards is the interrupt the agent asked for, not a failure.",
+        fires_on: &["\u{3}"],
+        ignores: &["q", "y\n"],
     },
 ];
 
 /// The command line of a call's arguments (`command` or `cmd`, a string or an
-/// argv array; `bash -lc "…"` is unwrapped to its script).
+/// argv array; `bash -lc "…"` is unwrapped to its script), or else the
+/// keystrokes a `write_stdin` call sent (`chars`).
 pub fn command_line(input: &Value) -> Option<String> {
-    let v = input.get("command").or_else(|| input.get("cmd"))?;
+    let Some(v) = input.get("command").or_else(|| input.get("cmd")) else {
+        return input.get("chars").and_then(Value::as_str).map(str::to_string);
+    };
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Array(parts) => {
             let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
             match words.as_slice() {
-                [shell, flag, script, ..]
-                    if ["bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh"].contains(shell)
-                        && flag.starts_with('-')
-                        && flag.contains('c') =>
-                {
+                [shell, flag, script, ..] if is_shell(shell) && flag.starts_with('-') && flag.contains('c') => {
                     Some((*script).to_string())
                 }
                 _ => Some(words.join(" ")),
@@ -70,18 +117,290 @@ pub fn command_line(input: &Value) -> Option<String> {
     }
 }
 
-/// The last simple command of a command line: after the last `&&`, `||`,
-/// `;`, `|` or newline, without leading `VAR=value` assignments.
-pub fn last_command(line: &str) -> &str {
-    let cut = line.rfind(['&', '|', ';', '\n']).map_or(0, |i| i + 1);
-    let mut rest = line[cut..].trim();
-    while let Some((word, tail)) = rest.split_once(char::is_whitespace) {
-        let is_assignment =
-            word.find('=').is_some_and(|i| i > 0 && word[..i].chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
-        if !is_assignment {
+fn is_shell(word: &str) -> bool {
+    matches!(base_name(word).as_str(), "bash" | "sh" | "zsh" | "dash" | "ksh")
+}
+
+/// How a pipeline is joined to the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Joint {
+    /// `&&`: the next runs only if this one succeeded.
+    And,
+    /// `||`, `;`, `&`, a newline, or the end of the line.
+    Other,
+}
+
+/// A command line as pipelines of simple commands, each with the joint to
+/// the next pipeline. A simple command is its program's base name and
+/// arguments, one space apart, without redirections, leading assignments
+/// and wrappers. `bash -c '…'` is read as its script.
+pub fn pipelines(line: &str) -> Vec<(Vec<String>, Joint)> {
+    let mut out = Vec::new();
+    for (pipeline, joint) in split_operators(line) {
+        let cmds: Vec<Vec<String>> = pipeline.iter().filter_map(|c| simple_command(c)).collect();
+        if let [words] = cmds.as_slice()
+            && let Some(script) = inner_script(words)
+        {
+            let mut inner = pipelines(script);
+            if let Some(last) = inner.last_mut() {
+                last.1 = joint;
+            }
+            out.extend(inner);
+            continue;
+        }
+        if !cmds.is_empty() {
+            out.push((cmds.iter().map(|w| w.join(" ")).collect(), joint));
+        }
+    }
+    out
+}
+
+/// The script of `bash -c 'script'` (and `-lc`, `sh`, `zsh`).
+fn inner_script(words: &[String]) -> Option<&str> {
+    match words {
+        [shell, flag, script, ..] if is_shell(shell) && flag.starts_with('-') && flag.contains('c') => Some(script),
+        _ => None,
+    }
+}
+
+/// The simple command whose status a command line returns: the last command
+/// of its last pipeline.
+pub fn last_command(line: &str) -> String {
+    pipelines(line).last().and_then(|(p, _)| p.last().cloned()).unwrap_or_default()
+}
+
+/// The simple commands whose failure can be the status of the whole line:
+/// the last command of the last pipeline, and the last command of every
+/// pipeline followed by `&&` (a failure there ends the list). The first is
+/// always the last command of the line.
+pub fn exit_candidates(line: &str) -> Vec<String> {
+    let all = pipelines(line);
+    let mut out: Vec<String> = all.last().and_then(|(p, _)| p.last().cloned()).into_iter().collect();
+    let n = all.len();
+    for (i, (p, joint)) in all.iter().enumerate() {
+        if i + 1 < n
+            && *joint == Joint::And
+            && let Some(last) = p.last()
+        {
+            out.push(last.clone());
+        }
+    }
+    out
+}
+
+/// Split at unquoted operators: pipelines (lists of raw commands) with the
+/// joint that follows each.
+fn split_operators(line: &str) -> Vec<(Vec<String>, Joint)> {
+    let mut out: Vec<(Vec<String>, Joint)> = Vec::new();
+    let mut pipeline: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut chars = line.chars().peekable();
+    let (mut single, mut double) = (false, false);
+    let mut depth = 0usize; // inside $( … ) or ( … )
+    let mut prev = ' ';
+    while let Some(c) = chars.next() {
+        if single {
+            single = c != '\'';
+            cur.push(c);
+            prev = c;
+            continue;
+        }
+        if c == '\\' {
+            cur.push(c);
+            if let Some(n) = chars.next() {
+                cur.push(n);
+            }
+            prev = 'x';
+            continue;
+        }
+        if double {
+            double = c != '"';
+            cur.push(c);
+            prev = c;
+            continue;
+        }
+        match c {
+            '\'' => single = true,
+            '"' => double = true,
+            // Only command substitution hides operators; a subshell's
+            // parentheses are trimmed from its commands.
+            '(' if prev == '$' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            _ => {}
+        }
+        let at_top = depth == 0;
+        let redirect = prev == '>' || prev == '<' || chars.peek() == Some(&'>');
+        if at_top && matches!(c, '|' | '&' | ';' | '\n') && !(c == '&' && redirect) {
+            let next = chars.peek().copied();
+            let joint = match (c, next) {
+                ('&', Some('&')) => {
+                    chars.next();
+                    Some(Joint::And)
+                }
+                ('|', Some('|')) => {
+                    chars.next();
+                    Some(Joint::Other)
+                }
+                ('|', Some('&')) => {
+                    chars.next();
+                    None
+                }
+                ('|', _) => None,
+                _ => Some(Joint::Other),
+            };
+            pipeline.push(std::mem::take(&mut cur));
+            if let Some(j) = joint {
+                out.push((std::mem::take(&mut pipeline), j));
+            }
+            prev = ' ';
+            continue;
+        }
+        cur.push(c);
+        prev = c;
+    }
+    pipeline.push(cur);
+    out.push((pipeline, Joint::Other));
+    out
+}
+
+const WRAPPERS: &[&str] = &["sudo", "env", "nice", "time", "nohup", "exec", "command", "builtin", "stdbuf"];
+
+/// One raw command as its program's base name and arguments, without
+/// redirections, assignments and wrappers; `None` when nothing is left.
+fn simple_command(raw: &str) -> Option<Vec<String>> {
+    let mut raw = raw.trim().trim_start_matches(['(', '{', '!', ' ']).trim_end_matches(['}', ' ']);
+    // A subshell's closing parentheses, not those of `$( … )`.
+    while raw.ends_with(')') && raw.matches(')').count() > raw.matches('(').count() {
+        raw = raw[..raw.len() - 1].trim_end();
+    }
+    let words = shlex::split(raw).unwrap_or_else(|| raw.split_whitespace().map(str::to_string).collect());
+    let mut words: Vec<String> = strip_redirections(words);
+    loop {
+        let first = words.first()?.clone();
+        if is_assignment(&first) || first == "!" || first == "then" || first == "do" {
+            words.remove(0);
+        } else if WRAPPERS.contains(&base_name(&first).as_str()) {
+            words.remove(0);
+            while words.first().is_some_and(|w| w.starts_with('-') || is_assignment(w)) {
+                let w = words.remove(0);
+                // `sudo -u user`, `nice -n 10`: options with a value.
+                if matches!(w.as_str(), "-u" | "-g" | "-n" | "-o" | "-e" | "-i") && !words.is_empty() {
+                    words.remove(0);
+                }
+            }
+        } else if base_name(&first) == "timeout" {
+            words.remove(0);
+            while words.first().is_some_and(|w| w.starts_with('-')) {
+                words.remove(0);
+            }
+            if !words.is_empty() {
+                words.remove(0); // the duration
+            }
+        } else {
             break;
         }
-        rest = tail.trim_start();
     }
-    rest
+    words[0] = base_name(&words[0]);
+    Some(words)
+}
+
+fn strip_redirections(words: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(words.len());
+    let mut skip_next = false;
+    for w in words {
+        if skip_next {
+            skip_next = false;
+            continue;
+        }
+        let body = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
+        if body.starts_with('>') || body.starts_with('<') {
+            // `>` alone takes the next word; `>file`, `2>&1` carry their target.
+            skip_next = body.trim_start_matches(['>', '<', '&', '|']).is_empty() && !body.ends_with('&');
+            if body.contains('&') && body.len() > 2 {
+                skip_next = false;
+            }
+            continue;
+        }
+        out.push(w);
+    }
+    out
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.find('=').is_some_and(|i| i > 0 && word[..i].chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+/// `/usr/bin/grep` → `grep`, `rg.exe` → `rg`.
+fn base_name(word: &str) -> String {
+    let name = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    let name = name.strip_suffix(".exe").or_else(|| name.strip_suffix(".EXE")).unwrap_or(name);
+    name.to_string()
+}
+
+/// Does a result show no output of the command: nothing but the framing
+/// lines agents put around it (exit code, wall time, `Output:`, `<cwd>`,
+/// Gemini's `Command:`/`Directory:`/`Signal:` lines, …) and counts of 0?
+pub fn is_silent(text: &str) -> bool {
+    text.lines().map(str::trim).all(|l| {
+        l.is_empty()
+            || l.chars().all(|c| c.is_ascii_digit())
+            || FRAMING.iter().any(|f| l.starts_with(f))
+            || (l.starts_with("<cwd>") && l.ends_with("</cwd>"))
+    })
+}
+
+const FRAMING: &[&str] = &[
+    "Exit code",
+    "Exit Code:",
+    "Wall time:",
+    "Output:",
+    "Process exited with code",
+    "Process running with session ID",
+    "Chunk ID:",
+    "Original token count:",
+    "Command:",
+    "Directory:",
+    "Stdout: (empty)",
+    "Stderr: (empty)",
+    "Error: (none)",
+    "Signal:",
+    "Background PIDs:",
+    "Process Group PGID:",
+    "(no output)",
+    "(Bash completed with no output)",
+    "<status>",
+    "<exit_code>",
+    "<retrieval_status>",
+    "<task_id>",
+    "<task_type>",
+    "<output>",
+    "</output>",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_parsing() {
+        assert_eq!(last_command("grep -r \"a\\|b\" dir"), "grep -r a\\|b dir");
+        assert_eq!(last_command("cd /p && rg 'x|y' src; echo done"), "echo done");
+        assert_eq!(last_command("FOO=1 sudo -u me timeout 10 /bin/grep x f 2>&1"), "grep x f");
+        assert_eq!(last_command("grep x f | wc -l"), "wc -l");
+        assert_eq!(last_command("bash -lc 'rg foo | head'"), "head");
+        assert_eq!(last_command("rg x 2>/dev/null"), "rg x");
+        assert_eq!(last_command("(cd a && git diff --stat)"), "git diff --stat");
+        assert_eq!(exit_candidates("rg -n x f.py && sed -n '1,2p' f.py"), vec!["sed -n 1,2p f.py", "rg -n x f.py"]);
+        assert_eq!(exit_candidates("rg x || echo none"), vec!["echo none"]);
+        assert_eq!(last_command("echo $(grep x f | head -1)"), "echo $(grep x f | head -1)");
+    }
+
+    #[test]
+    fn silence() {
+        assert!(is_silent("Exit code: 1\nWall time: 0.6 seconds\nOutput:\n"));
+        assert!(is_silent("Output: (empty)\nExit Code: 1\nProcess Group PGID: 4068"));
+        assert!(is_silent("\nExit code 1\n\n<cwd>/p</cwd>"));
+        assert!(is_silent("0\n"));
+        assert!(!is_silent("Exit code: 1\nOutput:\nrg: regex parse error:\n    (?:x)\n"));
+    }
 }

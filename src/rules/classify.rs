@@ -30,11 +30,56 @@ pub struct ClassRule {
 
 use Category as C;
 
+/// Classification of a result that reports a non-zero process exit (a
+/// shell command, a background job): the program failed, and words in its
+/// output describe the program, not the tool call, so the category is
+/// `nonzero-exit` unless one of these anchored signals says otherwise.
+/// Tried in order before `nonzero-exit` (issue 12, shape 9).
+pub static EXIT_CLASS_RULES: &[ClassRule] = &[
+    ClassRule {
+        id: "command-not-found",
+        pattern: r"(?m)(?:^|: )(?:command not found|not found)\s*$|^(?:bash|sh|zsh): .{1,80}: command not found|executable file not found in \$PATH|is not recognized as an internal or external command|is not recognized as the name of a cmdlet|no se reconoce como nombre de un cmdlet|^Exit code:? 127\s*$|^Exit Code: 127\s*$",
+        tools: &[],
+        formats: &[],
+        category: C::NotFound,
+        label: "command not found",
+        fires_on: &[
+            "Exit code 127\n/usr/bin/bash: line 30: gh: command not found",
+            "\n\"grep\": executable file not found in $PATH\n\nExit code 127\n\n<cwd>/p</cwd>",
+            "Command failed with exit code 255.\nOutput:\n'head' is not recognized as an internal or external command,",
+        ],
+        ignores: &["Exit code 1\nerror: pathspec 'x' did not match any file(s) known to git"],
+    },
+    ClassRule {
+        id: "killed-by-time-limit",
+        pattern: r"(?m)^(?:command timed out after \d+ milliseconds|Command was automatically cancelled because it exceeded the timeout|shell tool terminated command after exceeding timeout|Command timed out after \d)|\(Command timed out after \d+ ?ms\)",
+        tools: &[],
+        formats: &[],
+        category: C::Timeout,
+        label: "killed by the tool's time limit",
+        fires_on: &[
+            "Exit code: 124\nWall time: 10 seconds\nOutput:\ncommand timed out after 10033 milliseconds",
+            "(no output)\n\n<shell_metadata>\nshell tool terminated command after exceeding timeout 120000 ms.\n</shell_metadata>\n\nExit code 143",
+        ],
+        ignores: &["Exit code 1\n  page.spec.ts: Timeout 5000ms exceeded waiting for locator"],
+    },
+    ClassRule {
+        id: "command-interrupted",
+        pattern: r"(?m)^Command was aborted before completion|^aborted by user|\(Command was aborted\)",
+        tools: &[],
+        formats: &[],
+        category: C::UserRejected,
+        label: "command interrupted",
+        fires_on: &["partial\nCommand was aborted before completion\n\nExit code 130"],
+        ignores: &["Exit code 1\nthe build was aborted: 3 errors"],
+    },
+];
+
 pub static CLASS_RULES: &[ClassRule] = &[
     // --- structured codes -------------------------------------------------
     ClassRule {
         id: "http-429",
-        pattern: r"\bHTTP 429\b",
+        pattern: r"\b(?:HTTP|status code) 429\b",
         tools: &[],
         formats: &[],
         category: C::RateLimit,
@@ -44,27 +89,30 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "http-5xx",
-        pattern: r"\bHTTP 5\d\d\b",
+        pattern: r"\b(?:HTTP|status code|API Error:) 5\d\d\b|overloaded_error",
         tools: &[],
         formats: &[],
         category: C::ServerError,
         label: "HTTP 5xx",
-        fires_on: &["Extract API returned HTTP 502: Bad Gateway"],
+        fires_on: &[
+            "Extract API returned HTTP 502: Bad Gateway",
+            "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}",
+        ],
         ignores: &["HTTP 200 OK"],
     },
     ClassRule {
         id: "http-404",
-        pattern: r"\bHTTP 404\b",
+        pattern: r"\b(?:HTTP|status code) 404\b",
         tools: &[],
         formats: &[],
         category: C::NotFound,
         label: "HTTP 404",
-        fires_on: &["Extract API returned HTTP 404: Not Found"],
+        fires_on: &["Extract API returned HTTP 404: Not Found", "Request failed with status code 404"],
         ignores: &["HTTP 400: bad"],
     },
     ClassRule {
         id: "http-401-403",
-        pattern: r"\bHTTP 40[13]\b",
+        pattern: r"\b(?:HTTP|status code) 40[13]\b",
         tools: &[],
         formats: &[],
         category: C::PermissionDenied,
@@ -74,7 +122,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "http-4xx",
-        pattern: r"\bHTTP 4\d\d\b",
+        pattern: r"\b(?:HTTP|status code) 4\d\d\b",
         tools: &[],
         formats: &[],
         category: C::InvalidParamValue,
@@ -208,7 +256,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "edit-anchor-not-unique",
-        pattern: r"(?i:old_string is not unique|not unique in |Found \d+ matches of the string to replace)",
+        pattern: r"(?i:old_string is not unique|not unique in |Found \d+ matches of the string to replace|Expected \d+ occurrences? but found \d+|appears multiple times)",
         tools: &[],
         formats: &[],
         category: C::EditMatchNotUnique,
@@ -216,22 +264,27 @@ pub static CLASS_RULES: &[ClassRule] = &[
         fires_on: &[
             "Error: old_string is not unique in /a.rs (found 2 occurrences).",
             "Found 3 matches of the string to replace, but replace_all is false.",
+            "Failed to edit, Expected 1 occurrence but found 2 for old_string in file: /p/a.js",
+            "old_string appears multiple times in the file. Please provide more context to ensure a unique match",
         ],
         ignores: &["Error: old_string not found in /a.rs"],
     },
     ClassRule {
         id: "edit-no-op",
-        pattern: r"(?i:old_string and new_string are (?:exactly )?(?:the same|identical)|No changes to make)",
+        pattern: r"(?i:old_string and new_string are (?:exactly )?(?:the same|identical)|No changes to make|already contains the exact content|determined that no changes were necessary)",
         tools: &[],
         formats: &[],
         category: C::NoOpEdit,
         label: "old and new text identical",
-        fires_on: &["No changes to make: old_string and new_string are exactly the same."],
+        fires_on: &[
+            "No changes to make: old_string and new_string are exactly the same.",
+            "File /p/a.go already contains the exact content. No changes made.",
+        ],
         ignores: &["Replaced text (same line count) to a.rs"],
     },
     ClassRule {
         id: "file-not-read",
-        pattern: r"(?i:File has not been read yet|must read the file before)",
+        pattern: r"(?i:File has not been read yet|must read the file (?:\S+ )?before)",
         tools: &[],
         formats: &[],
         category: C::FileNotRead,
@@ -241,18 +294,21 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "file-changed-since-read",
-        pattern: r"(?i:File has been (?:unexpectedly )?modified since (?:it was )?read)",
+        pattern: r"(?i:File has been (?:unexpectedly )?modified since (?:it was )?read|has been modified since it was last read)",
         tools: &[],
         formats: &[],
         category: C::FileChangedSinceRead,
         label: "file changed since read",
-        fires_on: &["File has been modified since read, either by the user or by a linter."],
+        fires_on: &[
+            "File has been modified since read, either by the user or by a linter.",
+            "File /p/main.go has been modified since it was last read.",
+        ],
         ignores: &["File has not been read yet"],
     },
     // --- arguments ---------------------------------------------------------
     ClassRule {
         id: "missing-parameter",
-        pattern: r"(?i:^Missing \w+ parameter\b|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing)",
+        pattern: r"(?i:^Missing \w+ parameter\b|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|^[\w.]+ is required$)",
         tools: &[],
         formats: &[],
         category: C::MissingRequiredParam,
@@ -263,6 +319,8 @@ pub static CLASS_RULES: &[ClassRule] = &[
             "Error: Missing required parameter 'pattern'",
             "TodoWrite: invalid input: missing field `status`",
             "ExecuteExtraTool: missing required 'tool_name' parameter",
+            "params must have required property 'old_string'",
+            "content is required",
         ],
         ignores: &["Missing files restored"],
     },
@@ -305,7 +363,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "invalid-parameter-value",
-        pattern: r"(?i:^Unknown operation: |unknown variant `|Invalid patch|invalid (?:value|input|argument)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|不能为空|必须 >= )",
+        pattern: r"(?i:^Unknown operation: |unknown variant `|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file)|不能为空|必须 >= ",
         tools: &[],
         formats: &[],
         category: C::InvalidParamValue,
@@ -316,6 +374,9 @@ pub static CLASS_RULES: &[ClassRule] = &[
             "TodoWrite: invalid input: unknown variant `done`, expected one of `pending`",
             "edits 不能为空",
             "start_line 必须 >= 1",
+            "params/questions/0/header must NOT have more than 16 characters",
+            "<tool_use_error>Unknown skill: release</tool_use_error>",
+            "EISDIR: illegal operation on a directory, read '/p/src'",
         ],
         ignores: &["operation: create"],
     },
@@ -339,7 +400,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     // --- the user ----------------------------------------------------------
     ClassRule {
         id: "user-rejected",
-        pattern: r"(?i:interrupted by user|user (?:rejected|denied|declined|doesn't want|cancell?ed)|rejected by user|aborted by user|request was rejected|The user doesn't want to proceed)|^Don't Ask 模式|^Auto 模式：",
+        pattern: r"(?i:interrupted by user|user (?:rejected|denied|declined|doesn't want|cancell?ed|aborted|did not allow)|(?:rejected|aborted|cancell?ed) by (?:the )?user|request was rejected|The user doesn't want to proceed)|^\[Operation Cancelled\]|^Don't Ask 模式|^Auto 模式：",
         tools: &[],
         formats: &[],
         category: C::UserRejected,
@@ -351,6 +412,9 @@ pub static CLASS_RULES: &[ClassRule] = &[
             "Error: user cancelled assistant tool calling",
             "exec command rejected by user",
             "Wall time: 3.1 seconds\naborted by user",
+            "Tool execution canceled by user",
+            "[Operation Cancelled] Reason: Operation cancelled",
+            "[Operation Cancelled] Reason: User did not allow tool call",
         ],
         ignores: &["user data saved"],
     },
@@ -420,7 +484,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "network",
-        pattern: r"(?i:connection (?:refused|reset|closed|timed)|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|ECONNREFUSED|ECONNRESET|ENOTFOUND)",
+        pattern: r"(?i:connection (?:refused|reset|closed|timed)|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|ECONNREFUSED|ECONNRESET|ENOTFOUND|MCP server .{1,60} is not connected|connection lost)",
         tools: &[],
         formats: &[],
         category: C::Network,
@@ -461,7 +525,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|operation not permitted|EACCES|EPERM|not authori[sz]ed|forbidden|access denied|has been (?:auto-)?denied|haven't granted it)",
+        pattern: r"(?i:permission denied|operation not permitted|EACCES|EPERM|not authori[sz]ed|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories)",
         tools: &[],
         formats: &[],
         category: C::PermissionDenied,
@@ -469,12 +533,15 @@ pub static CLASS_RULES: &[ClassRule] = &[
         fires_on: &[
             "Error writing file: Permission denied (os error 13)",
             "Permission to use Bash has been denied. IMPORTANT: You *may* attempt to accomplish this action using other tools",
+            "Permission for this tool use was denied. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).",
+            "Tool execution denied by policy.",
+            "File path '/p/.env' is ignored by configured ignore patterns.",
         ],
         ignores: &["permissions: 644"],
     },
     ClassRule {
         id: "not-found",
-        pattern: r"(?i:not found|no such file|does not exist|ENOENT|cannot find|couldn't find)|不存在",
+        pattern: r"(?i:not found|no such file|does not exist|no longer exists|ENOENT|cannot find|couldn't find|No active project)|不存在",
         tools: &[],
         formats: &[],
         category: C::NotFound,
@@ -484,19 +551,122 @@ pub static CLASS_RULES: &[ClassRule] = &[
             "Search path does not exist: /x",
             "Folder not found: /y",
             "文件不存在: /a.rs",
+            "Working directory \"/p/old\" no longer exists. Please restart Claude from an existing directory.",
+            "Error: No active project. Ask the user to provide the project path",
         ],
         ignores: &["found 3 files"],
     },
     // --- commands ------------------------------------------------------------
     ClassRule {
         id: "nonzero-exit",
-        pattern: r"(?i:exit(?:ed with)? code:? -?[1-9]\d*|exit status -?[1-9]\d*)",
+        pattern: r"(?i:exit(?:ed with)? code:? -?[1-9]\d*|exit status -?[1-9]\d*|<exit_code>-?[1-9]\d*</exit_code>)|<status>failed</status>",
         tools: &[],
         formats: &[],
         category: C::NonzeroExit,
         label: "command exited non-zero",
-        fires_on: &["Process exited with code 2", "Error: exit status 1"],
+        fires_on: &[
+            "Process exited with code 2",
+            "Error: exit status 1",
+            "<status>failed</status>\n\n<exit_code>1</exit_code>",
+        ],
         ignores: &["exit code 0"],
+    },
+    // --- LangGraph (SqliteSaver checkpoints) ----------------------------------
+    ClassRule {
+        id: "langgraph-unknown-tool",
+        pattern: r"is not a valid tool, try one of \[",
+        tools: &[],
+        formats: &[Dialect::LANGGRAPH],
+        category: C::UnknownTool,
+        label: "no such tool",
+        fires_on: &["Error: reserve_table is not a valid tool, try one of [search_flights, book_flight]."],
+        ignores: &["search_flights is a valid tool"],
+    },
+    ClassRule {
+        id: "langgraph-unparsed-arguments",
+        pattern: r"Failed to parse tool call arguments for '",
+        tools: &[],
+        formats: &[Dialect::LANGGRAPH],
+        category: C::MalformedArguments,
+        label: "arguments are not JSON",
+        fires_on: &["Error: Failed to parse tool call arguments for 'book_hotel'. Expecting value: line 1 column 11"],
+        ignores: &["Parsed tool call arguments for 'book_hotel'"],
+    },
+    // --- OpenAI Agents SDK sessions ------------------------------------------
+    ClassRule {
+        id: "openai-agents-unparsed-arguments",
+        pattern: r"^An error occurred while parsing tool arguments\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        category: C::MalformedArguments,
+        label: "arguments are not JSON",
+        fires_on: &["An error occurred while parsing tool arguments. Please try again with valid JSON. Error: x"],
+        ignores: &["An error occurred while running the tool. Please try again. Error: x"],
+    },
+    ClassRule {
+        id: "openai-agents-rejected",
+        pattern: r"(?m)^Tool execution was not approved\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        category: C::UserRejected,
+        label: "not approved",
+        fires_on: &["Tool execution was not approved."],
+        ignores: &["Tool execution was approved."],
+    },
+    // --- Zed agent threads ----------------------------------------------------
+    ClassRule {
+        id: "zed-user-stopped",
+        // "Tool canceled by user" is classified by the generic user-cancel rule.
+        pattern: r"^The user stopped this command\.",
+        tools: &[],
+        formats: &[Dialect::ZED],
+        category: C::UserRejected,
+        label: "stopped by the user",
+        fires_on: &["The user stopped this command. Output captured before it was stopped:"],
+        ignores: &["The command stopped after 3 s"],
+    },
+    ClassRule {
+        id: "zed-unknown-tool",
+        pattern: r"^No tool named \S+ exists",
+        tools: &[],
+        formats: &[Dialect::ZED],
+        category: C::UnknownTool,
+        label: "no such tool",
+        fires_on: &["No tool named run_tests exists"],
+        ignores: &["No tools were needed"],
+    },
+    ClassRule {
+        id: "zed-unparsed-input",
+        pattern: r"^Error parsing input JSON: ",
+        tools: &[],
+        formats: &[Dialect::ZED],
+        category: C::MalformedArguments,
+        label: "arguments are not JSON",
+        fires_on: &["Error parsing input JSON: expected value at line 1 column 12"],
+        ignores: &["Parsed input JSON"],
+    },
+    // --- Google ADK sessions ---------------------------------------------------
+    ClassRule {
+        id: "adk-missing-params",
+        pattern: r"failed as the following mandatory input parameters are not present",
+        tools: &[],
+        formats: &[Dialect::ADK],
+        category: C::MissingRequiredParam,
+        label: "required parameter missing",
+        fires_on: &[
+            "{\"error\":\"Invoking `get_weather()` failed as the following mandatory input parameters are not present:\ncity\"}",
+        ],
+        ignores: &["all mandatory input parameters are present"],
+    },
+    ClassRule {
+        id: "adk-rejected",
+        pattern: r"This tool call is rejected\.",
+        tools: &[],
+        formats: &[Dialect::ADK],
+        category: C::UserRejected,
+        label: "confirmation refused",
+        fires_on: &["{\"error\":\"This tool call is rejected.\"}"],
+        ignores: &["This tool call is accepted."],
     },
     // --- traces as files: OpenHands, Cline / Roo, Continue ------------------
     ClassRule {

@@ -59,12 +59,18 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "codex-apply-patch-failed",
-        pattern: r"^apply_patch verification failed: ",
+        pattern: r"^(?:apply_patch verification failed: |error: (?:Failed to find expected lines in |invalid hunk at line \d+))",
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
-        doc: "Codex's apply_patch when the patch does not apply: `apply_patch verification failed: <why>`.",
-        fires_on: &["apply_patch verification failed: Failed to find expected lines in /p/a.rs:\nfn x() {"],
+        doc: "Codex's apply_patch when the patch does not apply: `apply_patch verification failed: <why>`, or, \
+              through the legacy `shell` tool (Codex 0.4x–0.5x), `error: Failed to find expected lines in …` and \
+              `error: invalid hunk at line N, …`.",
+        fires_on: &[
+            "apply_patch verification failed: Failed to find expected lines in /p/a.rs:\nfn x() {",
+            "error: Failed to find expected lines in /p/README.md:\n### CLI Overview",
+            "error: invalid hunk at line 2, Update file hunk for path 'a.py' is empty",
+        ],
         ignores: &["Success. Updated the following files:\nM /p/a.rs"],
     },
     ContentRule {
@@ -90,7 +96,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "codex-tool-error",
-        pattern: r"^(?:unsupported (?:custom tool )?call: |failed to parse \w+ arguments|exec_command failed: |write_stdin failed: |execution error: |failed in sandbox|command timed out after \d+ milliseconds)",
+        pattern: r"^(?:unsupported (?:custom tool )?call: |failed to parse \w+ arguments|exec_command failed(?: for `[^`]*`)?: |write_stdin failed: |execution error: |failed in sandbox|command timed out after \d+ milliseconds)",
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
@@ -100,21 +106,84 @@ pub static CONTENT_RULES: &[ContentRule] = &[
             "unsupported call: shell2",
             "failed to parse function arguments: missing field `cmd`",
             "command timed out after 10000 milliseconds\nOutput:\n",
+            "exec_command failed for `/bin/zsh -lc 'ps -p 9'`: CreateProcess { message: \"Codex(Sandbox(Denied { … }))\" }",
         ],
         ignores: &["execution finished"],
     },
     ContentRule {
         id: "exit-code-line",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
-        tools: &["bash"],
+        tools: &[],
         formats: &[Dialect::CRUSH, Dialect::OPENCODE],
         precision: Precision::High,
         doc: "Crush's bash tool appends `Exit code N` to a command that exited non-zero and still returns a \
-              normal result (`is_error = false`); opencode records the exit status in `state.metadata.exit`, \
-              which the adapter presents as this line. Benign exits (grep finding nothing) are not counted \
-              (`rules::benign`).",
-        fires_on: &["--- FAIL: TestParse (0.00s)\nFAIL\n\nExit code 1\n\n<cwd>/home/u/proj</cwd>", "Exit code 2"],
+              normal result (`is_error = false`), and so does its `job_output` for a background job; opencode \
+              records the exit status in `state.metadata.exit`, which the adapter presents as this line. Any \
+              tool's result that reports a process exit is judged by it. Benign exits (grep finding nothing) \
+              are not counted (`rules::benign`).",
+        fires_on: &[
+            "--- FAIL: TestParse (0.00s)\nFAIL\n\nExit code 1\n\n<cwd>/home/u/proj</cwd>",
+            "Exit code 2",
+            "Job shell-3 (completed)\nnpm ERR! missing script: dev\n\nExit code 1",
+        ],
         ignores: &["Exit code 0", "ok\n\n<cwd>/home/u</cwd>", "echo Exit code 1 | tee x"],
+    },
+    ContentRule {
+        id: "gemini-exit-code",
+        pattern: r"(?m)^Exit Code: [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::GEMINI],
+        precision: Precision::High,
+        doc: "Gemini CLI's run_shell_command returns `status: success` whatever the exit code; its output \
+              ends with `Error: (none)`, `Exit Code: N`, `Signal: …` and `Process Group PGID: …` lines. A \
+              non-zero `Exit Code` is a hidden failure (benign exits aside).",
+        fires_on: &[
+            "Command: npm run lint\nDirectory: (root)\nOutput: \n✖ 3 problems\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 16444",
+            "Output: fatal: tag 'v1.0.2' already exists\nExit Code: 128\nProcess Group PGID: 12860",
+        ],
+        ignores: &["Output: ok\nError: (none)\nExit Code: 0\nSignal: (none)", "Exit Code: (none)\nSignal: 15"],
+    },
+    ContentRule {
+        id: "gemini-tool-failure",
+        pattern: r"^(?:Command was automatically cancelled because it exceeded the timeout|Error during \w+ search operation: )",
+        tools: &[],
+        formats: &[Dialect::GEMINI],
+        precision: Precision::High,
+        doc: "Gemini CLI results recorded as `success` that say the tool failed: a shell command killed by the \
+              tool's own inactivity timeout, a grep whose ripgrep process failed.",
+        fires_on: &[
+            "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. Below is the output before it was cancelled:\n\n> vite preview",
+            "Error during grep search operation: Process exited with code 2: regex parse error:",
+        ],
+        ignores: &["Found 3 matches for pattern \"timeout\""],
+    },
+    ContentRule {
+        id: "background-task-failed",
+        pattern: r"(?m)^<status>failed</status>|^<exit_code>[1-9]\d*</exit_code>",
+        tools: &[],
+        formats: &[Dialect::CLAUDE_CODE],
+        precision: Precision::High,
+        doc: "Claude Code's TaskOutput and BashOutput report a background command's end as \
+              `<status>failed</status>` and `<exit_code>N</exit_code>` inside a result that is not flagged \
+              (`<retrieval_status>success</retrieval_status>`: the retrieval worked, the command did not).",
+        fires_on: &[
+            "<retrieval_status>success</retrieval_status>\n\n<task_id>b07</task_id>\n\n<task_type>local_bash</task_type>\n\n<status>failed</status>\n\n<exit_code>1</exit_code>\n\n<output>FAIL</output>",
+            "<status>completed</status>\n\n<exit_code>2</exit_code>",
+        ],
+        ignores: &["<status>completed</status>\n\n<exit_code>0</exit_code>", "<status>running</status>"],
+    },
+    ContentRule {
+        id: "claude-api-error",
+        pattern: r"^API Error: (?:\d{3}\b|Request timed out|Connection error)",
+        tools: &[],
+        formats: &[Dialect::CLAUDE_CODE],
+        precision: Precision::High,
+        doc: "A Claude Code sub-agent (`Task`/`Agent`) whose model request failed returns the API error as its \
+              report, unflagged: `API Error: 529 {\"type\":\"error\",…overloaded_error…}`.",
+        fires_on: &[
+            "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}",
+        ],
+        ignores: &["The API Error: 529 handling is described in docs/errors.md"],
     },
     ContentRule {
         id: "crush-command-aborted",
@@ -129,13 +198,19 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "opencode-command-cut",
-        pattern: r"(?m)\((?:Command timed out after \d+ ?ms|Command was aborted)\)\s*$",
+        pattern: r"(?m)\((?:Command timed out after \d+ ?ms|Command was aborted)\)\s*$|^shell tool terminated command after exceeding timeout \d+",
         tools: &["bash"],
         formats: &[Dialect::OPENCODE],
         precision: Precision::High,
         doc: "opencode's bash tool completes (`status = completed`) even when the command timed out or was \
-              aborted, and ends the output with `(Command timed out after N ms)` or `(Command was aborted)`.",
-        fires_on: &["building...\n(Command timed out after 120000 ms)", "(Command was aborted)"],
+              aborted, and ends the output with `(Command timed out after N ms)` or `(Command was aborted)`; \
+              opencode ≥ 1.2 writes `<shell_metadata>` with `shell tool terminated command after exceeding \
+              timeout N ms`.",
+        fires_on: &[
+            "building...\n(Command timed out after 120000 ms)",
+            "(Command was aborted)",
+            "(no output)\n\n<shell_metadata>\nshell tool terminated command after exceeding timeout 120000 ms. If this command is expected to take longer and is not waiting for input, retry with a larger timeout value in milliseconds.\n</shell_metadata>",
+        ],
         ignores: &["Command was aborted? no"],
     },
     ContentRule {
@@ -159,6 +234,20 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         doc: "Peri's wrapper for a tool that returned Err: `Tool execution failed: <Tool> - <reason>`.",
         fires_on: &["Tool execution failed: Edit - Error: old_string not found in /a.rs"],
         ignores: &["The tool execution failed earlier, retrying", "Tool execution failed:Edit"],
+    },
+    ContentRule {
+        id: "json-envelope-error",
+        pattern: r"^JSON envelope error: ",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        doc: "A result that is a JSON envelope saying the tool failed: `{\"error\": …}`, `{\"status\": \"error\"}`, \
+              `{\"success\": false}`, `{\"isError\": true}` (MCP servers, Roo-style tools). The envelope is \
+              presented to the rules as `JSON envelope error: <its message>` (`rules::present`); an envelope \
+              `{\"result\": \"…\"}` is judged by its inner text (`{\"result\":\"Error: No active project\"}`). \
+              Readers and shells return data, not envelopes.",
+        fires_on: &["JSON envelope error: Query failed: Using SOCKS proxy, but the 'socksio' package is not installed"],
+        ignores: &["{\"error\": null, \"rows\": []}"],
     },
     ContentRule {
         id: "error-prefix",
@@ -355,6 +444,147 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         doc: "A call cancelled by the user (Ctrl+C).",
         fires_on: &["interrupted by user"],
         ignores: &["the user interrupted by typing"],
+    },
+    // --- LangGraph (SqliteSaver checkpoints) ----------------------------------
+    ContentRule {
+        id: "langgraph-toolnode-error",
+        pattern: r"(?m)^ ?Please fix your mistakes\.\s*$",
+        tools: &[],
+        formats: &[Dialect::LANGGRAPH],
+        precision: Precision::High,
+        doc: "LangGraph's prebuilt ToolNode turns a tool's exception into `Error: <repr(e)>\\n Please fix your \
+              mistakes.` with `status = \"error\"`; a custom error handler that keeps the wording but not the \
+              status hides it. (`Error: …` from a tool that returns its failure is caught by `error-prefix`.)",
+        fires_on: &["Error: ConnectionError('gateway unreachable')\n Please fix your mistakes."],
+        ignores: &["Please fix your mistakes in the essay before Friday"],
+    },
+    // --- OpenAI Agents SDK sessions ------------------------------------------
+    ContentRule {
+        id: "openai-agents-tool-error",
+        pattern: r"^An error occurred while (?:running the tool|parsing tool arguments)\. Please try again",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "The Agents SDK's default failure function turns a tool's exception (or arguments that did not \
+              parse) into an ordinary output: `An error occurred while running the tool. Please try again. \
+              Error: …`. Function tools have no error flag, so every such result is hidden.",
+        fires_on: &[
+            "An error occurred while running the tool. Please try again. Error: HTTPError('502')",
+            "An error occurred while parsing tool arguments. Please try again with valid JSON. Error: Expecting ','",
+        ],
+        ignores: &["An error occurred in the report, see line 3"],
+    },
+    ContentRule {
+        id: "openai-agents-timeout",
+        pattern: r"^Tool '[^']+' timed out after [\d.]+ seconds\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "A function tool that exceeded its timeout with the `error_as_result` behaviour: \
+              `Tool '<name>' timed out after N seconds.`",
+        fires_on: &["Tool 'fetch_page' timed out after 30.0 seconds."],
+        ignores: &["Tool 'fetch_page' finished after 3.0 seconds."],
+    },
+    ContentRule {
+        id: "openai-agents-not-approved",
+        pattern: r"(?m)^Tool execution was not approved\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "A call a human (or the approval policy) declined: `Tool execution was not approved.` (shell \
+              rejections write it to stderr with exit code 1).",
+        fires_on: &["Tool execution was not approved."],
+        ignores: &["Tool execution was approved."],
+    },
+    ContentRule {
+        id: "openai-agents-error-object",
+        pattern: r#"^\{\s*"error"\s*:"#,
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::Medium,
+        doc: "For callers with an output schema the SDK wraps a tool failure as `{\"error\": \"<text>\"}`.",
+        fires_on: &[r#"{"error": "An error occurred while running the tool."}"#],
+        ignores: &[r#"{"errors": []}"#, r#"{"result": "error"}"#],
+    },
+    ContentRule {
+        id: "openai-agents-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["shell", "local_shell"],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        doc: "The shell tool's `outcome.exit_code`, stored apart from the output and presented as this line: \
+              a non-zero exit is never flagged. Benign exits (grep finding nothing) are not counted.",
+        fires_on: &["Exit code 101"],
+        ignores: &["Exit code 0"],
+    },
+    // --- Zed agent threads ----------------------------------------------------
+    ContentRule {
+        id: "zed-terminal-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["terminal"],
+        formats: &[Dialect::ZED],
+        precision: Precision::High,
+        doc: "Zed's terminal tool returns success (`is_error = false`) for `Command \"<cmd>\" failed with exit \
+              code N.`; the adapter reads N out of that sentence and presents it as this line, so benign exits \
+              (grep finding nothing) are not counted.",
+        fires_on: &["Exit code 101"],
+        ignores: &["Exit code 0"],
+    },
+    ContentRule {
+        id: "zed-terminal-cut",
+        pattern: r#"^(?:Command "(?s:.*?)" timed out\.|Command terminated unexpectedly\.|The user stopped this command\.|Command cancelled: user denied )"#,
+        tools: &["terminal"],
+        formats: &[Dialect::ZED],
+        precision: Precision::High,
+        doc: "Zed's terminal tool also returns success when the command timed out, was killed, was stopped by \
+              the user, or when the user refused a sandbox escalation.",
+        fires_on: &[
+            "Command \"npm run dev\" timed out. Output captured before timeout:\n\n```\nready\n```",
+            "Command terminated unexpectedly. Output captured:\n```\n```",
+            "The user stopped this command. Output captured before it was stopped:\n```\n```",
+            "Command cancelled: user denied permission to run outside the sandbox (network access).",
+        ],
+        ignores: &["Command executed successfully.", "```\nCommand \"x\" timed out.\n```"],
+    },
+    // --- Google ADK sessions ---------------------------------------------------
+    ContentRule {
+        id: "adk-error-response",
+        pattern: r#"^\{"error":(?:"|\{)"#,
+        tools: &[],
+        formats: &[Dialect::ADK],
+        precision: Precision::High,
+        doc: "ADK answers with an `{\"error\": …}` response (no flag) when a FunctionTool misses mandatory \
+              arguments, when an MCP call fails with graceful error handling, and when a confirmation was \
+              refused. Responses are shown as compact JSON with sorted keys.",
+        fires_on: &[
+            r#"{"error":"Invoking `get_weather()` failed as the following mandatory input parameters are not present:\ncity"}"#,
+            r#"{"error":"MCP tool execution failed: connection closed"}"#,
+        ],
+        ignores: &[r#"{"error":null,"result":"ok"}"#, r#"{"result":"error: none"}"#],
+    },
+    ContentRule {
+        id: "adk-status-error",
+        pattern: r#"^\{(?:"[^"]*":(?:"(?:[^"\\]|\\.)*"|-?[\d.]+|true|false|null),)*"status":"error""#,
+        tools: &[],
+        formats: &[Dialect::ADK],
+        precision: Precision::Medium,
+        doc: "The convention ADK's documentation teaches for tools: return `{\"status\": \"error\", \
+              \"error_message\": …}`. ADK stores it as an ordinary response, so every such failure is hidden.",
+        fires_on: &[r#"{"error_message":"Weather information for 'Paris' is not available.","status":"error"}"#],
+        ignores: &[r#"{"report":"sunny","status":"success"}"#, r#"{"items":[{"status":"error"}],"status":"success"}"#],
+    },
+    // --- Cursor (experimental) -------------------------------------------------
+    ContentRule {
+        id: "cursor-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::CURSOR],
+        precision: Precision::High,
+        doc: "Cursor's terminal tool records `status: completed` for a command that exited non-zero; the exit \
+              status (`exitCodeV2` in the result JSON) is presented as this line. Benign exits (grep finding \
+              nothing) are not counted. Experimental: Cursor's storage is reverse-engineered.",
+        fires_on: &["Exit code 1"],
+        ignores: &["Exit code 0"],
     },
     // --- traces as files: OpenTelemetry, OpenHands, Cline / Roo, Continue ----
     ContentRule {

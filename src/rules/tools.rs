@@ -34,6 +34,28 @@ pub static TOOL_ROLES: &[ToolRole] = &[
     ToolRole { tool: "write_file", effect: FileEffect::Modifies, path_keys: PATH_KEYS },
 ];
 
+/// Tools that run a shell command: their output is the program's, so a
+/// JSON document in it is data, not the tool's envelope.
+pub static SHELL_TOOLS: &[&str] = &[
+    "Bash",
+    "bash",
+    "shell",
+    "shell_command",
+    "exec_command",
+    "local_shell",
+    "run_shell_command",
+    "execute_command",
+    "run_terminal_cmd",
+];
+
+/// Does `tool` return a file's or a program's own text (a reader or a
+/// shell), where words and JSON inside are data, not the tool's verdict?
+pub fn returns_data(tool: &str) -> bool {
+    SHELL_TOOLS.contains(&tool)
+        || TOOL_ROLES.iter().any(|r| r.tool == tool && r.effect == FileEffect::Reads)
+        || matches!(tool, "read_many_files" | "cat" | "view_file" | "fetch" | "WebFetch" | "web_fetch")
+}
+
 /// The file effect of a call of `tool` with `input`, and the file's path.
 pub fn file_effect<'a>(tool: &str, input: &'a Value) -> Option<(FileEffect, &'a str)> {
     let role = TOOL_ROLES.iter().find(|r| r.tool == tool)?;

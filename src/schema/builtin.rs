@@ -121,8 +121,20 @@ fn peri() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// Claude Code's tools as every CLI version from 1.0 to 2.1 accepts them:
+/// a transcript records the `version` of the CLI that wrote it, and a
+/// schema that does not match the recording must not raise
+/// `schema-violation-accepted` or `undocumented-param` (issue 12, shape 7).
+/// So a parameter any of those versions defines is allowed (Grep's
+/// `include` (1.0) and `context` (2.1), NotebookEdit's `cell_number` (1.0),
+/// TodoWrite items' `id` and `priority` (1.0)), one only some versions
+/// require is optional (TodoWrite's `activeForm`, added in 1.0.51; Task's
+/// `subagent_type`), and Edit's `old_string` and `new_string` may be empty
+/// (`"minLength": 0`: an empty `new_string` deletes text, an empty
+/// `old_string` creates a file).
 fn claude_code() -> Vec<(&'static str, Value)> {
     let s = json!({"type": "string"});
+    let may_be_empty = json!({"type": "string", "minLength": 0});
     let n = json!({"type": "number"});
     let b = json!({"type": "boolean"});
     let strings = json!({"type": "array", "items": {"type": "string"}});
@@ -133,7 +145,7 @@ fn claude_code() -> Vec<(&'static str, Value)> {
             "Edit",
             obj(
                 &["file_path", "old_string", "new_string"],
-                json!({"file_path": s, "old_string": s, "new_string": s, "replace_all": b}),
+                json!({"file_path": s, "old_string": may_be_empty, "new_string": may_be_empty, "replace_all": b}),
                 true,
             ),
         ),
@@ -143,7 +155,7 @@ fn claude_code() -> Vec<(&'static str, Value)> {
                 &["file_path", "edits"],
                 json!({"file_path": s, "edits": {"type": "array", "minItems": 1, "items": {
                     "type": "object", "required": ["old_string", "new_string"],
-                    "properties": {"old_string": s, "new_string": s, "replace_all": b}
+                    "properties": {"old_string": may_be_empty, "new_string": may_be_empty, "replace_all": b}
                 }}}),
                 true,
             ),
@@ -164,7 +176,8 @@ fn claude_code() -> Vec<(&'static str, Value)> {
                 json!({
                     "pattern": s, "path": s, "glob": s, "type": s,
                     "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"]},
-                    "-i": b, "-n": b, "-A": n, "-B": n, "-C": n, "multiline": b, "head_limit": n, "offset": n
+                    "-i": b, "-n": b, "-A": n, "-B": n, "-C": n, "context": n, "multiline": b, "head_limit": n,
+                    "offset": n, "include": s
                 }),
                 true,
             ),
@@ -172,8 +185,8 @@ fn claude_code() -> Vec<(&'static str, Value)> {
         (
             "Task",
             obj(
-                &["description", "prompt", "subagent_type"],
-                json!({"description": s, "prompt": s, "subagent_type": s, "model": s, "resume": s, "run_in_background": b}),
+                &["description", "prompt"],
+                json!({"description": s, "prompt": s, "subagent_type": s, "model": s, "resume": s, "run_in_background": b, "name": s, "isolation": s, "cwd": s}),
                 true,
             ),
         ),
@@ -182,8 +195,8 @@ fn claude_code() -> Vec<(&'static str, Value)> {
             obj(
                 &["todos"],
                 json!({"todos": {"type": "array", "items": {
-                    "type": "object", "required": ["content", "status", "activeForm"],
-                    "properties": {"content": s, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}, "activeForm": s}
+                    "type": "object", "required": ["content", "status"],
+                    "properties": {"content": s, "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}, "activeForm": s, "id": s, "priority": {"type": "string", "enum": ["high", "medium", "low"]}}
                 }}}),
                 true,
             ),
@@ -201,7 +214,7 @@ fn claude_code() -> Vec<(&'static str, Value)> {
             "NotebookEdit",
             obj(
                 &["notebook_path", "new_source"],
-                json!({"notebook_path": s, "cell_id": s, "new_source": s, "cell_type": {"type": "string", "enum": ["code", "markdown"]}, "edit_mode": {"type": "string", "enum": ["replace", "insert", "delete"]}}),
+                json!({"notebook_path": s, "cell_id": s, "cell_number": n, "new_source": s, "cell_type": {"type": "string", "enum": ["code", "markdown"]}, "edit_mode": {"type": "string", "enum": ["replace", "insert", "delete"]}}),
                 true,
             ),
         ),

@@ -121,9 +121,12 @@ pub fn validate(ts: &ToolSchema, input: &Value) -> Vec<Violation> {
             out.push(Violation { category, param, text });
         }
     }
-    // A required string that is blank is as missing as an absent one.
+    // A required string that is blank is as missing as an absent one,
+    // unless its schema says `"minLength": 0` (Claude Code's Edit deletes
+    // text with an empty `new_string`).
     for r in ts.required() {
-        if input.get(r.as_str()).and_then(Value::as_str).is_some_and(|v| v.trim().is_empty()) {
+        let may_be_blank = ts.schema.pointer(&format!("/properties/{r}/minLength")) == Some(&Value::from(0));
+        if !may_be_blank && input.get(r.as_str()).and_then(Value::as_str).is_some_and(|v| v.trim().is_empty()) {
             out.push(Violation {
                 category: Category::MissingRequiredParam,
                 param: Some(r.to_string()),
@@ -285,6 +288,30 @@ mod tests {
         assert!(agent.is_optional("subagent_type"));
         assert!(validate(agent, &json!({"prompt": "p"})).is_empty(), "the schema accepts the call that fails");
         assert_eq!(agent.origin, "built-in peri");
+    }
+
+    /// Issue 12, shape 7: arguments every Claude Code version from 1.0 to 2.1
+    /// accepted are no violation of the built-in schemas.
+    #[test]
+    fn claude_code_schemas_fit_every_cli_version() {
+        let set = SchemaSet::build("claude-code", &[], &FileSchemas::default()).unwrap();
+        let ok = [
+            ("TodoWrite", json!({"todos": [{"id": "1", "content": "a", "status": "pending", "priority": "high"}]})),
+            ("TodoWrite", json!({"todos": [{"content": "a", "status": "in_progress", "activeForm": "Doing a"}]})),
+            ("Edit", json!({"file_path": "/a", "old_string": "x\n", "new_string": ""})),
+            ("Edit", json!({"file_path": "/new.md", "old_string": "", "new_string": "hello"})),
+            ("Grep", json!({"pattern": "x", "include": "*.rs"})),
+            ("Grep", json!({"pattern": "x", "context": 2, "output_mode": "content"})),
+            ("NotebookEdit", json!({"notebook_path": "/a.ipynb", "cell_number": 3, "new_source": "x"})),
+            ("Task", json!({"description": "d", "prompt": "p"})),
+        ];
+        for (tool, input) in ok {
+            let v = validate(set.get(tool).unwrap(), &input);
+            assert!(v.is_empty(), "{tool} {input}: {v:?}");
+        }
+        // What no version accepts is still a violation.
+        assert!(!validate(set.get("Edit").unwrap(), &json!({"file_path": "/a", "old_string": "x"})).is_empty());
+        assert!(!validate(set.get("Read").unwrap(), &json!({"file_path": "/a", "relative_path": "a"})).is_empty());
     }
 
     #[test]

@@ -1,15 +1,20 @@
 //! Trace sources: open a file safely, recognise its format, and stream its
 //! sessions into the common model.
 
+pub mod adk;
 pub mod crush;
+pub mod cursor;
 pub mod goose;
 pub mod json;
+pub mod langgraph;
 pub mod llm;
 pub mod open;
+pub mod openai_agents;
 pub mod opencode;
 pub mod peri;
 pub mod rows;
 pub mod tracelint;
+pub mod zed;
 
 use std::path::{Path, PathBuf};
 
@@ -75,6 +80,12 @@ pub trait Adapter: Sync {
     /// Hand every wanted session to `cx`, inside the read transaction that
     /// `read` opened.
     fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()>;
+    /// Formats read only when asked for by name (`--source-format`), never
+    /// detected nor looked for at their default locations: what a scan of
+    /// one must say about it (Cursor: experimental).
+    fn opt_in(&self) -> Option<&'static str> {
+        None
+    }
     /// The tool schemas the trace stores itself, as (tool, JSON Schema).
     fn tool_schemas(&self, _conn: &Connection) -> rusqlite::Result<Vec<(String, Value)>> {
         Ok(Vec::new())
@@ -83,8 +94,19 @@ pub trait Adapter: Sync {
 
 /// Every SQLite format, in detection order (which is also the order
 /// `tracelint formats` lists them in; the signatures do not overlap).
-pub static ADAPTERS: &[&dyn Adapter] =
-    &[&peri::Peri, &crush::Crush, &opencode::Opencode, &goose::Goose, &llm::Llm, &tracelint::Tracelint];
+pub static ADAPTERS: &[&dyn Adapter] = &[
+    &peri::Peri,
+    &crush::Crush,
+    &opencode::Opencode,
+    &goose::Goose,
+    &llm::Llm,
+    &tracelint::Tracelint,
+    &langgraph::LangGraph,
+    &openai_agents::OpenAiAgents,
+    &zed::Zed,
+    &adk::Adk,
+    &cursor::Cursor,
+];
 
 /// A SQLite format: a handle to its adapter in `ADAPTERS`.
 #[derive(Clone, Copy)]
@@ -213,7 +235,7 @@ impl FormatInfo {
 /// format order, each path once.
 pub fn default_sources() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
-    for info in formats() {
+    for info in ADAPTERS.iter().filter(|a| a.opt_in().is_none()).map(|a| a.info()) {
         for loc in info.locations {
             if let Some(p) = loc.resolve().filter(|p| p.is_file())
                 && !out.contains(&p)
@@ -249,7 +271,7 @@ impl Schema<'_> {
 pub fn detect(path: &Path, conn: &Connection) -> Result<Format> {
     let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
     let schema = Schema { conn };
-    for format in Format::all() {
+    for format in Format::all().filter(|f| f.adapter().opt_in().is_none()) {
         if format.adapter().matches(&schema).map_err(sql)? {
             return Ok(format);
         }
@@ -367,6 +389,7 @@ pub fn open(path: &Path) -> Result<(Connection, Format, Vec<String>)> {
 pub fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Format, Vec<String>)> {
     let opened = open::open_read_only(path)?;
     let conn = opened.conn;
+    let mut warnings = opened.warnings;
     let format = match format {
         Some(f) => {
             let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
@@ -381,11 +404,14 @@ pub fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Forma
                     ),
                 ));
             }
+            if let Some(note) = f.adapter().opt_in() {
+                warnings.push(note.to_string());
+            }
             f
         }
         None => detect(path, &conn)?,
     };
-    Ok((conn, format, opened.warnings))
+    Ok((conn, format, warnings))
 }
 
 /// Read every wanted session of an opened source inside one read
@@ -475,7 +501,10 @@ mod tests {
             if path.extension().is_none_or(|e| e != "db") {
                 continue;
             }
-            let (conn, format, _) = open(&path).unwrap();
+            let forced = Format::all().find(|f| {
+                f.adapter().opt_in().is_some() && path.file_stem().is_some_and(|s| s.to_str() == Some(f.as_str()))
+            });
+            let (conn, format, _) = open_as(&path, forced).unwrap();
             let mut reports: Vec<(u64, u64)> = Vec::new();
             let mut sessions = 0;
             let opts = SourceOptions::default();

@@ -38,7 +38,8 @@ fn crush_sample() {
     assert_eq!(v["sources"][0]["format"], "crush");
     assert_eq!(v["totals"]["sessions"], 2, "the title-generation session is skipped");
     assert_eq!(counts(&v, "bash"), (6, 4, 1, 3), "exit 1 and 2 and an abort are hidden; grep exit 1 is benign");
-    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 1, "not-found": 1, "user-rejected": 2}));
+    // `ls` failing on a missing path is the program's failure (issue 12, shape 9).
+    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 2, "user-rejected": 2}));
     assert_eq!(counts(&v, "edit"), (1, 1, 1, 0));
     assert_eq!(tool(&v, "edit")["categories"], json!({"malformed-arguments": 1}));
     assert_eq!(counts(&v, "view"), (1, 1, 1, 0));
@@ -64,7 +65,8 @@ fn opencode_sample() {
     assert_eq!(v["sources"][0]["format"], "opencode");
     assert_eq!(v["totals"]["sessions"], 2);
     assert_eq!(counts(&v, "bash"), (6, 3, 0, 3), "exit 1, exit 1 (sub-agent) and a timeout; rg exit 1 is benign");
-    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 1, "not-found": 1, "timeout": 1}));
+    // A program's words do not classify the call (issue 12, shape 9).
+    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 2, "timeout": 1}));
     assert_eq!(counts(&v, "read"), (1, 1, 1, 0));
     assert_eq!(v["totals"]["unpaired_calls"], 1, "the running part never got a result");
     // Milliseconds: 1771060003000 is 2026-02-14.
@@ -177,4 +179,273 @@ fn own_schema_of_another_version_is_refused() {
     let out = run_in(dir.path(), &["scan", "traces.db"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("traces.db: tracelint schema version 9 is not supported"), "{}", stderr(&out));
+}
+
+#[test]
+fn langgraph_sample_counts_each_message_once() {
+    let (_dir, v) = scan_sample("langgraph.sql", "langgraph.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "langgraph");
+    assert_eq!(v["totals"]["sessions"], 5, "booking-1, its researcher subgraph, legacy-2, broken-3, hitl-5");
+    // booking-1 is saved at 11 checkpoints, each holding the whole state: every call counts once.
+    assert_eq!(counts(&v, "search_flights"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "book_flight"), (1, 1, 1, 0), "ToolNode's caught exception: status error");
+    assert_eq!(counts(&v, "get_weather"), (1, 1, 0, 1), "`Error: …` with status success is hidden");
+    assert_eq!(counts(&v, "book_hotel"), (1, 1, 1, 0), "an invalid tool call is a failed call");
+    assert_eq!(tool(&v, "book_hotel")["categories"], json!({"malformed-arguments": 1}));
+    assert_eq!(counts(&v, "reserve_table"), (1, 1, 1, 0));
+    assert_eq!(tool(&v, "reserve_table")["categories"], json!({"unknown-tool": 1}));
+    assert_eq!(counts(&v, "search_hotels"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "web_search"), (1, 1, 0, 1), "content blocks are read; the subgraph is a session");
+    // legacy-2 has no writes: its latest checkpoint is read, Pydantic v1 messages without a status.
+    assert_eq!(counts(&v, "read_file"), (1, 1, 0, 1));
+    assert_eq!(counts(&v, "list_dir"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "run_query"), (2, 0, 0, 0));
+    // hitl-5's answer came through update_state: only its checkpoints hold it.
+    assert_eq!(counts(&v, "approve_refund"), (1, 1, 1, 0));
+    assert_eq!(v["totals"]["calls"], 12);
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "call_b2's answer is in an undecodable row");
+    let malformed: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "malformed-row")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(malformed.len(), 4, "{malformed:?}");
+    for want in
+        ["unknown status \"cancelled\"", "pickled value", "encrypted value (msgpack+aes)", "undecodable msgpack"]
+    {
+        assert!(malformed.iter().any(|m| m.contains(want)), "{want}: {malformed:?}");
+    }
+    let (_dir, v) = scan_sample("langgraph.sql", "langgraph.db", &["--no-subagents"]);
+    assert_eq!(v["totals"]["sessions"], 4, "the subgraph namespace is a sub-agent of its thread");
+    shipped_matches_sql("langgraph.sql", "langgraph.db");
+    assert_golden(
+        "langgraph.json",
+        &stdout(&run_in(root(), &["scan", "sample-traces/langgraph.db", "--format", "json"])),
+    );
+}
+
+/// Without `writes` (pruned, or an old saver), a thread is read from its
+/// latest checkpoint alone: still once per message, not once per checkpoint.
+#[test]
+fn langgraph_without_writes_reads_the_latest_checkpoint_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let sql = format!("{}\nDELETE FROM writes;", sample_sql("langgraph.sql"));
+    db_from_sql(dir.path(), "checkpoints.sqlite", &sql);
+    let v = json(&run_in(dir.path(), &["scan", "checkpoints.sqlite", "--format", "json"]));
+    let checkpoints: i64 = rusqlite::Connection::open(dir.path().join("checkpoints.sqlite"))
+        .unwrap()
+        .query_row("SELECT count(*) FROM checkpoints WHERE thread_id = 'booking-1' AND checkpoint_ns = ''", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(checkpoints >= 10, "{checkpoints}");
+    assert_eq!(counts(&v, "search_flights"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "book_flight"), (1, 1, 1, 0));
+    assert_eq!(counts(&v, "get_weather"), (1, 1, 0, 1));
+    assert_eq!(counts(&v, "book_hotel"), (1, 1, 1, 0));
+    assert_eq!(
+        v["totals"]["calls"], 10,
+        "booking-1 (6), its subgraph (1), legacy-2 (2), hitl-5 (1); broken-3 had only writes"
+    );
+}
+
+#[test]
+fn openai_agents_sample_has_no_flag_but_hidden_errors() {
+    let (_dir, v) = scan_sample("openai-agents.sql", "openai-agents.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "openai-agents");
+    assert_eq!(v["totals"]["sessions"], 2);
+    assert_eq!(counts(&v, "get_weather"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "fetch_page"), (2, 2, 0, 2), "the failure function's text and a timeout");
+    assert_eq!(tool(&v, "fetch_page")["categories"], json!({"server-error": 1, "timeout": 1}));
+    assert_eq!(counts(&v, "lookup_order"), (1, 1, 0, 1));
+    assert_eq!(tool(&v, "lookup_order")["categories"], json!({"malformed-arguments": 1}));
+    assert_eq!(counts(&v, "shell"), (2, 1, 0, 1), "exit 101 is hidden; grep exit 1 is benign");
+    assert_eq!(counts(&v, "apply_patch"), (1, 1, 1, 0), "status failed is a flag");
+    assert_eq!(counts(&v, "github.get_issue"), (1, 1, 1, 0), "mcp_call.error is a flag");
+    assert_eq!(counts(&v, "delete_file"), (1, 1, 0, 1));
+    assert_eq!(tool(&v, "delete_file")["categories"], json!({"user-rejected": 1}));
+    assert_eq!(counts(&v, "transfer_to_billing_agent"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "web_search"), (1, 1, 1, 0));
+    assert_eq!(counts(&v, "grammar_check"), (1, 0, 0, 0));
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "the interrupted search");
+    let malformed: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "malformed-row")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(malformed.len(), 2, "{malformed:?}");
+    assert!(malformed[0].contains("row 21") && malformed[0].contains("EncryptedSession"), "{malformed:?}");
+    shipped_matches_sql("openai-agents.sql", "openai-agents.db");
+    assert_golden(
+        "openai-agents.json",
+        &stdout(&run_in(root(), &["scan", "sample-traces/openai-agents.db", "--format", "json"])),
+    );
+}
+
+#[test]
+fn openai_agents_custom_table_names_are_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "chats.db", &fixture_sql("openai_agents_custom.sql"));
+    let v = json(&run_in(dir.path(), &["scan", "chats.db", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "openai-agents");
+    assert_eq!(counts(&v, "read_file"), (2, 1, 0, 1));
+    assert_eq!(tool(&v, "read_file")["categories"], json!({"not-found": 1}));
+}
+
+#[test]
+fn zed_sample_all_generations_and_the_terminal_traps() {
+    let (_dir, v) = scan_sample("zed.sql", "zed.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "zed");
+    // cargo test 101, make check 2 (sub-agent), cargo clippy 1 (a zstd CLI frame), a timeout and a refused
+    // escalation are hidden; grep exit 1 is benign; the imported copy is not counted.
+    assert_eq!(counts(&v, "terminal"), (7, 5, 0, 5));
+    assert_eq!(tool(&v, "terminal")["categories"], json!({"nonzero-exit": 3, "timeout": 1, "user-rejected": 1}));
+    assert_eq!(counts(&v, "read_file"), (2, 2, 2, 0), "0.3.0 and 0.1.0 (result on the next user message)");
+    assert_eq!(counts(&v, "run_tests"), (1, 1, 1, 0));
+    assert_eq!(tool(&v, "run_tests")["categories"], json!({"unknown-tool": 1}));
+    assert_eq!(counts(&v, "edit_file"), (2, 1, 1, 0), "one failed, one still streaming when saved");
+    assert_eq!(counts(&v, "list_directory"), (1, 0, 0, 0), "the unversioned generation");
+    assert_eq!(counts(&v, "find_path"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "grep"), (1, 0, 0, 0), "input stored as the value itself");
+    assert_eq!(counts(&v, "spawn_agent"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "fetch"), (1, 0, 0, 0), "a newer version is still read");
+    assert_eq!(v["totals"]["calls"], 17);
+    assert_eq!(v["totals"]["unpaired_calls"], 1);
+    let malformed: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "malformed-row")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(malformed.len(), 3, "{malformed:?}");
+    assert!(malformed.iter().any(|m| m.starts_with("row 8 skipped: data is not a zstd frame")), "{malformed:?}");
+    assert!(malformed.iter().any(|m| m.contains("Citation") && m.contains("Compaction")), "{malformed:?}");
+    let (_dir, v) = scan_sample("zed.sql", "zed.db", &["--no-subagents"]);
+    assert_eq!(counts(&v, "terminal"), (6, 4, 0, 4), "the child thread names its parent");
+    let (_dir, v) = scan_sample("zed.sql", "zed.db", &["--since", "2026-01-01"]);
+    assert_eq!(v["totals"]["calls"], 14, "calls take their thread's updated_at");
+    shipped_matches_sql("zed.sql", "zed.db");
+    assert_golden("zed.json", &stdout(&run_in(root(), &["scan", "sample-traces/zed.db", "--format", "json"])));
+}
+
+#[test]
+fn adk_sample_conventions_not_flags() {
+    let (_dir, v) = scan_sample("adk.sql", "adk.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "adk");
+    assert_eq!(v["totals"]["sessions"], 2);
+    assert_eq!(
+        counts(&v, "get_weather"),
+        (3, 1, 0, 1),
+        "{{\"status\": \"error\"}} is hidden; a model error is not a tool's"
+    );
+    assert_eq!(counts(&v, "get_current_time"), (1, 1, 0, 1));
+    assert_eq!(tool(&v, "get_current_time")["categories"], json!({"missing-required-param": 1}));
+    assert_eq!(counts(&v, "get_issue"), (1, 1, 1, 0), "MCP isError is the one flag");
+    assert_eq!(counts(&v, "fetch_url"), (1, 0, 0, 0), "parallel responses in one event pair by id");
+    assert_eq!(counts(&v, "create_issue"), (1, 1, 0, 1), "MCP isError false with an error text");
+    assert_eq!(counts(&v, "transfer_to_agent"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "delete_file"), (1, 1, 0, 1), "camelCase parts are read");
+    assert_eq!(tool(&v, "delete_file")["categories"], json!({"user-rejected": 1}));
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "the long-running call");
+    let malformed: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "malformed-row")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(malformed.len(), 1, "{malformed:?}");
+    assert!(malformed[0].starts_with("row 17 skipped: event_data is invalid JSON"), "{malformed:?}");
+    // Epoch seconds: 1775296800 is 2026-04-04.
+    let (_dir, v) = scan_sample("adk.sql", "adk.db", &["--since", "2026-04-04"]);
+    assert_eq!(v["totals"]["calls"], 1);
+    shipped_matches_sql("adk.sql", "adk.db");
+    assert_golden("adk.json", &stdout(&run_in(root(), &["scan", "sample-traces/adk.db", "--format", "json"])));
+}
+
+#[test]
+fn adk_sqlalchemy_layouts_v1_and_v0() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "v1.db", &fixture_sql("adk_v1.sql"));
+    db_from_sql(dir.path(), "v0.db", &fixture_sql("adk_v0.sql"));
+    let v = json(&run_in(dir.path(), &["scan", "v1.db", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "adk");
+    assert_eq!(counts(&v, "lookup"), (1, 1, 0, 1));
+    let v = json(&run_in(dir.path(), &["scan", "v0.db", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "adk");
+    assert_eq!(counts(&v, "get_weather"), (1, 1, 0, 1), "the content column; the pickled actions are never read");
+    assert_eq!(tool(&v, "get_weather")["categories"], json!({"missing-required-param": 1}));
+    assert_eq!(v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "malformed-row").count(), 0);
+}
+
+#[test]
+fn cursor_is_read_only_when_asked_for_and_never_reads_item_table() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "state.vscdb", &sample_sql("cursor.sql"));
+    // Never detected: a scan names the opt-in instead.
+    let out = run_in(dir.path(), &["scan", "state.vscdb"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--source-format cursor (experimental)"), "{}", stderr(&out));
+    let out = run_in(dir.path(), &["scan", "state.vscdb", "--source-format", "cursor", "--format", "json"]);
+    assert!(stderr(&out).contains("Cursor support is experimental"), "{}", stderr(&out));
+    let text = stdout(&out);
+    for secret in ["SECRET-TOKEN", "never_read", "never-printed", "trap"] {
+        assert!(!text.contains(secret), "{secret} leaked from ItemTable or composerData");
+    }
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "cursor");
+    assert_eq!(v["totals"]["sessions"], 2);
+    assert_eq!(counts(&v, "run_terminal_cmd"), (4, 2, 1, 1), "exit 1 under completed is hidden; grep exit 1 benign");
+    assert_eq!(tool(&v, "run_terminal_cmd")["categories"], json!({"nonzero-exit": 1, "user-rejected": 1}));
+    assert_eq!(counts(&v, "search_replace"), (1, 1, 1, 0));
+    assert_eq!(tool(&v, "search_replace")["categories"], json!({"edit-match-not-found": 1}));
+    assert_eq!(counts(&v, "read_file"), (1, 0, 0, 0));
+    assert_eq!(counts(&v, "mcp_github_get_issue"), (1, 1, 1, 0));
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "the call still loading");
+    let malformed: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "malformed-row")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(malformed.len(), 1, "the null value is not malformed, the broken one is: {malformed:?}");
+    assert_golden(
+        "cursor.json",
+        &stdout(&run_in(root(), &["scan", "sample-traces/cursor.db", "--source-format", "cursor", "--format", "json"])),
+    );
+    // The shipped .db is what the .sql builds.
+    let fresh = json(&run_in(dir.path(), &["scan", "state.vscdb", "--source-format", "cursor", "--format", "json"]));
+    let shipped =
+        json(&run_in(root(), &["scan", "sample-traces/cursor.db", "--source-format", "cursor", "--format", "json"]));
+    assert_eq!(fresh["tools"], shipped["tools"], "rebuild sample-traces/cursor.db from cursor.sql");
+}
+
+/// A real public LangGraph file, held out of the repository (its licence is
+/// unknown): Amit0119/Multi-Agent-booking-system, `checkpoints.sqlite` at
+/// 350fe20f5704a65be8bf336f3b2038c52ec89531 (219 checkpoints of 19 threads,
+/// 64 ToolMessages by the research's hand decoding). Run with
+/// `TRACELINT_REAL_LANGGRAPH=<path> cargo test --test adapters -- --ignored`.
+#[test]
+#[ignore = "needs a file outside the repository"]
+fn langgraph_real_public_file() {
+    let Some(path) = std::env::var_os("TRACELINT_REAL_LANGGRAPH") else { return };
+    let path = std::path::PathBuf::from(path);
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("checkpoints.sqlite");
+    std::fs::copy(&path, &copy).unwrap();
+    let v = json(&run_in(dir.path(), &["scan", "checkpoints.sqlite", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "langgraph");
+    assert_eq!(v["totals"]["calls"], 65);
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "64 ToolMessages answer 65 calls");
+    assert_eq!(counts(&v, "send_booking_notification"), (51, 0, 0, 0));
+    // The same from the latest checkpoints alone.
+    rusqlite::Connection::open(&copy).unwrap().execute_batch("DELETE FROM writes").unwrap();
+    let w = json(&run_in(dir.path(), &["scan", "checkpoints.sqlite", "--format", "json"]));
+    assert_eq!(w["totals"]["calls"], 65);
 }

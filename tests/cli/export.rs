@@ -74,3 +74,138 @@ fn filters_apply_and_partitions_are_hive_style_days() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(std::fs::read(&input).unwrap(), before);
 }
+
+/// Without the `parquet` feature, `--format parquet` is a usage error that
+/// says how to get it, and leaves no file behind.
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn parquet_without_the_feature_says_how_to_build_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("calls.parquet");
+    let o =
+        run_in(root(), &["export", "sample-traces/crush.db", "--format", "parquet", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--features parquet"), "{}", stderr(&o));
+    assert!(!out.exists());
+}
+
+/// The Parquet file, read back with the parquet crate, as NDJSON-like rows:
+/// the same keys in the same order, `ts` printed as the NDJSON prints it.
+#[cfg(feature = "parquet")]
+fn parquet_rows(path: &std::path::Path) -> Vec<Value> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int64Type, TimestampMillisecondType};
+    use arrow_array::{Array, RecordBatch};
+    use arrow_schema::{DataType, TimeUnit};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    let file = std::fs::File::open(path).unwrap();
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
+    let cell = |column: &dyn Array, i: usize| -> Value {
+        if column.is_null(i) {
+            return Value::Null;
+        }
+        match column.data_type() {
+            DataType::Utf8 => Value::from(column.as_string::<i32>().value(i)),
+            DataType::Int64 => Value::from(column.as_primitive::<Int64Type>().value(i)),
+            DataType::Boolean => Value::from(column.as_boolean().value(i)),
+            DataType::Timestamp(TimeUnit::Millisecond, Some(tz)) if tz.as_ref() == "UTC" => {
+                let ms = column.as_primitive::<TimestampMillisecondType>().value(i);
+                let t = chrono::DateTime::from_timestamp_millis(ms).unwrap();
+                Value::from(t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+            }
+            DataType::List(_) => {
+                let items = column.as_list::<i32>().value(i);
+                let items = items.as_string::<i32>();
+                Value::from((0..items.len()).map(|j| items.value(j)).collect::<Vec<_>>())
+            }
+            other => panic!("unexpected column type {other}"),
+        }
+    };
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch: RecordBatch = batch.unwrap();
+        let schema = batch.schema();
+        for i in 0..batch.num_rows() {
+            let mut row = serde_json::Map::new();
+            for (field, column) in schema.fields().iter().zip(batch.columns()) {
+                row.insert(field.name().clone(), cell(column.as_ref(), i));
+            }
+            rows.push(Value::Object(row));
+        }
+    }
+    rows
+}
+
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_holds_the_same_rows_and_values_as_ndjson() {
+    let text = std::fs::read_to_string(root().join("schema/export-v1.schema.json")).unwrap();
+    let contract: Value = serde_json::from_str(&text).unwrap();
+    let order: Vec<&str> = contract["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let dir = tempfile::tempdir().unwrap();
+    for sample in [
+        "sample-traces/peri-postmortem.db",
+        "sample-traces/crush.db",
+        "sample-traces/opencode.db",
+        "sample-traces/goose.db",
+        "sample-traces/llm.db",
+        "sample-traces/tracelint.db",
+        "sample-traces/claude-code",
+        "sample-traces/codex",
+        "sample-traces/gemini",
+    ] {
+        let out = dir.path().join(format!("{}.parquet", sample.replace('/', "_")));
+        let o = run_in(root(), &["export", sample, "--format", "parquet", "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{sample}: {}", stderr(&o));
+        let expected = rows(&["export", sample]);
+        let actual = parquet_rows(&out);
+        assert_eq!(actual.len(), expected.len(), "{sample}: rows");
+        assert!(!actual.is_empty(), "{sample}: no rows");
+        for (a, e) in actual.iter().zip(&expected) {
+            let keys: Vec<&str> = a.as_object().unwrap().keys().map(String::as_str).collect();
+            assert_eq!(keys.len(), order.len(), "{sample}: columns");
+            // serde_json's map sorts keys; the column order is checked on the schema below.
+            assert_eq!(a, e, "{sample}: a row differs");
+        }
+    }
+    // The column order is the contract's.
+    let file = std::fs::File::open(dir.path().join("sample-traces_crush.db.parquet")).unwrap();
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    let columns: Vec<&str> = builder.schema().fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(columns, order);
+    // Nullable exactly where the contract allows null.
+    for field in builder.schema().fields() {
+        let ty = &contract["properties"][field.name()]["type"];
+        let nullable = ty.as_array().is_some_and(|t| t.iter().any(|v| v == "null"));
+        assert_eq!(field.is_nullable(), nullable, "{}", field.name());
+    }
+    let meta = builder.metadata().file_metadata().key_value_metadata().unwrap();
+    assert!(meta.iter().any(|kv| kv.key == "tracelint.export_version" && kv.value.as_deref() == Some("1")));
+}
+
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_partitions_are_hive_style_days() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("calls");
+    let sample = "sample-traces/peri-postmortem.db";
+    let o = run_in(root(), &["export", sample, "--format", "parquet", "--out", out.to_str().unwrap(), "--partition"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let days = listing(&out);
+    assert!(days.len() > 1 && days.iter().all(|d| d.starts_with("date=")), "{days:?}");
+    let mut all = Vec::new();
+    for d in &days {
+        assert_eq!(listing(&out.join(d)), vec!["part-00000.parquet"]);
+        for row in parquet_rows(&out.join(d).join("part-00000.parquet")) {
+            let day = row["ts"].as_str().map_or("__HIVE_DEFAULT_PARTITION__", |ts| &ts[..10]);
+            assert_eq!(&format!("date={day}"), d);
+            all.push(row);
+        }
+    }
+    let mut expected = rows(&["export", sample]);
+    let key = |r: &Value| (r["source"].to_string(), r["session"].to_string(), r["seq"].as_u64().unwrap());
+    all.sort_by_key(key);
+    expected.sort_by_key(key);
+    assert_eq!(all, expected);
+}

@@ -18,6 +18,11 @@ fn formats_lists_every_format_with_its_signature() {
             "goose (Goose (Block))",
             "llm (llm (Simon Willison's CLI))",
             "tracelint (tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework)",
+            "langgraph (LangGraph SqliteSaver checkpoints)",
+            "openai-agents (OpenAI Agents SDK sessions (SQLiteSession, SQLAlchemySession, AdvancedSQLiteSession))",
+            "zed (Zed's agent panel threads)",
+            "adk (Google ADK session databases (adk web / adk run, DatabaseSessionService))",
+            "cursor (Cursor, experimental: reverse-engineered, read only with --source-format cursor)",
             "claude-code (Claude Code transcripts, JSONL, read through import)",
             "codex (Codex CLI rollouts, JSONL, read through import)",
             "gemini (Gemini CLI chat recordings, JSONL, read through import)",
@@ -38,7 +43,9 @@ fn unknown_source_format_is_a_usage_error() {
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint"),
+        stderr(&out).contains(
+            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor"
+        ),
         "{}",
         stderr(&out)
     );
@@ -56,7 +63,7 @@ fn unknown_schema_names_the_formats() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.contains(
-            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint"
+            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor"
         ),
         "{err}"
     );
@@ -71,6 +78,10 @@ fn detection_picks_the_adapter_of_every_sample() {
         ("opencode.db", "opencode"),
         ("goose.db", "goose"),
         ("llm.db", "llm"),
+        ("langgraph.db", "langgraph"),
+        ("openai-agents.db", "openai-agents"),
+        ("zed.db", "zed"),
+        ("adk.db", "adk"),
     ] {
         let v = json(&run_in(root, &["scan", &format!("sample-traces/{db}"), "--format", "json"]));
         assert_eq!(v["sources"][0]["format"], format, "{db}");

@@ -49,8 +49,8 @@ fn claude_code_sample() {
     assert_eq!(counts(&v, "Bash"), (6, 4, 4, 0), "grep exit 1 and <persisted-output> are successes");
     assert_eq!(
         tool(&v, "Bash")["categories"],
-        json!({"nonzero-exit": 2, "not-found": 1, "collateral-cancel": 1}),
-        "the parallel cascade is collateral"
+        json!({"nonzero-exit": 3, "collateral-cancel": 1}),
+        "the parallel cascade is collateral; `ls` failing is the program's failure (issue 12, shape 9)"
     );
     assert_eq!(counts(&v, "Edit"), (2, 2, 2, 0), "the repeated per-block line is one call");
     assert_eq!(tool(&v, "Edit")["categories"], json!({"edit-match-not-found": 1, "missing-required-param": 1}));

@@ -20,6 +20,8 @@ mod export;
 mod files;
 /// detection, --source-format, default locations
 mod formats;
+/// the samples whose rows are binary (msgpack, zstd) are what their generators make
+mod gen_samples;
 /// hostile traces: read-only, WAL, corrupt pages, huge and odd text
 mod hostile;
 /// transcript import and direct scans of transcript folders
@@ -32,6 +34,8 @@ mod layout;
 mod merge;
 /// OpenTelemetry traces as files: OTLP/JSON lines, Phoenix spans, Langfuse observations
 mod otel;
+/// the failure shapes of real recorded sessions, distilled into small cases
+mod real_shapes;
 /// no secret reaches any renderer or section
 mod redaction;
 /// the shipped samples and the README quotes

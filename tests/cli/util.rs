@@ -84,6 +84,8 @@ pub fn counts(v: &serde_json::Value, name: &str) -> (u64, u64, u64, u64) {
 }
 
 /// One shipped sample of every format (a new format adds its sample here).
+/// Cursor's (`sample-traces/cursor.db`) is not here: it is read only with
+/// `--source-format cursor` (tests/cli/adapters.rs).
 pub const SAMPLES: &[&str] = &[
     "sample-traces/peri-postmortem.db",
     "sample-traces/crush.db",
@@ -94,6 +96,10 @@ pub const SAMPLES: &[&str] = &[
     "sample-traces/claude-code",
     "sample-traces/codex",
     "sample-traces/gemini",
+    "sample-traces/langgraph.db",
+    "sample-traces/openai-agents.db",
+    "sample-traces/zed.db",
+    "sample-traces/adk.db",
     "sample-traces/otel",
     "sample-traces/openhands",
     "sample-traces/cline",

@@ -1,0 +1,227 @@
+//! Google ADK's session databases (`<agent>/.adk/session.db`),
+//! research/formats-2.md §4, in all three layouts: the native
+//! `SqliteSessionService` (`events.event_data` JSON, `timestamp` REAL) and
+//! `DatabaseSessionService` schema v1 (`adk_internal_metadata`,
+//! `events.event_data`) and v0 (one column per event field: `content` JSON,
+//! `actions` pickled, never read).
+//!
+//! Calls are `function_call` parts of an event's `content.parts`; results are
+//! `function_response` parts of a later event, linked by `id` within the
+//! session (`app_name/user_id/session_id`). Keys are snake_case as ADK
+//! stores them; camelCase aliases are accepted too.
+//!
+//! ADK has no error flag of its own: an MCP tool's `isError` is the only
+//! flag (else none), and failures are conventions in the response dict
+//! (`{"error": …}` from ADK itself, `{"status": "error", …}` from tools
+//! written after ADK's docs), which the content rules read. A response is
+//! presented as compact JSON with sorted keys; `{"result": "<text>"}` (a
+//! tool that returned a non-dict) as its text, an MCP result as its text
+//! parts. Times: the event's own `timestamp` (epoch seconds) where the JSON
+//! has it; v0 rows only have the column, a naive local time read as UTC.
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+use serde_json::{Map, Value};
+
+use super::rows::{
+    SessionIndex, Stream, emit, epoch_time, id_of, opt_int, parse_column, pick_query, stream_by_session, time_of,
+};
+use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
+use crate::model::{Call, Dialect, Event, ToolResult, text_ends};
+
+pub struct Adk;
+
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::ADK,
+    agent: "Google ADK session databases (adk web / adk run, DatabaseSessionService)",
+    product: "Google ADK",
+    signature: "`events` with `app_name`, `user_id`, `session_id`, `invocation_id` and either `event_data` or `content` + `actions`",
+    flag: "none of its own: an MCP tool's `isError`; `{\"error\": …}` and `{\"status\": \"error\"}` responses are content",
+    locations: &[Location::Cwd(".adk/session.db")],
+};
+
+const SESSIONS: &[(&[&str], &str)] = &[
+    (
+        &["app_name", "user_id", "id", "create_time"],
+        "SELECT app_name || '/' || user_id || '/' || id, NULL, create_time FROM sessions",
+    ),
+    (&["app_name", "user_id", "id"], "SELECT app_name || '/' || user_id || '/' || id, NULL, NULL FROM sessions"),
+];
+
+/// Native and v1: the event as JSON.
+const ROWS_JSON: &str = "SELECT app_name || '/' || user_id || '/' || session_id AS sid, rowid, event_data, timestamp \
+                         FROM events ORDER BY sid, timestamp, rowid";
+/// v0: the content column (the event's `content` only).
+const ROWS_V0: &str = "SELECT app_name || '/' || user_id || '/' || session_id AS sid, rowid, content, timestamp \
+                       FROM events ORDER BY sid, timestamp, rowid";
+
+const KEYS: &[&str] = &["app_name", "user_id", "session_id", "invocation_id"];
+
+impl Adapter for Adk {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
+        Ok(s.has("events", KEYS)?
+            && (s.has("events", &["event_data"])? || s.has("events", &["content", "actions", "error_code"])?))
+    }
+
+    fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+        let index = match pick_query(conn, "sessions", SESSIONS)? {
+            Some(sql) => SessionIndex::load(conn, sql)?,
+            None => SessionIndex::default(),
+        };
+        let v1 = Schema { conn }.has("events", &["event_data"])?;
+        let (sql, column) = if v1 { (ROWS_JSON, "event_data") } else { (ROWS_V0, "content") };
+        let stream = Stream { dialect: INFO.dialect, index: &index, sql };
+        stream_by_session(
+            conn,
+            cx,
+            stream,
+            |r, session| {
+                let row = opt_int(r.get_ref(1)?).unwrap_or(0);
+                let stored = time_of(r.get_ref(3)?);
+                if !v1 && r.get_ref(2)? == ValueRef::Null {
+                    // A v0 event without content (a state change, a model error).
+                    return Ok(());
+                }
+                parse_column(r.get_ref(2)?, column, row, session, |text, out| {
+                    let v: Value = serde_json::from_str(text).map_err(|e| format!("{column} is invalid JSON: {e}"))?;
+                    let (content, time) = if v1 {
+                        let time = v.get("timestamp").and_then(Value::as_f64).and_then(float_time).or(stored);
+                        (v.get("content").cloned().unwrap_or(Value::Null), time)
+                    } else {
+                        (v, stored)
+                    };
+                    parse_content(&content, time, row, out)
+                });
+                Ok(())
+            },
+            emit,
+        )?;
+        Ok(())
+    }
+}
+
+/// Epoch seconds with a fraction.
+fn float_time(t: f64) -> Option<DateTime<Utc>> {
+    if !t.is_finite() || t <= 0.0 {
+        return None;
+    }
+    let ms = (t * 1000.0).round() as i64;
+    DateTime::from_timestamp_millis(ms).or_else(|| epoch_time(t as i64))
+}
+
+/// The calls and results in one event's `content`.
+pub fn parse_content(
+    content: &Value,
+    time: Option<DateTime<Utc>>,
+    row: i64,
+    out: &mut Vec<Event>,
+) -> Result<(), String> {
+    let parts = match content {
+        Value::Null => return Ok(()),
+        Value::Object(c) => match c.get("parts") {
+            Some(Value::Array(p)) => p,
+            None | Some(Value::Null) => return Ok(()),
+            Some(_) => return Err("content.parts is not a list".into()),
+        },
+        _ => return Err("content is not a JSON object".into()),
+    };
+    for part in parts {
+        if let Some(call) = field(part, "function_call", "functionCall") {
+            let id = id_of(call.get("id"));
+            let tool = call.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
+            let input = call.get("args").cloned().unwrap_or(Value::Null);
+            out.push(Event::Call(Call { id, tool: tool.to_string(), input, time, row }));
+        } else if let Some(resp) = field(part, "function_response", "functionResponse") {
+            let call_id = id_of(resp.get("id"));
+            let (full, flag) = response_text(resp.get("response").unwrap_or(&Value::Null));
+            let truncated = full.len() > 2 * crate::model::TEXT_CAP;
+            let text = text_ends(&full).into_owned();
+            out.push(Event::Result(ToolResult { call_id, text, truncated, flag, exit_code: None, time, row }));
+        }
+    }
+    Ok(())
+}
+
+fn field<'a>(part: &'a Value, snake: &str, camel: &str) -> Option<&'a Map<String, Value>> {
+    part.get(snake).or_else(|| part.get(camel)).and_then(Value::as_object)
+}
+
+/// A response as text, and the MCP `isError` flag when it is an MCP result.
+fn response_text(resp: &Value) -> (String, Option<bool>) {
+    let Value::Object(m) = resp else {
+        return (
+            match resp {
+                Value::String(s) => s.clone(),
+                Value::Null => String::new(),
+                v => v.to_string(),
+            },
+            None,
+        );
+    };
+    // An MCP CallToolResult dumped with its own field names.
+    if let (Some(Value::Array(content)), Some(flag)) =
+        (m.get("content"), m.get("isError").or_else(|| m.get("is_error")).and_then(Value::as_bool))
+    {
+        let texts: Vec<&str> = content.iter().filter_map(|c| c.get("text").and_then(Value::as_str)).collect();
+        return (texts.join("\n"), Some(flag));
+    }
+    if m.len() == 1
+        && let Some(Value::String(s)) = m.get("result")
+    {
+        return (s.clone(), None);
+    }
+    (resp.to_string(), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: Value) -> Vec<Event> {
+        let mut out = vec![];
+        parse_content(&v, None, 1, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn calls_responses_and_the_mcp_flag() {
+        let ev = parse(json!({"role":"user","parts":[
+            {"function_response":{"id":"adk-1","name":"get_weather","response":{"status":"error","error_message":"no data"}}},
+            {"functionResponse":{"id":"adk-2","name":"gh","response":{"content":[{"type":"text","text":"404"}],"isError":true}}},
+            {"function_response":{"id":"adk-3","name":"echo","response":{"result":"hello"}}}]}));
+        let got: Vec<(String, String, Option<bool>)> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::Result(r) => Some((r.call_id.clone(), r.text.clone(), r.flag)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("adk-1".into(), r#"{"error_message":"no data","status":"error"}"#.into(), None),
+                ("adk-2".into(), "404".into(), Some(true)),
+                ("adk-3".into(), "hello".into(), None),
+            ]
+        );
+        let ev = parse(
+            json!({"role":"model","parts":[{"text":"x"},{"function_call":{"id":"adk-1","name":"get_weather","args":{"city":"Oslo"}}}]}),
+        );
+        assert!(matches!(&ev[0], Event::Call(c) if c.input["city"] == "Oslo"));
+    }
+
+    #[test]
+    fn malformed_content() {
+        let mut out = vec![];
+        assert!(parse_content(&json!([1]), None, 1, &mut out).is_err());
+        assert!(parse_content(&json!({"parts": 3}), None, 1, &mut out).is_err());
+        assert!(parse_content(&Value::Null, None, 1, &mut out).is_ok());
+        assert_eq!(float_time(1_775_210_400.25).unwrap().timestamp_millis(), 1_775_210_400_250);
+    }
+}

@@ -1,0 +1,492 @@
+//! LangGraph's `SqliteSaver` checkpoints (`checkpoints` + `writes`),
+//! research/formats-2.md §5.
+//!
+//! Values are typed blobs (`type`, bytes) from LangGraph's serializer:
+//! `msgpack` (current), `json` (old LangChain constructor envelopes),
+//! `null`. msgpack objects are extension values whose payload is msgpack
+//! again: code 5 (Pydantic v2, every current LangChain message) and 4
+//! (Pydantic v1) are `[module, class, dict, …]`; 0–3 are constructors and
+//! class methods (datetimes, UUIDs, sets) whose argument is kept. Pickle,
+//! encrypted (`…+aes`) and unknown types are never decoded: they are counted
+//! malformed rows.
+//!
+//! Every checkpoint snapshots the *whole* state, so a message is stored once
+//! per checkpoint after it was made. The reader takes the `writes` stream
+//! (each row is what one task produced, once), then the latest checkpoint of
+//! each thread for what the writes lack (a thread without writes, or a
+//! message `update_state` put there); calls and results count once per id.
+//!
+//! Calls are `AIMessage.tool_calls` (`invalid_tool_calls`, whose arguments
+//! did not parse, are failed calls by themselves); results are
+//! `ToolMessage`s linked by `tool_call_id`, flagged by `status = "error"`.
+//! A session is a thread, or a subgraph's namespace of a thread (its parent
+//! is the thread). Times come from the checkpoint ids (UUID v6).
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+use serde_json::{Map, Value};
+
+use super::rows::{SessionIndex, Stream, decode_arguments, emit, id_of, opt_int, stream_by_session, text_of};
+use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
+use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult, text_ends};
+
+pub struct LangGraph;
+
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::LANGGRAPH,
+    agent: "LangGraph SqliteSaver checkpoints",
+    product: "LangGraph",
+    signature: "`checkpoints` with `checkpoint_ns`, `checkpoint_id`, `type`, `checkpoint` and `writes` with `task_id`, `channel`, `value`",
+    flag: "`ToolMessage.status = \"error\"` (ToolNode's caught exceptions); a tool returning `Error: …` stays `success`",
+    locations: &[Location::Cwd("checkpoints.sqlite"), Location::Cwd("checkpoints.db")],
+};
+
+/// Sessions: a thread, or a thread and a subgraph's namespace (whose parent
+/// is the thread).
+const SESSIONS: &str = "SELECT DISTINCT \
+      CASE WHEN checkpoint_ns = '' THEN thread_id ELSE thread_id || '|' || checkpoint_ns END, \
+      CASE WHEN checkpoint_ns = '' THEN NULL ELSE thread_id END, NULL FROM checkpoints";
+
+/// Message writes first (kind 0), then the latest checkpoint of each
+/// (thread, namespace) (kind 1), which is read only when its session had
+/// no message writes.
+const ROWS: &str = "SELECT CASE WHEN checkpoint_ns = '' THEN thread_id ELSE thread_id || '|' || checkpoint_ns END AS sid, \
+      0 AS kind, checkpoint_id, task_id, idx, type, value, rowid FROM writes \
+      WHERE substr(channel, 1, 2) <> '__' \
+    UNION ALL \
+    SELECT CASE WHEN checkpoint_ns = '' THEN thread_id ELSE thread_id || '|' || checkpoint_ns END, \
+      1, checkpoint_id, '', 0, type, checkpoint, rowid FROM checkpoints c \
+      WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints m \
+                             WHERE m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns) \
+    ORDER BY sid, kind, checkpoint_id, task_id, idx";
+
+impl Adapter for LangGraph {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
+        Ok(s.has("checkpoints", &["thread_id", "checkpoint_ns", "checkpoint_id", "type", "checkpoint"])?
+            && s.has("writes", &["thread_id", "checkpoint_id", "task_id", "idx", "channel", "type", "value"])?)
+    }
+
+    fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+        let index = SessionIndex::load(conn, SESSIONS)?;
+        let stream = Stream { dialect: INFO.dialect, index: &index, sql: ROWS };
+        let mut state = Dedup::default();
+        stream_by_session(
+            conn,
+            cx,
+            stream,
+            |r, session| {
+                if session.id != state.session {
+                    state = Dedup { session: session.id.clone(), ..Dedup::default() };
+                }
+                let kind = opt_int(r.get_ref(1)?).unwrap_or(0);
+                let checkpoint = text_of(r.get_ref(2)?);
+                let row = opt_int(r.get_ref(7)?).unwrap_or(0);
+                let time = uuid6_time(&checkpoint);
+                if session.started.is_none() {
+                    session.started = time;
+                }
+                let table = if kind == 0 { "writes" } else { "checkpoints" };
+                let value = match decode_typed(&text_of(r.get_ref(5)?), r.get_ref(6)?) {
+                    Ok(v) => v,
+                    Err(problem) => {
+                        let problem = format!("{table} row {row}: {problem}");
+                        session.malformed.push(Malformed { row, problem, skipped: true });
+                        return Ok(());
+                    }
+                };
+                let value = if kind == 1 {
+                    // A checkpoint: its channel values hold the whole state.
+                    value.get("channel_values").cloned().unwrap_or(Value::Null)
+                } else {
+                    value
+                };
+                let mut messages = Vec::new();
+                collect_messages(value, 0, &mut messages);
+                if kind == 0 && !messages.is_empty() {
+                    state.from_writes = true;
+                }
+                // After the writes, the latest checkpoint only adds what they
+                // lack (messages put there by `update_state`, which writes
+                // no `writes` row); a message without an id cannot be told
+                // apart, so it is taken from the writes alone.
+                let fill_only = kind == 1 && state.from_writes;
+                for m in messages {
+                    state.message(m, time, row, fill_only, session);
+                }
+                Ok(())
+            },
+            emit,
+        )?;
+        Ok(())
+    }
+}
+
+/// What one session has counted already, so that a message stored twice
+/// (a write and a checkpoint, or a resumed task) counts once.
+#[derive(Default)]
+struct Dedup {
+    session: String,
+    /// The session had message writes: its latest checkpoint only fills gaps.
+    from_writes: bool,
+    calls: HashSet<String>,
+    results: HashSet<String>,
+}
+
+impl Dedup {
+    /// The calls or result of one LangChain message (a model_dump dict).
+    fn message(
+        &mut self,
+        m: Map<String, Value>,
+        time: Option<DateTime<Utc>>,
+        row: i64,
+        fill_only: bool,
+        session: &mut Session,
+    ) {
+        match kind_of(&m) {
+            "ai" => {
+                for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+                    let id = id_of(c.get("id"));
+                    if (id.is_empty() && fill_only) || (!id.is_empty() && !self.calls.insert(id.clone())) {
+                        continue;
+                    }
+                    let tool = c.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
+                    let input = c.get("args").cloned().unwrap_or(Value::Null);
+                    session.events.push(Event::Call(Call { id, tool: tool.to_string(), input, time, row }));
+                }
+                for c in m.get("invalid_tool_calls").and_then(Value::as_array).into_iter().flatten() {
+                    // Arguments that did not parse: a failed call, answered or not.
+                    let id = id_of(c.get("id"));
+                    if (id.is_empty() && fill_only) || (!id.is_empty() && !self.calls.insert(id.clone())) {
+                        continue;
+                    }
+                    let tool = c.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
+                    let input = decode_arguments(c.get("args").cloned().unwrap_or(Value::Null));
+                    let why = c.get("error").and_then(Value::as_str).unwrap_or("");
+                    let text = format!("Error: Failed to parse tool call arguments for '{tool}'. {why}");
+                    session.events.push(Event::Call(Call { id: id.clone(), tool: tool.to_string(), input, time, row }));
+                    if !id.is_empty() {
+                        self.results.insert(id.clone());
+                    }
+                    let result = ToolResult {
+                        call_id: id,
+                        text: text.trim_end().to_string(),
+                        truncated: false,
+                        flag: Some(true),
+                        exit_code: None,
+                        time,
+                        row,
+                    };
+                    session.events.push(Event::Result(result));
+                }
+            }
+            "tool" => {
+                let call_id = id_of(m.get("tool_call_id"));
+                if (call_id.is_empty() && fill_only) || (!call_id.is_empty() && !self.results.insert(call_id.clone())) {
+                    return;
+                }
+                let flag = match m.get("status") {
+                    Some(Value::String(s)) if s == "error" => Some(true),
+                    Some(Value::String(s)) if s == "success" => Some(false),
+                    None | Some(Value::Null) => None,
+                    Some(other) => {
+                        let problem = format!("ToolMessage {call_id}: unknown status {other}; read without a flag");
+                        session.malformed.push(Malformed { row, problem, skipped: false });
+                        None
+                    }
+                };
+                let full = content_text(m.get("content").unwrap_or(&Value::Null));
+                let truncated = full.len() > 2 * crate::model::TEXT_CAP;
+                let text = text_ends(&full).into_owned();
+                session.events.push(Event::Result(ToolResult {
+                    call_id,
+                    text,
+                    truncated,
+                    flag,
+                    exit_code: None,
+                    time,
+                    row,
+                }));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `ai`, `tool`, … of a message dict: its `type`, else its class.
+fn kind_of(m: &Map<String, Value>) -> &str {
+    if let Some(t) = m.get("type").and_then(Value::as_str) {
+        return match t {
+            "AIMessageChunk" => "ai",
+            "ToolMessageChunk" => "tool",
+            t => t,
+        };
+    }
+    match m.get(CLASS).and_then(Value::as_str) {
+        Some("AIMessage" | "AIMessageChunk") => "ai",
+        Some("ToolMessage" | "ToolMessageChunk") => "tool",
+        _ => "",
+    }
+}
+
+/// The text of a message's content: a string, or the text of its blocks.
+fn content_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => {
+            let texts: Vec<String> = parts
+                .iter()
+                .filter_map(|p| match p {
+                    Value::String(s) => Some(s.clone()),
+                    p => p.get("text").and_then(Value::as_str).map(str::to_string),
+                })
+                .collect();
+            texts.join("\n")
+        }
+        Value::Null => String::new(),
+        v => v.to_string(),
+    }
+}
+
+/// The LangChain messages in a decoded value: a message itself, or the
+/// messages of a list or of a map's values (a state with a `messages`
+/// channel, or a channel of another name).
+fn collect_messages(v: Value, depth: usize, out: &mut Vec<Map<String, Value>>) {
+    if depth > 8 {
+        return;
+    }
+    match v {
+        Value::Object(m) if is_message(&m) => out.push(m),
+        Value::Object(m) => m.into_iter().for_each(|(_, v)| collect_messages(v, depth + 1, out)),
+        Value::Array(a) => a.into_iter().for_each(|v| collect_messages(v, depth + 1, out)),
+        _ => {}
+    }
+}
+
+fn is_message(m: &Map<String, Value>) -> bool {
+    m.contains_key(CLASS) && m.contains_key("content")
+        || matches!(m.get("type").and_then(Value::as_str), Some("ai" | "tool" | "human" | "system"))
+            && m.contains_key("content")
+}
+
+/// The key that keeps the class of a decoded Pydantic object.
+pub const CLASS: &str = "__lc_class__";
+
+/// Nesting deeper than this is not decoded (hostile files).
+const MAX_DEPTH: usize = 64;
+
+/// A typed blob as JSON, or why it cannot be read.
+pub fn decode_typed(kind: &str, v: ValueRef<'_>) -> Result<Value, String> {
+    let bytes = match v {
+        ValueRef::Blob(b) | ValueRef::Text(b) => b,
+        ValueRef::Null => return Ok(Value::Null),
+        _ => return Err("value is not a blob".into()),
+    };
+    match kind {
+        "msgpack" => {
+            let mut rd = bytes;
+            let value = rmpv::decode::read_value_with_max_depth(&mut rd, MAX_DEPTH)
+                .map_err(|e| format!("undecodable msgpack: {e}"))?;
+            if !rd.is_empty() {
+                return Err(format!("undecodable msgpack: {} bytes after the value", rd.len()));
+            }
+            from_msgpack(value, 0)
+        }
+        "json" => {
+            let v: Value = serde_json::from_slice(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
+            Ok(unwrap_lc(v, 0))
+        }
+        "null" => Ok(Value::Null),
+        "pickle" => Err("pickled value (never unpickled)".into()),
+        k if k.ends_with("+aes") => Err(format!("encrypted value ({k})")),
+        k => Err(format!("unknown serializer type {:?}", crate::sanitize::one_line(k))),
+    }
+}
+
+/// msgpack as JSON, with LangGraph's extension types resolved.
+fn from_msgpack(v: rmpv::Value, depth: usize) -> Result<Value, String> {
+    use rmpv::Value as M;
+    if depth > MAX_DEPTH {
+        return Err("nested too deeply".into());
+    }
+    Ok(match v {
+        M::Nil => Value::Null,
+        M::Boolean(b) => Value::Bool(b),
+        M::Integer(i) => i.as_i64().map(Value::from).or_else(|| i.as_u64().map(Value::from)).unwrap_or(Value::Null),
+        M::F32(f) => serde_json::Number::from_f64(f64::from(f)).map_or(Value::Null, Value::Number),
+        M::F64(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        M::String(s) => Value::String(String::from_utf8_lossy(s.as_bytes()).into_owned()),
+        M::Binary(b) => Value::String(String::from_utf8_lossy(&b).into_owned()),
+        M::Array(a) => Value::Array(a.into_iter().map(|v| from_msgpack(v, depth + 1)).collect::<Result<_, _>>()?),
+        M::Map(m) => {
+            let mut out = Map::new();
+            for (k, v) in m {
+                let key = match k {
+                    M::String(s) => String::from_utf8_lossy(s.as_bytes()).into_owned(),
+                    k => k.to_string(),
+                };
+                out.insert(key, from_msgpack(v, depth + 1)?);
+            }
+            Value::Object(out)
+        }
+        M::Ext(code, payload) => ext(code, &payload, depth)?,
+    })
+}
+
+/// One of LangGraph's msgpack extension values.
+fn ext(code: i8, payload: &[u8], depth: usize) -> Result<Value, String> {
+    let mut rd = payload;
+    let inner = rmpv::decode::read_value_with_max_depth(&mut rd, MAX_DEPTH)
+        .map_err(|e| format!("undecodable extension {code}: {e}"))?;
+    if !rd.is_empty() {
+        return Err(format!("undecodable extension {code}: {} bytes after the value", rd.len()));
+    }
+    let inner = from_msgpack(inner, depth + 1)?;
+    let Value::Array(mut parts) = inner else {
+        return Ok(Value::Null);
+    };
+    Ok(match code {
+        // Pydantic v2 / v1: [module, class, dict, …]: the dict, tagged with its class.
+        4 | 5 if parts.len() >= 3 => {
+            let class = parts[1].as_str().unwrap_or("").to_string();
+            match parts.swap_remove(2) {
+                Value::Object(mut m) => {
+                    m.insert(CLASS.into(), Value::String(class));
+                    Value::Object(m)
+                }
+                v => v,
+            }
+        }
+        // Constructors and class methods: [module, name, argument(s), method?].
+        0..=3 if parts.len() >= 3 => parts.swap_remove(2),
+        _ => Value::Null,
+    })
+}
+
+/// An old LangChain constructor envelope (`{"lc":1,"type":"constructor",
+/// "id":[…, class],"kwargs":{…}}`) as its kwargs tagged with the class.
+fn unwrap_lc(v: Value, depth: usize) -> Value {
+    if depth > MAX_DEPTH {
+        return Value::Null;
+    }
+    match v {
+        Value::Object(mut m)
+            if m.get("lc").is_some() && m.get("type").and_then(Value::as_str) == Some("constructor") =>
+        {
+            let class = m.get("id").and_then(Value::as_array).and_then(|a| a.last()).cloned();
+            match m.remove("kwargs") {
+                Some(Value::Object(k)) => {
+                    let mut k: Map<String, Value> = k.into_iter().map(|(k, v)| (k, unwrap_lc(v, depth + 1))).collect();
+                    if let Some(c) = class {
+                        k.insert(CLASS.into(), c);
+                    }
+                    Value::Object(k)
+                }
+                _ => Value::Null,
+            }
+        }
+        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, unwrap_lc(v, depth + 1))).collect()),
+        Value::Array(a) => Value::Array(a.into_iter().map(|v| unwrap_lc(v, depth + 1)).collect()),
+        v => v,
+    }
+}
+
+/// The time in a version-6 UUID (LangGraph's checkpoint ids), if it is one.
+pub fn uuid6_time(id: &str) -> Option<DateTime<Utc>> {
+    let hex: String = id.chars().filter(|c| *c != '-').collect();
+    if hex.len() != 32 || hex.as_bytes()[12] != b'6' {
+        return None;
+    }
+    let n = u128::from_str_radix(&hex, 16).ok()?;
+    let high = (n >> 96) as u64 & 0xffff_ffff;
+    let mid = (n >> 80) as u64 & 0xffff;
+    let low = (n >> 64) as u64 & 0x0fff;
+    let ticks = (high << 28) | (mid << 12) | low;
+    // 100 ns ticks since 1582-10-15.
+    let unix_100ns = ticks.checked_sub(0x01b2_1dd2_1381_4000)?;
+    DateTime::from_timestamp((unix_100ns / 10_000_000) as i64, ((unix_100ns % 10_000_000) * 100) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid6_times() {
+        // A checkpoint id LangGraph wrote (uuid6), and a UUID v4 that has no time.
+        let t = uuid6_time("1f0a6b7e-3c2d-6e4f-8000-0123456789ab").unwrap();
+        assert!(t.timestamp() > 1_700_000_000, "{t}");
+        assert!(uuid6_time("9b2f6d4e-1c3a-4e5f-8a7b-0123456789ab").is_none());
+        assert!(uuid6_time("nope").is_none());
+    }
+
+    fn ext5(class: &str, dict: rmpv::Value) -> rmpv::Value {
+        let mut payload = Vec::new();
+        let arr = rmpv::Value::Array(vec![
+            "langchain_core.messages".into(),
+            class.into(),
+            dict,
+            "model_validate_json".into(),
+        ]);
+        rmpv::encode::write_value(&mut payload, &arr).unwrap();
+        rmpv::Value::Ext(5, payload)
+    }
+
+    fn pack(v: &rmpv::Value) -> Vec<u8> {
+        let mut b = Vec::new();
+        rmpv::encode::write_value(&mut b, v).unwrap();
+        b
+    }
+
+    #[test]
+    fn extension_types_become_tagged_dicts() {
+        let msg = ext5(
+            "ToolMessage",
+            rmpv::Value::Map(vec![
+                ("content".into(), "Error: boom".into()),
+                ("type".into(), "tool".into()),
+                ("tool_call_id".into(), "c1".into()),
+                ("status".into(), "success".into()),
+            ]),
+        );
+        let v = decode_typed("msgpack", ValueRef::Blob(&pack(&rmpv::Value::Array(vec![msg])))).unwrap();
+        assert_eq!(v[0][CLASS], "ToolMessage");
+        assert_eq!(v[0]["tool_call_id"], "c1");
+        let mut out = vec![];
+        collect_messages(v, 0, &mut out);
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn unreadable_blobs_say_why() {
+        assert!(decode_typed("pickle", ValueRef::Blob(b"x")).unwrap_err().contains("never unpickled"));
+        assert!(decode_typed("msgpack+aes", ValueRef::Blob(b"x")).unwrap_err().contains("encrypted"));
+        assert!(decode_typed("msgpack", ValueRef::Blob(&[0x92, 0xa5])).unwrap_err().contains("undecodable"));
+        assert!(decode_typed("msgpack", ValueRef::Blob(&[0xc1, 0xc1])).unwrap_err().contains("undecodable"));
+        assert!(decode_typed("cbor", ValueRef::Blob(b"x")).unwrap_err().contains("unknown serializer"));
+        // An extension whose payload is not msgpack.
+        let bad = pack(&rmpv::Value::Ext(5, vec![0x92, 0xa5]));
+        assert!(decode_typed("msgpack", ValueRef::Blob(&bad)).is_err());
+    }
+
+    #[test]
+    fn old_json_constructor_envelopes() {
+        let v = decode_typed(
+            "json",
+            ValueRef::Text(
+                br#"{"messages":[{"lc":1,"type":"constructor","id":["langchain","schema","messages","ToolMessage"],"kwargs":{"content":"ok","tool_call_id":"x"}}]}"#,
+            ),
+        )
+        .unwrap();
+        assert_eq!(v["messages"][0][CLASS], "ToolMessage");
+        let mut out = vec![];
+        collect_messages(v, 0, &mut out);
+        assert_eq!(kind_of(&out[0]), "tool");
+    }
+}

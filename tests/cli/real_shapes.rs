@@ -1,0 +1,245 @@
+//! Failure shapes of real agent traces (issue 12), each distilled into a
+//! minimal case written here (no recorded trace is copied), run through the
+//! real binary: `tracelint export` prints one judged call per row.
+
+use std::path::Path;
+
+use crate::util::{run_in, stderr, stdout};
+use serde_json::{Value, json};
+
+/// The judged rows of `tracelint export PATH`, by call id.
+fn export(dir: &Path, path: &Path) -> std::collections::BTreeMap<String, Value> {
+    let out = run_in(dir, &["export", path.to_str().unwrap()]);
+    assert!(out.status.success(), "export failed: {}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|v| (v["call_id"].as_str().unwrap().to_string(), v))
+        .collect()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn jsonl(lines: &[Value]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Shape 1: a Gemini CLI chat as one JSON document, with a shell call that
+/// exited 1 under `status: success`, a cancelled call and a clean read.
+#[test]
+fn gemini_single_document_chats_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let chat = json!({
+        "sessionId": "0ed814e6-1111-2222-3333-444455556666",
+        "projectHash": "56cfacee",
+        "startTime": "2026-01-24T18:04:00.000Z",
+        "lastUpdated": "2026-01-24T18:09:00.000Z",
+        "messages": [
+            {"id": "m1", "timestamp": "2026-01-24T18:04:01.000Z", "type": "user", "content": [{"text": "lint it"}]},
+            {"id": "m2", "timestamp": "2026-01-24T18:04:05.000Z", "type": "gemini", "content": "", "toolCalls": [
+                {"id": "run_shell_command-1-a", "name": "run_shell_command", "args": {"command": "npm run lint"},
+                 "status": "success", "timestamp": "2026-01-24T18:04:06.000Z",
+                 "result": [{"functionResponse": {"id": "run_shell_command-1-a", "name": "run_shell_command",
+                    "response": {"output": "Command: npm run lint\nDirectory: (root)\nOutput: \n> app@1.0.0 lint\n> eslint .\n\n  3:7  error  'x' is assigned a value but never used  no-unused-vars\n\n✖ 1 problem (1 error, 0 warnings)\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 16444"}}}]},
+                {"id": "run_shell_command-2-b", "name": "run_shell_command", "args": {"command": "findstr /s needle *.md"},
+                 "status": "success", "timestamp": "2026-01-24T18:04:07.000Z",
+                 "result": [{"functionResponse": {"id": "run_shell_command-2-b", "name": "run_shell_command",
+                    "response": {"output": "Output: (empty)\nExit Code: 1\nProcess Group PGID: 4068"}}}]},
+                {"id": "replace-3-c", "name": "replace", "args": {"file_path": "a.js", "old_string": "x", "new_string": "y"},
+                 "status": "cancelled", "timestamp": "2026-01-24T18:04:08.000Z",
+                 "result": [{"functionResponse": {"id": "replace-3-c", "name": "replace",
+                    "response": {"error": "[Operation Cancelled] Reason: User cancelled the operation."}}}]},
+                {"id": "read_file-4-d", "name": "read_file", "args": {"file_path": "a.js"},
+                 "status": "success", "timestamp": "2026-01-24T18:04:09.000Z",
+                 "result": [{"functionResponse": {"id": "read_file-4-d", "name": "read_file",
+                    "response": {"output": "{\"error\": \"not a failure: this is the file's text\"}"}}}]}
+            ]}
+        ]
+    });
+    let file = dir.path().join("tmp/56cfacee/chats/session-2026-01-24T18-04-0ed814e6.json");
+    write(&file, &serde_json::to_string_pretty(&chat).unwrap());
+    // A folder of chats (with a stray logs.json) and the file itself.
+    write(&dir.path().join("tmp/56cfacee/logs.json"), "[{\"sessionId\":\"x\",\"message\":\"hi\"}]");
+    for path in [dir.path().join("tmp"), file] {
+        let rows = export(dir.path(), &path);
+        assert_eq!(rows.len(), 4, "{rows:?}");
+        let lint = &rows["run_shell_command-1-a"];
+        assert_eq!((lint["hidden"].as_bool(), lint["category"].as_str()), (Some(true), Some("nonzero-exit")));
+        assert_eq!(rows["run_shell_command-2-b"]["error"], false, "findstr found nothing");
+        let cancel = &rows["replace-3-c"];
+        assert_eq!((cancel["flagged"].as_bool(), cancel["category"].as_str()), (Some(true), Some("user-rejected")));
+        assert_eq!(rows["read_file-4-d"]["error"], false, "a read returns data");
+        assert_eq!(lint["session"], "0ed814e6-1111-2222-3333-444455556666");
+    }
+}
+
+fn claude_line(uuid: &str, kind: &str, content: Value, extra: Value) -> Value {
+    let mut v = json!({
+        "parentUuid": null, "isSidechain": false, "sessionId": "s1", "version": "2.1.50",
+        "type": kind, "uuid": uuid, "timestamp": "2026-02-22T20:37:52.455Z",
+        "message": {"role": kind, "content": content}
+    });
+    if let (Value::Object(o), Value::Object(e)) = (&mut v, extra) {
+        o.extend(e);
+    }
+    v
+}
+
+fn tool_use(id: &str, name: &str, input: Value) -> Value {
+    json!([{"type": "tool_use", "id": id, "name": name, "input": input}])
+}
+
+fn tool_result(id: &str, text: &str) -> Value {
+    json!([{"type": "tool_result", "tool_use_id": id, "content": text}])
+}
+
+/// Shapes 2, 3 and 12 on Claude Code: MCP JSON envelopes, a failed
+/// background task read by TaskOutput, a sub-agent's API error; a file that
+/// starts with a `file-history-snapshot` record is still read, and files
+/// with no calls make at most one summary line.
+#[test]
+fn claude_code_envelopes_background_tasks_and_quiet_metadata_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("projects/-home-u-p");
+    let snapshot = json!({"type": "file-history-snapshot", "messageId": "m0", "snapshot": {"messageId": "m0", "trackedFileBackups": {}, "timestamp": "2026-02-22T20:37:52.460Z"}, "isSnapshotUpdate": false});
+    let lines = vec![
+        snapshot.clone(),
+        claude_line(
+            "u1",
+            "assistant",
+            tool_use("toolu_1", "mcp__serena__read_file", json!({"relative_path": "a.py"})),
+            json!({}),
+        ),
+        claude_line(
+            "u2",
+            "user",
+            tool_result(
+                "toolu_1",
+                "{\"result\":\"Error: No active project. Ask the user to provide the project path.\"}",
+            ),
+            json!({}),
+        ),
+        claude_line("u3", "assistant", tool_use("toolu_2", "mcp__index__search", json!({"query": "x"})), json!({})),
+        claude_line(
+            "u4",
+            "user",
+            tool_result(
+                "toolu_2",
+                "{\"success\":false,\"results\":[],\"message\":\"Query failed: Using SOCKS proxy, but the 'socksio' package is not installed.\"}",
+            ),
+            json!({}),
+        ),
+        claude_line("u5", "assistant", tool_use("toolu_3", "TaskOutput", json!({"task_id": "b07"})), json!({})),
+        claude_line(
+            "u6",
+            "user",
+            tool_result(
+                "toolu_3",
+                "<retrieval_status>success</retrieval_status>\n\n<task_id>b07</task_id>\n\n<task_type>local_bash</task_type>\n\n<status>failed</status>\n\n<exit_code>1</exit_code>\n\n<output>\nFAIL src/a.test.ts\n</output>",
+            ),
+            json!({}),
+        ),
+        claude_line(
+            "u7",
+            "assistant",
+            tool_use("toolu_4", "Task", json!({"description": "d", "prompt": "p", "subagent_type": "general-purpose"})),
+            json!({}),
+        ),
+        claude_line(
+            "u8",
+            "user",
+            tool_result(
+                "toolu_4",
+                "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}",
+            ),
+            json!({}),
+        ),
+        claude_line("u9", "assistant", tool_use("toolu_5", "mcp__index__search", json!({"query": "y"})), json!({})),
+        claude_line(
+            "u10",
+            "user",
+            tool_result("toolu_5", "{\"success\":true,\"results\":[],\"error\":null}"),
+            json!({}),
+        ),
+    ];
+    write(&project.join("s1.jsonl"), &jsonl(&lines));
+    // Metadata-only files: no calls, no warning each.
+    for i in 0..3 {
+        write(&project.join(format!("meta{i}.jsonl")), &jsonl(std::slice::from_ref(&snapshot)));
+    }
+    write(&project.join("empty1.jsonl"), "");
+    write(&project.join("empty2.jsonl"), "\n");
+    let out = run_in(dir.path(), &["export", project.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("skipped")).collect();
+    assert!(warnings.len() <= 1, "one summary line at most: {warnings:?}");
+    let rows = export(dir.path(), &project);
+    let hidden = |id: &str| (rows[id]["hidden"].as_bool().unwrap(), rows[id]["category"].as_str().unwrap_or(""));
+    assert_eq!(hidden("toolu_1"), (true, "not-found"), "Error: inside a result envelope");
+    assert!(hidden("toolu_2").0, "success: false");
+    assert_eq!(hidden("toolu_3"), (true, "nonzero-exit"));
+    assert_eq!(hidden("toolu_4"), (true, "server-error"));
+    assert_eq!(rows["toolu_5"]["error"], false, "error: null is no error");
+}
+
+/// Shape 5: a side-question sub-agent replays its parent's calls; the
+/// calls belong to the parent, even when the sub-agent's file is read first.
+#[test]
+fn claude_code_side_questions_leave_calls_to_their_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("projects/-home-u-p");
+    let line = |uuid: &str, kind: &str, content: Value, aside: bool| {
+        let mut v = claude_line(uuid, kind, content, json!({"sessionId": "f1"}));
+        if aside {
+            v["isSidechain"] = json!(true);
+            v["agentId"] = json!("aside_question-7a81");
+        }
+        v
+    };
+    let call = |aside, n: &str| {
+        vec![
+            line(&format!("{n}a"), "assistant", tool_use("toolu_9", "Bash", json!({"command": "ls"})), aside),
+            line(&format!("{n}b"), "user", tool_result("toolu_9", "a.txt"), aside),
+        ]
+    };
+    let mut aside = call(true, "x");
+    aside.push(line("x3", "assistant", tool_use("toolu_10", "Read", json!({"file_path": "/p/a.txt"})), true));
+    aside.push(line("x4", "user", tool_result("toolu_10", "     1\thello"), true));
+    // The old layout puts the sub-agent beside its session: `agent-…` sorts first.
+    write(&project.join("agent-aside_question-7a81.jsonl"), &jsonl(&aside));
+    write(&project.join("f1.jsonl"), &jsonl(&call(false, "p")));
+    let rows = export(dir.path(), &project);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows["toolu_9"]["session"], "f1", "the parent made the call");
+    assert_eq!(rows["toolu_9"]["paired"], true);
+    assert_eq!(rows["toolu_10"]["session"], "f1/agent-aside_question-7a81", "the side question's own call");
+}
+
+/// Shape 1 (older Gemini CLI): a `/chat save` checkpoint is the model's
+/// history, calls as `functionCall` parts without ids and results as
+/// `functionResponse` parts with them; `response.error` is the flag.
+#[test]
+fn gemini_checkpoints_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = json!([
+        {"role": "user", "parts": [{"text": "build it"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "run_shell_command", "args": {"command": "go test ./..."}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "run_shell_command-1752307549897-f4c7", "name": "run_shell_command",
+            "response": {"output": "Command: go test ./...\nDirectory: (root)\nStdout: FAIL\tportfolio [build failed]\nFAIL\n\nStderr: ./main.go:16:2: undefined: x\n\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 75404"}}}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "read_file", "args": {"absolute_path": "/p/nope.go"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "read_file-1752307600000-aa", "name": "read_file",
+            "response": {"error": "File not found: /p/nope.go"}}}]}
+    ]);
+    let file = dir.path().join("tmp/e3d0d1de/checkpoint-dev.json");
+    write(&file, &serde_json::to_string(&history).unwrap());
+    let rows = export(dir.path(), &file);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let test = &rows["run_shell_command-1752307549897-f4c7"];
+    assert_eq!((test["hidden"].as_bool(), test["category"].as_str()), (Some(true), Some("nonzero-exit")));
+    let read = &rows["read_file-1752307600000-aa"];
+    assert_eq!((read["flagged"].as_bool(), read["category"].as_str()), (Some(true), Some("not-found")));
+}
