@@ -432,11 +432,13 @@ pub fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Valu
     let text = String::from_utf8_lossy(&bytes);
     let parsed = match serde_json::from_str::<Value>(&text) {
         Ok(v) => Some(v),
-        Err(_) => crate::source::json::replace_lone_surrogates(&text).and_then(|(fixed, n)| {
-            let v = serde_json::from_str::<Value>(&fixed).ok()?;
-            stats.surrogates += n;
-            Some(v)
-        }),
+        Err(_) => crate::source::json::replace_lone_surrogates(&text)
+            .and_then(|(fixed, n)| {
+                let v = serde_json::from_str::<Value>(&fixed).ok()?;
+                stats.surrogates += n;
+                Some(v)
+            })
+            .or_else(|| concatenated(&text)),
     };
     match parsed {
         Some(v @ (Value::Object(_) | Value::Array(_))) => Ok(Some(v)),
@@ -445,6 +447,14 @@ pub fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Valu
             Ok(None)
         }
     }
+}
+
+/// Several whole JSON objects one after the other (pretty-printed, as an
+/// SDK's console exporter writes them), as one array.
+fn concatenated(text: &str) -> Option<Value> {
+    let items: Vec<Value> =
+        serde_json::Deserializer::from_str(text).into_iter::<Value>().collect::<Result<_, _>>().ok()?;
+    (items.len() > 1 && items.iter().all(Value::is_object)).then_some(Value::Array(items))
 }
 
 /// Parse one line as a JSON object, repairing lone surrogate escapes.

@@ -8,7 +8,9 @@
 //!   `status.code` 2 is ERROR.
 //! - Phoenix spans (`{"context": {"trace_id", "span_id"}, "span_kind",
 //!   "parent_id", "status_code", "attributes": {...}}`), one per line, as a
-//!   JSON array, or inside `{"data": [...]}`.
+//!   JSON array, or inside `{"data": [...]}`; the Python SDK's console
+//!   exporter prints nearly the same shape (`status: {status_code}`), as
+//!   pretty-printed objects one after another.
 //! - Langfuse observations (`{"id", "traceId"|"trace_id", "type", "level",
 //!   "input", "output", "parentObservationId"}`), JSONL or a JSON array
 //!   (API responses `{"data": [...]}` too).
@@ -272,7 +274,9 @@ impl Run {
         }
     }
 
-    /// A Phoenix span (OpenInference attribute names, Phoenix's own model).
+    /// A Phoenix span (OpenInference attribute names, Phoenix's own model),
+    /// or a span as the Python SDK's console exporter prints it (the same
+    /// `context`, `parent_id` and `attributes`, its status nested).
     fn phoenix(&mut self, v: &Value, source: usize, w: &mut Writer<'_>) {
         let cx = v.get("context");
         let attrs = match v.get("attributes") {
@@ -288,7 +292,21 @@ impl Run {
                 (str_of(e.get("name")).unwrap_or_default(), a)
             })
             .collect();
-        let status = str_of(v.get("status_code")).unwrap_or_default();
+        // Phoenix: `status_code`, `status_message`; the Python SDK's console
+        // exporter: `status: {status_code, description}`.
+        let st = v.get("status");
+        let status = str_of(v.get("status_code").or_else(|| st.and_then(|s| s.get("status_code")))).unwrap_or_default();
+        let message = v.get("status_message").or_else(|| st.and_then(|s| s.get("description"))).and_then(Value::as_str);
+        let mut attrs = attrs;
+        if let Some(Value::Object(resource)) = v.get("resource").and_then(|r| r.get("attributes")) {
+            for key in ["gen_ai.conversation.id", "session.id"] {
+                if !attrs.contains_key(key)
+                    && let Some(val) = resource.get(key)
+                {
+                    attrs.insert(key.to_string(), val.clone());
+                }
+            }
+        }
         let start = str_of(v.get("start_time"));
         let span = SpanIn {
             trace: cx.and_then(|c| str_of(c.get("trace_id").or(c.get("traceId")))).unwrap_or_default(),
@@ -298,7 +316,7 @@ impl Run {
             kind_hint: str_of(v.get("span_kind")),
             attrs: &attrs,
             errored: status.eq_ignore_ascii_case("ERROR") || status.ends_with("STATUS_CODE_ERROR"),
-            message: v.get("status_message").and_then(Value::as_str),
+            message,
             events: &events,
             start_ns: start.as_deref().and_then(iso_ns),
             start: start.as_deref().map(norm_time),

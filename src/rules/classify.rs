@@ -484,13 +484,13 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "network",
-        pattern: r"(?i:connection (?:refused|reset|closed|timed)|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|ECONNREFUSED|ECONNRESET|ENOTFOUND|MCP server .{1,60} is not connected|connection lost)",
+        pattern: r"(?i:connection (?:refused|reset|closed|timed)|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost)",
         tools: &[],
         formats: &[],
         category: C::Network,
         label: "network failure",
-        fires_on: &["Error: connection refused (os error 111)"],
-        ignores: &["connection established"],
+        fires_on: &["Error: connection refused (os error 111)", "getaddrinfo ENOTFOUND api.example.com"],
+        ignores: &["connection established", "FileNotFoundError: [Errno 2] No such file or directory: 'x'"],
     },
     ClassRule {
         id: "server-error",

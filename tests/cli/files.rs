@@ -107,3 +107,22 @@ fn continue_sessions() {
     assert_eq!(v["totals"]["unpaired_calls"], 1, "a call still `generated` has no result");
     assert_golden("continue.json", &stdout(&out));
 }
+
+#[test]
+fn many_foreign_json_files_are_one_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = root().join("sample-traces/continue/sessions");
+    for e in std::fs::read_dir(&sessions).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+    }
+    for i in 0..4 {
+        std::fs::write(dir.path().join(format!("logs-{i}.json")), "[{\"note\": 1}]").unwrap();
+    }
+    let out = run_in(dir.path(), &["scan", ".", "--format", "json"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("4 files are empty or not a ") && err.contains("(first: ./logs-0.json)"), "{err}");
+    assert_eq!(totals(&json(&out)), (7, 2, 1));
+}

@@ -118,3 +118,11 @@ fn export_traps() {
     assert_eq!(v["totals"]["sessions"], 2, "no conversation id: one session per trace");
     assert_eq!(coverage(&v), (4, 0.8));
 }
+
+#[test]
+fn python_sdk_console_exporter_output() {
+    let v = scan("tests/fixtures/otel/python-console.json", &[]);
+    assert_eq!(totals(&v), (3, 1, 1), "concatenated pretty-printed spans; the Agents SDK's error text is hidden");
+    assert_eq!(v["totals"]["sessions"], 1, "session.id from the resource");
+    assert_eq!(tool(&v, "get_forecast")["categories"], json!({"network": 1, "other": 1}));
+}
