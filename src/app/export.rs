@@ -155,7 +155,7 @@ pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn
             Sink::Stream(Box::new(Ndjson(out)))
         }
         Some(path) if args.partition => {
-            output::guard(path, &paths, Written::Export)?;
+            output::guard(path, &paths, Written::ExportDir)?;
             Sink::Partitioned { dir: path.clone(), format: args.format, open: BTreeMap::new() }
         }
         Some(path) => {

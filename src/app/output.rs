@@ -16,6 +16,8 @@ pub enum Written {
     Baseline,
     /// An export file, replaced.
     Export,
+    /// A folder of export partitions (created, or added to).
+    ExportDir,
 }
 
 impl Written {
@@ -23,7 +25,7 @@ impl Written {
         match self {
             Written::Summary => "summary",
             Written::Baseline => "baseline",
-            Written::Export => "export",
+            Written::Export | Written::ExportDir => "export",
         }
     }
 }
@@ -40,8 +42,14 @@ pub fn guard(path: &Path, inputs: &[PathBuf], kind: Written) -> Result<()> {
             format!("is a trace given as input; tracelint will not write its {} there", kind.what()),
         ));
     }
+    if kind == Written::ExportDir {
+        if path.exists() && !path.is_dir() {
+            return Err(Error::input(path, "is a file, not a folder for the export's partitions"));
+        }
+        return Ok(());
+    }
     if path.is_dir() {
-        return Err(Error::input(path, format!("is a directory, not a {} file", kind.what())));
+        return Err(Error::input(path, format!("is a directory, not the {} file to write", kind.what())));
     }
     let Ok(mut f) = std::fs::File::open(path) else { return Ok(()) };
     let mut head = Vec::with_capacity(4096);

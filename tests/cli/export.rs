@@ -209,3 +209,18 @@ fn parquet_partitions_are_hive_style_days() {
     expected.sort_by_key(key);
     assert_eq!(all, expected);
 }
+
+#[test]
+fn partitions_go_into_an_existing_folder_but_never_onto_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("calls");
+    for _ in 0..2 {
+        let o = run_in(root(), &["export", "sample-traces/crush.db", "--out", out.to_str().unwrap(), "--partition"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let file = dir.path().join("file.ndjson");
+    std::fs::write(&file, "x").unwrap();
+    let o = run_in(root(), &["export", "sample-traces/crush.db", "--out", file.to_str().unwrap(), "--partition"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
