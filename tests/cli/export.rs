@@ -144,17 +144,7 @@ fn parquet_holds_the_same_rows_and_values_as_ndjson() {
     let contract: Value = serde_json::from_str(&text).unwrap();
     let order: Vec<&str> = contract["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     let dir = tempfile::tempdir().unwrap();
-    for sample in [
-        "sample-traces/peri-postmortem.db",
-        "sample-traces/crush.db",
-        "sample-traces/opencode.db",
-        "sample-traces/goose.db",
-        "sample-traces/llm.db",
-        "sample-traces/tracelint.db",
-        "sample-traces/claude-code",
-        "sample-traces/codex",
-        "sample-traces/gemini",
-    ] {
+    for sample in SAMPLES {
         let out = dir.path().join(format!("{}.parquet", sample.replace('/', "_")));
         let o = run_in(root(), &["export", sample, "--format", "parquet", "--out", out.to_str().unwrap()]);
         assert!(o.status.success(), "{sample}: {}", stderr(&o));
