@@ -80,12 +80,7 @@ fn newer_peri_payload_schema_is_named() {
 fn truncated_database() {
     let dir = tempfile::tempdir().unwrap();
     // Enough rows that the data spans many pages past the schema page.
-    let mut sql = fixture_sql("peri_small.sql");
-    sql.push_str(
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
-        INSERT INTO messages SELECT 'pad' || i, '019e2a00-0000-7000-8000-00000000000a', 'user',
-        '{\"role\":\"user\",\"content\":\"' || hex(randomblob(300)) || '\"}' FROM n;",
-    );
+    let sql = padded_small_sql(400, 300);
     let db = db_from_sql(dir.path(), "whole.db", &sql);
     let bytes = std::fs::read(&db).unwrap();
     std::fs::write(dir.path().join("cut.db"), &bytes[..bytes.len() / 2]).unwrap();

@@ -162,12 +162,7 @@ fn scan_case(dir: &Path, file: &str) -> Output {
 #[test]
 fn corrupted_page() {
     let dir = tempfile::tempdir().unwrap();
-    let mut sql = fixture_sql("peri_small.sql");
-    sql.push_str(
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
-         INSERT INTO messages SELECT 'pad' || i, '019e2a00-0000-7000-8000-00000000000a', 'user',
-         '{\"role\":\"user\",\"content\":\"' || hex(randomblob(200)) || '\"}' FROM n;",
-    );
+    let sql = padded_small_sql(300, 200);
     let db = db_from_sql(dir.path(), "bad-page.db", &sql);
     let mut bytes = std::fs::read(&db).unwrap();
     let page = 4096;

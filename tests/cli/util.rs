@@ -106,3 +106,15 @@ pub const SAMPLES: &[&str] = &[
     "sample-traces/roo-code",
     "sample-traces/continue",
 ];
+
+/// The small Peri fixture with `rows` more user messages of `blob` random
+/// bytes each (hex), so its data spans many pages past the schema page.
+pub fn padded_small_sql(rows: u32, blob: u32) -> String {
+    let mut sql = fixture_sql("peri_small.sql");
+    sql.push_str(&format!(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {rows})
+         INSERT INTO messages SELECT 'pad' || i, '019e2a00-0000-7000-8000-00000000000a', 'user',
+         '{{\"role\":\"user\",\"content\":\"' || hex(randomblob({blob})) || '\"}}' FROM n;"
+    ));
+    sql
+}
