@@ -9,9 +9,10 @@
 #   apt-get install sqlite3 time
 # Knobs: CALLS (large-message database, default 1000000), SMALL_CALLS
 # (small-message database, default CALLS * 1.325: about 2 million messages at
-# the default), RUNS (default 5), BENCH_DIR (default target/bench).
-# The databases are generated once (deterministic, seed 1) and reused; their
-# file names carry their size.
+# the default), JSONL_CALLS (Claude Code folder, default CALLS / 20), RUNS
+# (default 5), BENCH_DIR (default target/bench).
+# The databases and transcripts are generated once (deterministic, seed 1)
+# and reused; their names carry their size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CALLS="${CALLS:-1000000}"
@@ -75,21 +76,30 @@ echo "start-up (1,000-call database, whole scan): $(awk -v s="$WALL" 'BEGIN { pr
 echo "scan / floor: large messages (full) ${large_ratio}x, small messages ${small_ratio}x"
 echo "targets: scan of the full and small-message databases <= 1.5x the floor, peak RSS <= 200 MB and flat from quarter to full"
 
-# JSONL import: a generated Claude Code transcript, into a fresh database each run.
-IMPORT_CALLS="${IMPORT_CALLS:-$((CALLS / 20))}"
-for spec in "quarter:$((IMPORT_CALLS / 4))" "full:$IMPORT_CALLS"; do
+# JSONL: a generated Claude Code project folder (about 175 calls a session, as
+# real folders have), scanned end to end (import into a scratch database and
+# scan), beside the floor: a plain JSON parse of the same files on one thread
+# (`cargo xtask json-floor`). Then `import` alone, into a fresh database.
+XTASK="${CARGO_TARGET_DIR:-$PWD/target}/release/xtask"
+cargo build --release --quiet -p xtask
+JSONL_CALLS="${JSONL_CALLS:-$((CALLS / 20))}"
+for spec in "quarter:$((JSONL_CALLS / 4))" "full:$JSONL_CALLS"; do
   name="${spec%%:*}"
   calls="${spec#*:}"
-  src="$DIR/claude-$calls"
-  if [ ! -f "$src/session.jsonl" ]; then
+  src="$DIR/claude-folder-$calls"
+  if [ ! -d "$src" ]; then
     rm -rf "$src.tmp"
-    mkdir -p "$src.tmp"
-    cargo -q xtask bench-db claude-code-large "$src.tmp/session.jsonl" --calls "$calls" --seed 1 >/dev/null
+    "$XTASK" bench-db claude-code-large "$src.tmp" --calls "$calls" --sessions "$(( (calls + 174) / 175 ))" --seed 1 >/dev/null
     mv "$src.tmp" "$src"
   fi
-  mb=$(du -m "$src/session.jsonl" | cut -f1)
-  measure sh -c "rm -f '$DIR/import.db' && '$BIN' import '$src' --into '$DIR/import.db'"
+  mb=$(du -cm "$src"/*.jsonl | tail -n 1 | cut -f1)
+  measure "$XTASK" json-floor "$src"
+  floor="$WALL"
+  measure "$BIN" scan "$src" --format json
   rate=$(awk -v m="$mb" -v s="$WALL" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }')
-  echo "import $name: $calls calls, $mb MB of JSONL in $WALL s = $rate MB/s, peak RSS $RSS MB (target >= 100 MB/s, flat memory)"
+  floor_rate=$(awk -v m="$mb" -v s="$floor" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }')
+  echo "JSONL scan $name: $calls calls, $mb MB in $(ls "$src" | wc -l) files: $WALL s = $rate MB/s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s = $floor_rate MB/s (target >= 200 MB/s, flat memory)"
 done
+measure sh -c "rm -f '$DIR/import.db' && '$BIN' import '$src' --into '$DIR/import.db'"
+echo "import alone, full: $(awk -v m="$mb" -v s="$WALL" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }') MB/s into a new database, peak RSS $RSS MB"
 rm -f "$DIR/import.db"

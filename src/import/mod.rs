@@ -156,23 +156,27 @@ impl<'c> Writer<'c> {
         if !self.sessions.insert(s.id.to_string()) {
             return Ok(());
         }
-        self.conn.execute(
-            "INSERT INTO sessions (id, parent_id, agent, source, started_at) VALUES (?1, ?2, ?3, ?4, ?5)
+        self.conn
+            .prepare_cached(
+                "INSERT INTO sessions (id, parent_id, agent, source, started_at) VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT(id) DO UPDATE SET
                parent_id = coalesce(sessions.parent_id, excluded.parent_id),
                agent = coalesce(sessions.agent, excluded.agent),
                source = coalesce(sessions.source, excluded.source),
                started_at = CASE WHEN sessions.started_at IS NULL OR excluded.started_at < sessions.started_at
                                  THEN excluded.started_at ELSE sessions.started_at END",
-            params![s.id, s.parent, s.agent, s.source, s.started],
-        )?;
+            )?
+            .execute(params![s.id, s.parent, s.agent, s.source, s.started])?;
         Ok(())
     }
 
     /// The session that holds call `id`, if any (tool call ids are unique
     /// across sessions in the agents imported here).
     pub fn session_of_call(&self, id: &str) -> rusqlite::Result<Option<String>> {
-        self.conn.query_row("SELECT session_id FROM calls WHERE id = ?1 LIMIT 1", params![id], |r| r.get(0)).optional()
+        self.conn
+            .prepare_cached("SELECT session_id FROM calls WHERE id = ?1 LIMIT 1")?
+            .query_row(params![id], |r| r.get(0))
+            .optional()
     }
 
     /// Record a call; a call id already in the session keeps its first row.
@@ -186,7 +190,8 @@ impl<'c> Writer<'c> {
     ) -> rusqlite::Result<()> {
         let exists: Option<i64> = self
             .conn
-            .query_row("SELECT seq FROM calls WHERE session_id = ?1 AND id = ?2", params![session, id], |r| r.get(0))
+            .prepare_cached("SELECT seq FROM calls WHERE session_id = ?1 AND id = ?2")?
+            .query_row(params![session, id], |r| r.get(0))
             .optional()?;
         if exists.is_some() {
             self.stats.duplicates += 1;
@@ -195,10 +200,10 @@ impl<'c> Writer<'c> {
         let seq = match self.next_seq.get(session) {
             Some(&n) => n,
             None => {
-                let max: Option<i64> =
-                    self.conn.query_row("SELECT max(seq) FROM calls WHERE session_id = ?1", params![session], |r| {
-                        r.get(0)
-                    })?;
+                let max: Option<i64> = self
+                    .conn
+                    .prepare_cached("SELECT max(seq) FROM calls WHERE session_id = ?1")?
+                    .query_row(params![session], |r| r.get(0))?;
                 max.unwrap_or(0) + 1
             }
         };
@@ -207,21 +212,24 @@ impl<'c> Writer<'c> {
             Value::String(s) => s.clone(),
             v => v.to_string(),
         };
-        self.conn.execute(
-            "INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![session, id, seq, tool, input, time],
-        )?;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![session, id, seq, tool, input, time])?;
         self.stats.calls += 1;
         Ok(())
     }
 
     /// Record a result; a result already recorded for the call is kept.
     pub fn result(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
-        let n = self.conn.execute(
-            "INSERT INTO results (session_id, call_id, text, is_error, exit_code, returned_at)
+        let n = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO results (session_id, call_id, text, is_error, exit_code, returned_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(session_id, call_id) DO NOTHING",
-            params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time],
-        )?;
+            )?
+            .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])?;
         if n == 1 {
             self.stats.results += 1;
         } else {
@@ -240,11 +248,10 @@ impl Writer<'_> {
     pub fn result_latest(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
         let old: Option<StoredResult> = self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT text, is_error, exit_code, returned_at FROM results WHERE session_id = ?1 AND call_id = ?2",
-                params![r.session, r.call_id],
-                |x| Ok((x.get(0)?, x.get(1)?, x.get(2)?, x.get(3)?)),
-            )
+            )?
+            .query_row(params![r.session, r.call_id], |x| Ok((x.get(0)?, x.get(1)?, x.get(2)?, x.get(3)?)))
             .optional()?;
         let new = (r.text.to_string(), r.flag.map(i64::from), r.exit_code, r.time.map(str::to_string));
         match old {
@@ -254,11 +261,12 @@ impl Writer<'_> {
                 Ok(())
             }
             Some(_) => {
-                self.conn.execute(
-                    "UPDATE results SET text = ?3, is_error = ?4, exit_code = ?5, returned_at = ?6
+                self.conn
+                    .prepare_cached(
+                        "UPDATE results SET text = ?3, is_error = ?4, exit_code = ?5, returned_at = ?6
                      WHERE session_id = ?1 AND call_id = ?2",
-                    params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time],
-                )?;
+                    )?
+                    .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])?;
                 Ok(())
             }
         }
@@ -270,21 +278,20 @@ impl Writer<'_> {
         let seq = match self.next_seq.get(to) {
             Some(&n) => n,
             None => {
-                let max: Option<i64> =
-                    self.conn
-                        .query_row("SELECT max(seq) FROM calls WHERE session_id = ?1", params![to], |r| r.get(0))?;
+                let max: Option<i64> = self
+                    .conn
+                    .prepare_cached("SELECT max(seq) FROM calls WHERE session_id = ?1")?
+                    .query_row(params![to], |r| r.get(0))?;
                 max.unwrap_or(0) + 1
             }
         };
         self.next_seq.insert(to.to_string(), seq + 1);
-        self.conn.execute(
-            "UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3",
-            params![from, to, call_id, seq],
-        )?;
-        self.conn.execute(
-            "UPDATE results SET session_id = ?2 WHERE session_id = ?1 AND call_id = ?3",
-            params![from, to, call_id],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3")?
+            .execute(params![from, to, call_id, seq])?;
+        self.conn
+            .prepare_cached("UPDATE results SET session_id = ?2 WHERE session_id = ?1 AND call_id = ?3")?
+            .execute(params![from, to, call_id])?;
         Ok(())
     }
 
@@ -292,9 +299,13 @@ impl Writer<'_> {
     pub fn forget_call(&mut self, session: &str, call_id: &str) -> rusqlite::Result<()> {
         let r = self
             .conn
-            .execute("DELETE FROM results WHERE session_id = ?1 AND call_id = ?2", params![session, call_id])?;
+            .prepare_cached("DELETE FROM results WHERE session_id = ?1 AND call_id = ?2")?
+            .execute(params![session, call_id])?;
         self.stats.results = self.stats.results.saturating_sub(r as u64);
-        let n = self.conn.execute("DELETE FROM calls WHERE session_id = ?1 AND id = ?2", params![session, call_id])?;
+        let n = self
+            .conn
+            .prepare_cached("DELETE FROM calls WHERE session_id = ?1 AND id = ?2")?
+            .execute(params![session, call_id])?;
         self.stats.calls = self.stats.calls.saturating_sub(n as u64);
         Ok(())
     }
@@ -378,17 +389,93 @@ pub enum Line {
     Invalid,
 }
 
-/// Reads a transcript one line at a time.
+/// Reads a transcript one line at a time. `open` reads and parses ahead on
+/// a helper thread, a block of lines at a time, while the importer writes
+/// what came before (the parse is about half of an import); `open_here`
+/// reads on the caller's thread, for a look at the first few lines.
 pub struct LineReader {
     path: PathBuf,
-    reader: BufReader<File>,
-    buf: Vec<u8>,
+    lines: Lines,
+}
+
+enum Lines {
+    Here { reader: BufReader<File>, buf: Vec<u8> },
+    Ahead { blocks: crossbeam_channel::Receiver<Ahead>, block: std::vec::IntoIter<Parsed>, done: bool },
+}
+
+/// What the helper thread of a `LineReader` sends: lines in file order,
+/// then the end of the file or the error that stopped it.
+enum Ahead {
+    Block(Vec<Parsed>),
+    End,
+    Failed(std::io::Error),
+}
+
+/// A line parsed ahead: `None` for a blank line, and how many lone
+/// surrogate escapes were replaced.
+struct Parsed {
+    line: Option<Line>,
+    surrogates: u64,
+}
+
+/// Bytes of lines parsed ahead per block; two blocks wait at most.
+const AHEAD_BYTES: usize = 1 << 20;
+
+fn parse_bytes(buf: &[u8]) -> Parsed {
+    let text = String::from_utf8_lossy(buf);
+    let text = text.trim();
+    if text.is_empty() {
+        return Parsed { line: None, surrogates: 0 };
+    }
+    let (line, surrogates) = parse_line_counted(text);
+    Parsed { line: Some(line), surrogates }
 }
 
 impl LineReader {
     pub fn open(path: &Path) -> Result<LineReader> {
         let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
-        Ok(LineReader { path: path.to_path_buf(), reader: BufReader::with_capacity(1 << 16, file), buf: Vec::new() })
+        let (tx, blocks) = crossbeam_channel::bounded(2);
+        let spawned = std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || {
+            let mut reader = BufReader::with_capacity(1 << 16, file);
+            let mut buf = Vec::new();
+            loop {
+                let (mut block, mut bytes) = (Vec::new(), 0);
+                while bytes < AHEAD_BYTES {
+                    buf.clear();
+                    match reader.read_until(b'\n', &mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            bytes += n;
+                            block.push(parse_bytes(&buf));
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Ahead::Block(block));
+                            let _ = tx.send(Ahead::Failed(e));
+                            return;
+                        }
+                    }
+                }
+                let end = bytes < AHEAD_BYTES;
+                // A closed channel: the importer stopped reading.
+                if tx.send(Ahead::Block(block)).is_err() {
+                    return;
+                }
+                if end {
+                    let _ = tx.send(Ahead::End);
+                    return;
+                }
+            }
+        });
+        spawned.map_err(|e| Error::input(path, format!("cannot start a reader thread: {e}")))?;
+        let lines = Lines::Ahead { blocks, block: Vec::new().into_iter(), done: false };
+        Ok(LineReader { path: path.to_path_buf(), lines })
+    }
+
+    /// A reader that reads on this thread, only as far as it is asked.
+    pub fn open_here(path: &Path) -> Result<LineReader> {
+        let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+        let lines = Lines::Here { reader: BufReader::with_capacity(1 << 16, file), buf: Vec::new() };
+        Ok(LineReader { path: path.to_path_buf(), lines })
     }
 
     /// The next JSON record; lines that are not one are counted and skipped.
@@ -405,18 +492,38 @@ impl LineReader {
 
     /// The next line: `None` at the end, `Some(None)` for a blank line.
     fn next_line(&mut self, stats: &mut ImportStats) -> Result<Option<Option<Line>>> {
-        self.buf.clear();
-        let n = self
-            .reader
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| Error::input(&self.path, format!("cannot read: {e}")))?;
-        if n == 0 {
-            return Ok(None);
-        }
+        let cannot_read = |path: &Path, e: std::io::Error| Error::input(path, format!("cannot read: {e}"));
+        let parsed = match &mut self.lines {
+            Lines::Here { reader, buf } => {
+                buf.clear();
+                if reader.read_until(b'\n', buf).map_err(|e| cannot_read(&self.path, e))? == 0 {
+                    return Ok(None);
+                }
+                parse_bytes(buf)
+            }
+            Lines::Ahead { blocks, block, done } => loop {
+                if let Some(p) = block.next() {
+                    break p;
+                }
+                if *done {
+                    return Ok(None);
+                }
+                match blocks.recv() {
+                    Ok(Ahead::Block(b)) => *block = b.into_iter(),
+                    Ok(Ahead::End) => *done = true,
+                    Ok(Ahead::Failed(e)) => return Err(cannot_read(&self.path, e)),
+                    Err(_) => {
+                        return Err(Error::Internal(format!(
+                            "the reader thread of {} stopped",
+                            crate::sanitize::one_line(&self.path.display().to_string())
+                        )));
+                    }
+                }
+            },
+        };
         stats.lines += 1;
-        let text = String::from_utf8_lossy(&self.buf);
-        let text = text.trim();
-        Ok(Some((!text.is_empty()).then(|| parse_line(text, stats))))
+        stats.surrogates += parsed.surrogates;
+        Ok(Some(parsed.line))
     }
 }
 
@@ -459,19 +566,23 @@ fn concatenated(text: &str) -> Option<Value> {
 
 /// Parse one line as a JSON object, repairing lone surrogate escapes.
 pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
+    let (line, surrogates) = parse_line_counted(text);
+    stats.surrogates += surrogates;
+    line
+}
+
+/// `parse_line`, with the number of lone surrogate escapes replaced.
+fn parse_line_counted(text: &str) -> (Line, u64) {
     match serde_json::from_str::<Value>(text) {
-        Ok(v @ Value::Object(_)) => Line::Record(v),
-        Ok(_) => Line::Invalid,
+        Ok(v @ Value::Object(_)) => (Line::Record(v), 0),
+        Ok(_) => (Line::Invalid, 0),
         Err(_) => {
             let Some((fixed, n)) = crate::source::json::replace_lone_surrogates(text) else {
-                return Line::Invalid;
+                return (Line::Invalid, 0);
             };
             match serde_json::from_str::<Value>(&fixed) {
-                Ok(v @ Value::Object(_)) => {
-                    stats.surrogates += n;
-                    Line::Record(v)
-                }
-                _ => Line::Invalid,
+                Ok(v @ Value::Object(_)) => (Line::Record(v), n),
+                _ => (Line::Invalid, 0),
             }
         }
     }
@@ -486,7 +597,7 @@ pub fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
 
 /// `recognise`, as the importer's place in `IMPORTERS`.
 fn recognise_at(path: &Path) -> Result<Option<usize>> {
-    let mut lines = LineReader::open(path)?;
+    let mut lines = LineReader::open_here(path)?;
     let mut scratch = ImportStats::default();
     for _ in 0..50 {
         match lines.next_line(&mut scratch)? {
@@ -599,6 +710,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Read ahead on a helper thread or here, a file of several blocks
+    /// gives the same lines in the same order, and the same counts.
+    #[test]
+    fn reading_ahead_gives_what_reading_here_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut text = String::new();
+        let pad = "x".repeat(900);
+        for i in 0..7000 {
+            match i % 7 {
+                0 => text.push('\n'),
+                1 => text.push_str("{not json\n"),
+                2 => text.push_str(&format!("{{\"n\":{i},\"s\":\"\\ud800\"}}\n")),
+                _ => text.push_str(&format!("{{\"n\":{i},\"pad\":\"{pad}\"}}\n")),
+            }
+        }
+        text.push_str("{\"n\":\"last, no newline\"}");
+        assert!(text.len() > 3 * AHEAD_BYTES);
+        std::fs::write(&path, &text).unwrap();
+        let read = |mut r: LineReader| {
+            let mut stats = ImportStats::default();
+            let mut ns = Vec::new();
+            while let Some(v) = r.next_record(&mut stats).unwrap() {
+                ns.push(v["n"].clone());
+            }
+            (ns, stats.lines, stats.invalid, stats.surrogates)
+        };
+        let ahead = read(LineReader::open(&path).unwrap());
+        assert_eq!(ahead, read(LineReader::open_here(&path).unwrap()));
+        assert_eq!((ahead.0.len(), ahead.1, ahead.2, ahead.3), (5001, 7001, 1000, 1000));
+        assert_eq!(ahead.0.last().unwrap(), "last, no newline");
+        // Dropped half-way, the helper thread stops instead of blocking.
+        let mut r = LineReader::open(&path).unwrap();
+        r.next_record(&mut ImportStats::default()).unwrap();
+        drop(r);
     }
 
     #[test]

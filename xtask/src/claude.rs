@@ -1,7 +1,8 @@
 //! A large Claude Code transcript (JSONL) for the import benchmark: one
-//! session file with a given number of tool calls, result sizes with a median
-//! near 1 KB and a tail of 100 KB+ outputs, some failures, and the repeated
-//! `toolUseResult` copy Claude Code writes beside each result.
+//! session file, or a project folder of several, with a given number of tool
+//! calls in all, result sizes with a median near 1 KB and a tail of 100 KB+
+//! outputs, some failures, and the repeated `toolUseResult` copy Claude Code
+//! writes beside each result.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -10,17 +11,33 @@ use serde_json::json;
 
 use crate::rng::Rng;
 
-/// Write the transcript to `path` (a new file); returns the bytes written.
-pub fn generate_claude_large(path: &Path, calls: u64, seed: u64) -> std::io::Result<u64> {
+/// Write the transcript to `path`: one new file, or with `sessions` > 1 a
+/// new folder of that many session files (`<session id>.jsonl`) sharing the
+/// calls. Returns the bytes written.
+pub fn generate_claude_large(path: &Path, calls: u64, seed: u64, sessions: u64) -> std::io::Result<u64> {
+    let mut rng = Rng::new(seed ^ 0x636c_6175_6465);
+    if sessions <= 1 {
+        return write_session(path, 0..calls, "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f", &mut rng);
+    }
+    std::fs::create_dir(path)?;
+    let mut written = 0;
+    for k in 0..sessions {
+        let id = format!("7c1d2e3f-4a5b-4c6d-8e9f-{k:012x}");
+        let range = calls * k / sessions..calls * (k + 1) / sessions;
+        written += write_session(&path.join(format!("{id}.jsonl")), range, &id, &mut rng)?;
+    }
+    Ok(written)
+}
+
+/// One session file with the calls numbered `calls`.
+fn write_session(path: &Path, calls: std::ops::Range<u64>, session: &str, rng: &mut Rng) -> std::io::Result<u64> {
     let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    let mut rng = Rng::new(seed ^ 0x636c_6175_6465);
     let line = "    let value = compute(&input, config.threshold)?; // \"quoted\" and a tab\there\n";
     let pool = line.repeat(420_000 / line.len() + 1);
-    let session = "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f";
     let mut written = 0u64;
     let mut parent = String::from("null");
-    for n in 0..calls {
+    for n in calls {
         let r = rng.next_u64();
         let size = if r.is_multiple_of(200) {
             100_000 + rng.modulo(300_000) as usize

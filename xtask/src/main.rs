@@ -40,8 +40,12 @@ usage:
       The other options change one thing of the profile: --result-bytes the result-size
       distribution (a MEDIAN in bytes: log-normal, no tail), --sessions the number of root
       sessions, --concurrent how many are written at a time.
-  cargo xtask bench-db claude-code-large OUT [--calls N] [--seed S]
-      A large Claude Code transcript (JSONL) for the import benchmark.
+  cargo xtask bench-db claude-code-large OUT [--calls N] [--seed S] [--sessions N]
+      A large Claude Code transcript (JSONL) for the JSONL benchmark; with --sessions N
+      (N > 1), OUT is a project folder of N session files sharing the calls.
+  cargo xtask json-floor PATH...
+      The JSONL floor of scripts/bench.sh: parse every line of the *.jsonl files under
+      PATH (file or folder) as JSON, on one thread, and print lines and bytes.
 OUT must not exist yet.";
 
 /// Why a command did not succeed: a mistake in the arguments (exit 2) or a
@@ -89,6 +93,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
             }
         }
         Some("bench-db") => bench_db(&args[1..], &mut out),
+        Some("json-floor") => json_floor(&args[1..], &mut out),
         Some("man") => {
             let opts = Opts::parse(&args[1..], &[], &[])?;
             let dir = match opts.positionals.as_slice() {
@@ -119,7 +124,7 @@ fn bench_db(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure
     let opts = if kind == "peri-large" {
         Opts::parse(args, &["calls", "seed", "profile", "result-bytes", "sessions", "concurrent"], &[])?
     } else {
-        Opts::parse(args, &["calls", "seed"], &[])?
+        Opts::parse(args, &["calls", "seed", "sessions"], &[])?
     };
     let [kind, path] = opts.positional(2)?[..] else { unreachable!() };
     let path = PathBuf::from(path);
@@ -129,7 +134,8 @@ fn bench_db(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure
         return Err(Failure::Usage(format!("{}: already exists; bench-db writes a new file only", path.display())));
     }
     let fail = |e: String| {
-        let _ = std::fs::remove_file(&path);
+        // Only what this run created: `path` did not exist before.
+        let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
         Failure::Run(format!("{}: cannot write: {e}", path.display()))
     };
     let line = match kind {
@@ -147,8 +153,15 @@ fn bench_db(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure
             )
         }
         "claude-code-large" => {
-            let bytes = claude::generate_claude_large(&path, calls, seed).map_err(|e| fail(e.to_string()))?;
-            format!("wrote {}: {} calls, {} MB", path.display(), calls, bytes / 1_000_000)
+            let sessions = opts.number("sessions", 1)?;
+            let bytes = claude::generate_claude_large(&path, calls, seed, sessions).map_err(|e| fail(e.to_string()))?;
+            format!(
+                "wrote {}: {} calls in {} sessions, {} MB",
+                path.display(),
+                calls,
+                sessions.max(1),
+                bytes / 1_000_000
+            )
         }
         other => {
             return Err(Failure::Usage(format!(
@@ -241,4 +254,60 @@ impl Opts {
             }
         }
     }
+}
+
+/// `cargo xtask json-floor PATH...`: what a plain JSON parser does with the
+/// same JSONL files, the floor the JSONL rate of scripts/bench.sh is put
+/// beside: every non-blank line parsed into a `serde_json::Value`, on one
+/// thread, files in name order.
+fn json_floor(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure> {
+    use std::io::BufRead;
+    if args.is_empty() {
+        return Err(Failure::Usage("json-floor: no PATH".into()));
+    }
+    let mut files = Vec::new();
+    for a in args {
+        jsonl_files(std::path::Path::new(a), &mut files).map_err(|e| Failure::Run(format!("{a}: {e}")))?;
+    }
+    files.sort();
+    let (mut lines, mut bytes, mut invalid) = (0u64, 0u64, 0u64);
+    let mut buf = Vec::new();
+    for f in &files {
+        let cannot = |e: std::io::Error| Failure::Run(format!("{}: {e}", f.display()));
+        let mut reader = std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(f).map_err(cannot)?);
+        loop {
+            buf.clear();
+            let n = reader.read_until(b'\n', &mut buf).map_err(cannot)?;
+            if n == 0 {
+                break;
+            }
+            bytes += n as u64;
+            if buf.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            lines += 1;
+            if serde_json::from_slice::<serde_json::Value>(&buf).is_err() {
+                invalid += 1;
+            }
+        }
+    }
+    writeln!(out, "json-floor: {} files, {lines} lines ({invalid} not JSON), {bytes} bytes", files.len())
+        .map_err(|e| Failure::Run(e.to_string()))
+}
+
+/// The `*.jsonl` files at or under `path`.
+fn jsonl_files(path: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if !path.is_dir() {
+        out.push(path.to_path_buf());
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(path)? {
+        let p = entry?.path();
+        if p.is_dir() {
+            jsonl_files(&p, out)?;
+        } else if p.extension().is_some_and(|e| e == "jsonl") {
+            out.push(p);
+        }
+    }
+    Ok(())
 }
