@@ -133,6 +133,11 @@ pub struct Writer<'c> {
     next_seq: HashMap<String, i64>,
     /// Sessions written in this run.
     sessions: HashSet<String>,
+    /// When the database held no call at the start: the sessions holding
+    /// each call id, in the order their rows were inserted, so that
+    /// `session_of_call` and the duplicate check need no query. `None`:
+    /// the database is asked.
+    owners: Option<HashMap<String, Vec<String>>>,
     pub stats: ImportStats,
 }
 
@@ -147,7 +152,9 @@ pub struct SessionRow<'a> {
 
 impl<'c> Writer<'c> {
     pub fn new(conn: &'c Connection) -> Self {
-        Writer { conn, next_seq: HashMap::new(), sessions: HashSet::new(), stats: ImportStats::default() }
+        let empty = conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM calls)", [], |r| r.get::<_, bool>(0));
+        let owners = empty.unwrap_or(false).then(HashMap::new);
+        Writer { conn, next_seq: HashMap::new(), sessions: HashSet::new(), owners, stats: ImportStats::default() }
     }
 
     /// Create or update a session. The earliest start time wins; parent,
@@ -173,6 +180,10 @@ impl<'c> Writer<'c> {
     /// The session that holds call `id`, if any (tool call ids are unique
     /// across sessions in the agents imported here).
     pub fn session_of_call(&self, id: &str) -> rusqlite::Result<Option<String>> {
+        // The query answers with the oldest row holding the id.
+        if let Some(owners) = &self.owners {
+            return Ok(owners.get(id).and_then(|o| o.first()).cloned());
+        }
         self.conn
             .prepare_cached("SELECT session_id FROM calls WHERE id = ?1 LIMIT 1")?
             .query_row(params![id], |r| r.get(0))
@@ -188,26 +199,18 @@ impl<'c> Writer<'c> {
         input: &Value,
         time: Option<&str>,
     ) -> rusqlite::Result<()> {
-        let exists: Option<i64> = self
-            .conn
-            .prepare_cached("SELECT seq FROM calls WHERE session_id = ?1 AND id = ?2")?
-            .query_row(params![session, id], |r| r.get(0))
-            .optional()?;
-        if exists.is_some() {
+        let exists = match &self.owners {
+            Some(owners) => owners.get(id).is_some_and(|o| o.iter().any(|s| s == session)),
+            None => self
+                .conn
+                .prepare_cached("SELECT 1 FROM calls WHERE session_id = ?1 AND id = ?2")?
+                .exists(params![session, id])?,
+        };
+        if exists {
             self.stats.duplicates += 1;
             return Ok(());
         }
-        let seq = match self.next_seq.get(session) {
-            Some(&n) => n,
-            None => {
-                let max: Option<i64> = self
-                    .conn
-                    .prepare_cached("SELECT max(seq) FROM calls WHERE session_id = ?1")?
-                    .query_row(params![session], |r| r.get(0))?;
-                max.unwrap_or(0) + 1
-            }
-        };
-        self.next_seq.insert(session.to_string(), seq + 1);
+        let seq = self.take_seq(session)?;
         let input = match input {
             Value::String(s) => s.clone(),
             v => v.to_string(),
@@ -217,6 +220,9 @@ impl<'c> Writer<'c> {
                 "INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
             .execute(params![session, id, seq, tool, input, time])?;
+        if let Some(owners) = &mut self.owners {
+            owners.entry(id.to_string()).or_default().push(session.to_string());
+        }
         self.stats.calls += 1;
         Ok(())
     }
@@ -275,20 +281,16 @@ impl Writer<'_> {
     /// Move a call and its result to another session (a call belongs to
     /// the session that made it; see the Claude Code importer).
     pub fn move_call(&mut self, from: &str, to: &str, call_id: &str) -> rusqlite::Result<()> {
-        let seq = match self.next_seq.get(to) {
-            Some(&n) => n,
-            None => {
-                let max: Option<i64> = self
-                    .conn
-                    .prepare_cached("SELECT max(seq) FROM calls WHERE session_id = ?1")?
-                    .query_row(params![to], |r| r.get(0))?;
-                max.unwrap_or(0) + 1
-            }
-        };
-        self.next_seq.insert(to.to_string(), seq + 1);
-        self.conn
+        let seq = self.take_seq(to)?;
+        let moved = self
+            .conn
             .prepare_cached("UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3")?
             .execute(params![from, to, call_id, seq])?;
+        if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| moved > 0)
+            && let Some(s) = o.iter_mut().find(|s| *s == from)
+        {
+            *s = to.to_string();
+        }
         self.conn
             .prepare_cached("UPDATE results SET session_id = ?2 WHERE session_id = ?1 AND call_id = ?3")?
             .execute(params![from, to, call_id])?;
@@ -307,7 +309,27 @@ impl Writer<'_> {
             .prepare_cached("DELETE FROM calls WHERE session_id = ?1 AND id = ?2")?
             .execute(params![session, call_id])?;
         self.stats.calls = self.stats.calls.saturating_sub(n as u64);
+        if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| n > 0) {
+            o.retain(|s| s != session);
+        }
         Ok(())
+    }
+
+    /// The next `seq` of `session`, continuing after what the database holds.
+    fn take_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
+        let seq = match self.next_seq.get(session) {
+            Some(&n) => n,
+            None if self.owners.is_some() => 1,
+            None => {
+                let max: Option<i64> = self
+                    .conn
+                    .prepare_cached("SELECT max(seq) FROM calls WHERE session_id = ?1")?
+                    .query_row(params![session], |r| r.get(0))?;
+                max.unwrap_or(0) + 1
+            }
+        };
+        self.next_seq.insert(session.to_string(), seq + 1);
+        Ok(seq)
     }
 }
 
@@ -422,7 +444,11 @@ struct Parsed {
 const AHEAD_BYTES: usize = 1 << 20;
 
 fn parse_bytes(buf: &[u8]) -> Parsed {
-    let text = String::from_utf8_lossy(buf);
+    // Valid UTF-8 is the rule: check it fast, repair it only when not.
+    let text = match std::str::from_utf8(buf) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(buf),
+    };
     let text = text.trim();
     if text.is_empty() {
         return Parsed { line: None, surrogates: 0 };
