@@ -149,7 +149,7 @@ impl Aggregator {
             if self.options.filters.call_ok(c) {
                 counted += 1;
                 results += u64::from(c.result.is_some());
-                with_text += u64::from(c.result.as_ref().is_some_and(|r| !r.text.trim().is_empty()));
+                with_text += u64::from(c.result.as_ref().is_some_and(|r| !r.text.trim_start().is_empty()));
                 self.count(c);
             }
         }

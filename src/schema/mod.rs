@@ -22,6 +22,9 @@ pub struct ToolSchema {
     validator: jsonschema::Validator,
     properties: Vec<String>,
     required: Vec<String>,
+    /// The required parameters whose schema does not allow a blank string
+    /// (`"minLength": 0` does): decided once, checked on every call.
+    not_blank: Vec<String>,
 }
 
 impl ToolSchema {
@@ -36,7 +39,23 @@ impl ToolSchema {
             .get("required")
             .and_then(Value::as_array)
             .map_or(Vec::new(), |r| r.iter().filter_map(Value::as_str).map(str::to_string).collect());
-        Ok(ToolSchema { tool: tool.to_string(), origin: origin.to_string(), schema, validator, properties, required })
+        let not_blank = required
+            .iter()
+            .filter(|r| {
+                schema.get("properties").and_then(|p| p.get(r.as_str())).and_then(|p| p.get("minLength"))
+                    != Some(&Value::from(0))
+            })
+            .cloned()
+            .collect();
+        Ok(ToolSchema {
+            tool: tool.to_string(),
+            origin: origin.to_string(),
+            schema,
+            validator,
+            properties,
+            required,
+            not_blank,
+        })
     }
 
     /// The top-level properties the schema documents.
@@ -124,9 +143,8 @@ pub fn validate(ts: &ToolSchema, input: &Value) -> Vec<Violation> {
     // A required string that is blank is as missing as an absent one,
     // unless its schema says `"minLength": 0` (Claude Code's Edit deletes
     // text with an empty `new_string`).
-    for r in ts.required() {
-        let may_be_blank = ts.schema.pointer(&format!("/properties/{r}/minLength")) == Some(&Value::from(0));
-        if !may_be_blank && input.get(r.as_str()).and_then(Value::as_str).is_some_and(|v| v.trim().is_empty()) {
+    for r in &ts.not_blank {
+        if input.get(r.as_str()).and_then(Value::as_str).is_some_and(|v| v.trim().is_empty()) {
             out.push(Violation {
                 category: Category::MissingRequiredParam,
                 param: Some(r.to_string()),

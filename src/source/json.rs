@@ -16,11 +16,6 @@ pub fn parse_lossy(text: &str) -> Result<(Value, bool), serde_json::Error> {
     }
 }
 
-fn hex4(b: &[u8]) -> Option<u16> {
-    let s = std::str::from_utf8(b.get(..4)?).ok()?;
-    u16::from_str_radix(s, 16).ok()
-}
-
 /// `text` with every `\uXXXX` escape that is a lone surrogate replaced by
 /// `\ufffd`, and how many were; `None` if there is none.
 pub fn replace_lone_surrogates(text: &str) -> Option<(String, u64)> {
@@ -38,14 +33,14 @@ pub fn replace_lone_surrogates(text: &str) -> Option<(String, u64)> {
             i += 2; // any other escape, including "\\\\"
             continue;
         }
-        let Some(unit) = hex4(&b[i + 2..]) else {
+        let Some(unit) = hex_unit(&b[i + 2..]) else {
             i += 2;
             continue;
         };
         let paired_low = |j: usize| {
             b.get(j) == Some(&b'\\')
                 && b.get(j + 1) == Some(&b'u')
-                && hex4(&b[(j + 2).min(b.len())..]).is_some_and(|u| (0xDC00..0xE000).contains(&u))
+                && hex_unit(&b[(j + 2).min(b.len())..]).is_some_and(|u| (0xDC00..0xE000).contains(&u))
         };
         match unit {
             0xD800..=0xDBFF if paired_low(i + 6) => i += 12,
@@ -103,10 +98,80 @@ pub struct Decoded {
 }
 
 fn decode_literal(lit: &str) -> (String, bool) {
-    match parse_lossy(lit) {
-        Ok((Value::String(s), repaired)) => (s, repaired),
-        _ => (String::new(), false),
+    unescape(lit).unwrap_or_default()
+}
+
+/// The text of `lit`, one JSON string literal with its quotes, and whether
+/// lone UTF-16 surrogate escapes in it were replaced by U+FFFD (as
+/// `parse_lossy` does); `None` when `lit` is not one valid JSON string.
+/// Runs without escapes are copied whole: the hot path of every id and
+/// result text read.
+pub fn unescape(lit: &str) -> Option<(String, bool)> {
+    let body = lit.strip_prefix('"')?.strip_suffix('"')?;
+    let b = body.as_bytes();
+    if b.iter().any(|&c| c < 0x20) {
+        return None; // JSON strings hold no raw control characters
     }
+    let mut out = String::with_capacity(body.len());
+    let mut repaired = false;
+    let mut i = 0;
+    loop {
+        let Some(k) = memchr::memchr2(b'\\', b'"', &b[i..]) else {
+            out.push_str(&body[i..]);
+            return Some((out, repaired));
+        };
+        let at = i + k;
+        if b[at] == b'"' {
+            return None; // an unescaped quote: the literal ended early
+        }
+        out.push_str(&body[i..at]);
+        i = at + 2;
+        match *b.get(at + 1)? {
+            b'"' => out.push('"'),
+            b'\\' => out.push('\\'),
+            b'/' => out.push('/'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
+            b'u' => {
+                let unit = hex_unit(b.get(i..)?)?;
+                i += 4;
+                let low = || {
+                    let rest = b.get(i..)?;
+                    (rest.starts_with(b"\\u"))
+                        .then(|| hex_unit(&rest[2..]))
+                        .flatten()
+                        .filter(|u| (0xDC00..0xE000).contains(u))
+                };
+                let ch = match unit {
+                    0xD800..=0xDBFF => low().map(|lo| {
+                        i += 6;
+                        0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)
+                    }),
+                    0xDC00..=0xDFFF => None,
+                    u => Some(u32::from(u)),
+                };
+                match ch.and_then(char::from_u32) {
+                    Some(c) => out.push(c),
+                    None => {
+                        repaired = true;
+                        out.push('\u{fffd}');
+                    }
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The four hex digits at the start of `b`, strictly (no sign).
+fn hex_unit(b: &[u8]) -> Option<u16> {
+    let d = b.get(..4)?;
+    d.iter()
+        .all(u8::is_ascii_hexdigit)
+        .then(|| d.iter().fold(0u16, |n, &c| n * 16 + (c as char).to_digit(16).unwrap_or(0) as u16))
 }
 
 /// An odd number of backslashes right before `i`: `b[i]` is escaped.
@@ -169,6 +234,41 @@ pub fn string_ends_bytes(b: &[u8], cap: usize) -> Option<Decoded> {
 #[cfg(test)]
 mod ends_tests {
     use super::*;
+
+    /// The fast decoder says what serde_json (with the surrogate repair)
+    /// says, on valid literals, repaired ones and broken ones.
+    #[test]
+    fn unescape_agrees_with_serde() {
+        let cases = [
+            r#""""#,
+            r#""plain text""#,
+            r#""a\nb\t\"q\"\\ \/ \b\f\r""#,
+            r#""\u00e9\u4e2d\u0000""#,
+            r#""\ud83d\ude00 pair""#,
+            r#""lone \ud800 high""#,
+            r#""lone \udc00 low""#,
+            r#""\ud800\ud800\udc00""#,
+            r#""\ud800\u0041""#,
+            r#""ends high \ud83d""#,
+            r#""\\ud800 escaped backslash""#,
+            "\"é 中 😀\"",
+            r#""bad \x escape""#,
+            r#""short \u12""#,
+            r#""sign \u+123""#,
+            r#""inner " quote""#,
+            "\"raw\ncontrol\"",
+            r#""trailing backslash\""#,
+            r#"no quotes"#,
+            r#""unclosed"#,
+        ];
+        for lit in cases {
+            let serde = match parse_lossy(lit) {
+                Ok((Value::String(s), repaired)) => Some((s, repaired)),
+                _ => None,
+            };
+            assert_eq!(unescape(lit), serde, "{lit}");
+        }
+    }
 
     #[test]
     fn short_strings_decode_whole() {

@@ -354,8 +354,18 @@ struct Mirror<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     name: Option<Cow<'a, str>>,
-    #[serde(default)]
-    arguments: Option<Value>,
+    /// Parsed only when the call is not a copy of a block already read.
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// The items of a JSON array, each as `T`; an item that is not one is
+/// left out. One pass when every item fits, the usual case.
+fn items<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Vec<T> {
+    serde_json::from_str::<Vec<T>>(raw.get()).unwrap_or_else(|_| {
+        let all: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
+        all.into_iter().filter_map(|item| serde_json::from_str(item.get()).ok()).collect()
+    })
 }
 
 #[derive(Deserialize)]
@@ -486,9 +496,7 @@ fn read_msg(
     let mut repaired = false;
     let mut seen: Vec<String> = Vec::new();
     if let Some(raw) = msg.content.filter(|r| r.get().starts_with('[')) {
-        let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
-        for item in items {
-            let Ok(b) = serde_json::from_str::<Block>(item.get()) else { continue };
+        for b in items::<Block>(raw) {
             match b.kind.as_deref() {
                 Some("tool_use") if role == "assistant" => {
                     let id = b.id.map(raw_id).unwrap_or_default();
@@ -511,18 +519,17 @@ fn read_msg(
     if role == "assistant"
         && let Some(raw) = msg.tool_calls.filter(|r| r.get().starts_with('['))
     {
-        let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
-        for item in items {
-            let Ok(c) = serde_json::from_str::<Mirror>(item.get()) else { continue };
+        for c in items::<Mirror>(raw) {
             let id = c.id.map(raw_id).unwrap_or_default();
             if seen.contains(&id) {
                 continue;
             }
             let name = c.name.map(Cow::into_owned).unwrap_or_default();
-            let input = match c.arguments.unwrap_or(Value::Null) {
+            let input = match c.arguments.map(|a| serde_json::from_str(a.get())) {
+                None | Some(Err(_)) => Value::Null,
                 // Some providers keep arguments as a JSON string.
-                Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
-                v => v,
+                Some(Ok(Value::String(s))) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+                Some(Ok(v)) => v,
             };
             seen.push(id.clone());
             out.push(Event::Call(make_call(id, name, input, time, row)));
@@ -607,8 +614,8 @@ pub fn uuid_v7_time(id: &str) -> Option<DateTime<Utc>> {
     if b.len() != 36 || b[8] != b'-' || b[13] != b'-' || b[14] != b'7' || b[18] != b'-' || b[23] != b'-' {
         return None;
     }
-    let hex = [&id[0..8], &id[9..13]].concat();
-    let ms = i64::from_str_radix(&hex, 16).ok()?;
+    let digits = b[0..8].iter().chain(&b[9..13]);
+    let ms = digits.map(|&c| (c as char).to_digit(16)).try_fold(0i64, |ms, d| Some(ms * 16 + i64::from(d?)))?;
     DateTime::from_timestamp_millis(ms)
 }
 
