@@ -172,7 +172,7 @@ fn judge_calls(session: Session) -> JudgedSession {
     let paired = pair(&calls_in, &results);
     // Per file: was it modified by a successful edit/write with no successful
     // read since? Walked in call order, so only earlier calls count.
-    let mut modified_unread: HashMap<String, bool> = HashMap::new();
+    let mut modified_unread: HashMap<&str, bool> = HashMap::new();
     let mut outcomes = Vec::with_capacity(paired.pairs.len());
     for p in &paired.pairs {
         let call = &calls_in[p.call];
@@ -183,7 +183,7 @@ fn judge_calls(session: Session) -> JudgedSession {
         if outcome == Outcome::Success
             && let Some((effect, path)) = file_effect(&call.tool, &call.input)
         {
-            modified_unread.insert(path.to_string(), effect == FileEffect::Modifies);
+            modified_unread.insert(path, effect == FileEffect::Modifies);
         }
         outcomes.push(outcome);
     }
@@ -226,7 +226,7 @@ fn judge_calls(session: Session) -> JudgedSession {
 }
 
 /// Both signals, the category and, for anchors not found, staleness.
-fn judge_pair(format: Dialect, call: &Call, result: &ToolResult, modified_unread: &HashMap<String, bool>) -> Outcome {
+fn judge_pair(format: Dialect, call: &Call, result: &ToolResult, modified_unread: &HashMap<&str, bool>) -> Outcome {
     let flagged = result.flag == Some(true);
     // A JSON envelope is judged inside (see `rules::present`).
     let text = rules::present(&call.tool, &result.text);

@@ -109,7 +109,8 @@ fn decode_literal(lit: &str) -> (String, bool) {
 pub fn unescape(lit: &str) -> Option<(String, bool)> {
     let body = lit.strip_prefix('"')?.strip_suffix('"')?;
     let b = body.as_bytes();
-    if b.iter().any(|&c| c < 0x20) {
+    // No early exit, so that the check runs vectorised over the whole body.
+    if b.iter().fold(false, |control, &c| control | (c < 0x20)) {
         return None; // JSON strings hold no raw control characters
     }
     let mut out = String::with_capacity(body.len());
