@@ -181,7 +181,13 @@ fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
     let mut ids: HashMap<String, usize> = HashMap::new();
     let mut stmt = conn.prepare("SELECT rowid, thread_id, role, content FROM messages ORDER BY rowid")?;
     let mut rows = stmt.query([])?;
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
+    // Parsers: one core less than the machine has, for this reading thread
+    // and the judging one, which wait on each other more than they run.
+    // One parser more oversubscribes: on 2 cores, 2 parsers took 0.85 s
+    // where 1 takes 0.60 s (small-message benchmark, scripts/bench.sh).
+    // (This thread parsing a batch itself when the parsers are behind was
+    // slower still: 0.84 s.)
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1)).clamp(1, 8);
     let (work_tx, work_rx) = crossbeam_channel::bounded::<(u64, Batch)>(2 * workers);
     let (done_tx, done_rx) = crossbeam_channel::bounded::<(u64, Vec<ParsedRow>)>(2 * workers);
     // Emptied batches come back for reuse: fresh multi-megabyte buffers
