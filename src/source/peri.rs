@@ -336,6 +336,40 @@ struct Msg<'a> {
     message: Option<&'a RawValue>,
 }
 
+/// `Msg` with a `content` that is a string, decoded as it is parsed: one
+/// pass over a tool result's text instead of a skip and a decode.
+#[derive(Deserialize)]
+struct PlainMsg<'a> {
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_call_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    is_error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_calls: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    version: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+}
+
+impl<'a> PlainMsg<'a> {
+    /// The message as `read_msg` takes it: its string content as the
+    /// decoded text of a tool result (which is all a string content can be).
+    fn split(self) -> (Msg<'a>, Option<Decoded>) {
+        let text = self.content.map(|t| Decoded { text: t.into_owned(), cut: false, repaired: false });
+        let PlainMsg { role, id, tool_call_id, is_error, tool_calls, version, kind, message, .. } = self;
+        (Msg { role, id, tool_call_id, content: None, is_error, tool_calls, version, kind, message }, text)
+    }
+}
+
 #[derive(Deserialize)]
 struct Block<'a> {
     #[serde(borrow, default, rename = "type")]
@@ -393,6 +427,21 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
     {
         return done;
     }
+    // A tool row short enough that `raw_text` would decode its string
+    // whole: decoded by serde in the same pass. Anything else (an array, a
+    // lone surrogate, a broken row) takes the general path below.
+    if role_column == "tool"
+        && content.len() <= 2 * TEXT_CAP + 2
+        && let Ok(plain) = serde_json::from_str::<PlainMsg>(content)
+    {
+        let (msg, text) = plain.split();
+        return read_msg(msg, role_column, row, out, 0, text);
+    }
+    parse_general(content, role_column, row, out)
+}
+
+/// `parse_message` for any row: content kept raw, then decoded.
+fn parse_general(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
     match serde_json::from_str::<Msg>(content) {
         Ok(msg) => read_msg(msg, role_column, row, out, 0, None),
         Err(e) => match super::json::replace_lone_surrogates(content) {
@@ -786,6 +835,32 @@ mod tests {
         let cut = format!(r#"{{"role":"tool","tool_call_id":"c1","content":"{body}"#);
         assert_eq!(parse_long_result(cut.as_bytes(), "tool", 7, &mut vec![]), None);
         assert!(parse_message(&cut, "tool", 7, &mut vec![]).is_err());
+    }
+
+    /// The one-pass path for tool rows reads what the general path reads.
+    #[test]
+    fn plain_tool_rows_read_as_the_general_path_reads_them() {
+        let long = "y\\n".repeat(3000);
+        let cases = [
+            r#"{"role":"tool","id":"019e9069-e494-70c6-a6a3-a4506513270e","tool_call_id":"c1","content":"ok","is_error":false}"#.to_string(),
+            r#"{"role":"tool","tool_call_id":"c\u0032","content":"a\n\"b\"\t\u00e9 \ud83d\ude00","is_error":true}"#.into(),
+            r#"{"role":"tool","tool_call_id":7,"content":null}"#.into(),
+            r#"{"role":"tool","tool_call_id":"c3"}"#.into(),
+            r#"{"role":"tool","tool_call_id":"c4","content":[{"type":"text","text":"x"},"y"]}"#.into(),
+            r#"{"role":"tool","tool_call_id":"c5","content":"lone \ud800"}"#.into(),
+            r#"{"tool_call_id":"c6","content":"no role: the column's"}"#.into(),
+            r#"{"version":1,"type":"message","message":{"role":"tool","tool_call_id":"c7","content":"in an envelope"}}"#.into(),
+            r#"{"role":"assistant","content":"prose","tool_calls":[{"id":"c8","name":"Read","arguments":"{}"}]}"#.into(),
+            r#"{"role":"tool","content":"no id"}"#.into(),
+            r#"{"role":"tool","tool_call_id":"c9","content":"dup","content":"licate"}"#.into(),
+            format!(r#"{{"role":"tool","tool_call_id":"c10","content":"{long}"}}"#),
+        ];
+        for json in &cases {
+            let (mut fast, mut general) = (vec![], vec![]);
+            let a = parse_message(json, "tool", 3, &mut fast);
+            let b = parse_general(json, "tool", 3, &mut general);
+            assert_eq!((a, fast), (b, general), "{json}");
+        }
     }
 
     #[test]
