@@ -43,9 +43,10 @@ usage:
   cargo xtask bench-db claude-code-large OUT [--calls N] [--seed S] [--sessions N]
       A large Claude Code transcript (JSONL) for the JSONL benchmark; with --sessions N
       (N > 1), OUT is a project folder of N session files sharing the calls.
-  cargo xtask json-floor PATH...
+  cargo xtask json-floor [--validate-only] PATH...
       The JSONL floor of scripts/bench.sh: parse every line of the *.jsonl files under
-      PATH (file or folder) as JSON, on one thread, and print lines and bytes.
+      PATH (file or folder) into a serde_json::Value, on one thread, and print lines and
+      bytes. --validate-only checks each line is JSON without building anything.
 OUT must not exist yet.";
 
 /// Why a command did not succeed: a mistake in the arguments (exit 2) or a
@@ -256,17 +257,20 @@ impl Opts {
     }
 }
 
-/// `cargo xtask json-floor PATH...`: what a plain JSON parser does with the
-/// same JSONL files, the floor the JSONL rate of scripts/bench.sh is put
-/// beside: every non-blank line parsed into a `serde_json::Value`, on one
-/// thread, files in name order.
+/// `cargo xtask json-floor [--validate-only] PATH...`: what a plain JSON
+/// parser does with the same JSONL files, the floor the JSONL rate of
+/// scripts/bench.sh is put beside: every non-blank line parsed into a
+/// `serde_json::Value` (or, validating only, into nothing), on one thread,
+/// files in name order.
 fn json_floor(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure> {
     use std::io::BufRead;
-    if args.is_empty() {
+    let validate_only = args.iter().any(|a| a == "--validate-only");
+    let paths: Vec<&String> = args.iter().filter(|a| *a != "--validate-only").collect();
+    if paths.is_empty() {
         return Err(Failure::Usage("json-floor: no PATH".into()));
     }
     let mut files = Vec::new();
-    for a in args {
+    for a in paths {
         jsonl_files(std::path::Path::new(a), &mut files).map_err(|e| Failure::Run(format!("{a}: {e}")))?;
     }
     files.sort();
@@ -286,7 +290,12 @@ fn json_floor(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failu
                 continue;
             }
             lines += 1;
-            if serde_json::from_slice::<serde_json::Value>(&buf).is_err() {
+            let ok = if validate_only {
+                serde_json::from_slice::<serde::de::IgnoredAny>(&buf).is_ok()
+            } else {
+                serde_json::from_slice::<serde_json::Value>(&buf).is_ok()
+            };
+            if !ok {
                 invalid += 1;
             }
         }
