@@ -136,10 +136,16 @@ pub struct Writer<'c> {
     /// When the database held no call at the start: the sessions holding
     /// each call id, in the order their rows were inserted, so that
     /// `session_of_call` and the duplicate check need no query. `None`:
-    /// the database is asked.
+    /// the database is asked, as it is once the map holds more than
+    /// `owners_cap` ids (about 160 bytes each), so memory stays bounded.
     owners: Option<HashMap<String, Vec<String>>>,
+    owners_cap: usize,
     pub stats: ImportStats,
 }
+
+/// Call ids whose owners an import keeps in memory (about 32 MB); past it,
+/// the database is asked.
+const OWNERS_CAP: usize = 200_000;
 
 /// A session as an importer sees it.
 pub struct SessionRow<'a> {
@@ -154,7 +160,14 @@ impl<'c> Writer<'c> {
     pub fn new(conn: &'c Connection) -> Self {
         let empty = conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM calls)", [], |r| r.get::<_, bool>(0));
         let owners = empty.unwrap_or(false).then(HashMap::new);
-        Writer { conn, next_seq: HashMap::new(), sessions: HashSet::new(), owners, stats: ImportStats::default() }
+        Writer {
+            conn,
+            next_seq: HashMap::new(),
+            sessions: HashSet::new(),
+            owners,
+            owners_cap: OWNERS_CAP,
+            stats: ImportStats::default(),
+        }
     }
 
     /// Create or update a session. The earliest start time wins; parent,
@@ -222,6 +235,9 @@ impl<'c> Writer<'c> {
             .execute(params![session, id, seq, tool, input, time])?;
         if let Some(owners) = &mut self.owners {
             owners.entry(id.to_string()).or_default().push(session.to_string());
+            if owners.len() > self.owners_cap {
+                self.owners = None;
+            }
         }
         self.stats.calls += 1;
         Ok(())
@@ -663,9 +679,15 @@ pub fn open_scratch(path: &Path) -> Result<Connection> {
 /// The one import driver: each file is recognised and handed to its
 /// format's run, inside one transaction of `conn` (the database at `into`).
 pub fn import_files(conn: &Connection, into: &Path, files: &[PathBuf]) -> Result<ImportStats> {
+    import_files_with(conn, into, files, OWNERS_CAP)
+}
+
+/// `import_files`, keeping the owners of at most `owners_cap` call ids in memory.
+fn import_files_with(conn: &Connection, into: &Path, files: &[PathBuf], owners_cap: usize) -> Result<ImportStats> {
     let sql = |e: rusqlite::Error| Error::input(into, crate::source::open::sqlite_problem(&e));
     conn.execute_batch("BEGIN IMMEDIATE").map_err(sql)?;
     let mut writer = Writer::new(conn);
+    writer.owners_cap = owners_cap;
     // One run per format, started by its first file, in registry order.
     let mut runs: Vec<Option<Box<dyn ImportRun>>> = IMPORTERS.iter().map(|_| None).collect();
     let result = (|| -> Result<()> {
@@ -773,6 +795,54 @@ mod tests {
         let mut r = LineReader::open(&path).unwrap();
         r.next_record(&mut ImportStats::default()).unwrap();
         drop(r);
+    }
+
+    /// Call owners kept in memory, dropped half-way, or never kept (a
+    /// database that already holds calls) give the same database.
+    #[test]
+    fn call_owners_in_memory_or_asked_give_the_same_import() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces");
+        let files = transcript_files(&[root.join("claude-code"), root.join("codex"), root.join("gemini")]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let dump = |cap: usize, seeded: bool| {
+            let db = dir.path().join(format!("{cap}-{seeded}.db"));
+            let conn = open_scratch(&db).unwrap();
+            if seeded {
+                conn.execute_batch(
+                    "INSERT INTO sessions (id) VALUES ('zz');
+                     INSERT INTO calls (session_id, id, seq, tool) VALUES ('zz', 'unrelated', 1, 'Read');",
+                )
+                .unwrap();
+            }
+            let stats = import_files_with(&conn, &db, &files, cap).unwrap();
+            let mut stmt = conn
+                .prepare(
+                    "SELECT c.session_id, c.id, c.seq, c.tool, coalesce(r.text, '-'), coalesce(r.is_error, -1)
+                     FROM calls c LEFT JOIN results r ON r.session_id = c.session_id AND r.call_id = c.id
+                     WHERE c.session_id <> 'zz' ORDER BY 1, 3",
+                )
+                .unwrap();
+            let rows: Vec<String> = stmt
+                .query_map([], |r| {
+                    Ok(format!(
+                        "{}|{}|{}|{}|{}|{}",
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, String>(4)?,
+                        r.get::<_, i64>(5)?
+                    ))
+                })
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            (rows, stats.calls, stats.results, stats.duplicates)
+        };
+        let kept = dump(OWNERS_CAP, false);
+        assert!(kept.0.len() > 20, "the samples import calls");
+        assert_eq!(dump(3, false), kept, "owners dropped after 3 ids");
+        assert_eq!(dump(OWNERS_CAP, true), kept, "a database with calls is asked");
     }
 
     #[test]
