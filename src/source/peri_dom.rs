@@ -276,8 +276,7 @@ fn text(v: &Doc) -> Option<Decoded> {
 }
 
 /// A tool's arguments as serde_json holds them, through their JSON text
-/// (serde's own reading of numbers and duplicate keys; the one difference
-/// measured is that sonic reads `-0` as `0`).
+/// (exactly serde's own reading of numbers and duplicate keys).
 fn to_serde(v: &Doc) -> Option<serde_json::Value> {
     serde_json::from_str(&sonic_rs::to_string(v).ok()?).ok()
 }
