@@ -12,7 +12,6 @@ pub mod open;
 pub mod openai_agents;
 pub mod opencode;
 pub mod peri;
-mod peri_dom;
 pub mod rows;
 pub mod tracelint;
 pub mod zed;

@@ -427,10 +427,6 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
     {
         return done;
     }
-    // A short row of a common shape: parsed once by a SIMD parser.
-    if let Some(done) = super::peri_dom::read(content, role_column, row, out) {
-        return done;
-    }
     // A tool row short enough that `raw_text` would decode its string
     // whole: decoded by serde in the same pass. Anything else (an array, a
     // lone surrogate, a broken row) takes the general path below.
@@ -445,7 +441,7 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
 }
 
 /// `parse_message` for any row: content kept raw, then decoded.
-pub(super) fn parse_general(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
+fn parse_general(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
     match serde_json::from_str::<Msg>(content) {
         Ok(msg) => read_msg(msg, role_column, row, out, 0, None),
         Err(e) => match super::json::replace_lone_surrogates(content) {
@@ -655,7 +651,7 @@ fn raw_text(raw: &RawValue) -> Decoded {
 
 /// Peri's `ExecuteExtraTool` runs a deferred tool: count the call under the
 /// real tool's name, with the real tool's arguments.
-pub(super) fn make_call(id: String, name: String, input: Value, time: Option<DateTime<Utc>>, row: i64) -> Call {
+fn make_call(id: String, name: String, input: Value, time: Option<DateTime<Utc>>, row: i64) -> Call {
     if name == "ExecuteExtraTool"
         && let Some(real) = input.get("tool_name").and_then(Value::as_str).filter(|s| !s.is_empty())
     {
