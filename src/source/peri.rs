@@ -314,16 +314,20 @@ fn type_name(v: ValueRef<'_>) -> &'static str {
     }
 }
 
+/// A stored message, with only what the analysis reads. Its `content` is
+/// kept raw (`Msg`), or, for a tool row read in one pass, decoded as the
+/// string it must then be (`PlainMsg`).
 #[derive(Deserialize)]
-struct Msg<'a> {
+#[serde(bound(deserialize = "'de: 'a, C: Deserialize<'de>"))]
+struct Message<'a, C> {
     #[serde(borrow, default)]
     role: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     tool_call_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+    #[serde(default = "none")]
+    content: Option<C>,
     #[serde(borrow, default)]
     is_error: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -336,37 +340,20 @@ struct Msg<'a> {
     message: Option<&'a RawValue>,
 }
 
-/// `Msg` with a `content` that is a string, decoded as it is parsed: one
-/// pass over a tool result's text instead of a skip and a decode.
-#[derive(Deserialize)]
-struct PlainMsg<'a> {
-    #[serde(borrow, default)]
-    role: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    tool_call_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    content: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    is_error: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    tool_calls: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    version: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "type")]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
+fn none<C>() -> Option<C> {
+    None
 }
+
+type Msg<'a> = Message<'a, &'a RawValue>;
+type PlainMsg<'a> = Message<'a, String>;
 
 impl<'a> PlainMsg<'a> {
     /// The message as `read_msg` takes it: its string content as the
     /// decoded text of a tool result (which is all a string content can be).
     fn split(self) -> (Msg<'a>, Option<Decoded>) {
-        let text = self.content.map(|t| Decoded { text: t.into_owned(), cut: false, repaired: false });
-        let PlainMsg { role, id, tool_call_id, is_error, tool_calls, version, kind, message, .. } = self;
-        (Msg { role, id, tool_call_id, content: None, is_error, tool_calls, version, kind, message }, text)
+        let text = self.content.map(|text| Decoded { text, cut: false, repaired: false });
+        let Message { role, id, tool_call_id, is_error, tool_calls, version, kind, message, .. } = self;
+        (Message { role, id, tool_call_id, content: None, is_error, tool_calls, version, kind, message }, text)
     }
 }
 
