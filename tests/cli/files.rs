@@ -3,29 +3,11 @@
 //! session per file), on the shipped samples and a held-out set.
 
 use crate::util::*;
-use serde_json::{Value, json};
-
-fn scan(path: &str, extra: &[&str]) -> Value {
-    let mut args = vec!["scan", path, "--format", "json"];
-    args.extend_from_slice(extra);
-    let out = run_in(root(), &args);
-    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
-    json(&out)
-}
-
-/// (calls, flagged, hidden) of the whole scan.
-fn totals(v: &Value) -> (u64, u64, u64) {
-    let t = &v["totals"];
-    (t["calls"].as_u64().unwrap(), t["flagged_errors"].as_u64().unwrap(), t["hidden_errors"].as_u64().unwrap())
-}
-
-fn tool(v: &Value, name: &str) -> Value {
-    v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).cloned().unwrap_or_else(|| panic!("no {name}"))
-}
+use serde_json::json;
 
 #[test]
 fn openhands_conversation_folder() {
-    let v = scan("sample-traces/openhands", &[]);
+    let v = scan_json(&["sample-traces/openhands"], &[]);
     assert_eq!(v["sources"][0]["format"], "openhands");
     assert_eq!(totals(&v), (7, 3, 1), "exit 101 with is_error false is hidden; grep exit 1 and exit -1 are not errors");
     assert_eq!(tool(&v, "execute_bash")["categories"], json!({"nonzero-exit": 1, "user-rejected": 1}));
@@ -63,12 +45,12 @@ fn cline_task_folders_legacy_xml_and_native() {
 
 #[test]
 fn roo_code_status_json_and_subtasks() {
-    let v = scan("sample-traces/roo-code", &[]);
+    let v = scan_json(&["sample-traces/roo-code"], &[]);
     assert_eq!(v["sources"][0]["format"], "roo-code");
     assert_eq!(totals(&v), (6, 1, 3), "{{\"status\":\"error\"}} and {{\"status\":\"denied\"}} are unflagged");
     assert_eq!(tool(&v, "execute_command")["categories"], json!({"user-rejected": 1}));
     assert_eq!(tool(&v, "apply_diffs")["categories"], json!({"unknown-tool": 1}), "is_error only where it never ran");
-    let top = scan("sample-traces/roo-code", &["--no-subagents"]);
+    let top = scan_json(&["sample-traces/roo-code"], &["--no-subagents"]);
     assert_eq!(totals(&top), (4, 1, 2), "parentTaskId makes the sub-task a sub-agent");
     assert_golden("roo-code.json", &stdout(&run_in(root(), &["scan", "sample-traces/roo-code", "--format", "json"])));
 }
@@ -86,7 +68,7 @@ fn cline_sdk_sessions_held_out() {
     assert_eq!(totals(&v), (4, 1, 1), "the teammate's `Error: …` is hidden");
     assert_eq!(v["totals"]["unpaired_calls"], 1);
     assert_eq!(v["totals"]["sessions"], 2, "a teammate transcript is its own session");
-    let top = scan("tests/fixtures/cline", &["--no-subagents"]);
+    let top = scan_json(&["tests/fixtures/cline"], &["--no-subagents"]);
     assert_eq!(totals(&top), (3, 1, 0));
 }
 

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::util::root;
+use crate::util::{root, rust_files};
 
 /// Who may import whom (`crate::X`). Leaves import only leaves.
 const ALLOWED: &[(&str, &[&str])] = &[
@@ -86,17 +86,6 @@ fn imports(text: &str) -> BTreeSet<String> {
         }
     }
     out
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 #[test]

@@ -5,14 +5,6 @@ use serde_json::Value;
 
 use crate::util::*;
 
-fn scan_json(paths: &[&str], extra: &[&str]) -> Value {
-    let mut args = vec!["scan"];
-    args.extend_from_slice(paths);
-    args.extend_from_slice(&["--format", "json"]);
-    args.extend_from_slice(extra);
-    json(&run_in(root(), &args))
-}
-
 fn merged(parts: &[Value], dir: &std::path::Path) -> Value {
     let mut args = vec!["merge".to_string()];
     for (i, p) in parts.iter().enumerate() {

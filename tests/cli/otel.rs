@@ -7,24 +7,6 @@
 use crate::util::*;
 use serde_json::{Value, json};
 
-fn scan(path: &str, extra: &[&str]) -> Value {
-    let mut args = vec!["scan", path, "--format", "json"];
-    args.extend_from_slice(extra);
-    let out = run_in(root(), &args);
-    assert!(out.status.code() == Some(0) || out.status.code() == Some(1), "{}", stderr(&out));
-    json(&out)
-}
-
-/// (calls, flagged, hidden) of the whole scan.
-fn totals(v: &Value) -> (u64, u64, u64) {
-    let t = &v["totals"];
-    (t["calls"].as_u64().unwrap(), t["flagged_errors"].as_u64().unwrap(), t["hidden_errors"].as_u64().unwrap())
-}
-
-fn tool(v: &Value, name: &str) -> Value {
-    v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).cloned().unwrap_or_else(|| panic!("no {name}"))
-}
-
 fn coverage(v: &Value) -> (u64, f64) {
     let s = &v["sources"][0];
     (s["results_with_text"].as_u64().unwrap(), s["content_coverage"].as_f64().unwrap())
@@ -32,7 +14,7 @@ fn coverage(v: &Value) -> (u64, f64) {
 
 #[test]
 fn collector_file_export_genai() {
-    let v = scan("sample-traces/otel/collector-genai.jsonl", &[]);
+    let v = scan_json(&["sample-traces/otel/collector-genai.jsonl"], &[]);
     assert_eq!(v["sources"][0]["format"], "otel");
     assert_eq!(totals(&v), (7, 2, 2), "status 2 + error.type, and an exception event, are flagged");
     assert_eq!(tool(&v, "run_shell")["hidden_errors"], 1, "status unset, result `Error: …`");
@@ -41,7 +23,7 @@ fn collector_file_export_genai() {
     assert_eq!(tool(&v, "delegate")["errors"], 0, "a structured result is judged as JSON text");
     assert_eq!(coverage(&v), (6, 0.857143), "search_code's result was not captured");
     assert_eq!(v["totals"]["sessions"], 2, "the nested invoke_agent is a sub-agent session");
-    let top = scan("sample-traces/otel/collector-genai.jsonl", &["--no-subagents"]);
+    let top = scan_json(&["sample-traces/otel/collector-genai.jsonl"], &["--no-subagents"]);
     assert_eq!(totals(&top), (5, 1, 1));
     assert_golden(
         "otel-collector-genai.json",
@@ -51,7 +33,7 @@ fn collector_file_export_genai() {
 
 #[test]
 fn phoenix_spans_openinference() {
-    let v = scan("sample-traces/otel/phoenix-spans.json", &[]);
+    let v = scan_json(&["sample-traces/otel/phoenix-spans.json"], &[]);
     assert_eq!(totals(&v), (3, 1, 1));
     assert_eq!(tool(&v, "get_weather")["calls"], 2, "flat and nested attribute keys both read");
     assert_eq!(tool(&v, "get_weather")["categories"], json!({"not-found": 1}));
@@ -65,11 +47,11 @@ fn phoenix_spans_openinference() {
 
 #[test]
 fn langfuse_observations() {
-    let v = scan("sample-traces/otel/langfuse-observations.jsonl", &[]);
+    let v = scan_json(&["sample-traces/otel/langfuse-observations.jsonl"], &[]);
     assert_eq!(totals(&v), (4, 1, 1), "level ERROR is the flag; `Error: …` at level DEFAULT is hidden");
     assert_eq!(tool(&v, "deploy")["categories"], json!({"permission-denied": 1}));
     assert_eq!(v["totals"]["sessions"], 2, "an AGENT inside an AGENT is a sub-agent");
-    let top = scan("sample-traces/otel/langfuse-observations.jsonl", &["--no-subagents"]);
+    let top = scan_json(&["sample-traces/otel/langfuse-observations.jsonl"], &["--no-subagents"]);
     assert_eq!(totals(&top), (3, 1, 1));
     assert_golden(
         "otel-langfuse.json",
@@ -79,7 +61,7 @@ fn langfuse_observations() {
 
 #[test]
 fn a_folder_of_all_three() {
-    let v = scan("sample-traces/otel", &[]);
+    let v = scan_json(&["sample-traces/otel"], &[]);
     assert_eq!(totals(&v), (14, 4, 4));
     let out = run_in(root(), &["scan", "sample-traces/otel"]);
     assert!(
@@ -93,7 +75,7 @@ fn a_folder_of_all_three() {
 
 #[test]
 fn openinference_over_otlp_without_content() {
-    let v = scan("tests/fixtures/otel/openinference-no-content.json", &[]);
+    let v = scan_json(&["tests/fixtures/otel/openinference-no-content.json"], &[]);
     assert_eq!(totals(&v), (4, 1, 0), "STATUS_CODE_ERROR as a string is flagged");
     assert_eq!(coverage(&v), (1, 0.25), "only the error's status message is text: 0 hidden says little");
     assert_eq!(v["totals"]["sessions"], 2, "session.id from the resource; the inner AGENT is a sub-agent");
@@ -103,7 +85,7 @@ fn openinference_over_otlp_without_content() {
 
 #[test]
 fn langfuse_api_response() {
-    let v = scan("tests/fixtures/otel/langfuse-api.json", &[]);
+    let v = scan_json(&["tests/fixtures/otel/langfuse-api.json"], &[]);
     assert_eq!(totals(&v), (3, 1, 1), "level WARNING is not a flag; the GENERATION is no call");
     assert_eq!(coverage(&v), (3, 1.0));
 }
@@ -121,7 +103,7 @@ fn export_traps() {
 
 #[test]
 fn python_sdk_console_exporter_output() {
-    let v = scan("tests/fixtures/otel/python-console.json", &[]);
+    let v = scan_json(&["tests/fixtures/otel/python-console.json"], &[]);
     assert_eq!(totals(&v), (3, 1, 1), "concatenated pretty-printed spans; the Agents SDK's error text is hidden");
     assert_eq!(v["totals"]["sessions"], 1, "session.id from the resource");
     assert_eq!(tool(&v, "get_forecast")["categories"], json!({"network": 1, "other": 1}));

@@ -4,16 +4,7 @@
 
 use std::path::Path;
 
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
+use crate::util::rust_files;
 
 fn sql_built_from_strings() -> regex::Regex {
     regex::Regex::new(

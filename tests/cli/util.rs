@@ -76,6 +76,36 @@ pub fn tool<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).unwrap_or_else(|| panic!("no tool {name}"))
 }
 
+/// The JSON report of `tracelint scan PATHS… --format json EXTRA…`, which
+/// must exit 0 or 1.
+pub fn scan_json(paths: &[&str], extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["scan"];
+    args.extend_from_slice(paths);
+    args.extend_from_slice(&["--format", "json"]);
+    args.extend_from_slice(extra);
+    let out = run_in(root(), &args);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    json(&out)
+}
+
+/// (calls, flagged, hidden) of a whole JSON report.
+pub fn totals(v: &serde_json::Value) -> (u64, u64, u64) {
+    let t = &v["totals"];
+    (t["calls"].as_u64().unwrap(), t["flagged_errors"].as_u64().unwrap(), t["hidden_errors"].as_u64().unwrap())
+}
+
+/// Every `.rs` file under `dir`.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
 /// (calls, errors, flagged, hidden) of a tool in a JSON report.
 pub fn counts(v: &serde_json::Value, name: &str) -> (u64, u64, u64, u64) {
     let t = tool(v, name);
