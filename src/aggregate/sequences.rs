@@ -252,29 +252,8 @@ fn percentile(sorted: &[u64], p: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::judge;
-    use crate::model::{Call, Event, Session, ToolResult};
-    use serde_json::{Value, json};
-
-    fn session(steps: &[(&str, Value, &str)]) -> JudgedSession {
-        let mut events = vec![];
-        for (n, (tool, input, text)) in steps.iter().enumerate() {
-            let id = format!("c{n}");
-            let (tool, input, row) = (tool.to_string(), input.clone(), n as i64);
-            events.push(Event::Call(Call { id: id.clone(), tool, input, time: None, row }));
-            let text = text.to_string();
-            events.push(Event::Result(ToolResult {
-                truncated: false,
-                call_id: id,
-                text,
-                flag: Some(false),
-                exit_code: None,
-                time: None,
-                row,
-            }));
-        }
-        judge(Session { id: "s".into(), events, ..Session::default() })
-    }
+    use crate::judge::sequence::session_of as session;
+    use serde_json::json;
 
     #[test]
     fn every_metric_of_a_hand_built_session() {

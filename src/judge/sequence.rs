@@ -308,37 +308,37 @@ pub fn directs(message: &str) -> bool {
     DIRECTS.is_match(message)
 }
 
+/// A judged session from (tool, input, result text) triples, results
+/// unflagged: the sessions the sequence tests are written in.
+#[cfg(test)]
+pub(crate) fn session_of(steps: &[(&str, Value, &str)]) -> JudgedSession {
+    use crate::model::{Call, Event, Session, ToolResult};
+    let mut events = vec![];
+    for (n, (tool, input, text)) in steps.iter().enumerate() {
+        let id = format!("c{n}");
+        let (tool, input, row) = (tool.to_string(), input.clone(), n as i64);
+        events.push(Event::Call(Call { id: id.clone(), tool, input, time: None, row }));
+        let text = text.to_string();
+        events.push(Event::Result(ToolResult {
+            truncated: false,
+            call_id: id,
+            text,
+            flag: Some(false),
+            exit_code: None,
+            time: None,
+            row,
+        }));
+    }
+    crate::judge::judge(Session { id: "s".into(), events, ..Session::default() })
+}
+
 #[cfg(test)]
 mod tests {
+    use super::session_of as session;
     use super::*;
     use crate::judge::judge;
     use crate::model::{Call, Event, Session, ToolResult};
     use serde_json::json;
-
-    /// A session from (tool, input, result text) triples; results unflagged.
-    fn session(steps: &[(&str, Value, &str)]) -> JudgedSession {
-        let mut events = vec![];
-        for (n, (tool, input, text)) in steps.iter().enumerate() {
-            let id = format!("c{n}");
-            events.push(Event::Call(Call {
-                id: id.clone(),
-                tool: tool.to_string(),
-                input: input.clone(),
-                time: None,
-                row: n as i64,
-            }));
-            events.push(Event::Result(ToolResult {
-                truncated: false,
-                call_id: id,
-                text: text.to_string(),
-                flag: Some(false),
-                exit_code: None,
-                time: None,
-                row: n as i64,
-            }));
-        }
-        judge(Session { id: "s".into(), events, ..Session::default() })
-    }
 
     const MISSING: &str = "Error: please provide subagent_type parameter to specify the agent type";
 
