@@ -113,29 +113,19 @@ pub fn counts(v: &serde_json::Value, name: &str) -> (u64, u64, u64, u64) {
     (n("calls"), n("errors"), n("flagged_errors"), n("hidden_errors"))
 }
 
-/// One shipped sample of every format (a new format adds its sample here).
-/// Cursor's (`sample-traces/cursor.db`) is not here: it is read only with
-/// `--source-format cursor` (tests/cli/adapters.rs).
-pub const SAMPLES: &[&str] = &[
-    "sample-traces/peri-postmortem.db",
-    "sample-traces/crush.db",
-    "sample-traces/opencode.db",
-    "sample-traces/goose.db",
-    "sample-traces/llm.db",
-    "sample-traces/tracelint.db",
-    "sample-traces/claude-code",
-    "sample-traces/codex",
-    "sample-traces/gemini",
-    "sample-traces/langgraph.db",
-    "sample-traces/openai-agents.db",
-    "sample-traces/zed.db",
-    "sample-traces/adk.db",
-    "sample-traces/otel",
-    "sample-traces/openhands",
-    "sample-traces/cline",
-    "sample-traces/roo-code",
-    "sample-traces/continue",
-];
+/// One shipped sample of every format, listed in `tests/samples.txt`
+/// (shared with the DuckDB check).
+pub static SAMPLES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    include_str!("../samples.txt").lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect()
+});
+
+#[test]
+fn the_sample_list_names_existing_samples() {
+    assert!(SAMPLES.len() >= 18, "{:?}", *SAMPLES);
+    for s in SAMPLES.iter() {
+        assert!(root().join(s).exists(), "tests/samples.txt names {s}, which does not exist");
+    }
+}
 
 /// The small Peri fixture with `rows` more user messages of `blob` random
 /// bytes each (hex), so its data spans many pages past the schema page.

@@ -23,27 +23,12 @@ from pathlib import Path
 import duckdb
 
 ROOT = Path(__file__).resolve().parents[2]
+# The Rust tests' list of one sample per format, and the Peri database after the fix.
 SAMPLES = [
-    "sample-traces/peri-postmortem.db",
-    "sample-traces/peri-postfix.db",
-    "sample-traces/crush.db",
-    "sample-traces/opencode.db",
-    "sample-traces/goose.db",
-    "sample-traces/llm.db",
-    "sample-traces/tracelint.db",
-    "sample-traces/claude-code",
-    "sample-traces/codex",
-    "sample-traces/gemini",
-    "sample-traces/langgraph.db",
-    "sample-traces/openai-agents.db",
-    "sample-traces/zed.db",
-    "sample-traces/adk.db",
-    "sample-traces/otel",
-    "sample-traces/openhands",
-    "sample-traces/cline",
-    "sample-traces/roo-code",
-    "sample-traces/continue",
-]
+    line.strip()
+    for line in (ROOT / "tests/samples.txt").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+] + ["sample-traces/peri-postfix.db"]
 COLUMNS = json.loads((ROOT / "schema/export-v1.schema.json").read_text())["required"]
 
 
