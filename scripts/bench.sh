@@ -24,7 +24,9 @@ for tool in sqlite3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install sqlite3 time)" >&2; exit 2; }
 done
 cargo build --release --quiet
+cargo build --release --quiet -p xtask
 BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/tracelint"
+XTASK="${CARGO_TARGET_DIR:-$PWD/target}/release/xtask"
 
 # gen FILE PROFILE CALLS: the database FILE, generated once.
 gen() {
@@ -52,36 +54,44 @@ measure() {
 }
 
 echo "tracelint benchmark · $(date -u +%Y-%m-%dT%H:%MZ) · $(nproc) cores · $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs) · $RUNS runs, medians, warm cache"
-printf '%-22s %9s %9s %10s %9s %7s %10s %10s\n' database calls MB floor_s scan_s ratio scan_RSS floor_RSS
-# database NAME PROFILE CALLS: one table row; sets RATIO.
+# read_s: `cargo xtask read-floor`, the rows a scan reads stepped and copied
+# on one thread and each message checked as JSON (serde_json, building
+# nothing) on another: what any scan built on SQLite and serde_json pays
+# before decoding or judging anything. read/floor is its ratio.
+printf '%-22s %9s %9s %10s %9s %7s %10s %10s %8s %10s\n' database calls MB floor_s scan_s ratio scan_RSS floor_RSS read_s read/floor
+# database NAME PROFILE CALLS: one table row; sets RATIO and READ_RATIO.
 database() {
   local db="$DIR/$2-$3.db"
   gen "$db" "$2" "$3"
   mb=$(du -m "$db" | cut -f1)
   measure sqlite3 "$db" "SELECT sum(length(content)) FROM messages"
   floor="$WALL"; floor_rss="$RSS"
+  measure "$XTASK" read-floor "$db"
+  read="$WALL"
+  READ_RATIO=$(awk -v a="$read" -v b="$floor" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
   measure "$BIN" scan "$db" --format json
   RATIO=$(awk -v a="$WALL" -v b="$floor" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-  printf '%-22s %9s %9s %10s %9s %7s %8sMB %8sMB\n' "$1" "$3" "$mb" "$floor" "$WALL" "$RATIO" "$RSS" "$floor_rss"
+  printf '%-22s %9s %9s %10s %9s %7s %8sMB %8sMB %8s %10s\n' "$1" "$3" "$mb" "$floor" "$WALL" "$RATIO" "$RSS" "$floor_rss" "$read" "$READ_RATIO"
 }
 database startup large 1000
 database quarter large "$((CALLS / 4))"
 database full large "$CALLS"
 large_ratio="$RATIO"
+large_read="$READ_RATIO"
 database small-messages small "$SMALL_CALLS"
 small_ratio="$RATIO"
+small_read="$READ_RATIO"
 # Start-up: the whole scan of the 1,000-call database, in milliseconds.
 measure "$BIN" scan "$DIR/large-1000.db" --format json
 echo "start-up (1,000-call database, whole scan): $(awk -v s="$WALL" 'BEGIN { printf "%.0f", s * 1000 }') ms (target < 50 ms)"
 echo "scan / floor: large messages (full) ${large_ratio}x, small messages ${small_ratio}x"
+echo "read and JSON check alone / floor: large messages ${large_read}x, small messages ${small_read}x"
 echo "targets: scan of the full and small-message databases <= 1.5x the floor, peak RSS <= 200 MB and flat from quarter to full"
 
 # JSONL: a generated Claude Code project folder (about 175 calls a session, as
 # real folders have), scanned end to end (import into a scratch database and
 # scan), beside the floor: a plain JSON parse of the same files on one thread
 # (`cargo xtask json-floor`). Then `import` alone, into a fresh database.
-XTASK="${CARGO_TARGET_DIR:-$PWD/target}/release/xtask"
-cargo build --release --quiet -p xtask
 JSONL_CALLS="${JSONL_CALLS:-$((CALLS / 20))}"
 for spec in "quarter:$((JSONL_CALLS / 4))" "full:$JSONL_CALLS"; do
   name="${spec%%:*}"

@@ -6,6 +6,8 @@
 //!   `scripts/bench.sh`.
 //! * `cargo xtask bench-db claude-code-large OUT [...]`: a large Claude Code
 //!   transcript (JSONL) for the import benchmark.
+//! * `cargo xtask json-floor PATH...` and `cargo xtask read-floor DB`: the
+//!   floors `scripts/bench.sh` puts beside the JSONL rate and the scan times.
 //!
 //! The alias in `.cargo/config.toml` runs it in release: a debug build writes
 //! the benchmark databases several times slower.
@@ -47,6 +49,11 @@ usage:
       The JSONL floor of scripts/bench.sh: parse every line of the *.jsonl files under
       PATH (file or folder) into a serde_json::Value, on one thread, and print lines and
       bytes. --validate-only checks each line is JSON without building anything.
+  cargo xtask read-floor DB
+      The least a reader of a Peri database's messages can do, for scripts/bench.sh:
+      the rows tracelint reads (rowid, thread, role, content, in rowid order) stepped
+      and copied on this thread, each content checked as JSON (serde_json, building
+      nothing) on a second thread, in batches as tracelint hands them on.
 OUT must not exist yet.";
 
 /// Why a command did not succeed: a mistake in the arguments (exit 2) or a
@@ -95,6 +102,10 @@ fn run(args: &[String]) -> Result<(), Failure> {
         }
         Some("bench-db") => bench_db(&args[1..], &mut out),
         Some("json-floor") => json_floor(&args[1..], &mut out),
+        Some("read-floor") => match &args[1..] {
+            [db] => read_floor(std::path::Path::new(db), &mut out),
+            _ => Err(Failure::Usage("read-floor takes one Peri database".into())),
+        },
         Some("man") => {
             let opts = Opts::parse(&args[1..], &[], &[])?;
             let dir = match opts.positionals.as_slice() {
@@ -304,6 +315,62 @@ fn json_floor(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failu
         .map_err(|e| Failure::Run(e.to_string()))
 }
 
+/// `cargo xtask read-floor DB`: a lower bound for any scan of a Peri
+/// database built on SQLite and a serde JSON parser, on 2 threads. It does
+/// what tracelint's reading does (the same query; content bytes copied
+/// into batches of at most 512 rows or 2 MiB) and checks every content as
+/// JSON on a second thread, without decoding, judging or counting
+/// anything. scripts/bench.sh prints its time beside the scan's.
+fn read_floor(db: &std::path::Path, out: &mut dyn std::io::Write) -> Result<(), Failure> {
+    let run = |e: &dyn std::fmt::Display| Failure::Run(format!("{}: {e}", db.display()));
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|e| run(&e))?;
+    let mut stmt =
+        conn.prepare("SELECT rowid, thread_id, role, content FROM messages ORDER BY rowid").map_err(|e| run(&e))?;
+    let mut rows = stmt.query([]).map_err(|e| run(&e))?;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(Vec<std::ops::Range<usize>>, Vec<u8>)>(4);
+    let checker = std::thread::spawn(move || {
+        let (mut valid, mut invalid) = (0u64, 0u64);
+        for (ranges, bytes) in rx {
+            for r in ranges {
+                match serde_json::from_slice::<serde::de::IgnoredAny>(&bytes[r]) {
+                    Ok(_) => valid += 1,
+                    Err(_) => invalid += 1,
+                }
+            }
+        }
+        (valid, invalid)
+    });
+    let (mut ranges, mut bytes, mut total) = (Vec::new(), Vec::new(), 0u64);
+    let mut threads = std::collections::HashSet::new();
+    while let Some(r) = rows.next().map_err(|e| run(&e))? {
+        let _rowid: i64 = r.get(0).map_err(|e| run(&e))?;
+        let thread = r.get_ref(1).map_err(|e| run(&e))?.as_bytes().unwrap_or_default();
+        if !threads.contains(thread) {
+            threads.insert(thread.to_vec());
+        }
+        let _role = r.get_ref(2).map_err(|e| run(&e))?;
+        let content = r.get_ref(3).map_err(|e| run(&e))?.as_bytes().unwrap_or_default();
+        let start = bytes.len();
+        bytes.extend_from_slice(content);
+        ranges.push(start..bytes.len());
+        total += content.len() as u64;
+        if ranges.len() >= 512 || bytes.len() >= 2 << 20 {
+            let _ = tx.send((std::mem::take(&mut ranges), std::mem::take(&mut bytes)));
+        }
+    }
+    let _ = tx.send((ranges, bytes));
+    drop(tx);
+    let (valid, invalid) = checker.join().map_err(|_| run(&"the checking thread failed"))?;
+    writeln!(
+        out,
+        "read-floor: {} messages ({invalid} not JSON), {} sessions, {total} content bytes",
+        valid + invalid,
+        threads.len()
+    )
+    .map_err(|e| Failure::Run(e.to_string()))
+}
+
 /// The `*.jsonl` files at or under `path`.
 fn jsonl_files(path: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     if !path.is_dir() {
@@ -319,4 +386,39 @@ fn jsonl_files(path: &std::path::Path, out: &mut Vec<PathBuf>) -> std::io::Resul
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The read floor reads every message and tells JSON from broken rows.
+    #[test]
+    fn read_floor_counts_every_message_and_the_broken_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("a.db");
+        let shape = large::Shape { calls: 1500, ..large::Profile::Small.shape(1) };
+        large::generate_large(&db, &shape).unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "UPDATE messages SET content = '{\"role\":' WHERE rowid IN (SELECT rowid FROM messages LIMIT 3)",
+            [],
+        )
+        .unwrap();
+        let (messages, sessions, bytes): (i64, i64, i64) = conn
+            .query_row(
+                "SELECT count(*), count(DISTINCT thread_id), sum(length(CAST(content AS BLOB))) FROM messages",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert!(messages > 1500);
+        let mut out = Vec::new();
+        if read_floor(&db, &mut out).is_err() {
+            panic!("read-floor failed");
+        }
+        let want =
+            format!("read-floor: {messages} messages (3 not JSON), {sessions} sessions, {bytes} content bytes\n");
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+    }
 }
