@@ -204,13 +204,7 @@ fn langgraph_sample_counts_each_message_once() {
     assert_eq!(counts(&v, "approve_refund"), (1, 1, 1, 0));
     assert_eq!(v["totals"]["calls"], 12);
     assert_eq!(v["totals"]["unpaired_calls"], 1, "call_b2's answer is in an undecodable row");
-    let malformed: Vec<&str> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == "malformed-row")
-        .map(|f| f["message"].as_str().unwrap())
-        .collect();
+    let malformed = finding_messages(&v, "malformed-row");
     assert_eq!(malformed.len(), 4, "{malformed:?}");
     for want in
         ["unknown status \"cancelled\"", "pickled value", "encrypted value (msgpack+aes)", "undecodable msgpack"]
@@ -270,13 +264,7 @@ fn openai_agents_sample_has_no_flag_but_hidden_errors() {
     assert_eq!(counts(&v, "web_search"), (1, 1, 1, 0));
     assert_eq!(counts(&v, "grammar_check"), (1, 0, 0, 0));
     assert_eq!(v["totals"]["unpaired_calls"], 1, "the interrupted search");
-    let malformed: Vec<&str> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == "malformed-row")
-        .map(|f| f["message"].as_str().unwrap())
-        .collect();
+    let malformed = finding_messages(&v, "malformed-row");
     assert_eq!(malformed.len(), 2, "{malformed:?}");
     assert!(malformed[0].contains("row 21") && malformed[0].contains("EncryptedSession"), "{malformed:?}");
     shipped_matches_sql("openai-agents.sql", "openai-agents.db");
@@ -315,13 +303,7 @@ fn zed_sample_all_generations_and_the_terminal_traps() {
     assert_eq!(counts(&v, "fetch"), (1, 0, 0, 0), "a newer version is still read");
     assert_eq!(v["totals"]["calls"], 17);
     assert_eq!(v["totals"]["unpaired_calls"], 1);
-    let malformed: Vec<&str> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == "malformed-row")
-        .map(|f| f["message"].as_str().unwrap())
-        .collect();
+    let malformed = finding_messages(&v, "malformed-row");
     assert_eq!(malformed.len(), 3, "{malformed:?}");
     assert!(malformed.iter().any(|m| m.starts_with("row 8 skipped: data is not a zstd frame")), "{malformed:?}");
     assert!(malformed.iter().any(|m| m.contains("Citation") && m.contains("Compaction")), "{malformed:?}");
@@ -352,13 +334,7 @@ fn adk_sample_conventions_not_flags() {
     assert_eq!(counts(&v, "delete_file"), (1, 1, 0, 1), "camelCase parts are read");
     assert_eq!(tool(&v, "delete_file")["categories"], json!({"user-rejected": 1}));
     assert_eq!(v["totals"]["unpaired_calls"], 1, "the long-running call");
-    let malformed: Vec<&str> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == "malformed-row")
-        .map(|f| f["message"].as_str().unwrap())
-        .collect();
+    let malformed = finding_messages(&v, "malformed-row");
     assert_eq!(malformed.len(), 1, "{malformed:?}");
     assert!(malformed[0].starts_with("row 17 skipped: event_data is invalid JSON"), "{malformed:?}");
     // Epoch seconds: 1775296800 is 2026-04-04.
@@ -380,7 +356,7 @@ fn adk_sqlalchemy_layouts_v1_and_v0() {
     assert_eq!(v["sources"][0]["format"], "adk");
     assert_eq!(counts(&v, "get_weather"), (1, 1, 0, 1), "the content column; the pickled actions are never read");
     assert_eq!(tool(&v, "get_weather")["categories"], json!({"missing-required-param": 1}));
-    assert_eq!(v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "malformed-row").count(), 0);
+    assert_eq!(finding_messages(&v, "malformed-row").len(), 0);
 }
 
 #[test]
@@ -407,13 +383,7 @@ fn cursor_is_read_only_when_asked_for_and_never_reads_item_table() {
     assert_eq!(counts(&v, "read_file"), (1, 0, 0, 0));
     assert_eq!(counts(&v, "mcp_github_get_issue"), (1, 1, 1, 0));
     assert_eq!(v["totals"]["unpaired_calls"], 1, "the call still loading");
-    let malformed: Vec<&str> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == "malformed-row")
-        .map(|f| f["message"].as_str().unwrap())
-        .collect();
+    let malformed = finding_messages(&v, "malformed-row");
     assert_eq!(malformed.len(), 1, "the null value is not malformed, the broken one is: {malformed:?}");
     assert_golden(
         "cursor.json",

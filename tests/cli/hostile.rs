@@ -193,7 +193,7 @@ fn wrong_column_types_are_counted_and_skipped() {
     let out = scan_case(dir.path(), "types.db");
     let v = json(&out);
     assert_eq!(v["totals"]["calls"], 1);
-    let skipped = v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "malformed-row").count();
+    let skipped = finding_messages(&v, "malformed-row").len();
     assert_eq!(skipped, 2, "an integer and a NULL content");
 }
 
@@ -257,11 +257,7 @@ fn odd_rows_big_deep_invalid_utf8_surrogates_nul() {
 
     let out = scan_case(dir.path(), "odd.db");
     let v = json(&out);
-    let findings = v["findings"].as_array().unwrap();
-    let msg = |rule: &str| -> Vec<String> {
-        findings.iter().filter(|f| f["rule"] == rule).map(|f| f["message"].as_str().unwrap().to_string()).collect()
-    };
-    let malformed = msg("malformed-row");
+    let malformed = finding_messages(&v, "malformed-row");
     // The nested array where a message object belongs is refused at once;
     // nesting inside a result's content is skipped over without recursion.
     assert!(malformed.iter().any(|m| m.contains("skipped: unexpected message shape")), "{malformed:?}");
@@ -271,7 +267,7 @@ fn odd_rows_big_deep_invalid_utf8_surrogates_nul() {
     let bash = v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == "Bash").unwrap();
     // big1 (50 MB error), utf1 (invalid UTF-8 replaced) and sur1 (repaired) are hidden errors; nul1 is fine.
     assert_eq!(bash["hidden_errors"], 3, "{bash}");
-    let hidden = msg("hidden-error");
+    let hidden = finding_messages(&v, "hidden-error");
     assert!(hidden.iter().all(|m| m.chars().count() < 400), "messages are truncated");
     assert!(hidden.iter().any(|m| m.contains("Error: bad \u{fffd}")), "{hidden:?}");
 }

@@ -113,6 +113,17 @@ pub fn counts(v: &serde_json::Value, name: &str) -> (u64, u64, u64, u64) {
     (n("calls"), n("errors"), n("flagged_errors"), n("hidden_errors"))
 }
 
+/// The messages of a report's findings of `rule`, in report order.
+pub fn finding_messages<'a>(v: &'a serde_json::Value, rule: &str) -> Vec<&'a str> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .map(|f| f["message"].as_str().unwrap())
+        .collect()
+}
+
 /// One shipped sample of every format, listed in `tests/samples.txt`
 /// (shared with the DuckDB check).
 pub static SAMPLES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
