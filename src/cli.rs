@@ -124,6 +124,9 @@ pub struct ImportArgs {
     /// The tracelint database to write; created if missing, and it must not be another agent's database.
     #[arg(long, value_name = "DB")]
     pub into: PathBuf,
+    /// Read every file as this agent's transcripts instead of recognising it (names: `tracelint formats`)
+    #[arg(long, value_name = "NAME")]
+    pub source_format: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

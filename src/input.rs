@@ -14,7 +14,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::model::Session;
+use crate::model::{Dialect, Session};
 use crate::sanitize::one_line;
 use crate::source::{self, Format, SourceOptions, SourceStats};
 use crate::{import, progress};
@@ -38,26 +38,63 @@ pub fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// The format `--source-format NAME` forces, if given.
-pub fn forced_format(name: Option<&str>) -> Result<Option<Format>> {
-    let Some(name) = name else { return Ok(None) };
-    match Format::from_name(name) {
-        Some(f) => Ok(Some(f)),
-        None => {
-            let names: Vec<&str> = source::formats().map(|f| f.name()).collect();
-            Err(Error::Usage(format!(
-                "--source-format: unknown format {:?}; known: {}",
-                one_line(name),
-                names.join(", ")
-            )))
-        }
+/// The format `--source-format NAME` forces, if given: a database format,
+/// or the agent whose transcripts every file is read as. Every name
+/// `tracelint formats` prints is accepted.
+pub fn forced_format(name: Option<&str>) -> Result<(Option<Format>, Option<Dialect>)> {
+    let Some(name) = name else { return Ok((None, None)) };
+    if let Some(f) = Format::from_name(name) {
+        return Ok((Some(f), None));
+    }
+    if let Some(i) = import::infos().find(|i| i.name() == name) {
+        return Ok((None, Some(i.dialect)));
+    }
+    let names: Vec<&str> = source::formats().chain(import::infos()).map(|f| f.name()).collect();
+    Err(Error::Usage(format!("--source-format: unknown format {:?}; known: {}", one_line(name), names.join(", "))))
+}
+
+/// Is `path` read as transcripts? A folder is; a regular file is decided
+/// by its first bytes, whatever its name: the SQLite header makes it a
+/// database, JSON (`{` or `[` after a byte-order mark and white space) a
+/// transcript (`traces.jsonl` holding pretty-printed spans, events named
+/// `.log`). A file that is neither is a transcript only when its name says
+/// so (`.jsonl`, `.json`), so that an empty or broken one gets the
+/// transcript's error, and a database otherwise.
+fn is_transcripts(path: &Path) -> bool {
+    if path.is_dir() {
+        return true;
+    }
+    let named = path.extension().is_some_and(|e| e == "jsonl" || e == "json");
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => sniff(path).unwrap_or(named),
+        _ => named,
     }
 }
 
-/// Is `path` read as transcripts (a folder, a `.jsonl` file or a `.json`
-/// document)?
-fn is_transcripts(path: &Path) -> bool {
-    path.is_dir() || path.extension().is_some_and(|e| e == "jsonl" || e == "json")
+/// What a regular file's first bytes say: `Some(false)` for a SQLite
+/// database, `Some(true)` for JSON, `None` when they say neither.
+fn sniff(path: &Path) -> Option<bool> {
+    use std::io::Read;
+    let mut head = [0u8; 512];
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut n = 0;
+    while n < head.len() {
+        match file.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    let head = &head[..n];
+    if head.starts_with(b"SQLite format 3\0") {
+        return Some(false);
+    }
+    let text = head.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(head);
+    match text.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{' | b'[') => Some(true),
+        _ => None,
+    }
 }
 
 /// One opened PATH, ready to be read.
@@ -79,25 +116,36 @@ pub struct Source {
     _scratch: Option<tempfile::TempDir>,
 }
 
-/// Open `path`: a SQLite database, read-only, as `forced` if given, or
-/// transcripts (`forced` does not apply), imported into a throwaway
-/// database. What the import skipped or repaired is added to `notes`.
-pub fn open(path: &Path, forced: Option<Format>, notes: &mut Vec<String>) -> Result<Source> {
+/// Open `path`: a SQLite database, read-only, as `opts.format` if given,
+/// or transcripts (as `opts.transcripts`' if given), imported into a
+/// throwaway database. What the import skipped or repaired is added to
+/// `notes`.
+pub fn open(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Result<Source> {
     let label = path.display().to_string();
-    if is_transcripts(path) {
-        return open_transcripts(path, label, notes);
+    if let Some(agent) = opts.transcripts {
+        if !is_transcripts(path) {
+            return Err(Error::input(
+                path,
+                format!("is a SQLite database, not {agent} transcripts (--source-format {agent})"),
+            ));
+        }
+        return open_transcripts(path, label, Some(agent), notes);
     }
+    if is_transcripts(path) {
+        return open_transcripts(path, label, None, notes);
+    }
+    let forced = opts.format;
     let (conn, format, warnings) = source::open_as(path, forced)?;
     Ok(Source { path: path.to_path_buf(), label, format_name: format.as_str(), warnings, conn, format, _scratch: None })
 }
 
-fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Result<Source> {
+fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &mut Vec<String>) -> Result<Source> {
     let files = import::transcript_files(&[path.to_path_buf()])?;
     let tmp =
         tempfile::tempdir().map_err(|e| Error::input(path, format!("cannot create a temporary database: {e}")))?;
     let db = tmp.path().join("transcripts.db");
     let conn = import::open_scratch(&db)?;
-    let stats = import::import_files(&conn, &db, &files)?;
+    let stats = import::import_files(&conn, &db, &files, agent)?;
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = format!("{} transcript", or_list(&agents));
     // Empty or foreign files hold no calls: one line for all of them, not
@@ -107,6 +155,18 @@ fn open_transcripts(path: &Path, label: String, notes: &mut Vec<String>) -> Resu
         [one] => notes.push(format!("{}: not a {known}, skipped", one_line(&one.display().to_string()))),
         [first, rest @ ..] => notes.push(format!(
             "{} files are empty or not a {known}, skipped (first: {})",
+            rest.len() + 1,
+            one_line(&first.display().to_string())
+        )),
+    }
+    match stats.quiet.as_slice() {
+        [] => {}
+        [(one, agent)] => notes.push(format!(
+            "{}: read as a {agent} transcript, but it holds no tool call or result",
+            one_line(&one.display().to_string())
+        )),
+        [(first, agent), rest @ ..] => notes.push(format!(
+            "{} files read as transcripts hold no tool call or result (first: {}, read as {agent})",
             rest.len() + 1,
             one_line(&first.display().to_string())
         )),

@@ -102,7 +102,7 @@ pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> R
 /// loop behind every command.
 pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visitor: &mut dyn Visitor) -> Result<()> {
     for path in paths {
-        let src = input::open(path, opts.source.format, notes)?;
+        let src = input::open(path, &opts.source, notes)?;
         let judge = judge_for(src.format_name, &src.tool_schemas()?, opts)?;
         visitor.source(SourceStart {
             path: &src.label,

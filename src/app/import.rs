@@ -8,7 +8,17 @@ use crate::import;
 use crate::sanitize::one_line;
 
 pub fn run_import(args: &ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
-    let stats = import::import(&args.sources, &args.into)?;
+    let agent = match crate::input::forced_format(args.source_format.as_deref())? {
+        (Some(db), _) => {
+            return Err(crate::error::Error::Usage(format!(
+                "--source-format {}: import reads transcripts; {} is a database format, read directly by scan",
+                db.as_str(),
+                db.as_str()
+            )));
+        }
+        (None, agent) => agent,
+    };
+    let stats = import::import(&args.sources, &args.into, agent)?;
     let products: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = crate::input::or_list(&products);
     for f in &stats.unrecognised {

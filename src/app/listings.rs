@@ -113,7 +113,7 @@ pub fn run_schemas(args: &SchemasArgs, out: &mut dyn Write) -> Result<()> {
         }
     } else {
         for path in &args.paths {
-            let src = input::open(path, None, &mut Vec::new())?;
+            let src = input::open(path, &Default::default(), &mut Vec::new())?;
             let label = format!("{} ({})", one_line(&src.label), src.format_name);
             sets.push((label, build(src.format_name, &src.tool_schemas()?)?));
         }

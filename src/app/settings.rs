@@ -25,12 +25,9 @@ pub fn tool_schemas(j: &JudgingArgs) -> Result<FileSchemas> {
 /// The scan options shared by every judging command: the judging flags, and
 /// default filters and thresholds.
 pub fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions> {
+    let (format, transcripts) = crate::input::forced_format(j.source_format.as_deref())?;
     Ok(ScanOptions {
-        source: SourceOptions {
-            no_subagents,
-            session: None,
-            format: crate::input::forced_format(j.source_format.as_deref())?,
-        },
+        source: SourceOptions { no_subagents, session: None, format, transcripts },
         tool_schemas: tool_schemas(j)?,
         aggregate: AggregateOptions { redaction: redaction(j), ..AggregateOptions::default() },
     })

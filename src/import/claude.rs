@@ -70,16 +70,26 @@ impl Importer for Claude {
     /// `teleported-from`, …): a file of only those is a Claude Code file with
     /// no calls, not a stranger.
     fn recognise(&self, v: &Value) -> bool {
+        // Qwen Code writes `uuid`/`sessionId` records too, but its messages
+        // are Gemini-shaped (`message.parts`) and its results
+        // `toolCallResult`: not Claude Code's, whatever else they share.
+        let foreign = v.get("message").is_some_and(|m| m.get("parts").is_some()) || v.get("toolCallResult").is_some();
+        !foreign && Self::claims(v)
+    }
+
+    fn run(&self) -> Box<dyn ImportRun> {
+        Box::new(Run::default())
+    }
+}
+
+impl Claude {
+    fn claims(v: &Value) -> bool {
         v.get("uuid").is_some()
             || v.get("leafUuid").is_some()
             || (v.get("sessionId").is_some()
                 && v.get("type").is_some_and(Value::is_string)
                 && v.get("traceId").is_none())
             || v.get("type").and_then(Value::as_str).is_some_and(|t| METADATA_RECORDS.contains(&t))
-    }
-
-    fn run(&self) -> Box<dyn ImportRun> {
-        Box::new(Run::default())
     }
 }
 

@@ -25,6 +25,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::model::Dialect;
 use crate::source::FormatInfo;
 use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 
@@ -56,6 +57,11 @@ pub trait ImportRun {
     /// Everything is read: write what waited for later files.
     fn finish(&mut self, _w: &mut Writer<'_>) -> rusqlite::Result<()> {
         Ok(())
+    }
+    /// Does the run write its calls only in `finish` (so that what one
+    /// file gave is only known for the whole run)?
+    fn writes_at_finish(&self) -> bool {
+        false
     }
 }
 
@@ -113,9 +119,49 @@ pub struct ImportStats {
     pub broken: Vec<PathBuf>,
     /// The agents of the files imported.
     pub agents: std::collections::BTreeSet<&'static str>,
+    /// Files recognised as an agent's (product name beside each) whose
+    /// records were read, not skipped, and yet gave no call and no result:
+    /// a transcript of another shape, never reported as a silent 0.
+    pub quiet: Vec<(PathBuf, &'static str)>,
+}
+
+/// The counters of `ImportStats` a file moves.
+#[derive(Debug, Clone, Copy)]
+pub struct Counts {
+    lines: u64,
+    calls: u64,
+    results: u64,
+    duplicates: u64,
+    skipped: u64,
+    invalid: u64,
 }
 
 impl ImportStats {
+    fn clone_counts(&self) -> Counts {
+        Counts {
+            lines: self.lines,
+            calls: self.calls,
+            results: self.results,
+            duplicates: self.duplicates,
+            skipped: self.skipped,
+            invalid: self.invalid,
+        }
+    }
+
+    /// Did the file read since `before` give no call, result or repeat,
+    /// though some of its records were not skipped (or, `forced`, at all)?
+    /// A document (no lines counted) is one record.
+    fn read_nothing_since(&self, before: &Counts, forced: bool) -> bool {
+        let moved =
+            (self.calls - before.calls) + (self.results - before.results) + (self.duplicates - before.duplicates);
+        let (lines, skipped) = (self.lines - before.lines, self.skipped - before.skipped);
+        let used = match lines {
+            0 => u64::from(skipped == 0),
+            n => n.saturating_sub(skipped + (self.invalid - before.invalid)),
+        };
+        moved == 0 && (forced || used > 0)
+    }
+
     /// The format label of an imported source: its agent, or `jsonl` when
     /// it mixed several.
     pub fn label(&self) -> &'static str {
@@ -641,10 +687,12 @@ pub fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
 fn recognise_at(path: &Path) -> Result<Option<usize>> {
     let mut lines = LineReader::open_here(path)?;
     let mut scratch = ImportStats::default();
+    let mut records = 0;
     for _ in 0..50 {
         match lines.next_line(&mut scratch)? {
             None => break,
             Some(Some(Line::Record(v))) => {
+                records += 1;
                 if let Some(at) = IMPORTERS.iter().position(|i| i.recognise(&v)) {
                     return Ok(Some(at));
                 }
@@ -652,18 +700,26 @@ fn recognise_at(path: &Path) -> Result<Option<usize>> {
             Some(_) => {}
         }
     }
-    if !is_json_document(path) {
+    if !may_be_document(path, records) {
         return Ok(None);
     }
     let Some(doc) = read_document(path, &mut scratch)? else { return Ok(None) };
     Ok(IMPORTERS.iter().position(|i| i.recognise_document(path, &doc)))
 }
 
+/// Is `path` worth reading as one whole JSON document? A `.json` file is;
+/// so is a file of any other name whose first lines held no JSON record
+/// (pretty-printed spans in `traces.jsonl`), but not a file of records no
+/// importer claims, which would be read whole for nothing.
+fn may_be_document(path: &Path, records_seen: usize) -> bool {
+    is_json_document(path) || records_seen == 0
+}
+
 /// Import every transcript under `sources` into `into`.
-pub fn import(sources: &[PathBuf], into: &Path) -> Result<ImportStats> {
+pub fn import(sources: &[PathBuf], into: &Path, agent: Option<Dialect>) -> Result<ImportStats> {
     let files = transcript_files(sources)?;
     let conn = open_target(into)?;
-    import_files(&conn, into, &files)
+    import_files(&conn, into, &files, agent)
 }
 
 /// A throwaway tracelint database at `path` (a new file) for transcripts
@@ -678,32 +734,61 @@ pub fn open_scratch(path: &Path) -> Result<Connection> {
 
 /// The one import driver: each file is recognised and handed to its
 /// format's run, inside one transaction of `conn` (the database at `into`).
-pub fn import_files(conn: &Connection, into: &Path, files: &[PathBuf]) -> Result<ImportStats> {
-    import_files_with(conn, into, files, OWNERS_CAP)
+/// With `agent`, every file is read as that agent's, unrecognised or not.
+pub fn import_files(conn: &Connection, into: &Path, files: &[PathBuf], agent: Option<Dialect>) -> Result<ImportStats> {
+    let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
+    import_files_with(conn, into, files, forced, OWNERS_CAP)
 }
 
 /// `import_files`, keeping the owners of at most `owners_cap` call ids in memory.
-fn import_files_with(conn: &Connection, into: &Path, files: &[PathBuf], owners_cap: usize) -> Result<ImportStats> {
+fn import_files_with(
+    conn: &Connection,
+    into: &Path,
+    files: &[PathBuf],
+    forced: Option<usize>,
+    owners_cap: usize,
+) -> Result<ImportStats> {
     let sql = |e: rusqlite::Error| Error::input(into, crate::source::open::sqlite_problem(&e));
     conn.execute_batch("BEGIN IMMEDIATE").map_err(sql)?;
     let mut writer = Writer::new(conn);
     writer.owners_cap = owners_cap;
     // One run per format, started by its first file, in registry order.
     let mut runs: Vec<Option<Box<dyn ImportRun>>> = IMPORTERS.iter().map(|_| None).collect();
+    // The files of each run that writes at its finish.
+    let mut deferred: Vec<Vec<PathBuf>> = IMPORTERS.iter().map(|_| Vec::new()).collect();
     let result = (|| -> Result<()> {
         for file in files {
-            let Some(at) = recognise_at(file)? else {
+            let recognised = match forced {
+                Some(at) => Some(at),
+                None => recognise_at(file)?,
+            };
+            let Some(at) = recognised else {
                 let broken = is_json_document(file) && read_document(file, &mut ImportStats::default())?.is_none();
+                // A file of another name that is not JSON at all is a stranger, not a broken document.
                 if broken { &mut writer.stats.broken } else { &mut writer.stats.unrecognised }.push(file.clone());
                 continue;
             };
             let importer = IMPORTERS[at];
-            runs[at].get_or_insert_with(|| importer.run()).file(file, &mut writer)?;
+            let before = writer.stats.clone_counts();
+            let run = runs[at].get_or_insert_with(|| importer.run());
+            run.file(file, &mut writer)?;
+            if run.writes_at_finish() {
+                deferred[at].push(file.clone());
+            } else if writer.stats.read_nothing_since(&before, forced.is_some()) {
+                writer.stats.quiet.push((file.clone(), importer.info().product));
+            }
             writer.stats.agents.insert(importer.info().name());
             writer.stats.files += 1;
         }
-        for run in runs.iter_mut().flatten() {
+        for (at, run) in runs.iter_mut().enumerate() {
+            let Some(run) = run else { continue };
+            let before = writer.stats.clone_counts();
             run.finish(&mut writer).map_err(sql)?;
+            let files = std::mem::take(&mut deferred[at]);
+            if !files.is_empty() && writer.stats.read_nothing_since(&before, true) {
+                let product = IMPORTERS[at].info().product;
+                writer.stats.quiet.extend(files.into_iter().map(|f| (f, product)));
+            }
         }
         Ok(())
     })();
@@ -814,7 +899,7 @@ mod tests {
                 )
                 .unwrap();
             }
-            let stats = import_files_with(&conn, &db, &files, cap).unwrap();
+            let stats = import_files_with(&conn, &db, &files, None, cap).unwrap();
             let mut stmt = conn
                 .prepare(
                     "SELECT c.session_id, c.id, c.seq, c.tool, coalesce(r.text, '-'), coalesce(r.is_error, -1)

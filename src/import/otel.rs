@@ -40,7 +40,9 @@ use std::path::Path;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Map, Value};
 
-use super::{ImportRun, Importer, Line, LineReader, ResultRow, SessionRow, Writer, is_json_document, read_document};
+use super::{
+    ImportRun, ImportStats, Importer, Line, LineReader, ResultRow, SessionRow, Writer, is_json_document, read_document,
+};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::FormatInfo;
@@ -160,12 +162,17 @@ struct Run {
 }
 
 impl ImportRun for Run {
+    fn writes_at_finish(&self) -> bool {
+        true
+    }
+
     fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
         self.sources.push(path.display().to_string());
         let source = self.sources.len() - 1;
         let mut lines = LineReader::open(path)?;
-        // Line mode unless the first line is not a record and the file
-        // is a `.json` document.
+        // Line mode unless the first line is not a record: then the file
+        // is one document (or pretty-printed objects one after another),
+        // whatever its name.
         let mut first = true;
         loop {
             match lines.next_line(&mut w.stats)? {
@@ -175,19 +182,25 @@ impl ImportRun for Run {
                     first = false;
                     self.record(&v, source, w);
                 }
-                Some(Some(Line::Invalid)) if first && is_json_document(path) => {
-                    w.stats.lines = w.stats.lines.saturating_sub(1);
-                    match read_document(path, &mut w.stats)? {
+                Some(Some(Line::Invalid)) if first => {
+                    first = false;
+                    let mut doc_stats = ImportStats::default();
+                    match read_document(path, &mut doc_stats)? {
                         Some(doc) => {
+                            w.stats.lines = w.stats.lines.saturating_sub(1);
+                            w.stats.surrogates += doc_stats.surrogates;
                             for r in records(&doc) {
                                 self.record(r, source, w);
                             }
+                            break;
                         }
-                        None => {
+                        // A `.json` file is one document or nothing; lines
+                        // of any other file go on, this one counted broken.
+                        None if is_json_document(path) => {
                             return Err(Error::input(path, "is not a JSON document (cut or broken?)"));
                         }
+                        None => w.stats.invalid += 1,
                     }
-                    break;
                 }
                 Some(Some(Line::Invalid)) => {
                     first = false;

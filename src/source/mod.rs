@@ -31,8 +31,11 @@ pub struct SourceOptions {
     pub no_subagents: bool,
     /// Only the sessions this selects.
     pub session: Option<SessionFilter>,
-    /// Read every source as this format instead of detecting it.
+    /// Read every database source as this format instead of detecting it.
     pub format: Option<Format>,
+    /// Read every transcript source as this agent's instead of recognising
+    /// each file (`--source-format claude-code`, …).
+    pub transcripts: Option<Dialect>,
 }
 
 /// Which session ids are read.

@@ -44,7 +44,7 @@ fn unknown_source_format_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains(
-            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor"
+            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor, claude-code, codex"
         ),
         "{}",
         stderr(&out)
@@ -164,4 +164,88 @@ fn a_forced_format_must_match_its_signature() {
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("sample-traces/goose.db: is not a crush database (--source-format crush"), "{err}");
+}
+
+/// Issue 21: every name `tracelint formats` prints is a `--source-format`
+/// (a database format or an agent's transcripts).
+#[test]
+fn every_listed_format_is_accepted_by_source_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = stdout(&run_in(dir.path(), &["formats"]));
+    let names: Vec<&str> =
+        text.lines().filter(|l| !l.starts_with(' ') && !l.is_empty()).map(|l| l.split(' ').next().unwrap()).collect();
+    assert!(names.len() >= 19 && names.contains(&"claude-code") && names.contains(&"otel"), "{names:?}");
+    std::fs::write(dir.path().join("empty.jsonl"), "{}\n").unwrap();
+    for name in names {
+        let out = run_in(dir.path(), &["scan", "empty.jsonl", "--source-format", name]);
+        assert!(!stderr(&out).contains("unknown format"), "{name}: {}", stderr(&out));
+    }
+}
+
+/// Issue 21: a file is recognised by what it holds, not by its name.
+#[test]
+fn files_are_recognised_by_content_whatever_their_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let spans = std::fs::read(root().join("sample-traces/otel/phoenix-spans.json")).unwrap();
+    let expected = totals(&scan_json(&["sample-traces/otel/phoenix-spans.json"], &[]));
+    // The Python console exporter's pretty-printed spans, in a file named `.jsonl`, or `.log`.
+    for name in ["traces.jsonl", "spans.log", "spans"] {
+        std::fs::write(dir.path().join(name), &spans).unwrap();
+        let out = run_in(dir.path(), &["scan", name, "--format", "json"]);
+        assert_eq!(totals(&json(&out)), expected, "{name}: {}", stderr(&out));
+    }
+    // A SQLite database of any name is a database.
+    std::fs::copy(root().join("sample-traces/crush.db"), dir.path().join("crush.data")).unwrap();
+    let out = run_in(dir.path(), &["scan", "crush.data", "--format", "json"]);
+    assert_eq!(json(&out)["sources"][0]["format"], "crush");
+    // Neither: the database's error, named.
+    std::fs::write(dir.path().join("notes.txt"), "hello\n").unwrap();
+    let out = run_in(dir.path(), &["scan", "notes.txt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("notes.txt: not a SQLite database"), "{}", stderr(&out));
+}
+
+/// Issue 21: a transcript format can be forced; a file that gives nothing
+/// as that agent's is named, never a silent 0.
+#[test]
+fn forced_transcript_formats_and_files_that_give_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let codex = root().join("sample-traces/codex");
+    let out = run_in(dir.path(), &["scan", codex.to_str().unwrap(), "--source-format", "codex", "--format", "json"]);
+    assert!(totals(&json(&out)).0 > 0, "{}", stderr(&out));
+    let out = run_in(dir.path(), &["scan", codex.to_str().unwrap(), "--source-format", "claude-code"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("rollout-") && err.contains("read as a Claude Code transcript, but it holds no tool call"),
+        "{err}"
+    );
+    let db = root().join("sample-traces/crush.db");
+    let out = run_in(dir.path(), &["scan", db.to_str().unwrap(), "--source-format", "codex"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("crush.db: is a SQLite database, not codex transcripts"), "{}", stderr(&out));
+    // import takes the transcript names too, and refuses database formats.
+    let out = run_in(dir.path(), &["import", codex.to_str().unwrap(), "--into", "x.db", "--source-format", "crush"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!dir.path().join("x.db").exists());
+}
+
+/// Issue 21: Qwen Code's chats share `uuid`/`sessionId` with Claude Code
+/// but not its messages: they are not read as Claude Code (0 calls, silently).
+#[test]
+fn qwen_code_chats_are_not_claude_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |uuid: &str, kind: &str, message: serde_json::Value| {
+        serde_json::json!({"uuid": uuid, "parentUuid": null, "sessionId": "q1", "timestamp": "2026-01-01T00:00:00Z",
+            "type": kind, "cwd": "/p", "version": "0.5.1", "message": message})
+        .to_string()
+    };
+    let text = [
+        line("u1", "user", serde_json::json!({"role": "user", "parts": [{"text": "list files"}]})),
+        line("u2", "assistant", serde_json::json!({"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "list_directory", "args": {"path": "/p"}}}]})),
+    ]
+    .join("\n");
+    std::fs::write(dir.path().join("q1.jsonl"), text).unwrap();
+    let out = run_in(dir.path(), &["scan", "q1.jsonl"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("q1.jsonl: is not a Claude Code"), "{}", stderr(&out));
 }
