@@ -13,6 +13,7 @@
 //! the benchmark databases several times slower.
 
 mod claude;
+mod corpus;
 mod large;
 mod man;
 mod peri;
@@ -49,6 +50,12 @@ usage:
       The JSONL floor of scripts/bench.sh: parse every line of the *.jsonl files under
       PATH (file or folder) into a serde_json::Value, on one thread, and print lines and
       bytes. --validate-only checks each line is JSON without building anything.
+  cargo xtask corpus [--corpus DIR] [--bin PATH] [--agent NAME] [--details]
+      Measure tracelint on the real-trace corpus (corpus/README.md): run
+      `tracelint export` (default --bin target/release/tracelint) over every source of
+      corpus/sources.tsv under DIR (default /work/corpus), join the calls to
+      corpus/labels/*.tsv, and print per agent and split the hidden-error precision,
+      recall and share of `other`; --details lists the tune split's disagreements.
   cargo xtask read-floor DB
       The least a reader of a Peri database's messages can do, for scripts/bench.sh:
       the rows tracelint reads (rowid, thread, role, content, in rowid order) stepped
@@ -106,6 +113,17 @@ fn run(args: &[String]) -> Result<(), Failure> {
             [db] => read_floor(std::path::Path::new(db), &mut out),
             _ => Err(Failure::Usage("read-floor takes one Peri database".into())),
         },
+        Some("corpus") => {
+            let opts = Opts::parse(&args[1..], &["corpus", "bin", "agent"], &["details"])?;
+            opts.positional(0)?;
+            let root = PathBuf::from(opts.values.get("corpus").map_or("/work/corpus", String::as_str));
+            let bin = PathBuf::from(opts.values.get("bin").map_or("target/release/tracelint", String::as_str));
+            let meta = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+            let (sources, labels) = corpus::load(&meta).map_err(Failure::Run)?;
+            let m = corpus::measure(&root, &bin, &sources, &labels, opts.values.get("agent").map(String::as_str));
+            print!("{}", corpus::render(&m, opts.switch("details")));
+            Ok(())
+        }
         Some("man") => {
             let opts = Opts::parse(&args[1..], &[], &[])?;
             let dir = match opts.positionals.as_slice() {
