@@ -31,6 +31,13 @@ pub fn text_ends(text: &str) -> Cow<'_, str> {
     format!("{}\n{}", &t[..end], &t[start..]).into()
 }
 
+/// The id shown for a call its source recorded without one: `#` and its
+/// place in the session (from 1). Stable for a given trace, and never an id
+/// an agent writes.
+pub fn synthetic_id(seq: usize) -> String {
+    format!("#{seq}")
+}
+
 /// Whose conventions a session's text follows: the SQLite format it was read
 /// from, or, for sessions of tracelint's own schema (imported transcripts),
 /// the agent that wrote them. Content and classification rules are scoped

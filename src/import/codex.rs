@@ -38,8 +38,11 @@ impl Importer for Codex {
         &INFO
     }
 
+    /// A `{timestamp, type, payload}` record, or the first line of a rollout
+    /// written before records had a payload (Codex before about 0.20, summer
+    /// 2025): `{id, timestamp, instructions, git}`, then the items themselves.
     fn recognise(&self, record: &Value) -> bool {
-        record.get("payload").is_some() && record.get("type").is_some()
+        (record.get("payload").is_some() && record.get("type").is_some()) || is_bare_meta(record)
     }
 
     fn run(&self) -> Box<dyn ImportRun> {
@@ -67,10 +70,21 @@ fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
     Ok(())
 }
 
+/// The session line of an early rollout: no `type`, no `payload`.
+fn is_bare_meta(v: &Value) -> bool {
+    v.get("instructions").is_some() && v.get("id").is_some() && v.get("timestamp").is_some() && v.get("type").is_none()
+}
+
 fn line(v: &Value, session: &mut String, started: &mut bool, source: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
     let time = v.get("timestamp").and_then(Value::as_str);
-    let payload = v.get("payload").unwrap_or(&Value::Null);
-    let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+    // Early rollouts write the session line and the items without a
+    // `{type, payload}` envelope, and `{"record_type": "state"}` between them.
+    let (kind, payload) = match v.get("payload") {
+        Some(p) => (v.get("type").and_then(Value::as_str).unwrap_or(""), p),
+        None if is_bare_meta(v) => ("session_meta", v),
+        None if v.get("record_type").is_some() => ("state", v),
+        None => ("response_item", v),
+    };
     if kind == "session_meta" {
         if let Some(id) = payload.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
             *session = id.to_string();

@@ -14,6 +14,7 @@ pub mod codex;
 pub mod continue_dev;
 pub mod gemini;
 pub mod openhands;
+pub mod openhands_app;
 pub mod otel;
 
 use std::collections::{HashMap, HashSet};
@@ -289,6 +290,22 @@ impl<'c> Writer<'c> {
         Ok(())
     }
 
+    /// Record a call the source gives no id: it is written under the
+    /// synthetic id `#<seq>` (its place in the session), which is returned
+    /// for its result and shown as such in reports.
+    pub fn call_without_id(
+        &mut self,
+        session: &str,
+        tool: &str,
+        input: &Value,
+        time: Option<&str>,
+    ) -> rusqlite::Result<String> {
+        let seq = self.peek_seq(session)?;
+        let id = crate::model::synthetic_id(seq as usize);
+        self.call(session, &id, tool, input, time)?;
+        Ok(id)
+    }
+
     /// Record a result; a result already recorded for the call is kept.
     pub fn result(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
         let n = self
@@ -375,6 +392,13 @@ impl Writer<'_> {
             o.retain(|s| s != session);
         }
         Ok(())
+    }
+
+    /// The `seq` the next call of `session` will get.
+    fn peek_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
+        let seq = self.take_seq(session)?;
+        self.next_seq.insert(session.to_string(), seq);
+        Ok(seq)
     }
 
     /// The next `seq` of `session`, continuing after what the database holds.

@@ -12,11 +12,15 @@
 //! exits non-zero is stored with `is_error: false`; its `exit_code` is kept
 //! (`-1` means "still running or unknown", not a failure). `base_state.json`
 //! beside `events/` is claimed and skipped.
+//!
+//! The app's sessions before the SDK (`~/.openhands/sessions/<id>/events/<n>.json`)
+//! are read by `openhands_app`.
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use super::openhands_app as app;
 use super::{ImportRun, Importer, ResultRow, SessionRow, Writer, read_document};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
@@ -28,9 +32,9 @@ static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::OPENHANDS,
     agent: "OpenHands conversation folders, one JSON file per event, read through import",
     product: "OpenHands",
-    signature: "`events/event-<idx>-<id>.json` files with `kind` (`ActionEvent`, `ObservationEvent`, …) beside `base_state.json`",
-    flag: "`observation.is_error`; `UserRejectObservation` and `AgentErrorEvent` (a non-zero `exit_code` is not flagged)",
-    locations: &[Location::Home(".openhands/conversations")],
+    signature: "`events/event-<idx>-<id>.json` files with `kind` (`ActionEvent`, `ObservationEvent`, …) beside `base_state.json`; the app's older `sessions/<id>/events/<n>.json` with `action`/`observation` and `cause`",
+    flag: "`observation.is_error`; `UserRejectObservation` and `AgentErrorEvent`; before the SDK, an error observation and an MCP result's `isError` (a non-zero `exit_code` is not flagged)",
+    locations: &[Location::Home(".openhands/conversations"), Location::Home(".openhands/sessions")],
 };
 
 const AGENT: &str = Dialect::OPENHANDS.as_str();
@@ -60,20 +64,54 @@ impl Importer for OpenHands {
         if is_event_path(path) {
             return doc.get("kind").is_some_and(Value::is_string);
         }
-        path.file_name().is_some_and(|n| n == "base_state.json")
-            && path.parent().is_some_and(|p| p.join("events").is_dir())
-            && doc.is_object()
+        if app::is_event_path(path) {
+            return app::is_event(doc);
+        }
+        app::is_companion(path, doc)
+            || (path.file_name().is_some_and(|n| n == "base_state.json")
+                && path.parent().is_some_and(|p| p.join("events").is_dir())
+                && doc.is_object())
     }
 
     fn run(&self) -> Box<dyn ImportRun> {
-        Box::new(OpenHands)
+        Box::new(Run::default())
     }
 }
 
-impl ImportRun for OpenHands {
+/// One import of OpenHands folders: SDK events are written as they are
+/// read; the app's older sessions are kept until the end (`openhands_app`).
+#[derive(Default)]
+struct Run {
+    app: app::Sessions,
+    kept_app_events: bool,
+}
+
+impl ImportRun for Run {
+    fn writes_at_finish(&self) -> bool {
+        self.kept_app_events
+    }
+
+    fn finish(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        self.app.write(w, AGENT)
+    }
+
     fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
+        self.kept_app_events = false;
+        if app::is_event_path(path) {
+            let Some(event) = read_document(path, &mut w.stats)? else {
+                return Err(Error::input(path, "is not a JSON document (cut or broken?)"));
+            };
+            let folder = path.parent().and_then(Path::parent).unwrap_or(path);
+            let session = folder.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            if self.app.keep(&event, &session, &folder.display().to_string()) {
+                self.kept_app_events = true;
+            } else {
+                w.stats.skipped += 1;
+            }
+            return Ok(());
+        }
         if !is_event_path(path) {
-            // base_state.json: the conversation's settings, no calls.
+            // base_state.json, metadata.json, event_cache/: settings and copies, no calls.
             w.stats.skipped += 1;
             return Ok(());
         }

@@ -187,11 +187,14 @@ fn parse_bubble(v: ValueRef<'_>, row: i64, session: &mut Session) {
         .or_else(|| bubble.bubble_id.as_ref().and_then(Value::as_str))
         .unwrap_or("")
         .to_string();
+    // A bubble is a call only when it names a tool (by name, or by the
+    // number of a built-in one): an ordinary text bubble can carry a
+    // `toolFormerData` with only `additionalData` in it.
     let tool = match tf.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()) {
         Some(n) => n.to_string(),
-        None => match tf.get("tool").and_then(Value::as_i64) {
+        None => match tf.get("tool").and_then(Value::as_i64).filter(|&n| n > 0) {
             Some(n) => format!("tool-{n}"),
-            None => "(unnamed)".to_string(),
+            None => return,
         },
     };
     let args = tf.get("rawArgs").filter(|a| !a.is_null()).or_else(|| tf.get("params")).cloned();
@@ -288,6 +291,17 @@ mod tests {
         assert!(bubble("null").events.is_empty());
         assert!(bubble(r#"{"type":1,"text":"hi"}"#).events.is_empty());
         assert_eq!(bubble("{oops").malformed.len(), 1);
+    }
+
+    /// Issue 21: an ordinary text bubble with a `toolFormerData` that names
+    /// no tool (only `additionalData`) is not a call.
+    #[test]
+    fn bubbles_that_name_no_tool_are_not_calls() {
+        let text = r#"{"type":2,"text":"Done.","toolFormerData":{"additionalData":{"status":"error"}}}"#;
+        assert!(bubble(text).events.is_empty());
+        assert!(bubble(r#"{"toolFormerData":{"tool":0,"status":"error"}}"#).events.is_empty());
+        let numbered = bubble(r#"{"toolFormerData":{"tool":5,"toolCallId":"t1","status":"completed","result":"{}"}}"#);
+        assert!(matches!(&numbered.events[0], Event::Call(c) if c.tool == "tool-5"));
     }
 
     /// Bubbles come in conversation order (the composer's header list),
