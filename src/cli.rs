@@ -99,7 +99,7 @@ pub enum MergeFormat {
 
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
-    /// JSON reports of `tracelint scan --format json` (contract v4), from any machines.
+    /// JSON reports of `tracelint scan --format json` (contract v5), from any machines.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
     /// table, json (the same contract), markdown or csv.

@@ -1,5 +1,5 @@
 //! The `Report`: the one thing the gate and every renderer see. Plain
-//! serde types (the JSON contract, `schema/report-v4.schema.json`) and the
+//! serde types (the JSON contract, `schema/report-v5.schema.json`) and the
 //! number formatting they share; nothing here reads a trace or judges.
 
 use std::collections::BTreeMap;
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::rules::{FindingRule, Severity};
 
 /// Version of the JSON contract (docs/json.md).
-pub const CONTRACT_VERSION: u32 = 4;
+pub const CONTRACT_VERSION: u32 = 5;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SourceReport {

@@ -170,6 +170,7 @@ fn judge_calls(session: Session) -> JudgedSession {
         }
     }
     let paired = pair(&calls_in, &results);
+    let calls_in_empty: Vec<bool> = calls_in.iter().map(|c| c.id.is_empty()).collect();
     // Per file: was it modified by a successful edit/write with no successful
     // read since? Walked in call order, so only earlier calls count.
     let mut modified_unread: HashMap<&str, bool> = HashMap::new();
@@ -202,7 +203,8 @@ fn judge_calls(session: Session) -> JudgedSession {
         .zip(calls_in)
         .map(|((p, outcome), call)| JudgedCall {
             seq: p.seq,
-            call_id: call.id,
+            // A call its source gave no id (paired by order) is shown by its place.
+            call_id: if call.id.is_empty() { crate::model::synthetic_id(p.seq) } else { call.id },
             tool: call.tool,
             input: call.input,
             time: call.time.or(session.started),
@@ -218,7 +220,8 @@ fn judge_calls(session: Session) -> JudgedSession {
         parent: session.parent,
         calls,
         orphans,
-        duplicates: paired.duplicates,
+        // Calls without an id share none: they are not reused ids.
+        duplicates: paired.duplicates.into_iter().filter(|&i| !calls_in_empty[i]).collect(),
         malformed: session.malformed,
         sequences: sequence::SessionSequences::default(),
         findings: Vec::new(),
@@ -228,13 +231,22 @@ fn judge_calls(session: Session) -> JudgedSession {
 /// Both signals, the category and, for anchors not found, staleness.
 fn judge_pair(format: Dialect, call: &Call, result: &ToolResult, modified_unread: &HashMap<&str, bool>) -> Outcome {
     let flagged = result.flag == Some(true);
-    // A JSON envelope is judged inside (see `rules::present`).
-    let text = rules::present(&call.tool, &result.text);
-    let content = rules::detect_result(format, &call.tool, &call.input, &text, result.exit_code);
+    // Read as a terminal shows it, a JSON envelope judged inside (see `rules::present`).
+    let plain = rules::plain(&result.text);
+    let (text, envelope_exit) = rules::present_with_exit(Some(format), &call.tool, &plain);
+    let reading = rules::Reading {
+        dialect: format,
+        tool: &call.tool,
+        input: &call.input,
+        text: &text,
+        exit_code: result.exit_code.or(envelope_exit),
+        flagged,
+    };
+    let content = rules::detect_result(&reading);
     if !flagged && content.is_none() {
         return Outcome::Success;
     }
-    let class = rules::classify_result(format, &call.tool, &text, result.exit_code);
+    let class = rules::classify_result(&reading, content);
     let unwrapped = rules::unwrap_text(&text);
     let message = first_line(unwrapped);
     let mut failure = Failure {
@@ -314,7 +326,7 @@ mod tests {
     fn both_signals() {
         let s = Builder::new()
             .call("Agent", json!({}), "Error: please provide subagent_type parameter", Some(false))
-            .call("Bash", json!({}), "permission prompt declined", Some(true))
+            .call("Task", json!({}), "the flag is set", Some(true))
             .call("Edit", json!({}), "Tool execution failed: Edit - Error: old_string not found in /x", Some(true))
             .call("Read", json!({}), "     1\tError: x", Some(false))
             .judge();

@@ -48,6 +48,7 @@ const EXIT_RULES: &[&str] = &[
     "openhands-exit-code",
     "continue-exit-code",
     "cline-command-failed",
+    "json-envelope-error",
 ];
 
 pub static BENIGN_EXITS: &[BenignExit] = &[
@@ -55,10 +56,11 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         id: "search-found-nothing",
         rules: EXIT_RULES,
         codes: &[1],
-        command: r"^(?i:grep|rg|egrep|fgrep|ag|ack|find|test|\[|which|findstr|select-string|git grep)(?:\s|$)",
+        command: r"^(?i:grep|rg|egrep|fgrep|ag|ack|find|test|\[\[?|which|where|findstr|select-string|git grep|command -v|type|hash)(?:\s|$)",
         silent_only: true,
-        doc: "grep, rg, egrep, fgrep, ag, ack, find, test, `[`, which, findstr, Select-String and `git grep` \
-              exit 1 to say \"no match\" (and print nothing), not that they failed.",
+        doc: "grep, rg, egrep, fgrep, ag, ack, find, test, `[`, `[[`, which, where, `command -v`, type, hash, \
+              findstr, Select-String and `git grep` exit 1 to say \"no match\" (and print nothing), not that they \
+              failed.",
         fires_on: &[
             "grep -rn TODO src",
             "cd /p && rg -l foo",
@@ -76,23 +78,62 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         id: "files-differ",
         rules: EXIT_RULES,
         codes: &[1],
-        command: r"^(?:diff|cmp)(?:\s|$)|^git (?:--no-pager )?diff\b.*\s--(?:exit-code|quiet)\b",
+        command: r"^(?:diff|cmp)(?:\s|$)|^git (?:--no-pager )?diff\b.*\s--(?:exit-code|quiet|no-index)\b",
         silent_only: false,
-        doc: "diff, cmp and `git diff --exit-code`/`--quiet` exit 1 to say \"the files differ\" and print the \
-              difference. A plain `git diff` exits 0 whatever it shows.",
-        fires_on: &["LC_ALL=C diff a b", "cd /p && git diff --exit-code", "cmp -s a b", "git diff --quiet HEAD"],
+        doc: "diff, cmp and `git diff --exit-code`/`--quiet`/`--no-index` exit 1 to say \"the files differ\" and \
+              print the difference. A plain `git diff` exits 0 whatever it shows.",
+        fires_on: &[
+            "LC_ALL=C diff a b",
+            "cd /p && git diff --exit-code",
+            "cmp -s a b",
+            "git diff --quiet HEAD",
+            "git diff --no-index old.txt new.txt",
+        ],
         ignores: &["git status", "make diff-check; false", "git diff --staged && git diff"],
     },
     BenignExit {
         id: "deliberate-interrupt",
         rules: EXIT_RULES,
         codes: &[1, 130],
-        command: r"^\x03",
+        command: r"^\x03|^C-c$",
         silent_only: false,
-        doc: "Codex's write_stdin sending Ctrl+C (`chars: \"\\u0003\"`) to a running command: the process exiting \
-              1 or 130 afterwards is the interrupt the agent asked for, not a failure.",
-        fires_on: &["\u{3}"],
+        doc: "Codex's write_stdin sending Ctrl+C (`chars: \"\\u0003\"`), or OpenHands sending `C-c` as input, to a \
+              running command: the process exiting 1 or 130 afterwards is the interrupt the agent asked for, not a \
+              failure.",
+        fires_on: &["\u{3}", "C-c"],
         ignores: &["q", "y\n"],
+    },
+    BenignExit {
+        id: "no-process-matched",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?:pgrep|pkill|killall|pidof|lsof|fuser)(?:\s|$)",
+        silent_only: true,
+        doc: "pgrep, pkill, killall, pidof, lsof and fuser exit 1 to say that no process (or no open file, no \
+              listener on the port) matched, and print nothing: the agent's check found nothing, it did not fail.",
+        fires_on: &["pkill -f \"python3 app.py\"", "lsof -i :3000", "pgrep -f vite", "sudo lsof -ti tcp:8080"],
+        ignores: &["kill 123", "ps aux", "npm run dev"],
+    },
+    BenignExit {
+        id: "windows-no-such-process",
+        rules: EXIT_RULES,
+        codes: &[128],
+        command: r"^(?i:taskkill(?:\.exe)?)(?:\s|$)",
+        silent_only: false,
+        doc: "Windows `taskkill` exits 128 (`ERROR: The process \"x\" not found.`) when there was nothing to stop.",
+        fires_on: &["taskkill /F /IM node.exe"],
+        ignores: &["tasklist"],
+    },
+    BenignExit {
+        id: "unset-git-config",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^git config (?:--(?:global|local|system) )?(?:--get(?:-all)? )?[\w.-]+$",
+        silent_only: true,
+        doc: "`git config KEY` exits 1 and prints nothing when the key is not set: the answer to the agent's \
+              question, not a failure.",
+        fires_on: &["git config user.email", "git config --global --get core.editor"],
+        ignores: &["git config user.email a@b.c", "git commit -m x"],
     },
 ];
 
@@ -342,21 +383,31 @@ fn base_name(word: &str) -> String {
 /// lines agents put around it (exit code, wall time, `Output:`, `<cwd>`,
 /// Gemini's `Command:`/`Directory:`/`Signal:` lines, …) and counts of 0?
 pub fn is_silent(text: &str) -> bool {
-    text.lines().map(str::trim).all(|l| {
-        l.is_empty()
+    output_lines(text).next().is_none()
+}
+
+/// The lines of a shell result that the command printed: not blank, not
+/// the tool's framing (`Exit code N`, `Output:`, `<cwd>…</cwd>`, …).
+pub fn output_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().map(str::trim).filter(|l| {
+        !(l.is_empty()
             || l.chars().all(|c| c.is_ascii_digit())
             || FRAMING.iter().any(|f| l.starts_with(f))
-            || (l.starts_with("<cwd>") && l.ends_with("</cwd>"))
+            || (l.starts_with("<cwd>") && l.ends_with("</cwd>")))
     })
 }
 
 const FRAMING: &[&str] = &[
     "Exit code",
+    "[The command completed with exit code",
     "Exit Code:",
     "Wall time:",
     "Output:",
     "Process exited with code",
     "Command failed with exit code",
+    "Command executed",
+    "Command \"",
+    "```",
     "Process running with session ID",
     "Chunk ID:",
     "Original token count:",

@@ -29,6 +29,8 @@ pub enum Category {
     Network,
     ServerError,
     ResourceExhausted,
+    TestsFailed,
+    BuildFailed,
     NonzeroExit,
     Other,
 }
@@ -209,6 +211,20 @@ pub static CATEGORIES: &[CategoryInfo] = &[
         meaning: "too large, or out of memory, disk or context",
         retry: "no, reduce scope",
         fix: "Tell the agent the limit and how to narrow the request (offset/limit, filters).",
+    },
+    CategoryInfo {
+        category: Category::TestsFailed,
+        slug: "tests-failed",
+        meaning: "a test run ran and reported failing tests: the work is wrong, not the tool",
+        retry: "change code",
+        fix: "Nothing in the tool: the agent's code fails its tests. Count it apart from tool misuse, and check the agent reads the failures before it retries.",
+    },
+    CategoryInfo {
+        category: Category::BuildFailed,
+        slug: "build-failed",
+        meaning: "a build, compile or type check failed (error[E…], error TS…, SyntaxError): the work is wrong, not the tool",
+        retry: "change code",
+        fix: "Nothing in the tool: the agent's code does not compile. Count it apart from tool misuse; make sure the errors reach the agent whole.",
     },
     CategoryInfo {
         category: Category::NonzeroExit,

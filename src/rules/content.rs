@@ -5,7 +5,7 @@
 //! documentation, with examples it must fire on and texts it must ignore.
 //! The unit tests run every example, so a rule cannot exist untested.
 
-use super::Precision;
+use super::{Precision, Reads};
 use crate::model::Dialect;
 
 /// One content rule. Patterns are anchored at the start of the result text
@@ -21,6 +21,9 @@ pub struct ContentRule {
     /// Dialects the rule applies to; empty means every dialect.
     pub formats: &'static [Dialect],
     pub precision: Precision,
+    /// Which results the rule reads (`Reads`): every result, or only the
+    /// verdicts of tools whose text is theirs.
+    pub reads: Reads,
     pub doc: &'static str,
     /// Texts the rule must fire on (for a tool in scope).
     pub fires_on: &'static [&'static str],
@@ -40,6 +43,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Codex's unified exec (`exec_command`) returns success whatever the exit code; a non-zero exit is \
               only the line `Process exited with code N`. Benign exits (grep finding nothing) do not count.",
         fires_on: &["Chunk ID: 7\nWall time: 0.4 seconds\nProcess exited with code 1\nOutput:\nFAIL"],
@@ -51,6 +55,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Codex's shell output with a non-zero `Exit code: N` line, or the JSON output's \
               `metadata.exit_code` (presented as `Exit code N`). Codex writes no success flag, so \
               every such result is hidden from anything that reads flags.",
@@ -63,6 +68,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Codex's apply_patch when the patch does not apply: `apply_patch verification failed: <why>`, or, \
               through the legacy `shell` tool (Codex 0.4x–0.5x), `error: Failed to find expected lines in …` and \
               `error: invalid hunk at line N, …`.",
@@ -79,6 +85,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Codex when the user or the approval policy rejected a command or a patch.",
         fires_on: &["exec command rejected by user", "patch rejected by user", "exec command rejected: policy"],
         ignores: &["command accepted"],
@@ -89,6 +96,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Codex's interrupted calls: `aborted by user after 3.2s`, `Wall time: …` + `aborted by user`, or a \
               synthetic `aborted` for a call that never returned.",
         fires_on: &["aborted by user after 3.2s", "Wall time: 1.0 seconds\naborted by user", "aborted"],
@@ -100,6 +108,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CODEX],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Codex's dispatcher and exec errors: unknown tools, unparseable arguments, exec plumbing, \
               sandbox failures, timeouts.",
         fires_on: &[
@@ -116,6 +125,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CRUSH, Dialect::OPENCODE],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Crush's bash tool appends `Exit code N` to a command that exited non-zero and still returns a \
               normal result (`is_error = false`), and so does its `job_output` for a background job; opencode \
               records the exit status in `state.metadata.exit`, which the adapter presents as this line. Any \
@@ -134,6 +144,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::GEMINI],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Gemini CLI's run_shell_command returns `status: success` whatever the exit code; its output \
               ends with `Error: (none)`, `Exit Code: N`, `Signal: …` and `Process Group PGID: …` lines. A \
               non-zero `Exit Code` is a hidden failure (benign exits aside).",
@@ -149,6 +160,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::GEMINI],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Gemini CLI results recorded as `success` that say the tool failed: a shell command killed by the \
               tool's own inactivity timeout, a grep whose ripgrep process failed.",
         fires_on: &[
@@ -163,6 +175,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CLAUDE_CODE],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Claude Code's TaskOutput and BashOutput report a background command's end as \
               `<status>failed</status>` and `<exit_code>N</exit_code>` inside a result that is not flagged \
               (`<retrieval_status>success</retrieval_status>`: the retrieval worked, the command did not).",
@@ -178,6 +191,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CLAUDE_CODE],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "A Claude Code sub-agent (`Task`/`Agent`) whose model request failed returns the API error as its \
               report, unflagged: `API Error: 529 {\"type\":\"error\",…overloaded_error…}`.",
         fires_on: &[
@@ -191,6 +205,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &["bash"],
         formats: &[Dialect::CRUSH],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Crush's bash tool when the command was interrupted: the exit-code line is replaced by \
               `Command was aborted before completion`, the result is not flagged.",
         fires_on: &["partial output\nCommand was aborted before completion\n\n<cwd>/p</cwd>"],
@@ -202,6 +217,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &["bash"],
         formats: &[Dialect::OPENCODE],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "opencode's bash tool completes (`status = completed`) even when the command timed out or was \
               aborted, and ends the output with `(Command timed out after N ms)` or `(Command was aborted)`; \
               opencode ≥ 1.2 writes `<shell_metadata>` with `shell tool terminated command after exceeding \
@@ -219,6 +235,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::LLM],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "llm writes `Error: <exception>` as the output of a tool that raised, and `Cancelled: <reason>` \
               for a call a hook cancelled; the `exception` column (0.27+) is the flag. Without an exception \
               the result is a hidden error.",
@@ -231,6 +248,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's wrapper for a tool that returned Err: `Tool execution failed: <Tool> - <reason>`.",
         fires_on: &["Tool execution failed: Edit - Error: old_string not found in /a.rs"],
         ignores: &["The tool execution failed earlier, retrying", "Tool execution failed:Edit"],
@@ -241,6 +259,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "A result that is a JSON envelope saying the tool failed: `{\"error\": …}`, `{\"status\": \"error\"}`, \
               `{\"success\": false}`, `{\"isError\": true}` (MCP servers, Roo-style tools). The envelope is \
               presented to the rules as `JSON envelope error: <its message>` (`rules::present`); an envelope \
@@ -255,6 +274,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::Medium,
+        reads: Reads::Any,
         doc: "A result that starts with `Error:` or `ERROR:`: the `Ok(\"Error: …\")` shape of the founding postmortem.",
         fires_on: &[
             "Error: please provide subagent_type parameter",
@@ -274,6 +294,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Claude Code's `<tool_use_error>…</tool_use_error>` envelope.",
         fires_on: &["<tool_use_error>File has not been read yet.</tool_use_error>"],
         ignores: &["see <tool_use_error> in the docs"],
@@ -284,6 +305,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's dispatcher when the model calls a tool that does not exist: `工具 '<name>' 不存在`.",
         fires_on: &["工具 'Task' 不存在"],
         ignores: &["工具 Task 已完成"],
@@ -294,6 +316,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &["folder_operations"],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's folder_operations failures before the fix: `✗ Folder not found: …`, `✗ Error: …`.",
         fires_on: &["✗ Folder not found: /tmp/x", "✗ Unknown operation: move"],
         ignores: &["✓ Created folder /tmp/x"],
@@ -304,6 +327,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's Bash spawn failure: `Error executing command: <e>`.",
         fires_on: &["Error executing command: No such file or directory (os error 2)"],
         ignores: &["Executing command: ls"],
@@ -314,6 +338,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's missing-argument errors, old and new wording: `Missing file_path parameter`, `The 'file_path' parameter is required for the Read tool.`, `Missing required parameter: query`.",
         fires_on: &[
             "Missing file_path parameter",
@@ -329,6 +354,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's ExecuteExtraTool when the named deferred tool does not exist.",
         fires_on: &["ExecuteExtraTool: tool 'cron_lst' not found or not registered as a deferred tool"],
         ignores: &["ExecuteExtraTool: cron_list returned 2 jobs"],
@@ -339,6 +365,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's Write/Edit I/O failures: `Error writing file: …`, `Error renaming temp file: …`.",
         fires_on: &[
             "Error writing file: Permission denied (os error 13)",
@@ -352,6 +379,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's Grep, Glob and folder_operations path errors.",
         fires_on: &[
             "Search path does not exist: /nope",
@@ -367,6 +395,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &["folder_operations"],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's folder_operations with an operation outside `create`/`list`/`exists`.",
         fires_on: &["Unknown operation: move"],
         ignores: &["Operation create done"],
@@ -377,6 +406,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's WebFetch and WebSearch failures.",
         fires_on: &[
             "Extract API returned HTTP 502: Bad Gateway",
@@ -392,6 +422,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's TodoWrite and AskUserQuestion input errors.",
         fires_on: &["TodoWrite: invalid input: missing field `status`", "ask_user_question: unexpected response type"],
         ignores: &["Todos have been modified successfully."],
@@ -402,6 +433,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's Agent tool when the background registry or the child thread is unavailable.",
         fires_on: &[
             "Background tasks not available: no registry configured",
@@ -415,6 +447,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's LineEdit tool (June 2026), whose errors were in Chinese.",
         fires_on: &[
             "edits 参数解析失败: invalid type",
@@ -431,6 +464,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Peri's built-in permission rejections (`Don't Ask 模式：自动拒绝`, `Auto 模式：分类器拒绝`, …).",
         fires_on: &["Don't Ask 模式：自动拒绝", "Auto 模式：分类器拒绝"],
         ignores: &["Auto mode enabled"],
@@ -441,6 +475,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "A call cancelled by the user (Ctrl+C).",
         fires_on: &["interrupted by user"],
         ignores: &["the user interrupted by typing"],
@@ -452,6 +487,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::LANGGRAPH],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "LangGraph's prebuilt ToolNode turns a tool's exception into `Error: <repr(e)>\\n Please fix your \
               mistakes.` with `status = \"error\"`; a custom error handler that keeps the wording but not the \
               status hides it. (`Error: …` from a tool that returns its failure is caught by `error-prefix`.)",
@@ -465,6 +501,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::OPENAI_AGENTS],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "The Agents SDK's default failure function turns a tool's exception (or arguments that did not \
               parse) into an ordinary output: `An error occurred while running the tool. Please try again. \
               Error: …`. Function tools have no error flag, so every such result is hidden.",
@@ -480,6 +517,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::OPENAI_AGENTS],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "A function tool that exceeded its timeout with the `error_as_result` behaviour: \
               `Tool '<name>' timed out after N seconds.`",
         fires_on: &["Tool 'fetch_page' timed out after 30.0 seconds."],
@@ -491,6 +529,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::OPENAI_AGENTS],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "A call a human (or the approval policy) declined: `Tool execution was not approved.` (shell \
               rejections write it to stderr with exit code 1).",
         fires_on: &["Tool execution was not approved."],
@@ -502,6 +541,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::OPENAI_AGENTS],
         precision: Precision::Medium,
+        reads: Reads::Any,
         doc: "For callers with an output schema the SDK wraps a tool failure as `{\"error\": \"<text>\"}`.",
         fires_on: &[r#"{"error": "An error occurred while running the tool."}"#],
         ignores: &[r#"{"errors": []}"#, r#"{"result": "error"}"#],
@@ -512,6 +552,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &["shell", "local_shell"],
         formats: &[Dialect::OPENAI_AGENTS],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "The shell tool's `outcome.exit_code`, stored apart from the output and presented as this line: \
               a non-zero exit is never flagged. Benign exits (grep finding nothing) are not counted.",
         fires_on: &["Exit code 101"],
@@ -524,6 +565,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &["terminal"],
         formats: &[Dialect::ZED],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Zed's terminal tool returns success (`is_error = false`) for `Command \"<cmd>\" failed with exit \
               code N.`; the adapter reads N out of that sentence and presents it as this line, so benign exits \
               (grep finding nothing) are not counted.",
@@ -536,6 +578,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &["terminal"],
         formats: &[Dialect::ZED],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Zed's terminal tool also returns success when the command timed out, was killed, was stopped by \
               the user, or when the user refused a sandbox escalation.",
         fires_on: &[
@@ -553,6 +596,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::ADK],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "ADK answers with an `{\"error\": …}` response (no flag) when a FunctionTool misses mandatory \
               arguments, when an MCP call fails with graceful error handling, and when a confirmation was \
               refused. Responses are shown as compact JSON with sorted keys.",
@@ -568,6 +612,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::ADK],
         precision: Precision::Medium,
+        reads: Reads::Any,
         doc: "The convention ADK's documentation teaches for tools: return `{\"status\": \"error\", \
               \"error_message\": …}`. ADK stores it as an ordinary response, so every such failure is hidden.",
         fires_on: &[r#"{"error_message":"Weather information for 'Paris' is not available.","status":"error"}"#],
@@ -580,6 +625,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CURSOR],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Cursor's terminal tool records `status: completed` for a command that exited non-zero; the exit \
               status (`exitCodeV2` in the result JSON) is presented as this line. Benign exits (grep finding \
               nothing) are not counted. Experimental: Cursor's storage is reverse-engineered.",
@@ -588,11 +634,55 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     // --- traces as files: OpenTelemetry, OpenHands, Cline / Roo, Continue ----
     ContentRule {
+        id: "openhands-still-running",
+        pattern: r"(?m)^\[The command has no new output after \d+ seconds\.",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "An OpenHands command that printed nothing for the soft wait (exit code -1, still running): \
+              `[The command has no new output after 10 seconds. You may wait longer …]`. The call gave the agent \
+              nothing; it has to wait, send keys or interrupt.",
+        fires_on: &[
+            "\n[The command has no new output after 10 seconds. You may wait longer to see additional output by sending empty command '']",
+        ],
+        ignores: &["[The command completed with exit code 0.]"],
+    },
+    ContentRule {
+        id: "openhands-browser-error",
+        pattern: r"(?m)^=+ BEGIN error message =+\s*$",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "OpenHands' browser when the action failed: the page it returns holds a `BEGIN error message` block \
+              (`Error: Page.goto: net::ERR_CONNECTION_REFUSED …`), and the observation is not flagged.",
+        fires_on: &[
+            "[Current URL: chrome-error://chromewebdata/]\n\n================ BEGIN error message ===============\nThe following error occurred when executing the last action:\nError: Page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:5000/",
+        ],
+        ignores: &["[Current URL: http://localhost:5000/]\n\n[Action executed successfully.]"],
+    },
+    ContentRule {
+        id: "openhands-code-raised",
+        pattern: r"(?m)^\w+(?:Error|Exception)\s+Traceback \(most recent call last\)",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "OpenHands' IPython cell whose code raised: the cell's output is IPython's traceback \
+              (`TypeError      Traceback (most recent call last)`), stored as an ordinary observation.",
+        fires_on: &[
+            "-----\nTypeError                                 Traceback (most recent call last)\nCell In[1], line 9",
+        ],
+        ignores: &["Out[1]: 42"],
+    },
+    ContentRule {
         id: "otel-agents-sdk-tool-error",
         pattern: r"^An error occurred while running the tool\. Please try again\. Error: ",
         tools: &[],
         formats: &[Dialect::OTEL],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "The OpenAI Agents SDK's default `failure_error_function`: the tool raised, and the model is told so \
               in an ordinary tool output.",
         fires_on: &["An error occurred while running the tool. Please try again. Error: division by zero"],
@@ -604,6 +694,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::OPENHANDS],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "An OpenHands terminal command that exited non-zero: stored with `is_error: false` and the \
               observation's `exit_code` (shown to the rules as `Exit code N`); its text ends with \
               `[The command completed with exit code N.]`. Exit code -1 (still running or unknown) is not \
@@ -617,6 +708,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CLINE, Dialect::ROO],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Cline's `toolError` and `missingToolParameterError` texts, which the legacy XML protocol returns \
               with no flag at all.",
         fires_on: &[
@@ -631,6 +723,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CLINE, Dialect::ROO],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Cline's (and Roo Code's) execute_command returns `Command failed with exit code N.` and the \
               output as an ordinary result, with no flag. Searches finding nothing (grep exit 1, no output) \
               are benign.",
@@ -641,11 +734,24 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         ignores: &["Command executed.\nOutput:\nok", "Command failed with exit code 0."],
     },
     ContentRule {
+        id: "cline-subagent-failed",
+        pattern: r"(?m)^Subagent results:\s*\n(?:[^\n]*\n){0,4}?Failed: [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Cline's `use_subagents` reports its sub-agents as one result, `Subagent results:` with `Succeeded: N` \
+              and `Failed: N`; one failed sub-agent fails the call, though the result is not flagged.",
+        fires_on: &["Subagent results:\nTotal: 5\nSucceeded: 4\nFailed: 1\nTool calls: 99"],
+        ignores: &["Subagent results:\nTotal: 2\nSucceeded: 2\nFailed: 0"],
+    },
+    ContentRule {
         id: "cline-user-denied",
         pattern: r"^The user denied this operation",
         tools: &[],
         formats: &[Dialect::CLINE, Dialect::ROO],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Cline's `toolDenied` (and `toolDeniedWithFeedback`): the user declined the call.",
         fires_on: &[
             "The user denied this operation.",
@@ -659,6 +765,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::ROO],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Roo Code's failure JSON inside an unflagged tool_result: `{\"status\":\"error\",…}` when the tool \
               failed while running, `{\"status\":\"denied\",…}` when the user declined.",
         fires_on: &[
@@ -673,6 +780,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::ROO],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "Roo Code's guard against a call repeated too often, returned unflagged.",
         fires_on: &["Tool call repetition limit reached for read_file. Please try a different approach."],
         ignores: &["repetition limit not reached"],
@@ -683,9 +791,284 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         tools: &[],
         formats: &[Dialect::CONTINUE],
         precision: Precision::High,
+        reads: Reads::Any,
         doc: "A Continue terminal command that resolved `done` with the status `Command failed with exit code N`: \
               the exit code is kept and shown to the rules as `Exit code N` (grep/find/diff exit 1 is benign).",
         fires_on: &["Exit code 1", "Exit code 127"],
         ignores: &["Exit code 0", "Command completed"],
+    },
+    // --- more agents' own shapes --------------------------------------------
+    ContentRule {
+        id: "claude-read-past-end",
+        pattern: r"^<system-reminder>Warning: the file exists but is shorter than the provided offset",
+        tools: &["Read"],
+        formats: &[Dialect::CLAUDE_CODE],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Claude Code's Read with an `offset` past the end of the file returns no text, only a reminder that \
+              the file is shorter, unflagged: nothing was read.",
+        fires_on: &[
+            "<system-reminder>Warning: the file exists but is shorter than the provided offset (1800). The file has 1524 lines.</system-reminder>",
+        ],
+        ignores: &[
+            "     1\thello\n<system-reminder>Whenever you read a file, consider whether it looks malicious.</system-reminder>",
+        ],
+    },
+    ContentRule {
+        id: "openai-agents-handoff-ignored",
+        pattern: r"^Multiple handoffs detected, ignoring this one\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "The Agents SDK answers every handoff after the first of one turn with `Multiple handoffs detected, \
+              ignoring this one.`: the handoff did not happen.",
+        fires_on: &["Multiple handoffs detected, ignoring this one."],
+        ignores: &["Handoff accepted."],
+    },
+    ContentRule {
+        id: "openhands-command-not-run",
+        pattern: r#"(?m)^\[?Your command "(?s:.*?)" is NOT executed\."#,
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "OpenHands refuses a new command while the previous one still runs: `Your command \"…\" is NOT \
+              executed. The previous command is still running`, stored as an ordinary observation.",
+        fires_on: &[
+            "[Your command \"ls\" is NOT executed. The previous command is still running - You CANNOT send new commands until the previous command is completed.]",
+        ],
+        ignores: &["[The command completed with exit code 0.]"],
+    },
+    // --- what any tool's own text says (the founding postmortem's case) -----
+    ContentRule {
+        id: "error-words",
+        pattern: r"^(?:Error|ERROR|error)[ \t][^\n:]{1,80}:(?:\s|$)|^(?:Error|ERROR) (?:calling|invoking|executing|running|occurred|in|while|during|when|generating|getting|fetching|creating|processing|reading|writing|loading|sending|connecting|querying|parsing|updating|deleting|listing|saving|retrieving|searching|downloading|uploading)\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A tool's verdict that starts with `Error <words>:` or `Error <doing>`: `Error generating image: …`, \
+              `Error in send_email: …`, `Error calling tool 'create_pr'`. Not read in a file, a page or a \
+              program's output.",
+        fires_on: &[
+            "Error generating image: quota exceeded",
+            "Error in send_email: SMTPServerDisconnected('Connection unexpectedly closed')",
+            "Error calling tool 'create_pr'",
+            "Error invoking tool 'read_file' with kwargs {} with error:\n path: Field required",
+            "Error listing directory: ENOENT: no such file or directory, stat '/p'",
+        ],
+        ignores: &["Errors found: none", "Error rate is 0.2% this week", "No error."],
+    },
+    ContentRule {
+        id: "failed-to",
+        pattern: r"^(?:Failed to|Unable to|Could not|Couldn't|Cannot|Can't|Can not) \S|^(?:Failed|FAILED|Failure)(?::| with | because | due to )",
+        tools: &[],
+        formats: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A tool's verdict that starts by saying it could not do the thing: `Failed to …`, `Unable to …`, \
+              `Could not …`, `Cannot …`, `Failed: …`.",
+        fires_on: &[
+            "Failed to send email: SMTPServerDisconnected('Connection unexpectedly closed')",
+            "Failed to generate synthesis: 404 Not Found",
+            "Unable to determine the user's timezone",
+            "Could not connect to the database",
+            "Cannot find module 'express'",
+            "Failed: quota exceeded",
+        ],
+        ignores: &["Failures: 0", "Could you confirm the date?", "Unable-to-pay accounts: 3"],
+    },
+    ContentRule {
+        id: "failed-with-status",
+        pattern: r"^[^\n]{0,120}?\b(?:failed|failure|errored|error)\b[^\n]{0,40}?\b(?:status|status code|code|HTTP)\s*[:=]?\s*[45]\d\d\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A first line that says the request failed with an HTTP error status: `Notification trigger failed with \
+              status: 429`, `Request failed with status code 404`.",
+        fires_on: &["Notification trigger failed with status: 429", "Request failed with status code 404"],
+        ignores: &["Notification sent with status: 200", "Checked 429 items; none failed"],
+    },
+    ContentRule {
+        id: "exception-raised",
+        pattern: r"^(?:Traceback \(most recent call last\):|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure|Fault)(?::\s|\()|[A-Z]\w+Exception\s*$|[A-Z]\w*(?:Disconnected|Timeout|Refused|Denied|Exceeded|Aborted|Interrupted|NotFound|Unavailable)\()",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A tool's result that is an exception: a traceback, `XxxError: …`, `XxxException(…)`, a repr such as \
+              `SMTPServerDisconnected('…')`. The tool raised, and its framework handed the exception to the model \
+              as an ordinary result.",
+        fires_on: &[
+            "Traceback (most recent call last):\n  File \"tool.py\", line 3, in run\nKeyError: 'name'",
+            "HTTPError: 503 Server Error: Service Unavailable for url: https://api.example.com",
+            "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='x', port=443)",
+            "SMTPServerDisconnected('Connection unexpectedly closed')",
+            "ValueError: invalid literal for int() with base 10: 'x'",
+            "TimeoutException",
+        ],
+        ignores: &["ErrorBoundary component added", "Exception handling is described below", "NoError"],
+    },
+    ContentRule {
+        id: "http-error-status",
+        pattern: r"^(?:HTTP/\d(?:\.\d)?\s+)?[45]\d\d\s*(?:[-:]\s*)?(?:Client Error|Server Error|Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Not Acceptable|Request Timeout|Conflict|Gone|Precondition Failed|Payload Too Large|Unsupported Media Type|Unprocessable (?:Entity|Content)|Too Many Requests|Internal Server Error|Not Implemented|Bad Gateway|Service Unavailable|Gateway Timeout)\b|^(?:HTTP |HTTP error |Error |ERROR |error )\(?[45]\d\d\b|^(?:Status|HTTP status|Status code):?\s*[45]\d\d\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A tool's verdict that is an HTTP error status: `404 Client Error: Not Found for url: …`, \
+              `HTTP/1.1 503 Service Unavailable`, `Error 429: …`, `Status: 500`.",
+        fires_on: &[
+            "404 Client Error: Not Found for url: https://api.example.com/v1/x",
+            "HTTP/1.1 503 Service Unavailable",
+            "Error 429: rate limited",
+            "Status: 500",
+        ],
+        ignores: &["200 OK", "404 pages indexed", "Status: 200"],
+    },
+    ContentRule {
+        id: "error-heading",
+        pattern: r"^#{1,6}[ \t]*(?:[^\w\s]{1,3}[ \t]*)?(?:Error|ERROR|Errors|Failed|Failure|FAILED)\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A tool's Markdown verdict whose first heading says it failed: `### Error Querying the database`, \
+              `## ❌ Failed to deploy`.",
+        fires_on: &["### Error Querying the database\n\nsyntax error at or near \"FROM\"", "## ❌ Failed to deploy"],
+        ignores: &["## Results\n\n3 rows", "### Summary"],
+    },
+    ContentRule {
+        id: "error-words-i18n",
+        pattern: r"^(?:错误|錯誤|失败|失敗|异常|異常|出错|出錯|エラー|오류|에러|실패|Fehler|FEHLER|Erreur|ERREUR|Échec|Echec|Erro|ERRO|Falha|Fallo|Falló)(?:[:：\s!！]|$)|^[^\n]{0,40}?(?:失败|失敗|出错|出錯|に失敗しました|できませんでした|실패했습니다|할 수 없습니다|fehlgeschlagen|a échoué|ha fallado|falhou)|^(?:Impossible de|Konnte nicht|Kann nicht|No se (?:pudo|puede)|Não foi possível|Não é possível|Error al|Error en) |^[^\n]{0,40}?不存在",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "The same failure wording in the languages agents' users write: Chinese (`错误: …`, `SQL执行失败: …`, \
+              `文件 X 不存在`), Japanese (`エラー: …`, `…に失敗しました`), Korean (`오류: …`, `…실패했습니다`), German \
+              (`Fehler: …`, `… fehlgeschlagen`), French (`Erreur : …`, `Impossible de …`), Spanish (`Error al …`, \
+              `No se pudo …`) and Portuguese (`Erro: …`, `Não foi possível …`).",
+        fires_on: &[
+            "错误: 文件 a.txt 不存在。",
+            "SQL执行失败: syntax error near FROM",
+            "查询失败",
+            "エラー: ファイルが見つかりません",
+            "ファイルの読み込みに失敗しました",
+            "오류: 파일을 찾을 수 없습니다",
+            "Fehler: Datei nicht gefunden",
+            "Erreur : fichier introuvable",
+            "Impossible de se connecter au serveur",
+            "No se pudo conectar con la base de datos",
+            "Não foi possível enviar o e-mail",
+        ],
+        ignores: &["没有错误，全部完成", "成功: 已写入 3 行", "Fehlerfrei abgeschlossen", "Erreurs corrigées: 2"],
+    },
+    ContentRule {
+        id: "agent-prose-failure",
+        pattern: r"^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)\b[^\n]{0,160}?\b(?:error|errors|unable|not able|wasn't able|couldn't|could not|cannot|can't|failed)\b|^(?:It (?:looks|seems) like )?[Tt]here (?:was|has been) an? (?:error|issue|problem)\b|^An? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened)\b|^I (?:encountered|ran into|hit|got|received) an? (?:error|exception|issue|problem)\b|^I (?:cannot|can't|am unable to|was unable to|wasn't able to|was not able to|couldn't|could not|am not able to) (?:fulfill|complete|retrieve|fetch|access|obtain|provide|perform|process|connect|load|execute|run|proceed)\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A sub-agent used as a tool that reports, in its first sentence, that it failed: `An error occurred \
+              while retrieving …`, `I encountered an error …`, `I'm sorry, but I wasn't able to …`, `I cannot \
+              fulfill this request …`. Only the opening counts: an answer that mentions a problem later, or says it \
+              found no problem (`I couldn't find any issues`), is an answer (docs/rules.md, where the line falls).",
+        fires_on: &[
+            "An error occurred while retrieving the market data. Please try again later.",
+            "I encountered an error while fetching the stock price.",
+            "I'm sorry, but I wasn't able to retrieve the current price.",
+            "I cannot fulfill this request using the available tools.",
+            "It looks like there was an error with the request.",
+            "I was not able to retrieve the 52-week range.",
+        ],
+        ignores: &[
+            "I couldn't find any issues in the code; it looks correct.",
+            "Sorry for the wait, here are the results.",
+            "There was an increase in sales in March.",
+            "I need the stock ticker to continue. Could you provide it?",
+        ],
+    },
+    ContentRule {
+        id: "unawaited-coroutine",
+        pattern: r"^<coroutine object [\w.<>]+ at 0x[0-9a-fA-F]+>\s*$",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A Python tool that returned a coroutine it never awaited (`<coroutine object f at 0x…>`): the tool \
+              did nothing and its framework passed the object's repr on as the result.",
+        fires_on: &["<coroutine object _resolve_symbol at 0x7f1c2b3d4e50>"],
+        ignores: &["<result>AAPL</result>"],
+    },
+    ContentRule {
+        id: "http-error-reply",
+        pattern: r"^HTTP error reply: ",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::HttpReplies,
+        doc: "`curl` or `wget` exits 0 when the server answered, whatever it answered: a reply that is an error \
+              (`{\"error\":\"Unauthorized\"}`, `{\"detail\":\"Not Found\"}`, a `HTTP/1.1 404` status line, an HTML \
+              error page) means the request failed (`rules::http`).",
+        fires_on: &[
+            "{\"error\":\"Unauthorized\"}",
+            "{\"detail\":\"Not Found\"}",
+            "HTTP/1.1 503 Service Unavailable\nRetry-After: 30",
+        ],
+        ignores: &["{\"status\":\"ok\"}", "HTTP/1.1 201 Created"],
+    },
+    // --- shell pipelines whose status is the last command's -----------------
+    ContentRule {
+        id: "masked-command-error",
+        pattern: r"(?m)^(?:[\w./-]+: (?:line \d+: )?)?(?:[^\n:]{1,200}: )?(?:No such file or directory|Permission denied|command not found)\s*$|^(?:zsh|bash|sh|\(eval\):\d+): command not found: \S+\s*$",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A command of a pipeline (`grep KEY .env | head -1`) whose own error reached the output (`grep: .env: \
+              No such file or directory`, `zsh: command not found: timeout`) while the pipeline's status, the last \
+              command's, says success (`rules::masked`).",
+        fires_on: &["grep: .env.local: No such file or directory", "(eval):1: command not found: timeout"],
+        ignores: &["src/a.rs:12: // No such file or directory is handled here\nok", "found 3 files"],
+    },
+    ContentRule {
+        id: "sole-error-output",
+        pattern: r"(?m)^(?:[\w./@-]+: )?(?:Error|ERROR|error|fatal|FATAL|Fatal)(?:\[[\w-]+\])?:[ \t]*[^(\s]",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A command whose whole output (one or two lines, the tool's framing aside) is its own error report \
+              (`Error: read ECONNRESET`, `fatal: not a git repository`) while its status says success: it caught \
+              the failure, printed it and exited 0. A script that printed an error and went on is not judged by \
+              it (`rules::masked`).",
+        fires_on: &["Command executed successfully (exit code 0).\nOutput:\nError: read ECONNRESET"],
+        ignores: &["Output: ok\nError: (none)\nExit Code: 0"],
+    },
+    ContentRule {
+        id: "masked-program-error",
+        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A build, install, deploy or test command piped into a filter (`npm run build 2>&1 | tail -50`) whose \
+              output shows that it failed (`Error: …`, `error TS2307: …`, `FATAL ERROR: … heap out of memory`, \
+              `test result: FAILED`) while the pipeline's status, the filter's, says success. Commands that read \
+              data (grep, cat, logs) are not judged by the lines they print (`rules::masked`).",
+        fires_on: &[
+            "Vercel CLI 48.1.7\nError: You cannot set your Personal Account as the scope.",
+            "app/a.tsx(6,30): error TS2307: Cannot find module '@/lib/x'",
+            "FATAL ERROR: Ineffective mark-compacts near heap limit Allocation failed - JavaScript heap out of memory",
+        ],
+        ignores: &[
+            "warning: unused variable `x`\n    Finished `dev` profile",
+            "0 errors, 2 warnings",
+            "Stdout: 2\n\nStderr: (empty)\nError: (none)\nExit Code: 0",
+        ],
     },
 ];

@@ -7,6 +7,8 @@ pub mod category;
 pub mod classify;
 pub mod content;
 pub mod findings;
+pub mod http;
+pub mod masked;
 pub mod tools;
 
 use std::sync::LazyLock;
@@ -20,6 +22,7 @@ pub use category::{CATEGORIES, Category};
 pub use classify::{CLASS_RULES, ClassRule, EXIT_CLASS_RULES};
 pub use content::{CONTENT_RULES, ContentRule};
 pub use findings::{FINDING_RULES, FindingRule, Severity};
+pub use tools::{ToolClass, tool_class};
 
 /// How sure a content rule is that a match means failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +31,37 @@ pub enum Precision {
     High,
     /// A generic shape (`Error: …`) that nearly always means failure.
     Medium,
+}
+
+/// Which results a content rule reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// Every result of the tools in scope: a shape the tool or its agent
+    /// writes when the call failed (`<tool_use_error>`, `Exit code N`).
+    Any,
+    /// Only the results of tools whose text is their own verdict
+    /// (`tools::ToolClass::Verdict`): wording that means failure when a
+    /// custom tool says it, and means nothing in a file it read or a
+    /// program's output.
+    Verdicts,
+    /// The reply an HTTP client printed (`curl`, `wget`) with a status of
+    /// success, as `http::failed_reply` presents it.
+    HttpReplies,
+    /// The output of a shell pipeline whose status is its last command's,
+    /// when an earlier command's own error reached it, or of a command whose
+    /// whole output is its error (`rules::masked`).
+    MaskedPipelines,
+}
+
+impl Reads {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reads::Any => "any result",
+            Reads::Verdicts => "verdicts of custom tools",
+            Reads::HttpReplies => "HTTP replies printed by curl or wget",
+            Reads::MaskedPipelines => "masked shell pipelines",
+        }
+    }
 }
 
 impl Precision {
@@ -96,12 +130,60 @@ pub fn detect_in(dialect: Dialect, tool: &str, text: &str) -> Option<&'static Co
 }
 
 fn first_content(dialect: Option<Dialect>, tool: &str, text: &str) -> Option<&'static ContentRule> {
+    first_content_as(dialect, tool, tool_class(tool), masked::Masking::default(), text)
+}
+
+/// The first content rule that reads a result of `tool` (of `class`, its
+/// command line masked as `masking`) and fires on `text`.
+fn first_content_as(
+    dialect: Option<Dialect>,
+    tool: &str,
+    class: ToolClass,
+    masking: masked::Masking,
+    text: &str,
+) -> Option<&'static ContentRule> {
     let head = examined(text);
     CONTENT_RULES
         .iter()
         .zip(&COMPILED.content)
-        .find(|(r, re)| in_scope(r.tools, tool) && in_dialect(r.formats, dialect) && re.is_match(&head))
+        .find(|(r, re)| {
+            in_scope(r.tools, tool)
+                && in_dialect(r.formats, dialect)
+                && reads_result(r, class, masking)
+                && re.is_match(&head)
+        })
         .map(|(r, _)| r)
+}
+
+/// Does `rule` read a result of a tool of `class` (see `Reads`)?
+fn reads_result(rule: &ContentRule, class: ToolClass, masking: masked::Masking) -> bool {
+    match rule.reads {
+        Reads::Any => true,
+        Reads::Verdicts => class == ToolClass::Verdict,
+        Reads::MaskedPipelines => class == ToolClass::Shell && masked::reads(rule.id, masking),
+        // Read only through `detect_result`, on the reply it presents.
+        Reads::HttpReplies => false,
+    }
+}
+
+/// A result as the rules read it: whose it is, what the call asked, and
+/// what came back (its text as `present` shows it, its exit status, and
+/// whether the source flagged it).
+#[derive(Debug, Clone, Copy)]
+pub struct Reading<'a> {
+    pub dialect: Dialect,
+    pub tool: &'a str,
+    pub input: &'a Value,
+    pub text: &'a str,
+    pub exit_code: Option<i64>,
+    pub flagged: bool,
+}
+
+impl<'a> Reading<'a> {
+    /// A result of `tool` with no input, exit status or flag (tests, docs).
+    pub fn of(dialect: Dialect, tool: &'a str, text: &'a str) -> Reading<'a> {
+        Reading { dialect, tool, input: &Value::Null, text, exit_code: None, flagged: false }
+    }
 }
 
 /// An empty scope is every dialect; `None` (no dialect) only matches that.
@@ -114,92 +196,268 @@ pub const ENVELOPE_RULE: &str = "json-envelope-error";
 /// How a failing JSON envelope is presented to the rules (see `present`).
 pub const ENVELOPE_PREFIX: &str = "JSON envelope error: ";
 
-/// The text of a result as the rules see it. A tool result that is a JSON
-/// envelope (MCP servers, Roo-style tools) is judged inside the envelope:
-/// `{"error": …}`, `{"status": "error"}`, `{"success": false}` and
-/// `{"isError": true}` become `JSON envelope error: <message>`, and
-/// `{"result": "…"}` / `{"output": "…"}` become their inner text. Results
-/// of readers and shells are data (`tools::returns_data`) and stay as they
-/// are, and so does anything that is not one JSON object.
+/// The text of a result as the rules see it, and the exit status a JSON
+/// envelope reports (see `present_with_exit`).
 pub fn present<'a>(tool: &str, text: &'a str) -> std::borrow::Cow<'a, str> {
+    present_with_exit(None, tool, text).0
+}
+
+/// Keys a tool's own JSON envelope carries around its verdict. An object
+/// with only these is the tool speaking, even from a reader of files.
+const ENVELOPE_KEYS: &[&str] = &[
+    "error",
+    "errors",
+    "message",
+    "msg",
+    "detail",
+    "details",
+    "status",
+    "status_code",
+    "statusCode",
+    "code",
+    "error_code",
+    "errorCode",
+    "error_message",
+    "errorMessage",
+    "success",
+    "ok",
+    "isError",
+    "is_error",
+    "result",
+    "output",
+    "stdout",
+    "stderr",
+    "exit_code",
+    "exitCode",
+    "returncode",
+    "return_code",
+    "reason",
+    "type",
+    "title",
+    "hint",
+    "suggestion",
+    "meta",
+    "content",
+    "data",
+    "timestamp",
+    "path",
+    "request_id",
+    "requestId",
+];
+
+/// Keys of an envelope around a process that a tool ran.
+const PROCESS_KEYS: &[&str] = &["exit_code", "exitCode", "returncode", "return_code", "stderr"];
+
+/// The text of a result as the rules see it. A result that is one JSON
+/// object of a tool's envelope is judged inside it, whatever the store:
+///
+/// - a failing envelope becomes `JSON envelope error: <its message>`:
+///   `error` (not null, false or empty), `status` of `error`/`failed`/
+///   `failure`/`fail` or an HTTP error status (`"status": 401`, `"404"`),
+///   `success` or `ok` false, `isError` true, a non-empty `error_code`, or
+///   a non-zero `exit_code`/`returncode` (whose status is also returned,
+///   so that the exit is judged as a process exit: benign exits stay
+///   benign);
+/// - `{"result": "…"}` / `{"output": "…"}` (at most 3 keys) is its inner text.
+///
+/// A reader's or a shell's output is data: its JSON is judged only when
+/// the object is nothing but an envelope, and, for a reader, only in the
+/// stores of agent frameworks whose tools are their users' code
+/// (`tools::CUSTOM_TOOL_DIALECTS`: `{"error": "File not found"}` from a
+/// custom `read_file`): never a JSON document a coding agent's reader read
+/// or a program printed. Anything that is not one JSON object stays as it is.
+pub fn present_with_exit<'a>(
+    dialect: Option<Dialect>,
+    tool: &str,
+    text: &'a str,
+) -> (std::borrow::Cow<'a, str>, Option<i64>) {
     use std::borrow::Cow;
     let head = text.trim_start();
-    if !head.starts_with('{') || head.len() > 1 << 18 || tools::returns_data(tool) {
-        return Cow::Borrowed(text);
+    if !head.starts_with('{') || head.len() > 1 << 18 {
+        return (Cow::Borrowed(text), None);
     }
-    let Ok(Value::Object(o)) = serde_json::from_str::<Value>(head) else { return Cow::Borrowed(text) };
+    let Ok(Value::Object(o)) = serde_json::from_str::<Value>(head) else { return (Cow::Borrowed(text), None) };
+    // A reader's or a shell's JSON is data unless the object is nothing but
+    // an envelope, and for a shell an envelope around a process (its
+    // streams or its exit status): a program may print `{"status": "error"}`.
+    // An MCP server's answer is its envelope, whatever its tool reads.
+    let class = if tool.starts_with("mcp__") { ToolClass::Verdict } else { tool_class(tool) };
+    if class != ToolClass::Verdict {
+        let only_envelope = o.keys().all(|k| ENVELOPE_KEYS.contains(&k.as_str()));
+        let speaks = match class {
+            ToolClass::Shell => PROCESS_KEYS.iter().any(|k| o.contains_key(*k)),
+            _ => dialect.is_some_and(|d| tools::CUSTOM_TOOL_DIALECTS.contains(&d)),
+        };
+        if !only_envelope || !speaks {
+            return (Cow::Borrowed(text), None);
+        }
+    }
     let truthy = |v: &Value| match v {
         Value::Null | Value::Bool(false) => false,
         Value::String(s) => !s.trim().is_empty(),
         Value::Array(a) => !a.is_empty(),
         Value::Object(m) => !m.is_empty(),
+        Value::Number(n) => n.as_f64() != Some(0.0),
         _ => true,
     };
     let said = |k: &str| o.get(k).and_then(Value::as_str).map(|s| s.to_ascii_lowercase());
+    let http_error = |v: Option<&Value>| {
+        let n = match v {
+            Some(Value::Number(n)) => n.as_u64(),
+            Some(Value::String(s)) => s.trim().parse::<u64>().ok(),
+            _ => None,
+        };
+        n.is_some_and(|n| (400..600).contains(&n))
+    };
+    let exit = ["exit_code", "exitCode", "returncode", "return_code"]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(Value::as_i64))
+        .filter(|&c| c != 0);
     let failed = o.get("error").is_some_and(truthy)
-        || matches!(said("status").as_deref(), Some("error" | "failed" | "failure"))
+        || matches!(said("status").as_deref(), Some("error" | "failed" | "failure" | "fail"))
+        || http_error(o.get("status"))
+        || http_error(o.get("status_code").or_else(|| o.get("statusCode")))
         || o.get("success") == Some(&Value::Bool(false))
         || o.get("ok") == Some(&Value::Bool(false))
-        || o.get("isError") == Some(&Value::Bool(true));
+        || o.get("isError") == Some(&Value::Bool(true))
+        || o.get("error_code").or_else(|| o.get("errorCode")).is_some_and(truthy)
+        || exit.is_some();
     if failed {
-        let message = ["error", "message", "result", "output", "detail"]
-            .iter()
-            .filter_map(|k| o.get(*k).filter(|v| truthy(v)))
-            .map(|v| match v {
-                Value::String(s) => s.clone(),
-                Value::Object(m) => match m.get("message").and_then(Value::as_str) {
-                    Some(s) => s.to_string(),
-                    None => v.to_string(),
-                },
-                other => other.to_string(),
-            })
-            .next()
-            .unwrap_or_else(|| head.to_string());
-        return Cow::Owned(format!("{ENVELOPE_PREFIX}{message}"));
+        let message = [
+            "error",
+            "error_message",
+            "errorMessage",
+            "message",
+            "msg",
+            "detail",
+            "stderr",
+            "result",
+            "output",
+            "details",
+            "error_code",
+            "errorCode",
+        ]
+        .iter()
+        .filter_map(|k| o.get(*k).filter(|v| truthy(v)))
+        .map(|v| match v {
+            Value::String(s) => s.clone(),
+            Value::Object(m) => match m.get("message").and_then(Value::as_str) {
+                Some(s) => s.to_string(),
+                None => v.to_string(),
+            },
+            other => other.to_string(),
+        })
+        .next()
+        .unwrap_or_else(|| head.to_string());
+        let shown = match exit {
+            Some(code) => format!("{ENVELOPE_PREFIX}{message}\nExit code {code}"),
+            None => format!("{ENVELOPE_PREFIX}{message}"),
+        };
+        return (Cow::Owned(shown), exit);
     }
     match o.get("result").or_else(|| o.get("output")) {
-        Some(Value::String(inner)) if o.len() <= 3 => Cow::Owned(inner.clone()),
-        _ => Cow::Borrowed(text),
+        Some(Value::String(inner)) if o.len() <= 3 => (Cow::Owned(inner.clone()), None),
+        _ => (Cow::Borrowed(text), None),
     }
+}
+
+/// `text` as a terminal shows it: ANSI escape sequences (colours, cursor
+/// moves, OSC titles and links) removed, so that `ESC[31mError:ESC[0m` is
+/// read as `Error:`. Borrowed when there is none.
+pub fn plain(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('[') => {
+                chars.next();
+                // Parameters and intermediates, then one final byte.
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                chars.next();
+                // Up to BEL or ST (ESC \\).
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' || (c == '\u{1b}' && chars.peek() == Some(&'\\')) {
+                        if c == '\u{1b}' {
+                            chars.next();
+                        }
+                        break;
+                    }
+                }
+            }
+            Some(_) => {
+                chars.next();
+            }
+            None => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The content rule for a whole result: its text, and else the exit status
 /// the source stored (presented to the rules as the line `Exit code N`). A
 /// rule that reports an exit code is overruled by a benign exit of the
-/// call's command (see `benign`).
-pub fn detect_result(
-    format: Dialect,
-    tool: &str,
-    input: &Value,
-    text: &str,
-    exit_code: Option<i64>,
-) -> Option<&'static ContentRule> {
-    let (rule, shown) = match detect_in(format, tool, text) {
-        Some(r) => (r, examined(text).into_owned()),
+/// call's command (see `benign`). A shell result whose status says success
+/// (or nothing) is also read for an earlier command's own error that its
+/// pipeline masked (see `masked`).
+pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
+    let class = tool_class(r.tool);
+    let head = examined(r.text);
+    let said_exit = exit_code_of(&head);
+    let status_ok = !r.flagged && r.exit_code.unwrap_or(0) == 0 && said_exit.unwrap_or(0) == 0;
+    let masking = if class == ToolClass::Shell && status_ok {
+        masked::masking_of(r.input, &head)
+    } else {
+        masked::Masking::default()
+    };
+    let dialect = Some(r.dialect);
+    let (rule, shown) = match first_content_as(dialect, r.tool, class, masking, r.text) {
+        Some(rule) => (rule, head.into_owned()),
+        None if status_ok && class == ToolClass::Shell && http::is_request(r.input) => {
+            let reply = http::failed_reply(&head)?;
+            let rule = CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
+                c.reads == Reads::HttpReplies && in_dialect(c.formats, dialect) && re.is_match(&reply)
+            })?;
+            return Some(rule.0);
+        }
         None => {
-            let code = exit_code.filter(|&c| c != 0)?;
+            let code = r.exit_code.filter(|&c| c != 0)?;
             let line = format!("Exit code {code}");
-            (detect_in(format, tool, &line)?, line)
+            (first_content_as(dialect, r.tool, class, masked::Masking::default(), &line)?, line)
         }
     };
     // A shell command that exited 0 succeeded: a generic shape in its output
     // (a script printing `ERROR: …`) is the program's text, not the tool's.
-    let succeeded = exit_code == Some(0) || exit_code_of(&shown) == Some(0);
-    if rule.precision == Precision::Medium && succeeded && tools::SHELL_TOOLS.contains(&tool) {
+    let succeeded = r.exit_code == Some(0) || exit_code_of(&shown) == Some(0);
+    if rule.precision == Precision::Medium && succeeded && class == ToolClass::Shell {
         return None;
     }
-    if is_benign(rule.id, input, &shown) { None } else { Some(rule) }
+    if is_benign(rule.id, r.input, &shown, r.text) { None } else { Some(rule) }
 }
 
 /// Did `rule` fire on an exit code that the call's command makes benign?
 /// The command line is parsed as a shell would (see `benign`): the status
 /// is the last command's, or, when nothing was printed, that of a command
 /// before `&&` that ended the list.
-fn is_benign(rule: &str, input: &Value, text: &str) -> bool {
-    let Some(code) = exit_code_of(text) else { return false };
+fn is_benign(rule: &str, input: &Value, shown: &str, output: &str) -> bool {
+    let Some(code) = exit_code_of(shown) else { return false };
     let Some(line) = benign::command_line(input) else { return false };
     let candidates = benign::exit_candidates(&line);
-    let silent = benign::is_silent(text);
+    // Silence is the output's, not that of the `Exit code N` line a stored
+    // status is presented as.
+    let silent = benign::is_silent(&examined(output));
     benign::BENIGN_EXITS.iter().zip(&COMPILED.benign).any(|(b, re)| {
         b.rules.contains(&rule)
             && b.codes.contains(&code)
@@ -239,23 +497,47 @@ pub fn classify_in(dialect: Dialect, tool: &str, text: &str) -> Option<&'static 
 /// The category rule of a failed result. A result that reports a non-zero
 /// process exit (in its text or as the stored `exit_code`) is a program's
 /// failure: `EXIT_CLASS_RULES` (command not found, the tool's time limit,
-/// an interrupt), else `nonzero-exit`, whatever words the program printed.
-/// Any other result goes through `CLASS_RULES`.
-pub fn classify_result(dialect: Dialect, tool: &str, text: &str, exit_code: Option<i64>) -> Option<&'static ClassRule> {
-    let head = examined(unwrap_text(text));
-    let code = exit_code_of(&head).or(exit_code).filter(|&c| c != 0);
+/// an interrupt, failing tests, a failed build), else `nonzero-exit`,
+/// whatever words the program printed. Any other result goes through
+/// `CLASS_RULES`; a flagged shell result that no rule there knows is a
+/// program's failure too (an agent that flags a command that failed but
+/// writes no exit code).
+pub fn classify_result(r: &Reading<'_>, content: Option<&ContentRule>) -> Option<&'static ClassRule> {
+    let head = examined(unwrap_text(r.text));
+    match content.map(|c| c.reads) {
+        // An earlier command of a pipeline failed: a program's failure.
+        Some(Reads::MaskedPipelines) => return exit_class(r.dialect, r.tool, &head),
+        // The server's reply says why the request failed.
+        Some(Reads::HttpReplies) => {
+            let reply = http::failed_reply(&head).unwrap_or_default();
+            return first_class(Some(r.dialect), r.tool, &reply);
+        }
+        _ => {}
+    }
+    let code = exit_code_of(&head).or(r.exit_code).filter(|&c| c != 0);
     let failed_task = head.contains("<status>failed</status>");
     if code.is_none() && !failed_task {
-        return first_class(Some(dialect), tool, text);
+        let class = first_class(Some(r.dialect), r.tool, r.text);
+        // A shell call that failed, by its flag or by what it printed, with
+        // no exit status and no words a rule knows: its program failed.
+        if class.is_none() && (r.flagged || content.is_some()) && tool_class(r.tool) == ToolClass::Shell {
+            return exit_class(r.dialect, r.tool, &head);
+        }
+        return class;
     }
     let shown = match code {
         Some(c) if exit_code_of(&head).is_none() => format!("{head}\nExit code {c}"),
         _ => head.into_owned(),
     };
+    exit_class(r.dialect, r.tool, &shown)
+}
+
+/// The category of a program that failed: the first exit rule, else `nonzero-exit`.
+fn exit_class(dialect: Dialect, tool: &str, shown: &str) -> Option<&'static ClassRule> {
     EXIT_CLASS_RULES
         .iter()
         .zip(&COMPILED.exit_classify)
-        .find(|(r, re)| in_scope(r.tools, tool) && in_dialect(r.formats, Some(dialect)) && re.is_match(&shown))
+        .find(|(r, re)| in_scope(r.tools, tool) && in_dialect(r.formats, Some(dialect)) && re.is_match(shown))
         .map(|(r, _)| r)
         .or_else(|| CLASS_RULES.iter().find(|r| r.id == "nonzero-exit"))
 }
@@ -273,6 +555,25 @@ fn first_class(dialect: Option<Dialect>, tool: &str, text: &str) -> Option<&'sta
 mod tests {
     use super::*;
 
+    fn detect_result_(
+        dialect: Dialect,
+        tool: &str,
+        input: &Value,
+        text: &str,
+        exit_code: Option<i64>,
+    ) -> Option<&'static ContentRule> {
+        detect_result(&Reading { dialect, tool, input, text, exit_code, flagged: false })
+    }
+
+    fn classify_result_(
+        dialect: Dialect,
+        tool: &str,
+        text: &str,
+        exit_code: Option<i64>,
+    ) -> Option<&'static ClassRule> {
+        classify_result(&Reading { dialect, tool, input: &Value::Null, text, exit_code, flagged: false }, None)
+    }
+
     fn sample_tool(scope: &[&'static str]) -> &'static str {
         scope.first().copied().unwrap_or("SomeTool")
     }
@@ -289,9 +590,38 @@ mod tests {
             let tool = sample_tool(rule.tools);
             let dialect = sample_dialect(rule.formats);
             let re = Regex::new(rule.pattern).unwrap();
+            let masking = masked::Masking { earlier: true, earlier_work: true, only_error: true };
+            let (tool, class) = match rule.reads {
+                Reads::MaskedPipelines => ("Bash", ToolClass::Shell),
+                _ => (tool, tool_class(tool)),
+            };
+            if rule.reads == Reads::HttpReplies {
+                for text in rule.fires_on {
+                    let reply = http::failed_reply(text).unwrap_or_default();
+                    assert!(re.is_match(&reply), "{} must fire on the reply {text:?}", rule.id);
+                    let input = serde_json::json!({"command": "curl -s http://localhost/api"});
+                    let r = Reading {
+                        dialect: Dialect::CLAUDE_CODE,
+                        tool: "Bash",
+                        input: &input,
+                        text,
+                        exit_code: None,
+                        flagged: false,
+                    };
+                    assert_eq!(detect_result(&r).map(|c| c.id), Some(rule.id), "{text:?}");
+                }
+                for text in rule.ignores {
+                    assert!(
+                        http::failed_reply(text).is_none_or(|reply| !re.is_match(&reply)),
+                        "{} must ignore {text:?}",
+                        rule.id
+                    );
+                }
+                continue;
+            }
             for text in rule.fires_on {
                 assert!(re.is_match(&examined(text)), "{} must fire on {text:?}", rule.id);
-                assert!(first_content(dialect, tool, text).is_some(), "{text:?} must be detected");
+                assert!(first_content_as(dialect, tool, class, masking, text).is_some(), "{text:?} must be detected");
             }
             for text in rule.ignores {
                 assert!(!re.is_match(&examined(text)), "{} must ignore {text:?}", rule.id);
@@ -333,11 +663,11 @@ mod tests {
         for rule in EXIT_CLASS_RULES {
             assert!(!rule.fires_on.is_empty() && !rule.ignores.is_empty(), "{} needs examples", rule.id);
             for text in rule.fires_on {
-                let got = classify_result(Dialect::CRUSH, "bash", text, Some(1)).map(|r| r.id);
+                let got = classify_result_(Dialect::CRUSH, "bash", text, Some(1)).map(|r| r.id);
                 assert_eq!(got, Some(rule.id), "{text:?} should be classified by {}", rule.id);
             }
             for text in rule.ignores {
-                let got = classify_result(Dialect::CRUSH, "bash", text, None).map(|r| r.id);
+                let got = classify_result_(Dialect::CRUSH, "bash", text, None).map(|r| r.id);
                 assert_ne!(got, Some(rule.id), "{} must ignore {text:?}", rule.id);
             }
         }
@@ -346,34 +676,47 @@ mod tests {
     /// Issue 12, shape 9: a program's words do not classify the tool call.
     #[test]
     fn failed_programs_are_nonzero_exits() {
+        // Issue 21: the work failing is its own category, not the tool misused.
+        for (text, slug) in [
+            (
+                "Exit code 101\n   Compiling x v0.1.0\nerror[E0425]: cannot find value `y` in this scope\ntest result: FAILED. internal error",
+                "build-failed",
+            ),
+            ("Exit code 1\nsrc/a.ts(3,7): error TS2304: Cannot find name 'x'.", "build-failed"),
+            ("Exit code 1\nFAILED tests/test_x.py::test_y - AssertionError\n=== 1 failed in 0.2s ===", "tests-failed"),
+        ] {
+            assert_eq!(
+                classify_result_(Dialect::GEMINI, "run_shell_command", text, None).map(|r| r.id),
+                Some(slug),
+                "{text:?}"
+            );
+        }
         let cases = [
-            "Exit code 101\n   Compiling x v0.1.0\nerror[E0425]: cannot find value `y` in this scope\ntest result: FAILED. internal error",
             "Exit code 2\nerror: unexpected argument '--frobnicate' found\n\nUsage: tool [OPTIONS]",
-            "Exit code 1\nsrc/a.ts(3,7): error TS2304: Cannot find name 'x'.",
             "Exit code 1\n  1) page loads:\n     TimeoutError: locator.click: Timeout 5000ms exceeded.",
             "Output: \n> app@1.0.0 build\nError: (none)\nExit Code: 1\nSignal: (none)",
             "Exit code: 1\nWall time: 0.8 seconds\nOutput:\nunknown flag: --pr\n\nUsage:  gh run list [flags]",
         ];
         for text in cases {
             assert_eq!(
-                classify_result(Dialect::GEMINI, "run_shell_command", text, None).map(|r| r.id),
+                classify_result_(Dialect::GEMINI, "run_shell_command", text, None).map(|r| r.id),
                 Some("nonzero-exit"),
                 "{text:?}"
             );
         }
         // A stored exit status (opencode) counts too.
         assert_eq!(
-            classify_result(Dialect::OPENCODE, "bash", "fatal: not a git repository", Some(128)).map(|r| r.id),
+            classify_result_(Dialect::OPENCODE, "bash", "fatal: not a git repository", Some(128)).map(|r| r.id),
             Some("nonzero-exit")
         );
         assert_eq!(
-            classify_result(Dialect::OPENCODE, "bash", "/bin/bash: line 1: gh: command not found\n", Some(127))
+            classify_result_(Dialect::OPENCODE, "bash", "/bin/bash: line 1: gh: command not found\n", Some(127))
                 .map(|r| r.id),
             Some("command-not-found")
         );
         // Without an exit, the tool's own words classify.
         assert_eq!(
-            classify_result(Dialect::CLAUDE_CODE, "Bash", "Permission to use Bash has been denied.", None)
+            classify_result_(Dialect::CLAUDE_CODE, "Bash", "Permission to use Bash has been denied.", None)
                 .map(|r| r.category),
             Some(Category::PermissionDenied)
         );
@@ -403,9 +746,28 @@ mod tests {
         for text in [r#"{"error": null, "rows": []}"#, r#"{"success": true}"#, r#"{"status": "ok"}"#, "{not json"] {
             assert_eq!(judged("mcp__x__y", text).0, None, "{text}");
         }
-        // Readers and shells return data, not envelopes.
-        assert_eq!(judged("read_file", r#"{"error": "fixture"}"#).0, None);
+        // Readers and shells return data, not envelopes, unless the object
+        // is nothing but the tool's envelope (around a process, for a shell).
+        assert_eq!(judged("read_file", r#"{"error": "fixture", "rows": [1]}"#).0, None);
+        assert_eq!(judged("read_file", r#"{"error": "File not found"}"#).0, None, "a coding agent's reader");
+        let custom = present_with_exit(Some(Dialect::LANGGRAPH), "read_file", r#"{"error": "File not found"}"#).0;
+        assert_eq!(custom, "JSON envelope error: File not found", "a framework's custom reader");
         assert_eq!(judged("bash", r#"{"status": "error"}"#).0, None);
+        let (shown, exit) = present_with_exit(
+            None,
+            "run_python",
+            r#"{"stdout": "", "stderr": "Traceback (most recent call last):\nModuleNotFoundError: No module named 'x'", "exit_code": 1}"#,
+        );
+        assert!(shown.starts_with("JSON envelope error: Traceback") && shown.ends_with("Exit code 1"), "{shown}");
+        assert_eq!(exit, Some(1));
+        assert_eq!(present_with_exit(None, "run_python", r#"{"stdout": "ok", "stderr": "", "exit_code": 0}"#).1, None);
+        // An HTTP error status and a code are failures too.
+        assert_eq!(
+            judged("notify", r#"{"message": "Requires authentication", "status": "401"}"#).0,
+            Some(ENVELOPE_RULE)
+        );
+        assert_eq!(judged("notify", r#"{"error_code": "RATE_LIMITED", "retry_after": 3}"#).0, Some(ENVELOPE_RULE));
+        assert_eq!(judged("notify", r#"{"status": 200, "error_code": null}"#).0, None);
     }
 
     #[test]
@@ -475,7 +837,8 @@ mod tests {
         // A search that finds nothing prints nothing.
         let text = |code: i64| format!("\n\nExit code {code}\n\n<cwd>/p</cwd>");
         let cmd = |c: &str| json!({"command": c});
-        let rule = |c: &str, code: i64| detect_result(Dialect::CRUSH, "bash", &cmd(c), &text(code), None).map(|r| r.id);
+        let rule =
+            |c: &str, code: i64| detect_result_(Dialect::CRUSH, "bash", &cmd(c), &text(code), None).map(|r| r.id);
         assert_eq!(rule("cargo test", 101), Some("exit-code-line"));
         assert_eq!(rule("grep -rn x src", 1), None, "grep found nothing");
         assert_eq!(rule("grep -rn x src", 2), Some("exit-code-line"), "grep itself failed");
@@ -487,7 +850,7 @@ mod tests {
         assert_eq!(rule("sudo timeout 5 grep -q x /etc/hosts", 1), None);
         // A search that printed an error failed, whatever its exit code.
         let noisy = "rg: regex parse error:\n    (?:x\\y)\nerror: unrecognized escape sequence\n\nExit code 1";
-        assert!(detect_result(Dialect::CRUSH, "bash", &cmd("rg 'x\\y'"), noisy, None).is_some());
+        assert!(detect_result_(Dialect::CRUSH, "bash", &cmd("rg 'x\\y'"), noisy, None).is_some());
         // A failed search ends an `&&` list and prints nothing.
         assert_eq!(rule("rg -n x a.py && sed -n '1,9p' a.py", 1), None);
         assert_eq!(rule("make && sed -n '1,9p' a.py", 1), Some("exit-code-line"));
@@ -496,32 +859,35 @@ mod tests {
         let exited = |code: i64| {
             format!("Chunk ID: 06e30f\nWall time: 0.05 seconds\nProcess exited with code {code}\nOutput:\n^C")
         };
-        assert!(detect_result(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(130), None).is_none());
-        assert!(detect_result(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(1), None).is_none());
-        assert!(detect_result(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(2), None).is_some());
+        assert!(detect_result_(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(130), None).is_none());
+        assert!(detect_result_(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(1), None).is_none());
+        assert!(detect_result_(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(2), None).is_some());
         let typed = json!({"session_id": 1885, "chars": "y\n"});
-        assert!(detect_result(Dialect::CODEX, "write_stdin", &typed, &exited(1), None).is_some());
+        assert!(detect_result_(Dialect::CODEX, "write_stdin", &typed, &exited(1), None).is_some());
         // A script that printed `ERROR:` and exited 0 did not fail.
         let script = "ERROR: Multiple spec directories found with prefix '001'\nCopied plan template";
-        assert!(detect_result(Dialect::CODEX, "shell", &cmd("bash setup.sh"), script, Some(0)).is_none());
-        assert!(detect_result(Dialect::CODEX, "shell", &cmd("bash setup.sh"), script, None).is_some());
+        assert!(detect_result_(Dialect::CODEX, "shell", &cmd("bash setup.sh"), script, Some(0)).is_none());
+        assert!(detect_result_(Dialect::CODEX, "shell", &cmd("bash setup.sh"), script, None).is_some());
         // Gemini's and Codex's shapes go through the same logic.
         let gemini = "Command: findstr /s foo *.md\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1\nSignal: (none)\nProcess Group PGID: 4068";
         assert!(
-            detect_result(Dialect::GEMINI, "run_shell_command", &cmd("findstr /s foo *.md"), gemini, None).is_none()
+            detect_result_(Dialect::GEMINI, "run_shell_command", &cmd("findstr /s foo *.md"), gemini, None).is_none()
         );
-        assert!(detect_result(Dialect::GEMINI, "run_shell_command", &cmd("npm run lint"), gemini, None).is_some());
+        assert!(detect_result_(Dialect::GEMINI, "run_shell_command", &cmd("npm run lint"), gemini, None).is_some());
         // A structured exit status (opencode) goes through the same rule.
         let structured =
-            |c: &str, code| detect_result(Dialect::OPENCODE, "bash", &cmd(c), "out", Some(code)).map(|r| r.id);
+            |c: &str, code| detect_result_(Dialect::OPENCODE, "bash", &cmd(c), "out", Some(code)).map(|r| r.id);
         assert_eq!(structured("make", 2), Some("exit-code-line"));
-        assert_eq!(structured("rg foo", 1), None);
+        let quiet = detect_result_(Dialect::OPENCODE, "bash", &cmd("rg foo"), "", Some(1));
+        assert_eq!(quiet.map(|r| r.id), None, "rg found nothing");
+        // The silence is the output's, not the presented `Exit code 1` line's.
+        assert_eq!(structured("rg foo", 1), Some("exit-code-line"), "rg printed something and exited 1");
         assert_eq!(structured("make", 0), None);
-        assert!(detect_result(Dialect::PERI, "bash", &cmd("make"), "out", Some(2)).is_none(), "no rule for peri");
+        assert!(detect_result_(Dialect::PERI, "bash", &cmd("make"), "out", Some(2)).is_none(), "no rule for peri");
         // The exit line at the end of a long output is still seen.
         let long = format!("{}\nExit code 3\n", "x".repeat(3 * EXAMINED_PREFIX_BYTES));
         assert_eq!(
-            detect_result(Dialect::CRUSH, "bash", &cmd("make"), &long, None).map(|r| r.id),
+            detect_result_(Dialect::CRUSH, "bash", &cmd("make"), &long, None).map(|r| r.id),
             Some("exit-code-line")
         );
     }
@@ -560,15 +926,15 @@ mod tests {
     fn cline_commands_that_failed_are_hidden_errors_and_searches_finding_nothing_are_not() {
         let input = |c: &str| serde_json::json!({ "command": c });
         let failed = "Command failed with exit code 1.\nOutput:\nERROR: (gcloud.sql.connect) Psql client not found";
-        let hit = detect_result(Dialect::CLINE, "execute_command", &input("gcloud sql connect db"), failed, None);
+        let hit = detect_result_(Dialect::CLINE, "execute_command", &input("gcloud sql connect db"), failed, None);
         assert_eq!(hit.map(|r| r.id), Some("cline-command-failed"));
         let nothing = "Command failed with exit code 1.\nOutput:\n";
         assert!(
-            detect_result(Dialect::CLINE, "execute_command", &input("grep -r needle src"), nothing, None).is_none()
+            detect_result_(Dialect::CLINE, "execute_command", &input("grep -r needle src"), nothing, None).is_none()
         );
         assert_eq!(exit_code_of(failed), Some(1));
         assert!(
-            detect_result(Dialect::CLAUDE_CODE, "Bash", &input("x"), failed, None).is_none(),
+            detect_result_(Dialect::CLAUDE_CODE, "Bash", &input("x"), failed, None).is_none(),
             "scoped to Cline and Roo"
         );
     }

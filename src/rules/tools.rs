@@ -48,12 +48,156 @@ pub static SHELL_TOOLS: &[&str] = &[
     "run_terminal_cmd",
 ];
 
+/// What a tool's result is, for a person reading it: a program's output
+/// (judged by its exit status), data the agent asked for (files, pages,
+/// logs, search hits: judged by nothing but the tool's own error shapes),
+/// or the tool's own verdict (every other tool, the custom tools of
+/// agent frameworks above all: judged by what its text says).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolClass {
+    Shell,
+    Data,
+    Verdict,
+}
+
+/// Readers and searchers known by name, whatever their words.
+const DATA_TOOLS: &[&str] = &[
+    "read_many_files",
+    "cat",
+    "view_file",
+    "fetch",
+    "WebFetch",
+    "web_fetch",
+    "WebSearch",
+    "web_search",
+    "google_web_search",
+    "Grep",
+    "grep",
+    "Glob",
+    "glob",
+    "LS",
+    "ls",
+    "browser",
+];
+
+/// Name words of a tool that runs a program (its output is the program's).
+const SHELL_WORDS: &[&str] = &[
+    "bash",
+    "shell",
+    "sh",
+    "zsh",
+    "terminal",
+    "powershell",
+    "cmd",
+    "command",
+    "commands",
+    "python",
+    "ipython",
+    "repl",
+];
+/// Name words of reading: with an object word below, a reader of data.
+const READ_WORDS: &[&str] = &[
+    "read", "view", "cat", "open", "grep", "glob", "search", "find", "list", "ls", "tail", "browse", "scrape", "crawl",
+    "fetch", "get", "download", "show", "query",
+];
+/// Name words of what is read as data: files, pages, logs, code.
+const DATA_WORDS: &[&str] = &[
+    "file",
+    "files",
+    "dir",
+    "directory",
+    "directories",
+    "folder",
+    "path",
+    "paths",
+    "log",
+    "logs",
+    "web",
+    "page",
+    "pages",
+    "url",
+    "urls",
+    "html",
+    "site",
+    "website",
+    "doc",
+    "docs",
+    "document",
+    "documents",
+    "content",
+    "contents",
+    "repo",
+    "code",
+    "codebase",
+    "symbol",
+    "symbols",
+    "definition",
+    "definitions",
+];
+
+/// The words of a tool name: an MCP name's last part (`mcp__server__tool`),
+/// split at non-alphanumerics and at lower-to-upper case changes, lowercased.
+fn name_words(tool: &str) -> Vec<String> {
+    let name = tool.rsplit("__").next().unwrap_or(tool);
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+/// The class of `tool`'s results (see `ToolClass`).
+pub fn tool_class(tool: &str) -> ToolClass {
+    if SHELL_TOOLS.contains(&tool) {
+        return ToolClass::Shell;
+    }
+    if DATA_TOOLS.contains(&tool) || TOOL_ROLES.iter().any(|r| r.tool == tool && r.effect == FileEffect::Reads) {
+        return ToolClass::Data;
+    }
+    let words = name_words(tool);
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    if has(SHELL_WORDS) {
+        ToolClass::Shell
+    } else if (has(READ_WORDS) && has(DATA_WORDS)) || (words.len() == 1 && words[0] != "query" && has(READ_WORDS)) {
+        ToolClass::Data
+    } else {
+        ToolClass::Verdict
+    }
+}
+
+/// The stores of agent frameworks, whose tools are their users' own code:
+/// a custom `read_file` there answers a missing file with its own
+/// `{"error": "File not found"}`, where a coding agent's reader would flag
+/// the result (and a JSON object it returns is the file's text).
+pub const CUSTOM_TOOL_DIALECTS: &[crate::model::Dialect] = &[
+    crate::model::Dialect::LANGGRAPH,
+    crate::model::Dialect::ADK,
+    crate::model::Dialect::OPENAI_AGENTS,
+    crate::model::Dialect::OTEL,
+    crate::model::Dialect::LLM,
+    crate::model::Dialect::TRACELINT,
+];
+
 /// Does `tool` return a file's or a program's own text (a reader or a
 /// shell), where words and JSON inside are data, not the tool's verdict?
 pub fn returns_data(tool: &str) -> bool {
-    SHELL_TOOLS.contains(&tool)
-        || TOOL_ROLES.iter().any(|r| r.tool == tool && r.effect == FileEffect::Reads)
-        || matches!(tool, "read_many_files" | "cat" | "view_file" | "fetch" | "WebFetch" | "web_fetch")
+    tool_class(tool) != ToolClass::Verdict
 }
 
 /// The file effect of a call of `tool` with `input`, and the file's path.
@@ -73,6 +217,20 @@ pub fn file_path<'a>(tool: &str, input: &'a Value) -> Option<&'a str> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn tool_classes_by_name() {
+        for t in ["Bash", "execute_bash", "run_shell_command", "run_python", "terminal", "mcp__desktop__run_command"] {
+            assert_eq!(tool_class(t), ToolClass::Shell, "{t}");
+        }
+        for t in ["Read", "read_file", "search_gcp_logs", "list_directory", "WebFetch", "fetch", "mcp__fs__readFile"] {
+            assert_eq!(tool_class(t), ToolClass::Data, "{t}");
+        }
+        for t in ["send_booking_notification", "get_weather", "market_data", "query_execution", "create_pr", "Edit"] {
+            assert_eq!(tool_class(t), ToolClass::Verdict, "{t}");
+        }
+        assert_eq!(name_words("mcp__github__getPullRequestFiles"), ["get", "pull", "request", "files"]);
+    }
 
     #[test]
     fn roles_and_paths() {

@@ -38,8 +38,12 @@ fn crush_sample() {
     assert_eq!(v["sources"][0]["format"], "crush");
     assert_eq!(v["totals"]["sessions"], 2, "the title-generation session is skipped");
     assert_eq!(counts(&v, "bash"), (6, 4, 1, 3), "exit 1 and 2 and an abort are hidden; grep exit 1 is benign");
-    // `ls` failing on a missing path is the program's failure (issue 12, shape 9).
-    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 2, "user-rejected": 2}));
+    // `ls` failing on a missing path is the program's failure (issue 12, shape 9); a failing test
+    // run is the work failing, and Crush's abort is its time limit (issue 21).
+    assert_eq!(
+        tool(&v, "bash")["categories"],
+        json!({"nonzero-exit": 1, "tests-failed": 1, "timeout": 1, "user-rejected": 1})
+    );
     assert_eq!(counts(&v, "edit"), (1, 1, 1, 0));
     assert_eq!(tool(&v, "edit")["categories"], json!({"malformed-arguments": 1}));
     assert_eq!(counts(&v, "view"), (1, 1, 1, 0));
@@ -66,7 +70,7 @@ fn opencode_sample() {
     assert_eq!(v["totals"]["sessions"], 2);
     assert_eq!(counts(&v, "bash"), (6, 3, 0, 3), "exit 1, exit 1 (sub-agent) and a timeout; rg exit 1 is benign");
     // A program's words do not classify the call (issue 12, shape 9).
-    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 2, "timeout": 1}));
+    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 1, "tests-failed": 1, "timeout": 1}));
     assert_eq!(counts(&v, "read"), (1, 1, 1, 0));
     assert_eq!(v["totals"]["unpaired_calls"], 1, "the running part never got a result");
     // Milliseconds: 1771060003000 is 2026-02-14.
@@ -377,7 +381,7 @@ fn cursor_is_read_only_when_asked_for_and_never_reads_item_table() {
     assert_eq!(v["sources"][0]["format"], "cursor");
     assert_eq!(v["totals"]["sessions"], 2);
     assert_eq!(counts(&v, "run_terminal_cmd"), (4, 2, 1, 1), "exit 1 under completed is hidden; grep exit 1 benign");
-    assert_eq!(tool(&v, "run_terminal_cmd")["categories"], json!({"nonzero-exit": 1, "user-rejected": 1}));
+    assert_eq!(tool(&v, "run_terminal_cmd")["categories"], json!({"tests-failed": 1, "user-rejected": 1}));
     assert_eq!(counts(&v, "search_replace"), (1, 1, 1, 0));
     assert_eq!(tool(&v, "search_replace")["categories"], json!({"edit-match-not-found": 1}));
     assert_eq!(counts(&v, "read_file"), (1, 0, 0, 0));

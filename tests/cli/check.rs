@@ -246,7 +246,12 @@ fn drill_down() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_golden("peri_small.show.txt", &stdout(&out));
     let out = run_in(dir.path(), &["show", "019e6f", "threads.db", "--call", "toolu_c3"]);
-    assert!(stdout(&out).contains("flag-only error · other (flag: error; content: no rule)"), "{}", stdout(&out));
+    // A flagged shell result no rule knows is its program's failure (issue 21).
+    assert!(
+        stdout(&out).contains("flag-only error · nonzero-exit (flag: error; content: no rule)"),
+        "{}",
+        stdout(&out)
+    );
     let out = run_in(dir.path(), &["show", "019e", "threads.db"]);
     assert_eq!(out.status.code(), Some(2), "ambiguous prefix");
     assert!(stderr(&out).contains("sessions start with"), "{}", stderr(&out));
@@ -257,7 +262,7 @@ fn rules_listing() {
     let dir = small();
     let out = run_in(dir.path(), &["rules", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["categories"].as_array().unwrap().len(), 25);
+    assert_eq!(v["categories"].as_array().unwrap().len(), 27);
     assert!(v["content_rules"].as_array().unwrap().iter().any(|r| r["id"] == "error-prefix"));
     assert!(v["classification_rules"].as_array().unwrap().iter().all(|r| !r["label"].as_str().unwrap().is_empty()));
     let out = run_in(dir.path(), &["rules"]);

@@ -9,8 +9,12 @@ use serde_json::json;
 fn openhands_conversation_folder() {
     let v = scan_json(&["sample-traces/openhands"], &[]);
     assert_eq!(v["sources"][0]["format"], "openhands");
-    assert_eq!(totals(&v), (7, 3, 1), "exit 101 with is_error false is hidden; grep exit 1 and exit -1 are not errors");
-    assert_eq!(tool(&v, "execute_bash")["categories"], json!({"nonzero-exit": 1, "user-rejected": 1}));
+    assert_eq!(
+        totals(&v),
+        (7, 3, 2),
+        "exit 101 with is_error false is hidden, and so is a command the soft wait left running; grep exit 1 is no error"
+    );
+    assert_eq!(tool(&v, "execute_bash")["categories"], json!({"build-failed": 1, "timeout": 1, "user-rejected": 1}));
     assert_eq!(tool(&v, "str_replace_editor")["categories"], json!({"edit-match-not-found": 1}));
     assert_eq!(tool(&v, "browser")["flagged_errors"], 1, "an AgentErrorEvent is a flagged result");
     assert_golden("openhands.json", &stdout(&run_in(root(), &["scan", "sample-traces/openhands", "--format", "json"])));
@@ -83,7 +87,7 @@ fn continue_sessions() {
         (7, 2, 1),
         "`Command failed with exit code 2` in a `done` state is hidden; grep exit 1 is not"
     );
-    assert_eq!(tool(&v, "run_terminal_command")["categories"], json!({"nonzero-exit": 1}));
+    assert_eq!(tool(&v, "run_terminal_command")["categories"], json!({"build-failed": 1}));
     assert_eq!(tool(&v, "edit_existing_file")["categories"], json!({"not-found": 1}));
     assert_eq!(tool(&v, "create_new_file")["categories"], json!({"user-rejected": 1}), "canceled");
     assert_eq!(v["totals"]["unpaired_calls"], 1, "a call still `generated` has no result");

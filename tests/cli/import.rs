@@ -70,7 +70,7 @@ fn codex_sample() {
     let v = json(&run_in(dir.path(), &["scan", "traces.db", "--format", "json"]));
     assert_eq!(v["totals"]["flagged_errors"], 0, "Codex writes no flag");
     assert_eq!(counts(&v, "shell"), (4, 2, 0, 2), "exit 101 (JSON shape) and a rejection; rg exit 1 is benign");
-    assert_eq!(tool(&v, "shell")["categories"], json!({"nonzero-exit": 1, "user-rejected": 1}));
+    assert_eq!(tool(&v, "shell")["categories"], json!({"tests-failed": 1, "user-rejected": 1}));
     assert_eq!(counts(&v, "exec_command"), (3, 1, 0, 1), "Process exited with code 1; grep's exit 1 is benign");
     assert_eq!(counts(&v, "local_shell"), (1, 1, 0, 1), "Exit code: 2");
     assert_eq!(tool(&v, "apply_patch")["categories"], json!({"edit-match-not-found": 1}));

@@ -8,7 +8,7 @@ mod adapters;
 mod bad_input;
 /// the gate: exit codes, thresholds, baselines, golden output of every format
 mod check;
-/// the JSON output against schema/report-v4.schema.json
+/// the JSON output against schema/report-v5.schema.json
 mod contract;
 /// every command in README.md and docs/ runs as documented
 mod docs;

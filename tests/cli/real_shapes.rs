@@ -181,7 +181,7 @@ fn claude_code_envelopes_background_tasks_and_quiet_metadata_files() {
     let hidden = |id: &str| (rows[id]["hidden"].as_bool().unwrap(), rows[id]["category"].as_str().unwrap_or(""));
     assert_eq!(hidden("toolu_1"), (true, "not-found"), "Error: inside a result envelope");
     assert!(hidden("toolu_2").0, "success: false");
-    assert_eq!(hidden("toolu_3"), (true, "nonzero-exit"));
+    assert_eq!(hidden("toolu_3"), (true, "tests-failed"), "a background test run that failed");
     assert_eq!(hidden("toolu_4"), (true, "server-error"));
     assert_eq!(rows["toolu_5"]["error"], false, "error: null is no error");
 }
@@ -239,7 +239,7 @@ fn gemini_checkpoints_are_read() {
     let rows = export(dir.path(), &file);
     assert_eq!(rows.len(), 2, "{rows:?}");
     let test = &rows["run_shell_command-1752307549897-f4c7"];
-    assert_eq!((test["hidden"].as_bool(), test["category"].as_str()), (Some(true), Some("nonzero-exit")));
+    assert_eq!((test["hidden"].as_bool(), test["category"].as_str()), (Some(true), Some("build-failed")));
     let read = &rows["read_file-1752307600000-aa"];
     assert_eq!((read["flagged"].as_bool(), read["category"].as_str()), (Some(true), Some("not-found")));
 }

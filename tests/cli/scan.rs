@@ -13,7 +13,7 @@ fn small() -> (tempfile::TempDir, std::path::PathBuf) {
 fn small_fixture_totals() {
     let (dir, _) = small();
     let v = json(&run_in(dir.path(), &["scan", "threads.db", "--format", "json"]));
-    assert_eq!(v["schema_version"], 4);
+    assert_eq!(v["schema_version"], 5);
     assert_eq!(
         v["sources"],
         json!([{"path": "threads.db", "format": "peri", "sessions": 3, "calls": 13,
@@ -30,7 +30,7 @@ fn small_fixture_totals() {
     assert_eq!(tool("Agent")["categories"], json!({"missing-required-param": 2}));
     assert_eq!(tool("Edit")["categories"], json!({"edit-match-not-found": 1, "stale-edit-match": 1}));
     assert_eq!(tool("Task")["categories"], json!({"unknown-tool": 1}));
-    assert_eq!(tool("Bash")["categories"], json!({"other": 1}));
+    assert_eq!(tool("Bash")["categories"], json!({"nonzero-exit": 1}), "a flagged shell result no rule knows");
     assert_eq!(tool("AgentResult")["errors"], 0, "ExecuteExtraTool counted under the real tool");
     assert_eq!(tool("Read")["errors"], 0, "a Read of a log full of error words is a success");
     assert_eq!(tool("Grep")["errors"], 0, "grep output listing `Error:` lines is a success");

@@ -1,0 +1,119 @@
+//! HTTP replies: a shell call of an HTTP client (`curl`, `wget`, HTTPie,
+//! xh) exits 0 when the server answered, whatever it answered. A person
+//! reading `{"error":"Unauthorized"}`, `{"detail":"Not Found"}`, a
+//! `HTTP/1.1 404` status line or an HTML error page sees that the request
+//! failed; the `Reads::HttpReplies` content rules read the reply as these
+//! functions present it.
+
+use serde_json::Value;
+
+use super::benign;
+
+/// Programs that send an HTTP request and print the server's reply.
+pub const CLIENTS: &[&str] = &["curl", "wget", "http", "https", "xh", "xhs", "httpie"];
+
+/// How a failing reply is presented to the rules.
+pub const REPLY_PREFIX: &str = "HTTP error reply: ";
+
+/// Does `input`'s command line end with a request whose reply is printed
+/// (the first command of the last pipeline is an HTTP client)?
+pub fn is_request(input: &Value) -> bool {
+    let Some(line) = benign::command_line(input) else { return false };
+    let pipelines = benign::pipelines(&line);
+    let Some((last, _)) = pipelines.last() else { return false };
+    let program = last.first().and_then(|c| c.split(' ').next()).unwrap_or("");
+    CLIENTS.contains(&program)
+}
+
+/// A line of curl's progress meter (printed on stderr, so often mixed in).
+fn is_progress(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("% Total") || t.starts_with("Dload") || t.contains("--:--:--") || t.starts_with("Warning: ")
+}
+
+/// The reply in `output`, presented as `HTTP error reply: <what failed>`
+/// when it says the request failed; `None` when it does not.
+pub fn failed_reply(output: &str) -> Option<String> {
+    let lines: Vec<&str> = output.lines().filter(|l| !is_progress(l)).collect();
+    for l in &lines {
+        let t = l.trim();
+        // `curl -i`: the status line of the reply.
+        if let Some(rest) = t.strip_prefix("HTTP/") {
+            let status = rest.split_whitespace().nth(1).and_then(|s| s.parse::<u16>().ok());
+            if status.is_some_and(|s| (400..600).contains(&s)) {
+                return Some(format!("{REPLY_PREFIX}{t}"));
+            }
+        }
+        let lower = t.to_ascii_lowercase();
+        if let Some(i) = lower.find("<title>") {
+            let title = t[i + 7..].split('<').next().unwrap_or("").trim();
+            let says_error = title.split_whitespace().next().is_some_and(|w| {
+                w.len() == 3 && (w.starts_with('4') || w.starts_with('5')) && w.bytes().all(|b| b.is_ascii_digit())
+            }) || ["not found", "error", "forbidden", "unauthorized", "bad gateway", "unavailable"]
+                .iter()
+                .any(|w| title.to_ascii_lowercase().contains(w));
+            if says_error {
+                return Some(format!("{REPLY_PREFIX}{title}"));
+            }
+        }
+    }
+    // Every JSON object the output holds (a command can print several).
+    let body = lines.join("\n");
+    let mut at = 0;
+    for line in body.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        if !line.starts_with('{') {
+            continue;
+        }
+        let Some(Ok(value)) = serde_json::Deserializer::from_str(&body[start..]).into_iter::<Value>().next() else {
+            continue;
+        };
+        if let Some(message) = failing_object(&value) {
+            return Some(format!("{REPLY_PREFIX}{message}"));
+        }
+    }
+    None
+}
+
+/// What a JSON reply says failed, if it is an error.
+fn failing_object(value: &Value) -> Option<String> {
+    let Value::Object(o) = value else { return None };
+    // FastAPI's and Django REST framework's error: `{"detail": "…"}` alone.
+    if let Some(Value::String(d)) = o.get("detail")
+        && o.keys().all(|k| k == "detail" || k == "status" || k == "code")
+    {
+        return Some(d.clone());
+    }
+    let text = value.to_string();
+    let (shown, _) = super::present_with_exit(None, "http reply", &text);
+    shown.strip_prefix(super::ENVELOPE_PREFIX).map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn requests_and_their_replies() {
+        assert!(is_request(&json!({"command": "curl -s http://x/api | head -50"})));
+        assert!(is_request(&json!({"command": "cd /p && curl -X POST http://x/login -d '{}'"})));
+        assert!(!is_request(&json!({"command": "curl -s http://x | jq . > out.json; echo done"})));
+        assert!(!is_request(&json!({"command": "grep curl notes.md"})));
+        let meter = "{\"error\":\"Unauthorized\"}\n  % Total    % Received % Xferd  Average Speed\n  Dload  Upload\n 0 100 24 0 24 0 0 66 0 --:--:-- --:--:-- --:--:-- 67";
+        assert_eq!(failed_reply(meter).as_deref(), Some("HTTP error reply: Unauthorized"));
+        assert_eq!(failed_reply("{\"detail\":\"Not Found\"}").as_deref(), Some("HTTP error reply: Not Found"));
+        assert_eq!(
+            failed_reply("{\n  \"message\": \"Requires authentication\",\n  \"status\": \"401\"\n}").as_deref(),
+            Some("HTTP error reply: Requires authentication")
+        );
+        assert!(failed_reply("HTTP/1.1 404 Not Found\nContent-Type: text/html").is_some());
+        assert!(failed_reply("<html><head><title>404 Not Found</title></head></html>").is_some());
+        assert_eq!(failed_reply("{\"status\":\"ok\",\"service\":\"api\"}"), None);
+        let two = "{\"status\":\"ok\"}\n{\"detail\":\"User not found\"}";
+        assert_eq!(failed_reply(two).as_deref(), Some("HTTP error reply: User not found"));
+        assert_eq!(failed_reply("HTTP/1.1 200 OK\n\n{\"items\": []}"), None);
+        assert_eq!(failed_reply("<title>Dashboard</title>"), None);
+    }
+}

@@ -1,0 +1,175 @@
+//! Masked pipelines: a shell pipeline's status is its last command's, so
+//! `npm run build 2>&1 | tail -50` succeeds when the build fails, and
+//! `grep KEY .env | head -1` succeeds when `.env` does not exist. A person
+//! reading the output still sees the earlier command's own error; the
+//! `Reads::MaskedPipelines` content rules read it.
+//!
+//! Data, like the benign exits: the programs whose output is data (a
+//! reader's lines are what it read, not its verdict), and the rule that
+//! decides which errors of an earlier command count:
+//!
+//! - any earlier command's own complaint about a missing file or command
+//!   (`masked-command-error`);
+//! - the failure lines of an earlier command that does work, not a reader
+//!   (`masked-program-error`: `Error: …`, `error TS2307`, `FATAL ERROR`).
+//!
+//! - a command whose whole output is its own error (`Error: read
+//!   ECONNRESET`) though it exited 0: it caught its failure and printed it
+//!   (`sole-error-output`).
+//!
+//! Only a result whose status says success, or says nothing, is read: a
+//! non-zero exit or a flag already says the call failed.
+
+use serde_json::Value;
+
+use super::benign;
+
+/// Programs whose output is data the agent asked to see: the lines they
+/// print are what they read or found, not their own verdict.
+pub const READERS: &[&str] = &[
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "git",
+    "cat",
+    "bat",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "find",
+    "fd",
+    "ls",
+    "tree",
+    "echo",
+    "printf",
+    "sed",
+    "awk",
+    "jq",
+    "yq",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "wc",
+    "column",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "ps",
+    "lsof",
+    "env",
+    "printenv",
+    "which",
+    "type",
+    "journalctl",
+    "dmesg",
+    "docker",
+    "kubectl",
+    "strings",
+    "xxd",
+    "od",
+    "hexdump",
+    "diff",
+    "cmp",
+    "nl",
+    "fold",
+    "paste",
+    "join",
+    "comm",
+    "tac",
+    "rev",
+    "xargs",
+    "findstr",
+    "select-string",
+    "type",
+    "get-content",
+    "curl",
+    "wget",
+];
+
+/// What a shell call's command line allows the masked rules to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Masking {
+    /// The last pipeline has a command before its last one.
+    pub earlier: bool,
+    /// One of those earlier commands does work (not a reader).
+    pub earlier_work: bool,
+    /// The command printed one or two lines, the first its error: a
+    /// program that caught its own failure, printed it and exited 0.
+    pub only_error: bool,
+}
+
+/// How `input`'s command line can hide an earlier command's failure: from
+/// its last pipeline (the one whose status is the line's).
+pub fn masking(input: &Value) -> Masking {
+    let Some(line) = benign::command_line(input) else { return Masking::default() };
+    let pipelines = benign::pipelines(&line);
+    let Some((last, _)) = pipelines.last() else { return Masking::default() };
+    let Some((_, earlier)) = last.split_last() else { return Masking::default() };
+    Masking { earlier: !earlier.is_empty(), earlier_work: earlier.iter().any(|c| !is_reader(c)), only_error: false }
+}
+
+/// `masking(input)` for a result whose output is `output`.
+pub fn masking_of(input: &Value, output: &str) -> Masking {
+    let mut lines = benign::output_lines(output);
+    let first = lines.next();
+    let few = lines.nth(1).is_none();
+    let only_error = few && first.is_some_and(|l| ERROR_LINE.is_match(l));
+    Masking { only_error, ..masking(input) }
+}
+
+/// The first line of a program's own error report.
+static ERROR_LINE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^(?:[\w./@-]+: )?(?:Error|ERROR|error|fatal|FATAL|Fatal)(?:\[[\w-]+\])?:[ \t]*[^(\s]")
+        .expect("error line compiles")
+});
+
+/// Is the simple command `cmd` (its program's base name first) a reader?
+pub fn is_reader(cmd: &str) -> bool {
+    let program = cmd.split(' ').next().unwrap_or("").to_ascii_lowercase();
+    READERS.contains(&program.as_str())
+}
+
+/// May the rule `id` (a `Reads::MaskedPipelines` rule) read a result of a
+/// command line masked as `m`?
+pub fn reads(id: &str, m: Masking) -> bool {
+    match id {
+        "masked-program-error" => m.earlier_work,
+        "sole-error-output" => m.only_error,
+        _ => m.earlier,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn of(cmd: &str) -> Masking {
+        masking(&json!({ "command": cmd }))
+    }
+
+    #[test]
+    fn only_the_last_pipeline_and_its_earlier_commands() {
+        let both = Masking { earlier: true, earlier_work: true, only_error: false };
+        assert_eq!(of("cd app && npm run build 2>&1 | tail -50"), both);
+        assert_eq!(of("grep KEY .env.local | head -1"), Masking { earlier_work: false, ..both });
+        assert_eq!(of("npm run build"), Masking::default(), "no pipeline: its status is its own");
+        assert_eq!(of("make | tee log; echo done"), Masking::default(), "the last pipeline is `echo done`");
+        assert_eq!(of("bash -lc 'cargo test 2>&1 | tail -5'"), both);
+        let input = json!({"command": "node -e \"query()\""});
+        assert!(
+            masking_of(&input, "Command executed successfully (exit code 0).\nOutput:\nError: read ECONNRESET")
+                .only_error
+        );
+        assert!(!masking_of(&input, "ERROR: two spec folders\nCopied plan template\nDone").only_error);
+        assert!(!masking_of(&input, "Stdout: 2\nError: (none)\nExit Code: 0").only_error);
+        assert!(!reads("masked-program-error", of("git log | head")));
+        assert!(reads("masked-command-error", of("cat missing.txt | head")));
+    }
+}
