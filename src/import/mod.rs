@@ -18,7 +18,7 @@ pub mod otel;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -440,7 +440,10 @@ pub fn open_target(into: &Path) -> Result<Connection> {
 pub fn transcript_files(sources: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for src in sources {
-        let meta = std::fs::metadata(src).map_err(|e| Error::input(src, format!("cannot read: {e}")))?;
+        let meta = std::fs::metadata(src).map_err(|e| Error::input(src, io_problem(&e)))?;
+        if let Some(kind) = crate::source::open::special_kind(&meta) {
+            return Err(crate::source::open::not_regular(src, kind));
+        }
         if meta.is_dir() {
             walk(src, &mut out)?;
         } else {
@@ -483,7 +486,7 @@ pub struct LineReader {
 }
 
 enum Lines {
-    Here { reader: BufReader<File>, buf: Vec<u8> },
+    Here { reader: SizedReader, buf: Vec<u8> },
     Ahead { blocks: crossbeam_channel::Receiver<Ahead>, block: std::vec::IntoIter<Parsed>, done: bool },
 }
 
@@ -519,18 +522,56 @@ fn parse_bytes(buf: &[u8]) -> Parsed {
     Parsed { line: Some(line), surrogates }
 }
 
+/// A transcript read only up to the size it had when it was opened: a file
+/// an agent keeps appending to is read as it was then, not forever. Opened
+/// with `open_regular`, so a FIFO never blocks it.
+struct SizedReader {
+    reader: BufReader<std::io::Take<File>>,
+    size: u64,
+}
+
+impl SizedReader {
+    fn open(path: &Path) -> Result<SizedReader> {
+        let cannot = |e: std::io::Error| Error::input(path, io_problem(&e));
+        let file = crate::source::open::open_regular(path).map_err(cannot)?;
+        let size = file.metadata().map_err(cannot)?.len();
+        Ok(SizedReader { reader: BufReader::with_capacity(1 << 16, file.take(size)), size })
+    }
+
+    /// The next line into `buf`, with its newline; 0 at the end. A last
+    /// line without a newline where the file ended when it was opened, in a
+    /// file that has grown since, is still being written: it is not read.
+    fn next_line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+        buf.clear();
+        let n = self.reader.read_until(b'\n', buf)?;
+        let take = self.reader.get_ref();
+        if n > 0
+            && buf.last() != Some(&b'\n')
+            && take.limit() == 0
+            && take.get_ref().metadata().is_ok_and(|m| m.len() > self.size)
+        {
+            buf.clear();
+            return Ok(0);
+        }
+        Ok(n)
+    }
+}
+
+/// A one-line description of an error reading a transcript.
+fn io_problem(e: &std::io::Error) -> String {
+    crate::source::open::io_problem(e)
+}
+
 impl LineReader {
     pub fn open(path: &Path) -> Result<LineReader> {
-        let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+        let mut reader = SizedReader::open(path)?;
         let (tx, blocks) = crossbeam_channel::bounded(2);
         let spawned = std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || {
-            let mut reader = BufReader::with_capacity(1 << 16, file);
             let mut buf = Vec::new();
             loop {
                 let (mut block, mut bytes) = (Vec::new(), 0);
                 while bytes < AHEAD_BYTES {
-                    buf.clear();
-                    match reader.read_until(b'\n', &mut buf) {
+                    match reader.next_line(&mut buf) {
                         Ok(0) => break,
                         Ok(n) => {
                             bytes += n;
@@ -561,8 +602,7 @@ impl LineReader {
 
     /// A reader that reads on this thread, only as far as it is asked.
     pub fn open_here(path: &Path) -> Result<LineReader> {
-        let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
-        let lines = Lines::Here { reader: BufReader::with_capacity(1 << 16, file), buf: Vec::new() };
+        let lines = Lines::Here { reader: SizedReader::open(path)?, buf: Vec::new() };
         Ok(LineReader { path: path.to_path_buf(), lines })
     }
 
@@ -580,11 +620,10 @@ impl LineReader {
 
     /// The next line: `None` at the end, `Some(None)` for a blank line.
     fn next_line(&mut self, stats: &mut ImportStats) -> Result<Option<Option<Line>>> {
-        let cannot_read = |path: &Path, e: std::io::Error| Error::input(path, format!("cannot read: {e}"));
+        let cannot_read = |path: &Path, e: std::io::Error| Error::input(path, io_problem(&e));
         let parsed = match &mut self.lines {
             Lines::Here { reader, buf } => {
-                buf.clear();
-                if reader.read_until(b'\n', buf).map_err(|e| cannot_read(&self.path, e))? == 0 {
+                if reader.next_line(buf).map_err(|e| cannot_read(&self.path, e))? == 0 {
                     return Ok(None);
                 }
                 parse_bytes(buf)
@@ -623,7 +662,12 @@ pub fn is_json_document(path: &Path) -> bool {
 /// The whole file as one JSON document (object or array), repairing lone
 /// surrogate escapes; `None`, counted as invalid, when it is not one.
 pub fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Value>> {
-    let bytes = std::fs::read(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+    let cannot = |e: std::io::Error| Error::input(path, io_problem(&e));
+    // Up to the size at the open, like lines (`SizedReader`).
+    let mut bytes = Vec::new();
+    let file = crate::source::open::open_regular(path).map_err(cannot)?;
+    let size = file.metadata().map_err(cannot)?.len();
+    file.take(size).read_to_end(&mut bytes).map_err(cannot)?;
     let text = String::from_utf8_lossy(&bytes);
     let parsed = match serde_json::from_str::<Value>(&text) {
         Ok(v) => Some(v),
@@ -880,6 +924,40 @@ mod tests {
         let mut r = LineReader::open(&path).unwrap();
         r.next_record(&mut ImportStats::default()).unwrap();
         drop(r);
+    }
+
+    /// A transcript is read up to the size it had when it was opened: what
+    /// is appended later is not read, and a last line that was still being
+    /// written is neither read nor counted as broken.
+    #[test]
+    fn a_growing_transcript_is_read_as_it_was_when_opened() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let lines: String = (0..3000).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+        let read = |r: LineReader| {
+            let mut stats = ImportStats::default();
+            let mut r = r;
+            let mut n = 0;
+            while r.next_record(&mut stats).unwrap().is_some() {
+                n += 1;
+            }
+            (n, stats.invalid)
+        };
+        for ahead in [true, false] {
+            std::fs::write(&path, format!("{lines}{{\"n\":\"half")).unwrap();
+            let r = if ahead { LineReader::open(&path) } else { LineReader::open_here(&path) }.unwrap();
+            let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+            f.write_all(b" of a line\"}\n").unwrap();
+            f.write_all(lines.as_bytes()).unwrap();
+            drop(f);
+            assert_eq!(read(r), (3000, 0), "ahead: {ahead}");
+        }
+        // A file that did not grow ends in its last line, newline or not.
+        std::fs::write(&path, format!("{lines}{{\"n\":\"last\"}}")).unwrap();
+        assert_eq!(read(LineReader::open(&path).unwrap()), (3001, 0));
+        std::fs::write(&path, format!("{lines}{{\"n\":\"cut")).unwrap();
+        assert_eq!(read(LineReader::open(&path).unwrap()), (3000, 1));
     }
 
     /// Call owners kept in memory, dropped half-way, or never kept (a

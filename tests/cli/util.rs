@@ -149,3 +149,52 @@ pub fn padded_small_sql(rows: u32, blob: u32) -> String {
     ));
     sql
 }
+
+/// Run tracelint in `dir` with `args`, `TMPDIR` set to `tmp`, and a minute
+/// to finish: a run still going after that is a hang, killed and failed.
+pub fn run_bounded(dir: &Path, tmp: &Path, args: &[&std::ffi::OsStr]) -> Output {
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("{args:?} still running after 60 s (a hang): {}", String::from_utf8_lossy(&out.stderr));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Every path under `dir`, relative, sorted (folders too).
+pub fn tree(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            out.push(p.strip_prefix(root).unwrap().display().to_string());
+            if std::fs::symlink_metadata(&p).unwrap().is_dir() {
+                walk(root, &p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// Make a FIFO at `path` (mkfifo(1)).
+pub fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo").arg(path).status().unwrap().success();
+    assert!(ok, "mkfifo {}", path.display());
+}
