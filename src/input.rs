@@ -3,8 +3,9 @@
 //! path means the same thing to all of them.
 //!
 //! A folder, a `.jsonl` file or a `.json` document holds agent transcripts: they are imported
-//! into a throwaway tracelint database (in a temporary folder, never
-//! beside them) and read back with the tracelint adapter. Anything else is
+//! into a throwaway tracelint database (in a private scratch folder in
+//! `$TMPDIR`, never beside them; see `scratch`) and read back with the
+//! tracelint adapter. Anything else is
 //! a SQLite trace database, opened read-only and recognised by its tables
 //! (or read as the format `--source-format` forces).
 
@@ -16,6 +17,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::model::{Dialect, Session};
 use crate::sanitize::one_line;
+use crate::scratch::{self, ScratchDir};
 use crate::source::{self, Format, SourceOptions, SourceStats};
 use crate::{import, progress};
 
@@ -113,7 +115,7 @@ pub struct Source {
     // temporary folder of imported transcripts is removed.
     conn: Connection,
     format: Format,
-    _scratch: Option<tempfile::TempDir>,
+    _scratch: Option<ScratchDir>,
 }
 
 /// Open `path`: a SQLite database, read-only, as `opts.format` if given,
@@ -141,9 +143,12 @@ pub fn open(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Resul
 
 fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &mut Vec<String>) -> Result<Source> {
     let files = import::transcript_files(&[path.to_path_buf()])?;
-    let tmp =
-        tempfile::tempdir().map_err(|e| Error::input(path, format!("cannot create a temporary database: {e}")))?;
+    let in_tmp = || one_line(&std::env::temp_dir().display().to_string());
+    let tmp = ScratchDir::new()
+        .map_err(|e| Error::input(path, format!("cannot make a scratch folder in $TMPDIR ({}): {e}", in_tmp())))?;
     let db = tmp.path().join("transcripts.db");
+    scratch::private_file(&db)
+        .map_err(|e| Error::input(path, format!("cannot make a scratch database in $TMPDIR ({}): {e}", in_tmp())))?;
     let conn = import::open_scratch(&db)?;
     let stats = import::import_files(&conn, &db, &files, agent)?;
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();

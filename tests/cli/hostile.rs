@@ -271,3 +271,74 @@ fn odd_rows_big_deep_invalid_utf8_surrogates_nul() {
     assert!(hidden.iter().all(|m| m.chars().count() < 400), "messages are truncated");
     assert!(hidden.iter().any(|m| m.contains("Error: bad \u{fffd}")), "{hidden:?}");
 }
+
+/// Start `tracelint ARGS` on a big transcript folder with `TMPDIR` = `tmp`,
+/// and return it once its scratch folder exists, with that folder.
+fn started_on_transcripts(dir: &Path, tmp: &Path, args: &[&str]) -> (std::process::Child, PathBuf) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let scratch =
+        scratch_of(&mut child, tmp).expect("the run ended before its scratch database was made: a bigger folder");
+    (child, scratch)
+}
+
+/// The scratch copy of the transcripts is private while it exists, and
+/// SIGINT, SIGTERM and SIGHUP remove it before tracelint ends as the signal
+/// ends a process (the shell shows 130, 143, 129).
+#[test]
+fn an_interrupted_transcript_scan_leaves_nothing_in_tmpdir() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_claude_folder(&d.join("big"), 4, 20_000);
+    for (signal, number) in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
+        for cmd in [&["scan", "big"][..], &["export", "big"]] {
+            let tmp = tempfile::tempdir().unwrap();
+            let (mut child, scratch) = started_on_transcripts(d, tmp.path(), cmd);
+            // Stopped, so the signal arrives while the import runs.
+            send_signal(child.id(), "STOP");
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&scratch), 0o700, "{cmd:?}: the scratch folder is private");
+            for f in listing(&scratch) {
+                assert_eq!(mode(&scratch.join(&f)), 0o600, "{cmd:?}: {f} is private");
+            }
+            send_signal(child.id(), signal);
+            send_signal(child.id(), "CONT");
+            let status = wait_bounded(&mut child);
+            assert_eq!(status.signal(), Some(number), "{cmd:?} SIG{signal}: {status:?}");
+            assert!(tree(tmp.path()).is_empty(), "{cmd:?} SIG{signal} left {:?}", tree(tmp.path()));
+        }
+    }
+}
+
+/// A run killed outright (SIGKILL, an abort) cannot clean up; the next run
+/// removes what it left, and only that: not a live run's folder, and not a
+/// folder that is not a tracelint scratch folder.
+#[test]
+fn the_next_run_removes_what_a_killed_run_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_claude_folder(&d.join("big"), 4, 20_000);
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let (mut child, left) = started_on_transcripts(d, t, &["scan", "big"]);
+    send_signal(child.id(), "KILL");
+    wait_bounded(&mut child);
+    assert!(left.join("transcripts.db").exists(), "SIGKILL leaves the scratch folder");
+    // A live run's folder: its lock is held.
+    let live = t.join("tracelint-scratch-1-live");
+    std::fs::create_dir(&live).unwrap();
+    let lock = std::fs::File::create(live.join("lock")).unwrap();
+    lock.lock().unwrap();
+    std::fs::create_dir(t.join("tracelint-other")).unwrap();
+    let out = run_bounded(d, t, &[std::ffi::OsStr::new("scan"), root().join("sample-traces/claude-code").as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!left.exists(), "the killed run's folder is removed");
+    assert_eq!(listing(t), ["tracelint-other", "tracelint-scratch-1-live"]);
+}

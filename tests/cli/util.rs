@@ -198,3 +198,72 @@ pub fn mkfifo(path: &Path) {
     let ok = Command::new("mkfifo").arg(path).status().unwrap().success();
     assert!(ok, "mkfifo {}", path.display());
 }
+
+/// `files` Claude Code transcripts of `calls` calls each in `dir` (about
+/// 1 KB per call, one in five a hidden error): a folder that takes seconds
+/// to read.
+pub fn big_claude_folder(dir: &Path, files: usize, calls: usize) {
+    use std::io::Write;
+    std::fs::create_dir_all(dir).unwrap();
+    let pad = "lorem ipsum ".repeat(40);
+    for k in 0..files {
+        let session = format!("{k:08}-1111-4000-8000-000000000000");
+        let file = std::fs::File::create(dir.join(format!("{session}.jsonl"))).unwrap();
+        let mut w = std::io::BufWriter::new(file);
+        for i in 0..calls {
+            let tool = ["Bash", "Edit", "Read", "Grep"][i % 4];
+            let call = serde_json::json!({"sessionId": session, "uuid": format!("c{k}-{i}"), "type": "assistant",
+                "timestamp": "2026-04-02T09:00:00.000Z", "message": {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": format!("toolu_{k}_{i}"), "name": tool, "input": {"command": format!("make t{}", i % 97)}}]}});
+            let text = if i % 5 == 0 { format!("Error: step {} failed {pad}", i % 50) } else { format!("ok {pad}") };
+            let result = serde_json::json!({"sessionId": session, "uuid": format!("r{k}-{i}"), "type": "user",
+                "timestamp": "2026-04-02T09:00:01.000Z", "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": format!("toolu_{k}_{i}"), "content": text}]}});
+            writeln!(w, "{call}\n{result}").unwrap();
+        }
+        w.flush().unwrap();
+    }
+}
+
+/// Send `signal` (a name such as INT, or KILL) to process `pid` (kill(1)).
+pub fn send_signal(pid: u32, signal: &str) {
+    let ok = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status().unwrap().success();
+    assert!(ok, "kill -{signal} {pid}");
+}
+
+/// Wait up to a minute for `child` to end: a run still going is a hang.
+pub fn wait_bounded(child: &mut std::process::Child) -> std::process::ExitStatus {
+    use std::time::{Duration, Instant};
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("still running after 60 s (a hang)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The scratch folder a running tracelint made in `tmp`, once its database
+/// exists; `None` if `child` ended first.
+pub fn scratch_of(child: &mut std::process::Child, tmp: &Path) -> Option<PathBuf> {
+    use std::time::{Duration, Instant};
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        if child.try_wait().unwrap().is_some() {
+            return None;
+        }
+        let found = std::fs::read_dir(tmp)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("tracelint-scratch-"));
+        if let Some(dir) = found.filter(|d| d.join("transcripts.db").exists()) {
+            return Some(dir);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("no scratch folder in {} after 60 s", tmp.display());
+}
