@@ -149,8 +149,9 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
     let db = tmp.path().join("transcripts.db");
     scratch::private_file(&db)
         .map_err(|e| Error::input(path, format!("cannot make a scratch database in $TMPDIR ({}): {e}", in_tmp())))?;
-    let conn = import::open_scratch(&db)?;
-    let stats = import::import_files(&conn, &db, &files, agent)?;
+    let store = import::Store::Scratch { input: path, at: &db };
+    let conn = import::open_scratch(&store)?;
+    let stats = import::import_files(&conn, &store, &files, agent)?;
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = format!("{} transcript", or_list(&agents));
     // Empty or foreign files hold no calls: one line for all of them, not

@@ -107,12 +107,14 @@ fn check_gate_tools(report: &Report, g: &Gate) -> Result<()> {
     Ok(())
 }
 
-/// Print `report` in `args.format`, and append the Markdown summary if asked.
+/// Print `report` in `args.format`, and append the Markdown summary to
+/// `summary` (the file `--summary` names, links resolved) if asked.
 fn render(
     args: &ScanArgs,
     report: &Report,
     term: &Terminal,
     verdict: Option<(&Verdict, &Gate)>,
+    summary: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<()> {
     use OutputFormat as F;
@@ -127,15 +129,16 @@ fn render(
         F::Github => render::github::render(report, verdict, out)?,
         F::Junit => render::junit::render(report, verdict.map(|v| v.0), out)?,
     }
-    if let Some(path) = &args.summary {
-        append_summary(path, report, verdict)?;
+    if let (Some(at), Some(shown)) = (summary, &args.summary) {
+        append_summary(at, shown, report, verdict)?;
     }
     out.flush()?;
     Ok(())
 }
 
-/// Append the Markdown postmortem to `path` (GitHub's step summary).
-fn append_summary(path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate)>) -> Result<()> {
+/// Append the Markdown postmortem to `at`, the file `path` names (GitHub's
+/// step summary), in one write.
+fn append_summary(at: &Path, path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate)>) -> Result<()> {
     let mut md = Vec::new();
     render::markdown::render(report, verdict, &mut md)?;
     const LIMIT: usize = 512 * 1024; // GitHub accepts 1 MiB per step
@@ -146,23 +149,23 @@ fn append_summary(path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(path)
-        .map_err(|e| Error::input(path, format!("cannot append the summary: {e}")))?;
-    f.write_all(&md).map_err(|e| Error::input(path, format!("cannot append the summary: {e}")))
+        .open(at)
+        .map_err(|e| Error::input(path, format!("cannot append the summary: {}", output::write_problem(&e))))?;
+    f.write_all(&md)
+        .map_err(|e| Error::input(path, format!("cannot append the summary: {}", output::write_problem(&e))))
 }
 
 /// `tracelint scan`: the report; GitHub and JUnit output use the default
 /// gate (any hidden error fails), but a scan never fails.
 pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
     let paths = crate::input::resolve(&args.select.paths)?;
-    if let Some(summary) = &args.summary {
-        output::guard(summary, &paths, Written::Summary)?;
-    }
+    let inputs = output::Inputs::new(&paths, &args.select.judging.tool_schemas);
+    let summary = args.summary.as_deref().map(|s| output::guard(s, &inputs, Written::Summary, false)).transpose()?;
     let report = build_report(args, &paths, err)?;
     if let Some(why) = empty_window(&report, args) {
         writeln!(err, "tracelint: warning: nothing to report: {why}")?;
     }
-    render(args, &report, term, None, out)?;
+    render(args, &report, term, None, summary.as_deref(), out)?;
     Ok(ExitStatus::Clean)
 }
 
@@ -170,14 +173,13 @@ pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut
 /// written, so a reader that goes away cannot change the exit status.
 pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
     let g = settings::gate(args.max_hidden, &args.max_error_rate, &args.fail_on)?;
-    let inputs = crate::input::resolve(&args.scan.select.paths)?;
-    for file in [&args.baseline, &args.write_baseline].into_iter().flatten() {
-        output::guard(file, &inputs, Written::Baseline)?;
-    }
-    if let Some(summary) = &args.scan.summary {
-        output::guard(summary, &inputs, Written::Summary)?;
-    }
-    let report = build_report(&args.scan, &inputs, err)?;
+    let paths = crate::input::resolve(&args.scan.select.paths)?;
+    let inputs = output::Inputs::new(&paths, args.scan.select.judging.tool_schemas.iter().chain(&args.baseline));
+    let write_baseline =
+        args.write_baseline.as_deref().map(|b| output::guard(b, &inputs, Written::Baseline, args.force)).transpose()?;
+    let summary =
+        args.scan.summary.as_deref().map(|s| output::guard(s, &inputs, Written::Summary, false)).transpose()?;
+    let report = build_report(&args.scan, &paths, err)?;
     check_gate_tools(&report, &g)?;
     if let Some(why) = empty_window(&report, &args.scan) {
         if !args.allow_empty {
@@ -187,11 +189,20 @@ pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &m
         }
         writeln!(err, "tracelint: warning: nothing to judge: {why} (--allow-empty)")?;
     }
-    if let Some(path) = &args.write_baseline {
-        let old = if path.exists() { Some(gate::read_baseline(path)?) } else { None };
+    if let (Some(path), Some(at)) = (&args.write_baseline, write_baseline) {
+        // An empty file, or (--force) one that is not a baseline, has none.
+        let old = match std::fs::metadata(&at) {
+            Ok(m) if m.len() > 0 && args.force => gate::read_baseline(path).ok(),
+            Ok(m) if m.len() > 0 => Some(gate::read_baseline(path)?),
+            _ => None,
+        };
         let new = gate::baseline_of(&report);
         let (added, removed) = old.as_ref().map_or((report.findings.len() as u64, 0), |o| gate::baseline_diff(o, &new));
-        gate::write_baseline(path, &new)?;
+        let (pending, mut file) = output::Pending::beside(&at, path)?;
+        file.write_all(gate::baseline_text(&new)?.as_bytes())
+            .map_err(|e| Error::input(path, format!("cannot write the baseline: {}", output::write_problem(&e))))?;
+        drop(file);
+        pending.commit()?;
         writeln!(
             out,
             "tracelint: baseline {} written: +{added} / -{removed} findings ({} entries, {} findings).",
@@ -204,7 +215,7 @@ pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &m
     let baseline = args.baseline.as_deref().map(gate::read_baseline).transpose()?;
     let verdict = gate::evaluate(&report, &g, baseline.as_ref());
     let status = if verdict.passed() { ExitStatus::Clean } else { ExitStatus::Findings };
-    let written = write_check(args, &report, term, (&verdict, &g), out, err);
+    let written = write_check(args, &report, term, (&verdict, &g), summary.as_deref(), out, err);
     super::keep_status_on_closed_pipe(status, written)
 }
 
@@ -214,10 +225,11 @@ fn write_check(
     report: &Report,
     term: &Terminal,
     verdict: (&Verdict, &Gate),
+    summary: Option<&Path>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<()> {
-    render(&args.scan, report, term, Some(verdict), out)?;
+    render(&args.scan, report, term, Some(verdict), summary, out)?;
     let (v, g) = verdict;
     if !v.stale.is_empty() {
         let n: u64 = v.stale.iter().map(|e| e.count).sum();

@@ -405,25 +405,83 @@ pub struct ResultRow<'a> {
     pub time: Option<&'a str>,
 }
 
-/// Open (or create) `into` as a tracelint database, refusing anything else.
-pub fn open_target(into: &Path) -> Result<Connection> {
-    let sql = |e: rusqlite::Error| Error::input(into, crate::source::open::sqlite_problem(&e));
-    let existed = into.exists();
+/// Where an import writes, and whom an error names.
+#[derive(Debug, Clone, Copy)]
+pub enum Store<'a> {
+    /// `import --into`: the database the user `named`, written at `at` (the
+    /// file itself, or a new one beside it that is renamed into place).
+    Into { named: &'a Path, at: &'a Path },
+    /// The scratch database at `at` in `$TMPDIR` that a scan reads the
+    /// transcripts of the PATH `input` through.
+    Scratch { input: &'a Path, at: &'a Path },
+}
+
+impl Store<'_> {
+    /// The database file written.
+    pub fn at(&self) -> &Path {
+        match self {
+            Store::Into { at, .. } | Store::Scratch { at, .. } => at,
+        }
+    }
+
+    /// A failure of the database, named after what the user gave: the
+    /// `--into` database, or the transcripts a scratch copy was made of.
+    fn failed(&self, e: &rusqlite::Error) -> Error {
+        match self {
+            Store::Into { named, .. } => Error::input(named, crate::source::open::sqlite_problem(e)),
+            Store::Scratch { input, .. } => Error::input(input, scratch_problem(e)),
+        }
+    }
+}
+
+/// What went wrong with the scratch database, in the user's words: where
+/// `$TMPDIR` is and what happened, not the scratch file's name.
+fn scratch_problem(e: &rusqlite::Error) -> String {
+    use rusqlite::ErrorCode;
+    let tmp = crate::sanitize::one_line(&std::env::temp_dir().display().to_string());
+    match e {
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::DiskFull => {
+            format!("no space left in $TMPDIR ({tmp}) for the scratch copy of the transcripts")
+        }
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::SystemIoFailure => format!(
+            "cannot write the scratch copy of the transcripts in $TMPDIR ({tmp}): {}",
+            crate::source::open::sqlite_problem(e)
+        ),
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::TooBig => {
+            "a record is too large to read (string or blob too big)".into()
+        }
+        _ => format!(
+            "the scratch copy of the transcripts in $TMPDIR ({tmp}): {}",
+            crate::source::open::sqlite_problem(e)
+        ),
+    }
+}
+
+/// Open (or create) the database of `store` as a tracelint database,
+/// refusing anything else. An empty file is a new database.
+pub fn open_target(store: &Store<'_>) -> Result<Connection> {
+    let into = store.at();
+    let named = match store {
+        Store::Into { named, .. } => *named,
+        Store::Scratch { at, .. } => *at,
+    };
+    let sql = |e: rusqlite::Error| store.failed(&e);
+    let existed = std::fs::metadata(into).is_ok_and(|m| m.len() > 0);
     if existed {
         // Recognise it before writing anything.
         let conn = crate::source::open::open_read_only(into)?.conn;
         let format = crate::source::detect(into, &conn).map_err(|_| {
-            Error::input(into, "exists and is not a tracelint database; import writes only into its own schema")
+            Error::input(named, "exists and is not a tracelint database; import writes only into its own schema")
         })?;
         if format != crate::source::Format::TRACELINT {
             return Err(Error::input(
-                into,
+                named,
                 format!("is a {} trace database; import writes only into tracelint's own schema", format.as_str()),
             ));
         }
         let version = crate::source::tracelint::schema_version(&conn).map_err(sql)?;
         if version.as_deref() != Some(SCHEMA_VERSION) {
-            return Err(Error::input(into, "tracelint schema of another version; import writes version 1 only"));
+            return Err(Error::input(named, "tracelint schema of another version; import writes version 1 only"));
         }
     }
     let conn = Connection::open(into).map_err(sql)?;
@@ -759,40 +817,45 @@ fn may_be_document(path: &Path, records_seen: usize) -> bool {
     is_json_document(path) || records_seen == 0
 }
 
-/// Import every transcript under `sources` into `into`.
-pub fn import(sources: &[PathBuf], into: &Path, agent: Option<Dialect>) -> Result<ImportStats> {
+/// Import every transcript under `sources` into the database of `store`.
+pub fn import(sources: &[PathBuf], store: &Store<'_>, agent: Option<Dialect>) -> Result<ImportStats> {
     let files = transcript_files(sources)?;
-    let conn = open_target(into)?;
-    import_files(&conn, into, &files, agent)
+    let conn = open_target(store)?;
+    import_files(&conn, store, &files, agent)
 }
 
-/// A throwaway tracelint database at `path` (a new file) for transcripts
+/// A throwaway tracelint database (an empty file, or none) for transcripts
 /// that are read, not kept: nothing in it is ever synced to disk.
-pub fn open_scratch(path: &Path) -> Result<Connection> {
-    let sql = |e: rusqlite::Error| Error::input(path, crate::source::open::sqlite_problem(&e));
-    let conn = Connection::open(path).map_err(sql)?;
+pub fn open_scratch(store: &Store<'_>) -> Result<Connection> {
+    let sql = |e: rusqlite::Error| store.failed(&e);
+    let conn = Connection::open(store.at()).map_err(sql)?;
     conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;").map_err(sql)?;
     conn.execute_batch(SCHEMA_SQL).map_err(sql)?;
     Ok(conn)
 }
 
 /// The one import driver: each file is recognised and handed to its
-/// format's run, inside one transaction of `conn` (the database at `into`).
+/// format's run, inside one transaction of `conn` (the database of `store`).
 /// With `agent`, every file is read as that agent's, unrecognised or not.
-pub fn import_files(conn: &Connection, into: &Path, files: &[PathBuf], agent: Option<Dialect>) -> Result<ImportStats> {
+pub fn import_files(
+    conn: &Connection,
+    store: &Store<'_>,
+    files: &[PathBuf],
+    agent: Option<Dialect>,
+) -> Result<ImportStats> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    import_files_with(conn, into, files, forced, OWNERS_CAP)
+    import_files_with(conn, store, files, forced, OWNERS_CAP)
 }
 
 /// `import_files`, keeping the owners of at most `owners_cap` call ids in memory.
 fn import_files_with(
     conn: &Connection,
-    into: &Path,
+    store: &Store<'_>,
     files: &[PathBuf],
     forced: Option<usize>,
     owners_cap: usize,
 ) -> Result<ImportStats> {
-    let sql = |e: rusqlite::Error| Error::input(into, crate::source::open::sqlite_problem(&e));
+    let sql = |e: rusqlite::Error| store.failed(&e);
     conn.execute_batch("BEGIN IMMEDIATE").map_err(sql)?;
     let mut writer = Writer::new(conn);
     writer.owners_cap = owners_cap;
@@ -969,7 +1032,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let dump = |cap: usize, seeded: bool| {
             let db = dir.path().join(format!("{cap}-{seeded}.db"));
-            let conn = open_scratch(&db).unwrap();
+            let store = Store::Scratch { input: &db, at: &db };
+            let conn = open_scratch(&store).unwrap();
             if seeded {
                 conn.execute_batch(
                     "INSERT INTO sessions (id) VALUES ('zz');
@@ -977,7 +1041,7 @@ mod tests {
                 )
                 .unwrap();
             }
-            let stats = import_files_with(&conn, &db, &files, None, cap).unwrap();
+            let stats = import_files_with(&conn, &store, &files, None, cap).unwrap();
             let mut stmt = conn
                 .prepare(
                     "SELECT c.session_id, c.id, c.seq, c.tool, coalesce(r.text, '-'), coalesce(r.is_error, -1)

@@ -297,8 +297,9 @@ fn an_interrupted_transcript_scan_leaves_nothing_in_tmpdir() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     big_claude_folder(&d.join("big"), 4, 20_000);
+    let before = listing(d);
     for (signal, number) in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
-        for cmd in [&["scan", "big"][..], &["export", "big"]] {
+        for cmd in [&["scan", "big"][..], &["export", "big"], &["export", "big", "--out", "out.ndjson"]] {
             let tmp = tempfile::tempdir().unwrap();
             let (mut child, scratch) = started_on_transcripts(d, tmp.path(), cmd);
             // Stopped, so the signal arrives while the import runs.
@@ -313,8 +314,36 @@ fn an_interrupted_transcript_scan_leaves_nothing_in_tmpdir() {
             let status = wait_bounded(&mut child);
             assert_eq!(status.signal(), Some(number), "{cmd:?} SIG{signal}: {status:?}");
             assert!(tree(tmp.path()).is_empty(), "{cmd:?} SIG{signal} left {:?}", tree(tmp.path()));
+            assert_eq!(listing(d), before, "{cmd:?} SIG{signal}: no output, whole or partial");
         }
     }
+}
+
+/// `import --into` a new database, cut by a signal, leaves no database:
+/// it is written under a private name and renamed only once whole.
+#[test]
+fn an_interrupted_import_into_a_new_database_leaves_none() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_claude_folder(&d.join("big"), 4, 20_000);
+    let before = listing(d);
+    let mut child = Command::new(BIN)
+        .args(["import", "big", "--into", "new.db"])
+        .current_dir(d)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while listing(d) == before {
+        assert!(child.try_wait().unwrap().is_none(), "the import ended before it wrote: a bigger folder");
+        assert!(start.elapsed() < Duration::from_secs(60), "nothing written after 60 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    send_signal(child.id(), "INT");
+    assert_eq!(wait_bounded(&mut child).signal(), Some(2));
+    assert_eq!(listing(d), before, "no new.db, no temporary file, no journal");
 }
 
 /// A run killed outright (SIGKILL, an abort) cannot clean up; the next run

@@ -265,5 +265,6 @@ pub fn scratch_of(child: &mut std::process::Child, tmp: &Path) -> Option<PathBuf
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+    let _ = child.kill();
     panic!("no scratch folder in {} after 60 s", tmp.display());
 }
