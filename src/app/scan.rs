@@ -108,7 +108,9 @@ fn check_gate_tools(report: &Report, g: &Gate) -> Result<()> {
 }
 
 /// Print `report` in `args.format`, and append the Markdown summary to
-/// `summary` (the file `--summary` names, links resolved) if asked.
+/// `summary` (the file `--summary` names, links resolved) if asked. The
+/// summary does not depend on stdout: it is written even when the reader
+/// went away (`| head`), whose broken pipe is returned afterwards.
 fn render(
     args: &ScanArgs,
     report: &Report,
@@ -118,41 +120,70 @@ fn render(
     out: &mut dyn Write,
 ) -> Result<()> {
     use OutputFormat as F;
-    match args.format {
-        F::Table => {
-            let style = render::table::Style { color: term.color(args.color), width: term.width };
-            render::table::render(report, &style, out)?
+    let mut shown = || -> Result<()> {
+        match args.format {
+            F::Table => {
+                let style = render::table::Style { color: term.color(args.color), width: term.width };
+                render::table::render(report, &style, out)?
+            }
+            F::Json => render::json::render(report, out)?,
+            F::Markdown => render::markdown::render(report, verdict, out)?,
+            F::Csv => render::csv::render(report, out)?,
+            F::Github => render::github::render(report, verdict, out)?,
+            F::Junit => render::junit::render(report, verdict.map(|v| v.0), out)?,
         }
-        F::Json => render::json::render(report, out)?,
-        F::Markdown => render::markdown::render(report, verdict, out)?,
-        F::Csv => render::csv::render(report, out)?,
-        F::Github => render::github::render(report, verdict, out)?,
-        F::Junit => render::junit::render(report, verdict.map(|v| v.0), out)?,
+        out.flush()?;
+        Ok(())
+    };
+    let shown = shown();
+    if let (Some(at), Some(path)) = (summary, &args.summary) {
+        append_summary(at, path, report, verdict)?;
     }
-    if let (Some(at), Some(shown)) = (summary, &args.summary) {
-        append_summary(at, shown, report, verdict)?;
-    }
-    out.flush()?;
-    Ok(())
+    shown
 }
 
+/// The most a summary holds: GitHub accepts 1 MiB per step.
+const SUMMARY_LIMIT: usize = 512 * 1024;
+
 /// Append the Markdown postmortem to `at`, the file `path` names (GitHub's
-/// step summary), in one write.
+/// step summary), in one write; a write that fails is taken back.
 fn append_summary(at: &Path, path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate)>) -> Result<()> {
     let mut md = Vec::new();
     render::markdown::render(report, verdict, &mut md)?;
-    const LIMIT: usize = 512 * 1024; // GitHub accepts 1 MiB per step
-    if md.len() > LIMIT {
-        md.truncate(LIMIT);
-        md.extend_from_slice(b"\n\n_Summary truncated at 512 KiB; see --format json._\n");
+    cut_summary(&mut md, SUMMARY_LIMIT);
+    let cannot =
+        |e: std::io::Error| Error::input(path, format!("cannot append the summary: {}", output::write_problem(&e)));
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(at).map_err(cannot)?;
+    let before = f.metadata().map_err(cannot)?.len();
+    f.write_all(&md).map_err(|e| {
+        let _ = f.set_len(before);
+        cannot(e)
+    })
+}
+
+/// Cut `md` to at most `limit` bytes at the end of a line (or of a
+/// character, when one line is longer), close a code fence the cut left
+/// open, and say that it was cut.
+fn cut_summary(md: &mut Vec<u8>, limit: usize) {
+    if md.len() <= limit {
+        return;
     }
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(at)
-        .map_err(|e| Error::input(path, format!("cannot append the summary: {}", output::write_problem(&e))))?;
-    f.write_all(&md)
-        .map_err(|e| Error::input(path, format!("cannot append the summary: {}", output::write_problem(&e))))
+    let mut cut = md[..limit].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if cut == 0 {
+        cut = limit;
+        // Back to the first byte of a character (not a continuation byte).
+        while cut > 0 && md[cut] & 0xC0 == 0x80 {
+            cut -= 1;
+        }
+    }
+    md.truncate(cut);
+    if !md.ends_with(b"\n") {
+        md.push(b'\n');
+    }
+    if md.split(|&b| b == b'\n').filter(|line| line.starts_with(b"```")).count() % 2 == 1 {
+        md.extend_from_slice(b"```\n");
+    }
+    md.extend_from_slice(b"\n_Summary truncated at 512 KiB; see --format json._\n");
 }
 
 /// `tracelint scan`: the report; GitHub and JUnit output use the default
@@ -229,7 +260,13 @@ fn write_check(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<()> {
-    render(&args.scan, report, term, Some(verdict), summary, out)?;
+    // The note and the sentence do not depend on stdout either.
+    let rendered = render(&args.scan, report, term, Some(verdict), summary, out);
+    if let Err(e) = &rendered
+        && !e.is_broken_pipe()
+    {
+        return rendered;
+    }
     let (v, g) = verdict;
     if !v.stale.is_empty() {
         let n: u64 = v.stale.iter().map(|e| e.count).sum();
@@ -240,12 +277,39 @@ fn write_check(
         )?;
     }
     let sentence = v.sentence(report, g);
-    if args.scan.format == OutputFormat::Table {
-        writeln!(out)?;
-        writeln!(out, "{sentence}")?;
-    } else {
+    // After a table it goes to stdout, unless the reader went away.
+    let mut said = false;
+    if args.scan.format == OutputFormat::Table && rendered.is_ok() {
+        match writeln!(out).and_then(|()| writeln!(out, "{sentence}")).and_then(|()| out.flush()) {
+            Ok(()) => said = true,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if !said {
         writeln!(err, "{sentence}")?;
     }
-    out.flush()?;
-    Ok(())
+    rendered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cut at a line end, or at a character boundary inside a longer line;
+    /// an open fence closed; what fits is not cut.
+    #[test]
+    fn summaries_are_cut_at_a_line_or_character_boundary() {
+        let cut = |text: &str, limit: usize| {
+            let mut md = text.as_bytes().to_vec();
+            cut_summary(&mut md, limit);
+            String::from_utf8(md).expect("valid UTF-8")
+        };
+        let note = "\n_Summary truncated at 512 KiB; see --format json._\n";
+        assert_eq!(cut("short\n", 100), "short\n");
+        assert_eq!(cut("one\ntwo ツール\nthree\n", 12), format!("one\n{note}"));
+        assert_eq!(cut("ツールツール", 7), format!("ツー\n{note}"));
+        assert_eq!(cut("ツ", 2), format!("\n{note}"));
+        assert_eq!(cut("a\n```mermaid\nflow\nmore\n```\n", 20), format!("a\n```mermaid\nflow\n```\n{note}"));
+    }
 }

@@ -186,6 +186,10 @@ pub struct Writer<'c> {
     /// `owners_cap` ids (about 160 bytes each), so memory stays bounded.
     owners: Option<HashMap<String, Vec<String>>>,
     owners_cap: usize,
+    /// The storage failure a write met (a full disk, an I/O error, a value
+    /// too big), so the error can name what the user gave, not the file
+    /// being read when it happened.
+    failed: std::cell::Cell<Option<rusqlite::ErrorCode>>,
     pub stats: ImportStats,
 }
 
@@ -212,6 +216,7 @@ impl<'c> Writer<'c> {
             sessions: HashSet::new(),
             owners,
             owners_cap: OWNERS_CAP,
+            failed: std::cell::Cell::new(None),
             stats: ImportStats::default(),
         }
     }
@@ -232,7 +237,8 @@ impl<'c> Writer<'c> {
                started_at = CASE WHEN sessions.started_at IS NULL OR excluded.started_at < sessions.started_at
                                  THEN excluded.started_at ELSE sessions.started_at END",
             )?
-            .execute(params![s.id, s.parent, s.agent, s.source, s.started])?;
+            .execute(params![s.id, s.parent, s.agent, s.source, s.started])
+            .inspect_err(|e| self.seen(e))?;
         Ok(())
     }
 
@@ -278,7 +284,8 @@ impl<'c> Writer<'c> {
             .prepare_cached(
                 "INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![session, id, seq, tool, input, time])?;
+            .execute(params![session, id, seq, tool, input, time])
+            .inspect_err(|e| self.seen(e))?;
         if let Some(owners) = &mut self.owners {
             owners.entry(id.to_string()).or_default().push(session.to_string());
             if owners.len() > self.owners_cap {
@@ -297,7 +304,8 @@ impl<'c> Writer<'c> {
                 "INSERT INTO results (session_id, call_id, text, is_error, exit_code, returned_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(session_id, call_id) DO NOTHING",
             )?
-            .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])?;
+            .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])
+            .inspect_err(|e| self.seen(e))?;
         if n == 1 {
             self.stats.results += 1;
         } else {
@@ -334,7 +342,8 @@ impl Writer<'_> {
                         "UPDATE results SET text = ?3, is_error = ?4, exit_code = ?5, returned_at = ?6
                      WHERE session_id = ?1 AND call_id = ?2",
                     )?
-                    .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])?;
+                    .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])
+                    .inspect_err(|e| self.seen(e))?;
                 Ok(())
             }
         }
@@ -347,7 +356,8 @@ impl Writer<'_> {
         let moved = self
             .conn
             .prepare_cached("UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3")?
-            .execute(params![from, to, call_id, seq])?;
+            .execute(params![from, to, call_id, seq])
+            .inspect_err(|e| self.seen(e))?;
         if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| moved > 0)
             && let Some(s) = o.iter_mut().find(|s| *s == from)
         {
@@ -355,7 +365,8 @@ impl Writer<'_> {
         }
         self.conn
             .prepare_cached("UPDATE results SET session_id = ?2 WHERE session_id = ?1 AND call_id = ?3")?
-            .execute(params![from, to, call_id])?;
+            .execute(params![from, to, call_id])
+            .inspect_err(|e| self.seen(e))?;
         Ok(())
     }
 
@@ -364,17 +375,29 @@ impl Writer<'_> {
         let r = self
             .conn
             .prepare_cached("DELETE FROM results WHERE session_id = ?1 AND call_id = ?2")?
-            .execute(params![session, call_id])?;
+            .execute(params![session, call_id])
+            .inspect_err(|e| self.seen(e))?;
         self.stats.results = self.stats.results.saturating_sub(r as u64);
         let n = self
             .conn
             .prepare_cached("DELETE FROM calls WHERE session_id = ?1 AND id = ?2")?
-            .execute(params![session, call_id])?;
+            .execute(params![session, call_id])
+            .inspect_err(|e| self.seen(e))?;
         self.stats.calls = self.stats.calls.saturating_sub(n as u64);
         if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| n > 0) {
             o.retain(|s| s != session);
         }
         Ok(())
+    }
+
+    /// Note a failure of the storage itself (`failed`).
+    fn seen(&self, e: &rusqlite::Error) {
+        use rusqlite::ErrorCode;
+        if let rusqlite::Error::SqliteFailure(f, _) = e
+            && matches!(f.code, ErrorCode::DiskFull | ErrorCode::SystemIoFailure | ErrorCode::TooBig)
+        {
+            self.failed.set(Some(f.code));
+        }
     }
 
     /// The next `seq` of `session`, continuing after what the database holds.
@@ -427,34 +450,60 @@ impl Store<'_> {
     /// A failure of the database, named after what the user gave: the
     /// `--into` database, or the transcripts a scratch copy was made of.
     fn failed(&self, e: &rusqlite::Error) -> Error {
+        if let rusqlite::Error::SqliteFailure(f, _) = e
+            && let Some(storage) = self.storage_failed(f.code, None)
+        {
+            return storage;
+        }
         match self {
             Store::Into { named, .. } => Error::input(named, crate::source::open::sqlite_problem(e)),
-            Store::Scratch { input, .. } => Error::input(input, scratch_problem(e)),
+            Store::Scratch { input, .. } => Error::input(
+                input,
+                format!(
+                    "the scratch copy of the transcripts in $TMPDIR ({}): {}",
+                    temp_dir(),
+                    crate::source::open::sqlite_problem(e)
+                ),
+            ),
         }
+    }
+
+    /// The error of a storage failure (`code`), met while `file` was read:
+    /// a full disk or an I/O error names the `--into` database, or
+    /// `$TMPDIR` for a scratch copy; a value too big names the transcript.
+    fn storage_failed(&self, code: rusqlite::ErrorCode, file: Option<&Path>) -> Option<Error> {
+        use rusqlite::ErrorCode;
+        let (named, scratch) = match self {
+            Store::Into { named, .. } => (*named, false),
+            Store::Scratch { input, .. } => (*input, true),
+        };
+        let problem = match code {
+            ErrorCode::TooBig => {
+                let what = "holds a call or result too large to store (over SQLite's 1 GB: string or blob too big)";
+                return Some(Error::input(file.unwrap_or(named), what));
+            }
+            ErrorCode::DiskFull if scratch => {
+                format!("no space left in $TMPDIR ({}) for the scratch copy of the transcripts", temp_dir())
+            }
+            ErrorCode::DiskFull => {
+                "cannot write the database: no space left on the device (database or disk is full)".into()
+            }
+            ErrorCode::SystemIoFailure if scratch => format!(
+                "cannot write the scratch copy of the transcripts in $TMPDIR ({}): disk I/O error (full, or over a file size limit?)",
+                temp_dir()
+            ),
+            ErrorCode::SystemIoFailure => {
+                "cannot write the database: disk I/O error (full, or over a file size limit?)".into()
+            }
+            _ => return None,
+        };
+        Some(Error::input(named, problem))
     }
 }
 
-/// What went wrong with the scratch database, in the user's words: where
-/// `$TMPDIR` is and what happened, not the scratch file's name.
-fn scratch_problem(e: &rusqlite::Error) -> String {
-    use rusqlite::ErrorCode;
-    let tmp = crate::sanitize::one_line(&std::env::temp_dir().display().to_string());
-    match e {
-        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::DiskFull => {
-            format!("no space left in $TMPDIR ({tmp}) for the scratch copy of the transcripts")
-        }
-        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::SystemIoFailure => format!(
-            "cannot write the scratch copy of the transcripts in $TMPDIR ({tmp}): {}",
-            crate::source::open::sqlite_problem(e)
-        ),
-        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::TooBig => {
-            "a record is too large to read (string or blob too big)".into()
-        }
-        _ => format!(
-            "the scratch copy of the transcripts in $TMPDIR ({tmp}): {}",
-            crate::source::open::sqlite_problem(e)
-        ),
-    }
+/// `$TMPDIR`, as shown in messages.
+fn temp_dir() -> String {
+    crate::sanitize::one_line(&std::env::temp_dir().display().to_string())
 }
 
 /// Open (or create) the database of `store` as a tracelint database,
@@ -863,8 +912,10 @@ fn import_files_with(
     let mut runs: Vec<Option<Box<dyn ImportRun>>> = IMPORTERS.iter().map(|_| None).collect();
     // The files of each run that writes at its finish.
     let mut deferred: Vec<Vec<PathBuf>> = IMPORTERS.iter().map(|_| Vec::new()).collect();
+    let mut reading = None;
     let result = (|| -> Result<()> {
         for file in files {
+            reading = Some(file.as_path());
             let recognised = match forced {
                 Some(at) => Some(at),
                 None => recognise_at(file)?,
@@ -899,6 +950,9 @@ fn import_files_with(
         }
         Ok(())
     })();
+    // A full disk met while a transcript was read is the database's
+    // failure, not the transcript's.
+    let result = result.map_err(|e| writer.failed.get().and_then(|c| store.storage_failed(c, reading)).unwrap_or(e));
     match result {
         Ok(()) => conn.execute_batch("COMMIT").map_err(sql)?,
         Err(e) => {
@@ -1021,6 +1075,41 @@ mod tests {
         assert_eq!(read(LineReader::open(&path).unwrap()), (3001, 0));
         std::fs::write(&path, format!("{lines}{{\"n\":\"cut")).unwrap();
         assert_eq!(read(LineReader::open(&path).unwrap()), (3000, 1));
+    }
+
+    /// A value too big for SQLite names the transcript that holds it; a
+    /// full disk met while a transcript was read names the store: `$TMPDIR`
+    /// for a scratch copy, the `--into` database otherwise (F16).
+    #[test]
+    fn storage_failures_name_what_the_user_gave() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = dir.path().join("t.jsonl");
+        let call = r#"{"type":"assistant","sessionId":"s","uuid":"a","message":{"role":"assistant","content":[{"type":"tool_use","id":"c","name":"Bash","input":{}}]}}"#;
+        let result = format!(
+            r#"{{"type":"user","sessionId":"s","uuid":"r","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"c","content":"Error: {}"}}]}}}}"#,
+            "x".repeat(5000)
+        );
+        std::fs::write(&t, format!("{call}\n{result}\n")).unwrap();
+        let db = dir.path().join("scratch.db");
+        let store = Store::Scratch { input: dir.path(), at: &db };
+        let conn = open_scratch(&store).unwrap();
+        conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, 2000).unwrap();
+        let err = import_files(&conn, &store, std::slice::from_ref(&t), None).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{}: holds a call or result too large to store (over SQLite's 1 GB: string or blob too big)",
+                t.display()
+            )
+        );
+        let full = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(13), None);
+        let err = store.failed(&full).to_string();
+        assert!(err.starts_with(&format!("{}: no space left in $TMPDIR (", dir.path().display())), "{err}");
+        let named = dir.path().join("traces.db");
+        let err = Store::Into { named: &named, at: &db }.storage_failed(rusqlite::ErrorCode::DiskFull, Some(&t));
+        assert!(
+            err.unwrap().to_string().starts_with(&format!("{}: cannot write the database: no space", named.display()))
+        );
     }
 
     /// Call owners kept in memory, dropped half-way, or never kept (a

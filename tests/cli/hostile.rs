@@ -371,3 +371,55 @@ fn the_next_run_removes_what_a_killed_run_left() {
     assert!(!left.exists(), "the killed run's folder is removed");
     assert_eq!(listing(t), ["tracelint-other", "tracelint-scratch-1-live"]);
 }
+
+/// Run `tracelint ARGS` in `dir` under `ulimit -f BLOCKS` (KiB), with
+/// `TMPDIR` = `tmp`: exit code and stderr.
+fn under_file_limit(dir: &Path, tmp: &Path, blocks: u32, args: &str) -> (Option<i32>, String) {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("ulimit -f {blocks}; exec {BIN} {args}"))
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .output()
+        .unwrap();
+    (out.status.code(), stderr(&out))
+}
+
+/// A file size limit (`ulimit -f`) or a full disk ends in one line that
+/// names the file the user gave and says what happened, exit 2, never in
+/// SIGXFSZ; nothing is left half-written (F16, F22).
+#[test]
+fn file_size_limits_name_the_file_the_user_gave() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_claude_folder(&d.join("big"), 1, 2_000);
+    std::fs::copy(root().join("sample-traces/peri-postmortem.db"), d.join("p.db")).unwrap();
+    std::fs::write(d.join("s.md"), "# before\n").unwrap();
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let before = listing(d);
+    let cases: &[(u32, &str, &str, &str)] = &[
+        (100, "scan big", "big", "cannot write the scratch copy of the transcripts in $TMPDIR ("),
+        (
+            20,
+            "export p.db --out x.ndjson",
+            "x.ndjson",
+            "cannot write the export: file too large (over the file size limit, ulimit -f)",
+        ),
+        (20, "export p.db --out parts --partition", "parts/date=", "file too large"),
+        (100, "import big --into i.db", "i.db", "cannot write the database: disk I/O error"),
+        (1, "scan p.db --summary s.md", "s.md", "cannot append the summary: file too large"),
+        (1, "check p.db --write-baseline b.json", "b.json", "cannot write the baseline: file too large"),
+    ];
+    for (blocks, args, named, what) in cases {
+        let (code, err) = under_file_limit(d, &tmp, *blocks, args);
+        assert_eq!(code, Some(2), "{args}: killed or wrong exit: {err}");
+        assert_eq!(err.lines().count(), 1, "{args}: {err}");
+        assert!(err.starts_with(&format!("tracelint: error: {named}")), "{args}: {err}");
+        assert!(err.contains(what), "{args}: expected {what:?}: {err}");
+        assert!(!err.contains("transcripts.db") && !err.contains("tracelint-scratch"), "{args}: {err}");
+        assert_eq!(listing(d), before, "{args}: nothing left half-written");
+        assert!(tree(&tmp).is_empty(), "{args}: {:?}", tree(&tmp));
+    }
+    assert_eq!(std::fs::read_to_string(d.join("s.md")).unwrap(), "# before\n", "the failed append is taken back");
+}

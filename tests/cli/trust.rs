@@ -356,3 +356,69 @@ fn a_failed_export_leaves_the_old_file_or_none() {
     assert_eq!(std::fs::read(d.join("x.ndjson")).unwrap(), old, "the old export is kept whole");
     assert_eq!(listing(d), ["x.ndjson"]);
 }
+
+/// `--summary` and the closing sentence on stderr do not depend on stdout:
+/// written whether the reader takes one byte and leaves (`| head -c1`) or
+/// never reads (`| true`) (F21).
+#[test]
+fn the_summary_and_the_verdict_are_written_whatever_the_reader_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample("peri-postmortem.db");
+    for format in ["table", "json", "markdown"] {
+        for reads in [true, false] {
+            let summary = dir.path().join(format!("{format}-{reads}.md"));
+            let mut child = Command::new(BIN)
+                .args(["check", &db, "--format", format, "--summary"])
+                .arg(&summary)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdout = child.stdout.take().unwrap();
+            if reads {
+                let mut one = [0u8; 1];
+                stdout.read_exact(&mut one).unwrap();
+            }
+            drop(stdout);
+            let mut err = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            assert_eq!(wait_bounded(&mut child).code(), Some(1), "{format}: {err}");
+            let text = std::fs::read_to_string(&summary).unwrap_or_default();
+            assert!(text.contains("# tracelint postmortem"), "{format}, read {reads}: summary not written");
+            // After a table the sentence is on stdout, or on stderr when stdout was gone.
+            let said = err.contains("tracelint check failed");
+            assert!(said || format == "table", "{format}, read {reads}: no verdict on stderr: {err}");
+        }
+    }
+}
+
+/// A summary over 512 KiB is cut at the end of a line of the report, in
+/// valid UTF-8, with a note (F25).
+#[test]
+fn a_long_summary_is_cut_at_a_line_boundary() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let schema = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("sql/schema.sql")).unwrap();
+    db_from_sql(
+        d,
+        "many.db",
+        &format!(
+            "{schema}
+             INSERT INTO sessions (id, agent) VALUES ('s', 'tracelint');
+             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999)
+             INSERT INTO calls (session_id, id, seq, tool, input) SELECT 's', 'c' || i, i + 1, printf('工具%05dツール', i), '{{}}' FROM n;
+             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999)
+             INSERT INTO results (session_id, call_id, text, is_error)
+             SELECT 's', 'c' || i, printf('Error: 失敗しました %d — ファイルが見つかりません', i), 0 FROM n;"
+        ),
+    );
+    let full = stdout(&run_in(d, &["scan", "many.db", "--format", "markdown"]));
+    assert!(full.len() > 600 * 1024, "the report is longer than the summary may be: {}", full.len());
+    let out = run_in(d, &["scan", "many.db", "--format", "json", "--summary", "s.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let bytes = std::fs::read(d.join("s.md")).unwrap();
+    let text = String::from_utf8(bytes).expect("the summary is valid UTF-8");
+    let kept = &text[..text.find("\n_Summary truncated at 512 KiB").expect("the cut is said")];
+    assert!(kept.len() <= 512 * 1024 && kept.len() > 500 * 1024, "{}", kept.len());
+    assert!(kept.ends_with('\n') && full.starts_with(kept), "cut inside a line: {:?}", &kept[kept.len() - 80..]);
+}
