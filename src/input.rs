@@ -9,13 +9,14 @@
 //! a SQLite trace database, opened read-only and recognised by its tables
 //! (or read as the format `--source-format` forces).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::model::{Dialect, Session};
+use crate::model::{Dialect, Malformed, Session};
 use crate::sanitize::one_line;
 use crate::scratch::{self, ScratchDir};
 use crate::source::{self, Format, SourceOptions, SourceStats};
@@ -115,6 +116,9 @@ pub struct Source {
     // temporary folder of imported transcripts is removed.
     conn: Connection,
     format: Format,
+    /// Transcript lines that could not be read, reported as `malformed-row`
+    /// findings of their sessions.
+    broken: Vec<import::BrokenLine>,
     _scratch: Option<ScratchDir>,
 }
 
@@ -138,7 +142,16 @@ pub fn open(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Resul
     }
     let forced = opts.format;
     let (conn, format, warnings) = source::open_as(path, forced)?;
-    Ok(Source { path: path.to_path_buf(), label, format_name: format.as_str(), warnings, conn, format, _scratch: None })
+    Ok(Source {
+        path: path.to_path_buf(),
+        label,
+        format_name: format.as_str(),
+        warnings,
+        conn,
+        format,
+        broken: Vec::new(),
+        _scratch: None,
+    })
 }
 
 fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &mut Vec<String>) -> Result<Source> {
@@ -177,12 +190,8 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
             one_line(&first.display().to_string())
         )),
     }
-    for f in &stats.broken {
-        notes.push(format!(
-            "{}: not a whole JSON document (cut or broken?), skipped",
-            one_line(&f.display().to_string())
-        ));
-    }
+    // Broken lines and documents, by file and line (malformed-row findings).
+    notes.extend(import::broken_line_notes(&stats.broken_lines));
     if stats.files == 0 {
         let what = if path.is_dir() {
             format!("is a directory with no {known} (*.jsonl, *.json)")
@@ -192,11 +201,10 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
         return Err(Error::input(path, what));
     }
     let shown = one_line(&label);
-    if stats.invalid > 0 {
-        notes.push(format!("{shown}: {} lines are not JSON records, skipped", stats.invalid));
-    }
-    if stats.surrogates > 0 {
-        notes.push(format!("{shown}: {} lone surrogate escapes replaced by U+FFFD", stats.surrogates));
+    match stats.surrogates {
+        0 => {}
+        1 => notes.push(format!("{shown}: 1 lone surrogate escape replaced by U+FFFD")),
+        n => notes.push(format!("{shown}: {n} lone surrogate escapes replaced by U+FFFD")),
     }
     Ok(Source {
         path: path.to_path_buf(),
@@ -205,6 +213,7 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
         warnings: Vec::new(),
         conn,
         format: Format::TRACELINT,
+        broken: stats.broken_lines,
         _scratch: Some(tmp),
     })
 }
@@ -223,7 +232,42 @@ impl Source {
     /// it is whole; the progress bar follows.
     pub fn read(&self, opts: &SourceOptions, sink: &mut dyn FnMut(Session)) -> Result<SourceStats> {
         progress::begin(&self.label);
-        source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, sink)
+        if self.broken.is_empty() {
+            return source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, sink);
+        }
+        // The broken lines of a file join the session its records went to;
+        // a file with none of its own has one named after it.
+        let mut broken: BTreeMap<String, Vec<Malformed>> = BTreeMap::new();
+        for b in &self.broken {
+            let stem = || b.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let problem = match b.more {
+                0 => b.problem.clone(),
+                n => format!("{}; and {n} more broken lines of the file after it", b.problem),
+            };
+            let at = Malformed {
+                row: i64::try_from(b.line).unwrap_or(i64::MAX),
+                problem,
+                skipped: true,
+                file: Some(b.file.display().to_string()),
+            };
+            broken.entry(b.session.clone().unwrap_or_else(stem)).or_default().push(at);
+        }
+        let stats = source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, &mut |mut s| {
+            if let Some(lines) = broken.remove(&s.id) {
+                s.malformed.extend(lines);
+            }
+            sink(s);
+        })?;
+        for (id, malformed) in broken {
+            let parent: Option<String> = self
+                .conn
+                .query_row("SELECT parent_id FROM sessions WHERE id = ?1", [&id], |r| r.get(0))
+                .unwrap_or(None);
+            if opts.wants(&id, parent.is_some()) {
+                sink(Session { id, parent, malformed, ..Session::default() });
+            }
+        }
+        Ok(stats)
     }
 
     /// The tool schemas the source stores itself (llm's `tools` table).

@@ -39,9 +39,8 @@ pub fn run_import(args: &ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -
     for f in &stats.unrecognised {
         writeln!(err, "tracelint: warning: {}: not a {known} transcript, skipped", one_line(&f.display().to_string()))?;
     }
-    for f in &stats.broken {
-        let f = one_line(&f.display().to_string());
-        writeln!(err, "tracelint: warning: {f}: not a whole JSON document (cut or broken?), skipped")?;
+    for note in import::broken_line_notes(&stats.broken_lines) {
+        writeln!(err, "tracelint: warning: {note}")?;
     }
     writeln!(
         out,

@@ -22,11 +22,13 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
     for note in notes.iter().chain(&report.warnings) {
         writeln!(err, "tracelint: warning: {note}")?;
     }
-    for src in &report.sources {
+    // Databases here; transcripts' broken lines were named, file by file, in the notes.
+    for src in report.sources.iter().filter(|s| crate::source::Format::from_name(&s.format).is_some()) {
         let n = report.findings.iter().filter(|f| f.rule == FindingRule::MalformedRow && f.source == src.path).count();
         if n > 0 {
             let path = sanitize::one_line(&src.path);
-            writeln!(err, "tracelint: warning: {path}: {n} rows skipped or repaired (see the malformed-row findings)")?;
+            let rows = plural(n as u64, "row");
+            writeln!(err, "tracelint: warning: {path}: {rows} skipped or repaired (see the malformed-row findings)")?;
         }
     }
     Ok(report)

@@ -117,6 +117,9 @@ pub struct ImportStats {
     pub unrecognised: Vec<PathBuf>,
     /// `.json` files that are not a whole JSON document (cut or broken).
     pub broken: Vec<PathBuf>,
+    /// Each line that is not a JSON record (at most `BROKEN_PER_FILE` a
+    /// file), and each broken `.json` document, in reading order.
+    pub broken_lines: Vec<BrokenLine>,
     /// The agents of the files imported.
     pub agents: std::collections::BTreeSet<&'static str>,
     /// Files recognised as an agent's (product name beside each) whose
@@ -134,6 +137,55 @@ pub struct Counts {
     duplicates: u64,
     skipped: u64,
     invalid: u64,
+}
+
+/// A line of a transcript that could not be read, or (`line` 0) a `.json`
+/// file that is not a whole document: a `malformed-row` finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokenLine {
+    pub file: PathBuf,
+    /// From 1; 0 for the whole file.
+    pub line: u64,
+    /// Why, without the line number (the baseline key is made from it).
+    pub problem: String,
+    /// Broken lines of the file after this one, not listed one by one.
+    pub more: u64,
+    /// The session the file's records belong to, when the import met one.
+    pub session: Option<String>,
+}
+
+/// Broken lines listed one by one, per file; the rest are counted on the
+/// last one listed.
+pub const BROKEN_PER_FILE: u64 = 100;
+
+/// The warning about the broken lines of each file, naming them: "F: 1
+/// line is not a JSON record, skipped (line 3; …)".
+pub fn broken_line_notes(broken: &[BrokenLine]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for lines in broken.chunk_by(|a, b| a.file == b.file) {
+        let file = crate::sanitize::one_line(&lines[0].file.display().to_string());
+        if lines[0].line == 0 {
+            notes
+                .push(format!("{file}: not a whole JSON document (cut or broken?), skipped (a malformed-row finding)"));
+            continue;
+        }
+        let n = lines.len() as u64 + lines.iter().map(|l| l.more).sum::<u64>();
+        let mut at: Vec<String> = lines.iter().take(5).map(|l| l.line.to_string()).collect();
+        if n > 5 {
+            at.push(format!("and {} more", n - 5));
+        } else if at.len() > 1 {
+            let last = at.pop().unwrap_or_default();
+            let head = at.join(", ");
+            at = vec![format!("{head} and {last}")];
+        }
+        let at = at.join(", ");
+        notes.push(if n == 1 {
+            format!("{file}: 1 line is not a JSON record, skipped (line {at}; a malformed-row finding)")
+        } else {
+            format!("{file}: {n} lines are not JSON records, skipped (lines {at}; malformed-row findings)")
+        });
+    }
+    notes
 }
 
 impl ImportStats {
@@ -190,6 +242,10 @@ pub struct Writer<'c> {
     /// too big), so the error can name what the user gave, not the file
     /// being read when it happened.
     failed: std::cell::Cell<Option<rusqlite::ErrorCode>>,
+    /// The file being imported, and the first session written while each
+    /// file was (the session its broken lines are reported in).
+    reading: Option<PathBuf>,
+    file_sessions: HashMap<PathBuf, String>,
     pub stats: ImportStats,
 }
 
@@ -217,6 +273,8 @@ impl<'c> Writer<'c> {
             owners,
             owners_cap: OWNERS_CAP,
             failed: std::cell::Cell::new(None),
+            reading: None,
+            file_sessions: HashMap::new(),
             stats: ImportStats::default(),
         }
     }
@@ -224,6 +282,11 @@ impl<'c> Writer<'c> {
     /// Create or update a session. The earliest start time wins; parent,
     /// agent and source are kept once known.
     pub fn session(&mut self, s: &SessionRow<'_>) -> rusqlite::Result<()> {
+        if let Some(file) = &self.reading
+            && !self.file_sessions.contains_key(file)
+        {
+            self.file_sessions.insert(file.clone(), s.id.to_string());
+        }
         if !self.sessions.insert(s.id.to_string()) {
             return Ok(());
         }
@@ -590,6 +653,12 @@ pub enum Line {
 pub struct LineReader {
     path: PathBuf,
     lines: Lines,
+    /// The number of the line read last, from 1.
+    line: u64,
+    /// Why the line read last is not a record, when it is not.
+    problem: Option<String>,
+    /// Broken lines of this file so far.
+    broken: u64,
 }
 
 enum Lines {
@@ -605,11 +674,12 @@ enum Ahead {
     Failed(std::io::Error),
 }
 
-/// A line parsed ahead: `None` for a blank line, and how many lone
-/// surrogate escapes were replaced.
+/// A line parsed ahead: `None` for a blank line, how many lone surrogate
+/// escapes were replaced, and why it is not a record when it is not.
 struct Parsed {
     line: Option<Line>,
     surrogates: u64,
+    problem: Option<String>,
 }
 
 /// Bytes of lines parsed ahead per block; two blocks wait at most.
@@ -623,10 +693,10 @@ fn parse_bytes(buf: &[u8]) -> Parsed {
     };
     let text = text.trim();
     if text.is_empty() {
-        return Parsed { line: None, surrogates: 0 };
+        return Parsed { line: None, surrogates: 0, problem: None };
     }
-    let (line, surrogates) = parse_line_counted(text);
-    Parsed { line: Some(line), surrogates }
+    let (line, surrogates, problem) = parse_line_why(text);
+    Parsed { line: Some(line), surrogates, problem }
 }
 
 /// A transcript read only up to the size it had when it was opened: a file
@@ -704,13 +774,17 @@ impl LineReader {
         });
         spawned.map_err(|e| Error::input(path, format!("cannot start a reader thread: {e}")))?;
         let lines = Lines::Ahead { blocks, block: Vec::new().into_iter(), done: false };
-        Ok(LineReader { path: path.to_path_buf(), lines })
+        Ok(LineReader::new(path, lines))
+    }
+
+    fn new(path: &Path, lines: Lines) -> LineReader {
+        LineReader { path: path.to_path_buf(), lines, line: 0, problem: None, broken: 0 }
     }
 
     /// A reader that reads on this thread, only as far as it is asked.
     pub fn open_here(path: &Path) -> Result<LineReader> {
         let lines = Lines::Here { reader: SizedReader::open(path)?, buf: Vec::new() };
-        Ok(LineReader { path: path.to_path_buf(), lines })
+        Ok(LineReader::new(path, lines))
     }
 
     /// The next JSON record; lines that are not one are counted and skipped.
@@ -719,10 +793,31 @@ impl LineReader {
             match self.next_line(stats)? {
                 None => return Ok(None),
                 Some(Some(Line::Record(v))) => return Ok(Some(v)),
-                Some(Some(Line::Invalid)) => stats.invalid += 1,
+                Some(Some(Line::Invalid)) => self.invalid(stats),
                 Some(None) => {}
             }
         }
+    }
+
+    /// Count the line read last as one that is not a record, and keep its
+    /// place for the `malformed-row` finding.
+    pub fn invalid(&mut self, stats: &mut ImportStats) {
+        stats.invalid += 1;
+        self.broken += 1;
+        if self.broken > BROKEN_PER_FILE {
+            if let Some(last) = stats.broken_lines.last_mut() {
+                last.more += 1;
+            }
+            return;
+        }
+        let problem = self.problem.take().unwrap_or_else(|| "not a JSON record".into());
+        stats.broken_lines.push(BrokenLine {
+            file: self.path.clone(),
+            line: self.line,
+            problem,
+            more: 0,
+            session: None,
+        });
     }
 
     /// The next line: `None` at the end, `Some(None)` for a blank line.
@@ -757,6 +852,8 @@ impl LineReader {
         };
         stats.lines += 1;
         stats.surrogates += parsed.surrogates;
+        self.line += 1;
+        self.problem = parsed.problem;
         Ok(Some(parsed.line))
     }
 }
@@ -805,26 +902,40 @@ fn concatenated(text: &str) -> Option<Value> {
 
 /// Parse one line as a JSON object, repairing lone surrogate escapes.
 pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
-    let (line, surrogates) = parse_line_counted(text);
+    let (line, surrogates, _) = parse_line_why(text);
     stats.surrogates += surrogates;
     line
 }
 
-/// `parse_line`, with the number of lone surrogate escapes replaced.
-fn parse_line_counted(text: &str) -> (Line, u64) {
+/// `parse_line`, with the number of lone surrogate escapes replaced, and
+/// why the line is not a record when it is not.
+fn parse_line_why(text: &str) -> (Line, u64, Option<String>) {
+    let not_an_object = || Some("a JSON value that is not an object".to_string());
     match serde_json::from_str::<Value>(text) {
-        Ok(v @ Value::Object(_)) => (Line::Record(v), 0),
-        Ok(_) => (Line::Invalid, 0),
-        Err(_) => {
+        Ok(v @ Value::Object(_)) => (Line::Record(v), 0, None),
+        Ok(_) => (Line::Invalid, 0, not_an_object()),
+        Err(e) => {
             let Some((fixed, n)) = crate::source::json::replace_lone_surrogates(text) else {
-                return (Line::Invalid, 0);
+                return (Line::Invalid, 0, Some(not_json(&e)));
             };
             match serde_json::from_str::<Value>(&fixed) {
-                Ok(v @ Value::Object(_)) => (Line::Record(v), n),
-                _ => (Line::Invalid, 0),
+                Ok(v @ Value::Object(_)) => (Line::Record(v), n, None),
+                Ok(_) => (Line::Invalid, 0, not_an_object()),
+                Err(e) => (Line::Invalid, 0, Some(not_json(&e))),
             }
         }
     }
+}
+
+/// Why a line is not JSON, without serde's "at line 1" (a transcript line
+/// is one line; its number in the file is said apart).
+fn not_json(e: &serde_json::Error) -> String {
+    if e.classify() == serde_json::error::Category::Eof {
+        return "cut short: the line ends inside a JSON value".into();
+    }
+    let text = e.to_string();
+    let what = text.rsplit_once(" at line ").map_or(text.as_str(), |(what, _)| what);
+    format!("not JSON: {what} (column {})", e.column())
 }
 
 /// The importer of a transcript, recognised by the first of its first 50
@@ -916,6 +1027,7 @@ fn import_files_with(
     let result = (|| -> Result<()> {
         for file in files {
             reading = Some(file.as_path());
+            writer.reading = Some(file.clone());
             let recognised = match forced {
                 Some(at) => Some(at),
                 None => recognise_at(file)?,
@@ -923,7 +1035,14 @@ fn import_files_with(
             let Some(at) = recognised else {
                 let broken = is_json_document(file) && read_document(file, &mut ImportStats::default())?.is_none();
                 // A file of another name that is not JSON at all is a stranger, not a broken document.
-                if broken { &mut writer.stats.broken } else { &mut writer.stats.unrecognised }.push(file.clone());
+                if broken {
+                    writer.stats.broken.push(file.clone());
+                    let problem = "not a whole JSON document (cut or broken?)".to_string();
+                    let line = BrokenLine { file: file.clone(), line: 0, problem, more: 0, session: None };
+                    writer.stats.broken_lines.push(line);
+                } else {
+                    writer.stats.unrecognised.push(file.clone());
+                }
                 continue;
             };
             let importer = IMPORTERS[at];
@@ -961,6 +1080,9 @@ fn import_files_with(
         }
     }
     writer.stats.sessions = writer.sessions.len() as u64;
+    for b in &mut writer.stats.broken_lines {
+        b.session = writer.file_sessions.get(&b.file).cloned();
+    }
     Ok(writer.stats)
 }
 
