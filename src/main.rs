@@ -47,7 +47,11 @@ fn main() -> ExitCode {
 fn end_cleanly_on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
     let _ = signal_hook::flag::register(SIGXFSZ, std::sync::Arc::default());
-    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+    // A signal ignored when tracelint started (`nohup`, `cmd &` in a script)
+    // stays ignored.
+    let ignored = ignored_signals();
+    let caught: Vec<i32> = [SIGINT, SIGTERM, SIGHUP].into_iter().filter(|s| ignored & (1 << (s - 1)) == 0).collect();
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new(caught) {
         let spawned = std::thread::Builder::new().name("tracelint-signals".into()).spawn(move || {
             if let Some(signal) = signals.forever().next() {
                 tracelint::scratch::remove_all();
@@ -63,6 +67,17 @@ fn end_cleanly_on_signals() {
         tracelint::scratch::remove_all();
         report(info);
     }));
+}
+
+/// The signals this process started with ignored, as a mask (bit n - 1 for
+/// signal n), from Linux's /proc; none where it cannot be read.
+fn ignored_signals() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| l.strip_prefix("SigIgn:")).and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        })
+        .unwrap_or(0)
 }
 
 /// The width of the terminal on stdout: `COLUMNS` when set, else what the

@@ -319,6 +319,29 @@ fn an_interrupted_transcript_scan_leaves_nothing_in_tmpdir() {
     }
 }
 
+/// A signal ignored when tracelint starts (`nohup`, `trap '' HUP`) stays
+/// ignored: the run goes on to its end.
+#[test]
+fn a_signal_ignored_at_the_start_stays_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_claude_folder(&d.join("big"), 1, 5_000);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg(format!("trap '' HUP; exec {BIN} scan big --format json"))
+        .current_dir(d)
+        .env("TMPDIR", tmp.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    scratch_of(&mut child, tmp.path()).expect("the run ended before its scratch database was made: a bigger folder");
+    send_signal(child.id(), "HUP");
+    assert_eq!(wait_bounded(&mut child).code(), Some(0), "SIGHUP was ignored, the scan finished");
+    assert!(tree(tmp.path()).is_empty());
+}
+
 /// `import --into` a new database, cut by a signal, leaves no database:
 /// it is written under a private name and renamed only once whole.
 #[test]
