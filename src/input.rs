@@ -79,7 +79,8 @@ fn is_transcripts(path: &Path) -> bool {
 fn sniff(path: &Path) -> Option<bool> {
     use std::io::Read;
     let mut head = [0u8; 512];
-    let mut file = std::fs::File::open(path).ok()?;
+    // Non-blocking, and only a regular file: a FIFO put in its place never blocks.
+    let mut file = source::open::open_regular(path).ok()?;
     let mut n = 0;
     while n < head.len() {
         match file.read(&mut head[n..]) {
