@@ -220,6 +220,10 @@ pub struct ExportArgs {
     /// Write Hive-style day partitions under --out: date=YYYY-MM-DD/part-00000.<ext>.
     #[arg(long, requires = "out")]
     pub partition: bool,
+    /// Let --out replace a file that is not a tracelint export. Never an input, a file in an input folder,
+    /// a link to one, or a SQLite -wal, -journal or -shm file.
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 /// The options that change a verdict or what is shown of the trace: every
@@ -262,6 +266,10 @@ pub struct CheckArgs {
     /// Record the current findings as the baseline in FILE, print +N / -M, and exit 0.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// Let --write-baseline replace a file that is not a tracelint baseline. Never an input, a file in an
+    /// input folder, a link to one, or a SQLite -wal, -journal or -shm file.
+    #[arg(long, requires = "write_baseline")]
+    pub force: bool,
 }
 
 #[derive(Debug, clap::Args)]

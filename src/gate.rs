@@ -158,11 +158,11 @@ pub fn read_baseline(path: &Path) -> Result<Baseline> {
     Ok(b)
 }
 
-/// Write `b` to `path` (pretty JSON, one key per line, trailing newline).
-pub fn write_baseline(path: &Path, b: &Baseline) -> Result<()> {
+/// `b` as a baseline file: pretty JSON, one key per line, trailing newline.
+pub fn baseline_text(b: &Baseline) -> Result<String> {
     let mut text = serde_json::to_string_pretty(b).map_err(std::io::Error::from)?;
     text.push('\n');
-    std::fs::write(path, text).map_err(|e| Error::input(path, format!("cannot write baseline: {e}")))
+    Ok(text)
 }
 
 /// `+added / -removed` between two baselines, counted in findings.

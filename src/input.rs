@@ -3,19 +3,22 @@
 //! path means the same thing to all of them.
 //!
 //! A folder, a `.jsonl` file or a `.json` document holds agent transcripts: they are imported
-//! into a throwaway tracelint database (in a temporary folder, never
-//! beside them) and read back with the tracelint adapter. Anything else is
+//! into a throwaway tracelint database (in a private scratch folder in
+//! `$TMPDIR`, never beside them; see `scratch`) and read back with the
+//! tracelint adapter. Anything else is
 //! a SQLite trace database, opened read-only and recognised by its tables
 //! (or read as the format `--source-format` forces).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::model::{Dialect, Session};
+use crate::model::{Dialect, Malformed, Session};
 use crate::sanitize::one_line;
+use crate::scratch::{self, ScratchDir};
 use crate::source::{self, Format, SourceOptions, SourceStats};
 use crate::{import, progress};
 
@@ -76,7 +79,8 @@ fn is_transcripts(path: &Path) -> bool {
 fn sniff(path: &Path) -> Option<bool> {
     use std::io::Read;
     let mut head = [0u8; 512];
-    let mut file = std::fs::File::open(path).ok()?;
+    // Non-blocking, and only a regular file: a FIFO put in its place never blocks.
+    let mut file = source::open::open_regular(path).ok()?;
     let mut n = 0;
     while n < head.len() {
         match file.read(&mut head[n..]) {
@@ -113,7 +117,10 @@ pub struct Source {
     // temporary folder of imported transcripts is removed.
     conn: Connection,
     format: Format,
-    _scratch: Option<tempfile::TempDir>,
+    /// Transcript lines that could not be read, reported as `malformed-row`
+    /// findings of their sessions.
+    broken: Vec<import::BrokenLine>,
+    _scratch: Option<ScratchDir>,
 }
 
 /// Open `path`: a SQLite database, read-only, as `opts.format` if given,
@@ -136,16 +143,29 @@ pub fn open(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Resul
     }
     let forced = opts.format;
     let (conn, format, warnings) = source::open_as(path, forced)?;
-    Ok(Source { path: path.to_path_buf(), label, format_name: format.as_str(), warnings, conn, format, _scratch: None })
+    Ok(Source {
+        path: path.to_path_buf(),
+        label,
+        format_name: format.as_str(),
+        warnings,
+        conn,
+        format,
+        broken: Vec::new(),
+        _scratch: None,
+    })
 }
 
 fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &mut Vec<String>) -> Result<Source> {
     let files = import::transcript_files(&[path.to_path_buf()])?;
-    let tmp =
-        tempfile::tempdir().map_err(|e| Error::input(path, format!("cannot create a temporary database: {e}")))?;
+    let in_tmp = || one_line(&std::env::temp_dir().display().to_string());
+    let tmp = ScratchDir::new()
+        .map_err(|e| Error::input(path, format!("cannot make a scratch folder in $TMPDIR ({}): {e}", in_tmp())))?;
     let db = tmp.path().join("transcripts.db");
-    let conn = import::open_scratch(&db)?;
-    let stats = import::import_files(&conn, &db, &files, agent)?;
+    scratch::private_file(&db)
+        .map_err(|e| Error::input(path, format!("cannot make a scratch database in $TMPDIR ({}): {e}", in_tmp())))?;
+    let store = import::Store::Scratch { input: path, at: &db };
+    let conn = import::open_scratch(&store)?;
+    let stats = import::import_files(&conn, &store, &files, agent)?;
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = format!("{} transcript", or_list(&agents));
     // Empty or foreign files hold no calls: one line for all of them, not
@@ -171,12 +191,8 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
             one_line(&first.display().to_string())
         )),
     }
-    for f in &stats.broken {
-        notes.push(format!(
-            "{}: not a whole JSON document (cut or broken?), skipped",
-            one_line(&f.display().to_string())
-        ));
-    }
+    // Broken lines and documents, by file and line (malformed-row findings).
+    notes.extend(import::broken_line_notes(&stats.broken_lines));
     if stats.files == 0 {
         let what = if path.is_dir() {
             format!("is a directory with no {known} (*.jsonl, *.json)")
@@ -186,11 +202,10 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
         return Err(Error::input(path, what));
     }
     let shown = one_line(&label);
-    if stats.invalid > 0 {
-        notes.push(format!("{shown}: {} lines are not JSON records, skipped", stats.invalid));
-    }
-    if stats.surrogates > 0 {
-        notes.push(format!("{shown}: {} lone surrogate escapes replaced by U+FFFD", stats.surrogates));
+    match stats.surrogates {
+        0 => {}
+        1 => notes.push(format!("{shown}: 1 lone surrogate escape replaced by U+FFFD")),
+        n => notes.push(format!("{shown}: {n} lone surrogate escapes replaced by U+FFFD")),
     }
     Ok(Source {
         path: path.to_path_buf(),
@@ -199,6 +214,7 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
         warnings: Vec::new(),
         conn,
         format: Format::TRACELINT,
+        broken: stats.broken_lines,
         _scratch: Some(tmp),
     })
 }
@@ -217,7 +233,42 @@ impl Source {
     /// it is whole; the progress bar follows.
     pub fn read(&self, opts: &SourceOptions, sink: &mut dyn FnMut(Session)) -> Result<SourceStats> {
         progress::begin(&self.label);
-        source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, sink)
+        if self.broken.is_empty() {
+            return source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, sink);
+        }
+        // The broken lines of a file join the session its records went to;
+        // a file with none of its own has one named after it.
+        let mut broken: BTreeMap<String, Vec<Malformed>> = BTreeMap::new();
+        for b in &self.broken {
+            let stem = || b.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let problem = match b.more {
+                0 => b.problem.clone(),
+                n => format!("{}; and {n} more broken lines of the file after it", b.problem),
+            };
+            let at = Malformed {
+                row: i64::try_from(b.line).unwrap_or(i64::MAX),
+                problem,
+                skipped: true,
+                file: Some(b.file.display().to_string()),
+            };
+            broken.entry(b.session.clone().unwrap_or_else(stem)).or_default().push(at);
+        }
+        let stats = source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, &mut |mut s| {
+            if let Some(lines) = broken.remove(&s.id) {
+                s.malformed.extend(lines);
+            }
+            sink(s);
+        })?;
+        for (id, malformed) in broken {
+            let parent: Option<String> = self
+                .conn
+                .query_row("SELECT parent_id FROM sessions WHERE id = ?1", [&id], |r| r.get(0))
+                .unwrap_or(None);
+            if opts.wants(&id, parent.is_some()) {
+                sink(Session { id, parent, malformed, ..Session::default() });
+            }
+        }
+        Ok(stats)
     }
 
     /// The tool schemas the source stores itself (llm's `tools` table).

@@ -31,6 +31,7 @@ pub mod report;
 pub mod rules;
 pub mod sanitize;
 pub mod schema;
+pub mod scratch;
 pub mod source;
 pub mod timespec;
 

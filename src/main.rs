@@ -7,6 +7,7 @@ use tracelint::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    end_cleanly_on_signals();
     let stdout = std::io::stdout();
     // Not locked: export writes from the judging thread.
     let mut out = std::io::BufWriter::new(stdout);
@@ -36,6 +37,47 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Scratch data and half-written outputs never outlive the run: SIGINT,
+/// SIGTERM, SIGHUP and panics remove them (`tracelint::scratch`) before the
+/// process ends as the signal would have ended it (the shell shows 128 + its
+/// number, 130 for Ctrl-C). SIGXFSZ is caught, so a write over `ulimit -f`
+/// fails with an error that names the file instead of killing tracelint.
+fn end_cleanly_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
+    let _ = signal_hook::flag::register(SIGXFSZ, std::sync::Arc::default());
+    // A signal ignored when tracelint started (`nohup`, `cmd &` in a script)
+    // stays ignored.
+    let ignored = ignored_signals();
+    let caught: Vec<i32> = [SIGINT, SIGTERM, SIGHUP].into_iter().filter(|s| ignored & (1 << (s - 1)) == 0).collect();
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new(caught) {
+        let spawned = std::thread::Builder::new().name("tracelint-signals".into()).spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                tracelint::scratch::remove_all();
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                #[allow(clippy::exit)]
+                std::process::exit(128 + signal);
+            }
+        });
+        drop(spawned);
+    }
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        tracelint::scratch::remove_all();
+        report(info);
+    }));
+}
+
+/// The signals this process started with ignored, as a mask (bit n - 1 for
+/// signal n), from Linux's /proc; none where it cannot be read.
+fn ignored_signals() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| l.strip_prefix("SigIgn:")).and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        })
+        .unwrap_or(0)
 }
 
 /// The width of the terminal on stdout: `COLUMNS` when set, else what the

@@ -169,10 +169,13 @@ pub enum Event {
 /// A row the adapter could not read; counted and reported, never fatal.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Malformed {
+    /// The row id; with `file`, the line number (0: the whole file).
     pub row: i64,
     pub problem: String,
     /// The row was skipped (otherwise it was read after a repair).
     pub skipped: bool,
+    /// For a transcript: the file of the line, as the user would name it.
+    pub file: Option<String>,
 }
 
 /// One session (a thread, conversation or transcript), its events in

@@ -1,12 +1,5 @@
-//! A JSONL transcript (Claude Code, Codex or Gemini shaped, or garbage)
-//! imported into a fresh database: errors are fine, panics are not.
+//! A JSONL transcript imported into a fresh database: errors are fine, panics are not.
+//! The body is `tracelint_fuzz::import_jsonl` (src/lib.rs), which tests/seeds.rs also runs.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("session.jsonl");
-    std::fs::write(&file, data).expect("write");
-    let _ = tracelint::import::import(&[file], &dir.path().join("out.db"));
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| tracelint_fuzz::import_jsonl(data));

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::output::{self, Written};
+use super::output::{self, Pending, Written};
 use super::settings;
 use crate::aggregate::Filters;
 use crate::cli::{ExportArgs, ExportFormat};
@@ -16,10 +16,67 @@ use crate::judge::JudgedSession;
 use crate::redact::Redaction;
 use crate::{SourceStart, Visitor};
 
-/// Where rows go: one stream, or one file per day partition.
+/// Where rows go: stdout, one file, or one file per day partition. Files
+/// are written under a private name and renamed into place at the end
+/// (`output::Pending`), so an export that fails or is cut leaves no
+/// partial file and replaces nothing.
 enum Sink<'a> {
     Stream(Box<dyn RowWriter + 'a>),
-    Partitioned { dir: PathBuf, format: ExportFormat, open: BTreeMap<String, Box<dyn RowWriter + 'a>> },
+    File(Part),
+    Partitioned {
+        dir: PathBuf,
+        shown: PathBuf,
+        format: ExportFormat,
+        guard: PartGuard<'a>,
+        open: BTreeMap<String, Part>,
+    },
+}
+
+/// What a partition file is checked against before it is written, and
+/// again before it is put in place.
+struct PartGuard<'a> {
+    inputs: &'a output::Inputs,
+    force: bool,
+}
+
+/// One file being written: its rows, and where it goes once whole.
+struct Part {
+    writer: Box<dyn RowWriter>,
+    pending: Pending,
+    /// The path named in messages.
+    shown: PathBuf,
+}
+
+impl Part {
+    fn new(pending: Pending, file: File, format: ExportFormat, shown: PathBuf) -> Result<Part> {
+        let writer = match format {
+            ExportFormat::Ndjson => Box::new(Ndjson(BufWriter::new(file))),
+            ExportFormat::Parquet => parquet_writer(file, &shown)?,
+        };
+        Ok(Part { writer, pending, shown })
+    }
+
+    fn write(&mut self, row: &CallRow) -> Result<()> {
+        self.writer.write(row).map_err(|e| cannot_write(&self.shown, &e))
+    }
+
+    fn finish(self) -> Result<Pending> {
+        self.writer.finish().map_err(|e| cannot_write(&self.shown, &e))?;
+        Ok(self.pending)
+    }
+}
+
+/// `e`, naming `shown` (the path as the user would write it) instead of
+/// the path it was found at.
+fn with_path(e: Error, shown: &Path) -> Error {
+    match e {
+        Error::Input { problem, .. } => Error::input(shown, problem),
+        e => e,
+    }
+}
+
+fn cannot_write(path: &Path, e: &std::io::Error) -> Error {
+    Error::input(path, format!("cannot write the export: {}", output::write_problem(e)))
 }
 
 /// Writes rows of one file.
@@ -39,14 +96,6 @@ impl<W: Write + Send> RowWriter for Ndjson<W> {
     }
 }
 
-fn file_writer(path: &Path, format: ExportFormat) -> Result<Box<dyn RowWriter>> {
-    let file = File::create(path).map_err(|e| Error::input(path, format!("cannot write the export: {e}")))?;
-    match format {
-        ExportFormat::Ndjson => Ok(Box::new(Ndjson(BufWriter::new(file)))),
-        ExportFormat::Parquet => parquet_writer(file, path),
-    }
-}
-
 #[cfg(feature = "parquet")]
 impl RowWriter for export::parquet::Writer<File> {
     fn write(&mut self, row: &CallRow) -> std::io::Result<()> {
@@ -59,18 +108,20 @@ impl RowWriter for export::parquet::Writer<File> {
 
 #[cfg(feature = "parquet")]
 fn parquet_writer(file: File, path: &Path) -> Result<Box<dyn RowWriter>> {
-    let writer =
-        export::parquet::Writer::new(file).map_err(|e| Error::input(path, format!("cannot write the export: {e}")))?;
+    let writer = export::parquet::Writer::new(file).map_err(|e| cannot_write(path, &e))?;
     Ok(Box::new(writer))
 }
 
 #[cfg(not(feature = "parquet"))]
-fn parquet_writer(_file: File, path: &Path) -> Result<Box<dyn RowWriter>> {
-    let _ = std::fs::remove_file(path);
-    Err(Error::Usage(
+fn parquet_writer(_file: File, _path: &Path) -> Result<Box<dyn RowWriter>> {
+    Err(no_parquet())
+}
+
+fn no_parquet() -> Error {
+    Error::Usage(
         "--format parquet needs tracelint built with Parquet support: cargo install --locked --path . --features parquet"
             .into(),
-    ))
+    )
 }
 
 struct Exporter<'a> {
@@ -87,21 +138,29 @@ impl Exporter<'_> {
     fn write(&mut self, row: &CallRow) -> Result<()> {
         match &mut self.sink {
             Sink::Stream(w) => w.write(row)?,
-            Sink::Partitioned { dir, format, open } => {
-                let part = export::partition(row);
-                if !open.contains_key(&part) {
-                    let folder = dir.join(&part);
-                    std::fs::create_dir_all(&folder)
-                        .map_err(|e| Error::input(&folder, format!("cannot create the partition: {e}")))?;
+            Sink::File(part) => part.write(row)?,
+            Sink::Partitioned { dir, shown, format, guard, open } => {
+                let name = export::partition(row);
+                if !open.contains_key(&name) {
                     let ext = match format {
                         ExportFormat::Ndjson => "ndjson",
                         ExportFormat::Parquet => "parquet",
                     };
-                    let path = folder.join(format!("part-00000.{ext}"));
-                    open.insert(part.clone(), file_writer(&path, *format)?);
+                    let file = format!("part-00000.{ext}");
+                    let at = dir.join(&name).join(&file);
+                    let shown_at = shown.join(&name).join(&file);
+                    // The partition's own path: a file of its name that
+                    // tracelint did not write, a link into an input folder.
+                    output::guard(&at, guard.inputs, Written::Export, guard.force)
+                        .map_err(|e| with_path(e, &shown_at))?;
+                    // Written in the export's folder, moved into its
+                    // partition's at the end.
+                    let (pending, f) = Pending::new(dir, &at, &shown_at)?;
+                    let part = Part::new(pending, f, *format, shown.join(&name).join(&file))?;
+                    open.insert(name.clone(), part);
                 }
-                if let Some(w) = open.get_mut(&part) {
-                    w.write(row)?;
+                if let Some(part) = open.get_mut(&name) {
+                    part.write(row)?;
                 }
             }
         }
@@ -109,15 +168,25 @@ impl Exporter<'_> {
         Ok(())
     }
 
+    /// Finish every file, then put them all in place (partitions checked
+    /// once more by the guard, in case a folder appeared meanwhile).
     fn finish(self) -> Result<u64> {
         if let Some(e) = self.failed {
             return Err(e);
         }
         match self.sink {
             Sink::Stream(w) => w.finish()?,
-            Sink::Partitioned { open, .. } => {
-                for w in open.into_values() {
-                    w.finish()?;
+            Sink::File(part) => part.finish()?.commit()?,
+            Sink::Partitioned { dir, guard, open, .. } => {
+                let mut whole = Vec::new();
+                for (name, part) in open {
+                    let at = dir.join(&name).join(part.pending.target_name());
+                    output::guard(&at, guard.inputs, Written::Export, guard.force)
+                        .map_err(|e| with_path(e, &part.shown))?;
+                    whole.push(part.finish()?);
+                }
+                for pending in whole {
+                    pending.commit()?;
                 }
             }
         }
@@ -147,6 +216,11 @@ impl Visitor for Exporter<'_> {
 pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
     let opts = settings::scan(&args.select)?;
     let paths = crate::input::resolve(&args.select.paths)?;
+    if args.format == ExportFormat::Parquet && !cfg!(feature = "parquet") {
+        return Err(no_parquet());
+    }
+    let inputs = output::Inputs::new(&paths, &args.select.judging.tool_schemas);
+    let mut made_dir = None;
     let sink = match &args.out {
         None => {
             if args.format == ExportFormat::Parquet {
@@ -155,12 +229,20 @@ pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn
             Sink::Stream(Box::new(Ndjson(out)))
         }
         Some(path) if args.partition => {
-            output::guard(path, &paths, Written::ExportDir)?;
-            Sink::Partitioned { dir: path.clone(), format: args.format, open: BTreeMap::new() }
+            let dir = output::guard(path, &inputs, Written::ExportDir, args.force)?;
+            if !dir.exists() {
+                std::fs::create_dir_all(&dir).map_err(|e| {
+                    Error::input(path, format!("cannot create the folder: {}", output::write_problem(&e)))
+                })?;
+                made_dir = Some(dir.clone());
+            }
+            let guard = PartGuard { inputs: &inputs, force: args.force };
+            Sink::Partitioned { dir, shown: path.clone(), format: args.format, guard, open: BTreeMap::new() }
         }
         Some(path) => {
-            output::guard(path, &paths, Written::Export)?;
-            Sink::Stream(file_writer(path, args.format)?)
+            let at = output::guard(path, &inputs, Written::Export, args.force)?;
+            let (pending, file) = Pending::beside(&at, path)?;
+            Sink::File(Part::new(pending, file, args.format, path.clone())?)
         }
     };
     let mut exporter = Exporter {
@@ -173,11 +255,23 @@ pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn
         failed: None,
     };
     let mut notes = Vec::new();
-    crate::walk(&paths, &opts, &mut notes, &mut exporter)?;
+    let rows = match crate::walk(&paths, &opts, &mut notes, &mut exporter) {
+        Ok(()) => exporter.finish(),
+        Err(e) => {
+            drop(exporter);
+            Err(e)
+        }
+    };
+    if rows.is_err()
+        && let Some(dir) = made_dir
+    {
+        // Only if still empty: the folder this export made for nothing.
+        let _ = std::fs::remove_dir(dir);
+    }
     for note in &notes {
         writeln!(err, "tracelint: warning: {note}")?;
     }
-    let rows = exporter.finish()?;
+    let rows = rows?;
     if let Some(path) = &args.out {
         writeln!(
             err,

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use super::output::{self, Written};
 use crate::cli::ImportArgs;
 use crate::error::Result;
 use crate::import;
@@ -18,15 +19,28 @@ pub fn run_import(args: &ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -
         }
         (None, agent) => agent,
     };
-    let stats = import::import(&args.sources, &args.into, agent)?;
+    let inputs = output::Inputs::new(&args.sources, []);
+    let at = output::guard(&args.into, &inputs, Written::Database, false)?;
+    let stats = if std::fs::metadata(&at).is_ok_and(|m| m.len() > 0) {
+        // An existing database: one transaction, which SQLite rolls back
+        // if the import is cut.
+        import::import(&args.sources, &import::Store::Into { named: &args.into, at: &at }, agent)?
+    } else {
+        // A new one is whole or absent: written beside, then renamed.
+        let (pending, file) = output::Pending::beside(&at, &args.into)?;
+        drop(file);
+        let stats =
+            import::import(&args.sources, &import::Store::Into { named: &args.into, at: pending.path() }, agent)?;
+        pending.commit()?;
+        stats
+    };
     let products: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = crate::input::or_list(&products);
     for f in &stats.unrecognised {
         writeln!(err, "tracelint: warning: {}: not a {known} transcript, skipped", one_line(&f.display().to_string()))?;
     }
-    for f in &stats.broken {
-        let f = one_line(&f.display().to_string());
-        writeln!(err, "tracelint: warning: {f}: not a whole JSON document (cut or broken?), skipped")?;
+    for note in import::broken_line_notes(&stats.broken_lines) {
+        writeln!(err, "tracelint: warning: {note}")?;
     }
     writeln!(
         out,

@@ -22,11 +22,13 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
     for note in notes.iter().chain(&report.warnings) {
         writeln!(err, "tracelint: warning: {note}")?;
     }
-    for src in &report.sources {
+    // Databases here; transcripts' broken lines were named, file by file, in the notes.
+    for src in report.sources.iter().filter(|s| crate::source::Format::from_name(&s.format).is_some()) {
         let n = report.findings.iter().filter(|f| f.rule == FindingRule::MalformedRow && f.source == src.path).count();
         if n > 0 {
             let path = sanitize::one_line(&src.path);
-            writeln!(err, "tracelint: warning: {path}: {n} rows skipped or repaired (see the malformed-row findings)")?;
+            let rows = plural(n as u64, "row");
+            writeln!(err, "tracelint: warning: {path}: {rows} skipped or repaired (see the malformed-row findings)")?;
         }
     }
     Ok(report)
@@ -107,62 +109,96 @@ fn check_gate_tools(report: &Report, g: &Gate) -> Result<()> {
     Ok(())
 }
 
-/// Print `report` in `args.format`, and append the Markdown summary if asked.
+/// Print `report` in `args.format`, and append the Markdown summary to
+/// `summary` (the file `--summary` names, links resolved) if asked. The
+/// summary does not depend on stdout: it is written even when the reader
+/// went away (`| head`), whose broken pipe is returned afterwards.
 fn render(
     args: &ScanArgs,
     report: &Report,
     term: &Terminal,
     verdict: Option<(&Verdict, &Gate)>,
+    summary: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<()> {
     use OutputFormat as F;
-    match args.format {
-        F::Table => {
-            let style = render::table::Style { color: term.color(args.color), width: term.width };
-            render::table::render(report, &style, out)?
+    let mut shown = || -> Result<()> {
+        match args.format {
+            F::Table => {
+                let style = render::table::Style { color: term.color(args.color), width: term.width };
+                render::table::render(report, &style, out)?
+            }
+            F::Json => render::json::render(report, out)?,
+            F::Markdown => render::markdown::render(report, verdict, out)?,
+            F::Csv => render::csv::render(report, out)?,
+            F::Github => render::github::render(report, verdict, out)?,
+            F::Junit => render::junit::render(report, verdict.map(|v| v.0), out)?,
         }
-        F::Json => render::json::render(report, out)?,
-        F::Markdown => render::markdown::render(report, verdict, out)?,
-        F::Csv => render::csv::render(report, out)?,
-        F::Github => render::github::render(report, verdict, out)?,
-        F::Junit => render::junit::render(report, verdict.map(|v| v.0), out)?,
+        out.flush()?;
+        Ok(())
+    };
+    let shown = shown();
+    if let (Some(at), Some(path)) = (summary, &args.summary) {
+        append_summary(at, path, report, verdict)?;
     }
-    if let Some(path) = &args.summary {
-        append_summary(path, report, verdict)?;
-    }
-    out.flush()?;
-    Ok(())
+    shown
 }
 
-/// Append the Markdown postmortem to `path` (GitHub's step summary).
-fn append_summary(path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate)>) -> Result<()> {
+/// The most a summary holds: GitHub accepts 1 MiB per step.
+const SUMMARY_LIMIT: usize = 512 * 1024;
+
+/// Append the Markdown postmortem to `at`, the file `path` names (GitHub's
+/// step summary), in one write; a write that fails is taken back.
+fn append_summary(at: &Path, path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate)>) -> Result<()> {
     let mut md = Vec::new();
     render::markdown::render(report, verdict, &mut md)?;
-    const LIMIT: usize = 512 * 1024; // GitHub accepts 1 MiB per step
-    if md.len() > LIMIT {
-        md.truncate(LIMIT);
-        md.extend_from_slice(b"\n\n_Summary truncated at 512 KiB; see --format json._\n");
+    cut_summary(&mut md, SUMMARY_LIMIT);
+    let cannot =
+        |e: std::io::Error| Error::input(path, format!("cannot append the summary: {}", output::write_problem(&e)));
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(at).map_err(cannot)?;
+    let before = f.metadata().map_err(cannot)?.len();
+    f.write_all(&md).map_err(|e| {
+        let _ = f.set_len(before);
+        cannot(e)
+    })
+}
+
+/// Cut `md` to at most `limit` bytes at the end of a line (or of a
+/// character, when one line is longer), close a code fence the cut left
+/// open, and say that it was cut.
+fn cut_summary(md: &mut Vec<u8>, limit: usize) {
+    if md.len() <= limit {
+        return;
     }
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| Error::input(path, format!("cannot append the summary: {e}")))?;
-    f.write_all(&md).map_err(|e| Error::input(path, format!("cannot append the summary: {e}")))
+    let mut cut = md[..limit].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if cut == 0 {
+        cut = limit;
+        // Back to the first byte of a character (not a continuation byte).
+        while cut > 0 && md[cut] & 0xC0 == 0x80 {
+            cut -= 1;
+        }
+    }
+    md.truncate(cut);
+    if !md.ends_with(b"\n") {
+        md.push(b'\n');
+    }
+    if md.split(|&b| b == b'\n').filter(|line| line.starts_with(b"```")).count() % 2 == 1 {
+        md.extend_from_slice(b"```\n");
+    }
+    md.extend_from_slice(b"\n_Summary truncated at 512 KiB; see --format json._\n");
 }
 
 /// `tracelint scan`: the report; GitHub and JUnit output use the default
 /// gate (any hidden error fails), but a scan never fails.
 pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
     let paths = crate::input::resolve(&args.select.paths)?;
-    if let Some(summary) = &args.summary {
-        output::guard(summary, &paths, Written::Summary)?;
-    }
+    let inputs = output::Inputs::new(&paths, &args.select.judging.tool_schemas);
+    let summary = args.summary.as_deref().map(|s| output::guard(s, &inputs, Written::Summary, false)).transpose()?;
     let report = build_report(args, &paths, err)?;
     if let Some(why) = empty_window(&report, args) {
         writeln!(err, "tracelint: warning: nothing to report: {why}")?;
     }
-    render(args, &report, term, None, out)?;
+    render(args, &report, term, None, summary.as_deref(), out)?;
     Ok(ExitStatus::Clean)
 }
 
@@ -170,14 +206,13 @@ pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut
 /// written, so a reader that goes away cannot change the exit status.
 pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
     let g = settings::gate(args.max_hidden, &args.max_error_rate, &args.fail_on)?;
-    let inputs = crate::input::resolve(&args.scan.select.paths)?;
-    for file in [&args.baseline, &args.write_baseline].into_iter().flatten() {
-        output::guard(file, &inputs, Written::Baseline)?;
-    }
-    if let Some(summary) = &args.scan.summary {
-        output::guard(summary, &inputs, Written::Summary)?;
-    }
-    let report = build_report(&args.scan, &inputs, err)?;
+    let paths = crate::input::resolve(&args.scan.select.paths)?;
+    let inputs = output::Inputs::new(&paths, args.scan.select.judging.tool_schemas.iter().chain(&args.baseline));
+    let write_baseline =
+        args.write_baseline.as_deref().map(|b| output::guard(b, &inputs, Written::Baseline, args.force)).transpose()?;
+    let summary =
+        args.scan.summary.as_deref().map(|s| output::guard(s, &inputs, Written::Summary, false)).transpose()?;
+    let report = build_report(&args.scan, &paths, err)?;
     check_gate_tools(&report, &g)?;
     if let Some(why) = empty_window(&report, &args.scan) {
         if !args.allow_empty {
@@ -187,11 +222,20 @@ pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &m
         }
         writeln!(err, "tracelint: warning: nothing to judge: {why} (--allow-empty)")?;
     }
-    if let Some(path) = &args.write_baseline {
-        let old = if path.exists() { Some(gate::read_baseline(path)?) } else { None };
+    if let (Some(path), Some(at)) = (&args.write_baseline, write_baseline) {
+        // An empty file, or (--force) one that is not a baseline, has none.
+        let old = match std::fs::metadata(&at) {
+            Ok(m) if m.len() > 0 && args.force => gate::read_baseline(path).ok(),
+            Ok(m) if m.len() > 0 => Some(gate::read_baseline(path)?),
+            _ => None,
+        };
         let new = gate::baseline_of(&report);
         let (added, removed) = old.as_ref().map_or((report.findings.len() as u64, 0), |o| gate::baseline_diff(o, &new));
-        gate::write_baseline(path, &new)?;
+        let (pending, mut file) = output::Pending::beside(&at, path)?;
+        file.write_all(gate::baseline_text(&new)?.as_bytes())
+            .map_err(|e| Error::input(path, format!("cannot write the baseline: {}", output::write_problem(&e))))?;
+        drop(file);
+        pending.commit()?;
         writeln!(
             out,
             "tracelint: baseline {} written: +{added} / -{removed} findings ({} entries, {} findings).",
@@ -204,7 +248,7 @@ pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &m
     let baseline = args.baseline.as_deref().map(gate::read_baseline).transpose()?;
     let verdict = gate::evaluate(&report, &g, baseline.as_ref());
     let status = if verdict.passed() { ExitStatus::Clean } else { ExitStatus::Findings };
-    let written = write_check(args, &report, term, (&verdict, &g), out, err);
+    let written = write_check(args, &report, term, (&verdict, &g), summary.as_deref(), out, err);
     super::keep_status_on_closed_pipe(status, written)
 }
 
@@ -214,10 +258,17 @@ fn write_check(
     report: &Report,
     term: &Terminal,
     verdict: (&Verdict, &Gate),
+    summary: Option<&Path>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<()> {
-    render(&args.scan, report, term, Some(verdict), out)?;
+    // The note and the sentence do not depend on stdout either.
+    let rendered = render(&args.scan, report, term, Some(verdict), summary, out);
+    if let Err(e) = &rendered
+        && !e.is_broken_pipe()
+    {
+        return rendered;
+    }
     let (v, g) = verdict;
     if !v.stale.is_empty() {
         let n: u64 = v.stale.iter().map(|e| e.count).sum();
@@ -228,12 +279,39 @@ fn write_check(
         )?;
     }
     let sentence = v.sentence(report, g);
-    if args.scan.format == OutputFormat::Table {
-        writeln!(out)?;
-        writeln!(out, "{sentence}")?;
-    } else {
+    // After a table it goes to stdout, unless the reader went away.
+    let mut said = false;
+    if args.scan.format == OutputFormat::Table && rendered.is_ok() {
+        match writeln!(out).and_then(|()| writeln!(out, "{sentence}")).and_then(|()| out.flush()) {
+            Ok(()) => said = true,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if !said {
         writeln!(err, "{sentence}")?;
     }
-    out.flush()?;
-    Ok(())
+    rendered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cut at a line end, or at a character boundary inside a longer line;
+    /// an open fence closed; what fits is not cut.
+    #[test]
+    fn summaries_are_cut_at_a_line_or_character_boundary() {
+        let cut = |text: &str, limit: usize| {
+            let mut md = text.as_bytes().to_vec();
+            cut_summary(&mut md, limit);
+            String::from_utf8(md).expect("valid UTF-8")
+        };
+        let note = "\n_Summary truncated at 512 KiB; see --format json._\n";
+        assert_eq!(cut("short\n", 100), "short\n");
+        assert_eq!(cut("one\ntwo ツール\nthree\n", 12), format!("one\n{note}"));
+        assert_eq!(cut("ツールツール", 7), format!("ツー\n{note}"));
+        assert_eq!(cut("ツ", 2), format!("\n{note}"));
+        assert_eq!(cut("a\n```mermaid\nflow\nmore\n```\n", 20), format!("a\n```mermaid\nflow\n```\n{note}"));
+    }
 }

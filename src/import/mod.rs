@@ -19,7 +19,7 @@ pub mod otel;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -118,6 +118,9 @@ pub struct ImportStats {
     pub unrecognised: Vec<PathBuf>,
     /// `.json` files that are not a whole JSON document (cut or broken).
     pub broken: Vec<PathBuf>,
+    /// Each line that is not a JSON record (at most `BROKEN_PER_FILE` a
+    /// file), and each broken `.json` document, in reading order.
+    pub broken_lines: Vec<BrokenLine>,
     /// The agents of the files imported.
     pub agents: std::collections::BTreeSet<&'static str>,
     /// Files recognised as an agent's (product name beside each) whose
@@ -135,6 +138,55 @@ pub struct Counts {
     duplicates: u64,
     skipped: u64,
     invalid: u64,
+}
+
+/// A line of a transcript that could not be read, or (`line` 0) a `.json`
+/// file that is not a whole document: a `malformed-row` finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokenLine {
+    pub file: PathBuf,
+    /// From 1; 0 for the whole file.
+    pub line: u64,
+    /// Why, without the line number (the baseline key is made from it).
+    pub problem: String,
+    /// Broken lines of the file after this one, not listed one by one.
+    pub more: u64,
+    /// The session the file's records belong to, when the import met one.
+    pub session: Option<String>,
+}
+
+/// Broken lines listed one by one, per file; the rest are counted on the
+/// last one listed.
+pub const BROKEN_PER_FILE: u64 = 100;
+
+/// The warning about the broken lines of each file, naming them: "F: 1
+/// line is not a JSON record, skipped (line 3; …)".
+pub fn broken_line_notes(broken: &[BrokenLine]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for lines in broken.chunk_by(|a, b| a.file == b.file) {
+        let file = crate::sanitize::one_line(&lines[0].file.display().to_string());
+        if lines[0].line == 0 {
+            notes
+                .push(format!("{file}: not a whole JSON document (cut or broken?), skipped (a malformed-row finding)"));
+            continue;
+        }
+        let n = lines.len() as u64 + lines.iter().map(|l| l.more).sum::<u64>();
+        let mut at: Vec<String> = lines.iter().take(5).map(|l| l.line.to_string()).collect();
+        if n > 5 {
+            at.push(format!("and {} more", n - 5));
+        } else if at.len() > 1 {
+            let last = at.pop().unwrap_or_default();
+            let head = at.join(", ");
+            at = vec![format!("{head} and {last}")];
+        }
+        let at = at.join(", ");
+        notes.push(if n == 1 {
+            format!("{file}: 1 line is not a JSON record, skipped (line {at}; a malformed-row finding)")
+        } else {
+            format!("{file}: {n} lines are not JSON records, skipped (lines {at}; malformed-row findings)")
+        });
+    }
+    notes
 }
 
 impl ImportStats {
@@ -187,6 +239,14 @@ pub struct Writer<'c> {
     /// `owners_cap` ids (about 160 bytes each), so memory stays bounded.
     owners: Option<HashMap<String, Vec<String>>>,
     owners_cap: usize,
+    /// The storage failure a write met (a full disk, an I/O error, a value
+    /// too big), so the error can name what the user gave, not the file
+    /// being read when it happened.
+    failed: std::cell::Cell<Option<rusqlite::ErrorCode>>,
+    /// The file being imported, and the first session written while each
+    /// file was (the session its broken lines are reported in).
+    reading: Option<PathBuf>,
+    file_sessions: HashMap<PathBuf, String>,
     pub stats: ImportStats,
 }
 
@@ -213,6 +273,9 @@ impl<'c> Writer<'c> {
             sessions: HashSet::new(),
             owners,
             owners_cap: OWNERS_CAP,
+            failed: std::cell::Cell::new(None),
+            reading: None,
+            file_sessions: HashMap::new(),
             stats: ImportStats::default(),
         }
     }
@@ -220,6 +283,11 @@ impl<'c> Writer<'c> {
     /// Create or update a session. The earliest start time wins; parent,
     /// agent and source are kept once known.
     pub fn session(&mut self, s: &SessionRow<'_>) -> rusqlite::Result<()> {
+        if let Some(file) = &self.reading
+            && !self.file_sessions.contains_key(file)
+        {
+            self.file_sessions.insert(file.clone(), s.id.to_string());
+        }
         if !self.sessions.insert(s.id.to_string()) {
             return Ok(());
         }
@@ -233,7 +301,8 @@ impl<'c> Writer<'c> {
                started_at = CASE WHEN sessions.started_at IS NULL OR excluded.started_at < sessions.started_at
                                  THEN excluded.started_at ELSE sessions.started_at END",
             )?
-            .execute(params![s.id, s.parent, s.agent, s.source, s.started])?;
+            .execute(params![s.id, s.parent, s.agent, s.source, s.started])
+            .inspect_err(|e| self.seen(e))?;
         Ok(())
     }
 
@@ -279,7 +348,8 @@ impl<'c> Writer<'c> {
             .prepare_cached(
                 "INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![session, id, seq, tool, input, time])?;
+            .execute(params![session, id, seq, tool, input, time])
+            .inspect_err(|e| self.seen(e))?;
         if let Some(owners) = &mut self.owners {
             owners.entry(id.to_string()).or_default().push(session.to_string());
             if owners.len() > self.owners_cap {
@@ -314,7 +384,8 @@ impl<'c> Writer<'c> {
                 "INSERT INTO results (session_id, call_id, text, is_error, exit_code, returned_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(session_id, call_id) DO NOTHING",
             )?
-            .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])?;
+            .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])
+            .inspect_err(|e| self.seen(e))?;
         if n == 1 {
             self.stats.results += 1;
         } else {
@@ -351,7 +422,8 @@ impl Writer<'_> {
                         "UPDATE results SET text = ?3, is_error = ?4, exit_code = ?5, returned_at = ?6
                      WHERE session_id = ?1 AND call_id = ?2",
                     )?
-                    .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])?;
+                    .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])
+                    .inspect_err(|e| self.seen(e))?;
                 Ok(())
             }
         }
@@ -364,7 +436,8 @@ impl Writer<'_> {
         let moved = self
             .conn
             .prepare_cached("UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3")?
-            .execute(params![from, to, call_id, seq])?;
+            .execute(params![from, to, call_id, seq])
+            .inspect_err(|e| self.seen(e))?;
         if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| moved > 0)
             && let Some(s) = o.iter_mut().find(|s| *s == from)
         {
@@ -372,7 +445,8 @@ impl Writer<'_> {
         }
         self.conn
             .prepare_cached("UPDATE results SET session_id = ?2 WHERE session_id = ?1 AND call_id = ?3")?
-            .execute(params![from, to, call_id])?;
+            .execute(params![from, to, call_id])
+            .inspect_err(|e| self.seen(e))?;
         Ok(())
     }
 
@@ -381,12 +455,14 @@ impl Writer<'_> {
         let r = self
             .conn
             .prepare_cached("DELETE FROM results WHERE session_id = ?1 AND call_id = ?2")?
-            .execute(params![session, call_id])?;
+            .execute(params![session, call_id])
+            .inspect_err(|e| self.seen(e))?;
         self.stats.results = self.stats.results.saturating_sub(r as u64);
         let n = self
             .conn
             .prepare_cached("DELETE FROM calls WHERE session_id = ?1 AND id = ?2")?
-            .execute(params![session, call_id])?;
+            .execute(params![session, call_id])
+            .inspect_err(|e| self.seen(e))?;
         self.stats.calls = self.stats.calls.saturating_sub(n as u64);
         if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| n > 0) {
             o.retain(|s| s != session);
@@ -399,6 +475,16 @@ impl Writer<'_> {
         let seq = self.take_seq(session)?;
         self.next_seq.insert(session.to_string(), seq);
         Ok(seq)
+    }
+
+    /// Note a failure of the storage itself (`failed`).
+    fn seen(&self, e: &rusqlite::Error) {
+        use rusqlite::ErrorCode;
+        if let rusqlite::Error::SqliteFailure(f, _) = e
+            && matches!(f.code, ErrorCode::DiskFull | ErrorCode::SystemIoFailure | ErrorCode::TooBig)
+        {
+            self.failed.set(Some(f.code));
+        }
     }
 
     /// The next `seq` of `session`, continuing after what the database holds.
@@ -429,25 +515,109 @@ pub struct ResultRow<'a> {
     pub time: Option<&'a str>,
 }
 
-/// Open (or create) `into` as a tracelint database, refusing anything else.
-pub fn open_target(into: &Path) -> Result<Connection> {
-    let sql = |e: rusqlite::Error| Error::input(into, crate::source::open::sqlite_problem(&e));
-    let existed = into.exists();
+/// Where an import writes, and whom an error names.
+#[derive(Debug, Clone, Copy)]
+pub enum Store<'a> {
+    /// `import --into`: the database the user `named`, written at `at` (the
+    /// file itself, or a new one beside it that is renamed into place).
+    Into { named: &'a Path, at: &'a Path },
+    /// The scratch database at `at` in `$TMPDIR` that a scan reads the
+    /// transcripts of the PATH `input` through.
+    Scratch { input: &'a Path, at: &'a Path },
+}
+
+impl Store<'_> {
+    /// The database file written.
+    pub fn at(&self) -> &Path {
+        match self {
+            Store::Into { at, .. } | Store::Scratch { at, .. } => at,
+        }
+    }
+
+    /// A failure of the database, named after what the user gave: the
+    /// `--into` database, or the transcripts a scratch copy was made of.
+    fn failed(&self, e: &rusqlite::Error) -> Error {
+        if let rusqlite::Error::SqliteFailure(f, _) = e
+            && let Some(storage) = self.storage_failed(f.code, None)
+        {
+            return storage;
+        }
+        match self {
+            Store::Into { named, .. } => Error::input(named, crate::source::open::sqlite_problem(e)),
+            Store::Scratch { input, .. } => Error::input(
+                input,
+                format!(
+                    "the scratch copy of the transcripts in $TMPDIR ({}): {}",
+                    temp_dir(),
+                    crate::source::open::sqlite_problem(e)
+                ),
+            ),
+        }
+    }
+
+    /// The error of a storage failure (`code`), met while `file` was read:
+    /// a full disk or an I/O error names the `--into` database, or
+    /// `$TMPDIR` for a scratch copy; a value too big names the transcript.
+    fn storage_failed(&self, code: rusqlite::ErrorCode, file: Option<&Path>) -> Option<Error> {
+        use rusqlite::ErrorCode;
+        let (named, scratch) = match self {
+            Store::Into { named, .. } => (*named, false),
+            Store::Scratch { input, .. } => (*input, true),
+        };
+        let problem = match code {
+            ErrorCode::TooBig => {
+                let what = "holds a call or result too large to store (over SQLite's 1 GB: string or blob too big)";
+                return Some(Error::input(file.unwrap_or(named), what));
+            }
+            ErrorCode::DiskFull if scratch => {
+                format!("no space left in $TMPDIR ({}) for the scratch copy of the transcripts", temp_dir())
+            }
+            ErrorCode::DiskFull => {
+                "cannot write the database: no space left on the device (database or disk is full)".into()
+            }
+            ErrorCode::SystemIoFailure if scratch => format!(
+                "cannot write the scratch copy of the transcripts in $TMPDIR ({}): disk I/O error (full, or over a file size limit?)",
+                temp_dir()
+            ),
+            ErrorCode::SystemIoFailure => {
+                "cannot write the database: disk I/O error (full, or over a file size limit?)".into()
+            }
+            _ => return None,
+        };
+        Some(Error::input(named, problem))
+    }
+}
+
+/// `$TMPDIR`, as shown in messages.
+fn temp_dir() -> String {
+    crate::sanitize::one_line(&std::env::temp_dir().display().to_string())
+}
+
+/// Open (or create) the database of `store` as a tracelint database,
+/// refusing anything else. An empty file is a new database.
+pub fn open_target(store: &Store<'_>) -> Result<Connection> {
+    let into = store.at();
+    let named = match store {
+        Store::Into { named, .. } => *named,
+        Store::Scratch { at, .. } => *at,
+    };
+    let sql = |e: rusqlite::Error| store.failed(&e);
+    let existed = std::fs::metadata(into).is_ok_and(|m| m.len() > 0);
     if existed {
         // Recognise it before writing anything.
         let conn = crate::source::open::open_read_only(into)?.conn;
         let format = crate::source::detect(into, &conn).map_err(|_| {
-            Error::input(into, "exists and is not a tracelint database; import writes only into its own schema")
+            Error::input(named, "exists and is not a tracelint database; import writes only into its own schema")
         })?;
         if format != crate::source::Format::TRACELINT {
             return Err(Error::input(
-                into,
+                named,
                 format!("is a {} trace database; import writes only into tracelint's own schema", format.as_str()),
             ));
         }
         let version = crate::source::tracelint::schema_version(&conn).map_err(sql)?;
         if version.as_deref() != Some(SCHEMA_VERSION) {
-            return Err(Error::input(into, "tracelint schema of another version; import writes version 1 only"));
+            return Err(Error::input(named, "tracelint schema of another version; import writes version 1 only"));
         }
     }
     let conn = Connection::open(into).map_err(sql)?;
@@ -464,7 +634,10 @@ pub fn open_target(into: &Path) -> Result<Connection> {
 pub fn transcript_files(sources: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for src in sources {
-        let meta = std::fs::metadata(src).map_err(|e| Error::input(src, format!("cannot read: {e}")))?;
+        let meta = std::fs::metadata(src).map_err(|e| Error::input(src, io_problem(&e)))?;
+        if let Some(kind) = crate::source::open::special_kind(&meta) {
+            return Err(crate::source::open::not_regular(src, kind));
+        }
         if meta.is_dir() {
             walk(src, &mut out)?;
         } else {
@@ -504,10 +677,16 @@ pub enum Line {
 pub struct LineReader {
     path: PathBuf,
     lines: Lines,
+    /// The number of the line read last, from 1.
+    line: u64,
+    /// Why the line read last is not a record, when it is not.
+    problem: Option<String>,
+    /// Broken lines of this file so far.
+    broken: u64,
 }
 
 enum Lines {
-    Here { reader: BufReader<File>, buf: Vec<u8> },
+    Here { reader: SizedReader, buf: Vec<u8> },
     Ahead { blocks: crossbeam_channel::Receiver<Ahead>, block: std::vec::IntoIter<Parsed>, done: bool },
 }
 
@@ -519,11 +698,12 @@ enum Ahead {
     Failed(std::io::Error),
 }
 
-/// A line parsed ahead: `None` for a blank line, and how many lone
-/// surrogate escapes were replaced.
+/// A line parsed ahead: `None` for a blank line, how many lone surrogate
+/// escapes were replaced, and why it is not a record when it is not.
 struct Parsed {
     line: Option<Line>,
     surrogates: u64,
+    problem: Option<String>,
 }
 
 /// Bytes of lines parsed ahead per block; two blocks wait at most.
@@ -537,24 +717,62 @@ fn parse_bytes(buf: &[u8]) -> Parsed {
     };
     let text = text.trim();
     if text.is_empty() {
-        return Parsed { line: None, surrogates: 0 };
+        return Parsed { line: None, surrogates: 0, problem: None };
     }
-    let (line, surrogates) = parse_line_counted(text);
-    Parsed { line: Some(line), surrogates }
+    let (line, surrogates, problem) = parse_line_why(text);
+    Parsed { line: Some(line), surrogates, problem }
+}
+
+/// A transcript read only up to the size it had when it was opened: a file
+/// an agent keeps appending to is read as it was then, not forever. Opened
+/// with `open_regular`, so a FIFO never blocks it.
+struct SizedReader {
+    reader: BufReader<std::io::Take<File>>,
+    size: u64,
+}
+
+impl SizedReader {
+    fn open(path: &Path) -> Result<SizedReader> {
+        let cannot = |e: std::io::Error| Error::input(path, io_problem(&e));
+        let file = crate::source::open::open_regular(path).map_err(cannot)?;
+        let size = file.metadata().map_err(cannot)?.len();
+        Ok(SizedReader { reader: BufReader::with_capacity(1 << 16, file.take(size)), size })
+    }
+
+    /// The next line into `buf`, with its newline; 0 at the end. A last
+    /// line without a newline where the file ended when it was opened, in a
+    /// file that has grown since, is still being written: it is not read.
+    fn next_line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+        buf.clear();
+        let n = self.reader.read_until(b'\n', buf)?;
+        let take = self.reader.get_ref();
+        if n > 0
+            && buf.last() != Some(&b'\n')
+            && take.limit() == 0
+            && take.get_ref().metadata().is_ok_and(|m| m.len() > self.size)
+        {
+            buf.clear();
+            return Ok(0);
+        }
+        Ok(n)
+    }
+}
+
+/// A one-line description of an error reading a transcript.
+fn io_problem(e: &std::io::Error) -> String {
+    crate::source::open::io_problem(e)
 }
 
 impl LineReader {
     pub fn open(path: &Path) -> Result<LineReader> {
-        let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+        let mut reader = SizedReader::open(path)?;
         let (tx, blocks) = crossbeam_channel::bounded(2);
         let spawned = std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || {
-            let mut reader = BufReader::with_capacity(1 << 16, file);
             let mut buf = Vec::new();
             loop {
                 let (mut block, mut bytes) = (Vec::new(), 0);
                 while bytes < AHEAD_BYTES {
-                    buf.clear();
-                    match reader.read_until(b'\n', &mut buf) {
+                    match reader.next_line(&mut buf) {
                         Ok(0) => break,
                         Ok(n) => {
                             bytes += n;
@@ -580,14 +798,17 @@ impl LineReader {
         });
         spawned.map_err(|e| Error::input(path, format!("cannot start a reader thread: {e}")))?;
         let lines = Lines::Ahead { blocks, block: Vec::new().into_iter(), done: false };
-        Ok(LineReader { path: path.to_path_buf(), lines })
+        Ok(LineReader::new(path, lines))
+    }
+
+    fn new(path: &Path, lines: Lines) -> LineReader {
+        LineReader { path: path.to_path_buf(), lines, line: 0, problem: None, broken: 0 }
     }
 
     /// A reader that reads on this thread, only as far as it is asked.
     pub fn open_here(path: &Path) -> Result<LineReader> {
-        let file = File::open(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
-        let lines = Lines::Here { reader: BufReader::with_capacity(1 << 16, file), buf: Vec::new() };
-        Ok(LineReader { path: path.to_path_buf(), lines })
+        let lines = Lines::Here { reader: SizedReader::open(path)?, buf: Vec::new() };
+        Ok(LineReader::new(path, lines))
     }
 
     /// The next JSON record; lines that are not one are counted and skipped.
@@ -596,19 +817,39 @@ impl LineReader {
             match self.next_line(stats)? {
                 None => return Ok(None),
                 Some(Some(Line::Record(v))) => return Ok(Some(v)),
-                Some(Some(Line::Invalid)) => stats.invalid += 1,
+                Some(Some(Line::Invalid)) => self.invalid(stats),
                 Some(None) => {}
             }
         }
     }
 
+    /// Count the line read last as one that is not a record, and keep its
+    /// place for the `malformed-row` finding.
+    pub fn invalid(&mut self, stats: &mut ImportStats) {
+        stats.invalid += 1;
+        self.broken += 1;
+        if self.broken > BROKEN_PER_FILE {
+            if let Some(last) = stats.broken_lines.last_mut() {
+                last.more += 1;
+            }
+            return;
+        }
+        let problem = self.problem.take().unwrap_or_else(|| "not a JSON record".into());
+        stats.broken_lines.push(BrokenLine {
+            file: self.path.clone(),
+            line: self.line,
+            problem,
+            more: 0,
+            session: None,
+        });
+    }
+
     /// The next line: `None` at the end, `Some(None)` for a blank line.
     fn next_line(&mut self, stats: &mut ImportStats) -> Result<Option<Option<Line>>> {
-        let cannot_read = |path: &Path, e: std::io::Error| Error::input(path, format!("cannot read: {e}"));
+        let cannot_read = |path: &Path, e: std::io::Error| Error::input(path, io_problem(&e));
         let parsed = match &mut self.lines {
             Lines::Here { reader, buf } => {
-                buf.clear();
-                if reader.read_until(b'\n', buf).map_err(|e| cannot_read(&self.path, e))? == 0 {
+                if reader.next_line(buf).map_err(|e| cannot_read(&self.path, e))? == 0 {
                     return Ok(None);
                 }
                 parse_bytes(buf)
@@ -635,6 +876,8 @@ impl LineReader {
         };
         stats.lines += 1;
         stats.surrogates += parsed.surrogates;
+        self.line += 1;
+        self.problem = parsed.problem;
         Ok(Some(parsed.line))
     }
 }
@@ -647,7 +890,12 @@ pub fn is_json_document(path: &Path) -> bool {
 /// The whole file as one JSON document (object or array), repairing lone
 /// surrogate escapes; `None`, counted as invalid, when it is not one.
 pub fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Value>> {
-    let bytes = std::fs::read(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+    let cannot = |e: std::io::Error| Error::input(path, io_problem(&e));
+    // Up to the size at the open, like lines (`SizedReader`).
+    let mut bytes = Vec::new();
+    let file = crate::source::open::open_regular(path).map_err(cannot)?;
+    let size = file.metadata().map_err(cannot)?.len();
+    file.take(size).read_to_end(&mut bytes).map_err(cannot)?;
     let text = String::from_utf8_lossy(&bytes);
     let parsed = match serde_json::from_str::<Value>(&text) {
         Ok(v) => Some(v),
@@ -678,26 +926,40 @@ fn concatenated(text: &str) -> Option<Value> {
 
 /// Parse one line as a JSON object, repairing lone surrogate escapes.
 pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
-    let (line, surrogates) = parse_line_counted(text);
+    let (line, surrogates, _) = parse_line_why(text);
     stats.surrogates += surrogates;
     line
 }
 
-/// `parse_line`, with the number of lone surrogate escapes replaced.
-fn parse_line_counted(text: &str) -> (Line, u64) {
+/// `parse_line`, with the number of lone surrogate escapes replaced, and
+/// why the line is not a record when it is not.
+fn parse_line_why(text: &str) -> (Line, u64, Option<String>) {
+    let not_an_object = || Some("a JSON value that is not an object".to_string());
     match serde_json::from_str::<Value>(text) {
-        Ok(v @ Value::Object(_)) => (Line::Record(v), 0),
-        Ok(_) => (Line::Invalid, 0),
-        Err(_) => {
+        Ok(v @ Value::Object(_)) => (Line::Record(v), 0, None),
+        Ok(_) => (Line::Invalid, 0, not_an_object()),
+        Err(e) => {
             let Some((fixed, n)) = crate::source::json::replace_lone_surrogates(text) else {
-                return (Line::Invalid, 0);
+                return (Line::Invalid, 0, Some(not_json(&e)));
             };
             match serde_json::from_str::<Value>(&fixed) {
-                Ok(v @ Value::Object(_)) => (Line::Record(v), n),
-                _ => (Line::Invalid, 0),
+                Ok(v @ Value::Object(_)) => (Line::Record(v), n, None),
+                Ok(_) => (Line::Invalid, 0, not_an_object()),
+                Err(e) => (Line::Invalid, 0, Some(not_json(&e))),
             }
         }
     }
+}
+
+/// Why a line is not JSON, without serde's "at line 1" (a transcript line
+/// is one line; its number in the file is said apart).
+fn not_json(e: &serde_json::Error) -> String {
+    if e.classify() == serde_json::error::Category::Eof {
+        return "cut short: the line ends inside a JSON value".into();
+    }
+    let text = e.to_string();
+    let what = text.rsplit_once(" at line ").map_or(text.as_str(), |(what, _)| what);
+    format!("not JSON: {what} (column {})", e.column())
 }
 
 /// The importer of a transcript, recognised by the first of its first 50
@@ -739,40 +1001,45 @@ fn may_be_document(path: &Path, records_seen: usize) -> bool {
     is_json_document(path) || records_seen == 0
 }
 
-/// Import every transcript under `sources` into `into`.
-pub fn import(sources: &[PathBuf], into: &Path, agent: Option<Dialect>) -> Result<ImportStats> {
+/// Import every transcript under `sources` into the database of `store`.
+pub fn import(sources: &[PathBuf], store: &Store<'_>, agent: Option<Dialect>) -> Result<ImportStats> {
     let files = transcript_files(sources)?;
-    let conn = open_target(into)?;
-    import_files(&conn, into, &files, agent)
+    let conn = open_target(store)?;
+    import_files(&conn, store, &files, agent)
 }
 
-/// A throwaway tracelint database at `path` (a new file) for transcripts
+/// A throwaway tracelint database (an empty file, or none) for transcripts
 /// that are read, not kept: nothing in it is ever synced to disk.
-pub fn open_scratch(path: &Path) -> Result<Connection> {
-    let sql = |e: rusqlite::Error| Error::input(path, crate::source::open::sqlite_problem(&e));
-    let conn = Connection::open(path).map_err(sql)?;
+pub fn open_scratch(store: &Store<'_>) -> Result<Connection> {
+    let sql = |e: rusqlite::Error| store.failed(&e);
+    let conn = Connection::open(store.at()).map_err(sql)?;
     conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;").map_err(sql)?;
     conn.execute_batch(SCHEMA_SQL).map_err(sql)?;
     Ok(conn)
 }
 
 /// The one import driver: each file is recognised and handed to its
-/// format's run, inside one transaction of `conn` (the database at `into`).
+/// format's run, inside one transaction of `conn` (the database of `store`).
 /// With `agent`, every file is read as that agent's, unrecognised or not.
-pub fn import_files(conn: &Connection, into: &Path, files: &[PathBuf], agent: Option<Dialect>) -> Result<ImportStats> {
+pub fn import_files(
+    conn: &Connection,
+    store: &Store<'_>,
+    files: &[PathBuf],
+    agent: Option<Dialect>,
+) -> Result<ImportStats> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    import_files_with(conn, into, files, forced, OWNERS_CAP)
+    import_files_with(conn, store, files, forced, OWNERS_CAP)
 }
 
 /// `import_files`, keeping the owners of at most `owners_cap` call ids in memory.
 fn import_files_with(
     conn: &Connection,
-    into: &Path,
+    store: &Store<'_>,
     files: &[PathBuf],
     forced: Option<usize>,
     owners_cap: usize,
 ) -> Result<ImportStats> {
-    let sql = |e: rusqlite::Error| Error::input(into, crate::source::open::sqlite_problem(&e));
+    let sql = |e: rusqlite::Error| store.failed(&e);
     conn.execute_batch("BEGIN IMMEDIATE").map_err(sql)?;
     let mut writer = Writer::new(conn);
     writer.owners_cap = owners_cap;
@@ -780,8 +1047,11 @@ fn import_files_with(
     let mut runs: Vec<Option<Box<dyn ImportRun>>> = IMPORTERS.iter().map(|_| None).collect();
     // The files of each run that writes at its finish.
     let mut deferred: Vec<Vec<PathBuf>> = IMPORTERS.iter().map(|_| Vec::new()).collect();
+    let mut reading = None;
     let result = (|| -> Result<()> {
         for file in files {
+            reading = Some(file.as_path());
+            writer.reading = Some(file.clone());
             let recognised = match forced {
                 Some(at) => Some(at),
                 None => recognise_at(file)?,
@@ -789,7 +1059,14 @@ fn import_files_with(
             let Some(at) = recognised else {
                 let broken = is_json_document(file) && read_document(file, &mut ImportStats::default())?.is_none();
                 // A file of another name that is not JSON at all is a stranger, not a broken document.
-                if broken { &mut writer.stats.broken } else { &mut writer.stats.unrecognised }.push(file.clone());
+                if broken {
+                    writer.stats.broken.push(file.clone());
+                    let problem = "not a whole JSON document (cut or broken?)".to_string();
+                    let line = BrokenLine { file: file.clone(), line: 0, problem, more: 0, session: None };
+                    writer.stats.broken_lines.push(line);
+                } else {
+                    writer.stats.unrecognised.push(file.clone());
+                }
                 continue;
             };
             let importer = IMPORTERS[at];
@@ -816,6 +1093,9 @@ fn import_files_with(
         }
         Ok(())
     })();
+    // A full disk met while a transcript was read is the database's
+    // failure, not the transcript's.
+    let result = result.map_err(|e| writer.failed.get().and_then(|c| store.storage_failed(c, reading)).unwrap_or(e));
     match result {
         Ok(()) => conn.execute_batch("COMMIT").map_err(sql)?,
         Err(e) => {
@@ -824,6 +1104,9 @@ fn import_files_with(
         }
     }
     writer.stats.sessions = writer.sessions.len() as u64;
+    for b in &mut writer.stats.broken_lines {
+        b.session = writer.file_sessions.get(&b.file).cloned();
+    }
     Ok(writer.stats)
 }
 
@@ -906,6 +1189,75 @@ mod tests {
         drop(r);
     }
 
+    /// A transcript is read up to the size it had when it was opened: what
+    /// is appended later is not read, and a last line that was still being
+    /// written is neither read nor counted as broken.
+    #[test]
+    fn a_growing_transcript_is_read_as_it_was_when_opened() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let lines: String = (0..3000).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+        let read = |r: LineReader| {
+            let mut stats = ImportStats::default();
+            let mut r = r;
+            let mut n = 0;
+            while r.next_record(&mut stats).unwrap().is_some() {
+                n += 1;
+            }
+            (n, stats.invalid)
+        };
+        for ahead in [true, false] {
+            std::fs::write(&path, format!("{lines}{{\"n\":\"half")).unwrap();
+            let r = if ahead { LineReader::open(&path) } else { LineReader::open_here(&path) }.unwrap();
+            let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+            f.write_all(b" of a line\"}\n").unwrap();
+            f.write_all(lines.as_bytes()).unwrap();
+            drop(f);
+            assert_eq!(read(r), (3000, 0), "ahead: {ahead}");
+        }
+        // A file that did not grow ends in its last line, newline or not.
+        std::fs::write(&path, format!("{lines}{{\"n\":\"last\"}}")).unwrap();
+        assert_eq!(read(LineReader::open(&path).unwrap()), (3001, 0));
+        std::fs::write(&path, format!("{lines}{{\"n\":\"cut")).unwrap();
+        assert_eq!(read(LineReader::open(&path).unwrap()), (3000, 1));
+    }
+
+    /// A value too big for SQLite names the transcript that holds it; a
+    /// full disk met while a transcript was read names the store: `$TMPDIR`
+    /// for a scratch copy, the `--into` database otherwise (F16).
+    #[test]
+    fn storage_failures_name_what_the_user_gave() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = dir.path().join("t.jsonl");
+        let call = r#"{"type":"assistant","sessionId":"s","uuid":"a","message":{"role":"assistant","content":[{"type":"tool_use","id":"c","name":"Bash","input":{}}]}}"#;
+        let result = format!(
+            r#"{{"type":"user","sessionId":"s","uuid":"r","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"c","content":"Error: {}"}}]}}}}"#,
+            "x".repeat(5000)
+        );
+        std::fs::write(&t, format!("{call}\n{result}\n")).unwrap();
+        let db = dir.path().join("scratch.db");
+        let store = Store::Scratch { input: dir.path(), at: &db };
+        let conn = open_scratch(&store).unwrap();
+        conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, 2000).unwrap();
+        let err = import_files(&conn, &store, std::slice::from_ref(&t), None).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{}: holds a call or result too large to store (over SQLite's 1 GB: string or blob too big)",
+                t.display()
+            )
+        );
+        let full = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(13), None);
+        let err = store.failed(&full).to_string();
+        assert!(err.starts_with(&format!("{}: no space left in $TMPDIR (", dir.path().display())), "{err}");
+        let named = dir.path().join("traces.db");
+        let err = Store::Into { named: &named, at: &db }.storage_failed(rusqlite::ErrorCode::DiskFull, Some(&t));
+        assert!(
+            err.unwrap().to_string().starts_with(&format!("{}: cannot write the database: no space", named.display()))
+        );
+    }
+
     /// Call owners kept in memory, dropped half-way, or never kept (a
     /// database that already holds calls) give the same database.
     #[test]
@@ -915,7 +1267,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let dump = |cap: usize, seeded: bool| {
             let db = dir.path().join(format!("{cap}-{seeded}.db"));
-            let conn = open_scratch(&db).unwrap();
+            let store = Store::Scratch { input: &db, at: &db };
+            let conn = open_scratch(&store).unwrap();
             if seeded {
                 conn.execute_batch(
                     "INSERT INTO sessions (id) VALUES ('zz');
@@ -923,7 +1276,7 @@ mod tests {
                 )
                 .unwrap();
             }
-            let stats = import_files_with(&conn, &db, &files, None, cap).unwrap();
+            let stats = import_files_with(&conn, &store, &files, None, cap).unwrap();
             let mut stmt = conn
                 .prepare(
                     "SELECT c.session_id, c.id, c.seq, c.tool, coalesce(r.text, '-'), coalesce(r.is_error, -1)

@@ -199,12 +199,12 @@ impl ImportRun for Run {
                         None if is_json_document(path) => {
                             return Err(Error::input(path, "is not a JSON document (cut or broken?)"));
                         }
-                        None => w.stats.invalid += 1,
+                        None => lines.invalid(&mut w.stats),
                     }
                 }
                 Some(Some(Line::Invalid)) => {
                     first = false;
-                    w.stats.invalid += 1;
+                    lines.invalid(&mut w.stats);
                 }
             }
         }

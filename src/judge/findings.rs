@@ -78,12 +78,17 @@ pub fn of_session(s: &JudgedSession, threshold: usize) -> Vec<SessionFinding> {
             at: None,
             call_id: None,
             category: None,
-            message: format!(
-                "row {} {}: {}",
-                m.row,
-                if m.skipped { "skipped" } else { "read with repairs" },
-                sanitize::one_line(&m.problem)
-            ),
+            message: {
+                let done = if m.skipped { "skipped" } else { "read with repairs" };
+                let problem = sanitize::one_line(&m.problem);
+                match &m.file {
+                    None => format!("row {} {done}: {problem}", m.row),
+                    Some(file) if m.row > 0 => {
+                        format!("line {} of {} {done}: {problem}", m.row, sanitize::one_line(file))
+                    }
+                    Some(file) => format!("{} {done}: {problem}", sanitize::one_line(file)),
+                }
+            },
             key: normalize::template(&m.problem),
         });
     }

@@ -166,7 +166,7 @@ fn parse_bubble(v: ValueRef<'_>, row: i64, session: &mut Session) {
         Ok(None) => return,
         Err(e) => {
             let problem = format!("bubble is invalid JSON: {e}");
-            session.malformed.push(Malformed { row, problem, skipped: true });
+            session.malformed.push(Malformed { row, problem, skipped: true, file: None });
             return;
         }
     };
@@ -211,7 +211,7 @@ fn parse_bubble(v: ValueRef<'_>, row: i64, session: &mut Session) {
         "" => rejected.then_some(true),
         other => {
             let problem = format!("tool status {:?} unknown; read without a flag", crate::sanitize::one_line(other));
-            session.malformed.push(Malformed { row, problem, skipped: false });
+            session.malformed.push(Malformed { row, problem, skipped: false, file: None });
             rejected.then_some(true)
         }
     };

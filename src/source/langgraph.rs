@@ -97,7 +97,7 @@ impl Adapter for LangGraph {
                     Ok(v) => v,
                     Err(problem) => {
                         let problem = format!("{table} row {row}: {problem}");
-                        session.malformed.push(Malformed { row, problem, skipped: true });
+                        session.malformed.push(Malformed { row, problem, skipped: true, file: None });
                         return Ok(());
                     }
                 };
@@ -197,7 +197,7 @@ impl Dedup {
                     None | Some(Value::Null) => None,
                     Some(other) => {
                         let problem = format!("ToolMessage {call_id}: unknown status {other}; read without a flag");
-                        session.malformed.push(Malformed { row, problem, skipped: false });
+                        session.malformed.push(Malformed { row, problem, skipped: false, file: None });
                         None
                     }
                 };

@@ -291,7 +291,7 @@ fn read_chain(conn: &Connection, query: &str, id: &str, session: &mut Session) -
         let tool = opt_text(r.get_ref(2)?);
         match parse_payload(&kind, tool, &text_of(r.get_ref(3)?), row) {
             Ok(ev) => session.events.push(ev),
-            Err(problem) => session.malformed.push(Malformed { row, problem, skipped: true }),
+            Err(problem) => session.malformed.push(Malformed { row, problem, skipped: true, file: None }),
         }
     }
     Ok(n)

@@ -48,8 +48,11 @@ pub fn open_read_only(path: &Path) -> Result<Opened> {
     if meta.is_dir() {
         return Err(Error::input(path, "is a directory, not a trace database"));
     }
+    if let Some(kind) = special_kind(&meta) {
+        return Err(not_regular(path, kind));
+    }
     let mut header = [0u8; 100];
-    let n = File::open(path)
+    let n = open_regular(path)
         .and_then(|mut f| read_up_to(&mut f, &mut header))
         .map_err(|e| Error::input(path, io_problem(&e)))?;
     if n == 0 {
@@ -149,12 +152,72 @@ fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
     std::borrow::Cow::Owned(path.to_string_lossy().into_owned().into_bytes())
 }
 
-fn io_problem(e: &std::io::Error) -> String {
+/// A one-line description of an error reading a file.
+pub fn io_problem(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        // `open_regular`'s refusal says what the file is.
+        std::io::ErrorKind::InvalidInput => e.to_string(),
         _ => format!("cannot read: {e}"),
     }
+}
+
+/// What a path that is neither a regular file nor a folder is (`a FIFO`,
+/// `a character device`, …), or `None` for a file or a folder. Such a path
+/// is refused before it is opened: a FIFO would block the open, and a
+/// device such as `/dev/zero` never ends.
+pub fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    let t = meta.file_type();
+    if t.is_file() || t.is_dir() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_char_device() {
+            return Some("a character device");
+        }
+        if t.is_block_device() {
+            return Some("a block device");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("neither a file nor a folder")
+}
+
+/// The one-line refusal of a path that is `kind` (see `special_kind`).
+pub fn not_regular(path: &Path, kind: &str) -> Error {
+    Error::input(path, format!("not a regular file ({kind})"))
+}
+
+/// Open `path` for reading without ever blocking: a FIFO put in its place
+/// after it was looked at opens at once (non-blocking) and is refused, as is
+/// anything else that is not a regular file. The error of a refusal is
+/// `InvalidInput`, its text `not a regular file (a FIFO)`.
+pub fn open_regular(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Reads from a regular file ignore O_NONBLOCK.
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "is a directory"));
+    }
+    if let Some(kind) = special_kind(&meta) {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("not a regular file ({kind})")));
+    }
+    Ok(file)
 }
 
 /// A one-line description of a SQLite error.

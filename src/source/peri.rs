@@ -111,13 +111,17 @@ fn parse_row(row: &RawRow, buffer: &[u8]) -> ParsedRow {
                     row: row.rowid,
                     problem: "lone UTF-16 surrogate escapes replaced by U+FFFD".into(),
                     skipped: false,
+                    file: None,
                 }),
-                Err(problem) => Some(Malformed { row: row.rowid, problem, skipped: true }),
+                Err(problem) => Some(Malformed { row: row.rowid, problem, skipped: true, file: None }),
             }
         }
-        Err(kind) => {
-            Some(Malformed { row: row.rowid, problem: format!("content is {kind}, not JSON text"), skipped: true })
-        }
+        Err(kind) => Some(Malformed {
+            row: row.rowid,
+            problem: format!("content is {kind}, not JSON text"),
+            skipped: true,
+            file: None,
+        }),
     };
     ParsedRow { rowid: row.rowid, thread: row.thread, events, malformed }
 }

@@ -190,7 +190,7 @@ pub fn parse_column(
         },
         _ => format!("{column} is not JSON text"),
     };
-    session.malformed.push(Malformed { row, problem, skipped: true });
+    session.malformed.push(Malformed { row, problem, skipped: true, file: None });
 }
 
 /// A column as text, `None` for NULL or empty.

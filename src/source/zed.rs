@@ -86,7 +86,7 @@ impl Adapter for Zed {
                 let thread = match decode(&text_of(r.get_ref(2)?), r.get_ref(3)?) {
                     Ok(v) => v,
                     Err(problem) => {
-                        session.malformed.push(Malformed { row, problem, skipped: true });
+                        session.malformed.push(Malformed { row, problem, skipped: true, file: None });
                         return Ok(());
                     }
                 };
@@ -147,13 +147,13 @@ pub fn parse_thread(thread: &Value, time: Option<DateTime<Utc>>, row: i64, sessi
             current(messages, time, row, &mut session.events, &mut unknown);
             let problem =
                 format!("thread version {:?} is newer than 0.3.0; read as 0.3.0", crate::sanitize::one_line(v));
-            session.malformed.push(Malformed { row, problem, skipped: false });
+            session.malformed.push(Malformed { row, problem, skipped: false, file: None });
         }
     }
     if !unknown.is_empty() {
         let names: Vec<&str> = unknown.iter().map(String::as_str).collect();
         let problem = format!("unknown variants skipped: {}", crate::sanitize::one_line(&names.join(", ")));
-        session.malformed.push(Malformed { row, problem, skipped: false });
+        session.malformed.push(Malformed { row, problem, skipped: false, file: None });
     }
 }
 

@@ -147,3 +147,66 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// A PATH that is not a regular file or a folder (a FIFO with no writer, a
+/// device such as /dev/zero behind a symlink, a socket) is refused in one
+/// line before it is opened: no command blocks, grows, or creates anything
+/// in $TMPDIR.
+#[test]
+fn fifos_devices_and_sockets_are_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    for name in ["fifo.jsonl", "fifo.json", "fifo.db"] {
+        mkfifo(&d.join(name));
+    }
+    for name in ["zero.jsonl", "zero.json", "zero.db", "urandom.jsonl"] {
+        let dev = if name.starts_with("zero") { "/dev/zero" } else { "/dev/urandom" };
+        std::os::unix::fs::symlink(dev, d.join(name)).unwrap();
+    }
+    let _socket = std::os::unix::net::UnixListener::bind(d.join("socket.jsonl")).unwrap();
+    let cases = [
+        ("fifo.jsonl", "a FIFO"),
+        ("fifo.json", "a FIFO"),
+        ("fifo.db", "a FIFO"),
+        ("zero.jsonl", "a character device"),
+        ("zero.json", "a character device"),
+        ("zero.db", "a character device"),
+        ("urandom.jsonl", "a character device"),
+        ("socket.jsonl", "a socket"),
+    ];
+    let before = listing(d);
+    for (name, kind) in cases {
+        for cmd in
+            [&["scan", name][..], &["check", name], &["export", name], &["examples", "--category", "other", name]]
+                .into_iter()
+                .chain([&["import", name, "--into", "out.db"][..]])
+        {
+            let args: Vec<&std::ffi::OsStr> = cmd.iter().map(std::ffi::OsStr::new).collect();
+            let out = run_bounded(d, &tmp, &args);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{cmd:?}: {err}");
+            assert_eq!(err, format!("tracelint: error: {name}: not a regular file ({kind})\n"), "{cmd:?}");
+            assert!(tree(&tmp).is_empty(), "{cmd:?} left {:?} in $TMPDIR", tree(&tmp));
+            assert_eq!(listing(d), before, "{cmd:?}: nothing written beside it");
+        }
+    }
+}
+
+/// Inside a folder, what is not a regular file is skipped, as before.
+#[test]
+fn fifos_and_device_links_inside_a_folder_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    copy_tree(&root().join("sample-traces/claude-code"), &d.join("cc"));
+    mkfifo(&d.join("cc/fifo.jsonl"));
+    std::os::unix::fs::symlink("/dev/zero", d.join("cc/zero.jsonl")).unwrap();
+    let args: Vec<&std::ffi::OsStr> = ["scan", "cc", "--format", "json"].iter().map(std::ffi::OsStr::new).collect();
+    let out = run_bounded(d, &tmp, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(json(&out)["totals"]["calls"].as_u64().unwrap() > 0);
+    assert!(tree(&tmp).is_empty(), "{:?}", tree(&tmp));
+}

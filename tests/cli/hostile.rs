@@ -271,3 +271,178 @@ fn odd_rows_big_deep_invalid_utf8_surrogates_nul() {
     assert!(hidden.iter().all(|m| m.chars().count() < 400), "messages are truncated");
     assert!(hidden.iter().any(|m| m.contains("Error: bad \u{fffd}")), "{hidden:?}");
 }
+
+/// Start `tracelint ARGS` on a big transcript folder with `TMPDIR` = `tmp`,
+/// and return it once its scratch folder exists, with that folder.
+fn started_on_transcripts(dir: &Path, tmp: &Path, args: &[&str]) -> (std::process::Child, PathBuf) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let scratch =
+        scratch_of(&mut child, tmp).expect("the run ended before its scratch database was made: a bigger folder");
+    (child, scratch)
+}
+
+/// The scratch copy of the transcripts is private while it exists, and
+/// SIGINT, SIGTERM and SIGHUP remove it before tracelint ends as the signal
+/// ends a process (the shell shows 130, 143, 129).
+#[test]
+fn an_interrupted_transcript_scan_leaves_nothing_in_tmpdir() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_claude_folder(&d.join("big"), 4, 20_000);
+    let before = listing(d);
+    for (signal, number) in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
+        for cmd in [&["scan", "big"][..], &["export", "big"], &["export", "big", "--out", "out.ndjson"]] {
+            let tmp = tempfile::tempdir().unwrap();
+            let (mut child, scratch) = started_on_transcripts(d, tmp.path(), cmd);
+            // Stopped, so the signal arrives while the import runs.
+            send_signal(child.id(), "STOP");
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&scratch), 0o700, "{cmd:?}: the scratch folder is private");
+            for f in listing(&scratch) {
+                assert_eq!(mode(&scratch.join(&f)), 0o600, "{cmd:?}: {f} is private");
+            }
+            send_signal(child.id(), signal);
+            send_signal(child.id(), "CONT");
+            let status = wait_bounded(&mut child);
+            assert_eq!(status.signal(), Some(number), "{cmd:?} SIG{signal}: {status:?}");
+            assert!(tree(tmp.path()).is_empty(), "{cmd:?} SIG{signal} left {:?}", tree(tmp.path()));
+            assert_eq!(listing(d), before, "{cmd:?} SIG{signal}: no output, whole or partial");
+        }
+    }
+}
+
+/// A signal ignored when tracelint starts (`nohup`, `trap '' HUP`) stays
+/// ignored: the run goes on to its end.
+#[test]
+fn a_signal_ignored_at_the_start_stays_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_claude_folder(&d.join("big"), 1, 5_000);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new("bash")
+        .arg("-c")
+        .arg(format!("trap '' HUP; exec {BIN} scan big --format json"))
+        .current_dir(d)
+        .env("TMPDIR", tmp.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    scratch_of(&mut child, tmp.path()).expect("the run ended before its scratch database was made: a bigger folder");
+    send_signal(child.id(), "HUP");
+    assert_eq!(wait_bounded(&mut child).code(), Some(0), "SIGHUP was ignored, the scan finished");
+    assert!(tree(tmp.path()).is_empty());
+}
+
+/// `import --into` a new database, cut by a signal, leaves no database:
+/// it is written under a private name and renamed only once whole.
+#[test]
+fn an_interrupted_import_into_a_new_database_leaves_none() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_claude_folder(&d.join("big"), 4, 20_000);
+    let before = listing(d);
+    let mut child = Command::new(BIN)
+        .args(["import", "big", "--into", "new.db"])
+        .current_dir(d)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while listing(d) == before {
+        assert!(child.try_wait().unwrap().is_none(), "the import ended before it wrote: a bigger folder");
+        assert!(start.elapsed() < Duration::from_secs(60), "nothing written after 60 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    send_signal(child.id(), "INT");
+    assert_eq!(wait_bounded(&mut child).signal(), Some(2));
+    assert_eq!(listing(d), before, "no new.db, no temporary file, no journal");
+}
+
+/// A run killed outright (SIGKILL, an abort) cannot clean up; the next run
+/// removes what it left, and only that: not a live run's folder, and not a
+/// folder that is not a tracelint scratch folder.
+#[test]
+fn the_next_run_removes_what_a_killed_run_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_claude_folder(&d.join("big"), 4, 20_000);
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let (mut child, left) = started_on_transcripts(d, t, &["scan", "big"]);
+    send_signal(child.id(), "KILL");
+    wait_bounded(&mut child);
+    assert!(left.join("transcripts.db").exists(), "SIGKILL leaves the scratch folder");
+    // A live run's folder: its lock is held.
+    let live = t.join("tracelint-scratch-1-live");
+    std::fs::create_dir(&live).unwrap();
+    let lock = std::fs::File::create(live.join("lock")).unwrap();
+    lock.lock().unwrap();
+    std::fs::create_dir(t.join("tracelint-other")).unwrap();
+    let out = run_bounded(d, t, &[std::ffi::OsStr::new("scan"), root().join("sample-traces/claude-code").as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!left.exists(), "the killed run's folder is removed");
+    assert_eq!(listing(t), ["tracelint-other", "tracelint-scratch-1-live"]);
+}
+
+/// Run `tracelint ARGS` in `dir` under `ulimit -f BLOCKS` (KiB), with
+/// `TMPDIR` = `tmp`: exit code and stderr.
+fn under_file_limit(dir: &Path, tmp: &Path, blocks: u32, args: &str) -> (Option<i32>, String) {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("ulimit -f {blocks}; exec {BIN} {args}"))
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .output()
+        .unwrap();
+    (out.status.code(), stderr(&out))
+}
+
+/// A file size limit (`ulimit -f`) or a full disk ends in one line that
+/// names the file the user gave and says what happened, exit 2, never in
+/// SIGXFSZ; nothing is left half-written (F16, F22).
+#[test]
+fn file_size_limits_name_the_file_the_user_gave() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    big_claude_folder(&d.join("big"), 1, 2_000);
+    std::fs::copy(root().join("sample-traces/peri-postmortem.db"), d.join("p.db")).unwrap();
+    std::fs::write(d.join("s.md"), "# before\n").unwrap();
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let before = listing(d);
+    let cases: &[(u32, &str, &str, &str)] = &[
+        (100, "scan big", "big", "cannot write the scratch copy of the transcripts in $TMPDIR ("),
+        (
+            20,
+            "export p.db --out x.ndjson",
+            "x.ndjson",
+            "cannot write the export: file too large (over the file size limit, ulimit -f)",
+        ),
+        (20, "export p.db --out parts --partition", "parts/date=", "file too large"),
+        (100, "import big --into i.db", "i.db", "cannot write the database: disk I/O error"),
+        (1, "scan p.db --summary s.md", "s.md", "cannot append the summary: file too large"),
+        (1, "check p.db --write-baseline b.json", "b.json", "cannot write the baseline: file too large"),
+    ];
+    for (blocks, args, named, what) in cases {
+        let (code, err) = under_file_limit(d, &tmp, *blocks, args);
+        assert_eq!(code, Some(2), "{args}: killed or wrong exit: {err}");
+        assert_eq!(err.lines().count(), 1, "{args}: {err}");
+        assert!(err.starts_with(&format!("tracelint: error: {named}")), "{args}: {err}");
+        assert!(err.contains(what), "{args}: expected {what:?}: {err}");
+        assert!(!err.contains("transcripts.db") && !err.contains("tracelint-scratch"), "{args}: {err}");
+        assert_eq!(listing(d), before, "{args}: nothing left half-written");
+        assert!(tree(&tmp).is_empty(), "{args}: {:?}", tree(&tmp));
+    }
+    assert_eq!(std::fs::read_to_string(d.join("s.md")).unwrap(), "# before\n", "the failed append is taken back");
+}

@@ -142,7 +142,8 @@ fn scan_reads_transcripts_directly() {
     assert_eq!(v["sources"][0]["format"], "codex");
     assert_eq!(v["totals"]["calls"], 12);
     assert_eq!(v["totals"]["hidden_errors"], 6);
-    assert!(stderr(&out).contains("rollout.jsonl: 1 lines are not JSON records, skipped"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("rollout.jsonl: 1 line is not a JSON record, skipped (line "), "{}", stderr(&out));
+    assert_eq!(finding_messages(&v, "malformed-row").len(), 1, "the broken line is a finding");
     assert_eq!(listing(dir.path()), before, "nothing written beside the transcript");
     // A folder, the same counts as import + scan.
     let cc = root().join("sample-traces/claude-code");
@@ -200,4 +201,63 @@ fn every_command_reads_transcript_folders() {
     assert!(stdout(&out).contains("(gemini): "), "{}", stdout(&out));
     let out = run_in(root(), &["schemas", &sample("claude-code")]);
     assert!(stdout(&out).contains("built-in claude-code"), "{}", stdout(&out));
+}
+
+/// A transcript line that is not JSON (here a result cut in half) is a
+/// counted `malformed-row` finding naming the file and the line, which
+/// `check --fail-on malformed-row` sees; the warning names the file, not
+/// the folder, and its lines ("1 line") (new-user F5).
+#[test]
+fn broken_transcript_lines_are_malformed_row_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let call = |id: &str| {
+        format!(
+            r#"{{"type":"assistant","sessionId":"s-1","uuid":"a-{id}","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":"make"}}}}]}}}}"#
+        )
+    };
+    let result = r#"{"type":"user","sessionId":"s-1","uuid":"r-1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 2","is_error":true}]}}"#;
+    std::fs::create_dir_all(d.join("proj/p")).unwrap();
+    let text = format!("{}\n{}\n{}\n", call("t1"), &result[..result.len() / 2], call("t2"));
+    std::fs::write(d.join("proj/p/s-1.jsonl"), &text).unwrap();
+    for (path, file) in [("proj/p/s-1.jsonl", "proj/p/s-1.jsonl"), ("proj", "proj/p/s-1.jsonl")] {
+        let out = run_in(d, &["scan", path, "--format", "json"]);
+        let err = stderr(&out);
+        assert_eq!(
+            err,
+            format!(
+                "tracelint: warning: {file}: 1 line is not a JSON record, skipped (line 2; a malformed-row finding)\n"
+            )
+        );
+        let v = json(&out);
+        let found: Vec<&serde_json::Value> =
+            v["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "malformed-row").collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0]["session"], "s-1");
+        assert_eq!(found[0]["source"], path);
+        assert_eq!(
+            found[0]["message"],
+            format!("line 2 of {file} skipped: cut short: the line ends inside a JSON value")
+        );
+        let out = run_in(d, &["check", path, "--fail-on", "malformed-row", "--max-hidden", "9"]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stdout(&out).contains("tracelint check failed: 1 malformed-row finding."), "{}", stdout(&out));
+    }
+    // Many broken lines in one file; and a cut .json document.
+    let junk: String = (0..150).map(|i| format!("{{\"n\": {i},\n")).collect();
+    std::fs::write(d.join("proj/p/junk.jsonl"), format!("{}\n{junk}", call("t9"))).unwrap();
+    std::fs::write(d.join("proj/p/cut.json"), "{\"history\": [").unwrap();
+    let out = run_in(d, &["scan", "proj", "--format", "json"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("proj/p/junk.jsonl: 150 lines are not JSON records, skipped (lines 2, 3, 4, 5, 6, and 145 more;"),
+        "{err}"
+    );
+    assert!(err.contains("proj/p/cut.json: not a whole JSON document (cut or broken?), skipped"), "{err}");
+    let v = json(&out);
+    let messages = finding_messages(&v, "malformed-row");
+    assert_eq!(messages.iter().filter(|m| m.contains("junk.jsonl")).count(), 100, "listed one by one up to 100");
+    assert!(messages.iter().any(|m| m.starts_with("line 101 of proj/p/junk.jsonl")
+        && m.ends_with("and 50 more broken lines of the file after it")));
+    assert!(messages.contains(&"proj/p/cut.json skipped: not a whole JSON document (cut or broken?)"), "{messages:?}");
 }

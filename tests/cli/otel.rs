@@ -94,7 +94,7 @@ fn langfuse_api_response() {
 #[test]
 fn export_traps() {
     let out = run_in(root(), &["scan", "tests/fixtures/otel/traps.jsonl", "--format", "json"]);
-    assert!(stderr(&out).contains("traps.jsonl: 1 lines are not JSON records, skipped"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("traps.jsonl: 1 line is not a JSON record, skipped (line "), "{}", stderr(&out));
     let v = json(&out);
     // Issue 21: kubectl's `Error from server (NotFound): …` is its verdict.
     assert_eq!(totals(&v), (5, 1, 2), "the repeated span counts once; a cycle and a lost parent end the walk");

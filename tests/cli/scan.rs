@@ -54,7 +54,7 @@ fn small_fixture_golden_table() {
     assert!(out.status.success());
     assert_golden("peri_small.txt", &stdout(&out));
     assert!(!stdout(&out).contains('\u{1b}'), "no colour when stdout is not a terminal");
-    assert!(stderr(&out).contains("1 rows skipped or repaired"), "malformed rows are reported once: {}", stderr(&out));
+    assert!(stderr(&out).contains(": 1 row skipped or repaired"), "malformed rows are reported once: {}", stderr(&out));
 }
 
 #[test]

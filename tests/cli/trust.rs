@@ -165,3 +165,260 @@ fn tables_fit_an_80_column_terminal_and_piped_output_is_not_cut() {
         "add `subagent_type` to `required` in the Agent schema, or say in its description exactly when it is needed"
     ));
 }
+
+/// Copy the Claude Code sample to `dir/cc`, and return its main transcript.
+fn claude_copy(dir: &Path) -> std::path::PathBuf {
+    let cc = dir.join("cc");
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/claude-code");
+    assert!(Command::new("cp").arg("-r").arg(&from).arg(&cc).status().unwrap().success());
+    cc.join("-home-u-proj/1f0e5c3a-7b2d-4e8f-9a10-2c3d4e5f6a7b.jsonl")
+}
+
+/// `tracelint ARGS` in `dir` with `HOME` = `home`: exit code and stderr.
+fn run_home(dir: &Path, home: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(BIN).args(args).current_dir(dir).env("HOME", home).output().unwrap();
+    (out.status.code().unwrap(), stderr(&out))
+}
+
+/// Every file under `dir` with its bytes.
+fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    tree(dir)
+        .into_iter()
+        .filter(|f| dir.join(f).is_file())
+        .map(|f| {
+            let bytes = std::fs::read(dir.join(&f)).unwrap();
+            (f, bytes)
+        })
+        .collect()
+}
+
+/// The refusal of an output: exit 2, one line naming the output and why,
+/// and not one file under `dir` created, removed or changed.
+fn assert_refused(dir: &Path, home: &Path, args: &[&str], output: &str, why: &str) {
+    let before = contents(dir);
+    let (code, err) = run_home(dir, home, args);
+    assert_eq!(code, 2, "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with(&format!("tracelint: error: {output}: ")), "{args:?}: {err}");
+    assert!(err.contains(why), "{args:?}: expected {why:?} in {err}");
+    assert!(contents(dir) == before, "{args:?}: files changed");
+}
+
+/// No output lands on an input, inside an input folder (named, or a default
+/// location), on a hard or symbolic link to an input, or on a SQLite
+/// sidecar name: decided by file identity, before anything is written
+/// (F4, F5, F6; new-user F1).
+#[test]
+fn outputs_never_land_in_an_input_folder_on_a_link_or_on_a_sidecar() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let home = tempfile::tempdir().unwrap();
+    let t = claude_copy(d);
+    let rel = t.strip_prefix(d).unwrap().to_str().unwrap().to_string();
+    for args in [
+        &["export", "cc", "--out", &rel][..],
+        &["scan", "cc", "--summary", &rel],
+        &["check", "cc", "--summary", &rel],
+        &["check", "cc", "--write-baseline", &rel],
+    ] {
+        let out = args[3];
+        assert_refused(d, home.path(), args, out, "is inside cc, a trace given as input");
+    }
+    // New files inside an input folder, however the path is spelled.
+    std::os::unix::fs::symlink(d.join("cc"), d.join("cc-link")).unwrap();
+    for out in ["cc/new.ndjson", "cc/-home-u-proj/new.md", "./cc/../cc/x", "cc-link/-home-u-proj/x", "cc/parts"] {
+        for args in [
+            &["export", "cc", "--out", out][..],
+            &["export", "cc", "--out", out, "--partition"],
+            &["scan", "cc", "--summary", out],
+            &["check", "cc", "--write-baseline", out],
+            &["import", "cc", "--into", out],
+        ] {
+            assert_refused(d, home.path(), args, out, "is inside cc, a trace given as input");
+        }
+    }
+    // Hard links to an input, or to a file inside an input folder.
+    std::fs::hard_link(&t, d.join("hard.md")).unwrap();
+    assert_refused(d, home.path(), &["export", &rel, "--out", "hard.md"], "hard.md", "is a hard link to cc/");
+    assert_refused(d, home.path(), &["export", "cc", "--out", "hard.md"], "hard.md", "is a hard link to cc/");
+    assert_refused(d, home.path(), &["scan", "cc", "--summary", "hard.md"], "hard.md", "is a hard link to cc/");
+    std::os::unix::fs::symlink(&t, d.join("soft.ndjson")).unwrap();
+    assert_refused(d, home.path(), &["export", &rel, "--out", "soft.ndjson"], "soft.ndjson", "is a symbolic link to");
+    assert_refused(d, home.path(), &["export", "cc", "--out", "soft.ndjson"], "soft.ndjson", "is inside cc");
+    // Sidecar names of SQLite databases, inputs or not.
+    std::fs::copy(sample("crush.db"), d.join("x.db")).unwrap();
+    std::fs::copy(sample("crush.db"), d.join("other.db")).unwrap();
+    for side in ["x.db-journal", "x.db-wal", "x.db-shm", "other.db-wal"] {
+        for args in [
+            &["scan", "x.db", "--summary", side][..],
+            &["check", "x.db", "--write-baseline", side],
+            &["export", "x.db", "--out", side],
+        ] {
+            assert_refused(d, home.path(), args, side, "file SQLite keeps beside the database");
+        }
+    }
+}
+
+/// The default locations are inputs when no PATH is given, and are never
+/// written into even when PATHs are given.
+#[test]
+fn outputs_never_land_in_a_default_trace_location() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let home = tempfile::tempdir().unwrap();
+    let projects = home.path().join(".claude/projects");
+    std::fs::create_dir_all(&projects).unwrap();
+    let t = claude_copy(&projects);
+    let transcript = t.to_str().unwrap();
+    let new = projects.join("summary.md");
+    let new = new.to_str().unwrap();
+    let before = std::fs::read(&t).unwrap();
+    for args in [
+        &["scan", "--summary", transcript][..],
+        &["check", "--summary", transcript],
+        &["export", "--out", transcript],
+        &["scan", "--summary", new],
+        &["export", &sample("crush.db"), "--out", transcript],
+        &["scan", &sample("crush.db"), "--summary", new],
+    ] {
+        let out = args[args.len() - 1];
+        let (code, err) = run_home(d, home.path(), args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with(&format!("tracelint: error: {out}: is inside ")), "{args:?}: {err}");
+        assert!(err.contains("a default trace location") || err.contains("a trace given as input"), "{err}");
+        assert_eq!(std::fs::read(&t).unwrap(), before, "{args:?}");
+        assert!(!Path::new(new).exists(), "{args:?}");
+    }
+}
+
+/// An existing file that tracelint did not write is replaced only with
+/// --force; its own exports and baselines are replaced; a summary is
+/// appended to text (F15).
+#[test]
+fn only_files_tracelint_wrote_are_replaced_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let home = tempfile::tempdir().unwrap();
+    let crush = sample("crush.db");
+    std::fs::write(d.join("notes.txt"), "keep\n").unwrap();
+    std::fs::write(d.join("notes.json"), "{\"mine\": true}\n").unwrap();
+    assert_refused(d, home.path(), &["export", &crush, "--out", "notes.txt"], "notes.txt", "pass --force");
+    assert_refused(
+        d,
+        home.path(),
+        &["check", &crush, "--write-baseline", "notes.json"],
+        "notes.json",
+        "is not a tracelint baseline",
+    );
+    std::fs::create_dir_all(d.join("parts/date=2025-09-01")).unwrap();
+    std::fs::write(d.join("parts/date=2025-09-01/part-00000.ndjson"), "mine\n").unwrap();
+    let part = "parts/date=2025-09-01/part-00000.ndjson";
+    assert_refused(d, home.path(), &["export", &crush, "--out", "parts", "--partition"], part, "pass --force");
+    // Its own files are replaced, and --force replaces the others.
+    for args in [
+        &["export", &crush, "--out", "notes.txt", "--force"][..],
+        &["export", &crush, "--out", "notes.txt"],
+        &["check", &crush, "--write-baseline", "notes.json", "--force"],
+        &["check", &crush, "--write-baseline", "notes.json"],
+        &["export", &crush, "--out", "parts", "--partition", "--force"],
+        &["export", &crush, "--out", "parts", "--partition"],
+    ] {
+        let (code, err) = run_home(d, home.path(), args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
+    assert!(std::fs::read_to_string(d.join("notes.txt")).unwrap().starts_with("{\"source\":"));
+    assert!(std::fs::read_to_string(d.join("notes.json")).unwrap().contains("\"tracelint_baseline\""));
+    assert_eq!(listing(d), ["notes.json", "notes.txt", "parts"], "no temporary file left");
+}
+
+/// Nothing is created or truncated before the export is whole: an export
+/// that fails leaves the old file (or none), and no temporary file.
+#[test]
+fn a_failed_export_leaves_the_old_file_or_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let home = tempfile::tempdir().unwrap();
+    let crush = sample("crush.db");
+    for args in [
+        &["export", &crush, "missing.db", "--out", "x.ndjson"][..],
+        &["export", &crush, "missing.db", "--out", "parts", "--partition"],
+        &["import", "missing", "--into", "x.db"],
+    ] {
+        let (code, err) = run_home(d, home.path(), args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(listing(d).is_empty(), "{args:?} left {:?}", listing(d));
+    }
+    let (code, _) = run_home(d, home.path(), &["export", &crush, "--out", "x.ndjson"]);
+    assert_eq!(code, 0);
+    let old = std::fs::read(d.join("x.ndjson")).unwrap();
+    let (code, _) = run_home(d, home.path(), &["export", &crush, "missing.db", "--out", "x.ndjson"]);
+    assert_eq!(code, 2);
+    assert_eq!(std::fs::read(d.join("x.ndjson")).unwrap(), old, "the old export is kept whole");
+    assert_eq!(listing(d), ["x.ndjson"]);
+}
+
+/// `--summary` and the closing sentence on stderr do not depend on stdout:
+/// written whether the reader takes one byte and leaves (`| head -c1`) or
+/// never reads (`| true`) (F21).
+#[test]
+fn the_summary_and_the_verdict_are_written_whatever_the_reader_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample("peri-postmortem.db");
+    for format in ["table", "json", "markdown"] {
+        for reads in [true, false] {
+            let summary = dir.path().join(format!("{format}-{reads}.md"));
+            let mut child = Command::new(BIN)
+                .args(["check", &db, "--format", format, "--summary"])
+                .arg(&summary)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdout = child.stdout.take().unwrap();
+            if reads {
+                let mut one = [0u8; 1];
+                stdout.read_exact(&mut one).unwrap();
+            }
+            drop(stdout);
+            let mut err = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            assert_eq!(wait_bounded(&mut child).code(), Some(1), "{format}: {err}");
+            let text = std::fs::read_to_string(&summary).unwrap_or_default();
+            assert!(text.contains("# tracelint postmortem"), "{format}, read {reads}: summary not written");
+            // After a table the sentence is on stdout, or on stderr when stdout was gone.
+            let said = err.contains("tracelint check failed");
+            assert!(said || format == "table", "{format}, read {reads}: no verdict on stderr: {err}");
+        }
+    }
+}
+
+/// A summary over 512 KiB is cut at the end of a line of the report, in
+/// valid UTF-8, with a note (F25).
+#[test]
+fn a_long_summary_is_cut_at_a_line_boundary() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let schema = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("sql/schema.sql")).unwrap();
+    db_from_sql(
+        d,
+        "many.db",
+        &format!(
+            "{schema}
+             INSERT INTO sessions (id, agent) VALUES ('s', 'tracelint');
+             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999)
+             INSERT INTO calls (session_id, id, seq, tool, input) SELECT 's', 'c' || i, i + 1, printf('工具%05dツール', i), '{{}}' FROM n;
+             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999)
+             INSERT INTO results (session_id, call_id, text, is_error)
+             SELECT 's', 'c' || i, printf('Error: 失敗しました %d — ファイルが見つかりません', i), 0 FROM n;"
+        ),
+    );
+    let full = stdout(&run_in(d, &["scan", "many.db", "--format", "markdown"]));
+    assert!(full.len() > 600 * 1024, "the report is longer than the summary may be: {}", full.len());
+    let out = run_in(d, &["scan", "many.db", "--format", "json", "--summary", "s.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let bytes = std::fs::read(d.join("s.md")).unwrap();
+    let text = String::from_utf8(bytes).expect("the summary is valid UTF-8");
+    let kept = &text[..text.find("\n_Summary truncated at 512 KiB").expect("the cut is said")];
+    assert!(kept.len() <= 512 * 1024 && kept.len() > 500 * 1024, "{}", kept.len());
+    assert!(kept.ends_with('\n') && full.starts_with(kept), "cut inside a line: {:?}", &kept[kept.len() - 80..]);
+}

@@ -149,3 +149,122 @@ pub fn padded_small_sql(rows: u32, blob: u32) -> String {
     ));
     sql
 }
+
+/// Run tracelint in `dir` with `args`, `TMPDIR` set to `tmp`, and a minute
+/// to finish: a run still going after that is a hang, killed and failed.
+pub fn run_bounded(dir: &Path, tmp: &Path, args: &[&std::ffi::OsStr]) -> Output {
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("{args:?} still running after 60 s (a hang): {}", String::from_utf8_lossy(&out.stderr));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Every path under `dir`, relative, sorted (folders too).
+pub fn tree(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            out.push(p.strip_prefix(root).unwrap().display().to_string());
+            if std::fs::symlink_metadata(&p).unwrap().is_dir() {
+                walk(root, &p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// Make a FIFO at `path` (mkfifo(1)).
+pub fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo").arg(path).status().unwrap().success();
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+/// `files` Claude Code transcripts of `calls` calls each in `dir` (about
+/// 1 KB per call, one in five a hidden error): a folder that takes seconds
+/// to read.
+pub fn big_claude_folder(dir: &Path, files: usize, calls: usize) {
+    use std::io::Write;
+    std::fs::create_dir_all(dir).unwrap();
+    let pad = "lorem ipsum ".repeat(40);
+    for k in 0..files {
+        let session = format!("{k:08}-1111-4000-8000-000000000000");
+        let file = std::fs::File::create(dir.join(format!("{session}.jsonl"))).unwrap();
+        let mut w = std::io::BufWriter::new(file);
+        for i in 0..calls {
+            let tool = ["Bash", "Edit", "Read", "Grep"][i % 4];
+            let call = serde_json::json!({"sessionId": session, "uuid": format!("c{k}-{i}"), "type": "assistant",
+                "timestamp": "2026-04-02T09:00:00.000Z", "message": {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": format!("toolu_{k}_{i}"), "name": tool, "input": {"command": format!("make t{}", i % 97)}}]}});
+            let text = if i % 5 == 0 { format!("Error: step {} failed {pad}", i % 50) } else { format!("ok {pad}") };
+            let result = serde_json::json!({"sessionId": session, "uuid": format!("r{k}-{i}"), "type": "user",
+                "timestamp": "2026-04-02T09:00:01.000Z", "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": format!("toolu_{k}_{i}"), "content": text}]}});
+            writeln!(w, "{call}\n{result}").unwrap();
+        }
+        w.flush().unwrap();
+    }
+}
+
+/// Send `signal` (a name such as INT, or KILL) to process `pid` (kill(1)).
+pub fn send_signal(pid: u32, signal: &str) {
+    let ok = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status().unwrap().success();
+    assert!(ok, "kill -{signal} {pid}");
+}
+
+/// Wait up to a minute for `child` to end: a run still going is a hang.
+pub fn wait_bounded(child: &mut std::process::Child) -> std::process::ExitStatus {
+    use std::time::{Duration, Instant};
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("still running after 60 s (a hang)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The scratch folder a running tracelint made in `tmp`, once its database
+/// exists; `None` if `child` ended first.
+pub fn scratch_of(child: &mut std::process::Child, tmp: &Path) -> Option<PathBuf> {
+    use std::time::{Duration, Instant};
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        if child.try_wait().unwrap().is_some() {
+            return None;
+        }
+        let found = std::fs::read_dir(tmp)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("tracelint-scratch-"));
+        if let Some(dir) = found.filter(|d| d.join("transcripts.db").exists()) {
+            return Some(dir);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    panic!("no scratch folder in {} after 60 s", tmp.display());
+}
