@@ -204,6 +204,8 @@ impl Tally {
 #[derive(Debug, Clone)]
 pub struct Miss {
     pub kind: &'static str,
+    /// The judged call's place in its session (`None`: unmatched).
+    pub seq: Option<u64>,
     pub label: Label,
     pub category: Option<String>,
     pub rules: Vec<String>,
@@ -231,13 +233,35 @@ pub fn tally_source(
     let mut by_session_id: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut by_seq: HashMap<(&str, u64), usize> = HashMap::new();
-    for (i, j) in judged.iter().enumerate() {
+    // A reused id is shown as `<id>@<event>` by some readers: the k-th call
+    // of an id in a session is the k-th label of it.
+    let mut by_base: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    let mut order: Vec<usize> = (0..judged.len()).collect();
+    order.sort_by(|&a, &b| (&judged[a].session, judged[a].seq).cmp(&(&judged[b].session, judged[b].seq)));
+    for &i in &order {
+        let j = &judged[i];
         by_session_id.entry((&j.session, &j.call_id)).or_default().push(i);
         by_id.entry(&j.call_id).or_default().push(i);
         by_seq.insert((&j.session, j.seq), i);
+        by_base.entry((&j.session, base_id(&j.call_id))).or_default().push(i);
     }
-    let find = |l: &Label| -> Option<usize> {
+    let mut label_order: Vec<usize> = (0..labels.len()).collect();
+    label_order.sort_by_key(|&i| (labels[i].session.clone(), labels[i].seq.unwrap_or(u64::MAX)));
+    let mut nth: HashMap<usize, usize> = HashMap::new();
+    let mut counts: HashMap<(&str, &str), usize> = HashMap::new();
+    for &i in &label_order {
+        let l = labels[i];
+        let n = counts.entry((&l.session, &l.call_id)).or_insert(0);
+        nth.insert(i, *n);
+        *n += 1;
+    }
+    let find = |k: usize, l: &Label| -> Option<usize> {
         if !l.call_id.is_empty() {
+            if let Some(all) = by_base.get(&(l.session.as_str(), l.call_id.as_str()))
+                && let Some(&i) = nth.get(&k).and_then(|n| all.get(*n))
+            {
+                return Some(i);
+            }
             if let Some([one]) = by_session_id.get(&(l.session.as_str(), l.call_id.as_str())).map(Vec::as_slice) {
                 return Some(*one);
             }
@@ -245,13 +269,23 @@ pub fn tally_source(
                 return Some(*one);
             }
         }
-        l.seq.and_then(|s| by_seq.get(&(l.session.as_str(), s)).copied())
+        let seq = l.seq?;
+        if let Some(&i) = by_seq.get(&(l.session.as_str(), seq)) {
+            return Some(i);
+        }
+        // A label without a session (the store names none): the call at
+        // that place of the one session the unit holds.
+        let sessions: std::collections::HashSet<&str> = judged.iter().map(|j| j.session.as_str()).collect();
+        match (l.session.is_empty(), sessions.len()) {
+            (true, 1) => by_seq.get(&(*sessions.iter().next()?, seq)).copied(),
+            _ => None,
+        }
     };
     let mut unmatched = 0;
-    for l in labels {
+    for (k, l) in labels.iter().enumerate() {
         tally.labels += 1;
         let truth_hidden = l.verdict == Verdict::Fail && l.flagged != Some(true);
-        let Some(i) = find(l) else {
+        let Some(i) = find(k, l) else {
             unmatched += 1;
             if truth_hidden {
                 tally.truth_hidden += 1;
@@ -261,7 +295,7 @@ pub fn tally_source(
             }
             misses.push((
                 split.to_string(),
-                Miss { kind: "unmatched", label: (*l).clone(), category: None, rules: vec![] },
+                Miss { kind: "unmatched", seq: None, label: (*l).clone(), category: None, rules: vec![] },
             ));
             continue;
         };
@@ -274,7 +308,13 @@ pub fn tally_source(
             } else {
                 misses.push((
                     split.to_string(),
-                    Miss { kind: "flag", label: (*l).clone(), category: j.category.clone(), rules: j.rules.clone() },
+                    Miss {
+                        kind: "flag",
+                        seq: Some(j.seq),
+                        label: (*l).clone(),
+                        category: j.category.clone(),
+                        rules: j.rules.clone(),
+                    },
                 ));
             }
         }
@@ -304,7 +344,13 @@ pub fn tally_source(
         if let Some(kind) = kind {
             misses.push((
                 split.to_string(),
-                Miss { kind, label: (*l).clone(), category: j.category.clone(), rules: j.rules.clone() },
+                Miss {
+                    kind,
+                    seq: Some(j.seq),
+                    label: (*l).clone(),
+                    category: j.category.clone(),
+                    rules: j.rules.clone(),
+                },
             ));
         }
     }
@@ -398,6 +444,14 @@ pub fn measure(root: &Path, bin: &Path, sources: &[Source], labels: &[Label], on
     m
 }
 
+/// `id` without the `@<event>` a reader adds to a reused id.
+fn base_id(id: &str) -> &str {
+    match id.rsplit_once('@') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => id,
+    }
+}
+
 fn pct(x: Option<f64>) -> String {
     x.map_or("–".into(), |v| format!("{:.3}", v))
 }
@@ -454,12 +508,13 @@ pub fn render(m: &Measure, details: bool) -> String {
             let l = &miss.label;
             let _ = writeln!(
                 s,
-                "{:<12} {:<13} {} {} #{} {} [{}] {} :: {}",
+                "{:<12} {:<13} {} {} #{} @{} {} [{}] {} :: {}",
                 miss.kind,
                 l.agent,
                 l.local,
                 l.session,
                 l.call_id,
+                miss.seq.map_or("-".into(), |s| s.to_string()),
                 l.tool,
                 miss.category.as_deref().unwrap_or("-"),
                 miss.rules.join(","),
