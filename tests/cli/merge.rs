@@ -86,3 +86,43 @@ fn reports_made_with_other_thresholds_or_versions_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("contract v3"), "{}", stderr(&out));
 }
+
+/// Every free-text string of `v` (and the keys of its text-keyed maps)
+/// with `evil` in front; the enum fields stay as they are.
+fn taint(v: &Value, key: &str, evil: &str) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| {
+                    let k2 = if matches!(key, "histogram" | "categories") { format!("{evil}{k}") } else { k.clone() };
+                    (k2, taint(x, k, evil))
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|x| taint(x, "[]", evil)).collect()),
+        Value::String(s) if !matches!(key, "rule" | "severity") => Value::String(format!("{evil}{s}")),
+        v => v.clone(),
+    }
+}
+
+/// Issue 22, F14 (`gen_merge_escape.py`): strings a report file brings
+/// (formats, categories, labels, kinds, histogram keys) reach the table,
+/// Markdown and CSV of `merge` sanitized.
+#[test]
+fn merged_report_strings_are_sanitized() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = scan_json(&["sample-traces/peri-postmortem.db"], &[]);
+    let evil = "\u{1b}[31m\u{1b}]8;;http://e.example\u{7}L\u{1b}]8;;\u{7}\u{202e}\u{9b}2J\u{61c}";
+    let path = dir.path().join("evil.json");
+    std::fs::write(&path, taint(&report, "", evil).to_string()).unwrap();
+    for format in ["table", "markdown", "csv", "json"] {
+        let out = run_in(root(), &["merge", path.to_str().unwrap(), "--format", format, "--color", "never"]);
+        assert!(out.status.success(), "{format}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains('L'), "{format}: the report is there");
+        if format != "json" {
+            assert!(!text.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}', '\u{61c}']), "{format}: {text:?}");
+            assert!(!text.contains("e.example"), "{format}: the link target is gone");
+        }
+    }
+}
