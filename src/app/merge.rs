@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::redact::Redaction;
 use crate::render;
 use crate::report::{CONTRACT_VERSION, Report};
+use crate::sanitize::one_line;
 
 /// Every string of a report file, map keys included, redacted: a report
 /// made with `scan --no-redact`, or by anything else, is redacted like a
@@ -85,7 +86,7 @@ pub fn merge(reports: &[(String, Report)], redaction: Redaction) -> Result<Repor
                 ),
             ));
         }
-        agg.absorb(r);
+        agg.absorb(r).map_err(|e| Error::input(name, format!("not a report a scan writes: {}", one_line(&e))))?;
     }
     Ok(agg.finish())
 }

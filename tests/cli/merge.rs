@@ -126,3 +126,60 @@ fn merged_report_strings_are_sanitized() {
         }
     }
 }
+
+/// Issue 22, F3 (`repro_merge_panic.sh`): a report whose histograms claim
+/// `u64::MAX` or 3e9 entries is refused in one line naming the file (it
+/// panicked, or took 23 GB); one whose counts agree is merged from the
+/// histograms, never expanded; totals that would wrap are refused.
+#[test]
+fn absurd_counts_are_refused_and_huge_histograms_never_expanded() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = scan_json(&["sample-traces/peri-postmortem.db"], &[]);
+    assert!(
+        !report["recovery"].as_array().unwrap().is_empty()
+            && !report["streaks"]["by_tool"].as_array().unwrap().is_empty()
+    );
+    let write = |name: &str, v: &Value| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, v.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let refused = |path: &str| {
+        let out = run_in(root(), &["merge", path]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{path}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(path) && !err.contains("panicked"), "{err}");
+    };
+    for n in [u64::MAX, 3_000_000_000] {
+        let mut bad = report.clone();
+        bad["recovery"][0]["attempts"] = serde_json::json!({"1": n});
+        refused(&write(&format!("attempts-{n}.json"), &bad));
+        let mut bad = report.clone();
+        bad["streaks"]["by_tool"][0]["lengths"] = serde_json::json!({"2": n});
+        refused(&write(&format!("lengths-{n}.json"), &bad));
+    }
+    let mut wraps = report.clone();
+    for key in ["calls", "errors", "hidden_errors", "content_errors", "flagged_errors"] {
+        wraps["totals"][key] = (u64::MAX - 1).into();
+    }
+    let wraps = write("wraps.json", &wraps);
+    refused(&wraps);
+    // Counts that agree, in the billions: merged in no time and no memory.
+    let mut big = report.clone();
+    let row = &mut big["recovery"][0];
+    row["attempts"] = serde_json::json!({"1": 3_000_000_000u64, "7": 1_000_000_000u64});
+    row["recovered"] = 4_000_000_000u64.into();
+    row["failures"] = 4_000_000_000u64.into();
+    row["recovered_at_1"] = 3_000_000_000u64.into();
+    row["recovered_at_2"] = 0.into();
+    row["recovered_at_3"] = 0.into();
+    row["abandoned"] = 0.into();
+    row["identical_retries"] = 0.into();
+    row["identical_retry_successes"] = 0.into();
+    let big = write("big.json", &big);
+    let merged = json(&run_in(root(), &["merge", &big, &big, "--format", "json"]));
+    let first = &merged["recovery"].as_array().unwrap().iter().find(|r| r["recovered"] == 8_000_000_000u64).unwrap();
+    assert_eq!(first["median_attempts"], 1.0);
+    assert_eq!(first["attempts"]["7"], 2_000_000_000u64);
+}
