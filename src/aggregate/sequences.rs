@@ -276,8 +276,12 @@ fn check_recovery(r: &RecoveryRow) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "recovery row ({}, {}): attempts {:?} do not add up to {} recovered of {} failures",
-            r.tool, r.category, sum, r.recovered, r.failures
+            "recovery row ({}, {}): attempts adding up to {} do not match {} recovered of {} failures",
+            r.tool,
+            r.category,
+            sum.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+            r.recovered,
+            r.failures
         ))
     }
 }
@@ -293,8 +297,11 @@ fn check_streaks(r: &StreakRow) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "streak row of {}: lengths {:?} do not add up to {} streaks, longest {}",
-            r.tool, sum, r.streaks, r.longest
+            "streak row of {}: lengths adding up to {} do not match {} streaks, longest {}",
+            r.tool,
+            sum.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+            r.streaks,
+            r.longest
         ))
     }
 }
@@ -427,7 +434,7 @@ mod tests {
         assert_eq!((recovery[0].median_attempts, recovery[0].recovered), (Some(1.0), 4_000_000_000));
         let mut agg = SequenceAgg::default();
         let err = agg.absorb(&[row(BTreeMap::from([(1, u64::MAX)]), 3)], &empty, &[], &[]).unwrap_err();
-        assert!(err.contains("do not add up"), "{err}");
+        assert!(err.contains("do not match"), "{err}");
         let mut agg = SequenceAgg::default();
         let err = agg.absorb(&[row(BTreeMap::from([(1, u64::MAX)]), u64::MAX)], &empty, &[], &[]).unwrap_err();
         assert!(err.contains("more than"), "{err}");

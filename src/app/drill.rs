@@ -122,9 +122,12 @@ pub fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// Collects the sessions whose id starts with the one asked for.
+/// Collects the sessions whose id starts with the one asked for, as
+/// written or as shown (an id holding a secret is shown redacted).
 struct Sessions {
     source: String,
+    wanted: String,
+    redaction: Redaction,
     found: Vec<(String, JudgedSession)>,
 }
 
@@ -134,7 +137,9 @@ impl Visitor for Sessions {
     }
 
     fn session(&mut self, s: JudgedSession) -> bool {
-        self.found.push((self.source.clone(), s));
+        if s.id.starts_with(&self.wanted) || s.id.starts_with(&*self.redaction.apply(&self.wanted)) {
+            self.found.push((self.source.clone(), s));
+        }
         true
     }
 }
@@ -204,9 +209,15 @@ pub fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
     // Every session that starts with the id: an exact match among them wins.
     opts.source.session = Some(SessionFilter::Prefix(args.session.clone()));
     let paths = crate::input::resolve(&args.paths)?;
-    let mut visitor = Sessions { source: String::new(), found: Vec::new() };
-    crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
     let redaction = opts.aggregate.redaction;
+    let mut visitor = Sessions { source: String::new(), wanted: args.session.clone(), redaction, found: Vec::new() };
+    crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
+    if visitor.found.is_empty() && redaction == Redaction::On {
+        // Perhaps an id as a report shows it, redacted: the sources know
+        // only the ids as written, so every session is judged and compared.
+        opts.source.session = None;
+        crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
+    }
     let (source, session) = pick_session(&args.session, redaction, visitor.found)?;
     if let Some(call) = &args.call {
         let c = pick_call(&session.id, call, redaction, &session.calls)?;

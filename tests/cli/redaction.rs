@@ -290,6 +290,9 @@ fn every_secret_shape_through_every_channel_and_command() {
         assert!(!data.is_empty(), "{file}");
         assert_eq!(shape_leaks(&data), Vec::<&str>::new(), "{file} leaks");
     }
+    // A session id as reports show it, redacted, is found by `show` too.
+    let shown = run_in(dir.path(), &["show", "sess-0-AKIA[REDACTED]", "secrets.db"]);
+    assert!(shown.status.success() && stdout(&shown).contains("session sess-0-AKIA[REDACTED]"), "{}", stderr(&shown));
     // The secrets are there to leak: --no-redact shows every one of them,
     // and merge --no-redact keeps what the report carried.
     assert_eq!(shape_leaks(&open.stdout).len(), SHAPES.len(), "{}", stdout(&open));
