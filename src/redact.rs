@@ -111,7 +111,13 @@ static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
         // `aws_secret_access_key=`, `client_secret:`. The word must end the
         // name: `max_tokens: 10` and `author: x` are kept.
         shape(
-            r#"(?i)\b((?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|credentials?|auth)(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[^\s"'&,;\\]{3,}"#,
+            r#"(?i)\b((?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|token|(?:api|access|account|secret|private|signing|encryption|master|client)[_-]?key|credentials?|auth)(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[^\s"'&,;\\]{3,}"#,
+            "${1}[REDACTED]",
+        ),
+        // A command's option followed by its secret: `--password hunter2`
+        // (after the assignments, whose names it would otherwise take).
+        shape(
+            r"(?i)(--(?:password|passwd|token|secret|client-secret|api-key|access-key)\s+)[^\s-][^\s]{2,}",
             "${1}[REDACTED]",
         ),
     ]
@@ -207,6 +213,10 @@ mod tests {
             ("{\"client_secret\": \"abc123xyz\"}", "{\"client_secret\": \"[REDACTED]\"}"),
             (r#"{"raw":"{\"api_key\": \"Tl22Json\"}"}"#, r#"{"raw":"{\"api_key\": \"[REDACTED]\"}"}"#),
             ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED]"),
+            ("mysql --password hunter2 --user x", "mysql --password [REDACTED] --user x"),
+            ("AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4==;", "AccountName=acct;AccountKey=[REDACTED];"),
+            ("X-API-Key: 0123456789abcdef", "X-API-Key: [REDACTED]"),
+            (r#"deploy --token {\"api_key\": \"Tl22Json\"}"#, r#"deploy --token [REDACTED] \"[REDACTED]\"}"#),
             // A secret glued to an id or a name by `_` or `-`.
             ("toolu_sk-proj-Rel3OpenAIkeyAbCdEfGhIjKlMnOpQrStUvWx", "toolu_sk-[REDACTED]"),
             ("toolu_AKIAZ7Q3REL3EXAMPLE9", "toolu_AKIA[REDACTED]"),
@@ -241,6 +251,7 @@ mod tests {
             "toolu_01ABCDEFGHIJKLMNOPQRSTUV call_00_JpAjQZBIpNj4qysohdBQ6732",
             "ASIAN PACIFIC and AKIAsmall",
             "the basic configuration is fine",
+            "docker login --password-stdin and --token-file path",
             "eyJhbGciOi alone",
         ] {
             assert!(matches!(redact(text), std::borrow::Cow::Borrowed(_)), "{text}: {}", redact(text));
