@@ -108,6 +108,9 @@ pub struct MergeArgs {
     /// Colour in the table output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Show secrets in the reports' text (reports made with `scan --no-redact`) instead of redacting them.
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -105,8 +105,10 @@ pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visi
     for path in paths {
         let src = input::open(path, &opts.source, notes)?;
         let judge = judge_for(src.format_name, &src.tool_schemas()?, opts)?;
+        // A file named after a token is shown redacted, like the trace text.
+        let label = opts.aggregate.redaction.apply(&src.label);
         visitor.source(SourceStart {
-            path: &src.label,
+            path: &label,
             format: src.format_name,
             schemas: judge.schemas().clone(),
             warnings: src.warnings.clone(),
@@ -121,7 +123,7 @@ pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visi
 fn judge_for(format: &str, trace_schemas: &[(String, serde_json::Value)], opts: &ScanOptions) -> Result<Judge> {
     let set = SchemaSet::build(format, trace_schemas, &opts.tool_schemas)
         .map_err(|e| Error::input(&opts.tool_schemas.origin, e))?;
-    Ok(Judge::new(Arc::new(set), opts.aggregate.streak_threshold))
+    Ok(Judge::new(Arc::new(set), opts.aggregate.streak_threshold).redacting(opts.aggregate.redaction))
 }
 
 /// Read a source on this thread while another judges the sessions and

@@ -1,6 +1,6 @@
 //! Pairing calls with results by call id, within one session.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use crate::model::{Call, ToolResult};
 
@@ -28,19 +28,21 @@ pub struct Paired {
 /// every call after the first is reported as a duplicate.
 pub fn pair(calls: &[Call], results: &[ToolResult]) -> Paired {
     let mut pairs: Vec<Pair> = (0..calls.len()).map(|i| Pair { seq: i + 1, call: i, result: None }).collect();
-    // Calls waiting for a result, per id, in reverse order (pop yields the first).
-    let mut waiting: HashMap<&str, Vec<usize>> = HashMap::with_capacity(calls.len());
+    // Calls waiting for a result, per id, in call order: the first is
+    // answered first. A queue, so that an id used by every call of a long
+    // session costs no more than distinct ids.
+    let mut waiting: HashMap<&str, VecDeque<usize>> = HashMap::with_capacity(calls.len());
     let mut duplicates = Vec::new();
     for (i, c) in calls.iter().enumerate() {
         let slot = waiting.entry(c.id.as_str()).or_default();
         if !slot.is_empty() {
             duplicates.push(i);
         }
-        slot.insert(0, i);
+        slot.push_back(i);
     }
     let mut orphans = Vec::new();
     for (r, result) in results.iter().enumerate() {
-        match waiting.get_mut(result.call_id.as_str()).and_then(Vec::pop) {
+        match waiting.get_mut(result.call_id.as_str()).and_then(VecDeque::pop_front) {
             Some(i) => pairs[i].result = Some(r),
             None => orphans.push(r),
         }
@@ -79,6 +81,23 @@ mod tests {
         assert_eq!(p.orphans, vec![2]);
         assert!(p.duplicates.is_empty());
         assert_eq!(p.pairs.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![1, 2, 3]);
+    }
+
+    /// Issue 22: one id on every call of a long session is paired in
+    /// linear time (it was quadratic: each call went to the front of a
+    /// list). The timeout only detects a hang; it measures nothing.
+    #[test]
+    fn one_id_on_every_call_does_not_hang() {
+        let n = 400_000;
+        let calls: Vec<Call> = (0..n).map(|_| call("same")).collect();
+        let results: Vec<ToolResult> = (0..n).map(|_| result("same")).collect();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let p = pair(&calls, &results);
+            let _ = tx.send((p.duplicates.len(), p.pairs[n - 1].result, p.orphans.len()));
+        });
+        let got = rx.recv_timeout(std::time::Duration::from_secs(120)).expect("pairing hangs");
+        assert_eq!(got, (n - 1, Some(n - 1), 0));
     }
 
     #[test]

@@ -1,11 +1,16 @@
-//! Redaction of common secret shapes in trace text shown in reports:
-//! API keys, cloud keys, bearer tokens, `password=` / `token=` values and
-//! private key blocks. On by default; `--no-redact` turns it off.
+//! Redaction of the secret shapes security scanners know, in trace text
+//! shown in reports: provider API keys and tokens (OpenAI, Anthropic,
+//! AWS, GitHub, GitLab, Slack, Google, Stripe, Hugging Face, npm, PyPI,
+//! SendGrid, Shopify, DigitalOcean and others), JWTs, URL passwords,
+//! webhook URLs, bearer and basic credentials, private key blocks, and
+//! values assigned to secret names (`password=`, `DB_PASSWORD=`,
+//! `aws_secret_access_key:`, `"api_key": …`). On by default; `--no-redact`
+//! turns it off. docs/security.md lists the shapes.
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Captures, Regex};
 
 /// Whether secrets are replaced: a value handed down from the settings
 /// (`--no-redact` gives `Redaction::Off`), never a process-wide switch.
@@ -28,37 +33,118 @@ impl Redaction {
 
 struct Shape {
     re: Regex,
-    with: &'static str,
+    with: With,
 }
 
+/// What a match becomes: a replacement template, or a function of it.
+enum With {
+    Text(&'static str),
+    Fn(fn(&Captures<'_>) -> String),
+}
+
+/// `user:password@host` without a scheme (or with its slashes lost, as in
+/// a file name): the password goes, unless the "user" is a URI scheme
+/// such as `mailto:`, whose `name@host` is an address.
+fn userinfo(c: &Captures<'_>) -> String {
+    let user = &c["user"];
+    if user.eq_ignore_ascii_case("mailto:") || user.eq_ignore_ascii_case("xmpp:") {
+        return c[0].to_string();
+    }
+    format!("{}{user}[REDACTED]@{}", &c["pre"], &c["host"])
+}
+
+/// Before a token: the start of the text or a character that is not a
+/// letter or digit. `_` counts as a separator (`\b` would not see the key
+/// in `toolu_sk-…` or `DB_PASSWORD`), and the character is put back.
+const PRE: &str = r"(?P<pre>^|[^A-Za-z0-9])";
+
+/// The secret shapes, most specific first. Token formats are those the
+/// secret scanners (gitleaks, secretlint) know by a fixed prefix, so that
+/// ordinary words and hex hashes never match; the assignment shape at the
+/// end catches the rest by the name they are given.
 static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
-    let shape = |p: &str, with| Shape { re: Regex::new(p).expect("secret pattern"), with };
+    let shape = |p: &str, with| Shape { re: Regex::new(p).expect("secret pattern"), with: With::Text(with) };
+    let token = |p: &str, with| shape(&format!("{PRE}{p}"), with);
     vec![
         shape(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)",
             "[REDACTED PRIVATE KEY]",
         ),
-        shape(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}", "sk-[REDACTED]"),
-        shape(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", "AKIA[REDACTED]"),
-        shape(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b", "gh_[REDACTED]"),
-        shape(r"\bxox[abposr]-[A-Za-z0-9-]{10,}", "xox-[REDACTED]"),
+        // The password of a URL's userinfo: `https://user:pw@`, `postgres://u:pw@`.
+        shape(r#"\b([A-Za-z][A-Za-z0-9+.-]*://[^\s/:@'"`<>]*:)[^\s/@'"`<>]+@"#, "${1}[REDACTED]@"),
+        Shape {
+            re: Regex::new(
+                r#"(?P<pre>^|[^A-Za-z0-9_.%+-])(?P<user>[A-Za-z0-9_.%+-]+:)[^\s/@:'"`<>\[\]]+@(?P<host>(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|localhost)"#,
+            )
+            .expect("secret pattern"),
+            with: With::Fn(userinfo),
+        },
+        // Webhook URLs are the credential themselves (`_` for `/`: a file name).
+        shape(r"(hooks\.slack\.com[/_](?:services|workflows|triggers)[/_])[A-Za-z0-9+/_-]{8,}", "${1}[REDACTED]"),
+        shape(r"(discord(?:app)?\.com[/_]api[/_]webhooks[/_])[0-9]+[/_][A-Za-z0-9_-]{8,}", "${1}[REDACTED]"),
+        // JWTs: a base64url JSON header and payload (`eyJ…`), and a signature.
+        token(r"ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*", "${pre}[REDACTED JWT]"),
+        token(r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}", "${pre}sk-[REDACTED]"),
+        token(r"(?P<k>sk|rk)_(?P<m>live|test|prod)_[A-Za-z0-9]{10,}", "${pre}${k}_${m}_[REDACTED]"),
+        token(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", "${pre}AKIA[REDACTED]"),
+        token(r"gh[pousr]_[A-Za-z0-9]{30,}", "${pre}gh_[REDACTED]"),
+        token(r"github_pat_[A-Za-z0-9_]{30,}", "${pre}github_pat_[REDACTED]"),
+        token(r"(?P<k>gl(?:pat|ptt|rt|dt|ft|soat|agent|oas|imt|cbt|ffct))-[A-Za-z0-9_-]{20,}", "${pre}${k}-[REDACTED]"),
+        // Slack, also as a template of a report made with --no-redact left
+        // it (`xoxb<n><n>-…`: its digit groups normalized).
+        token(r"(?:xox[abposre]|xapp)(?:-|<n>)[A-Za-z0-9<>-]{10,}", "${pre}xox-[REDACTED]"),
+        token(r"AIza[0-9A-Za-z_-]{35}", "${pre}AIza[REDACTED]"),
+        token(r"ya29\.[0-9A-Za-z_-]{20,}", "${pre}ya29.[REDACTED]"),
+        token(r"GOCSPX-[0-9A-Za-z_-]{20,}", "${pre}GOCSPX-[REDACTED]"),
+        token(r"(?P<k>hf_|api_org_)[A-Za-z0-9]{30,}", "${pre}${k}[REDACTED]"),
+        token(r"npm_[A-Za-z0-9]{36}", "${pre}npm_[REDACTED]"),
+        token(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}", "${pre}pypi-[REDACTED]"),
+        token(r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", "${pre}SG.[REDACTED]"),
+        token(r"(?P<k>shp(?:at|ca|pa|ss))_[a-fA-F0-9]{32}", "${pre}${k}_[REDACTED]"),
+        token(r"(?P<k>do[por])_v1_[a-f0-9]{64}", "${pre}${k}_v1_[REDACTED]"),
+        token(r"(?P<k>lin_api_|pplx-|dapi)[A-Za-z0-9]{32,}", "${pre}${k}[REDACTED]"),
         shape(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{12,}", "$1 [REDACTED]"),
+        shape(r#"(?i)\b(authorization["']?\s*[:=]\s*["']?basic)\s+[A-Za-z0-9+/=]{8,}"#, "$1 [REDACTED]"),
+        // `NAME=value`, `NAME: value`, `"name": "value"` (also JSON-escaped,
+        // as in serialized arguments), where the name is or
+        // ends in a secret word: `password=`, `DB_PASSWORD=`,
+        // `aws_secret_access_key=`, `client_secret:`. The word must end the
+        // name: `max_tokens: 10` and `author: x` are kept.
         shape(
-            r#"(?i)\b((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth)["']?\s*[:=]\s*["']?)[^\s"'&,;]{3,}"#,
+            r#"(?i)\b((?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|token|(?:api|access|account|secret|private|signing|encryption|master|client)[_-]?key|credentials?|auth)(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[^\s"'&,;\\]{3,}"#,
+            "${1}[REDACTED]",
+        ),
+        // A command's option followed by its secret: `--password hunter2`
+        // (after the assignments, whose names it would otherwise take).
+        shape(
+            r"(?i)(--(?:password|passwd|token|secret|client-secret|api-key|access-key)\s+)[^\s-][^\s]{2,}",
             "${1}[REDACTED]",
         ),
     ]
 });
 
+/// One pattern that matches wherever some shape does: most text holds no
+/// secret, and one pass says so.
+static ANY: LazyLock<regex::RegexSet> =
+    LazyLock::new(|| regex::RegexSet::new(SHAPES.iter().map(|s| s.re.as_str())).expect("secret patterns"));
+
 /// `text` with secret shapes replaced.
 pub fn redact(text: &str) -> Cow<'_, str> {
+    if !ANY.is_match(text) {
+        return Cow::Borrowed(text);
+    }
     let mut out = Cow::Borrowed(text);
     for s in SHAPES.iter() {
-        if s.re.is_match(&out) {
-            out = Cow::Owned(s.re.replace_all(&out, s.with).into_owned());
+        let replaced = match s.with {
+            With::Text(t) => s.re.replace_all(&out, t),
+            With::Fn(f) => s.re.replace_all(&out, f),
+        };
+        if let Cow::Owned(o) = replaced {
+            out = Cow::Owned(o);
         }
     }
-    out
+    // A match that was kept (an address) changed nothing.
+    if out == text { Cow::Borrowed(text) } else { out }
 }
 
 #[cfg(test)]
@@ -86,6 +172,67 @@ mod tests {
         }
     }
 
+    /// Issue 22, F7: the shapes security scanners know, each in the
+    /// places it is met (text, an id after `_`, a JSON string).
+    #[test]
+    fn shapes_the_scanners_know() {
+        let cases = [
+            (
+                "jwt eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJyZWwzand0In0.Rel3JwtSigAbCdEfGhIjKlMnOpQrStUv end",
+                "jwt [REDACTED JWT] end",
+            ),
+            (
+                "github_pat_11REL3ABC0123456789_Rel3FineGrainedPatAbCdEfGhIjKlMnOpQrStUvWxYz0123456789ab",
+                "github_pat_[REDACTED]",
+            ),
+            ("https://admin:Rel3UrlPassw0rd@db.example.com/x", "https://admin:[REDACTED]@db.example.com/x"),
+            ("postgres://svc:Rel3PgPassw0rd@10.0.0.5:5432/app", "postgres://svc:[REDACTED]@10.0.0.5:5432/app"),
+            ("redis://:s3cr3tpass@cache:6379", "redis://:[REDACTED]@cache:6379"),
+            // Slashes lost (a file name): the userinfo still goes.
+            (
+                "f9-https:__deploy:Tl22UrlPass@git.example.com_repo.db",
+                "f9-https:__deploy:[REDACTED]@git.example.com_repo.db",
+            ),
+            ("mysql:__root:Tl22MyPass@127.0.0.1:3306_db", "mysql:__root:[REDACTED]@127.0.0.1:3306_db"),
+            (
+                "https://hooks.slack.com/services/T0REL3AAA/B0REL3BBB/Rel3SlackHookAbCdEfGhIj",
+                "https://hooks.slack.com/services/[REDACTED]",
+            ),
+            ("xoxb-123456789012-Rel3SlackBotAbCdEf", "xox-[REDACTED]"),
+            ("xoxp-1234567890-1234567890-abcdef", "xox-[REDACTED]"),
+            ("login with xoxb<n><n>-Tl22SlackBotQwErTy failed", "login with xox-[REDACTED] failed"),
+            ("key=AIzaSyRel3GoogleApiKeyAbCdEfGhIjKlMnOpQ;", "key=AIza[REDACTED];"),
+            ("sk_live_Rel3StripeKeyAbCdEfGhIjKl", "sk_live_[REDACTED]"),
+            ("rk_live_0123456789abcdef and sk_test_0123456789abcdef", "rk_live_[REDACTED] and sk_test_[REDACTED]"),
+            ("hf_Rel3HuggingFaceTokenAbCdEfGhIjKlMnOp", "hf_[REDACTED]"),
+            ("npm_Rel3NpmTokenAbCdEfGhIjKlMnOpQrStUvWx", "npm_[REDACTED]"),
+            ("glpat-Rel3GitlabTokAbCdEfGh", "glpat-[REDACTED]"),
+            ("DB_PASSWORD=Rel3DbEnvPassw0rd", "DB_PASSWORD=[REDACTED]"),
+            ("aws_secret_access_key=wJalrXUtnFEMIrel3K7MDENGbPxRfiCYEXAMPLEKEY", "aws_secret_access_key=[REDACTED]"),
+            ("AWS_SECRET_ACCESS_KEY: Rel3AwsSecretEnvAbCd", "AWS_SECRET_ACCESS_KEY: [REDACTED]"),
+            ("{\"client_secret\": \"abc123xyz\"}", "{\"client_secret\": \"[REDACTED]\"}"),
+            (r#"{"raw":"{\"api_key\": \"Tl22Json\"}"}"#, r#"{"raw":"{\"api_key\": \"[REDACTED]\"}"}"#),
+            ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED]"),
+            ("mysql --password hunter2 --user x", "mysql --password [REDACTED] --user x"),
+            ("AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4==;", "AccountName=acct;AccountKey=[REDACTED];"),
+            ("X-API-Key: 0123456789abcdef", "X-API-Key: [REDACTED]"),
+            (r#"deploy --token {\"api_key\": \"Tl22Json\"}"#, r#"deploy --token [REDACTED] \"[REDACTED]\"}"#),
+            // A secret glued to an id or a name by `_` or `-`.
+            ("toolu_sk-proj-Rel3OpenAIkeyAbCdEfGhIjKlMnOpQrStUvWx", "toolu_sk-[REDACTED]"),
+            ("toolu_AKIAZ7Q3REL3EXAMPLE9", "toolu_AKIA[REDACTED]"),
+            ("sess-3-ghp_Rel3GhpTokenAbCdEfGhIjKlMnOpQrStUvWx12", "sess-3-gh_[REDACTED]"),
+            ("toolu_aws_secret_access_key=wJalrXUtnFEMIrel3K7", "toolu_aws_secret_access_key=[REDACTED]"),
+            (
+                "-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjE\\n-----END OPENSSH PRIVATE KEY-----\"}",
+                "[REDACTED PRIVATE KEY]\"}",
+            ),
+            ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n", "[REDACTED PRIVATE KEY]"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(redact(input), want, "for {input:?}");
+        }
+    }
+
     #[test]
     fn ordinary_text_is_untouched() {
         for text in [
@@ -93,8 +240,21 @@ mod tests {
             "please provide subagent_type parameter",
             "the token count is high",
             "sk-short",
+            "commit 4f9e2c1a7b3d5e6f8091a2b3c4d5e6f708192a3b merged",
+            "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            "max_tokens: 4096, input_tokens=512, token_count: 7",
+            "author: Jane Doe",
+            "see https://example.com/a:b@c and git@github.com:org/repo.git",
+            "write to mailto:jane@example.com or xmpp:bob@chat.example.org",
+            "pull image:tag@sha256:abc and pkg@1.2.3",
+            "disk-0123456789abcdefghij task-manager-abcdefghijklmnop",
+            "toolu_01ABCDEFGHIJKLMNOPQRSTUV call_00_JpAjQZBIpNj4qysohdBQ6732",
+            "ASIAN PACIFIC and AKIAsmall",
+            "the basic configuration is fine",
+            "docker login --password-stdin and --token-file path",
+            "eyJhbGciOi alone",
         ] {
-            assert!(matches!(redact(text), std::borrow::Cow::Borrowed(_)), "{text}");
+            assert!(matches!(redact(text), std::borrow::Cow::Borrowed(_)), "{text}: {}", redact(text));
         }
     }
 }

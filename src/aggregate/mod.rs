@@ -193,54 +193,70 @@ impl Aggregator {
     /// Take in a finished report (for `merge`): its sources follow the ones
     /// already taken, and every count adds. The result is the report one
     /// scan of all their sources would give, but for what a report does not
-    /// carry (example messages, per-source tool rows).
-    pub fn absorb(&mut self, r: &Report) {
+    /// carry (example messages, per-source tool rows). Counts that no scan
+    /// writes (totals that contradict each other, histograms that do not
+    /// add up, sums past `sequences::MAX_COUNT`) are refused, before
+    /// anything is allocated for them.
+    pub fn absorb(&mut self, r: &Report) -> Result<(), String> {
+        use sequences::add;
+        check_totals(&r.totals)?;
         for src in &r.sources {
             self.sources.push(src.clone());
             self.source_tools.push(BTreeMap::new());
         }
         let t = &mut self.totals;
         let o = &r.totals;
-        t.sessions += o.sessions;
-        t.calls += o.calls;
-        t.unpaired_calls += o.unpaired_calls;
-        t.orphan_results += o.orphan_results;
-        t.duplicate_call_ids += o.duplicate_call_ids;
-        t.errors += o.errors;
-        t.flagged_errors += o.flagged_errors;
-        t.content_errors += o.content_errors;
-        t.hidden_errors += o.hidden_errors;
-        t.flag_only_errors += o.flag_only_errors;
+        for (mine, theirs) in [
+            (&mut t.sessions, o.sessions),
+            (&mut t.calls, o.calls),
+            (&mut t.unpaired_calls, o.unpaired_calls),
+            (&mut t.orphan_results, o.orphan_results),
+            (&mut t.duplicate_call_ids, o.duplicate_call_ids),
+            (&mut t.errors, o.errors),
+            (&mut t.flagged_errors, o.flagged_errors),
+            (&mut t.content_errors, o.content_errors),
+            (&mut t.hidden_errors, o.hidden_errors),
+            (&mut t.flag_only_errors, o.flag_only_errors),
+        ] {
+            add(mine, theirs)?;
+        }
         for tr in &r.tools {
+            if tr.errors > tr.calls || tr.hidden_errors > tr.errors || tr.flagged_errors > tr.errors {
+                return Err(format!(
+                    "tool {}: {} errors ({} hidden) in {} calls",
+                    tr.tool, tr.errors, tr.hidden_errors, tr.calls
+                ));
+            }
             let mine = tool_entry(&mut self.tools, &tr.tool);
-            mine.calls += tr.calls;
-            mine.errors += tr.errors;
-            mine.flagged_errors += tr.flagged_errors;
-            mine.content_errors += tr.content_errors;
-            mine.hidden_errors += tr.hidden_errors;
+            add(&mut mine.calls, tr.calls)?;
+            add(&mut mine.errors, tr.errors)?;
+            add(&mut mine.flagged_errors, tr.flagged_errors)?;
+            add(&mut mine.content_errors, tr.content_errors)?;
+            add(&mut mine.hidden_errors, tr.hidden_errors)?;
             for (k, n) in &tr.categories {
-                *mine.categories.entry(k.clone()).or_default() += n;
+                add(mine.categories.entry(k.clone()).or_default(), *n)?;
             }
         }
         for c in &r.categories {
             let e = self.categories.entry((c.tool.clone(), c.category.clone())).or_default();
-            e.0 += c.errors;
-            e.1 += c.hidden_errors;
+            add(&mut e.0, c.errors)?;
+            add(&mut e.1, c.hidden_errors)?;
         }
         for x in &r.reasons {
             let e = self
                 .reasons
                 .entry((x.tool.clone(), x.category.clone(), x.reason.clone()))
                 .or_insert_with(|| (x.label.clone(), 0, 0));
-            e.1 += x.errors;
-            e.2 += x.hidden_errors;
+            add(&mut e.1, x.errors)?;
+            add(&mut e.2, x.hidden_errors)?;
         }
         // Drift findings are recomputed from the merged counts.
         let drift = [FindingRule::OptionalButRequired, FindingRule::EnumTooNarrow, FindingRule::UndocumentedParam];
         self.findings.extend(r.findings.iter().filter(|f| !drift.contains(&f.rule)).cloned());
-        self.sequences.absorb(&r.recovery, &r.streaks, &r.repairs, &r.feedback);
-        self.schema_agg.absorb(&r.schema);
+        self.sequences.absorb(&r.recovery, &r.streaks, &r.repairs, &r.feedback)?;
+        self.schema_agg.absorb(&r.schema)?;
         self.warnings.extend(r.warnings.iter().cloned());
+        Ok(())
     }
 
     /// Note what the session held before the filters.
@@ -389,6 +405,26 @@ impl Aggregator {
             warnings: self.warnings,
             seen: self.seen,
         }
+    }
+}
+
+/// Totals as a scan counts them: no more errors than calls, no more
+/// hidden, flagged or content errors than errors.
+fn check_totals(t: &Totals) -> Result<(), String> {
+    let ok = t.errors <= t.calls
+        && t.hidden_errors <= t.content_errors
+        && t.content_errors <= t.errors
+        && t.flagged_errors <= t.errors
+        && t.flag_only_errors <= t.flagged_errors
+        && t.unpaired_calls <= t.calls
+        && t.duplicate_call_ids <= t.calls;
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "totals that no scan counts: {} errors ({} hidden, {} flagged, {} content) in {} calls",
+            t.errors, t.hidden_errors, t.flagged_errors, t.content_errors, t.calls
+        ))
     }
 }
 

@@ -76,8 +76,9 @@ impl SchemaAgg {
     }
 
     /// Take in the schema section of a finished report (for `merge`): its
-    /// counts add to these.
-    pub fn absorb(&mut self, r: &SchemaReport) {
+    /// counts add to these, refused past what a scan can count.
+    pub fn absorb(&mut self, r: &SchemaReport) -> Result<(), String> {
+        use super::sequences::add;
         for t in &r.tools {
             let row = self.tools.entry(t.tool.clone()).or_default().entry(t.origin.clone()).or_insert_with(|| {
                 SchemaToolRow {
@@ -89,29 +90,30 @@ impl SchemaAgg {
                     categories: BTreeMap::new(),
                 }
             });
-            row.validated += t.validated;
-            row.violations += t.violations;
-            row.accepted_violations += t.accepted_violations;
+            add(&mut row.validated, t.validated)?;
+            add(&mut row.violations, t.violations)?;
+            add(&mut row.accepted_violations, t.accepted_violations)?;
             for (k, n) in &t.categories {
-                *row.categories.entry(k.clone()).or_default() += n;
+                add(row.categories.entry(k.clone()).or_default(), *n)?;
             }
         }
         for m in &r.missing_named {
-            *self.missing_named.entry((m.tool.clone(), m.param.clone())).or_default() += m.count;
+            add(self.missing_named.entry((m.tool.clone(), m.param.clone())).or_default(), m.count)?;
         }
         for d in &r.drift {
             match d.rule {
                 FindingRule::EnumTooNarrow => {
                     let key = (d.tool.clone(), d.param.clone(), d.value.clone().unwrap_or_default());
-                    *self.outside_enum.entry(key).or_default() += d.count;
+                    add(self.outside_enum.entry(key).or_default(), d.count)?;
                 }
                 FindingRule::UndocumentedParam => {
-                    *self.undocumented.entry((d.tool.clone(), d.param.clone())).or_default() += d.count;
+                    add(self.undocumented.entry((d.tool.clone(), d.param.clone())).or_default(), d.count)?;
                 }
                 // Recomputed from `missing_named`.
                 _ => {}
             }
         }
+        Ok(())
     }
 
     pub fn finish(self, drift_min: u64) -> SchemaReport {

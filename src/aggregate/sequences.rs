@@ -12,7 +12,9 @@ struct Recovery {
     failures: u64,
     recovered: u64,
     at: [u64; 3],
-    attempts: Vec<u64>,
+    /// Recovered failures by calls until the first success: a histogram,
+    /// never a list (a merged report may count billions).
+    attempts: BTreeMap<u64, u64>,
     identical: u64,
     identical_ok: u64,
     abandoned: u64,
@@ -30,7 +32,8 @@ struct Feedback {
 #[derive(Default)]
 pub struct SequenceAgg {
     recovery: BTreeMap<(String, String), Recovery>,
-    streak_lengths: BTreeMap<String, Vec<u64>>,
+    /// Streaks per tool by length.
+    streak_lengths: BTreeMap<String, BTreeMap<u64, u64>>,
     hidden_above: BTreeMap<String, u64>,
     repairs: BTreeMap<(String, String, String, String), u64>,
     repair_events: BTreeMap<(String, String), u64>,
@@ -54,7 +57,7 @@ impl SequenceAgg {
             r.failures += 1;
             if let Some(n) = fate.attempts {
                 r.recovered += 1;
-                r.attempts.push(n as u64);
+                *r.attempts.entry(n as u64).or_default() += 1;
                 if (1..=3).contains(&n) {
                     r.at[n - 1] += 1;
                 }
@@ -69,7 +72,7 @@ impl SequenceAgg {
             fb.recovered_at_1 += u64::from(fate.attempts == Some(1));
         }
         for st in a.streaks.iter().filter(|st| counted(st.calls[0])) {
-            self.streak_lengths.entry(st.tool.clone()).or_default().push(st.len as u64);
+            *self.streak_lengths.entry(st.tool.clone()).or_default().entry(st.len as u64).or_default() += 1;
             if st.len >= threshold && st.all_hidden {
                 *self.hidden_above.entry(st.tool.clone()).or_default() += 1;
             }
@@ -86,46 +89,57 @@ impl SequenceAgg {
     }
 
     /// Take in the sequence sections of a finished report (for `merge`):
-    /// every row holds the exact counts this aggregator keeps.
+    /// every row holds the exact counts this aggregator keeps. A row whose
+    /// counts contradict each other, or a sum past `u64`, is refused: the
+    /// report was not made by a scan.
     pub fn absorb(
         &mut self,
         recovery: &[RecoveryRow],
         streaks: &StreakReport,
         repairs: &[RepairRow],
         feedback: &[FeedbackRow],
-    ) {
+    ) -> Result<(), String> {
         for row in recovery {
+            check_recovery(row)?;
             let r = self.recovery.entry((row.tool.clone(), row.category.clone())).or_default();
-            r.failures += row.failures;
-            r.recovered += row.recovered;
-            r.at[0] += row.recovered_at_1;
-            r.at[1] += row.recovered_at_2;
-            r.at[2] += row.recovered_at_3;
-            r.attempts.extend(expand(&row.attempts));
-            r.identical += row.identical_retries;
-            r.identical_ok += row.identical_retry_successes;
-            r.abandoned += row.abandoned;
+            add(&mut r.failures, row.failures)?;
+            add(&mut r.recovered, row.recovered)?;
+            add(&mut r.at[0], row.recovered_at_1)?;
+            add(&mut r.at[1], row.recovered_at_2)?;
+            add(&mut r.at[2], row.recovered_at_3)?;
+            add_histogram(&mut r.attempts, &row.attempts)?;
+            add(&mut r.identical, row.identical_retries)?;
+            add(&mut r.identical_ok, row.identical_retry_successes)?;
+            add(&mut r.abandoned, row.abandoned)?;
         }
         for row in &streaks.by_tool {
-            self.streak_lengths.entry(row.tool.clone()).or_default().extend(expand(&row.lengths));
-            *self.hidden_above.entry(row.tool.clone()).or_default() += row.hidden_at_or_above_threshold;
+            check_streaks(row)?;
+            add_histogram(self.streak_lengths.entry(row.tool.clone()).or_default(), &row.lengths)?;
+            add(self.hidden_above.entry(row.tool.clone()).or_default(), row.hidden_at_or_above_threshold)?;
         }
         let mut events_seen = std::collections::BTreeSet::new();
         for row in repairs {
+            if row.count > row.of {
+                return Err(format!("a repair row counts {} of {} repairs", row.count, row.of));
+            }
             let key = (row.tool.clone(), row.category.clone(), row.change.clone(), row.kind.clone());
-            *self.repairs.entry(key).or_default() += row.count;
+            add(self.repairs.entry(key).or_default(), row.count)?;
             // `of` repeats on every row of its (tool, category): count it once per report.
             if events_seen.insert((row.tool.clone(), row.category.clone())) {
-                *self.repair_events.entry((row.tool.clone(), row.category.clone())).or_default() += row.of;
+                add(self.repair_events.entry((row.tool.clone(), row.category.clone())).or_default(), row.of)?;
             }
         }
         for row in feedback {
+            if row.recovered_at_1 > row.count {
+                return Err(format!("a feedback row recovers {} of {} failures", row.recovered_at_1, row.count));
+            }
             let f = self.feedback.entry((row.template.clone(), row.tool.clone())).or_default();
-            f.count += row.count;
+            add(&mut f.count, row.count)?;
             f.locates |= row.locates;
             f.directs |= row.directs;
-            f.recovered_at_1 += row.recovered_at_1;
+            add(&mut f.recovered_at_1, row.recovered_at_1)?;
         }
+        Ok(())
     }
 
     pub fn finish(self, threshold: usize) -> (Vec<RecoveryRow>, StreakReport, Vec<RepairRow>, Vec<FeedbackRow>) {
@@ -140,8 +154,8 @@ impl SequenceAgg {
                 recovered_at_1: r.at[0],
                 recovered_at_2: r.at[1],
                 recovered_at_3: r.at[2],
-                attempts: count_values(&r.attempts),
-                median_attempts: median(r.attempts),
+                median_attempts: median(&r.attempts),
+                attempts: r.attempts,
                 identical_retries: r.identical,
                 identical_retry_successes: r.identical_ok,
                 abandoned: r.abandoned,
@@ -150,25 +164,26 @@ impl SequenceAgg {
         let by_tool = self
             .streak_lengths
             .into_iter()
-            .map(|(tool, mut lens)| {
-                lens.sort_unstable();
+            .map(|(tool, lens)| {
                 let mut histogram = BTreeMap::new();
-                for &l in &lens {
+                for (&l, &n) in &lens {
                     let bucket = match l {
                         0..=4 => l.to_string(),
                         5..=9 => "5-9".to_string(),
                         _ => "10+".to_string(),
                     };
-                    *histogram.entry(bucket).or_default() += 1;
+                    // Counts were checked to add up without overflow.
+                    let b: &mut u64 = histogram.entry(bucket).or_default();
+                    *b = b.saturating_add(n);
                 }
                 StreakRow {
-                    lengths: count_values(&lens),
-                    streaks: lens.len() as u64,
-                    longest: lens.last().copied().unwrap_or(0),
+                    streaks: total(&lens),
+                    longest: lens.keys().next_back().copied().unwrap_or(0),
                     p50: percentile(&lens, 50),
                     p95: percentile(&lens, 95),
                     histogram,
-                    at_or_above_threshold: lens.iter().filter(|&&l| l >= threshold as u64).count() as u64,
+                    at_or_above_threshold: lens.range(threshold as u64..).fold(0u64, |a, (_, &n)| a.saturating_add(n)),
+                    lengths: lens,
                     hidden_at_or_above_threshold: self.hidden_above.get(&tool).copied().unwrap_or(0),
                     tool,
                 }
@@ -207,8 +222,8 @@ impl SequenceAgg {
             .collect();
         // Most worth rewriting first: failures the text did not help fix.
         feedback.sort_by(|a, b| {
-            (b.count - b.recovered_at_1)
-                .cmp(&(a.count - a.recovered_at_1))
+            (b.count.saturating_sub(b.recovered_at_1))
+                .cmp(&a.count.saturating_sub(a.recovered_at_1))
                 .then(b.count.cmp(&a.count))
                 .then((a.locates, a.directs).cmp(&(b.locates, b.directs)))
                 .then((&a.tool, &a.template).cmp(&(&b.tool, &b.template)))
@@ -217,36 +232,108 @@ impl SequenceAgg {
     }
 }
 
-/// How often each value occurs.
-fn count_values(values: &[u64]) -> BTreeMap<u64, u64> {
-    let mut h = BTreeMap::new();
-    for &v in values {
-        *h.entry(v).or_default() += 1;
+/// The largest count a report may hold in one field: far beyond any
+/// trace (a million calls a second for thirty years), far below where
+/// sums of many reports could overflow.
+pub const MAX_COUNT: u64 = 1_000_000_000_000_000;
+
+/// `*to += n`, refusing what no scan can count.
+pub fn add(to: &mut u64, n: u64) -> Result<(), String> {
+    if n > MAX_COUNT {
+        return Err(format!("a count of {n} (more than {MAX_COUNT})"));
     }
-    h
+    *to = to
+        .checked_add(n)
+        .filter(|&t| t <= MAX_COUNT)
+        .ok_or_else(|| format!("counts add up to more than {MAX_COUNT}"))?;
+    Ok(())
 }
 
-/// The values a histogram counts, each as often as it occurs.
-fn expand(h: &BTreeMap<u64, u64>) -> impl Iterator<Item = u64> + '_ {
-    h.iter().flat_map(|(&v, &n)| std::iter::repeat_n(v, n as usize))
+/// A histogram's counts added to `to`'s.
+fn add_histogram(to: &mut BTreeMap<u64, u64>, h: &BTreeMap<u64, u64>) -> Result<(), String> {
+    for (&v, &n) in h {
+        add(to.entry(v).or_default(), n)?;
+    }
+    Ok(())
 }
 
-fn median(mut v: Vec<u64>) -> Option<f64> {
-    if v.is_empty() {
+/// The sum of a histogram's counts (checked when they were added).
+fn total(h: &BTreeMap<u64, u64>) -> u64 {
+    h.values().fold(0u64, |a, &n| a.saturating_add(n))
+}
+
+/// A recovery row whose histogram and counts agree, as a scan writes them.
+fn check_recovery(r: &RecoveryRow) -> Result<(), String> {
+    let at = |n: u64| r.attempts.get(&n).copied().unwrap_or(0);
+    let sum = r.attempts.values().try_fold(0u64, |a, &n| a.checked_add(n));
+    let ok = sum == Some(r.recovered)
+        && r.recovered <= r.failures
+        && r.abandoned <= r.failures
+        && r.identical_retry_successes <= r.identical_retries
+        && !r.attempts.contains_key(&0)
+        && (r.recovered_at_1, r.recovered_at_2, r.recovered_at_3) == (at(1), at(2), at(3));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "recovery row ({}, {}): attempts adding up to {} do not match {} recovered of {} failures",
+            r.tool,
+            r.category,
+            sum.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+            r.recovered,
+            r.failures
+        ))
+    }
+}
+
+/// A streak row whose histogram and counts agree (streaks are runs of 2 or more).
+fn check_streaks(r: &StreakRow) -> Result<(), String> {
+    let sum = r.lengths.values().try_fold(0u64, |a, &n| a.checked_add(n));
+    let ok = sum == Some(r.streaks)
+        && r.lengths.keys().next().is_none_or(|&l| l >= 2)
+        && r.lengths.keys().next_back().copied().unwrap_or(0) == r.longest
+        && r.hidden_at_or_above_threshold <= r.streaks;
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "streak row of {}: lengths adding up to {} do not match {} streaks, longest {}",
+            r.tool,
+            sum.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+            r.streaks,
+            r.longest
+        ))
+    }
+}
+
+/// The `k`-th smallest value (from 0) of a histogram.
+fn nth(h: &BTreeMap<u64, u64>, k: u128) -> u64 {
+    let mut seen = 0u128;
+    for (&v, &n) in h {
+        seen += u128::from(n);
+        if seen > k {
+            return v;
+        }
+    }
+    h.keys().next_back().copied().unwrap_or(0)
+}
+
+fn median(h: &BTreeMap<u64, u64>) -> Option<f64> {
+    let n: u128 = h.values().map(|&c| u128::from(c)).sum();
+    if n == 0 {
         return None;
     }
-    v.sort_unstable();
-    let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] as f64 } else { (v[n / 2 - 1] + v[n / 2]) as f64 / 2.0 })
+    Some(if n % 2 == 1 { nth(h, n / 2) as f64 } else { (nth(h, n / 2 - 1) as f64 + nth(h, n / 2) as f64) / 2.0 })
 }
 
-/// Nearest-rank percentile of sorted values.
-fn percentile(sorted: &[u64], p: usize) -> u64 {
-    if sorted.is_empty() {
+/// Nearest-rank percentile of a histogram.
+fn percentile(h: &BTreeMap<u64, u64>, p: u128) -> u64 {
+    let n: u128 = h.values().map(|&c| u128::from(c)).sum();
+    if n == 0 {
         return 0;
     }
-    let rank = (p * sorted.len()).div_ceil(100).max(1);
-    sorted[rank - 1]
+    let rank = (p * n).div_ceil(100).max(1);
+    nth(h, rank - 1)
 }
 
 #[cfg(test)]
@@ -298,14 +385,82 @@ mod tests {
         assert_eq!(feedback[0].template, "Error: please provide subagent_type parameter", "2 unhelped failures first");
     }
 
+    fn hist(values: &[u64]) -> BTreeMap<u64, u64> {
+        let mut h = BTreeMap::new();
+        for &v in values {
+            *h.entry(v).or_default() += 1;
+        }
+        h
+    }
+
     #[test]
     fn medians_and_percentiles() {
-        assert_eq!(median(vec![]), None);
-        assert_eq!(median(vec![3, 1, 2]), Some(2.0));
-        assert_eq!(median(vec![4, 1, 2, 3]), Some(2.5));
+        assert_eq!(median(&hist(&[])), None);
+        assert_eq!(median(&hist(&[3, 1, 2])), Some(2.0));
+        assert_eq!(median(&hist(&[4, 1, 2, 3])), Some(2.5));
+        assert_eq!(median(&hist(&[1, 1, 1, 9])), Some(1.0));
         let v: Vec<u64> = (1..=20).collect();
-        assert_eq!(percentile(&v, 50), 10);
-        assert_eq!(percentile(&v, 95), 19);
-        assert_eq!(percentile(&[7], 95), 7);
+        assert_eq!(percentile(&hist(&v), 50), 10);
+        assert_eq!(percentile(&hist(&v), 95), 19);
+        assert_eq!(percentile(&hist(&[7]), 95), 7);
+        assert_eq!(percentile(&hist(&[]), 95), 0);
+    }
+
+    /// Issue 22, F3: histograms of billions are computed from, never
+    /// expanded; counts that contradict each other or overflow are refused.
+    #[test]
+    fn merged_histograms_are_never_expanded() {
+        let huge = BTreeMap::from([(1, 3_000_000_000), (4, 1_000_000_000)]);
+        assert_eq!(median(&huge), Some(1.0));
+        assert_eq!(percentile(&huge, 95), 4);
+        let row = |attempts: BTreeMap<u64, u64>, recovered: u64| RecoveryRow {
+            tool: "t".into(),
+            category: "other".into(),
+            failures: recovered,
+            recovered,
+            recovered_at_1: attempts.get(&1).copied().unwrap_or(0),
+            recovered_at_2: attempts.get(&2).copied().unwrap_or(0),
+            recovered_at_3: attempts.get(&3).copied().unwrap_or(0),
+            median_attempts: None,
+            attempts,
+            identical_retries: 0,
+            identical_retry_successes: 0,
+            abandoned: 0,
+        };
+        let empty = StreakReport { threshold: 5, by_tool: vec![] };
+        let mut agg = SequenceAgg::default();
+        agg.absorb(&[row(huge.clone(), 4_000_000_000)], &empty, &[], &[]).unwrap();
+        let (recovery, ..) = agg.finish(5);
+        assert_eq!((recovery[0].median_attempts, recovery[0].recovered), (Some(1.0), 4_000_000_000));
+        let mut agg = SequenceAgg::default();
+        let err = agg.absorb(&[row(BTreeMap::from([(1, u64::MAX)]), 3)], &empty, &[], &[]).unwrap_err();
+        assert!(err.contains("do not match"), "{err}");
+        let mut agg = SequenceAgg::default();
+        let err = agg.absorb(&[row(BTreeMap::from([(1, u64::MAX)]), u64::MAX)], &empty, &[], &[]).unwrap_err();
+        assert!(err.contains("more than"), "{err}");
+        let mut agg = SequenceAgg::default();
+        let near = MAX_COUNT - 1;
+        agg.absorb(&[row(BTreeMap::from([(2, near)]), near)], &empty, &[], &[]).unwrap();
+        let err = agg.absorb(&[row(BTreeMap::from([(2, near)]), near)], &empty, &[], &[]).unwrap_err();
+        assert!(err.contains("add up to more than"), "{err}");
+        let streak = |lengths: BTreeMap<u64, u64>, streaks, longest| StreakRow {
+            tool: "t".into(),
+            streaks,
+            longest,
+            p50: 0,
+            p95: 0,
+            histogram: BTreeMap::new(),
+            lengths,
+            at_or_above_threshold: 0,
+            hidden_at_or_above_threshold: 0,
+        };
+        let by_tool = vec![streak(BTreeMap::from([(2, 3_000_000_000), (12, 1)]), 3_000_000_001, 12)];
+        let mut agg = SequenceAgg::default();
+        agg.absorb(&[], &StreakReport { threshold: 5, by_tool }, &[], &[]).unwrap();
+        let (_, streaks, ..) = agg.finish(5);
+        let r = &streaks.by_tool[0];
+        assert_eq!((r.streaks, r.longest, r.p50, r.p95, r.at_or_above_threshold), (3_000_000_001, 12, 2, 2, 1));
+        let bad = vec![streak(BTreeMap::from([(2, u64::MAX)]), 1, 2)];
+        assert!(SequenceAgg::default().absorb(&[], &StreakReport { threshold: 5, by_tool: bad }, &[], &[]).is_err());
     }
 }

@@ -74,6 +74,8 @@ fn print_detail(source: &str, session: &str, c: &JudgedCall, redaction: Redactio
 /// Collects the first `limit` failures of one category (and tool).
 struct Examples<'a> {
     args: &'a ExamplesArgs,
+    /// Tool names holding a secret are redacted: `--tool` is compared redacted too.
+    redaction: Redaction,
     category: Category,
     source: String,
     picked: Vec<(String, String, JudgedCall)>,
@@ -90,7 +92,7 @@ impl Visitor for Examples<'_> {
                 break;
             }
             let wanted = matches!(&c.outcome, Outcome::Failed(f) if f.category == self.category)
-                && self.args.tool.as_ref().is_none_or(|t| *t == c.tool);
+                && self.args.tool.as_ref().is_none_or(|t| *t == c.tool || self.redaction.apply(t) == c.tool);
             if wanted {
                 self.picked.push((self.source.clone(), s.id.clone(), c));
             }
@@ -105,13 +107,13 @@ pub fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
     })?;
     let opts = settings::judging(&args.judging, args.no_subagents)?;
     let paths = crate::input::resolve(&args.paths)?;
-    let mut visitor = Examples { args, category, source: String::new(), picked: Vec::new() };
+    let redaction = opts.aggregate.redaction;
+    let mut visitor = Examples { args, redaction, category, source: String::new(), picked: Vec::new() };
     crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
     if visitor.picked.is_empty() {
         let of = args.tool.as_ref().map_or(String::new(), |t| format!(" of {}", one_line(t)));
         writeln!(out, "No {category} failures{of}.")?;
     }
-    let redaction = opts.aggregate.redaction;
     for (n, (source, id, c)) in visitor.picked.iter().enumerate() {
         writeln!(out, "[{}]", n + 1)?;
         print_detail(source, id, c, redaction, out)?;
@@ -120,9 +122,12 @@ pub fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// Collects the sessions whose id starts with the one asked for.
+/// Collects the sessions whose id starts with the one asked for, as
+/// written or as shown (an id holding a secret is shown redacted).
 struct Sessions {
     source: String,
+    wanted: String,
+    redaction: Redaction,
     found: Vec<(String, JudgedSession)>,
 }
 
@@ -132,18 +137,26 @@ impl Visitor for Sessions {
     }
 
     fn session(&mut self, s: JudgedSession) -> bool {
-        self.found.push((self.source.clone(), s));
+        if s.id.starts_with(&self.wanted) || s.id.starts_with(&*self.redaction.apply(&self.wanted)) {
+            self.found.push((self.source.clone(), s));
+        }
         true
     }
 }
 
 /// The session `wanted` names: the one with exactly that id, else the only
-/// one whose id starts with it.
-fn pick_session(wanted: &str, mut found: Vec<(String, JudgedSession)>) -> Result<(String, JudgedSession)> {
-    if let Some(i) = found.iter().position(|(_, s)| s.id == wanted) {
+/// one whose id starts with it. Ids holding a secret are redacted by the
+/// judge, so `wanted` is compared redacted too.
+fn pick_session(
+    wanted: &str,
+    redaction: Redaction,
+    mut found: Vec<(String, JudgedSession)>,
+) -> Result<(String, JudgedSession)> {
+    let hidden = redaction.apply(wanted);
+    if let Some(i) = found.iter().position(|(_, s)| s.id == wanted || s.id == hidden) {
         return Ok(found.swap_remove(i));
     }
-    found.retain(|(_, s)| s.id.starts_with(wanted));
+    found.retain(|(_, s)| s.id.starts_with(wanted) || s.id.starts_with(&*hidden));
     match found.len() {
         0 => Err(Error::Usage(format!("no session id starts with {:?}", one_line(wanted)))),
         1 => Ok(found.remove(0)),
@@ -162,8 +175,9 @@ fn pick_session(wanted: &str, mut found: Vec<(String, JudgedSession)>) -> Result
 /// The call `wanted` names in `calls`: its exact id, its sequence number,
 /// or the only id that starts with it (a trailing `…`, as `show` prints
 /// cut ids, is ignored).
-fn pick_call<'a>(session: &str, wanted: &str, calls: &'a [JudgedCall]) -> Result<&'a JudgedCall> {
-    if let Some(c) = calls.iter().find(|c| c.call_id == wanted) {
+fn pick_call<'a>(session: &str, wanted: &str, redaction: Redaction, calls: &'a [JudgedCall]) -> Result<&'a JudgedCall> {
+    let hidden = redaction.apply(wanted);
+    if let Some(c) = calls.iter().find(|c| c.call_id == wanted || c.call_id == hidden) {
         return Ok(c);
     }
     if let Ok(seq) = wanted.parse::<usize>()
@@ -195,12 +209,18 @@ pub fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
     // Every session that starts with the id: an exact match among them wins.
     opts.source.session = Some(SessionFilter::Prefix(args.session.clone()));
     let paths = crate::input::resolve(&args.paths)?;
-    let mut visitor = Sessions { source: String::new(), found: Vec::new() };
-    crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
-    let (source, session) = pick_session(&args.session, visitor.found)?;
     let redaction = opts.aggregate.redaction;
+    let mut visitor = Sessions { source: String::new(), wanted: args.session.clone(), redaction, found: Vec::new() };
+    crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
+    if visitor.found.is_empty() && redaction == Redaction::On {
+        // Perhaps an id as a report shows it, redacted: the sources know
+        // only the ids as written, so every session is judged and compared.
+        opts.source.session = None;
+        crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
+    }
+    let (source, session) = pick_session(&args.session, redaction, visitor.found)?;
     if let Some(call) = &args.call {
-        let c = pick_call(&session.id, call, &session.calls)?;
+        let c = pick_call(&session.id, call, redaction, &session.calls)?;
         return print_detail(&source, &session.id, c, redaction, out);
     }
     writeln!(out, "{} · session {} · {} calls", one_line(&source), one_line(&session.id), session.calls.len())?;
@@ -252,20 +272,25 @@ mod tests {
             ("a".to_string(), session("s1/agent-x", &[])),
             ("a".to_string(), session("s1/agent-y", &[])),
         ];
-        assert_eq!(pick_session("s1", found.clone()).unwrap().1.id, "s1");
-        let err = pick_session("s1/", found.clone()).unwrap_err().to_string();
+        let on = Redaction::On;
+        assert_eq!(pick_session("s1", on, found.clone()).unwrap().1.id, "s1");
+        let err = pick_session("s1/", on, found.clone()).unwrap_err().to_string();
         assert!(err.contains("2 sessions start with"), "{err}");
-        assert_eq!(pick_session("s1/agent-y", found).unwrap().1.id, "s1/agent-y");
+        assert_eq!(pick_session("s1/agent-y", on, found).unwrap().1.id, "s1/agent-y");
     }
 
     #[test]
     fn a_call_by_id_prefix_printed_prefix_or_sequence_number() {
-        let s = session("s", &["call_00_F9hxAAAA", "call_00_F9hxBBBB", "toolu_1"]);
-        assert_eq!(pick_call("s", "toolu_1", &s.calls).unwrap().call_id, "toolu_1");
-        assert_eq!(pick_call("s", "call_00_F9hxB…", &s.calls).unwrap().call_id, "call_00_F9hxBBBB");
-        assert_eq!(pick_call("s", "2", &s.calls).unwrap().call_id, "call_00_F9hxBBBB");
-        assert!(pick_call("s", "call_00_F9hx", &s.calls).unwrap_err().to_string().contains("2 calls"));
-        assert!(pick_call("s", "nope", &s.calls).is_err());
-        assert!(pick_call("s", "…", &s.calls).is_err());
+        let s = session("s", &["call_00_F9hxAAAA", "call_00_F9hxBBBB", "toolu_1", "toolu_AKIAABCDEFGHIJKLMNOP"]);
+        let on = Redaction::On;
+        assert_eq!(pick_call("s", "toolu_1", on, &s.calls).unwrap().call_id, "toolu_1");
+        assert_eq!(pick_call("s", "call_00_F9hxB…", on, &s.calls).unwrap().call_id, "call_00_F9hxBBBB");
+        assert_eq!(pick_call("s", "2", on, &s.calls).unwrap().call_id, "call_00_F9hxBBBB");
+        assert!(pick_call("s", "call_00_F9hx", on, &s.calls).unwrap_err().to_string().contains("2 calls"));
+        assert!(pick_call("s", "nope", on, &s.calls).is_err());
+        assert!(pick_call("s", "…", on, &s.calls).is_err());
+        // An id holding a key is stored redacted, and found by the id as written.
+        let hidden = pick_call("s", "toolu_AKIAABCDEFGHIJKLMNOP", on, &s.calls).unwrap();
+        assert_eq!(hidden.call_id, "toolu_AKIA[REDACTED]");
     }
 }

@@ -140,15 +140,20 @@ pub fn run_schemas(args: &SchemasArgs, out: &mut dyn Write) -> Result<()> {
         }
         writeln!(out, "{label}: {} tool schemas", set.all().len())?;
         for t in set.all() {
-            let optional: Vec<&str> =
-                t.properties().iter().map(String::as_str).filter(|p| !t.required().iter().any(|r| r == p)).collect();
+            // Parameter names come from the trace or a file: sanitized.
+            let names = |ps: &mut dyn Iterator<Item = &String>| {
+                let v: Vec<String> = ps.map(|p| one_line(p)).collect();
+                if v.is_empty() { "-".to_string() } else { v.join(", ") }
+            };
+            let required = names(&mut t.required().iter());
+            let optional = names(&mut t.properties().iter().filter(|p| !t.required().iter().any(|r| r == *p)));
             writeln!(
                 out,
                 "  {:<20} {:<22} required: {}; optional: {}",
                 truncate(&one_line(&t.tool), 20),
                 truncate(&one_line(&t.origin), 22),
-                if t.required().is_empty() { "-".to_string() } else { t.required().join(", ") },
-                if optional.is_empty() { "-".to_string() } else { optional.join(", ") }
+                required,
+                optional
             )?;
         }
     }

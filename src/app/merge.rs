@@ -8,14 +8,49 @@ use super::Terminal;
 use crate::aggregate::{AggregateOptions, Aggregator};
 use crate::cli::{MergeArgs, MergeFormat};
 use crate::error::{Error, Result};
+use crate::redact::Redaction;
 use crate::render;
 use crate::report::{CONTRACT_VERSION, Report};
+use crate::sanitize::one_line;
 
-/// Read one report, checking its contract version.
-fn read(path: &std::path::Path) -> Result<Report> {
+/// Every string of a report file, map keys included, redacted: a report
+/// made with `scan --no-redact`, or by anything else, is redacted like a
+/// trace (`merge --no-redact` keeps them).
+fn redact_strings(v: &mut serde_json::Value, redaction: Redaction) {
+    use serde_json::Value;
+    let hide = |t: &str| match redaction.apply(t) {
+        std::borrow::Cow::Owned(o) => Some(o),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    match v {
+        Value::String(s) => {
+            if let Some(o) = hide(s) {
+                *s = o;
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| redact_strings(x, redaction)),
+        Value::Object(o) => {
+            let keys: Vec<String> = o.keys().filter(|k| hide(k).is_some()).cloned().collect();
+            for k in keys {
+                if let Some(x) = o.remove(&k) {
+                    o.insert(hide(&k).unwrap_or(k), x);
+                }
+            }
+            o.values_mut().for_each(|x| redact_strings(x, redaction));
+        }
+        _ => {}
+    }
+}
+
+/// Read one report, checking its contract version; its text redacted as
+/// `redaction` says.
+fn read(path: &std::path::Path, redaction: Redaction) -> Result<Report> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
-    let v: serde_json::Value =
+    let mut v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| Error::input(path, format!("not a JSON report: {e}")))?;
+    if redaction == Redaction::On {
+        redact_strings(&mut v, redaction);
+    }
     match v.get("schema_version").and_then(serde_json::Value::as_u64) {
         Some(n) if n == u64::from(CONTRACT_VERSION) => {}
         Some(n) => {
@@ -32,11 +67,12 @@ fn read(path: &std::path::Path) -> Result<Report> {
 
 /// The merged report of `reports`. Their streak thresholds and drift
 /// thresholds must agree: counts under different thresholds do not add.
-pub fn merge(reports: &[(String, Report)]) -> Result<Report> {
+pub fn merge(reports: &[(String, Report)], redaction: Redaction) -> Result<Report> {
     let Some((_, first)) = reports.first() else { return Err(Error::Usage("no report to merge".into())) };
     let options = AggregateOptions {
         streak_threshold: first.streaks.threshold as usize,
         drift_min: first.schema.drift_min,
+        redaction,
         ..AggregateOptions::default()
     };
     let mut agg = Aggregator::new(options);
@@ -50,17 +86,18 @@ pub fn merge(reports: &[(String, Report)]) -> Result<Report> {
                 ),
             ));
         }
-        agg.absorb(r);
+        agg.absorb(r).map_err(|e| Error::input(name, format!("not a report a scan writes: {}", one_line(&e))))?;
     }
     Ok(agg.finish())
 }
 
 pub fn run_merge(args: &MergeArgs, term: &Terminal, out: &mut dyn Write) -> Result<()> {
     let mut reports = Vec::new();
+    let redaction = if args.no_redact { Redaction::Off } else { Redaction::On };
     for path in &args.reports {
-        reports.push((path.display().to_string(), read(path)?));
+        reports.push((path.display().to_string(), read(path, redaction)?));
     }
-    let report = merge(&reports)?;
+    let report = merge(&reports, redaction)?;
     match args.format {
         MergeFormat::Json => render::json::render(&report, out)?,
         MergeFormat::Csv => render::csv::render(&report, out)?,

@@ -39,10 +39,12 @@ pub fn scan(args: &SelectArgs) -> Result<ScanOptions> {
     let time = |v: &Option<String>, flag: &str| -> Result<_> {
         v.as_deref().map(|s| timespec::parse(s, now).map_err(|e| Error::Usage(format!("{flag}: {e}")))).transpose()
     };
+    // Tool names holding a secret are redacted by the judge: so are the filter's.
+    let redaction = redaction(&args.judging);
     let filters = Filters {
         since: time(&args.since, "--since")?,
         until: time(&args.until, "--until")?,
-        tools: args.tools.clone(),
+        tools: args.tools.iter().map(|t| redaction.apply(t).into_owned()).collect(),
     };
     if let (Some(since), Some(until)) = (filters.since, filters.until)
         && since >= until
@@ -55,12 +57,8 @@ pub fn scan(args: &SelectArgs) -> Result<ScanOptions> {
     }
     let mut opts = judging(&args.judging, args.no_subagents)?;
     opts.source.session = args.session.clone().map(SessionFilter::Prefix);
-    opts.aggregate = AggregateOptions {
-        filters,
-        streak_threshold: args.streak_threshold,
-        drift_min: args.drift_min,
-        redaction: redaction(&args.judging),
-    };
+    opts.aggregate =
+        AggregateOptions { filters, streak_threshold: args.streak_threshold, drift_min: args.drift_min, redaction };
     Ok(opts)
 }
 

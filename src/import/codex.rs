@@ -149,7 +149,7 @@ fn output_text(v: &Value) -> (String, Option<bool>) {
 /// is unwrapped to its `output` text.
 pub fn exit_status(text: String) -> (String, Option<i64>) {
     if text.trim_start().starts_with('{')
-        && let Ok(Value::Object(o)) = serde_json::from_str::<Value>(&text)
+        && let Ok(Value::Object(o)) = crate::source::json::parse_bounded(&text)
         && let Some(Value::String(out)) = o.get("output")
     {
         let code = o.get("metadata").and_then(|m| m.get("exit_code")).and_then(Value::as_i64);

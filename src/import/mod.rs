@@ -709,7 +709,48 @@ struct Parsed {
 /// Bytes of lines parsed ahead per block; two blocks wait at most.
 const AHEAD_BYTES: usize = 1 << 20;
 
+/// The longest line read, in bytes: 32 times the text of a million-token
+/// context (a line holds one message). A longer one is read past, never
+/// held, and counted as an invalid line.
+pub const MAX_LINE_BYTES: usize = 128 << 20;
+
+/// The longest `.json` document read whole, in bytes; a larger one is
+/// counted as invalid, never read.
+pub const MAX_DOCUMENT_BYTES: u64 = 128 << 20;
+
+/// Read one line into `buf` (its newline included), as `read_until` does,
+/// but keep at most `max + 1` bytes of it (`MAX_LINE_BYTES`): the rest of
+/// a longer line is read past. The number of bytes read, 0 at the end.
+fn read_line_at_most(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> std::io::Result<usize> {
+    let mut read = 0;
+    loop {
+        let (done, used) = {
+            let available = match reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let (done, used) = match memchr::memchr(b'\n', available) {
+                Some(i) => (true, i + 1),
+                None => (available.is_empty(), available.len()),
+            };
+            let room = (max + 1).saturating_sub(buf.len());
+            buf.extend_from_slice(&available[..used.min(room)]);
+            (done, used)
+        };
+        reader.consume(used);
+        read += used;
+        if done {
+            return Ok(read);
+        }
+    }
+}
+
 fn parse_bytes(buf: &[u8]) -> Parsed {
+    if buf.len() > MAX_LINE_BYTES {
+        let problem = Some(format!("a line over {} MiB", MAX_LINE_BYTES >> 20));
+        return Parsed { line: Some(Line::Invalid), surrogates: 0, problem };
+    }
     // Valid UTF-8 is the rule: check it fast, repair it only when not.
     let text = match std::str::from_utf8(buf) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
@@ -744,7 +785,7 @@ impl SizedReader {
     /// file that has grown since, is still being written: it is not read.
     fn next_line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
         buf.clear();
-        let n = self.reader.read_until(b'\n', buf)?;
+        let n = read_line_at_most(&mut self.reader, buf, MAX_LINE_BYTES)?;
         let take = self.reader.get_ref();
         if n > 0
             && buf.last() != Some(&b'\n')
@@ -890,13 +931,15 @@ pub fn is_json_document(path: &Path) -> bool {
 /// The whole file as one JSON document (object or array), repairing lone
 /// surrogate escapes; `None`, counted as invalid, when it is not one.
 pub fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Value>> {
-    let cannot = |e: std::io::Error| Error::input(path, io_problem(&e));
-    // Up to the size at the open, like lines (`SizedReader`).
-    let mut bytes = Vec::new();
-    let file = crate::source::open::open_regular(path).map_err(cannot)?;
-    let size = file.metadata().map_err(cannot)?.len();
-    file.take(size).read_to_end(&mut bytes).map_err(cannot)?;
+    let Some(bytes) = read_document_bytes(path)? else {
+        stats.invalid += 1;
+        return Ok(None);
+    };
     let text = String::from_utf8_lossy(&bytes);
+    if crate::source::json::check_size(text.as_bytes()).is_err() {
+        stats.invalid += 1;
+        return Ok(None);
+    }
     let parsed = match serde_json::from_str::<Value>(&text) {
         Ok(v) => Some(v),
         Err(_) => crate::source::json::replace_lone_surrogates(&text)
@@ -914,6 +957,19 @@ pub fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Valu
             Ok(None)
         }
     }
+}
+
+/// The bytes of a whole document, `None` past `MAX_DOCUMENT_BYTES`.
+fn read_document_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| Error::input(path, io_problem(&e));
+    // Up to the size at the open, like lines (`SizedReader`), and no more
+    // than the bound.
+    let mut bytes = Vec::new();
+    let file = crate::source::open::open_regular(path).map_err(cannot)?;
+    let size = file.metadata().map_err(cannot)?.len();
+    file.take(size.min(MAX_DOCUMENT_BYTES + 1)).read_to_end(&mut bytes).map_err(cannot)?;
+    Ok((bytes.len() as u64 <= MAX_DOCUMENT_BYTES).then_some(bytes))
 }
 
 /// Several whole JSON objects one after the other (pretty-printed, as an
@@ -935,6 +991,9 @@ pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
 /// why the line is not a record when it is not.
 fn parse_line_why(text: &str) -> (Line, u64, Option<String>) {
     let not_an_object = || Some("a JSON value that is not an object".to_string());
+    if crate::source::json::check_size(text.as_bytes()).is_err() {
+        return (Line::Invalid, 0, Some("a JSON value too large to read (see docs/security.md)".to_string()));
+    }
     match serde_json::from_str::<Value>(text) {
         Ok(v @ Value::Object(_)) => (Line::Record(v), 0, None),
         Ok(_) => (Line::Invalid, 0, not_an_object()),
@@ -1114,6 +1173,34 @@ fn import_files_with(
 mod tests {
     use super::*;
     use crate::model::Dialect;
+
+    /// Issue 22: a line past the bound is read past without being held
+    /// (a 1 GB line took 2.6 GB), and the lines after it are read.
+    #[test]
+    fn lines_past_the_bound_are_read_past() {
+        let max = 1000;
+        let text = format!("{{\"a\":1}}\n{}\n{{\"b\":2}}\nlast", "x".repeat(5 * max));
+        let mut reader = std::io::BufReader::with_capacity(64, text.as_bytes());
+        let mut buf = Vec::new();
+        let mut lines = Vec::new();
+        loop {
+            buf.clear();
+            let n = read_line_at_most(&mut reader, &mut buf, max).unwrap();
+            if n == 0 {
+                break;
+            }
+            assert!(buf.len() <= max + 1, "{}", buf.len());
+            lines.push((n, buf.clone()));
+        }
+        let sizes: Vec<usize> = lines.iter().map(|(n, _)| *n).collect();
+        assert_eq!(sizes, vec![8, 5 * max + 1, 8, 4]);
+        assert_eq!(lines[2].1, b"{\"b\":2}\n");
+        assert_eq!(lines[3].1, b"last");
+        // A kept line longer than the bound is invalid, never parsed.
+        assert!(matches!(parse_bytes(&vec![b' '; MAX_LINE_BYTES + 1]).line, Some(Line::Invalid)));
+        let zeros = format!("{{\"x\":[{}0]}}", "0,".repeat(crate::source::json::MAX_JSON_VALUES));
+        assert!(matches!(parse_bytes(zeros.as_bytes()).line, Some(Line::Invalid)));
+    }
 
     #[test]
     fn lone_surrogates_are_replaced_and_pairs_kept() {

@@ -391,9 +391,12 @@ impl Run {
             let (x, y) = (&self.spans[a], &self.spans[b]);
             (x.start_ns, &x.trace, &x.id).cmp(&(y.start_ns, &y.trace, &y.id))
         });
+        let (parent, above) = self.ancestries();
         for i in order {
             let span = &self.spans[i];
-            let (session_attr, agents) = self.ancestry(i);
+            let session_attr = above[i].session.and_then(|u| self.spans[u].session.as_deref());
+            // The agents above the call, not the call itself.
+            let agents: &[usize] = parent[i].map_or(&[], |p| &above[p].agents);
             let main = session_attr
                 .or_else(|| trace_session.get(span.trace.as_str()).copied())
                 .filter(|s| !s.is_empty())
@@ -433,28 +436,75 @@ impl Run {
         Ok(())
     }
 
-    /// The first session attribute on the way up from span `i`, and its
-    /// agent ancestors, nearest first.
-    fn ancestry(&self, i: usize) -> (Option<&str>, Vec<usize>) {
-        let mut session = self.spans[i].session.as_deref();
-        let mut agents = Vec::new();
-        let mut at = i;
-        // A broken export can make a cycle: a trace is never deeper than its span count.
-        for _ in 0..self.spans.len() {
-            let s = &self.spans[at];
-            let Some(p) = s.parent.as_ref().filter(|p| !p.is_empty()) else { break };
-            let Some(&up) = self.index.get(&(s.trace.clone(), p.clone())) else { break };
-            let u = &self.spans[up];
-            if session.is_none() {
-                session = u.session.as_deref();
-            }
-            if u.kind == Kind::Agent {
-                agents.push(up);
-            }
-            at = up;
+    /// For every span, its parent's place in `spans` (`None` for a root or
+    /// a parent not exported), and what lies at or above it: the nearest
+    /// span naming a session and the nearest agent spans (`MAX_AGENTS`,
+    /// nearest first). Each span is visited once, whatever the depth; a
+    /// broken export's cycle is cut where the walk comes back round.
+    fn ancestries(&self) -> (Vec<Option<usize>>, Vec<Above>) {
+        let parent: Vec<Option<usize>> = self
+            .spans
+            .iter()
+            .map(|s| {
+                let p = s.parent.as_ref().filter(|p| !p.is_empty())?;
+                self.index.get(&(s.trace.clone(), p.clone())).copied()
+            })
+            .collect();
+        #[derive(Clone, Copy, PartialEq)]
+        enum State {
+            New,
+            OnPath,
+            Done,
         }
-        (session, agents)
+        let mut state = vec![State::New; self.spans.len()];
+        let mut above = vec![Above::default(); self.spans.len()];
+        let mut path = Vec::new();
+        for start in 0..self.spans.len() {
+            path.clear();
+            let mut at = Some(start);
+            while let Some(u) = at {
+                if state[u] != State::New {
+                    break;
+                }
+                state[u] = State::OnPath;
+                path.push(u);
+                at = parent[u];
+            }
+            // Above the path: a span already resolved, or nothing (a root,
+            // or a span of this very path: a cycle).
+            let mut acc = match at {
+                Some(u) if state[u] == State::Done => above[u].clone(),
+                _ => Above::default(),
+            };
+            for &u in path.iter().rev() {
+                let s = &self.spans[u];
+                if s.session.is_some() {
+                    acc.session = Some(u);
+                }
+                if s.kind == Kind::Agent {
+                    acc.agents.insert(0, u);
+                    acc.agents.truncate(MAX_AGENTS);
+                }
+                above[u] = acc.clone();
+                state[u] = State::Done;
+            }
+        }
+        (parent, above)
     }
+}
+
+/// The agent ancestors a call's session is decided by: its nearest agent
+/// names the sub-agent, the next one the session that started it; a third
+/// says the second is itself a sub-agent.
+const MAX_AGENTS: usize = 3;
+
+/// What lies at or above a span (see `Run::ancestries`).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Above {
+    /// The nearest span that names a session.
+    session: Option<usize>,
+    /// The nearest agent spans, nearest first, at most `MAX_AGENTS`.
+    agents: Vec<usize>,
 }
 
 /// A span as read, before it is reduced to what the table keeps.
@@ -686,6 +736,96 @@ mod tests {
         assert_eq!(ns_time(1_756_720_800_123_000_000), "2025-09-01T10:00:00.123Z");
         assert_eq!(nanos(Some(&json!("1756720800000000000"))), Some(1_756_720_800_000_000_000));
         assert_eq!(norm_time("2025-09-01T12:00:00+02:00"), "2025-09-01T10:00:00Z");
+    }
+
+    fn span(id: usize, parent: Option<usize>, kind: Kind, session: Option<&str>) -> Span {
+        Span {
+            trace: "t".into(),
+            id: format!("{id:016x}"),
+            parent: parent.map(|p| format!("{p:016x}")),
+            kind,
+            session: session.map(String::from),
+            start_ns: id as i128,
+            start: None,
+            source: 0,
+            tool: None,
+        }
+    }
+
+    fn run_of(spans: Vec<Span>) -> Run {
+        let index = spans.iter().enumerate().map(|(i, s)| ((s.trace.clone(), s.id.clone()), i)).collect();
+        Run { spans, index, sources: vec![] }
+    }
+
+    /// The walk up the parent links, one step at a time (what the table
+    /// held before), for acyclic traces.
+    fn walked(run: &Run, i: usize) -> Above {
+        let mut out = Above { session: run.spans[i].session.as_ref().map(|_| i), agents: vec![] };
+        let mut at = i;
+        loop {
+            let s = &run.spans[at];
+            let Some(&up) = s.parent.as_ref().and_then(|p| run.index.get(&(s.trace.clone(), p.clone()))) else { break };
+            if out.session.is_none() && run.spans[up].session.is_some() {
+                out.session = Some(up);
+            }
+            if run.spans[up].kind == Kind::Agent && out.agents.len() < MAX_AGENTS {
+                out.agents.push(up);
+            }
+            at = up;
+        }
+        out
+    }
+
+    /// The resolved ancestry is the walk's, on a tree of agents, sessions
+    /// and tools in an order that makes parents come after children.
+    #[test]
+    fn ancestries_are_the_walk_up() {
+        let mut spans = Vec::new();
+        for i in 0..300usize {
+            let parent = (i < 299).then(|| 299 - (299 - i) / 2 + (i % 3)).filter(|&p| p > i && p < 300);
+            let kind = if i % 4 == 0 {
+                Kind::Agent
+            } else if i % 4 == 1 {
+                Kind::Tool
+            } else {
+                Kind::Other
+            };
+            let session = (i % 37 == 5).then_some("s");
+            spans.push(span(i, parent, kind, session));
+        }
+        let run = run_of(spans);
+        let (parent, above) = run.ancestries();
+        for i in 0..run.spans.len() {
+            let want = walked(&run, i);
+            let got_agents = parent[i].map_or(vec![], |p| above[p].agents.clone());
+            assert_eq!((above[i].session, got_agents), (want.session, want.agents), "span {i}");
+        }
+    }
+
+    /// Issue 22, F19 (`gen_otel.py`): a parent chain, one cycle through
+    /// every span, and spans that are their own parents are resolved in
+    /// linear time (they were quadratic: 20,000 spans took 30–58 s). The
+    /// timeout only detects a hang.
+    #[test]
+    fn long_chains_and_cycles_do_not_hang() {
+        let n = 200_000;
+        type ParentOf = fn(usize, usize) -> Option<usize>;
+        let shapes: [(&str, ParentOf); 3] =
+            [("chain", |i, _| i.checked_sub(1)), ("cycle", |i, n| Some((i + 1) % n)), ("self-parent", |i, _| Some(i))];
+        for (name, parent_of) in shapes {
+            let spans = (0..n)
+                .map(|i| span(i, parent_of(i, n), if i % 2 == 0 { Kind::Agent } else { Kind::Tool }, None))
+                .collect();
+            let run = run_of(spans);
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let (_, above) = run.ancestries();
+                let _ = tx.send(above.iter().map(|a| a.agents.len()).max());
+            });
+            let longest =
+                rx.recv_timeout(std::time::Duration::from_secs(120)).unwrap_or_else(|_| panic!("{name} hangs"));
+            assert!(longest.is_some_and(|m| m <= MAX_AGENTS), "{name}: {longest:?}");
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult};
 use crate::pair::pair;
+use crate::redact::Redaction;
 use crate::rules::tools::{FileEffect, file_effect, file_path};
 use crate::rules::{self, Category};
 use crate::sanitize;
@@ -105,11 +106,17 @@ pub struct JudgedSession {
 pub struct Judge {
     schemas: Arc<SchemaSet>,
     streak_threshold: usize,
+    redaction: Redaction,
 }
 
 impl Judge {
     pub fn new(schemas: Arc<SchemaSet>, streak_threshold: usize) -> Judge {
-        Judge { schemas, streak_threshold: streak_threshold.max(2) }
+        Judge { schemas, streak_threshold: streak_threshold.max(2), redaction: Redaction::On }
+    }
+
+    /// The same judge, redacting as `redaction` says (`--no-redact`).
+    pub fn redacting(self, redaction: Redaction) -> Judge {
+        Judge { redaction, ..self }
     }
 
     /// The tool schemas this judge validates against.
@@ -125,13 +132,14 @@ impl Judge {
     /// Judge every call of a session, then analyse its order and list its
     /// findings.
     pub fn judge(&self, session: Session) -> JudgedSession {
-        let mut s = judge_calls(session);
+        let mut s = judge_calls(session, self.redaction);
         if !self.schemas.is_empty() {
             for c in &mut s.calls {
                 c.violations = self.schemas.get(&c.tool).map(|ts| validate(ts, &c.input));
                 reclassify(c);
             }
         }
+        hide_secrets(&mut s, self.redaction);
         s.sequences = sequence::analyze(&s);
         s.findings = findings::of_session(&s, self.streak_threshold());
         s
@@ -158,9 +166,41 @@ pub fn judge(session: Session) -> JudgedSession {
     Judge::new(Arc::default(), sequence::DEFAULT_STREAK_THRESHOLD).judge(session)
 }
 
+/// Secrets in what names a call (tool names, ids, the session id) and in
+/// what is said about it (schema violations, malformed rows) replaced,
+/// once the names have served to pair calls and look up schemas, and
+/// before anything groups, counts or prints them.
+fn hide_secrets(s: &mut JudgedSession, redaction: Redaction) {
+    if redaction == Redaction::Off {
+        return;
+    }
+    let hide = |t: &mut String| {
+        if let std::borrow::Cow::Owned(o) = redaction.apply(t) {
+            *t = o;
+        }
+    };
+    hide(&mut s.id);
+    if let Some(p) = s.parent.as_mut() {
+        hide(p);
+    }
+    for c in &mut s.calls {
+        hide(&mut c.tool);
+        hide(&mut c.call_id);
+        for v in c.violations.iter_mut().flatten() {
+            hide(&mut v.text);
+        }
+    }
+    for o in &mut s.orphans {
+        hide(&mut o.call_id);
+    }
+    for m in &mut s.malformed {
+        hide(&mut m.problem);
+    }
+}
+
 /// Pair a session's calls and judge each pair by both signals and the
 /// classification rules, with stale edits decided in call order.
-fn judge_calls(session: Session) -> JudgedSession {
+fn judge_calls(session: Session, redaction: Redaction) -> JudgedSession {
     let mut calls_in: Vec<Call> = Vec::new();
     let mut results: Vec<ToolResult> = Vec::new();
     for event in session.events {
@@ -179,7 +219,7 @@ fn judge_calls(session: Session) -> JudgedSession {
         let call = &calls_in[p.call];
         let outcome = match p.result.map(|r| &results[r]) {
             None => Outcome::Unpaired,
-            Some(result) => judge_pair(session.dialect, call, result, &modified_unread),
+            Some(result) => judge_pair(session.dialect, call, result, &modified_unread, redaction),
         };
         if outcome == Outcome::Success
             && let Some((effect, path)) = file_effect(&call.tool, &call.input)
@@ -229,7 +269,13 @@ fn judge_calls(session: Session) -> JudgedSession {
 }
 
 /// Both signals, the category and, for anchors not found, staleness.
-fn judge_pair(format: Dialect, call: &Call, result: &ToolResult, modified_unread: &HashMap<&str, bool>) -> Outcome {
+fn judge_pair(
+    format: Dialect,
+    call: &Call,
+    result: &ToolResult,
+    modified_unread: &HashMap<&str, bool>,
+    redaction: Redaction,
+) -> Outcome {
     let flagged = result.flag == Some(true);
     // Read as a terminal shows it, a JSON envelope judged inside (see `rules::present`).
     let plain = rules::plain(&result.text);
@@ -248,7 +294,12 @@ fn judge_pair(format: Dialect, call: &Call, result: &ToolResult, modified_unread
     }
     let class = rules::classify_result(&reading, content);
     let unwrapped = rules::unwrap_text(&text);
-    let message = first_line(unwrapped);
+    // Secrets go first, from the whole text (a key block spans lines):
+    // normalizing would break a token's shape (`xoxb-<n>-…`) and the cut a
+    // key's length, and what is left of them would be shown.
+    let examined = rules::examined(unwrapped);
+    let shown = redaction.apply(&examined);
+    let message = first_line(&shown, redaction);
     let mut failure = Failure {
         flagged,
         content_rule: content.map(|r| r.id),
@@ -256,7 +307,7 @@ fn judge_pair(format: Dialect, call: &Call, result: &ToolResult, modified_unread
         reason: class.map_or("unclassified", |r| r.id),
         label: class.map_or("no rule matched", |r| r.label),
         // From the whole first line: truncating first would split one template in two.
-        template: normalize::template(&rules::examined(unwrapped)),
+        template: normalize::template_with(&shown, redaction),
         message,
     };
     if failure.category == Category::EditMatchNotFound {
@@ -271,11 +322,12 @@ fn judge_pair(format: Dialect, call: &Call, result: &ToolResult, modified_unread
     Outcome::Failed(failure)
 }
 
-/// The message of a failure: its most informative line, not a banner.
-fn first_line(text: &str) -> String {
-    let examined = rules::examined(text);
-    let line = normalize::informative_line(&examined);
-    sanitize::truncate(&sanitize::one_line(line), MESSAGE_CHARS)
+/// The message of a failure: its most informative line, not a banner,
+/// sanitized, redacted again (a key split by invisible characters is
+/// whole once they are gone), then cut.
+fn first_line(examined: &str, redaction: Redaction) -> String {
+    let line = normalize::informative_line(examined);
+    sanitize::truncate(&redaction.apply(&sanitize::one_line(line)), MESSAGE_CHARS)
 }
 
 #[cfg(test)]

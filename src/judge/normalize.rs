@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::redact::Redaction;
 use crate::sanitize;
 
 /// Longest template, in characters.
@@ -67,11 +68,20 @@ pub fn informative_line(text: &str) -> &str {
 }
 
 /// The template of an error text: its most informative line (see
-/// `informative_line`), sanitized, with variable parts replaced by `<url>`,
-/// `<uuid>`, `<str>`, `<path>`, `<hex>`, `<id>` and `<n>`.
+/// `informative_line`), sanitized, secrets redacted, with variable parts
+/// replaced by `<url>`, `<uuid>`, `<str>`, `<path>`, `<hex>`, `<id>` and
+/// `<n>`, then cut to `TEMPLATE_CHARS`.
 pub fn template(text: &str) -> String {
+    template_with(text, Redaction::On)
+}
+
+/// `template`, redacting as `redaction` says. Redaction comes before the
+/// placeholders and the cut: `xoxb-123-…` would no longer look like a Slack
+/// token once its digits are `<n>`, and a key cut short not like a key.
+pub fn template_with(text: &str, redaction: Redaction) -> String {
     let line = informative_line(text);
-    let mut t = sanitize::one_line(line);
+    let clean = sanitize::one_line(line);
+    let mut t = redaction.apply(&clean).into_owned();
     for s in STEPS.iter() {
         if s.re.is_match(&t) {
             t = s.re.replace_all(&t, s.with).into_owned();
@@ -82,7 +92,8 @@ pub fn template(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::template;
+    use super::{template, template_with};
+    use crate::redact::Redaction;
 
     #[test]
     fn placeholders() {
@@ -140,6 +151,29 @@ mod tests {
         // No error word: the last line of the output, not the banner.
         assert_eq!(template("Exit code 2\n   Compiling x v0.1.0\nsomething odd happened"), "something odd happened");
         assert_eq!(template("Exit code 1"), "Exit code <n>");
+    }
+
+    /// Issue 22, F8 and F9: a Slack token's digits do not become `<n>`
+    /// before it is redacted, and a key at the 160-character cut is
+    /// redacted whole before the cut.
+    #[test]
+    fn secrets_are_redacted_before_placeholders_and_the_cut() {
+        let slack = template("Error: auth failed for xoxb-123456789012-Rel3SlackBotAbCdEf");
+        assert_eq!(slack, "Error: auth failed for xox-[REDACTED]");
+        for key in [
+            "AKIAZ7Q3REL3EXAMPLE9",
+            "ghp_Rel3GhpTokenAbCdEfGhIjKlMnOpQrStUvWx12",
+            "sk-proj-Rel3OpenAIkeyAbCdEfGhIjKlMnOpQrStUvWx",
+        ] {
+            for keep in [4, 10, 19, 33] {
+                let pad = "w".repeat(super::TEMPLATE_CHARS - 1 - keep - "Error: ".len() - 1);
+                let t = template(&format!("Error: {pad} {key} and more text after the key"));
+                assert!(t.contains("[RED") || t.ends_with('…'), "{key} at {keep}: {t}");
+                assert!(!t.contains(&key[4..8]), "{key} at {keep}: {t}");
+            }
+        }
+        let open = template_with("Error: auth failed for xoxb-123456789012-Rel3SlackBotAbCdEf", Redaction::Off);
+        assert!(open.contains("Rel3SlackBotAbCdEf"), "--no-redact keeps it: {open}");
     }
 
     #[test]

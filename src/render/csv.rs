@@ -49,7 +49,7 @@ pub fn render(report: &Report, out: &mut dyn Write) -> Result<()> {
         for c in rows {
             w.write_record([
                 cell(&t.tool),
-                c.category.clone(),
+                cell(&c.category),
                 c.errors.to_string(),
                 c.hidden_errors.to_string(),
                 format!("{:.6}", c.errors as f64 / t.errors.max(1) as f64),

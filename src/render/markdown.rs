@@ -4,6 +4,9 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::{percent, plural};
 use crate::error::Result;
@@ -25,23 +28,49 @@ pub fn code(text: &str) -> String {
 }
 
 /// Plain text for a table cell or prose: one line, Markdown and HTML
-/// specials escaped.
+/// specials escaped. A word GitHub would make live, however escaped (a
+/// URL, `www.`, an e-mail address or `@mention`, an issue reference, an
+/// `:emoji:`), goes into a code span: GitHub links, mentions and
+/// replaces nothing inside code.
 pub fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in one_line(s).chars() {
-        match c {
-            '|' => out.push_str("\\|"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '*' | '_' | '[' | ']' | '`' | '\\' | '#' | '!' => {
-                out.push('\\');
-                out.push(c);
+    let clean = one_line(s);
+    let mut out = String::with_capacity(clean.len());
+    for (i, word) in clean.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        if is_live(word) {
+            out.push_str(&code(word).replace('|', "\\|"));
+            continue;
+        }
+        for c in word.chars() {
+            match c {
+                '|' => out.push_str("\\|"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '&' => out.push_str("&amp;"),
+                '*' | '_' | '[' | ']' | '`' | '\\' | '#' | '!' | '~' => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                c => out.push(c),
             }
-            c => out.push(c),
         }
     }
     out
+}
+
+/// Would GitHub turn `word` into a link, a mention or an emoji? Its
+/// autolinks and mentions work on the rendered text, after escapes.
+fn is_live(word: &str) -> bool {
+    static LIVE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)://|www\.|@|#\d|\bgh-\d|:[a-z0-9_+-]+:").expect("live-word pattern"));
+    LIVE.is_match(word)
+}
+
+/// A label of a Mermaid pie chart: one line, no quote to end it early.
+fn mermaid_label(s: &str) -> String {
+    one_line(s).replace('"', "#quot;")
 }
 
 /// A code span in a table cell: pipes must be escaped even inside code.
@@ -57,8 +86,8 @@ pub fn render(report: &Report, outcome: Option<(&gate::Verdict, &gate::Gate)>, o
         .sources
         .iter()
         .map(|s| match s.coverage_note() {
-            Some(n) => format!("{} ({}; {n})", code(&s.path), s.format),
-            None => format!("{} ({})", code(&s.path), s.format),
+            Some(n) => format!("{} ({}; {n})", code(&s.path), text(&s.format)),
+            None => format!("{} ({})", code(&s.path), text(&s.format)),
         })
         .collect();
     writeln!(out, "# tracelint postmortem")?;
@@ -136,8 +165,8 @@ fn why_failed(report: &Report, tools: &[&crate::report::ToolReport], out: &mut d
             for r in report.reasons.iter().filter(|r| r.tool == tr.tool) {
                 writeln!(
                     out,
-                    "| `{}` | {} | {} | {} | {} |",
-                    r.category,
+                    "| {} | {} | {} | {} | {} |",
+                    cell_code(&r.category),
                     text(&r.label),
                     r.errors,
                     percent(r.errors as f64 / tr.errors as f64, 1),
@@ -157,14 +186,14 @@ fn why_failed(report: &Report, tools: &[&crate::report::ToolReport], out: &mut d
         writeln!(out, "```mermaid")?;
         writeln!(out, "pie title Errors by category")?;
         for (c, n) in &cats {
-            writeln!(out, "    \"{c}\" : {n}")?;
+            writeln!(out, "    \"{}\" : {n}", mermaid_label(c))?;
         }
         writeln!(out, "```")?;
         writeln!(out)?;
         writeln!(out, "| category | errors | share |")?;
         writeln!(out, "|---|---:|---:|")?;
         for (c, n) in &cats {
-            writeln!(out, "| `{c}` | {n} | {} |", percent(*n as f64 / t.errors as f64, 1))?;
+            writeln!(out, "| {} | {n} | {} |", cell_code(c), percent(*n as f64 / t.errors as f64, 1))?;
         }
 
         // Hidden errors.
@@ -244,9 +273,9 @@ fn after_failure(report: &Report, out: &mut dyn Write) -> Result<()> {
         for r in &report.recovery {
             writeln!(
                 out,
-                "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} ({}) | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} |",
                 cell_code(&r.tool),
-                r.category,
+                cell_code(&r.category),
                 r.failures,
                 r.recovered,
                 r.recovered_at_1,
@@ -301,11 +330,11 @@ fn after_failure(report: &Report, out: &mut dyn Write) -> Result<()> {
         for r in rows.iter().take(TOP_MESSAGES) {
             writeln!(
                 out,
-                "| {} | `{}` | {} | {} | {} of {} |",
+                "| {} | {} | {} | {} | {} of {} |",
                 cell_code(&r.tool),
-                r.category,
+                cell_code(&r.category),
                 cell_code(&r.change),
-                r.kind,
+                text(&r.kind),
                 r.count,
                 r.of
             )?;
@@ -376,5 +405,58 @@ mod tests {
     #[test]
     fn text_escapes() {
         assert_eq!(text("<script>|*x*"), "&lt;script&gt;\\|\\*x\\*");
+        assert_eq!(text("~~gone~~"), "\\~\\~gone\\~\\~");
+    }
+
+    /// Issue 22, F24: nothing in a heading or prose becomes a link, a
+    /// mention, an issue reference or an emoji on GitHub.
+    #[test]
+    fn text_is_never_live_on_github() {
+        let got = text(
+            "[click](http://evil.example) x http://autolink.example @octocat www.evil.example a@b.io :smile: #12 ok|x",
+        );
+        assert_eq!(
+            got,
+            "`[click](http://evil.example)` x `http://autolink.example` `@octocat` `www.evil.example` `a@b.io` `:smile:` `#12` ok\\|x"
+        );
+        assert_eq!(text("ftp://h/a|b"), "`ftp://h/a\\|b`", "pipes stay escaped in a table");
+        assert_eq!(text("Error: exit 1 at 12:30"), "Error: exit 1 at 12:30");
+    }
+
+    /// Issue 22, F14: strings a merged report brings (categories, kinds,
+    /// formats) are sanitized like any trace text.
+    #[test]
+    fn report_strings_are_sanitized() {
+        let mut r = crate::aggregate::Aggregator::new(Default::default()).finish();
+        let evil = "\u{1b}[31m\u{1b}]8;;http://e.example\u{7}L\u{1b}]8;;\u{7}\u{202e}`x|\"";
+        r.sources.push(crate::report::SourceReport::new("p", evil));
+        r.totals.calls = 1;
+        r.totals.errors = 1;
+        r.tools.push(crate::report::ToolReport { tool: "t".into(), calls: 1, errors: 1, ..Default::default() });
+        r.categories.push(crate::report::CategoryRow {
+            category: evil.into(),
+            tool: "t".into(),
+            errors: 1,
+            hidden_errors: 0,
+        });
+        r.reasons.push(crate::report::ReasonRow {
+            tool: "t".into(),
+            category: evil.into(),
+            reason: evil.into(),
+            label: evil.into(),
+            errors: 1,
+            hidden_errors: 0,
+        });
+        let mut out = Vec::new();
+        render(&r, None, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(!out.contains(['\u{1b}', '\u{7}', '\u{202e}']), "{out}");
+        for label in out.lines().filter(|l| l.starts_with("    \"")) {
+            assert_eq!(label.matches('"').count(), 2, "no quote ends a Mermaid label early: {label}");
+        }
+        for line in out.lines().filter(|l| l.starts_with('|')) {
+            let cells = line.replace("\\|", "").matches('|').count();
+            assert!(cells >= 4, "{line}");
+        }
     }
 }

@@ -53,9 +53,15 @@ fn count_cell(n: u64, alarm: bool) -> Cell {
     if alarm && n > 0 { c.fg(Color::Red) } else { c }
 }
 
-/// `1 error`, `2 errors`.
+/// A name (tool, path, origin) on one line, at most 48 characters.
 fn name(s: &str) -> String {
     truncate(&one_line(s), 48)
+}
+
+/// A cell of report text: sanitized (in a merged report every string
+/// comes from a file).
+fn text_cell(s: &str) -> Cell {
+    Cell::new(one_line(s))
 }
 
 pub fn render(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
@@ -78,7 +84,7 @@ fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
             out,
             "{}: {} trace, {}, {}{coverage}",
             name(&s.path),
-            s.format,
+            name(&s.format),
             plural(s.sessions, "session"),
             plural(s.calls, "call")
         )?;
@@ -124,8 +130,8 @@ fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
         let mut t = new_table(style, &["category", "reason", "count", "share", "hidden"]);
         for r in rows {
             t.add_row(vec![
-                Cell::new(&r.category),
-                Cell::new(&r.label),
+                text_cell(&r.category),
+                text_cell(&r.label),
                 Cell::new(r.errors),
                 Cell::new(percent(r.errors as f64 / tr.errors as f64, 1)),
                 count_cell(r.hidden_errors, style.color),
@@ -195,7 +201,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         for r in &report.recovery {
             t.add_row(vec![
                 Cell::new(name(&r.tool)),
-                Cell::new(&r.category),
+                text_cell(&r.category),
                 Cell::new(r.failures),
                 Cell::new(r.recovered),
                 Cell::new(r.recovered_at_1),
@@ -218,7 +224,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
             &["tool", "streaks", "longest", "p50", "p95", "lengths", &format!("≥ {}", st.threshold), "hidden ≥"],
         );
         for r in &st.by_tool {
-            let hist: Vec<String> = r.histogram.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            let hist: Vec<String> = r.histogram.iter().map(|(k, v)| format!("{}:{v}", one_line(k))).collect();
             t.add_row(vec![
                 Cell::new(name(&r.tool)),
                 Cell::new(r.streaks),
@@ -246,9 +252,9 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         for r in rows.iter().take(SECTION_ROWS) {
             t.add_row(vec![
                 Cell::new(name(&r.tool)),
-                Cell::new(&r.category),
+                text_cell(&r.category),
                 Cell::new(name(&r.change)),
-                Cell::new(&r.kind),
+                text_cell(&r.kind),
                 Cell::new(format!("{} of {}", r.count, r.of)),
             ]);
         }
@@ -263,7 +269,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         let mut t = new_table(style, &["message", "tool", "count", "locates", "directs", "fixed next call"]);
         for r in report.feedback.iter().take(SECTION_ROWS) {
             t.add_row(vec![
-                Cell::new(truncate(&r.template, 72)),
+                Cell::new(truncate(&one_line(&r.template), 72)),
                 Cell::new(name(&r.tool)),
                 Cell::new(r.count),
                 Cell::new(yes(r.locates)),
@@ -303,7 +309,7 @@ fn schema_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result
     if !violating.is_empty() {
         let mut t = new_table(style, &["tool", "schema", "validated", "violations", "accepted anyway", "categories"]);
         for r in &violating {
-            let cats: Vec<String> = r.categories.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            let cats: Vec<String> = r.categories.iter().map(|(k, v)| format!("{}:{v}", one_line(k))).collect();
             t.add_row(vec![
                 Cell::new(name(&r.tool)),
                 Cell::new(name(&r.origin)),

@@ -73,7 +73,7 @@ impl Adapter for Adk {
             Some(sql) => SessionIndex::load(conn, sql)?,
             None => SessionIndex::default(),
         };
-        let v1 = Schema { conn }.has("events", &["event_data"])?;
+        let v1 = Schema::new(conn).has("events", &["event_data"])?;
         let (sql, column) = if v1 { (ROWS_JSON, "event_data") } else { (ROWS_V0, "content") };
         let stream = Stream { dialect: INFO.dialect, index: &index, sql };
         stream_by_session(

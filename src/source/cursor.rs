@@ -114,7 +114,9 @@ fn order(conn: &Connection, session: &mut Session, bubbles: &[(String, usize)]) 
     let mut rows = stmt.query([&session.id])?;
     let Some(r) = rows.next()? else { return Ok(()) };
     let headers: Option<Value> = match r.get_ref(0)? {
-        ValueRef::Text(b) | ValueRef::Blob(b) => serde_json::from_slice(b).ok(),
+        ValueRef::Text(b) | ValueRef::Blob(b) => {
+            super::json::check_size(b).ok().and_then(|()| serde_json::from_slice(b).ok())
+        }
         _ => None,
     };
     let Some(list) = headers.as_ref().and_then(|h| h.get("fullConversationHeadersOnly")).and_then(Value::as_array)
@@ -161,11 +163,13 @@ fn parse_bubble(v: ValueRef<'_>, row: i64, session: &mut Session) {
     };
     // Only the fields read are built: the rest of a bubble (its text, code
     // blocks, context; often megabytes) is parsed past, never kept.
-    let bubble: Bubble = match serde_json::from_slice::<Option<Bubble>>(bytes) {
+    let parsed = super::json::check_size(bytes).map_err(|e| format!("bubble {e}")).and_then(|()| {
+        serde_json::from_slice::<Option<Bubble>>(bytes).map_err(|e| format!("bubble is invalid JSON: {e}"))
+    });
+    let bubble: Bubble = match parsed {
         Ok(Some(b)) => b,
         Ok(None) => return,
-        Err(e) => {
-            let problem = format!("bubble is invalid JSON: {e}");
+        Err(problem) => {
             session.malformed.push(Malformed { row, problem, skipped: true, file: None });
             return;
         }
@@ -220,7 +224,7 @@ fn parse_bubble(v: ValueRef<'_>, row: i64, session: &mut Session) {
         Some(Value::Null) | None => String::new(),
         Some(v) => v.to_string(),
     };
-    let parsed: Option<Value> = serde_json::from_str(&raw).ok();
+    let parsed: Option<Value> = super::json::parse_bounded(&raw).ok();
     let exit_code =
         parsed.as_ref().and_then(|p| p.get("exitCodeV2").or_else(|| p.get("exitCode"))).and_then(Value::as_i64);
     let mut full = match parsed.as_ref().and_then(result_text) {

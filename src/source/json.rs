@@ -1,12 +1,80 @@
-//! JSON from untrusted trace rows.
+//! JSON from untrusted trace rows, and the bounds on what one document
+//! (a row, a blob, a transcript line or file) may expand to.
 
 use serde_json::Value;
+
+/// Most JSON values (scalars, arrays, objects) one document may hold. Parsed
+/// into `serde_json::Value`, each costs 32 to 100 bytes whatever its text
+/// (`[0,0,…]` is 2 bytes a value): 4 million are a few hundred MB at
+/// most. A long agent session holds tens of thousands.
+pub const MAX_JSON_VALUES: usize = 4_000_000;
+
+/// Documents this small are parsed without counting: even at 2 bytes a
+/// value they hold too few values to matter.
+const COUNT_FROM: usize = 1 << 20;
+
+/// Why `text` is not parsed, if it holds more than `MAX_JSON_VALUES` JSON
+/// values (counted without parsing: commas, brackets and braces outside
+/// strings). Only documents over 1 MiB are counted.
+pub fn check_size(text: &[u8]) -> Result<(), String> {
+    if text.len() <= COUNT_FROM {
+        return Ok(());
+    }
+    let mut values = 1usize;
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                // Skip the string: to the next quote not escaped.
+                i += 1;
+                while let Some(k) = memchr::memchr2(b'"', b'\\', &text[i..]) {
+                    i += k;
+                    if text[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    break;
+                }
+            }
+            b',' | b'[' | b'{' => values += 1,
+            _ => {}
+        }
+        if values > MAX_JSON_VALUES {
+            return Err(format!(
+                "holds more than {MAX_JSON_VALUES} JSON values ({} MiB of text); not parsed",
+                text.len() >> 20
+            ));
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// A JSON document kept in a JSON string (arguments some providers store
+/// encoded), decoded; a string that is not one, or that would expand past
+/// `MAX_JSON_VALUES`, stays the string.
+pub fn nested(s: String) -> Value {
+    if check_size(s.as_bytes()).is_err() {
+        return Value::String(s);
+    }
+    serde_json::from_str(&s).unwrap_or(Value::String(s))
+}
+
+/// `serde_json::from_str` into a `Value`, refusing a document past
+/// `MAX_JSON_VALUES` (see `check_size`) with an error that says so.
+pub fn parse_bounded(text: &str) -> Result<Value, String> {
+    check_size(text.as_bytes())?;
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}
 
 /// Parse `text`; if it fails only because of lone UTF-16 surrogate escapes
 /// (`"\ud800"`, which JSON allows and Rust strings cannot hold), replace
 /// those escapes with U+FFFD and parse again. The flag says a repair was
 /// needed.
 pub fn parse_lossy(text: &str) -> Result<(Value, bool), serde_json::Error> {
+    if let Err(problem) = check_size(text.as_bytes()) {
+        return Err(serde::de::Error::custom(problem));
+    }
     match serde_json::from_str(text) {
         Ok(v) => Ok((v, false)),
         Err(e) => match replace_lone_surrogates(text) {
@@ -79,6 +147,22 @@ mod tests {
         assert!(!repaired);
         assert_eq!(v["a"], "😀");
         assert_eq!(v["b"], "\\ud800");
+    }
+
+    /// Issue 22, F2: a document that would expand past `MAX_JSON_VALUES`
+    /// is refused by counting, never parsed; strings hold any number of
+    /// commas and brackets without counting.
+    #[test]
+    fn documents_past_the_value_bound_are_refused() {
+        let zeros = format!("[{}0]", "0,".repeat(MAX_JSON_VALUES));
+        let err = check_size(zeros.as_bytes()).unwrap_err();
+        assert!(err.contains("more than 4000000 JSON values"), "{err}");
+        assert!(parse_bounded(&zeros).is_err() && parse_lossy(&zeros).is_err());
+        let text = format!("{{\"a\":\"{}\\\"]\"}}", ",[{".repeat(MAX_JSON_VALUES));
+        assert!(check_size(text.as_bytes()).is_ok());
+        assert_eq!(parse_bounded(&text).unwrap()["a"].as_str().unwrap().len(), 3 * MAX_JSON_VALUES + 2);
+        let under = format!("[{}0]", "0,".repeat(MAX_JSON_VALUES / 2));
+        assert!(parse_bounded(&under).is_ok());
     }
 
     #[test]

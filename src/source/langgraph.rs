@@ -290,6 +290,7 @@ pub fn decode_typed(kind: &str, v: ValueRef<'_>) -> Result<Value, String> {
     };
     match kind {
         "msgpack" => {
+            msgpack_values(bytes)?;
             let mut rd = bytes;
             let value = rmpv::decode::read_value_with_max_depth(&mut rd, MAX_DEPTH)
                 .map_err(|e| format!("undecodable msgpack: {e}"))?;
@@ -299,6 +300,7 @@ pub fn decode_typed(kind: &str, v: ValueRef<'_>) -> Result<Value, String> {
             from_msgpack(value, 0)
         }
         "json" => {
+            super::json::check_size(bytes)?;
             let v: Value = serde_json::from_slice(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
             Ok(unwrap_lc(v, 0))
         }
@@ -307,6 +309,86 @@ pub fn decode_typed(kind: &str, v: ValueRef<'_>) -> Result<Value, String> {
         k if k.ends_with("+aes") => Err(format!("encrypted value ({k})")),
         k => Err(format!("unknown serializer type {:?}", crate::sanitize::one_line(k))),
     }
+}
+
+/// Why a msgpack blob is not decoded: it holds more than
+/// `json::MAX_JSON_VALUES` values, its extensions' payloads included, or
+/// claims more items than it has bytes. Counted without building
+/// anything (a blob of nils is a value a byte, 32 bytes each decoded), and
+/// only for blobs over 1 MiB.
+fn msgpack_values(bytes: &[u8]) -> Result<(), String> {
+    const MAX: u64 = super::json::MAX_JSON_VALUES as u64;
+    if bytes.len() <= 1 << 20 {
+        return Ok(());
+    }
+    let too_many = || format!("msgpack holds more than {MAX} values; not decoded");
+    let cut = || "undecodable msgpack: cut short".to_string();
+    let mut values: u64 = 0;
+    // Payloads of extensions are msgpack too (LangGraph's types): counted
+    // from a list, not by recursion, however deep they nest.
+    let mut blobs: Vec<&[u8]> = vec![bytes];
+    while let Some(blob) = blobs.pop() {
+        let mut at = 0usize;
+        let mut pending: u64 = 1;
+        let uint = |at: usize, n: usize| -> Option<u64> {
+            blob.get(at..at + n).map(|b| b.iter().fold(0u64, |v, &x| v << 8 | u64::from(x)))
+        };
+        while pending > 0 && at < blob.len() {
+            pending -= 1;
+            values += 1;
+            if values > MAX {
+                return Err(too_many());
+            }
+            let m = blob[at];
+            at += 1;
+            // (items to read, bytes to skip, an extension payload)
+            let (items, skip, ext): (u64, u64, bool) = match m {
+                0x00..=0x7f | 0xe0..=0xff | 0xc0 | 0xc2 | 0xc3 => (0, 0, false),
+                0x80..=0x8f => (2 * u64::from(m & 0x0f), 0, false),
+                0x90..=0x9f => (u64::from(m & 0x0f), 0, false),
+                0xa0..=0xbf => (0, u64::from(m & 0x1f), false),
+                0xc4 | 0xd9 => (0, 1 + uint(at, 1).ok_or_else(cut)?, false),
+                0xc5 | 0xda => (0, 2 + uint(at, 2).ok_or_else(cut)?, false),
+                0xc6 | 0xdb => (0, 4 + uint(at, 4).ok_or_else(cut)?, false),
+                0xc7 => (0, 2 + uint(at, 1).ok_or_else(cut)?, true),
+                0xc8 => (0, 3 + uint(at, 2).ok_or_else(cut)?, true),
+                0xc9 => (0, 5 + uint(at, 4).ok_or_else(cut)?, true),
+                0xca | 0xce | 0xd2 => (0, 4, false),
+                0xcb | 0xcf | 0xd3 => (0, 8, false),
+                0xcc | 0xd0 => (0, 1, false),
+                0xcd | 0xd1 => (0, 2, false),
+                0xd4 => (0, 2, true),
+                0xd5 => (0, 3, true),
+                0xd6 => (0, 5, true),
+                0xd7 => (0, 9, true),
+                0xd8 => (0, 17, true),
+                0xdc => (uint(at, 2).ok_or_else(cut)?, 2, false),
+                0xdd => (uint(at, 4).ok_or_else(cut)?, 4, false),
+                0xde => (2 * uint(at, 2).ok_or_else(cut)?, 2, false),
+                0xdf => (2 * uint(at, 4).ok_or_else(cut)?, 4, false),
+                0xc1 => return Err("undecodable msgpack: reserved marker 0xc1".into()),
+            };
+            let end = usize::try_from(skip).ok().and_then(|s| at.checked_add(s)).filter(|&e| e <= blob.len());
+            let Some(end) = end else { return Err(cut()) };
+            if ext {
+                // Length and type bytes, then the payload.
+                let header = match m {
+                    0xc7 => 2,
+                    0xc8 => 3,
+                    0xc9 => 5,
+                    _ => 1,
+                };
+                blobs.push(&blob[at + header..end]);
+            }
+            at = end;
+            pending = pending.checked_add(items).ok_or_else(too_many)?;
+            // Every item takes a byte at least.
+            if pending > (blob.len() - at) as u64 {
+                return Err(format!("undecodable msgpack: claims {pending} items in {} bytes", blob.len() - at));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// msgpack as JSON, with LangGraph's extension types resolved.
@@ -461,6 +543,27 @@ mod tests {
         let mut out = vec![];
         collect_messages(v, 0, &mut out);
         assert_eq!(out.len(), 1);
+    }
+
+    /// Issue 22, F2 (`gen_bombs.py`): 50 MB of nils in one array (3.6 GB
+    /// decoded) and blobs claiming billions of items are refused by
+    /// counting, before anything is decoded; a large ordinary blob is not.
+    #[test]
+    fn msgpack_bombs_are_counted_not_decoded() {
+        let mut nils = vec![0xdd];
+        nils.extend_from_slice(&(50u32 << 20).to_be_bytes());
+        nils.resize(5 + (50 << 20), 0xc0);
+        let err = decode_typed("msgpack", ValueRef::Blob(&nils)).unwrap_err();
+        assert!(err.contains("more than 4000000 values"), "{err}");
+        let mut claims = vec![0xdd, 0xff, 0xff, 0xff, 0xff];
+        claims.resize(2 << 20, 0xc0);
+        assert!(decode_typed("msgpack", ValueRef::Blob(&claims)).unwrap_err().contains("claims"));
+        // Nested in extensions: counted too.
+        let inner = pack(&rmpv::Value::Array(vec![rmpv::Value::Nil; 3_000_000]));
+        let outer = pack(&rmpv::Value::Array(vec![rmpv::Value::Ext(5, inner.clone()), rmpv::Value::Ext(5, inner)]));
+        assert!(decode_typed("msgpack", ValueRef::Blob(&outer)).unwrap_err().contains("more than"));
+        let text = pack(&rmpv::Value::Array(vec![rmpv::Value::String("x".repeat(3 << 20).into()); 2]));
+        assert!(decode_typed("msgpack", ValueRef::Blob(&text)).is_ok());
     }
 
     #[test]

@@ -119,7 +119,7 @@ impl Adapter for Llm {
     }
 
     fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
-        let schema = Schema { conn };
+        let schema = Schema::new(conn);
         let store = if schema.has("threads", &["id", "tip_message_hash"])?
             && schema.has("messages", &["hash", "parent_hash"])?
             && schema.has("parts", &["id", "message_hash", "position", "type", "tool_name", "payload"])?
@@ -186,7 +186,7 @@ impl Adapter for Llm {
         let mut rows = stmt.query([])?;
         let mut out: BTreeMap<String, Value> = BTreeMap::new();
         while let Some(r) = rows.next()? {
-            let schema = opt_text(r.get_ref(1)?).and_then(|s| serde_json::from_str::<Value>(&s).ok());
+            let schema = opt_text(r.get_ref(1)?).and_then(|s| super::json::parse_bounded(&s).ok());
             if let Some(v) = schema.filter(Value::is_object) {
                 out.insert(text_of(r.get_ref(0)?), v);
             }
@@ -299,6 +299,7 @@ fn read_chain(conn: &Connection, query: &str, id: &str, session: &mut Session) -
 
 /// One `tool_call` or `tool_result` part of the message store.
 pub fn parse_payload(kind: &str, tool: Option<String>, payload: &str, row: i64) -> Result<Event, String> {
+    super::json::check_size(payload.as_bytes()).map_err(|e| format!("payload {e}"))?;
     let value: Value = serde_json::from_str(payload).map_err(|e| format!("payload is invalid JSON: {e}"))?;
     let Value::Object(mut p) = value else { return Err("payload is not a JSON object".into()) };
     let id = id_of(p.get("tool_call_id"));

@@ -250,9 +250,21 @@ pub fn default_sources() -> Vec<PathBuf> {
     out
 }
 
-/// The columns of `table`, or an empty list if it does not exist.
+/// The columns of `table`, or an empty list if it does not exist or is not
+/// a table. A view is never read in place of a trace table: a recursive
+/// view can return rows without end, and a trace format keeps tables.
 pub fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    columns_of(conn, table, false)
+}
+
+fn columns_of(conn: &Connection, table: &str, views: bool) -> rusqlite::Result<Vec<String>> {
+    let sql = if views {
+        "SELECT name FROM pragma_table_info(?1)"
+    } else {
+        "SELECT name FROM pragma_table_info(?1)
+          WHERE EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE)"
+    };
+    let mut stmt = conn.prepare(sql)?;
     let names = stmt.query_map([table], |r| r.get::<_, String>(0))?;
     names.collect()
 }
@@ -260,20 +272,65 @@ pub fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> 
 /// The tables and columns detection looks at.
 pub struct Schema<'c> {
     pub conn: &'c Connection,
+    /// Views count as tables: only to say why a database is refused.
+    views: bool,
+    /// The tables asked about, for that message.
+    asked: std::cell::RefCell<Vec<String>>,
 }
 
-impl Schema<'_> {
+impl<'c> Schema<'c> {
+    /// The tables of `conn` (views are not tables).
+    pub fn new(conn: &'c Connection) -> Schema<'c> {
+        Schema { conn, views: false, asked: Default::default() }
+    }
+
     /// Does `table` exist with all of `cols`?
     pub fn has(&self, table: &str, cols: &[&str]) -> rusqlite::Result<bool> {
-        let have = columns(self.conn, table)?;
+        self.asked.borrow_mut().push(table.to_string());
+        let have = columns_of(self.conn, table, self.views)?;
         Ok(!have.is_empty() && cols.iter().all(|w| have.iter().any(|c| c == w)))
     }
+}
+
+/// Why a database that `format` (or, with `None`, no format) matches is
+/// refused when views are taken for tables: it defines views where the
+/// format keeps its tables.
+fn views_in_place(path: &Path, conn: &Connection, format: Option<Format>) -> Result<()> {
+    let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
+    let matches = |f: Format| {
+        let with_views = Schema { conn, views: true, asked: Default::default() };
+        let yes = f.adapter().matches(&with_views).map_err(sql)?;
+        Ok::<_, Error>(yes.then(|| with_views.asked.take()))
+    };
+    let mut matched = None;
+    for f in format.map_or_else(|| Format::all().collect(), |f| vec![f]) {
+        if let Some(asked) = matches(f)? {
+            matched = Some((f, asked));
+            break;
+        }
+    }
+    let Some((f, asked)) = matched else { return Ok(()) };
+    let views: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .map_err(sql)?;
+    let in_place = views.iter().filter(|v| asked.iter().any(|t| t.eq_ignore_ascii_case(v)));
+    let names: Vec<String> = in_place.take(4).map(|v| format!("`{}`", crate::sanitize::one_line(v))).collect();
+    Err(Error::input(
+        path,
+        format!(
+            "the {} trace tables are views here ({}): not read, since a view can run without end \
+             (tracelint reads tables)",
+            f.as_str(),
+            names.join(", ")
+        ),
+    ))
 }
 
 /// Recognise the format of an open database by its tables and columns.
 pub fn detect(path: &Path, conn: &Connection) -> Result<Format> {
     let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
-    let schema = Schema { conn };
+    let schema = Schema::new(conn);
     for format in Format::all().filter(|f| f.adapter().opt_in().is_none()) {
         if format.adapter().matches(&schema).map_err(sql)? {
             return Ok(format);
@@ -284,6 +341,7 @@ pub fn detect(path: &Path, conn: &Connection) -> Result<Format> {
             return Err(Error::input(path, why));
         }
     }
+    views_in_place(path, conn, None)?;
     let mut tables: Vec<String> = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
@@ -396,7 +454,8 @@ pub fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Forma
     let format = match format {
         Some(f) => {
             let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
-            if !f.adapter().matches(&Schema { conn: &conn }).map_err(sql)? {
+            if !f.adapter().matches(&Schema::new(&conn)).map_err(sql)? {
+                views_in_place(path, &conn, Some(f))?;
                 return Err(Error::input(
                     path,
                     format!(
@@ -484,7 +543,7 @@ mod tests {
                     }
                     _ => continue,
                 };
-                let schema = Schema { conn: &conn };
+                let schema = Schema::new(&conn);
                 let matched: Vec<&str> =
                     Format::all().filter(|f| f.adapter().matches(&schema).unwrap()).map(Format::as_str).collect();
                 assert!(matched.len() <= 1, "{} matches {matched:?}", path.display());

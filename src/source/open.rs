@@ -12,6 +12,22 @@ use crate::error::{Error, Result};
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The largest string or blob read from a trace database: 32 times the
+/// text of a million-token context. SQLite refuses a larger value before
+/// it allocates it (sorting a 200 MB row took SQLite over 1 GB).
+pub const MAX_VALUE_BYTES: i32 = 128 << 20;
+
+/// The SQLite work (virtual machine steps) a scan of one database may do:
+/// this many, plus `STEPS_PER_BYTE` for each byte of the database and its
+/// WAL. Scans need a hundredth to a twentieth of a step per byte (a Peri
+/// and a Goose database of 19 and 64 MB); a query that never ends (a
+/// cycle a recursive query follows) is stopped after a few seconds,
+/// before it fills a disk with temporary files.
+pub const BASE_STEPS: u64 = 50_000_000;
+pub const STEPS_PER_BYTE: u64 = 100;
+/// Steps between two looks at the budget: a look costs nothing measurable.
+const STEPS_PER_LOOK: i32 = 100_000;
+
 /// How a database is opened. None of them writes anything, anywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -62,15 +78,18 @@ pub fn open_read_only(path: &Path) -> Result<Opened> {
         return Err(Error::input(path, "not a SQLite database (bad header)"));
     }
     let wal_mode = header[18] == 2 || header[19] == 2;
-    let mode = match (wal_mode, sidecar(path, "-wal").exists()) {
+    let wal = std::fs::metadata(sidecar(path, "-wal")).ok();
+    let mode = match (wal_mode, wal.is_some()) {
         (true, false) => Mode::Immutable,
         (true, true) => Mode::ReadOnlyShm,
         (false, _) => Mode::ReadOnly,
     };
-    match try_open(path, mode) {
+    let bytes = meta.len().saturating_add(wal.map_or(0, |w| w.len()));
+    let budget = BASE_STEPS.saturating_add(bytes.saturating_mul(STEPS_PER_BYTE));
+    match try_open(path, mode, budget) {
         Ok(conn) => Ok(Opened { conn, warnings: Vec::new() }),
         Err(e) if mode != Mode::Immutable && needs_fallback(&e) => {
-            let conn = try_open(path, Mode::Immutable).map_err(|e| Error::input(path, sqlite_problem(&e)))?;
+            let conn = try_open(path, Mode::Immutable, budget).map_err(|e| Error::input(path, sqlite_problem(&e)))?;
             let what = if mode == Mode::ReadOnlyShm { "the -wal file" } else { "a hot journal" };
             Ok(Opened {
                 conn,
@@ -85,15 +104,27 @@ pub fn open_read_only(path: &Path) -> Result<Opened> {
     }
 }
 
-fn try_open(path: &Path, mode: Mode) -> rusqlite::Result<Connection> {
+fn try_open(path: &Path, mode: Mode, budget: u64) -> rusqlite::Result<Connection> {
     let params = match mode {
         Mode::ReadOnly => "?mode=ro",
         Mode::ReadOnlyShm => "?mode=ro&readonly_shm=1",
         Mode::Immutable => "?mode=ro&immutable=1",
     };
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(file_uri(path, params), flags)?;
+    let mut conn = Connection::open_with_flags(file_uri(path, params), flags)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)?;
+    let mut left = budget;
+    let step = STEPS_PER_LOOK as u64;
+    // Returning true interrupts the statement (SQLITE_INTERRUPT), for good:
+    // the budget is the connection's, over every statement.
+    conn.progress_handler(
+        STEPS_PER_LOOK,
+        Some(move || {
+            left = left.saturating_sub(step);
+            left == 0
+        }),
+    )?;
     // Force SQLite to read the schema now, so a damaged or unopenable file fails here.
     conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))?;
     Ok(conn)
@@ -231,6 +262,18 @@ pub fn sqlite_problem(e: &rusqlite::Error) -> String {
                 return "database is locked by another process (gave up after 5 s)".into();
             }
             ErrorCode::CannotOpen => return "cannot open the database".into(),
+            ErrorCode::OperationInterrupted => {
+                return format!(
+                    "reading it took more than {BASE_STEPS} steps of SQLite work plus {STEPS_PER_BYTE} a byte, \
+                     far more than a database of its size needs (a query that never ends?); stopped"
+                );
+            }
+            ErrorCode::TooBig => {
+                return format!(
+                    "holds a value larger than {} MiB, more than any trace writes; not read",
+                    MAX_VALUE_BYTES >> 20
+                );
+            }
             _ => {}
         }
     }

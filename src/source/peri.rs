@@ -489,6 +489,7 @@ struct TextBlock<'a> {
 /// and the two ends of a result's text (`TEXT_CAP` bytes each); the rest
 /// is skipped over in place, borrowed rather than copied.
 pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
+    super::json::check_size(content.as_bytes())?;
     if content.len() > 4 * TEXT_CAP
         && let Some(done) = parse_long_result(content.as_bytes(), role_column, row, out)
     {
@@ -650,7 +651,7 @@ fn read_msg(
             let input = match c.arguments.map(|a| serde_json::from_str(a.get())) {
                 None | Some(Err(_)) => Value::Null,
                 // Some providers keep arguments as a JSON string.
-                Some(Ok(Value::String(s))) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+                Some(Ok(Value::String(s))) => super::json::nested(s),
                 Some(Ok(v)) => v,
             };
             seen.push(id.clone());

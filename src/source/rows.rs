@@ -174,8 +174,9 @@ pub fn text_of(v: ValueRef<'_>) -> String {
 }
 
 /// Parse a JSON text column of one row into `session`'s events with
-/// `parse`; a parse error, or a column that is not text, becomes a skipped
-/// `Malformed` row (`column` names it in the problem).
+/// `parse`; a parse error, a document past `json::MAX_JSON_VALUES`, or a
+/// column that is not text, becomes a skipped `Malformed` row (`column`
+/// names it in the problem).
 pub fn parse_column(
     v: ValueRef<'_>,
     column: &str,
@@ -184,10 +185,12 @@ pub fn parse_column(
     parse: impl FnOnce(&str, &mut Vec<crate::model::Event>) -> Result<(), String>,
 ) {
     let problem = match v {
-        ValueRef::Text(b) | ValueRef::Blob(b) => match parse(&String::from_utf8_lossy(b), &mut session.events) {
-            Ok(()) => return,
-            Err(problem) => problem,
-        },
+        ValueRef::Text(b) | ValueRef::Blob(b) => {
+            match super::json::check_size(b).and_then(|()| parse(&String::from_utf8_lossy(b), &mut session.events)) {
+                Ok(()) => return,
+                Err(problem) => problem,
+            }
+        }
         _ => format!("{column} is not JSON text"),
     };
     session.malformed.push(Malformed { row, problem, skipped: true, file: None });
@@ -256,7 +259,7 @@ pub fn id_of(v: Option<&Value>) -> String {
 pub fn decode_arguments(v: Value) -> Value {
     match v {
         Value::String(s) if s.trim().is_empty() => Value::Object(Default::default()),
-        Value::String(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+        Value::String(s) => super::json::nested(s),
         v => v,
     }
 }

@@ -57,8 +57,9 @@ const SESSIONS: &[(&[&str], &str)] = &[
 
 const ROWS: &str = "SELECT id, rowid, data_type, data, updated_at FROM threads ORDER BY id";
 
-/// A thread larger than this once decompressed is not read (a zstd bomb).
-const MAX_THREAD_BYTES: u64 = 512 << 20;
+/// A thread larger than this once decompressed is not read (a zstd bomb):
+/// 32 times the text of a million-token context.
+const MAX_THREAD_BYTES: u64 = 128 << 20;
 
 impl Adapter for Zed {
     fn info(&self) -> &'static FormatInfo {
@@ -120,18 +121,37 @@ pub fn decode(data_type: &str, v: ValueRef<'_>) -> Result<Value, String> {
             let mut src = bytes;
             let dec = ruzstd::decoding::StreamingDecoder::new(&mut src)
                 .map_err(|e| format!("data is not a zstd frame: {e}"))?;
-            let mut out = Vec::new();
-            dec.take(MAX_THREAD_BYTES + 1)
-                .read_to_end(&mut out)
-                .map_err(|e| format!("data does not decompress: {e}"))?;
-            if out.len() as u64 > MAX_THREAD_BYTES {
-                return Err(format!("data decompresses to more than {} MiB", MAX_THREAD_BYTES >> 20));
-            }
-            out
+            read_at_most(dec, MAX_THREAD_BYTES)
+                .map_err(|e| format!("data does not decompress: {e}"))?
+                .ok_or_else(|| format!("data decompresses to more than {} MiB", MAX_THREAD_BYTES >> 20))?
         }
         other => return Err(format!("unknown data_type {:?}", crate::sanitize::one_line(other))),
     };
+    super::json::check_size(&json).map_err(|e| format!("thread {e}"))?;
     serde_json::from_slice(&json).map_err(|e| format!("thread is invalid JSON: {e}"))
+}
+
+/// All of `r`, or `None` past `max` bytes. The buffer grows by a quarter at
+/// a time, not by doubling, so that reading up to the bound never holds
+/// twice the bound.
+fn read_at_most(mut r: impl Read, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => return Ok(Some(out)),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if (out.len() + n) as u64 > max {
+            return Ok(None);
+        }
+        if out.len() + n > out.capacity() {
+            out.reserve_exact((out.len() / 4).max(1 << 20));
+        }
+        out.extend_from_slice(&chunk[..n]);
+    }
 }
 
 /// The calls and results of one thread, in message order.
@@ -242,7 +262,7 @@ fn tool_input(tool_use: &Value) -> Value {
         }
         Some(v) if !v.is_null() => v.clone(),
         _ => match tool_use.get("raw_input") {
-            Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone())),
+            Some(Value::String(s)) => super::json::nested(s.clone()),
             _ => Value::Null,
         },
     }
@@ -376,5 +396,23 @@ mod tests {
             ruzstd::encoding::CompressionLevel::Fastest,
         );
         assert_eq!(decode("zstd", ValueRef::Blob(&z)).unwrap()["version"], "0.3.0");
+    }
+
+    /// Issue 22, F2 (`repro_zed_bomb.sh`): a small zstd frame of `[0,0,…]`
+    /// (a `Value` of gigabytes) and one past the decompressed bound are
+    /// refused before they are parsed; the buffer never doubles past it.
+    #[test]
+    fn zstd_bombs_are_refused() {
+        let zstd = |text: &[u8]| ruzstd::encoding::compress_to_vec(text, ruzstd::encoding::CompressionLevel::Fastest);
+        let mut array = b"{\"version\":\"0.3.0\",\"x\":[".to_vec();
+        array.extend(std::iter::repeat_n(&b"0,"[..], crate::source::json::MAX_JSON_VALUES).flatten());
+        array.extend_from_slice(b"0]}");
+        let err = decode("zstd", ValueRef::Blob(&zstd(&array))).unwrap_err();
+        assert!(err.contains("JSON values"), "{err}");
+        let big = zstd(&vec![b' '; MAX_THREAD_BYTES as usize + 1]);
+        assert!(decode("zstd", ValueRef::Blob(&big)).unwrap_err().contains("more than 128 MiB"));
+        let exact = read_at_most(&vec![7u8; 3 << 20][..], 3 << 20).unwrap().unwrap();
+        assert!(exact.len() == 3 << 20 && exact.capacity() < 4 << 20, "{}", exact.capacity());
+        assert!(read_at_most(&vec![7u8; 3 << 20][..], (3 << 20) - 1).unwrap().is_none());
     }
 }

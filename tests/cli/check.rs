@@ -281,3 +281,70 @@ fn rule_registry_golden() {
     let ids: Vec<&str> = v["finding_rules"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
     assert_eq!(ids, tracelint::rules::FindingRule::ids().collect::<Vec<_>>());
 }
+
+/// Issue 22, F12 (`repro_invisible.py`): bidi, invisible and tag
+/// characters in a tool name and an error text reach no human output.
+#[test]
+fn invisible_characters_reach_no_human_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "al\u{61c}m tags\u{e0049}\u{e0067}\u{e006e}\u{e006f}\u{e0072}\u{e0065} soft\u{ad}hy cgj\u{34f}x \
+                mvs\u{180e}x ann\u{fff9}a\u{fffb}b fill\u{3164}x \u{115f}\u{1160}\u{ffa0} vs \u{fe00}\u{fe01}\u{e0100}";
+    let tool = format!("Bash{text}");
+    let error = format!("Error: {text}");
+    peri_db(dir.path(), "inv.db", &[("s1", vec![(&tool, serde_json::json!({}), &error, false, "c1")])]);
+    let invisible = |c: char| {
+        matches!(c, '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}' | '\u{1160}' | '\u{180e}' | '\u{3164}' | '\u{ffa0}')
+            || matches!(c, '\u{fe00}'..='\u{fe0f}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e01ef}')
+    };
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for format in ["table", "markdown", "csv", "junit", "github"] {
+        runs.push(vec!["scan", "inv.db", "--format", format, "--color", "never"]);
+        runs.push(vec!["check", "inv.db", "--format", format, "--color", "never"]);
+    }
+    runs.push(vec!["examples", "inv.db", "--category", "other"]);
+    runs.push(vec!["show", "s1", "inv.db"]);
+    runs.push(vec!["show", "s1", "inv.db", "--call", "1"]);
+    runs.push(vec!["scan", "inv.db", "--summary", "summary.md"]);
+    for args in &runs {
+        let out = run_in(dir.path(), args);
+        assert_ne!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let all = format!("{}{}", stdout(&out), stderr(&out));
+        let found: Vec<String> = all.chars().filter(|&c| invisible(c)).map(|c| format!("U+{:04X}", c as u32)).collect();
+        assert!(found.is_empty(), "{args:?}: {found:?}");
+        assert!(all.contains("Bashalm") || all.contains("alm tags"), "{args:?} shows the text:\n{all}");
+    }
+    let summary = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(!summary.chars().any(invisible), "{summary}");
+}
+
+/// Issue 22, F24: a tool name with a link, bare URLs, an e-mail address,
+/// a mention, an issue reference and an emoji is shown as text, in
+/// headings and prose alike, never as something GitHub makes live.
+#[test]
+fn markdown_headings_and_prose_make_nothing_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = "[click](http://evil.example) http://autolink.example www.evil.example @octocat a@b.io #1 :smile: ~~x~~";
+    let calls: Vec<FxCall> =
+        ["c1", "c2", "c3"].map(|id| (tool, serde_json::json!({}), "Error: boom", false, id)).into();
+    peri_db(dir.path(), "live.db", &[("s1", calls)]);
+    for args in [
+        vec!["scan", "live.db", "--format", "markdown"],
+        vec!["check", "live.db", "--format", "markdown"],
+        vec!["scan", "live.db", "--summary", "s.md"],
+    ] {
+        let out = run_in(dir.path(), &args);
+        assert_ne!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let md = if args.contains(&"--summary") {
+            std::fs::read_to_string(dir.path().join("s.md")).unwrap()
+        } else {
+            stdout(&out)
+        };
+        assert!(md.lines().any(|l| l.starts_with("### ") && l.contains("octocat")), "a heading names the tool:\n{md}");
+        for line in md.lines() {
+            let live = outside_code_spans(line);
+            for bad in ["://", "www.", "@", ":smile:", "~~", "#1", "](http"] {
+                assert!(!live.contains(bad), "{args:?}: {bad:?} is live in {line:?}");
+            }
+        }
+    }
+}

@@ -446,3 +446,189 @@ fn file_size_limits_name_the_file_the_user_gave() {
     }
     assert_eq!(std::fs::read_to_string(d.join("s.md")).unwrap(), "# before\n", "the failed append is taken back");
 }
+
+/// tracelint under a memory ceiling (`ulimit -v`, MiB) and a file size
+/// ceiling (a runaway SQLite sort spills temporary files), so that a bomb
+/// that escapes its bound fails the test rather than the machine; a
+/// generous time limit detects a hang and measures nothing.
+fn run_capped(dir: &Path, args: &[&str], mib: u64) -> Output {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {}; ulimit -f 2000000; exec \"$0\" \"$@\"", mib << 10))
+        .arg(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(300) {
+            let _ = child.kill();
+            panic!("{args:?} hangs");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A copy of a shipped sample in `dir`, changed by `sql`.
+fn sample_changed(dir: &Path, sample: &str, sql: &str) -> String {
+    let name = sample.rsplit('/').next().unwrap().to_string();
+    std::fs::copy(root().join("sample-traces").join(sample), dir.join(&name)).unwrap();
+    let conn = rusqlite::Connection::open(dir.join(&name)).unwrap();
+    conn.execute_batch(sql).unwrap();
+    name
+}
+
+/// The one error line of a refused input, naming it.
+fn refused(out: &Output, file: &str, why: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "{file}: {err}");
+    assert_eq!(err.lines().count(), 1, "{file}: {err}");
+    assert!(err.contains(file) && err.contains(why), "{file}: {err}");
+}
+
+/// Issue 22, F1 (`repro_view_hang.sh`): a trace table replaced by an
+/// endless recursive view, or by ten nested cross joins, is refused at
+/// once (goose and llm spun forever and filled the disk with temp files).
+#[test]
+fn views_in_place_of_trace_tables_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let endless = |t: &str| {
+        format!(
+            "PRAGMA legacy_alter_table=ON; ALTER TABLE \"{t}\" RENAME TO \"{t}_real\";
+             CREATE VIEW \"{t}\" AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r)
+             SELECT \"{t}_real\".* FROM r, \"{t}_real\";"
+        )
+    };
+    for (sample, table, forced) in [
+        ("goose.db", "messages", None),
+        ("zed.db", "threads", None),
+        ("crush.db", "messages", None),
+        ("opencode.db", "part", None),
+        ("adk.db", "events", None),
+        ("langgraph.db", "writes", None),
+        ("peri-postfix.db", "messages", None),
+        ("tracelint.db", "results", None),
+        ("cursor.db", "cursorDiskKV", Some("cursor")),
+    ] {
+        let file = sample_changed(dir.path(), sample, &endless(table));
+        let mut args = vec!["scan", file.as_str()];
+        args.extend(forced.map(|f| ["--source-format", f]).into_iter().flatten());
+        let out = run_capped(dir.path(), &args, 2048);
+        refused(&out, &file, &format!("are views here (`{table}`)"));
+    }
+    // Where a format reads a table only if it is there, a view is not read.
+    for (sample, table) in [("llm.db", "tool_results"), ("openai-agents.db", "agent_messages")] {
+        let file = sample_changed(dir.path(), sample, &endless(table));
+        let out = run_capped(dir.path(), &["scan", &file], 2048);
+        assert!(out.status.success(), "{file}: {}", stderr(&out));
+    }
+    let mut joins = String::from(
+        "PRAGMA legacy_alter_table=ON; ALTER TABLE messages RENAME TO messages_real;
+         CREATE TABLE ten(n); INSERT INTO ten VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9);
+         CREATE VIEW v0 AS SELECT messages_real.* FROM messages_real, ten;",
+    );
+    for k in 1..10 {
+        joins.push_str(&format!("CREATE VIEW v{k} AS SELECT v{}.* FROM v{}, ten;", k - 1, k - 1));
+    }
+    joins.push_str("CREATE VIEW messages AS SELECT * FROM v9;");
+    let file = sample_changed(dir.path(), "goose.db", &joins);
+    let renamed = format!("joins-{file}");
+    std::fs::rename(dir.path().join(&file), dir.path().join(&renamed)).unwrap();
+    refused(&run_capped(dir.path(), &["scan", &renamed], 2048), &renamed, "are views here (`messages`)");
+}
+
+/// Issue 22, F1: a query that never ends on real tables (an llm message
+/// chain that is a cycle, from hundreds of threads) is stopped by the
+/// SQLite work budget, in one line naming the file.
+#[test]
+fn a_query_that_never_ends_is_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = sample_changed(
+        dir.path(),
+        "llm.db",
+        "INSERT INTO messages (hash, parent_hash, role) VALUES ('cA', 'cB', 'user'), ('cB', 'cA', 'user');
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+         INSERT INTO threads (id, name, tip_message_hash) SELECT 'cyc' || i, 'c', 'cA' FROM n;",
+    );
+    refused(&run_capped(dir.path(), &["scan", &file], 2048), &file, "steps of SQLite work");
+}
+
+/// Issue 22, F2 (`gen_bombs.py`, `repro_zed_bomb.sh`): a small zstd blob of
+/// `[0,0,…]` in a Zed thread and a msgpack array of millions of nils in a
+/// LangGraph write are malformed rows, counted before they are decoded
+/// (they took 8–13 GB and 3.6 GB), and the scan goes on.
+#[test]
+fn decoder_bombs_are_malformed_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let values = 5_000_000;
+    let mut array = b"{\"version\":\"0.3.0\",\"x\":[".to_vec();
+    array.extend(std::iter::repeat_n(&b"0,"[..], values).flatten());
+    array.extend_from_slice(b"0]}");
+    let zstd = ruzstd::encoding::compress_to_vec(&array[..], ruzstd::encoding::CompressionLevel::Fastest);
+    assert!(zstd.len() < 1 << 20, "a small blob: {}", zstd.len());
+    let zed = sample_changed(dir.path(), "zed.db", "");
+    let conn = rusqlite::Connection::open(dir.path().join(&zed)).unwrap();
+    conn.execute(
+        "UPDATE threads SET data = ?1, data_type = 'zstd' WHERE rowid = (SELECT min(rowid) FROM threads)",
+        [&zstd],
+    )
+    .unwrap();
+    let mut nils = vec![0xdd];
+    nils.extend_from_slice(&(values as u32).to_be_bytes());
+    nils.resize(5 + values, 0xc0);
+    let langgraph = sample_changed(dir.path(), "langgraph.db", "");
+    let conn = rusqlite::Connection::open(dir.path().join(&langgraph)).unwrap();
+    conn.execute(
+        "UPDATE writes SET value = ?1, type = 'msgpack' WHERE rowid = (SELECT min(rowid) FROM writes)",
+        [&nils],
+    )
+    .unwrap();
+    for (file, why) in [(&zed, "JSON values"), (&langgraph, "more than 4000000 values")] {
+        let out = run_capped(dir.path(), &["scan", file, "--format", "json"], 2048);
+        assert!(out.status.success(), "{file}: {}", stderr(&out));
+        let v = json(&out);
+        let malformed = finding_messages(&v, "malformed-row");
+        assert!(malformed.iter().any(|m| m.contains(why)), "{file}: {malformed:?}");
+        assert!(v["totals"]["calls"].as_u64().unwrap() > 0, "{file}: the other rows are read");
+    }
+}
+
+/// Issue 22, F2: a transcript line holding millions of JSON values (`[0,0,…]`
+/// took 32 times its size) is not parsed; the lines after it are.
+#[test]
+fn json_lines_past_the_value_bound_are_not_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |uuid: &str, content: serde_json::Value| {
+        serde_json::json!({"type": "assistant", "uuid": uuid, "sessionId": "s1", "timestamp": "2026-04-02T09:00:01.000Z",
+            "message": {"role": "assistant", "content": content}})
+        .to_string()
+    };
+    let call = |id: &str, input: serde_json::Value| serde_json::json!([{"type": "tool_use", "id": id, "name": "Bash", "input": input}]);
+    let zeros = format!("[{}0]", "0,".repeat(5_000_000));
+    let bomb =
+        line("u1", call("toolu_bomb", serde_json::json!({"x": "PLACEHOLDER"}))).replace("\"PLACEHOLDER\"", &zeros);
+    let fine = line("u2", call("toolu_fine", serde_json::json!({"command": "ls"})));
+    std::fs::write(dir.path().join("t.jsonl"), format!("{bomb}\n{fine}\n")).unwrap();
+    let out = run_capped(dir.path(), &["scan", "t.jsonl", "--format", "json"], 2048);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["totals"]["calls"], 1, "only the line after the bomb: {}", stdout(&out));
+}
+
+/// Issue 22, F2: a value past what SQLite is allowed to read (128 MiB) is
+/// refused before it is allocated, in one line naming the file (a 200 MB
+/// row took SQLite over 1 GB to sort).
+#[test]
+fn values_past_the_sqlite_bound_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = sample_changed(
+        dir.path(),
+        "crush.db",
+        "UPDATE messages SET parts = zeroblob(129 * 1024 * 1024) WHERE rowid = (SELECT min(rowid) FROM messages);",
+    );
+    refused(&run_capped(dir.path(), &["scan", &file], 2048), &file, "larger than 128 MiB");
+}

@@ -38,7 +38,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("input", &["error", "import", "model", "progress", "sanitize", "scratch", "source"]),
     ("import", &["error", "model", "sanitize", "source"]),
     ("source", &["error", "model", "sanitize"]),
-    ("judge", &["model", "pair", "rules", "sanitize", "schema"]),
+    ("judge", &["model", "pair", "redact", "rules", "sanitize", "schema"]),
     ("aggregate", &["judge", "redact", "report", "rules", "schema"]),
     ("export", &["judge", "model", "redact"]),
     ("report", &["rules"]),

@@ -86,3 +86,100 @@ fn reports_made_with_other_thresholds_or_versions_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("contract v3"), "{}", stderr(&out));
 }
+
+/// Every free-text string of `v` (and the keys of its text-keyed maps)
+/// with `evil` in front; the enum fields stay as they are.
+fn taint(v: &Value, key: &str, evil: &str) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| {
+                    let k2 = if matches!(key, "histogram" | "categories") { format!("{evil}{k}") } else { k.clone() };
+                    (k2, taint(x, k, evil))
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|x| taint(x, "[]", evil)).collect()),
+        Value::String(s) if !matches!(key, "rule" | "severity") => Value::String(format!("{evil}{s}")),
+        v => v.clone(),
+    }
+}
+
+/// Issue 22, F14 (`gen_merge_escape.py`): strings a report file brings
+/// (formats, categories, labels, kinds, histogram keys) reach the table,
+/// Markdown and CSV of `merge` sanitized.
+#[test]
+fn merged_report_strings_are_sanitized() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = scan_json(&["sample-traces/peri-postmortem.db"], &[]);
+    let evil = "\u{1b}[31m\u{1b}]8;;http://e.example\u{7}L\u{1b}]8;;\u{7}\u{202e}\u{9b}2J\u{61c}";
+    let path = dir.path().join("evil.json");
+    std::fs::write(&path, taint(&report, "", evil).to_string()).unwrap();
+    for format in ["table", "markdown", "csv", "json"] {
+        let out = run_in(root(), &["merge", path.to_str().unwrap(), "--format", format, "--color", "never"]);
+        assert!(out.status.success(), "{format}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains('L'), "{format}: the report is there");
+        if format != "json" {
+            assert!(!text.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{9b}', '\u{61c}']), "{format}: {text:?}");
+            assert!(!text.contains("e.example"), "{format}: the link target is gone");
+        }
+    }
+}
+
+/// Issue 22, F3 (`repro_merge_panic.sh`): a report whose histograms claim
+/// `u64::MAX` or 3e9 entries is refused in one line naming the file (it
+/// panicked, or took 23 GB); one whose counts agree is merged from the
+/// histograms, never expanded; totals that would wrap are refused.
+#[test]
+fn absurd_counts_are_refused_and_huge_histograms_never_expanded() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = scan_json(&["sample-traces/peri-postmortem.db"], &[]);
+    assert!(
+        !report["recovery"].as_array().unwrap().is_empty()
+            && !report["streaks"]["by_tool"].as_array().unwrap().is_empty()
+    );
+    let write = |name: &str, v: &Value| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, v.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let refused = |path: &str| {
+        let out = run_in(root(), &["merge", path]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{path}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(path) && !err.contains("panicked"), "{err}");
+    };
+    for n in [u64::MAX, 3_000_000_000] {
+        let mut bad = report.clone();
+        bad["recovery"][0]["attempts"] = serde_json::json!({"1": n});
+        refused(&write(&format!("attempts-{n}.json"), &bad));
+        let mut bad = report.clone();
+        bad["streaks"]["by_tool"][0]["lengths"] = serde_json::json!({"2": n});
+        refused(&write(&format!("lengths-{n}.json"), &bad));
+    }
+    let mut wraps = report.clone();
+    for key in ["calls", "errors", "hidden_errors", "content_errors", "flagged_errors"] {
+        wraps["totals"][key] = (u64::MAX - 1).into();
+    }
+    let wraps = write("wraps.json", &wraps);
+    refused(&wraps);
+    // Counts that agree, in the billions: merged in no time and no memory.
+    let mut big = report.clone();
+    let row = &mut big["recovery"][0];
+    row["attempts"] = serde_json::json!({"1": 3_000_000_000u64, "7": 1_000_000_000u64});
+    row["recovered"] = 4_000_000_000u64.into();
+    row["failures"] = 4_000_000_000u64.into();
+    row["recovered_at_1"] = 3_000_000_000u64.into();
+    row["recovered_at_2"] = 0.into();
+    row["recovered_at_3"] = 0.into();
+    row["abandoned"] = 0.into();
+    row["identical_retries"] = 0.into();
+    row["identical_retry_successes"] = 0.into();
+    let big = write("big.json", &big);
+    let merged = json(&run_in(root(), &["merge", &big, &big, "--format", "json"]));
+    let first = &merged["recovery"].as_array().unwrap().iter().find(|r| r["recovered"] == 8_000_000_000u64).unwrap();
+    assert_eq!(first["median_attempts"], 1.0);
+    assert_eq!(first["attempts"]["7"], 2_000_000_000u64);
+}

@@ -137,3 +137,21 @@ fn bad_schema_files_exit_2() {
         assert!(err.contains(file) && err.contains(expect), "{file}: {err}");
     }
 }
+
+/// Issue 22, F13 (`repro_schemas_escape.sh`): parameter names a trace
+/// stores in its tool schemas reach `tracelint schemas` sanitized.
+#[test]
+fn stored_parameter_names_are_sanitized() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sql = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces/llm.sql")).unwrap();
+    sql.push_str(
+        r#"UPDATE tools SET input_schema = '{"type":"object","required":["\u001b]8;;http://evil.example\u0007p\u001b]8;;\u0007\u001b[2J\u202epath"],"properties":{"\u001b[31mopt\u061c":{"type":"string"}}}';"#,
+    );
+    db_from_sql(dir.path(), "logs.db", &sql);
+    let out = run_in(dir.path(), &["schemas", "logs.db"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("required: ppath") && text.contains("opt"), "{text}");
+    assert!(!text.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{61c}']), "{text:?}");
+    assert!(!text.contains("evil.example"), "{text}");
+}

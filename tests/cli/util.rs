@@ -268,3 +268,46 @@ pub fn scratch_of(child: &mut std::process::Child, tmp: &Path) -> Option<PathBuf
     let _ = child.kill();
     panic!("no scratch folder in {} after 60 s", tmp.display());
 }
+
+/// One call of a fixture session: tool, arguments, result text, the
+/// result's error flag and the call id.
+pub type FxCall<'a> = (&'a str, serde_json::Value, &'a str, bool, &'a str);
+
+/// A Peri database at `dir/file` holding `sessions` (thread id, calls),
+/// every text stored as given (built with bound parameters, not SQL text).
+pub fn peri_db(dir: &Path, file: &str, sessions: &[(&str, Vec<FxCall<'_>>)]) -> PathBuf {
+    let path = dir.join(file);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE threads (id TEXT PRIMARY KEY, title TEXT, cwd TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL,
+           updated_at TEXT NOT NULL, message_count INTEGER NOT NULL DEFAULT 0, parent_thread_id TEXT);
+         CREATE TABLE messages (message_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL);",
+    )
+    .unwrap();
+    let mut n = 0u64;
+    for (thread, calls) in sessions {
+        conn.execute(
+            "INSERT INTO threads (id, title, created_at, updated_at) VALUES (?1, 's', '2026-06-01T10:00:00+00:00', '2026-06-01T10:00:00+00:00')",
+            [thread],
+        )
+        .unwrap();
+        for (tool, input, text, flag, id) in calls {
+            let call = serde_json::json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": tool, "input": input}]});
+            let result = serde_json::json!({"role": "tool", "tool_call_id": id, "content": text, "is_error": flag});
+            for (role, body) in [("assistant", call), ("tool", result)] {
+                n += 1;
+                conn.execute(
+                    "INSERT INTO messages VALUES (?1, ?2, ?3, ?4)",
+                    [
+                        format!("019e82a0-3d00-7000-8000-{n:012}"),
+                        thread.to_string(),
+                        role.to_string(),
+                        body.to_string(),
+                    ],
+                )
+                .unwrap();
+            }
+        }
+    }
+    path
+}
