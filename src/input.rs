@@ -110,6 +110,10 @@ pub struct Source {
     /// The format named in reports: a SQLite format, the agent of its
     /// transcripts, or `jsonl` for transcripts of several agents.
     pub format_name: &'static str,
+    /// The agents whose sessions it holds (one, but for a folder of
+    /// transcripts of several agents): each session is judged with its
+    /// agent's built-in tool schemas.
+    pub agents: Vec<&'static str>,
     /// What the report should say about how it was opened (a database
     /// opened immutable may miss changes).
     pub warnings: Vec<String>,
@@ -147,6 +151,7 @@ pub fn open(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Resul
         path: path.to_path_buf(),
         label,
         format_name: format.as_str(),
+        agents: vec![format.as_str()],
         warnings,
         conn,
         format,
@@ -211,6 +216,7 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
         path: path.to_path_buf(),
         label,
         format_name: stats.label(),
+        agents: stats.agents.iter().copied().collect(),
         warnings: Vec::new(),
         conn,
         format: Format::TRACELINT,

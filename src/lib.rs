@@ -104,7 +104,7 @@ pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> R
 pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visitor: &mut dyn Visitor) -> Result<()> {
     for path in paths {
         let src = input::open(path, &opts.source, notes)?;
-        let judge = judge_for(src.format_name, &src.tool_schemas()?, opts)?;
+        let judge = judge_for(&src.agents, &src.tool_schemas()?, opts)?;
         // A file named after a token is shown redacted, like the trace text.
         let label = opts.aggregate.redaction.apply(&src.label);
         visitor.source(SourceStart {
@@ -118,12 +118,26 @@ pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visi
     Ok(())
 }
 
-/// The judge of one source: its format's built-in schemas, the schemas it
-/// stores itself, then `--tool-schemas`.
-fn judge_for(format: &str, trace_schemas: &[(String, serde_json::Value)], opts: &ScanOptions) -> Result<Judge> {
-    let set = SchemaSet::build(format, trace_schemas, &opts.tool_schemas)
-        .map_err(|e| Error::input(&opts.tool_schemas.origin, e))?;
-    Ok(Judge::new(Arc::new(set), opts.aggregate.streak_threshold).redacting(opts.aggregate.redaction))
+/// The judge of one source: for each agent whose sessions it holds, that
+/// agent's built-in schemas, the schemas the source stores itself, then
+/// `--tool-schemas` (a folder of Claude Code and Codex transcripts judges
+/// each session with its own agent's schemas).
+fn judge_for(
+    agents: &[&'static str],
+    trace_schemas: &[(String, serde_json::Value)],
+    opts: &ScanOptions,
+) -> Result<Judge> {
+    let build = |agent: &str| {
+        SchemaSet::build(agent, trace_schemas, &opts.tool_schemas)
+            .map(Arc::new)
+            .map_err(|e| Error::input(&opts.tool_schemas.origin, e))
+    };
+    let first = build(agents.first().copied().unwrap_or(""))?;
+    let mut judge = Judge::new(first, opts.aggregate.streak_threshold);
+    for agent in agents.iter().skip(1) {
+        judge.add_agent(agent, build(agent)?);
+    }
+    Ok(judge.redacting(opts.aggregate.redaction))
 }
 
 /// Read a source on this thread while another judges the sessions and

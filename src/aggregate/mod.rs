@@ -142,6 +142,8 @@ impl Aggregator {
         if self.sources.is_empty() || self.source_tools.is_empty() {
             return;
         }
+        // Its agent's schemas (a mixed folder's sessions have several).
+        self.schemas = s.schemas.clone();
         self.see(s);
         let mut counted = 0u64;
         let (mut results, mut with_text) = (0u64, 0u64);

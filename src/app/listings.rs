@@ -114,8 +114,11 @@ pub fn run_schemas(args: &SchemasArgs, out: &mut dyn Write) -> Result<()> {
     } else {
         for path in &args.paths {
             let src = input::open(path, &Default::default(), &mut Vec::new())?;
-            let label = format!("{} ({})", one_line(&src.label), src.format_name);
-            sets.push((label, build(src.format_name, &src.tool_schemas()?)?));
+            // One set per agent whose sessions the source holds.
+            for agent in &src.agents {
+                let label = format!("{} ({agent})", one_line(&src.label));
+                sets.push((label, build(agent, &src.tool_schemas()?)?));
+            }
         }
     }
     if args.format == RulesFormat::Json {

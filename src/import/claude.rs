@@ -21,7 +21,7 @@
 //! lines that embed sub-agent messages are skipped, so nothing is counted
 //! twice.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -105,7 +105,9 @@ struct Pending {
 /// State across all files of one import run.
 #[derive(Default)]
 struct Run {
-    uuids: HashSet<String>,
+    /// Every line uuid seen, and whether it was first seen on a sub-agent's
+    /// line (a side question replays its parent's lines under their uuids).
+    uuids: HashMap<String, bool>,
     pending: Vec<Pending>,
 }
 
@@ -146,14 +148,25 @@ impl Run {
             w.stats.skipped += 1;
             return Ok(());
         }
-        if let Some(uuid) = v.get("uuid").and_then(Value::as_str)
-            && !self.uuids.insert(uuid.to_string())
-        {
-            w.stats.duplicates += 1;
-            return Ok(());
+        let sidechain = v.get("isSidechain").and_then(Value::as_bool).unwrap_or(false);
+        if let Some(uuid) = v.get("uuid").and_then(Value::as_str) {
+            match self.uuids.get(uuid) {
+                None => {
+                    self.uuids.insert(uuid.to_string(), sidechain);
+                }
+                // The parent's own copy of a line a side question replayed
+                // (and was read first): read it, so that its calls move to
+                // the parent that made them.
+                Some(true) if !sidechain => {
+                    self.uuids.insert(uuid.to_string(), false);
+                }
+                Some(_) => {
+                    w.stats.duplicates += 1;
+                    return Ok(());
+                }
+            }
         }
         let main = v.get("sessionId").and_then(Value::as_str).unwrap_or(stem).to_string();
-        let sidechain = v.get("isSidechain").and_then(Value::as_bool).unwrap_or(false);
         let (session, parent) = if sidechain {
             let agent = match v.get("agentId").and_then(Value::as_str) {
                 Some(a) => format!("agent-{a}"),

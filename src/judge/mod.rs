@@ -96,6 +96,8 @@ pub struct JudgedSession {
     pub malformed: Vec<Malformed>,
     /// Streaks, recovery, oscillations and repairs of the session.
     pub sequences: sequence::SessionSequences,
+    /// The tool schemas its calls were validated against (its agent's).
+    pub schemas: Arc<SchemaSet>,
     /// The defects found in the session, in emission order.
     pub findings: Vec<SessionFinding>,
 }
@@ -105,13 +107,21 @@ pub struct JudgedSession {
 #[derive(Default, Clone)]
 pub struct Judge {
     schemas: Arc<SchemaSet>,
+    /// Another agent's schemas, for the sessions of a source holding
+    /// several agents' transcripts.
+    by_agent: Vec<(&'static str, Arc<SchemaSet>)>,
     streak_threshold: usize,
     redaction: Redaction,
 }
 
 impl Judge {
     pub fn new(schemas: Arc<SchemaSet>, streak_threshold: usize) -> Judge {
-        Judge { schemas, streak_threshold: streak_threshold.max(2), redaction: Redaction::On }
+        Judge { schemas, by_agent: Vec::new(), streak_threshold: streak_threshold.max(2), redaction: Redaction::On }
+    }
+
+    /// Judge the sessions of `agent` with `schemas` instead.
+    pub fn add_agent(&mut self, agent: &'static str, schemas: Arc<SchemaSet>) {
+        self.by_agent.push((agent, schemas));
     }
 
     /// The same judge, redacting as `redaction` says (`--no-redact`).
@@ -124,6 +134,11 @@ impl Judge {
         &self.schemas
     }
 
+    /// The tool schemas of `agent`'s sessions.
+    pub fn schemas_of(&self, agent: &str) -> &Arc<SchemaSet> {
+        self.by_agent.iter().find(|(a, _)| *a == agent).map_or(&self.schemas, |(_, s)| s)
+    }
+
     /// The streak length from which a run of hidden failures is a finding.
     pub fn streak_threshold(&self) -> usize {
         self.streak_threshold.max(2)
@@ -132,13 +147,15 @@ impl Judge {
     /// Judge every call of a session, then analyse its order and list its
     /// findings.
     pub fn judge(&self, session: Session) -> JudgedSession {
+        let schemas = self.schemas_of(session.dialect.as_str()).clone();
         let mut s = judge_calls(session, self.redaction);
-        if !self.schemas.is_empty() {
+        if !schemas.is_empty() {
             for c in &mut s.calls {
-                c.violations = self.schemas.get(&c.tool).map(|ts| validate(ts, &c.input));
+                c.violations = schemas.get(&c.tool).map(|ts| validate(ts, &c.input));
                 reclassify(c);
             }
         }
+        s.schemas = schemas;
         hide_secrets(&mut s, self.redaction);
         s.sequences = sequence::analyze(&s);
         s.findings = findings::of_session(&s, self.streak_threshold());
@@ -264,6 +281,7 @@ fn judge_calls(session: Session, redaction: Redaction) -> JudgedSession {
         duplicates: paired.duplicates.into_iter().filter(|&i| !calls_in_empty[i]).collect(),
         malformed: session.malformed,
         sequences: sequence::SessionSequences::default(),
+        schemas: Arc::default(),
         findings: Vec::new(),
     }
 }

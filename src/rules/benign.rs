@@ -20,7 +20,8 @@ pub struct BenignExit {
     pub id: &'static str,
     /// Content rules (ids) this entry can overrule.
     pub rules: &'static [&'static str],
-    /// Exit codes that are not failures for a matching command.
+    /// Exit codes that are not failures for a matching command (none: the
+    /// rule reports no exit code, and the entry applies to its result).
     pub codes: &'static [i64],
     /// Matched against a simple command (see `simple_commands`): the
     /// program's base name, then its arguments, one space apart.
@@ -102,6 +103,17 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
               failure.",
         fires_on: &["\u{3}", "C-c"],
         ignores: &["q", "y\n"],
+    },
+    BenignExit {
+        id: "deliberate-wait",
+        rules: &["openhands-still-running"],
+        codes: &[],
+        command: r"^$",
+        silent_only: false,
+        doc: "OpenHands' agent sending an empty command to a running process asks for more of its output: a \
+              `no new output after N seconds` notice then is the wait it asked for, not a failure.",
+        fires_on: &[""],
+        ignores: &["npm run dev", "C-c"],
     },
     BenignExit {
         id: "no-process-matched",
@@ -201,8 +213,22 @@ pub fn pipelines(line: &str) -> Vec<(Vec<String>, Joint)> {
 fn inner_script(words: &[String]) -> Option<&str> {
     match words {
         [shell, flag, script, ..] if is_shell(shell) && flag.starts_with('-') && flag.contains('c') => Some(script),
+        // PowerShell's `-Command` (after its other options) and cmd's `/c`.
+        [shell, rest @ ..] if is_powershell(shell) => {
+            let at = rest.iter().position(|w| w.eq_ignore_ascii_case("-command") || w.eq_ignore_ascii_case("-c"))?;
+            rest.get(at + 1).map(String::as_str)
+        }
+        [shell, flag, script, ..]
+            if base_name(shell).trim_end_matches(".exe") == "cmd" && flag.eq_ignore_ascii_case("/c") =>
+        {
+            Some(script)
+        }
         _ => None,
     }
+}
+
+fn is_powershell(word: &str) -> bool {
+    matches!(base_name(word).to_ascii_lowercase().trim_end_matches(".exe"), "powershell" | "pwsh")
 }
 
 /// The simple command whose status a command line returns: the last command
@@ -406,6 +432,7 @@ const FRAMING: &[&str] = &[
     "Process exited with code",
     "Command failed with exit code",
     "Command executed",
+    "Shell cwd was reset to",
     "Command \"",
     "```",
     "Process running with session ID",

@@ -38,7 +38,7 @@ use Category as C;
 pub static EXIT_CLASS_RULES: &[ClassRule] = &[
     ClassRule {
         id: "command-not-found",
-        pattern: r"(?m)(?:^|: )(?:command not found|not found)\s*$|^(?:bash|sh|zsh): .{1,80}: command not found|executable file not found in \$PATH|is not recognized as an internal or external command|is not recognized as the name of a cmdlet|no se reconoce como nombre de un cmdlet|^Exit code:? 127\s*$|^Exit Code: 127\s*$",
+        pattern: r"(?m)(?:^|: )(?:command not found|not found)\s*$|^(?:bash|sh|zsh): .{1,80}: command not found|executable file not found in \$PATH|is not recognized as an internal or external command|is not recognized as the name of a cmdlet|no se reconoce como nombre de un cmdlet|^Exit code:? 127\s*$|^Exit Code: 127\s*$|^\[\d+\][+-]?\s+Exit 127\s",
         tools: &[],
         formats: &[],
         category: C::NotFound,
@@ -894,7 +894,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "openhands-edit-no-match",
-        pattern: r"No replacement was performed, old_str `[^`]*` did not appear verbatim",
+        pattern: r"No replacement was performed, old_str `",
         tools: &[],
         formats: &[Dialect::OPENHANDS],
         category: C::EditMatchNotFound,
@@ -958,6 +958,16 @@ pub static CLASS_RULES: &[ClassRule] = &[
         label: "handoff dropped: another handoff of the turn won",
         fires_on: &["Multiple handoffs detected, ignoring this one."],
         ignores: &["Handoff accepted."],
+    },
+    ClassRule {
+        id: "binary-file",
+        pattern: r"Cannot display content of binary file",
+        tools: &[],
+        formats: &[],
+        category: C::InvalidParamValue,
+        label: "asked to read a binary file",
+        fires_on: &["Cannot display content of binary file: game/data.bin"],
+        ignores: &["binary files differ"],
     },
     ClassRule {
         id: "read-past-end",

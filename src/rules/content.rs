@@ -156,16 +156,20 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "gemini-tool-failure",
-        pattern: r"^(?:Command was automatically cancelled because it exceeded the timeout|Error during \w+ search operation: )",
+        pattern: r"^(?:Command was automatically cancelled because it exceeded the timeout|Error during \w+ search operation: |Error listing directory: |File not found: |Cannot display content of binary file: |Error reading file )",
         tools: &[],
         formats: &[Dialect::GEMINI],
         precision: Precision::High,
         reads: Reads::Any,
-        doc: "Gemini CLI results recorded as `success` that say the tool failed: a shell command killed by the \
-              tool's own inactivity timeout, a grep whose ripgrep process failed.",
+        doc: "Gemini CLI results recorded as `success` (or, in a `/chat save` checkpoint, with no status at all) \
+              that say the tool failed: a shell command killed by the tool's own inactivity timeout, a grep whose \
+              ripgrep process failed, and the readers' own errors (`Error listing directory: ENOENT …`, `File not \
+              found: …`, `Cannot display content of binary file: …`).",
         fires_on: &[
             "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. Below is the output before it was cancelled:\n\n> vite preview",
             "Error during grep search operation: Process exited with code 2: regex parse error:",
+            "Error listing directory: ENOENT: no such file or directory, stat '/home/u/.config/x/'",
+            "Cannot display content of binary file: game/data.bin",
         ],
         ignores: &["Found 3 matches for pattern \"timeout\""],
     },
@@ -1036,8 +1040,20 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         ignores: &["src/a.rs:12: // No such file or directory is handled here\nok", "found 3 files"],
     },
     ContentRule {
+        id: "shell-job-exited",
+        pattern: r"(?m)^\[\d+\][+-]?\s+(?:Exit [1-9]\d*|Killed|Segmentation fault|Aborted)\s",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "bash's job control reporting that a command the call started in the background died \
+              (`[7]+ Exit 127 npm run dev > log 2>&1`), while the call itself returned 0: what it started failed.",
+        fires_on: &["[7] 9385\n[7]+ Exit 127 cd /w/app && npm run dev > frontend.log 2>&1"],
+        ignores: &["[7] 9385\n[7]+ Done npm run build", "[1]+ Running npm run dev &"],
+    },
+    ContentRule {
         id: "sole-error-output",
-        pattern: r"(?m)^(?:[\w./@-]+: )?(?:Error|ERROR|error|fatal|FATAL|Fatal)(?:\[[\w-]+\])?:[ \t]*[^(\s]",
+        pattern: r"(?m)^(?:[\w./@-]+: )?(?:Error|ERROR|error|fatal|FATAL|Fatal)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^(?:错误|失败|异常|出错|エラー|오류|에러|실패|Fehler|Erreur|Erro)(?:[:：\s!！]|$)|^[^\n]{0,40}?(?:失败|失敗|出错|出錯|に失敗しました|실패했습니다|fehlgeschlagen)",
         tools: &[],
         formats: &[],
         precision: Precision::High,
@@ -1046,7 +1062,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
               (`Error: read ECONNRESET`, `fatal: not a git repository`) while its status says success: it caught \
               the failure, printed it and exited 0. A script that printed an error and went on is not judged by \
               it (`rules::masked`).",
-        fires_on: &["Command executed successfully (exit code 0).\nOutput:\nError: read ECONNRESET"],
+        fires_on: &["Command executed successfully (exit code 0).\nOutput:\nError: read ECONNRESET", "查询失败"],
         ignores: &["Output: ok\nError: (none)\nExit Code: 0"],
     },
     ContentRule {

@@ -48,6 +48,7 @@ pub fn failed_reply(output: &str) -> Option<String> {
         if let Some(i) = lower.find("<title>") {
             let title = t[i + 7..].split('<').next().unwrap_or("").trim();
             let says_error = title.split_whitespace().next().is_some_and(|w| {
+                let w = w.trim_end_matches(|c: char| c.is_ascii_punctuation());
                 w.len() == 3 && (w.starts_with('4') || w.starts_with('5')) && w.bytes().all(|b| b.is_ascii_digit())
             }) || ["not found", "error", "forbidden", "unauthorized", "bad gateway", "unavailable"]
                 .iter()
@@ -110,6 +111,7 @@ mod tests {
         );
         assert!(failed_reply("HTTP/1.1 404 Not Found\nContent-Type: text/html").is_some());
         assert!(failed_reply("<html><head><title>404 Not Found</title></head></html>").is_some());
+        assert!(failed_reply("<!DOCTYPE html><html><head><title>404: This page could not be found.</title>").is_some());
         assert_eq!(failed_reply("{\"status\":\"ok\",\"service\":\"api\"}"), None);
         let two = "{\"status\":\"ok\"}\n{\"detail\":\"User not found\"}";
         assert_eq!(failed_reply(two).as_deref(), Some("HTTP error reply: User not found"));

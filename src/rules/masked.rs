@@ -125,7 +125,7 @@ pub fn masking_of(input: &Value, output: &str) -> Masking {
 
 /// The first line of a program's own error report.
 static ERROR_LINE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"^(?:[\w./@-]+: )?(?:Error|ERROR|error|fatal|FATAL|Fatal)(?:\[[\w-]+\])?:[ \t]*[^(\s]")
+    regex::Regex::new(r"^(?:[\w./@-]+: )?(?:Error|ERROR|error|fatal|FATAL|Fatal)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^(?:错误|失败|异常|出错|エラー|오류|에러|실패|Fehler|Erreur|Erro)(?:[:：\s!！]|$)|^[^\n]{0,40}?(?:失败|失敗|出错|出錯|に失敗しました|실패했습니다|fehlgeschlagen)")
         .expect("error line compiles")
 });
 
@@ -141,6 +141,8 @@ pub fn reads(id: &str, m: Masking) -> bool {
     match id {
         "masked-program-error" => m.earlier_work,
         "sole-error-output" => m.only_error,
+        // The shell's own report that a job it ran in the background died.
+        "shell-job-exited" => true,
         _ => m.earlier,
     }
 }
@@ -169,6 +171,7 @@ mod tests {
         );
         assert!(!masking_of(&input, "ERROR: two spec folders\nCopied plan template\nDone").only_error);
         assert!(!masking_of(&input, "Stdout: 2\nError: (none)\nExit Code: 0").only_error);
+        assert!(masking_of(&input, "查询失败\nShell cwd was reset to /home/u/docs").only_error);
         assert!(!reads("masked-program-error", of("git log | head")));
         assert!(reads("masked-command-error", of("cat missing.txt | head")));
     }

@@ -452,15 +452,18 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
 /// is the last command's, or, when nothing was printed, that of a command
 /// before `&&` that ended the list.
 fn is_benign(rule: &str, input: &Value, shown: &str, output: &str) -> bool {
-    let Some(code) = exit_code_of(shown) else { return false };
+    let code = exit_code_of(shown);
     let Some(line) = benign::command_line(input) else { return false };
-    let candidates = benign::exit_candidates(&line);
+    let mut candidates = benign::exit_candidates(&line);
+    if line.trim().is_empty() {
+        candidates = vec![String::new()];
+    }
     // Silence is the output's, not that of the `Exit code N` line a stored
     // status is presented as.
     let silent = benign::is_silent(&examined(output));
     benign::BENIGN_EXITS.iter().zip(&COMPILED.benign).any(|(b, re)| {
         b.rules.contains(&rule)
-            && b.codes.contains(&code)
+            && (if b.codes.is_empty() { true } else { code.is_some_and(|c| b.codes.contains(&c)) })
             && (silent || !b.silent_only)
             && candidates.iter().enumerate().any(|(i, c)| (i == 0 || silent) && re.is_match(c))
     })
@@ -907,6 +910,15 @@ mod tests {
         }
         assert_eq!(benign::command_line(&serde_json::json!({"cmd": ["bash", "-lc", "rg x"]})).unwrap(), "rg x");
         assert_eq!(benign::command_line(&serde_json::json!({"cmd": ["rg", "x"]})).unwrap(), "rg x");
+        // PowerShell's and cmd's scripts are read as their commands.
+        let ps = "powershell.exe -NoProfile -Command \"git diff --no-index --name-status -- a b\"";
+        assert_eq!(benign::last_command(ps), "git diff --no-index --name-status -- a b");
+        assert_eq!(benign::last_command("cmd /c \"findstr /s x *.md\""), "findstr /s x *.md");
+        let quiet = serde_json::json!({"command": "", "is_input": true});
+        let wait = "[Below is the output of the previous command.]\n[The command has no new output after 10 seconds. You may wait longer]";
+        assert!(detect_result_(Dialect::OPENHANDS, "execute_bash", &quiet, wait, None).is_none(), "a deliberate wait");
+        let started = serde_json::json!({"command": "npm run dev"});
+        assert!(detect_result_(Dialect::OPENHANDS, "execute_bash", &started, wait, None).is_some());
     }
 
     #[test]

@@ -169,6 +169,14 @@ pub struct SchemaSet {
     tools: HashMap<String, ToolSchema>,
 }
 
+impl std::fmt::Debug for SchemaSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut tools: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+        tools.sort_unstable();
+        f.debug_struct("SchemaSet").field("tools", &tools).finish()
+    }
+}
+
 impl SchemaSet {
     /// Built-ins for `format`, then the trace's own schemas, then the
     /// `--tool-schemas` file: a later one replaces an earlier one per tool.

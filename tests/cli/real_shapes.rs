@@ -219,6 +219,43 @@ fn claude_code_side_questions_leave_calls_to_their_parent() {
     assert_eq!(rows["toolu_10"]["session"], "f1/agent-aside_question-7a81", "the side question's own call");
 }
 
+/// Issue 21: a side question replays its parent's lines under the same
+/// uuids (and `isSidechain`), and may make calls of its own. Whichever file
+/// is read first, a replayed call counts once, in the parent, and the side
+/// question's own calls are a sub-agent's (left out by `--no-subagents`).
+#[test]
+fn claude_code_side_question_replays_keep_their_uuids() {
+    for aside_name in ["agent-aside_question-7a81.jsonl", "zz/agent-aside_question-7a81.jsonl"] {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("projects/-home-u-p");
+        let parent =
+            |uuid: &str, kind: &str, content: Value| claude_line(uuid, kind, content, json!({"sessionId": "f1"}));
+        let aside = |line: Value| {
+            let mut v = line;
+            v["isSidechain"] = json!(true);
+            v["agentId"] = json!("aside_question-7a81");
+            v
+        };
+        let p1 = parent("p1", "assistant", tool_use("toolu_9", "Bash", json!({"command": "ls"})));
+        let p2 = parent("p2", "user", tool_result("toolu_9", "a.txt"));
+        let own1 = aside(parent("x3", "assistant", tool_use("toolu_10", "Read", json!({"file_path": "/p/a.txt"}))));
+        let own2 = aside(parent("x4", "user", tool_result("toolu_10", "     1\thello")));
+        write(&project.join(aside_name), &jsonl(&[aside(p1.clone()), aside(p2.clone()), own1, own2]));
+        write(&project.join("f1.jsonl"), &jsonl(&[p1, p2]));
+        let rows = export(dir.path(), &project);
+        assert_eq!(rows.len(), 2, "{aside_name}: {rows:?}");
+        assert_eq!(rows["toolu_9"]["session"], "f1", "{aside_name}: the parent made the call");
+        assert_eq!(rows["toolu_9"]["paired"], true);
+        assert_eq!(rows["toolu_10"]["session"], "f1/agent-aside_question-7a81");
+        let out = run_in(dir.path(), &["export", project.to_str().unwrap(), "--no-subagents"]);
+        let ids: Vec<String> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["call_id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(ids, ["toolu_9"], "{aside_name}: the side question's own call is a sub-agent's");
+    }
+}
+
 /// Shape 1 (older Gemini CLI): a `/chat save` checkpoint is the model's
 /// history, calls as `functionCall` parts without ids and results as
 /// `functionResponse` parts with them; `response.error` is the flag.

@@ -155,3 +155,31 @@ fn stored_parameter_names_are_sanitized() {
     assert!(!text.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{61c}']), "{text:?}");
     assert!(!text.contains("evil.example"), "{text}");
 }
+
+/// Issue 21: a folder of Claude Code and Codex transcripts judges each
+/// session with its own agent's built-in schemas; they were chosen by the
+/// folder ("(jsonl): 0 tool schemas") and Claude Code's vanished.
+#[test]
+fn a_folder_of_several_agents_keeps_each_agents_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let mixed = dir.path().join("mixed");
+    std::fs::create_dir(&mixed).unwrap();
+    for sample in ["claude-code", "codex"] {
+        let src = root().join("sample-traces").join(sample);
+        let status = std::process::Command::new("cp").arg("-r").arg(&src).arg(mixed.join(sample)).status().unwrap();
+        assert!(status.success());
+    }
+    let out = run_in(dir.path(), &["schemas", "mixed"]);
+    let text = stdout(&out);
+    assert!(text.contains("mixed (claude-code): "), "{text}");
+    assert!(!text.contains("mixed (claude-code): 0 tool schemas"), "{text}");
+    assert!(text.contains("mixed (codex): 0 tool schemas"), "{text}");
+    // The scan validates Claude Code's calls in the mixed folder as it does alone.
+    let alone = json(&run_in(root(), &["scan", "sample-traces/claude-code", "--format", "json"]));
+    let both = json(&run_in(dir.path(), &["scan", "mixed", "--format", "json"]));
+    let validated = |v: &Value| {
+        v["schema"]["tools"].as_array().unwrap().iter().map(|t| t["validated"].as_u64().unwrap()).sum::<u64>()
+    };
+    assert!(validated(&alone) > 0);
+    assert_eq!(validated(&both), validated(&alone));
+}
