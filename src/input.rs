@@ -175,15 +175,7 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
     let known = format!("{} transcript", or_list(&agents));
     // Empty or foreign files hold no calls: one line for all of them, not
     // one per file.
-    match stats.unrecognised.as_slice() {
-        [] => {}
-        [one] => notes.push(format!("{}: not a {known}, skipped", one_line(&one.display().to_string()))),
-        [first, rest @ ..] => notes.push(format!(
-            "{} files are empty or not a {known}, skipped (first: {})",
-            rest.len() + 1,
-            one_line(&first.display().to_string())
-        )),
-    }
+    notes.extend(import::unrecognised_notes(&stats.unrecognised, &known));
     match stats.quiet.as_slice() {
         [] => {}
         [(one, agent)] => notes.push(format!(
@@ -199,7 +191,11 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
     // Broken lines and documents, by file and line (malformed-row findings).
     notes.extend(import::broken_line_notes(&stats.broken_lines));
     if stats.files == 0 {
-        let what = if path.is_dir() {
+        let what = if !stats.unrecognised.is_empty() && stats.unrecognised.iter().all(|p| import::is_lone_ui_log(p)) {
+            "holds only Cline or Roo Code UI logs (ui_messages.json), without the api_conversation_history.json \
+             of their task folder, which holds the calls and results tracelint reads"
+                .to_string()
+        } else if path.is_dir() {
             format!("is a directory with no {known} (*.jsonl, *.json)")
         } else {
             format!("is not a {known}")

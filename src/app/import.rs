@@ -36,8 +36,8 @@ pub fn run_import(args: &ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -
     };
     let products: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = crate::input::or_list(&products);
-    for f in &stats.unrecognised {
-        writeln!(err, "tracelint: warning: {}: not a {known} transcript, skipped", one_line(&f.display().to_string()))?;
+    for note in import::unrecognised_notes(&stats.unrecognised, &format!("{known} transcript")) {
+        writeln!(err, "tracelint: warning: {note}")?;
     }
     for note in import::broken_line_notes(&stats.broken_lines) {
         writeln!(err, "tracelint: warning: {note}")?;

@@ -159,6 +159,51 @@ pub struct BrokenLine {
 /// last one listed.
 pub const BROKEN_PER_FILE: u64 = 100;
 
+/// The warnings about files that were skipped as no known transcript:
+/// one line for all of them, not one per file (`known` names the formats,
+/// "Claude Code, … or Continue transcript"). A Cline or Roo Code UI log
+/// (`ui_messages.json`) is named as such: its task folder's
+/// `api_conversation_history.json` holds the calls and results, and is
+/// read when it is there; a UI log without it is said to be read alone.
+pub fn unrecognised_notes(unrecognised: &[PathBuf], known: &str) -> Vec<String> {
+    let shown = |p: &Path| crate::sanitize::one_line(&p.display().to_string());
+    let (ui_logs, others): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        unrecognised.iter().partition(|p| p.file_name().is_some_and(|n| n == "ui_messages.json"));
+    let mut notes = Vec::new();
+    let alone: Vec<&PathBuf> = ui_logs.into_iter().filter(|p| is_lone_ui_log(p)).collect();
+    match alone.as_slice() {
+        [] => {}
+        [one] => notes.push(format!(
+            "{}: a Cline or Roo Code UI log, without the api_conversation_history.json of its task folder, \
+             which holds the calls and results tracelint reads; skipped",
+            shown(one)
+        )),
+        [first, rest @ ..] => notes.push(format!(
+            "{} Cline or Roo Code UI logs (ui_messages.json) without the api_conversation_history.json of \
+             their task folder, which holds the calls and results tracelint reads; skipped (first: {})",
+            rest.len() + 1,
+            shown(first)
+        )),
+    }
+    match others.as_slice() {
+        [] => {}
+        [one] => notes.push(format!("{}: not a {known}, skipped", shown(one))),
+        [first, rest @ ..] => notes.push(format!(
+            "{} files are empty or not a {known}, skipped (first: {})",
+            rest.len() + 1,
+            shown(first)
+        )),
+    }
+    notes
+}
+
+/// Is `path` a Cline or Roo Code UI log without its task folder's
+/// conversation (see `unrecognised_notes`)?
+pub fn is_lone_ui_log(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "ui_messages.json")
+        && !path.with_file_name("api_conversation_history.json").is_file()
+}
+
 /// The warning about the broken lines of each file, naming them: "F: 1
 /// line is not a JSON record, skipped (line 3; …)".
 pub fn broken_line_notes(broken: &[BrokenLine]) -> Vec<String> {

@@ -180,7 +180,9 @@ fn is_shell(word: &str) -> bool {
 pub enum Joint {
     /// `&&`: the next runs only if this one succeeded.
     And,
-    /// `||`, `;`, `&`, a newline, or the end of the line.
+    /// `&`: this one runs in the background, the next at once.
+    Background,
+    /// `||`, `;`, a newline, or the end of the line.
     Other,
 }
 
@@ -314,6 +316,7 @@ fn split_operators(line: &str) -> Vec<(Vec<String>, Joint)> {
                     None
                 }
                 ('|', _) => None,
+                ('&', _) => Some(Joint::Background),
                 _ => Some(Joint::Other),
             };
             pipeline.push(std::mem::take(&mut cur));

@@ -51,6 +51,19 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
         ignores: &["Exit code 1\nerror: pathspec 'x' did not match any file(s) known to git"],
     },
     ClassRule {
+        id: "shell-parse-error",
+        pattern: r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: syntax error(?: near unexpected token| in conditional|: unexpected end of file)",
+        tools: &[],
+        formats: &[],
+        category: C::InvalidParamValue,
+        label: "shell could not parse the command",
+        fires_on: &[
+            "bash: syntax error near unexpected token `('\ndone",
+            "Exit code 2\nbash: line 3: syntax error: unexpected end of file",
+        ],
+        ignores: &["Exit code 1\nerror: pathspec 'x' did not match any file(s) known to git"],
+    },
+    ClassRule {
         id: "killed-by-time-limit",
         pattern: r"(?m)^(?:command timed out after \d+ milliseconds|Command was automatically cancelled because it exceeded the timeout|shell tool terminated command after exceeding timeout|Command timed out after \d)|\(Command timed out after \d+ ?ms\)",
         tools: &[],

@@ -654,17 +654,23 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "openhands-browser-error",
-        pattern: r"(?m)^=+ BEGIN error message =+\s*$",
+        pattern: r"(?m)^=+ BEGIN error message =+\s*$|^RootWebArea '[45]\d\d [A-Z][^'\n]*'",
         tools: &[],
         formats: &[Dialect::OPENHANDS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "OpenHands' browser when the action failed: the page it returns holds a `BEGIN error message` block \
-              (`Error: Page.goto: net::ERR_CONNECTION_REFUSED …`), and the observation is not flagged.",
+              (`Error: Page.goto: net::ERR_CONNECTION_REFUSED …`), or the page it landed on is a server's error \
+              page (`RootWebArea '500 Internal Server Error'`, like `curl` answered 500), and the observation is \
+              not flagged.",
         fires_on: &[
             "[Current URL: chrome-error://chromewebdata/]\n\n================ BEGIN error message ===============\nThe following error occurred when executing the last action:\nError: Page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:5000/",
+            "[Current URL: http://localhost:8000/api/items]\n\n[Action executed successfully.]\n============== BEGIN accessibility tree ==============\nRootWebArea '502 Bad Gateway', focused, url='http://localhost:8000/api/items'",
         ],
-        ignores: &["[Current URL: http://localhost:5000/]\n\n[Action executed successfully.]"],
+        ignores: &[
+            "[Current URL: http://localhost:5000/]\n\n[Action executed successfully.]",
+            "RootWebArea 'Top 500 Companies', focused",
+        ],
     },
     ContentRule {
         id: "openhands-code-raised",
@@ -1040,6 +1046,21 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         ignores: &["src/a.rs:12: // No such file or directory is handled here\nok", "found 3 files"],
     },
     ContentRule {
+        id: "shell-syntax-error",
+        pattern: r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: syntax error(?: near unexpected token| in conditional|: unexpected end of file)",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "The shell could not parse the call's command line (`bash: syntax error near unexpected token \
+              `('`): part of what the agent wrote never ran, while the status, that of the last command that \
+              did run (`echo done`), says success.",
+        fires_on: &[
+            "  File \"<string>\", line 7\nSyntaxError: unterminated string literal\nbash: syntax error near unexpected token `('\ndone",
+        ],
+        ignores: &["src/parse.rs: // reports `syntax error near unexpected token`\nok"],
+    },
+    ContentRule {
         id: "shell-job-exited",
         pattern: r"(?m)^\[\d+\][+-]?\s+(?:Exit [1-9]\d*|Killed|Segmentation fault|Aborted)\s",
         tools: &[],
@@ -1053,7 +1074,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "sole-error-output",
-        pattern: r"(?m)^(?:[\w./@-]+: )?(?:Error|ERROR|error|fatal|FATAL|Fatal)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^(?:错误|失败|异常|出错|エラー|오류|에러|실패|Fehler|Erreur|Erro)(?:[:：\s!！]|$)|^[^\n]{0,40}?(?:失败|失敗|出错|出錯|に失敗しました|실패했습니다|fehlgeschlagen)",
+        pattern: super::masked::SOLE_ERROR,
         tools: &[],
         formats: &[],
         precision: Precision::High,
@@ -1062,7 +1083,11 @@ pub static CONTENT_RULES: &[ContentRule] = &[
               (`Error: read ECONNRESET`, `fatal: not a git repository`) while its status says success: it caught \
               the failure, printed it and exited 0. A script that printed an error and went on is not judged by \
               it (`rules::masked`).",
-        fires_on: &["Command executed successfully (exit code 0).\nOutput:\nError: read ECONNRESET", "查询失败"],
+        fires_on: &[
+            "Command executed successfully (exit code 0).\nOutput:\nError: read ECONNRESET",
+            "查询失败",
+            "lstat /home/u/.bridgestan/: no such file or directory\n\n<cwd>/home/u</cwd>",
+        ],
         ignores: &["Output: ok\nError: (none)\nExit Code: 0"],
     },
     ContentRule {

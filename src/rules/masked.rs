@@ -102,6 +102,9 @@ pub struct Masking {
     /// The command printed one or two lines, the first its error: a
     /// program that caught its own failure, printed it and exited 0.
     pub only_error: bool,
+    /// The line starts a command in the background (`npm run dev &`): a
+    /// job report (`[1]+ Exit 127 …`) can be about what this call started.
+    pub background: bool,
 }
 
 /// How `input`'s command line can hide an earlier command's failure: from
@@ -109,9 +112,15 @@ pub struct Masking {
 pub fn masking(input: &Value) -> Masking {
     let Some(line) = benign::command_line(input) else { return Masking::default() };
     let pipelines = benign::pipelines(&line);
-    let Some((last, _)) = pipelines.last() else { return Masking::default() };
-    let Some((_, earlier)) = last.split_last() else { return Masking::default() };
-    Masking { earlier: !earlier.is_empty(), earlier_work: earlier.iter().any(|c| !is_reader(c)), only_error: false }
+    let background = pipelines.iter().any(|(_, joint)| *joint == benign::Joint::Background);
+    let Some((last, _)) = pipelines.last() else { return Masking { background, ..Masking::default() } };
+    let Some((_, earlier)) = last.split_last() else { return Masking { background, ..Masking::default() } };
+    Masking {
+        earlier: !earlier.is_empty(),
+        earlier_work: earlier.iter().any(|c| !is_reader(c)),
+        only_error: false,
+        background,
+    }
 }
 
 /// `masking(input)` for a result whose output is `output`.
@@ -120,14 +129,39 @@ pub fn masking_of(input: &Value, output: &str) -> Masking {
     let first = lines.next();
     let few = lines.nth(1).is_none();
     let only_error = few && first.is_some_and(|l| ERROR_LINE.is_match(l));
-    Masking { only_error, ..masking(input) }
+    let m = masking(input);
+    Masking { only_error, background: m.background && own_job_died(output), ..m }
 }
 
-/// The first line of a program's own error report.
-static ERROR_LINE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"^(?:[\w./@-]+: )?(?:Error|ERROR|error|fatal|FATAL|Fatal)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^(?:错误|失败|异常|出错|エラー|오류|에러|실패|Fehler|Erreur|Erro)(?:[:：\s!！]|$)|^[^\n]{0,40}?(?:失败|失敗|出错|出錯|に失敗しました|실패했습니다|fehlgeschlagen)")
-        .expect("error line compiles")
-});
+/// Did a job this call started die? bash prints `[N] PID` for each job a
+/// line starts, and reports every job that ended since the last prompt,
+/// including those of earlier calls (`[5] Exit 143 …` beside a new
+/// `[6] 8108`). When the call's own job numbers are shown, only their
+/// reports count; when they are not, any report does.
+fn own_job_died(output: &str) -> bool {
+    let mut started = Vec::new();
+    let mut died = Vec::new();
+    for line in output.lines() {
+        let Some(rest) = line.strip_prefix('[') else { continue };
+        let Some((number, after)) = rest.split_once(']') else { continue };
+        let Ok(number) = number.parse::<u32>() else { continue };
+        let after = after.trim_start_matches(['+', '-']).trim_start();
+        if !after.is_empty() && after.bytes().all(|b| b.is_ascii_digit()) {
+            started.push(number);
+        } else if ["Exit ", "Killed", "Segmentation fault", "Aborted"].iter().any(|p| after.starts_with(p)) {
+            died.push(number);
+        }
+    }
+    started.is_empty() || died.iter().any(|n| started.contains(n))
+}
+
+/// The first line of a program's own error report (`Error: …`,
+/// `fatal: …`, `查询失败`, `lstat X: no such file or directory`); the
+/// `sole-error-output` rule's pattern.
+pub const SOLE_ERROR: &str = r"(?m)^(?:[\w./@-]+: )?(?:Error|ERROR|error|fatal|FATAL|Fatal)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^(?:错误|失败|异常|出错|エラー|오류|에러|실패|Fehler|Erreur|Erro)(?:[:：\s!！]|$)|^[^\n]{0,40}?(?:失败|失敗|出错|出錯|に失敗しました|실패했습니다|fehlgeschlagen)|^[^\n]{1,200}: (?:[Nn]o such file or directory|[Pp]ermission denied)[ \t]*$";
+
+static ERROR_LINE: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(SOLE_ERROR).expect("error line compiles"));
 
 /// Is the simple command `cmd` (its program's base name first) a reader?
 pub fn is_reader(cmd: &str) -> bool {
@@ -141,8 +175,12 @@ pub fn reads(id: &str, m: Masking) -> bool {
     match id {
         "masked-program-error" => m.earlier_work,
         "sole-error-output" => m.only_error,
-        // The shell's own report that a job it ran in the background died.
-        "shell-job-exited" => true,
+        // The shell's own report that a job this call ran in the background
+        // died; a job an earlier call started is reported to whichever call
+        // comes next, and is not this one's failure.
+        "shell-job-exited" => m.background,
+        // The shell's own complaint about the line it was given.
+        "shell-syntax-error" => true,
         _ => m.earlier,
     }
 }
@@ -158,7 +196,7 @@ mod tests {
 
     #[test]
     fn only_the_last_pipeline_and_its_earlier_commands() {
-        let both = Masking { earlier: true, earlier_work: true, only_error: false };
+        let both = Masking { earlier: true, earlier_work: true, only_error: false, background: false };
         assert_eq!(of("cd app && npm run build 2>&1 | tail -50"), both);
         assert_eq!(of("grep KEY .env.local | head -1"), Masking { earlier_work: false, ..both });
         assert_eq!(of("npm run build"), Masking::default(), "no pipeline: its status is its own");
@@ -172,7 +210,21 @@ mod tests {
         assert!(!masking_of(&input, "ERROR: two spec folders\nCopied plan template\nDone").only_error);
         assert!(!masking_of(&input, "Stdout: 2\nError: (none)\nExit Code: 0").only_error);
         assert!(masking_of(&input, "查询失败\nShell cwd was reset to /home/u/docs").only_error);
+        assert!(masking_of(&input, "lstat /home/u/.cache/x/: no such file or directory").only_error);
+        assert!(!masking_of(&input, "a.txt\nb: Permission denied\nc.txt").only_error);
         assert!(!reads("masked-program-error", of("git log | head")));
+        assert!(reads("shell-job-exited", of("npm run dev > log 2>&1 & sleep 3; cat log")));
+        assert!(
+            !reads("shell-job-exited", of("cd ../backend && sleep 2 && cat server.log")),
+            "a job an earlier call started is reported to this one, but is not its failure"
+        );
+        assert!(!of("cmd > out 2>&1 && tail out").background, "`2>&1` and `&&` start no job");
+        let dev = json!({"command": "python app.py > server.log 2>&1 &"});
+        assert!(masking_of(&dev, "[2] 311\n[2]+ Exit 1 python app.py > server.log 2>&1").background);
+        assert!(
+            !masking_of(&dev, "[6] 8108\n[5]   Exit 143   python app.py > server.log 2>&1").background,
+            "job 5 was an earlier call's"
+        );
         assert!(reads("masked-command-error", of("cat missing.txt | head")));
     }
 }

@@ -593,7 +593,7 @@ mod tests {
             let tool = sample_tool(rule.tools);
             let dialect = sample_dialect(rule.formats);
             let re = Regex::new(rule.pattern).unwrap();
-            let masking = masked::Masking { earlier: true, earlier_work: true, only_error: true };
+            let masking = masked::Masking { earlier: true, earlier_work: true, only_error: true, background: true };
             let (tool, class) = match rule.reads {
                 Reads::MaskedPipelines => ("Bash", ToolClass::Shell),
                 _ => (tool, tool_class(tool)),

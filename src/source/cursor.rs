@@ -233,6 +233,10 @@ fn parse_bubble(v: ValueRef<'_>, row: i64, session: &mut Session) {
     };
     if rejected {
         full = format!("rejected by user\n{full}");
+    } else if status == "cancelled" {
+        // The user stopped the run while the call was pending or running:
+        // said in the words the classification reads (`user-rejected`).
+        full = format!("cancelled by the user\n{full}");
     }
     let truncated = full.len() > 2 * crate::model::TEXT_CAP;
     let text = text_ends(&full).into_owned();
@@ -292,6 +296,16 @@ mod tests {
         assert_eq!(flag("completed", "rejected"), (Some(Some(true)), 0));
         assert_eq!(flag("loading", ""), (None, 0), "still running: no result");
         assert_eq!(flag("exploded", ""), (Some(None), 1));
+        // A cancelled call reads as the user's stop, so it is classified so.
+        let s = bubble(r#"{"toolFormerData":{"toolCallId":"t","name":"run_terminal_cmd","status":"cancelled"}}"#);
+        let text = s.events.iter().find_map(|e| match e {
+            Event::Result(r) => Some(r.text.clone()),
+            _ => None,
+        });
+        let text = text.expect("a result");
+        let reading = crate::rules::Reading::of(crate::model::Dialect::CURSOR, "run_terminal_cmd", &text);
+        let rule = crate::rules::classify_result(&reading, None).map(|r| r.category.as_str());
+        assert_eq!(rule, Some("user-rejected"), "{text:?}");
         assert!(bubble("null").events.is_empty());
         assert!(bubble(r#"{"type":1,"text":"hi"}"#).events.is_empty());
         assert_eq!(bubble("{oops").malformed.len(), 1);

@@ -47,6 +47,36 @@ fn cline_task_folders_legacy_xml_and_native() {
     assert_golden("cline.json", &stdout(&out));
 }
 
+/// Issue 21: a Cline UI log committed without its task folder's
+/// conversation is named for what it is, never a silent 0.
+#[test]
+fn a_cline_ui_log_alone_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let ui = serde_json::json!([
+        {"ts": 1, "type": "say", "say": "text", "text": "list the files"},
+        {"ts": 2, "type": "say", "say": "tool", "text": "{\"tool\":\"readFile\",\"path\":\"a.txt\"}"}
+    ]);
+    std::fs::create_dir(dir.path().join("task")).unwrap();
+    std::fs::write(dir.path().join("task/ui_messages.json"), ui.to_string()).unwrap();
+    let out = run_in(dir.path(), &["scan", "task"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("task: holds only Cline or Roo Code UI logs (ui_messages.json), without the"), "{err}");
+    // Beside a transcript it is named, and the rest is read.
+    let rollout =
+        "sample-traces/codex/2026/05/10/rollout-2026-05-10T09-00-00-0196b1e2-7c3d-7a4b-9c5d-6e7f8a9b0c1d.jsonl";
+    std::fs::copy(root().join(rollout), dir.path().join("task/rollout-1.jsonl")).unwrap();
+    let out = run_in(dir.path(), &["scan", "task"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("ui_messages.json: a Cline or Roo Code UI log, without the api_conversation_history.json"),
+        "{err}"
+    );
+    let out = run_in(dir.path(), &["import", "task", "--into", "t.db"]);
+    assert!(stderr(&out).contains("a Cline or Roo Code UI log"), "{}", stderr(&out));
+}
+
 #[test]
 fn roo_code_status_json_and_subtasks() {
     let v = scan_json(&["sample-traces/roo-code"], &[]);

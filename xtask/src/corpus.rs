@@ -186,6 +186,8 @@ pub struct Tally {
     pub true_error: usize,
     pub other: usize,
     pub errors: usize,
+    /// The content rule that made each found hidden error: (right, wrong).
+    pub by_rule: BTreeMap<String, (usize, usize)>,
 }
 
 impl Tally {
@@ -336,6 +338,15 @@ pub fn tally_source(
         if truth_hidden && j.hidden {
             tally.true_hidden += 1;
         }
+        if j.hidden {
+            let rule = j.rules.first().cloned().unwrap_or_else(|| "-".into());
+            let hits = tally.by_rule.entry(rule).or_default();
+            if truth_hidden {
+                hits.0 += 1;
+            } else {
+                hits.1 += 1;
+            }
+        }
         let kind = match (truth_hidden, j.hidden) {
             (true, false) => Some("missed"),
             (false, true) => Some("false-hidden"),
@@ -454,6 +465,24 @@ fn base_id(id: &str) -> &str {
 
 fn pct(x: Option<f64>) -> String {
     x.map_or("–".into(), |v| format!("{:.3}", v))
+}
+
+/// What each content rule found, per agent and split: the hidden errors
+/// it was first to judge, right and wrong (what it costs in precision).
+pub fn render_rules(m: &Measure) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{:<28} {:<14} {:<8} {:>5} {:>5}", "rule", "agent", "split", "right", "wrong");
+    let mut rows: Vec<(&str, &str, &str, usize, usize)> = Vec::new();
+    for ((agent, split), t) in &m.tallies {
+        for (rule, (right, wrong)) in &t.by_rule {
+            rows.push((rule, agent, split, *right, *wrong));
+        }
+    }
+    rows.sort();
+    for (rule, agent, split, right, wrong) in rows {
+        let _ = writeln!(s, "{rule:<28} {agent:<14} {split:<8} {right:>5} {wrong:>5}");
+    }
+    s
 }
 
 /// The table of a measure, and (with `details`) the disagreements of the
@@ -596,6 +625,8 @@ mod tests {
         assert_eq!(kinds, ["false-hidden", "missed"]);
         assert_eq!(t.precision(), Some(0.5));
         assert_eq!(t.recall(), Some(0.5));
+        // Both found hidden errors carry no rule here: one right, one wrong.
+        assert_eq!(t.by_rule.get("-"), Some(&(1, 1)));
     }
 
     #[test]

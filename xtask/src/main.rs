@@ -50,12 +50,13 @@ usage:
       The JSONL floor of scripts/bench.sh: parse every line of the *.jsonl files under
       PATH (file or folder) into a serde_json::Value, on one thread, and print lines and
       bytes. --validate-only checks each line is JSON without building anything.
-  cargo xtask corpus [--corpus DIR] [--bin PATH] [--agent NAME] [--details]
+  cargo xtask corpus [--corpus DIR] [--bin PATH] [--agent NAME] [--details] [--rules]
       Measure tracelint on the real-trace corpus (corpus/README.md): run
       `tracelint export` (default --bin target/release/tracelint) over every source of
       corpus/sources.tsv under DIR (default /work/corpus), join the calls to
       corpus/labels/*.tsv, and print per agent and split the hidden-error precision,
-      recall and share of `other`; --details lists the tune split's disagreements.
+      recall and share of `other`; --details lists the tune split's disagreements,
+      --rules what each content rule found right and wrong, per agent and split.
   cargo xtask read-floor DB
       The least a reader of a Peri database's messages can do, for scripts/bench.sh:
       the rows tracelint reads (rowid, thread, role, content, in rowid order) stepped
@@ -114,7 +115,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
             _ => Err(Failure::Usage("read-floor takes one Peri database".into())),
         },
         Some("corpus") => {
-            let opts = Opts::parse(&args[1..], &["corpus", "bin", "agent"], &["details"])?;
+            let opts = Opts::parse(&args[1..], &["corpus", "bin", "agent"], &["details", "rules"])?;
             opts.positional(0)?;
             let root = PathBuf::from(opts.values.get("corpus").map_or("/work/corpus", String::as_str));
             let bin = PathBuf::from(opts.values.get("bin").map_or("target/release/tracelint", String::as_str));
@@ -122,6 +123,9 @@ fn run(args: &[String]) -> Result<(), Failure> {
             let (sources, labels) = corpus::load(&meta).map_err(Failure::Run)?;
             let m = corpus::measure(&root, &bin, &sources, &labels, opts.values.get("agent").map(String::as_str));
             print!("{}", corpus::render(&m, opts.switch("details")));
+            if opts.switch("rules") {
+                print!("{}", corpus::render_rules(&m));
+            }
             Ok(())
         }
         Some("man") => {
