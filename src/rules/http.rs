@@ -20,9 +20,12 @@ pub const REPLY_PREFIX: &str = "HTTP error reply: ";
 pub fn is_request(input: &Value) -> bool {
     let Some(line) = benign::command_line(input) else { return false };
     let pipelines = benign::pipelines(&line);
-    let Some((last, _)) = pipelines.last() else { return false };
-    let program = last.first().and_then(|c| c.split(' ').next()).unwrap_or("");
-    CLIENTS.contains(&program)
+    let program = |p: &Vec<String>| p.first().and_then(|c| c.split(' ').next()).unwrap_or("").to_string();
+    // The last pipeline is the request, or only prints after it
+    // (`curl -s URL && echo ""`): the reply is still what the call shows.
+    let Some(at) = pipelines.iter().rposition(|(p, _)| CLIENTS.contains(&program(p).as_str())) else { return false };
+    pipelines[at..pipelines.len() - 1].iter().all(|(_, joint)| *joint == benign::Joint::And)
+        && pipelines[at + 1..].iter().all(|(p, _)| matches!(program(p).as_str(), "echo" | "printf"))
 }
 
 /// A line of curl's progress meter (printed on stderr, so often mixed in).
@@ -45,7 +48,9 @@ pub fn failed_reply(output: &str) -> Option<String> {
             }
         }
         let lower = t.to_ascii_lowercase();
-        if let Some(i) = lower.find("<title>") {
+        // Every title of the line: a framework's error page (Next.js) can
+        // follow the app's own `<title>` in the same document.
+        for (i, _) in lower.match_indices("<title>").take(8) {
             let title = t[i + 7..].split('<').next().unwrap_or("").trim();
             let says_error = title.split_whitespace().next().is_some_and(|w| {
                 let w = w.trim_end_matches(|c: char| c.is_ascii_punctuation());
@@ -102,6 +107,7 @@ mod tests {
         assert!(is_request(&json!({"command": "cd /p && curl -X POST http://x/login -d '{}'"})));
         assert!(!is_request(&json!({"command": "curl -s http://x | jq . > out.json; echo done"})));
         assert!(!is_request(&json!({"command": "grep curl notes.md"})));
+        assert!(is_request(&json!({"command": "sleep 3 && curl -s -X POST http://x/login && echo \"\""})));
         let meter = "{\"error\":\"Unauthorized\"}\n  % Total    % Received % Xferd  Average Speed\n  Dload  Upload\n 0 100 24 0 24 0 0 66 0 --:--:-- --:--:-- --:--:-- 67";
         assert_eq!(failed_reply(meter).as_deref(), Some("HTTP error reply: Unauthorized"));
         assert_eq!(failed_reply("{\"detail\":\"Not Found\"}").as_deref(), Some("HTTP error reply: Not Found"));
@@ -112,6 +118,11 @@ mod tests {
         assert!(failed_reply("HTTP/1.1 404 Not Found\nContent-Type: text/html").is_some());
         assert!(failed_reply("<html><head><title>404 Not Found</title></head></html>").is_some());
         assert!(failed_reply("<!DOCTYPE html><html><head><title>404: This page could not be found.</title>").is_some());
+        assert!(
+            failed_reply("<html><head><title>My App</title><title>404: This page could not be found.</title>")
+                .is_some(),
+            "the error page's title after the app's"
+        );
         assert_eq!(failed_reply("{\"status\":\"ok\",\"service\":\"api\"}"), None);
         let two = "{\"status\":\"ok\"}\n{\"detail\":\"User not found\"}";
         assert_eq!(failed_reply(two).as_deref(), Some("HTTP error reply: User not found"));
