@@ -53,6 +53,32 @@ fn userinfo(c: &Captures<'_>) -> String {
     format!("{}{user}[REDACTED]@{}", &c["pre"], &c["host"])
 }
 
+/// A name that holds a secret: a strong word anywhere in it
+/// (`SECRET_KEY_BASE`, `db_password_prod`), or a weaker one at its end
+/// (`GITHUB_TOKEN`, `client_secret`, `AccountKey`, `auth`).
+const SECRET_NAME: &str = r"(?:(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|secret|private[_-]?key|api[_-]?key)(?:[_.-][a-z0-9]+)*|(?:[a-z0-9]+[_.-])*(?:pwd|token|(?:access|account|signing|encryption|master|client)[_-]?key|credentials?|auth))";
+
+/// An unquoted value assigned to a secret name (`DB_PASSWORD=x`).
+static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r#"(?i)\b(?P<name>{SECRET_NAME}(?:\\?["'])?\s*[:=]\s*)(?P<value>[^\s"'\\,;]{{3,}})"#))
+        .expect("secret pattern")
+});
+
+/// The next `&name=` of a query string in `value` (where the secret ends).
+static NEXT_PARAM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"&[A-Za-z_][A-Za-z0-9_.\[\]-]*=").expect("query parameter"));
+
+/// An unquoted value assigned to a secret name: redacted up to the next
+/// query parameter (`password=hunter22&user=a`), whose own value is judged
+/// by its own name; an `&` inside the value (`Tr0ub4dor&3`) is the
+/// secret's.
+fn assigned(c: &Captures<'_>) -> String {
+    let value = &c["value"];
+    let (_, rest) = value.split_at(NEXT_PARAM.find(value).map_or(value.len(), |m| m.start()));
+    let rest = ASSIGNMENT.replace_all(rest, assigned);
+    format!("{}[REDACTED]{rest}", &c["name"])
+}
+
 /// Before a token: the start of the text or a character that is not a
 /// letter or digit. `_` counts as a separator (`\b` would not see the key
 /// in `toolu_sk-…` or `DB_PASSWORD`), and the character is put back.
@@ -103,17 +129,31 @@ static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
         token(r"(?P<k>shp(?:at|ca|pa|ss))_[a-fA-F0-9]{32}", "${pre}${k}_[REDACTED]"),
         token(r"(?P<k>do[por])_v1_[a-f0-9]{64}", "${pre}${k}_v1_[REDACTED]"),
         token(r"(?P<k>lin_api_|pplx-|dapi)[A-Za-z0-9]{32,}", "${pre}${k}[REDACTED]"),
+        // LLM providers agents call, and the other fixed prefixes of the
+        // scanners' rule sets.
+        token(r"(?P<k>gsk_|xai-|r8_|tvly-|lsv2_(?:pt|sk)_)[A-Za-z0-9_-]{30,}", "${pre}${k}[REDACTED]"),
+        token(r"(?P<k>whsec_|ntn_|pnu_|rdme_|rubygems_|sntryu_|sntrys_|pscale_(?:tkn|oauth|pw)_|glsa_|glc_|ico-|shippo_(?:live|test)_|duffel_(?:live|test)_|xkeysib-|tk-us-|fo1_|fm2_|fio-u-|sq0atp-|hv[sb]\.)[A-Za-z0-9_=./+-]{20,}", "${pre}${k}[REDACTED]"),
+        token(r"(?P<k>AGE-SECRET-KEY-1|ATATT3|ABSK|AKCp|HRKU-AA|PMAK-|ops_eyJ|dt0c01\.|dp\.pt\.|EZ[AT]K|sha256~|pul-)[A-Za-z0-9_=./+~-]{20,}", "${pre}${k}[REDACTED]"),
+        token(r"SK[0-9a-fA-F]{32}\b", "${pre}SK[REDACTED]"),
+        // A key cut short by a report made with --no-redact (a template
+        // is cut at 160 characters, `gsk_Tl22Gro…`): its prefix and the cut
+        // say enough, what is left of it goes.
+        token(
+            r"(?P<k>sk-|(?:sk|rk)_(?:live|test|prod)_|gh[pousr]_|github_pat_|gl(?:pat|ptt|rt)-|xox[abposre]-|xapp-|AIza|ya29\.|GOCSPX-|hf_|api_org_|npm_|pypi-|SG\.|shp(?:at|ca|pa|ss)_|do[por]_v1_|lin_api_|pplx-|gsk_|xai-|r8_|tvly-|lsv2_(?:pt|sk)_|whsec_|ntn_|hv[sb]\.|AKIA|ASIA|ey[A-Za-z0-9_-]{10,}\.)[A-Za-z0-9_<>.+/=-]*…",
+            "${pre}${k}[REDACTED]…",
+        ),
         shape(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{12,}", "$1 [REDACTED]"),
         shape(r#"(?i)\b(authorization["']?\s*[:=]\s*["']?basic)\s+[A-Za-z0-9+/=]{8,}"#, "$1 [REDACTED]"),
         // `NAME=value`, `NAME: value`, `"name": "value"` (also JSON-escaped,
-        // as in serialized arguments), where the name is or
-        // ends in a secret word: `password=`, `DB_PASSWORD=`,
-        // `aws_secret_access_key=`, `client_secret:`. The word must end the
-        // name: `max_tokens: 10` and `author: x` are kept.
-        shape(
-            r#"(?i)\b((?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|token|(?:api|access|account|secret|private|signing|encryption|master|client)[_-]?key|credentials?|auth)(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?)[^\s"'&,;\\]{3,}"#,
-            "${1}[REDACTED]",
-        ),
+        // as in serialized arguments), where the name holds a secret word
+        // (`SECRET_KEY_BASE=`, `db_password_prod:`) or ends in a weaker one
+        // (`DB_TOKEN=`, `client_secret:`, `AccountKey=`): `max_tokens: 10`
+        // and `author: x` are kept. A quoted value goes up to its quote,
+        // spaces included; an unquoted one up to a space, `,` or `;`, and
+        // up to an `&` only where a query's next `name=` starts.
+        shape(&format!(r#"(?i)\b({SECRET_NAME}(?:\\?["'])?\s*[:=]\s*\\?")[^"\\\n]{{3,}}"#), "${1}[REDACTED]"),
+        shape(&format!(r#"(?i)\b({SECRET_NAME}(?:\\?["'])?\s*[:=]\s*')[^'\n]{{3,}}"#), "${1}[REDACTED]"),
+        Shape { re: ASSIGNMENT.clone(), with: With::Fn(assigned) },
         // A command's option followed by its secret: `--password hunter2`
         // (after the assignments, whose names it would otherwise take).
         shape(
@@ -227,6 +267,29 @@ mod tests {
                 "[REDACTED PRIVATE KEY]\"}",
             ),
             ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n", "[REDACTED PRIVATE KEY]"),
+            // A secret word inside the name, and values with `&` and spaces.
+            ("SECRET_KEY_BASE=8f3a9c1d2e4b5a6978c0d1e2f3a4b5c6d7e8f901", "SECRET_KEY_BASE=[REDACTED]"),
+            ("export DATABASE_PASSWORD=Tr0ub4dor&3xyz; run", "export DATABASE_PASSWORD=[REDACTED]; run"),
+            (
+                "GET /login?password=hunter22&token=Tl22QueryTok&page=2",
+                "GET /login?password=[REDACTED]&token=[REDACTED]&page=2",
+            ),
+            ("password: \"correct horse battery staple\"", "password: \"[REDACTED]\""),
+            ("DB_PASS_SECRET='two words here'", "DB_PASS_SECRET='[REDACTED]'"),
+            (r#"{\"db_password_prod\": \"with space\"}"#, r#"{\"db_password_prod\": \"[REDACTED]\"}"#),
+            // Fixed prefixes: LLM providers and the scanners' other rules.
+            ("gsk_Tl22GroqKeyAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCd", "gsk_[REDACTED]"),
+            ("key xai-Tl22XaiKeyAbCdEfGhIjKlMnOpQrStUvWxYz0123456789 end", "key xai-[REDACTED] end"),
+            ("whsec_Tl22StripeWebhookAbCdEfGhIjKlMn", "whsec_[REDACTED]"),
+            (
+                "AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZ",
+                "AGE-SECRET-KEY-1[REDACTED]",
+            ),
+            ("hvs.CAESITl22VaultTokenAbCdEfGhIjKlMnOpQr", "hvs.[REDACTED]"),
+            ("SK0123456789abcdef0123456789abcdef twilio", "SK[REDACTED] twilio"),
+            ("lsv2_pt_Tl22LangSmithAbCdEfGhIjKlMnOpQrSt_0123abcd", "lsv2_pt_[REDACTED]"),
+            ("Error: www failed for gsk_Tl22GroqQ…", "Error: www failed for gsk_[REDACTED]…"),
+            ("token sk-proj-Tl…", "token sk-[REDACTED]…"),
         ];
         for (input, want) in cases {
             assert_eq!(redact(input), want, "for {input:?}");
@@ -253,6 +316,9 @@ mod tests {
             "the basic configuration is fine",
             "docker login --password-stdin and --token-file path",
             "eyJhbGciOi alone",
+            "secret_count: 3 and passwords: none",
+            "the SKU is SK12 and ask_me later",
+            "hvs.short",
         ] {
             assert!(matches!(redact(text), std::borrow::Cow::Borrowed(_)), "{text}: {}", redact(text));
         }

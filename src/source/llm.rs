@@ -27,7 +27,7 @@ use serde_json::Value;
 use super::rows::{
     SessionIndex, Stream, decode_arguments, id_of, iso_time, opt_text, pick_query, stream_by_session, text_of,
 };
-use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
+use super::{Adapter, FormatInfo, Location, ReadContext, ReadError, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult};
 
 pub struct Llm;
@@ -119,6 +119,16 @@ impl Adapter for Llm {
     }
 
     fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+        let views =
+            super::views_among(conn, &["threads", "messages", "parts", "responses", "tool_calls", "tool_results"])?;
+        if !views.is_empty() {
+            let names: Vec<String> = views.iter().map(|v| format!("`{v}`")).collect();
+            return Err(ReadError::Unsupported(format!(
+                "the llm trace tables are views here ({}): not read, since a view can run without end \
+                 (tracelint reads tables)",
+                names.join(", ")
+            )));
+        }
         let schema = Schema::new(conn);
         let store = if schema.has("threads", &["id", "tip_message_hash"])?
             && schema.has("messages", &["hash", "parent_hash"])?

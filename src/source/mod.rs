@@ -269,6 +269,20 @@ fn columns_of(conn: &Connection, table: &str, views: bool) -> rusqlite::Result<V
     names.collect()
 }
 
+/// Those of `tables` that are views in `conn` (in the order given).
+/// A format whose tables are optional reads a table only if it is one: a
+/// view in its place is said, not silently skipped.
+pub fn views_among(conn: &Connection, tables: &[&str]) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1 COLLATE NOCASE")?;
+    let mut views = Vec::new();
+    for t in tables {
+        if stmt.exists([t])? {
+            views.push((*t).to_string());
+        }
+    }
+    Ok(views)
+}
+
 /// The tables and columns detection looks at.
 pub struct Schema<'c> {
     pub conn: &'c Connection,

@@ -138,6 +138,13 @@ const SHAPES: &[(&str, &str, &str)] = &[
     ("npm", "npm_Tl22NpmTokQwErTyUiOpAsDfGhJkLzXcVbNm", "Tl22NpmTok"),
     ("gitlab", "glpat-Tl22GitlabQwErTyUiOp", "Tl22Gitlab"),
     ("json-api-key", "{\"api_key\": \"Tl22JsonApiKey\"}", "Tl22JsonApiKey"),
+    ("secret-in-name", "SECRET_KEY_BASE=Tl22KeyBaseQwErTyUiOp", "Tl22KeyBase"),
+    ("password-with-amp", "DB_PASSWORD=Tl22Amp&Tl22AmpTail", "Tl22AmpTail"),
+    ("quoted-with-space", "password: \"Tl22Quoted words here\"", "words here"),
+    ("groq", "gsk_Tl22GroqQwErTyUiOpAsDfGhJkLzXcVbNm0123", "Tl22Groq"),
+    ("xai", "xai-Tl22XaiQwErTyUiOpAsDfGhJkLzXcVbNm0123", "Tl22Xai"),
+    ("stripe-webhook", "whsec_Tl22WebhookQwErTyUiOpAsDf", "Tl22Webhook"),
+    ("vault", "hvs.Tl22VaultQwErTyUiOpAsDfGhJkLz", "Tl22Vault"),
 ];
 
 fn shape_leaks(data: &[u8]) -> Vec<&'static str> {
