@@ -895,7 +895,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "openhands-edit-same-text",
-        pattern: r"Invalid `new_str` parameter:(?s:.{0,4000}?)must be different",
+        pattern: r"Invalid `new_str` parameter:(?s:.*?)must be different",
         tools: &[],
         formats: &[Dialect::OPENHANDS],
         category: C::NoOpEdit,
