@@ -525,6 +525,20 @@ pub static CLASS_RULES: &[ClassRule] = &[
         ignores: &["JSON parsed"],
     },
     ClassRule {
+        id: "query-syntax-error",
+        pattern: r"(?i)\bsyntax error (?:at or near|near|at position|at line|at end of input|in (?:SQL|query|expression))\b|\bSQL syntax\b.{0,40}\bnear\b|\bParse error\b.{0,20}\b(?:query|SQL)\b",
+        tools: &[],
+        formats: &[],
+        category: C::InvalidParamValue,
+        label: "query the tool could not parse",
+        fires_on: &[
+            "### Error Querying the warehouse\n\nsyntax error at or near \"FROM\"",
+            "SQL执行失败: syntax error at position 1",
+            "Error: You have an error in your SQL syntax; check the manual near 'FORM users'",
+        ],
+        ignores: &["Exit code 1\nerror: pathspec 'x' did not match any file(s) known to git"],
+    },
+    ClassRule {
         id: "invalid-parameter-value",
         pattern: r"(?i:^Unknown operation: |unknown variant `|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file)|不能为空|必须 >= ",
         tools: &[],

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::util::{run_in, stderr, stdout};
+use crate::util::{db_from_sql, json as json_of, run_in, stderr, stdout, tool, totals};
 use serde_json::{Value, json};
 
 /// The judged rows of `tracelint export PATH`, by call id.
@@ -279,4 +279,84 @@ fn gemini_checkpoints_are_read() {
     assert_eq!((test["hidden"].as_bool(), test["category"].as_str()), (Some(true), Some("build-failed")));
     let read = &rows["read_file-1752307600000-aa"];
     assert_eq!((read["flagged"].as_bool(), read["category"].as_str()), (Some(true), Some("not-found")));
+}
+
+/// Issue 21, the founding postmortem's case: a framework's custom tools
+/// that return their failure as an ordinary result, in the shapes real
+/// framework stores hold (written here, not copied from any trace), next
+/// to results that only mention a problem and a benign exit.
+#[test]
+fn custom_tools_of_a_framework_are_judged_by_what_they_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&str, Value, &str, Option<i64>, bool)] = &[
+        (
+            "send_booking_notification",
+            json!({"booking": 7}),
+            "Notification trigger failed with status: 429",
+            None,
+            true,
+        ),
+        (
+            "run_python",
+            json!({"code": "rows['a']"}),
+            r#"{"stdout": "", "stderr": "Traceback (most recent call last):\n  File \"job.py\", line 2\nKeyError: 'a'", "exit_code": 1}"#,
+            None,
+            true,
+        ),
+        ("lookup_customer", json!({"id": "c9"}), r#"{"error": "customer c9 not found"}"#, None, true),
+        (
+            "query_warehouse",
+            json!({"sql": "SELECT"}),
+            "### Error Querying the warehouse\n\nsyntax error at or near \"FROM\"",
+            None,
+            true,
+        ),
+        ("load_report", json!({"name": "q3.csv"}), "错误: 文件 q3.csv 不存在。", None, true),
+        ("execute_sql", json!({"sql": "SELEC 1"}), "SQL执行失败: syntax error at position 1", None, true),
+        ("stock_analyst", json!({"q": "ACME"}), "I encountered an error while fetching the stock price.", None, true),
+        (
+            "send_email",
+            json!({"to": "a@b.c"}),
+            "Failed to send email: SMTPServerDisconnected('Connection unexpectedly closed')",
+            None,
+            true,
+        ),
+        ("summarize_logs", json!({}), "Errors found: none. 3 warnings, all known.", None, false),
+        ("code_reviewer", json!({}), "I couldn't find any issues in the code; it looks correct.", None, false),
+        ("get_weather", json!({"city": "Oslo"}), "{\"temp\": 4, \"error\": null}", None, false),
+        ("run_shell", json!({"command": "pgrep -f vite"}), "", Some(1), false),
+    ];
+    let mut sql = String::from(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, parent_id TEXT, agent TEXT, source TEXT, started_at TEXT);
+         CREATE TABLE calls (session_id TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL, tool TEXT NOT NULL,
+           input TEXT, called_at TEXT, PRIMARY KEY (session_id, id));
+         CREATE TABLE results (session_id TEXT NOT NULL, call_id TEXT NOT NULL, text TEXT NOT NULL DEFAULT '',
+           is_error INTEGER, exit_code INTEGER, returned_at TEXT, PRIMARY KEY (session_id, call_id));
+         CREATE TABLE tracelint_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+         INSERT INTO tracelint_meta VALUES ('schema_version', '1');
+         INSERT INTO sessions VALUES ('s1', NULL, 'langgraph', NULL, '2026-06-01T10:00:00Z');\n",
+    );
+    for (k, (tool, input, text, exit, _)) in cases.iter().enumerate() {
+        let q = |s: &str| s.replace('\'', "''");
+        sql.push_str(&format!(
+            "INSERT INTO calls VALUES ('s1', 'c{k}', {k}, '{tool}', '{}', NULL);
+             INSERT INTO results VALUES ('s1', 'c{k}', '{}', 0, {}, NULL);\n",
+            q(&input.to_string()),
+            q(text),
+            exit.map_or("NULL".to_string(), |c| c.to_string())
+        ));
+    }
+    let db = db_from_sql(dir.path(), "framework.db", &sql);
+    let out = run_in(dir.path(), &["scan", db.to_str().unwrap(), "--format", "json"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    let v = json_of(&out);
+    for (tool_name, _, text, _, failed) in cases {
+        let hidden = tool(&v, tool_name)["hidden_errors"].as_u64().unwrap();
+        assert_eq!(hidden, u64::from(*failed), "{tool_name}: {text:?}");
+    }
+    let wanted = cases.iter().filter(|c| c.4).count() as u64;
+    assert_eq!(totals(&v).2, wanted);
+    assert_eq!(tool(&v, "send_booking_notification")["categories"], json!({"rate-limit": 1}));
+    assert_eq!(tool(&v, "lookup_customer")["categories"], json!({"not-found": 1}));
+    assert_eq!(tool(&v, "query_warehouse")["categories"]["other"], Value::Null, "classified");
 }
