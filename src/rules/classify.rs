@@ -52,7 +52,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "shell-parse-error",
-        pattern: r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: syntax error(?: near unexpected token| in conditional|: unexpected end of file)",
+        pattern: super::content::SHELL_PARSE_ERROR,
         tools: &[],
         formats: &[],
         category: C::InvalidParamValue,

@@ -8,6 +8,11 @@
 use super::{Precision, Reads};
 use crate::model::Dialect;
 
+/// The shell's own complaint that it could not parse the line it was
+/// given (`bash: syntax error near unexpected token`): a content rule
+/// (part of the command never ran) and, the same words, its category.
+pub const SHELL_PARSE_ERROR: &str = r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: syntax error(?: near unexpected token| in conditional|: unexpected end of file)";
+
 /// One content rule. Patterns are anchored at the start of the result text
 /// (after leading whitespace) unless they say otherwise; a rule about the
 /// end of a long output (an exit-code line) uses `(?m)` and sees the tail
@@ -1047,7 +1052,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "shell-syntax-error",
-        pattern: r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: syntax error(?: near unexpected token| in conditional|: unexpected end of file)",
+        pattern: SHELL_PARSE_ERROR,
         tools: &[],
         formats: &[],
         precision: Precision::High,

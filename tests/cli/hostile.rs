@@ -452,7 +452,7 @@ fn file_size_limits_name_the_file_the_user_gave() {
 /// that escapes its bound fails the test rather than the machine; a
 /// generous time limit detects a hang and measures nothing.
 fn run_capped(dir: &Path, args: &[&str], mib: u64) -> Output {
-    let mut child = Command::new("sh")
+    let child = Command::new("sh")
         .arg("-c")
         .arg(format!("ulimit -v {}; ulimit -f 2000000; exec \"$0\" \"$@\"", mib << 10))
         .arg(BIN)
@@ -462,15 +462,7 @@ fn run_capped(dir: &Path, args: &[&str], mib: u64) -> Output {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(300) {
-            let _ = child.kill();
-            panic!("{args:?} hangs");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+    wait_or_fail(child, Duration::from_secs(300), &format!("{args:?}"))
 }
 
 /// A copy of a shipped sample in `dir`, changed by `sql`.

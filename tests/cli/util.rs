@@ -153,8 +153,8 @@ pub fn padded_small_sql(rows: u32, blob: u32) -> String {
 /// Run tracelint in `dir` with `args`, `TMPDIR` set to `tmp`, and a minute
 /// to finish: a run still going after that is a hang, killed and failed.
 pub fn run_bounded(dir: &Path, tmp: &Path, args: &[&std::ffi::OsStr]) -> Output {
-    use std::time::{Duration, Instant};
-    let mut child = Command::new(BIN)
+    use std::time::Duration;
+    let child = Command::new(BIN)
         .args(args)
         .current_dir(dir)
         .env("TMPDIR", tmp)
@@ -164,14 +164,20 @@ pub fn run_bounded(dir: &Path, tmp: &Path, args: &[&std::ffi::OsStr]) -> Output 
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
+    wait_or_fail(child, Duration::from_secs(60), &format!("{args:?}"))
+}
+
+/// The output of `child`, which must end within `limit`: one still running
+/// then is a hang, killed and failed with what it wrote to stderr.
+pub fn wait_or_fail(mut child: std::process::Child, limit: std::time::Duration, what: &str) -> Output {
+    let start = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(60) {
+        if start.elapsed() > limit {
             let _ = child.kill();
             let out = child.wait_with_output().unwrap();
-            panic!("{args:?} still running after 60 s (a hang): {}", String::from_utf8_lossy(&out.stderr));
+            panic!("{what} still running after {limit:?} (a hang): {}", String::from_utf8_lossy(&out.stderr));
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
     child.wait_with_output().unwrap()
 }
