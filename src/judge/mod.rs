@@ -226,8 +226,9 @@ fn judge_calls(session: Session, redaction: Redaction) -> JudgedSession {
             Event::Result(r) => results.push(r),
         }
     }
-    let paired = pair(&calls_in, &results);
-    let calls_in_empty: Vec<bool> = calls_in.iter().map(|c| c.id.is_empty()).collect();
+    let mut paired = pair(&calls_in, &results);
+    // Calls without an id share none: they are not reused ids.
+    paired.duplicates.retain(|&i| !calls_in[i].id.is_empty());
     // Per file: was it modified by a successful edit/write with no successful
     // read since? Walked in call order, so only earlier calls count.
     let mut modified_unread: HashMap<&str, bool> = HashMap::new();
@@ -277,8 +278,7 @@ fn judge_calls(session: Session, redaction: Redaction) -> JudgedSession {
         parent: session.parent,
         calls,
         orphans,
-        // Calls without an id share none: they are not reused ids.
-        duplicates: paired.duplicates.into_iter().filter(|&i| !calls_in_empty[i]).collect(),
+        duplicates: paired.duplicates,
         malformed: session.malformed,
         sequences: sequence::SessionSequences::default(),
         schemas: Arc::default(),
