@@ -53,6 +53,7 @@ impl Dialect {
     pub const PERI: Dialect = Dialect("peri");
     pub const CRUSH: Dialect = Dialect("crush");
     pub const OPENCODE: Dialect = Dialect("opencode");
+    pub const KILO: Dialect = Dialect("kilo");
     pub const GOOSE: Dialect = Dialect("goose");
     pub const LLM: Dialect = Dialect("llm");
     /// tracelint's own schema written by an agent tracelint has no rules
@@ -78,6 +79,7 @@ impl Dialect {
         Dialect::PERI,
         Dialect::CRUSH,
         Dialect::OPENCODE,
+        Dialect::KILO,
         Dialect::GOOSE,
         Dialect::LLM,
         Dialect::TRACELINT,

@@ -611,7 +611,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
         id: "command-aborted",
         pattern: r"(?m)^Command was aborted before completion|\(Command was aborted\)",
         tools: &[],
-        formats: &[Dialect::OPENCODE],
+        formats: &[Dialect::OPENCODE, Dialect::KILO],
         category: C::UserRejected,
         label: "command aborted (interrupted)",
         fires_on: &["(Command was aborted)"],

@@ -128,7 +128,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "exit-code-line",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &[],
-        formats: &[Dialect::CRUSH, Dialect::OPENCODE],
+        formats: &[Dialect::CRUSH, Dialect::OPENCODE, Dialect::KILO],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Crush's bash tool appends `Exit code N` to a command that exited non-zero and still returns a \
@@ -224,7 +224,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "opencode-command-cut",
         pattern: r"(?m)\((?:Command timed out after \d+ ?ms|Command was aborted)\)\s*$|^shell tool terminated command after exceeding timeout \d+",
         tools: &["bash"],
-        formats: &[Dialect::OPENCODE],
+        formats: &[Dialect::OPENCODE, Dialect::KILO],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "opencode's bash tool completes (`status = completed`) even when the command timed out or was \

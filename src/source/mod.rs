@@ -6,6 +6,7 @@ pub mod crush;
 pub mod cursor;
 pub mod goose;
 pub mod json;
+pub mod kilo;
 pub mod langgraph;
 pub mod llm;
 pub mod open;
@@ -75,6 +76,12 @@ pub trait Adapter: Sync {
     fn info(&self) -> &'static FormatInfo;
     /// Does the open database have this format's tables and columns?
     fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool>;
+    /// Can the database be read as this format when `--source-format`
+    /// names it? By default when it `matches`; a format told apart from
+    /// another only by its file's name reads that one's files too.
+    fn forced(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
+        self.matches(s)
+    }
     /// Why a database that does not `match` is still recognisably this
     /// format, in a variant this tracelint cannot read.
     fn unsupported(&self, _s: &Schema<'_>) -> rusqlite::Result<Option<&'static str>> {
@@ -101,6 +108,7 @@ pub static ADAPTERS: &[&dyn Adapter] = &[
     &peri::Peri,
     &crush::Crush,
     &opencode::Opencode,
+    &kilo::Kilo,
     &goose::Goose,
     &llm::Llm,
     &tracelint::Tracelint,
@@ -175,6 +183,8 @@ pub enum Location {
     Cwd(&'static str),
     /// Inside the directory an environment variable names.
     EnvDir(&'static str, &'static str),
+    /// The file an environment variable names.
+    EnvFile(&'static str),
 }
 
 impl Location {
@@ -186,6 +196,7 @@ impl Location {
             Location::XdgConfig(p) => format!("$XDG_CONFIG_HOME/{p} (~/.config/{p})"),
             Location::Cwd(p) => format!("./{p}"),
             Location::EnvDir(var, p) => format!("${var}/{p}"),
+            Location::EnvFile(var) => format!("${var}"),
         }
     }
 
@@ -203,6 +214,7 @@ impl Location {
             }
             Location::Cwd(p) => Some(PathBuf::from(p)),
             Location::EnvDir(var, p) => env(var).map(|d| d.join(p)),
+            Location::EnvFile(var) => env(var),
         }
     }
 }
@@ -286,6 +298,10 @@ pub fn views_among(conn: &Connection, tables: &[&str]) -> rusqlite::Result<Vec<S
 /// The tables and columns detection looks at.
 pub struct Schema<'c> {
     pub conn: &'c Connection,
+    /// The database file, when detection knows it: two agents can share a
+    /// schema and differ only in the name they give their database (Kilo's
+    /// `kilo.db` is opencode's schema).
+    pub path: Option<&'c Path>,
     /// Views count as tables: only to say why a database is refused.
     views: bool,
     /// The tables asked about, for that message.
@@ -295,7 +311,17 @@ pub struct Schema<'c> {
 impl<'c> Schema<'c> {
     /// The tables of `conn` (views are not tables).
     pub fn new(conn: &'c Connection) -> Schema<'c> {
-        Schema { conn, views: false, asked: Default::default() }
+        Schema { conn, path: None, views: false, asked: Default::default() }
+    }
+
+    /// The tables of `conn`, the database at `path`.
+    pub fn at(conn: &'c Connection, path: &'c Path) -> Schema<'c> {
+        Schema { path: Some(path), ..Schema::new(conn) }
+    }
+
+    /// The database file's name, if known.
+    pub fn file_name(&self) -> Option<&str> {
+        self.path.and_then(Path::file_name).and_then(|n| n.to_str())
     }
 
     /// Does `table` exist with all of `cols`?
@@ -312,7 +338,7 @@ impl<'c> Schema<'c> {
 fn views_in_place(path: &Path, conn: &Connection, format: Option<Format>) -> Result<()> {
     let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
     let matches = |f: Format| {
-        let with_views = Schema { conn, views: true, asked: Default::default() };
+        let with_views = Schema { conn, path: Some(path), views: true, asked: Default::default() };
         let yes = f.adapter().matches(&with_views).map_err(sql)?;
         Ok::<_, Error>(yes.then(|| with_views.asked.take()))
     };
@@ -344,7 +370,7 @@ fn views_in_place(path: &Path, conn: &Connection, format: Option<Format>) -> Res
 /// Recognise the format of an open database by its tables and columns.
 pub fn detect(path: &Path, conn: &Connection) -> Result<Format> {
     let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
-    let schema = Schema::new(conn);
+    let schema = Schema::at(conn, path);
     for format in Format::all().filter(|f| f.adapter().opt_in().is_none()) {
         if format.adapter().matches(&schema).map_err(sql)? {
             return Ok(format);
@@ -468,7 +494,7 @@ pub fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Forma
     let format = match format {
         Some(f) => {
             let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
-            if !f.adapter().matches(&Schema::new(&conn)).map_err(sql)? {
+            if !f.adapter().forced(&Schema::at(&conn, path)).map_err(sql)? {
                 views_in_place(path, &conn, Some(f))?;
                 return Err(Error::input(
                     path,
@@ -557,7 +583,7 @@ mod tests {
                     }
                     _ => continue,
                 };
-                let schema = Schema::new(&conn);
+                let schema = Schema::at(&conn, &path);
                 let matched: Vec<&str> =
                     Format::all().filter(|f| f.adapter().matches(&schema).unwrap()).map(Format::as_str).collect();
                 assert!(matched.len() <= 1, "{} matches {matched:?}", path.display());

@@ -41,29 +41,44 @@ impl Adapter for Opencode {
         &INFO
     }
 
+    /// opencode's tables, in a database not named as Kilo names its own.
     fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
-        Ok(s.has("session", &["id", "parent_id"])?
-            && s.has("message", &["id", "session_id", "data"])?
-            && s.has("part", &["id", "message_id", "session_id", "time_created", "data"])?)
+        Ok(!super::kilo::named_kilo(s) && has_tables(s)?)
+    }
+
+    fn forced(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
+        has_tables(s)
     }
 
     fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
-        let index = SessionIndex::load(conn, SESSIONS)?;
-        let stream = Stream { dialect: INFO.dialect, index: &index, sql: ROWS };
-        stream_by_session(
-            conn,
-            cx,
-            stream,
-            |r, session| {
-                let rowid: i64 = r.get(1)?;
-                let created = opt_int(r.get_ref(2)?).and_then(epoch_time);
-                parse_column(r.get_ref(3)?, "data", rowid, session, |text, out| parse_part(text, created, rowid, out));
-                Ok(())
-            },
-            emit,
-        )?;
-        Ok(())
+        read_as(INFO.dialect, conn, cx)
     }
+}
+
+/// Does the database have opencode's tables (which Kilo's has too)?
+pub fn has_tables(s: &Schema<'_>) -> rusqlite::Result<bool> {
+    Ok(s.has("session", &["id", "parent_id"])?
+        && s.has("message", &["id", "session_id", "data"])?
+        && s.has("part", &["id", "message_id", "session_id", "time_created", "data"])?)
+}
+
+/// Read an opencode-schema database, its sessions judged as `dialect`'s.
+pub fn read_as(dialect: Dialect, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+    let index = SessionIndex::load(conn, SESSIONS)?;
+    let stream = Stream { dialect, index: &index, sql: ROWS };
+    stream_by_session(
+        conn,
+        cx,
+        stream,
+        |r, session| {
+            let rowid: i64 = r.get(1)?;
+            let created = opt_int(r.get_ref(2)?).and_then(epoch_time);
+            parse_column(r.get_ref(3)?, "data", rowid, session, |text, out| parse_part(text, created, rowid, out));
+            Ok(())
+        },
+        emit,
+    )?;
+    Ok(())
 }
 
 /// The call (and result, once the call has finished) of one part's `data`.

@@ -83,6 +83,36 @@ fn opencode_sample() {
     );
 }
 
+/// Issue 27: Kilo's database is opencode's schema; its name makes it Kilo's.
+#[test]
+fn kilo_sample() {
+    let (dir, v) = scan_sample("kilo.sql", "kilo.db", &[]);
+    assert_eq!(v["sources"][0]["format"], "kilo");
+    assert_eq!(totals(&v), (9, 3, 2), "2 missing files and a stop are flagged; gradle exit 1 and a timeout hidden");
+    assert_eq!(tool(&v, "write")["categories"], json!({"user-rejected": 1}), "Tool execution aborted");
+    assert_eq!(tool(&v, "read")["categories"], json!({"not-found": 2}));
+    assert_eq!(tool(&v, "bash")["categories"], json!({"build-failed": 1, "timeout": 1}), "grep exit 1 is benign");
+    assert_eq!(v["totals"]["unpaired_calls"], 1);
+    assert_eq!(v["totals"]["sessions"], 2, "the task's session names its parent");
+    // The same database under another name is opencode's, judged alike;
+    // --source-format kilo reads it as Kilo's, and KILO_DB names it so.
+    std::fs::copy(dir.path().join("kilo.db"), dir.path().join("copy.db")).unwrap();
+    let renamed = json(&run_in(dir.path(), &["scan", "copy.db", "--format", "json"]));
+    assert_eq!(renamed["sources"][0]["format"], "opencode");
+    assert_eq!(totals(&renamed), totals(&v));
+    let forced = json(&run_in(dir.path(), &["scan", "copy.db", "--source-format", "kilo", "--format", "json"]));
+    assert_eq!(forced["sources"][0]["format"], "kilo");
+    let by_env = std::process::Command::new(BIN)
+        .args(["scan", "copy.db", "--format", "json"])
+        .current_dir(dir.path())
+        .env("KILO_DB", dir.path().join("copy.db"))
+        .output()
+        .unwrap();
+    assert_eq!(json(&by_env)["sources"][0]["format"], "kilo");
+    shipped_matches_sql("kilo.sql", "kilo.db");
+    assert_golden("kilo.json", &stdout(&run_in(root(), &["scan", "sample-traces/kilo.db", "--format", "json"])));
+}
+
 #[test]
 fn goose_sample() {
     let (_dir, v) = scan_sample("goose.sql", "goose.db", &[]);

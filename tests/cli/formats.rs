@@ -15,6 +15,7 @@ fn formats_lists_every_format_with_its_signature() {
             "peri (Peri Code)",
             "crush (Crush, and the archived Go opencode)",
             "opencode (opencode 1.2 or later)",
+            "kilo (Kilo CLI and Kilo Code 7.2.21 or later (opencode's schema, in kilo.db))",
             "goose (Goose (Block))",
             "llm (llm (Simon Willison's CLI))",
             "tracelint (tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework)",
@@ -44,7 +45,7 @@ fn unknown_source_format_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains(
-            "unknown format \"nope\"; known: peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor, claude-code, codex"
+            "unknown format \"nope\"; known: peri, crush, opencode, kilo, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor, claude-code, codex"
         ),
         "{}",
         stderr(&out)
@@ -63,7 +64,7 @@ fn unknown_schema_names_the_formats() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.contains(
-            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor"
+            "other.db: unknown trace schema (tables: messages); not one of peri, crush, opencode, kilo, goose, llm, tracelint, langgraph, openai-agents, zed, adk, cursor"
         ),
         "{err}"
     );
@@ -76,6 +77,7 @@ fn detection_picks_the_adapter_of_every_sample() {
         ("peri-postfix.db", "peri"),
         ("crush.db", "crush"),
         ("opencode.db", "opencode"),
+        ("kilo.db", "kilo"),
         ("goose.db", "goose"),
         ("llm.db", "llm"),
         ("langgraph.db", "langgraph"),
