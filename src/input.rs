@@ -62,14 +62,15 @@ pub fn forced_format(name: Option<&str>) -> Result<(Option<Format>, Option<Diale
 /// transcript (`traces.jsonl` holding pretty-printed spans, events named
 /// `.log`). A file that is neither is a transcript only when its name says
 /// so (`.jsonl`, `.json`), so that an empty or broken one gets the
-/// transcript's error, and a database otherwise.
+/// transcript's error, or when a text format claims it (an Aider history,
+/// by its name or its first line), and a database otherwise.
 fn is_transcripts(path: &Path) -> bool {
     if path.is_dir() {
         return true;
     }
     let named = path.extension().is_some_and(|e| e == "jsonl" || e == "json");
     match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => sniff(path).unwrap_or(named),
+        Ok(m) if m.is_file() => sniff(path).unwrap_or_else(|| named || import::is_text_transcript(path)),
         _ => named,
     }
 }

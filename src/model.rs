@@ -73,6 +73,8 @@ impl Dialect {
     pub const CLINE: Dialect = Dialect("cline");
     pub const ROO: Dialect = Dialect("roo-code");
     pub const CONTINUE: Dialect = Dialect("continue");
+    pub const COPILOT: Dialect = Dialect("copilot");
+    pub const QWEN: Dialect = Dialect("qwen");
 
     /// Every named dialect.
     pub const ALL: &'static [Dialect] = &[
@@ -96,6 +98,8 @@ impl Dialect {
         Dialect::CLINE,
         Dialect::ROO,
         Dialect::CONTINUE,
+        Dialect::COPILOT,
+        Dialect::QWEN,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

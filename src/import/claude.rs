@@ -73,8 +73,7 @@ impl Importer for Claude {
         // Qwen Code writes `uuid`/`sessionId` records too, but its messages
         // are Gemini-shaped (`message.parts`) and its results
         // `toolCallResult`: not Claude Code's, whatever else they share.
-        let foreign = v.get("message").is_some_and(|m| m.get("parts").is_some()) || v.get("toolCallResult").is_some();
-        !foreign && Self::claims(v)
+        !super::qwen::is_qwen_record(v) && Self::claims(v)
     }
 
     fn run(&self) -> Box<dyn ImportRun> {

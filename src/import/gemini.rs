@@ -59,6 +59,22 @@ impl Importer for Gemini {
     /// The metadata record, a rewind or an update, or a message (which has
     /// an `id`, and no `uuid` as Claude Code's lines have).
     fn recognise(&self, v: &Value) -> bool {
+        !super::qwen::is_legacy_chat(v) && self.claims(v)
+    }
+
+    /// A chat before 0.4 of Qwen Code, a fork that kept this document
+    /// (with `qwen` messages), is left to Qwen Code's importer.
+    fn recognise_document(&self, path: &Path, doc: &Value) -> bool {
+        !super::qwen::is_qwen_document(path, doc) && self.recognise(doc)
+    }
+
+    fn run(&self) -> Box<dyn ImportRun> {
+        Box::new(Gemini)
+    }
+}
+
+impl Gemini {
+    fn claims(&self, v: &Value) -> bool {
         is_checkpoint(v)
             || v.get("projectHash").is_some()
             || v.get("$rewindTo").is_some()
@@ -69,16 +85,6 @@ impl Importer for Gemini {
                     v.get("type").and_then(Value::as_str),
                     Some("user" | "gemini" | "info" | "error" | "warning")
                 ))
-    }
-
-    /// A chat saved as one document (`session-*.json`: `sessionId`,
-    /// `projectHash`, `messages[]`) or a `/chat save` checkpoint.
-    fn recognise_document(&self, _path: &Path, doc: &Value) -> bool {
-        self.recognise(doc)
-    }
-
-    fn run(&self) -> Box<dyn ImportRun> {
-        Box::new(Gemini)
     }
 }
 
@@ -227,12 +233,18 @@ impl File<'_> {
 }
 
 /// A `/chat save` checkpoint: an array of `{role, parts}` contents.
-fn is_checkpoint(v: &Value) -> bool {
+pub fn is_checkpoint(v: &Value) -> bool {
     v.as_array().and_then(|a| a.first()).is_some_and(|c| c.get("role").is_some() && c.get("parts").is_some())
 }
 
 /// Import a checkpoint's calls and results (see the module doc).
 fn checkpoint(path: &Path, doc: &Value, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+    checkpoint_of(AGENT, path, doc, w)
+}
+
+/// Import a checkpoint's calls and results as `agent`'s (Qwen Code, a fork
+/// of Gemini CLI, saves the same ones).
+pub fn checkpoint_of(agent: &'static str, path: &Path, doc: &Value, w: &mut Writer<'_>) -> rusqlite::Result<()> {
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let folder = path.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().into_owned());
     let session = match folder {
@@ -240,7 +252,7 @@ fn checkpoint(path: &Path, doc: &Value, w: &mut Writer<'_>) -> rusqlite::Result<
         None => stem.clone(),
     };
     let source = path.display().to_string();
-    w.session(&SessionRow { id: &session, parent: None, agent: AGENT, source: &source, started: None })?;
+    w.session(&SessionRow { id: &session, parent: None, agent, source: &source, started: None })?;
     let parts = doc.as_array().into_iter().flatten().filter_map(|c| c.get("parts")?.as_array()).flatten();
     // Calls not answered yet: (name, id if the call carried one, arguments).
     let mut waiting: Vec<(String, Option<String>, Value)> = Vec::new();

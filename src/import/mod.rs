@@ -12,10 +12,12 @@ pub mod claude;
 pub mod cline;
 pub mod codex;
 pub mod continue_dev;
+pub mod copilot;
 pub mod gemini;
 pub mod openhands;
 pub mod openhands_app;
 pub mod otel;
+pub mod qwen;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -44,6 +46,24 @@ pub trait Importer: Sync {
     /// pretty-printed object or array, not a line per record), one of this
     /// format's? Only asked when no importer claims its first line.
     fn recognise_document(&self, _path: &Path, _doc: &Value) -> bool {
+        false
+    }
+    /// Is the file `path`, whose first bytes are `head`, a transcript of
+    /// this format that is not JSON (Aider's Markdown history)? Asked
+    /// before any line is parsed as JSON.
+    fn recognise_text(&self, _path: &Path, _head: &[u8]) -> bool {
+        false
+    }
+    /// Is the file at `path` this format's by its name and place alone,
+    /// whatever its records (a side file beside the transcripts, passed
+    /// over)? Asked first, without reading the file.
+    fn claims_file(&self, _path: &Path) -> bool {
+        false
+    }
+    /// Is a file of this name, found while walking a folder, one of this
+    /// format's text transcripts (folders hold only `.jsonl` and `.json`
+    /// files otherwise)?
+    fn claims_name(&self, _name: &str) -> bool {
         false
     }
     /// The state of one import run, which may span files (a Claude Code
@@ -76,6 +96,8 @@ pub static IMPORTERS: &[&dyn Importer] = &[
     &cline::Cline,
     &cline::Roo,
     &continue_dev::Continue,
+    &copilot::Copilot,
+    &qwen::Qwen,
 ];
 
 /// The descriptions of every transcript format, in registry order.
@@ -702,11 +724,34 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         let kind = entry.file_type().map_err(|e| Error::input(&path, format!("cannot read: {e}")))?;
         if kind.is_dir() {
             walk(&path, out)?;
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl" || e == "json") {
+        } else if kind.is_file()
+            && (path.extension().is_some_and(|e| e == "jsonl" || e == "json") || claimed_name(&path))
+        {
             out.push(path);
         }
     }
     Ok(())
+}
+
+/// Does some importer claim a file of this name as a text transcript?
+pub fn claimed_name(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return false };
+    IMPORTERS.iter().any(|i| i.claims_name(name))
+}
+
+/// Is the file at `path` a text transcript some importer recognises by its
+/// name or first bytes (an Aider history renamed)?
+pub fn is_text_transcript(path: &Path) -> bool {
+    claimed_name(path) || head_of(path).is_ok_and(|head| IMPORTERS.iter().any(|i| i.recognise_text(path, &head)))
+}
+
+/// The first bytes of a file (at most 512), for recognising text formats.
+fn head_of(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = crate::source::open::open_regular(path).map_err(|e| Error::input(path, io_problem(&e)))?;
+    let mut head = Vec::with_capacity(512);
+    file.take(512).read_to_end(&mut head).map_err(|e| Error::input(path, io_problem(&e)))?;
+    Ok(head)
 }
 
 /// One line of a transcript, parsed.
@@ -1075,6 +1120,16 @@ pub fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
 
 /// `recognise`, as the importer's place in `IMPORTERS`.
 fn recognise_at(path: &Path) -> Result<Option<usize>> {
+    if let Some(at) = IMPORTERS.iter().position(|i| i.claims_file(path)) {
+        return Ok(Some(at));
+    }
+    // Text formats are never named `.jsonl` or `.json`: those files are not opened twice.
+    if !path.extension().is_some_and(|e| e == "jsonl" || e == "json") {
+        let head = head_of(path)?;
+        if let Some(at) = IMPORTERS.iter().position(|i| i.recognise_text(path, &head)) {
+            return Ok(Some(at));
+        }
+    }
     let mut lines = LineReader::open_here(path)?;
     let mut scratch = ImportStats::default();
     let mut records = 0;

@@ -43,7 +43,7 @@ static STEPS: LazyLock<Vec<Step>> = LazyLock::new(|| {
 /// npm banner, `Compiling …`): they say nothing about which failure it was.
 static FRAMING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:Exit [Cc]ode:? -?\d+|Process exited with code|Wall time:|Chunk ID:|Original token count:|Output:\s*(?:\(empty\))?$|Command:|Directory:|Error: \(none\)|Signal:|Background PIDs:|Process Group PGID:|Process running with session ID|<cwd>|</?(?:output|status|exit_code|task_id|task_type|retrieval_status|shell_metadata)>|> \S+@\S+ |\s*Compiling |\s*Running |\$ )",
+        r"^(?:Exit [Cc]ode:? -?\d+|Process exited with code|Wall time:|Chunk ID:|Original token count:|Output:\s*(?:\(empty\))?$|Command:|Directory:|Error: \(none\)|Signal:|Background PIDs:|Process Group PGID:|Process running with session ID|<cwd>|<(?:shellId: |exited with exit code|command with (?:shellId|id|sessionId): )|</?(?:output|status|exit_code|task_id|task_type|retrieval_status|shell_metadata)>|> \S+@\S+ |\s*Compiling |\s*Running |\$ )",
     )
     .expect("framing pattern")
 });

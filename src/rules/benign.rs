@@ -48,6 +48,7 @@ const EXIT_RULES: &[&str] = &[
     "cursor-exit-code",
     "openhands-exit-code",
     "continue-exit-code",
+    "copilot-exit-code",
     "cline-command-failed",
     "json-envelope-error",
 ];
@@ -428,6 +429,10 @@ pub fn output_lines(text: &str) -> impl Iterator<Item = &str> {
 
 const FRAMING: &[&str] = &[
     "Exit code",
+    "<shellId: ",
+    "<exited with exit code",
+    "<command with id: ",
+    "<command with shellId: ",
     "[The command completed with exit code",
     "Exit Code:",
     "Wall time:",

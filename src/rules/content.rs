@@ -147,7 +147,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "gemini-exit-code",
         pattern: r"(?m)^Exit Code: [1-9]\d*\s*$",
         tools: &[],
-        formats: &[Dialect::GEMINI],
+        formats: &[Dialect::GEMINI, Dialect::QWEN],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Gemini CLI's run_shell_command returns `status: success` whatever the exit code; its output \
@@ -163,7 +163,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         id: "gemini-tool-failure",
         pattern: r"^(?:Command was automatically cancelled because it exceeded the timeout|Error during \w+ search operation: |Error listing directory: |File not found: |Cannot display content of binary file: |Error reading file )",
         tools: &[],
-        formats: &[Dialect::GEMINI],
+        formats: &[Dialect::GEMINI, Dialect::QWEN],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Gemini CLI results recorded as `success` (or, in a `/chat save` checkpoint, with no status at all) \
@@ -177,6 +177,41 @@ pub static CONTENT_RULES: &[ContentRule] = &[
             "Cannot display content of binary file: game/data.bin",
         ],
         ignores: &["Found 3 matches for pattern \"timeout\""],
+    },
+    ContentRule {
+        id: "qwen-tool-failure",
+        pattern: r#"^(?:Command timed out after \d+ ?ms before it could complete|Command was cancelled by user before it could (?:complete|start)|Failed to edit, \d+ occurrences? found|Failed to run subagent: |Subagent "[^"]*" not found|Skill "[^"]*" not found|Failed to load skill |Plan execution was not approved|(?:Task|Agent) was cancelled by user|Failed to modify todos|The provided (?:web )?content is empty\b)"#,
+        tools: &[],
+        formats: &[Dialect::QWEN],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Qwen Code tools that return their failure as ordinary text, so the result is stored with `status: \
+              success`: a shell command killed by the tool's time limit or cancelled by the user, an edit that \
+              found nothing to replace (0.13), a sub-agent or skill that failed or does not exist, a plan the \
+              user did not approve, a todo list that could not be written.",
+        fires_on: &[
+            "Command timed out after 120000ms before it could complete. Below is the output before it timed out:\nwaiting",
+            "Failed to run subagent: Model stream ended with empty response text.",
+            "Plan execution was not approved. Remaining in plan mode.",
+            "The provided web content is empty. Please supply the actual text from https://example.com so I can summarise it.",
+        ],
+        ignores: &["Found 2 matches for pattern \"Failed to run subagent\""],
+    },
+    ContentRule {
+        id: "qwen-subagent-no-report",
+        pattern: r"\A\s*(?:I'll|I will|Let me|Now let me|Now I'll|First, let me|I'm going to)\b[^\n]{0,240}[.:]\s*\z",
+        tools: &["agent", "task"],
+        formats: &[Dialect::QWEN],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A Qwen Code sub-agent (`agent`, `task`) that ended (`terminateReason: GOAL`, `status: success`) having \
+              returned only the sentence announcing what it was about to do (`I'll start by reading the relevant \
+              files.`): the delegated work came back with no report.",
+        fires_on: &[
+            "I'll start by reading all the relevant files to understand the current implementations before applying fixes.",
+            "Now let me check the Redis client to understand the available methods:",
+        ],
+        ignores: &["I'll summarise: the config is in jest.config.ts.\n\nDetails:\n- testMatch covers e2e/"],
     },
     ContentRule {
         id: "background-task-failed",
@@ -801,6 +836,41 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         ignores: &["repetition limit not reached"],
     },
     ContentRule {
+        id: "copilot-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code [1-9]\d*>",
+        tools: &[],
+        formats: &[Dialect::COPILOT],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "GitHub Copilot CLI's shell tools (`bash`, `powershell`, `read_bash`, …) return `success: true` \
+              whatever the command's exit status, which is only the text `<shellId: N completed with exit code \
+              X>` (1.0.60) or `<exited with exit code X>` (earlier builds). A non-zero status is a hidden \
+              failure (grep/find/diff exit 1 and the other benign exits aside).",
+        fires_on: &[
+            "test result: FAILED. 2 passed; 1 failed\n<shellId: 0 completed with exit code 101>",
+            "ls: cannot access 'x': No such file or directory\n<exited with exit code 2>",
+            "<command with id: 4 exited with exit code 1>",
+        ],
+        ignores: &["done\n<shellId: 0 completed with exit code 0>", "<shellId: 2 is still running after 30 seconds>"],
+    },
+    ContentRule {
+        id: "copilot-tool-refused",
+        pattern: r"^File too large to read at once \(|(?m)^<error>No more content available\.</error>",
+        tools: &[],
+        formats: &[Dialect::COPILOT],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Copilot CLI results stored as a success that returned nothing the agent asked for: `view` \
+              refusing a file too large to read at once (no content, the agent must retry with `view_range`), \
+              and `web_fetch` answering `<error>No more content available.</error>` (an empty body, or a \
+              `start_index` past its end).",
+        fires_on: &[
+            "File too large to read at once (61.2 KB). Consider using the grep tool to search within the file, or view with view_range to read specific sections.",
+            "Contents of https://example.com/:\n<error>No more content available.</error>",
+        ],
+        ignores: &["# Notes\nFile too large to read at once is what the tool says"],
+    },
+    ContentRule {
         id: "continue-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &[],
@@ -1064,6 +1134,21 @@ pub static CONTENT_RULES: &[ContentRule] = &[
             "  File \"<string>\", line 7\nSyntaxError: unterminated string literal\nbash: syntax error near unexpected token `('\ndone",
         ],
         ignores: &["src/parse.rs: // reports `syntax error near unexpected token`\nok"],
+    },
+    ContentRule {
+        id: "powershell-error-record",
+        pattern: r"(?m)^[A-Za-z][\w-]*: ?\r?\nLine \|\r?\n +\d+ \| ",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::ShellOutput,
+        doc: "PowerShell 7's error record (`Get-ChildItem: ` then `Line |`, the failing line and its message): \
+              a cmdlet failed. Such errors do not stop the script, so the exit status stays 0 and the tool \
+              reports success; only the record in the output says the command did not do what was asked.",
+        fires_on: &[
+            "Get-ChildItem: \nLine |\n   2 |  $src = Get-ChildItem -Path \"x\"\n     |         ~~~~~~~~~~\n     | Cannot find path 'x' because it does not exist.\n<exited with exit code 0>",
+        ],
+        ignores: &["Line | 2 is fine\nok", "Get-ChildItem: listing\nLine one"],
     },
     ContentRule {
         id: "shell-job-exited",

@@ -51,6 +51,10 @@ pub enum Reads {
     /// when an earlier command's own error reached it, or of a command whose
     /// whole output is its error (`rules::masked`).
     MaskedPipelines,
+    /// Every result of a shell tool (`tools::ToolClass::Shell`): a shape
+    /// only a shell writes when one of its commands failed, whatever the
+    /// exit status (PowerShell's error records).
+    ShellOutput,
 }
 
 impl Reads {
@@ -60,6 +64,7 @@ impl Reads {
             Reads::Verdicts => "verdicts of custom tools",
             Reads::HttpReplies => "HTTP replies printed by curl or wget",
             Reads::MaskedPipelines => "masked shell pipelines",
+            Reads::ShellOutput => "shell output",
         }
     }
 }
@@ -124,7 +129,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     wrapper: Regex::new(content::PERI_WRAPPER).expect("wrapper compiles"),
     benign: benign::BENIGN_EXITS.iter().map(|b| LazyRegex::new(b.command)).collect(),
     exit_code: Regex::new(
-        r"(?m)^(?:Exit code:?|Exit Code:|Process exited with code|Command failed with exit code) (-?\d+)\.?\s*$|<exit_code>(-?\d+)</exit_code>",
+        r"(?m)^(?:Exit code:?|Exit Code:|Process exited with code|Command failed with exit code) (-?\d+)\.?\s*$|<exit_code>(-?\d+)</exit_code>|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code (-?\d+)>",
     )
     .expect("exit code compiles"),
 }
@@ -186,6 +191,7 @@ fn reads_result(rule: &ContentRule, class: ToolClass, masking: masked::Masking) 
         Reads::Any => true,
         Reads::Verdicts => class == ToolClass::Verdict,
         Reads::MaskedPipelines => class == ToolClass::Shell && masked::reads(rule.id, masking),
+        Reads::ShellOutput => class == ToolClass::Shell,
         // Read only through `detect_result`, on the reply it presents.
         Reads::HttpReplies => false,
     }
@@ -495,10 +501,11 @@ fn is_benign(rule: &str, input: &Value, shown: &str, output: &str) -> bool {
 }
 
 /// The exit code a result reports (`Exit code N`, `Exit Code: N`,
-/// `Process exited with code N`, `<exit_code>N</exit_code>`).
+/// `Process exited with code N`, `<exit_code>N</exit_code>`, Copilot's
+/// `<shellId: N completed with exit code X>`).
 pub fn exit_code_of(text: &str) -> Option<i64> {
     let c = COMPILED.exit_code.captures(text)?;
-    c.get(1).or_else(|| c.get(2))?.as_str().parse().ok()
+    c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3))?.as_str().parse().ok()
 }
 
 /// `text` without Peri's `Tool execution failed: <Tool> - ` wrapper.
@@ -620,7 +627,7 @@ mod tests {
             let re = Regex::new(rule.pattern).unwrap();
             let masking = masked::Masking { earlier: true, earlier_work: true, only_error: true, background: true };
             let (tool, class) = match rule.reads {
-                Reads::MaskedPipelines => ("Bash", ToolClass::Shell),
+                Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),
                 _ => (tool, tool_class(tool)),
             };
             if rule.reads == Reads::HttpReplies {

@@ -136,18 +136,6 @@ fn paths_that_are_not_utf8() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.path().is_dir() {
-            copy_tree(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 /// A PATH that is not a regular file or a folder (a FIFO with no writer, a
 /// device such as /dev/zero behind a symlink, a socket) is refused in one
 /// line before it is opened: no command blocks, grows, or creates anything

@@ -32,6 +32,8 @@ fn formats_lists_every_format_with_its_signature() {
             "cline (Cline task folders (api_conversation_history.json) and SDK sessions (*.messages.json), read through import)",
             "roo-code (Roo Code task folders (api_conversation_history.json + history_item.json), read through import)",
             "continue (Continue sessions, one JSON document per session, read through import)",
+            "copilot (GitHub Copilot CLI sessions (session-state/<id>/events.jsonl), read through import)",
+            "qwen (Qwen Code chats, JSONL, read through import)",
         ]
     );
     assert!(text.contains("detected by:") && text.contains("recognised:") && text.contains("default:"), "{text}");
@@ -232,7 +234,8 @@ fn forced_transcript_formats_and_files_that_give_nothing() {
 }
 
 /// Issue 21: Qwen Code's chats share `uuid`/`sessionId` with Claude Code
-/// but not its messages: they are not read as Claude Code (0 calls, silently).
+/// but not its messages: they are not read as Claude Code (0 calls,
+/// silently). Issue 27: they are read as Qwen Code's.
 #[test]
 fn qwen_code_chats_are_not_claude_code() {
     let dir = tempfile::tempdir().unwrap();
@@ -247,7 +250,7 @@ fn qwen_code_chats_are_not_claude_code() {
     ]
     .join("\n");
     std::fs::write(dir.path().join("q1.jsonl"), text).unwrap();
-    let out = run_in(dir.path(), &["scan", "q1.jsonl"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("q1.jsonl: is not a Claude Code"), "{}", stderr(&out));
+    let v = json(&run_in(dir.path(), &["scan", "q1.jsonl", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "qwen");
+    assert_eq!((v["totals"]["calls"].as_u64(), v["totals"]["unpaired_calls"].as_u64()), (Some(1), Some(1)));
 }

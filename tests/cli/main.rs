@@ -4,6 +4,8 @@
 
 /// each SQLite format on its sample: exact counts, shipped .db equals its .sql
 mod adapters;
+/// the agents of issue 27: Copilot CLI, Qwen Code, Pi, Kiro CLI, Aider
+mod agents;
 /// broken, missing and foreign inputs: one line, exit 2, nothing written
 mod bad_input;
 /// the gate: exit codes, thresholds, baselines, golden output of every format

@@ -317,3 +317,16 @@ pub fn peri_db(dir: &Path, file: &str, sessions: &[(&str, Vec<FxCall<'_>>)]) -> 
     }
     path
 }
+
+/// Copy the folder `from` to `to`, recursively.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}

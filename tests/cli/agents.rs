@@ -1,0 +1,102 @@
+//! The agents added in issue 27, each on its shipped sample (hand-counted,
+//! golden) and on a held-out fixture of its real format: GitHub Copilot
+//! CLI, Qwen Code, Pi, Kiro CLI and Aider (Kilo, a database, is in
+//! `adapters`).
+
+use crate::util::*;
+use serde_json::json;
+
+#[test]
+fn copilot_cli_session_folder() {
+    let out = run_in(root(), &["scan", "sample-traces/copilot", "--format", "json"]);
+    assert_eq!(stderr(&out), "", "workspace.yaml is not a transcript and is passed over");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "copilot");
+    assert_eq!(
+        totals(&v),
+        (16, 4, 4),
+        "success:false ×3 and a denial at the prompt are flagged; exit 101, exit 2, a refused view and an \
+         empty fetch are hidden"
+    );
+    assert_eq!(v["totals"]["unpaired_calls"], 0, "the denied call, which has no completion, is a failure");
+    assert_eq!(tool(&v, "create")["categories"], json!({"user-rejected": 1}));
+    assert_eq!(tool(&v, "edit")["categories"], json!({"edit-match-not-found": 1}), "the stored label No match found");
+    assert_eq!(tool(&v, "view")["categories"], json!({"not-found": 1, "resource-exhausted": 1}));
+    assert_eq!(tool(&v, "bash")["categories"], json!({"nonzero-exit": 1, "tests-failed": 1}));
+    assert_eq!(tool(&v, "glob")["errors"], 0, "No files matched the pattern. is a search that found nothing");
+    assert_eq!(v["totals"]["sessions"], 2, "the explore sub-agent is a session of its own");
+    let top = scan_json(&["sample-traces/copilot"], &["--no-subagents"]);
+    assert_eq!(totals(&top), (14, 3, 4), "the sub-agent's grep (rg: unrecognized file type) is its own");
+    assert_golden("copilot.json", &stdout(&out));
+}
+
+/// A held-out file of another generation: the flat legacy layout, the
+/// `<exited with exit code N>` marker, PowerShell, a denial by rule with no
+/// completion, a denial with feedback (a flagged completion).
+#[test]
+fn copilot_cli_held_out() {
+    let v = scan_json(&["tests/fixtures/copilot"], &[]);
+    assert_eq!(totals(&v), (8, 3, 2));
+    assert_eq!(
+        tool(&v, "powershell")["categories"],
+        json!({"nonzero-exit": 1, "permission-denied": 1, "tests-failed": 1}),
+        "Select-String finding nothing (exit 1) is benign"
+    );
+    assert_eq!(tool(&v, "str_replace_editor")["categories"], json!({"user-rejected": 1}));
+    assert_eq!(v["totals"]["unpaired_calls"], 1, "a call with no completion and no denial is unpaired");
+}
+
+#[test]
+fn qwen_code_chats() {
+    let out = run_in(root(), &["scan", "sample-traces/qwen", "--format", "json"]);
+    assert_eq!(stderr(&out), "", "the sub-agent's meta.json is claimed, not named");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "qwen");
+    assert_eq!(
+        totals(&v),
+        (15, 5, 3),
+        "the rewound turn's call is dropped; status error/cancelled and a sub-agent's error key are flagged; \
+         exit 1, a timeout and ripgrep's own error are hidden"
+    );
+    assert_eq!(tool(&v, "write_file")["categories"], json!({"user-rejected": 1}), "User did not allow tool call");
+    assert_eq!(tool(&v, "run_shell_comand")["categories"], json!({"unknown-tool": 1}));
+    assert_eq!(tool(&v, "edit")["categories"], json!({"edit-match-not-found": 1}));
+    assert_eq!(v["totals"]["sessions"], 2, "subagents/<session>/agent-<id>.jsonl is a session of its own");
+    let top = scan_json(&["sample-traces/qwen"], &["--no-subagents"]);
+    assert_eq!(totals(&top), (13, 4, 3));
+    assert_golden("qwen.json", &stdout(&out));
+}
+
+/// Issue 27: a Qwen Code chat is never read as Claude Code's, though its
+/// records carry `uuid`, `parentUuid` and `sessionId`; beside Claude Code
+/// transcripts each is read as its own agent's.
+#[test]
+fn qwen_code_is_never_claude_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let chat = "sample-traces/qwen/projects/-home-dev-shop/chats/5b0c3f0e-1a2b-4c3d-8e9f-0123456789ab.jsonl";
+    std::fs::copy(root().join(chat), dir.path().join("a.jsonl")).unwrap();
+    let claude = std::fs::read_dir(root().join("sample-traces/claude-code")).unwrap();
+    let first = claude.map(|e| e.unwrap().path()).find(|p| p.is_dir()).unwrap();
+    copy_tree(&first, &dir.path().join("claude"));
+    let v = json(&run_in(dir.path(), &["scan", ".", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "jsonl", "two agents in one folder");
+    let alone = json(&run_in(dir.path(), &["scan", "a.jsonl", "--format", "json"]));
+    assert_eq!(alone["sources"][0]["format"], "qwen");
+    assert_eq!(alone["totals"]["calls"], 13);
+    let forced = run_in(dir.path(), &["scan", "a.jsonl", "--source-format", "claude-code", "--format", "json"]);
+    assert_eq!(json(&forced)["totals"]["calls"], 0, "read as Claude Code only when forced, and then nothing is a call");
+}
+
+/// A held-out chat of Qwen Code 0.13: a cancelled write only the telemetry
+/// records, a rewound turn, a side file, and a chat from before 0.4.
+#[test]
+fn qwen_code_held_out() {
+    let out = run_in(root(), &["scan", "tests/fixtures/qwen", "--format", "json"]);
+    assert_eq!(stderr(&out), "", "runtime.json and the legacy chat are Qwen Code's");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "qwen");
+    assert_eq!(totals(&v), (5, 2, 2), "git reset --hard on the rewound branch is not counted");
+    assert_eq!(tool(&v, "write_file")["categories"], json!({"user-rejected": 1}), "telemetry: canceled by the user");
+    assert_eq!(tool(&v, "grep_search")["errors"], 0, "No matches found is a search that found nothing");
+    assert_eq!(v["totals"]["unpaired_calls"], 0);
+}
