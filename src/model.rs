@@ -75,6 +75,7 @@ impl Dialect {
     pub const CONTINUE: Dialect = Dialect("continue");
     pub const COPILOT: Dialect = Dialect("copilot");
     pub const QWEN: Dialect = Dialect("qwen");
+    pub const PI: Dialect = Dialect("pi");
 
     /// Every named dialect.
     pub const ALL: &'static [Dialect] = &[
@@ -100,6 +101,7 @@ impl Dialect {
         Dialect::CONTINUE,
         Dialect::COPILOT,
         Dialect::QWEN,
+        Dialect::PI,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

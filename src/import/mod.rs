@@ -17,6 +17,7 @@ pub mod gemini;
 pub mod openhands;
 pub mod openhands_app;
 pub mod otel;
+pub mod pi;
 pub mod qwen;
 
 use std::collections::{HashMap, HashSet};
@@ -98,6 +99,7 @@ pub static IMPORTERS: &[&dyn Importer] = &[
     &continue_dev::Continue,
     &copilot::Copilot,
     &qwen::Qwen,
+    &pi::Pi,
 ];
 
 /// The descriptions of every transcript format, in registry order.

@@ -49,6 +49,7 @@ const EXIT_RULES: &[&str] = &[
     "openhands-exit-code",
     "continue-exit-code",
     "copilot-exit-code",
+    "pi-exit-code",
     "cline-command-failed",
     "json-envelope-error",
 ];
@@ -439,6 +440,7 @@ const FRAMING: &[&str] = &[
     "Output:",
     "Process exited with code",
     "Command failed with exit code",
+    "Command exited with code",
     "Command executed",
     "Shell cwd was reset to",
     "Command \"",

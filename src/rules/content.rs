@@ -871,6 +871,19 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         ignores: &["# Notes\nFile too large to read at once is what the tool says"],
     },
     ContentRule {
+        id: "pi-exit-code",
+        pattern: r"(?m)^Command exited with code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::PI],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Pi's bash tool ends a command that exited non-zero with `Command exited with code N` (and throws, \
+              so pi flags it); grep/find/diff exit 1 and the other benign exits are not failures, though pi \
+              flags them.",
+        fires_on: &["FAIL test/parse.test.ts\n\nCommand exited with code 1"],
+        ignores: &["ok\n\nCommand exited with code 0", "Command timed out after 60 seconds"],
+    },
+    ContentRule {
         id: "continue-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &[],
@@ -928,7 +941,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     // --- what any tool's own text says (the founding postmortem's case) -----
     ContentRule {
         id: "error-words",
-        pattern: r"^(?:Error|ERROR|error)[ \t][^\n:]{1,80}:(?:\s|$)|^(?:Error|ERROR) (?:calling|invoking|executing|running|occurred|in|while|during|when|generating|getting|fetching|creating|processing|reading|writing|loading|sending|connecting|querying|parsing|updating|deleting|listing|saving|retrieving|searching|downloading|uploading)\b",
+        pattern: r"^(?:Error|ERROR|error)[ \t][^\n:]{1,80}:(?:\s|$)|^(?:[A-Z][A-Za-z]+ ){1,2}[Ee]rror: \S|^(?:Error|ERROR) (?:calling|invoking|executing|running|occurred|in|while|during|when|generating|getting|fetching|creating|processing|reading|writing|loading|sending|connecting|querying|parsing|updating|deleting|listing|saving|retrieving|searching|downloading|uploading)\b",
         tools: &[],
         formats: &[],
         precision: Precision::Medium,
@@ -942,6 +955,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
             "Error calling tool 'create_pr'",
             "Error invoking tool 'read_file' with kwargs {} with error:\n path: Field required",
             "Error listing directory: ENOENT: no such file or directory, stat '/p'",
+            "Agent error: 429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}",
         ],
         ignores: &["Errors found: none", "Error rate is 0.2% this week", "No error."],
     },
@@ -1182,7 +1196,7 @@ pub static CONTENT_RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "masked-program-error",
-        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed",
+        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,",
         tools: &[],
         formats: &[],
         precision: Precision::High,
@@ -1195,10 +1209,12 @@ pub static CONTENT_RULES: &[ContentRule] = &[
             "Vercel CLI 48.1.7\nError: You cannot set your Personal Account as the scope.",
             "app/a.tsx(6,30): error TS2307: Cannot find module '@/lib/x'",
             "FATAL ERROR: Ineffective mark-compacts near heap limit Allocation failed - JavaScript heap out of memory",
+            "src/app.ts\n  4:7  error  'x' is assigned a value but never used  no-unused-vars\n✖ 1 problem (1 error, 0 warnings)",
         ],
         ignores: &[
             "warning: unused variable `x`\n    Finished `dev` profile",
             "0 errors, 2 warnings",
+            "✖ 2 problems (0 errors, 2 warnings)",
             "Stdout: 2\n\nStderr: (empty)\nError: (none)\nExit Code: 0",
         ],
     },

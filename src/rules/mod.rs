@@ -129,7 +129,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     wrapper: Regex::new(content::PERI_WRAPPER).expect("wrapper compiles"),
     benign: benign::BENIGN_EXITS.iter().map(|b| LazyRegex::new(b.command)).collect(),
     exit_code: Regex::new(
-        r"(?m)^(?:Exit code:?|Exit Code:|Process exited with code|Command failed with exit code) (-?\d+)\.?\s*$|<exit_code>(-?\d+)</exit_code>|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code (-?\d+)>",
+        r"(?m)^(?:Exit code:?|Exit Code:|Process exited with code|Command (?:failed|exited) with (?:exit )?code) (-?\d+)\.?\s*$|<exit_code>(-?\d+)</exit_code>|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code (-?\d+)>",
     )
     .expect("exit code compiles"),
 }

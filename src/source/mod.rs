@@ -183,8 +183,8 @@ pub enum Location {
     Cwd(&'static str),
     /// Inside the directory an environment variable names.
     EnvDir(&'static str, &'static str),
-    /// The file an environment variable names.
-    EnvFile(&'static str),
+    /// The file or folder an environment variable names.
+    EnvPath(&'static str),
 }
 
 impl Location {
@@ -196,7 +196,7 @@ impl Location {
             Location::XdgConfig(p) => format!("$XDG_CONFIG_HOME/{p} (~/.config/{p})"),
             Location::Cwd(p) => format!("./{p}"),
             Location::EnvDir(var, p) => format!("${var}/{p}"),
-            Location::EnvFile(var) => format!("${var}"),
+            Location::EnvPath(var) => format!("${var}"),
         }
     }
 
@@ -214,7 +214,7 @@ impl Location {
             }
             Location::Cwd(p) => Some(PathBuf::from(p)),
             Location::EnvDir(var, p) => env(var).map(|d| d.join(p)),
-            Location::EnvFile(var) => env(var),
+            Location::EnvPath(var) => env(var),
         }
     }
 }

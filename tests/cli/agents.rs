@@ -100,3 +100,34 @@ fn qwen_code_held_out() {
     assert_eq!(tool(&v, "grep_search")["errors"], 0, "No matches found is a search that found nothing");
     assert_eq!(v["totals"]["unpaired_calls"], 0);
 }
+
+#[test]
+fn pi_sessions() {
+    let out = run_in(root(), &["scan", "sample-traces/pi", "--format", "json"]);
+    assert_eq!(stderr(&out), "");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "pi");
+    assert_eq!(
+        totals(&v),
+        (18, 9, 2),
+        "the branch left with /tree is not counted; pi flags bash exits (grep's exit 1 too: the flag is the \
+         store's); a build failure under | tail and a sub-agent's 429 are hidden"
+    );
+    assert_eq!(tool(&v, "subagent")["categories"], json!({"rate-limit": 1}), "Agent error: 429 …");
+    assert_eq!(tool(&v, "edit")["categories"], json!({"edit-match-not-found": 1, "missing-required-param": 1}));
+    assert_eq!(tool(&v, "todo_write")["categories"], json!({"unknown-tool": 1}));
+    assert_eq!(tool(&v, "bash")["categories"]["user-rejected"], 2, "Blocked by user, Command aborted");
+    assert_golden("pi.json", &stdout(&out));
+}
+
+/// A held-out pair: a version-1 session and its /fork (whose copied calls
+/// count once), a message aborted with two calls that never ran.
+#[test]
+fn pi_held_out() {
+    let v = scan_json(&["tests/fixtures/pi"], &[]);
+    assert_eq!(v["totals"]["sessions"], 2);
+    assert_eq!(totals(&v), (6, 5, 1), "the fork's copies of toolu_p1/p2 are not counted again");
+    assert_eq!(tool(&v, "read")["categories"], json!({"user-rejected": 1}), "aborted before it ran");
+    assert_eq!(tool(&v, "write")["categories"], json!({"permission-denied": 1}));
+    assert_eq!(v["totals"]["unpaired_calls"], 0);
+}

@@ -34,6 +34,7 @@ fn formats_lists_every_format_with_its_signature() {
             "continue (Continue sessions, one JSON document per session, read through import)",
             "copilot (GitHub Copilot CLI sessions (session-state/<id>/events.jsonl), read through import)",
             "qwen (Qwen Code chats, JSONL, read through import)",
+            "pi (Pi coding agent sessions, JSONL, read through import)",
         ]
     );
     assert!(text.contains("detected by:") && text.contains("recognised:") && text.contains("default:"), "{text}");
