@@ -76,6 +76,7 @@ impl Dialect {
     pub const COPILOT: Dialect = Dialect("copilot");
     pub const QWEN: Dialect = Dialect("qwen");
     pub const PI: Dialect = Dialect("pi");
+    pub const KIRO: Dialect = Dialect("kiro");
 
     /// Every named dialect.
     pub const ALL: &'static [Dialect] = &[
@@ -102,6 +103,7 @@ impl Dialect {
         Dialect::COPILOT,
         Dialect::QWEN,
         Dialect::PI,
+        Dialect::KIRO,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

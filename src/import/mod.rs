@@ -14,6 +14,7 @@ pub mod codex;
 pub mod continue_dev;
 pub mod copilot;
 pub mod gemini;
+pub mod kiro;
 pub mod openhands;
 pub mod openhands_app;
 pub mod otel;
@@ -100,6 +101,7 @@ pub static IMPORTERS: &[&dyn Importer] = &[
     &copilot::Copilot,
     &qwen::Qwen,
     &pi::Pi,
+    &kiro::Kiro,
 ];
 
 /// The descriptions of every transcript format, in registry order.

@@ -50,6 +50,7 @@ const EXIT_RULES: &[&str] = &[
     "continue-exit-code",
     "copilot-exit-code",
     "pi-exit-code",
+    "kiro-exit-code",
     "cline-command-failed",
     "json-envelope-error",
 ];

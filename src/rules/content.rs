@@ -884,6 +884,34 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         ignores: &["ok\n\nCommand exited with code 0", "Command timed out after 60 seconds"],
     },
     ContentRule {
+        id: "kiro-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::KIRO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Kiro CLI's shell and use_aws tools return `status: success` whatever the command's exit status, \
+              kept as `exit_status` beside the output (`exit status: N`; use_aws writes the bare code) and shown \
+              to the rules as `Exit code N` (grep/find/diff exit 1 is benign).",
+        fires_on: &["Exit code 101", "Exit code 255"],
+        ignores: &["Exit code 0", "exit status: 1 is what grep returns"],
+    },
+    ContentRule {
+        id: "kiro-search-error",
+        pattern: r#"^\{"error":"#,
+        tools: &["glob", "grep"],
+        formats: &[Dialect::KIRO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Kiro CLI's glob and grep answer in JSON (`{\"filePaths\": …}`, `{\"numMatches\": …}`); a search \
+              that could not run answers `{\"error\": \"Path does not exist: …\"}` or `{\"error\": \"Grep search \
+              was cancelled\"}` with `status: success`.",
+        fires_on: &[r#"{"error":"Path does not exist: /home/dev/proj/fixtures/2026"}"#],
+        ignores: &[
+            r#"{"filePaths":[],"totalFiles":0,"truncated":false,"message":"No files found matching pattern: x"}"#,
+        ],
+    },
+    ContentRule {
         id: "continue-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &[],

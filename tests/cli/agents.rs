@@ -131,3 +131,34 @@ fn pi_held_out() {
     assert_eq!(tool(&v, "write")["categories"], json!({"permission-denied": 1}));
     assert_eq!(v["totals"]["unpaired_calls"], 0);
 }
+
+#[test]
+fn kiro_cli_sessions() {
+    let out = run_in(root(), &["scan", "sample-traces/kiro", "--format", "json"]);
+    assert_eq!(stderr(&out), "", "the <id>.json metadata is read with its journal, not named");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "kiro");
+    assert_eq!(
+        totals(&v),
+        (19, 6, 5),
+        "status error ×6 (a refusal among them); exit 101, exit 1, a glob's {{\"error\"}}, use_aws 255 and an \
+         MCP isError are hidden; the compaction's copy of a call is not counted"
+    );
+    assert_eq!(tool(&v, "write")["categories"], json!({"edit-match-not-found": 1, "edit-match-not-unique": 1}));
+    assert_eq!(tool(&v, "fs_delete")["categories"], json!({"unknown-tool": 1}));
+    assert_eq!(tool(&v, "glob")["categories"], json!({"not-found": 1}));
+    assert_eq!(tool(&v, "shell")["categories"]["user-rejected"], 1, "Tool use was cancelled by the user");
+    assert_eq!(v["totals"]["sessions"], 2, "the sub-agent's session names its parent_session_id");
+    let top = scan_json(&["sample-traces/kiro"], &["--no-subagents"]);
+    assert_eq!(top["totals"]["calls"], 17);
+    assert_golden("kiro.json", &stdout(&out));
+}
+
+/// A held-out `/chat save` export: its log entries are the session.
+#[test]
+fn kiro_cli_held_out() {
+    let v = scan_json(&["tests/fixtures/kiro"], &[]);
+    assert_eq!(v["sources"][0]["format"], "kiro");
+    assert_eq!(totals(&v), (5, 1, 2), "mkdocs exit 2 and an MCP isError are hidden; grep exit 1 is benign");
+    assert_eq!(tool(&v, "grep")["errors"], 0, "No matches found");
+}
