@@ -661,7 +661,7 @@ pub static CLASS_RULES: &[ClassRule] = &[
         category: C::InvalidParamType,
         label: "arguments do not match the tool's schema",
         fires_on: &[
-            "Failed to parse the tool use: The tool input does not match the tool schema: missing field `path`",
+            "Failed to parse the tool use: The tool input does not match the tool schema: invalid type: string \"3\", expected u32",
         ],
         ignores: &["Failed to parse the tool use: A tool with the name 'x' does not exist"],
     },
