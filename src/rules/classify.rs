@@ -654,18 +654,6 @@ pub static CLASS_RULES: &[ClassRule] = &[
         ignores: &["The provided old_str was not found in the file"],
     },
     ClassRule {
-        id: "kiro-schema-mismatch",
-        pattern: r"^Failed to parse the tool use: The tool input does not match the tool schema",
-        tools: &[],
-        formats: &[Dialect::KIRO],
-        category: C::InvalidParamType,
-        label: "arguments do not match the tool's schema",
-        fires_on: &[
-            "Failed to parse the tool use: The tool input does not match the tool schema: invalid type: string \"3\", expected u32",
-        ],
-        ignores: &["Failed to parse the tool use: A tool with the name 'x' does not exist"],
-    },
-    ClassRule {
         id: "kiro-fetch-failed",
         pattern: r"^Failed to fetch URL \S+: error sending request",
         tools: &[],
