@@ -77,6 +77,7 @@ impl Dialect {
     pub const QWEN: Dialect = Dialect("qwen");
     pub const PI: Dialect = Dialect("pi");
     pub const KIRO: Dialect = Dialect("kiro");
+    pub const AIDER: Dialect = Dialect("aider");
 
     /// Every named dialect.
     pub const ALL: &'static [Dialect] = &[
@@ -104,6 +105,7 @@ impl Dialect {
         Dialect::QWEN,
         Dialect::PI,
         Dialect::KIRO,
+        Dialect::AIDER,
     ];
 
     pub const fn new(name: &'static str) -> Dialect {

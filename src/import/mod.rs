@@ -8,6 +8,7 @@
 //! upserts keyed by (session, call id), inside one transaction, so importing
 //! the same files twice leaves the database as it was.
 
+pub mod aider;
 pub mod claude;
 pub mod cline;
 pub mod codex;
@@ -102,6 +103,7 @@ pub static IMPORTERS: &[&dyn Importer] = &[
     &qwen::Qwen,
     &pi::Pi,
     &kiro::Kiro,
+    &aider::Aider,
 ];
 
 /// The descriptions of every transcript format, in registry order.
@@ -114,7 +116,8 @@ pub fn default_transcript_dirs() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for info in infos() {
         for loc in info.locations {
-            if let Some(p) = loc.resolve().filter(|p| p.is_dir())
+            // A folder of transcripts, or one (Aider's history in the current folder).
+            if let Some(p) = loc.resolve().filter(|p| p.is_dir() || p.is_file())
                 && !out.contains(&p)
             {
                 out.push(p);

@@ -51,6 +51,7 @@ const EXIT_RULES: &[&str] = &[
     "copilot-exit-code",
     "pi-exit-code",
     "kiro-exit-code",
+    "aider-exit-code",
     "cline-command-failed",
     "json-envelope-error",
 ];

@@ -912,6 +912,32 @@ pub static CONTENT_RULES: &[ContentRule] = &[
         ],
     },
     ContentRule {
+        id: "aider-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["shell"],
+        formats: &[Dialect::AIDER],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A shell command aider ran that exited non-zero, which aider 0.52 and 0.53 record as `Command 'x' \
+              exited with status N` (kept as the exit code and shown to the rules as `Exit code N`; grep exit 1 \
+              is benign). Later versions keep no exit status at all.",
+        fires_on: &["Exit code 1"],
+        ignores: &["Exit code 0", "Ran (aider keeps no command output)"],
+    },
+    ContentRule {
+        id: "aider-shell-error",
+        pattern: r"(?m)^(?:Error occurred while running command |Error running command ')",
+        tools: &["shell"],
+        formats: &[Dialect::AIDER],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A shell command aider agreed to run that could not run: `Error occurred while running command \
+              '…': [Errno 2] No such file or directory: …` (0.54 and later), `Error running command '…': …` \
+              (0.52 to 0.53).",
+        fires_on: &["Error occurred while running command 'make docs': [Errno 2] No such file or directory: 'make'"],
+        ignores: &["Ran (aider keeps no command output)"],
+    },
+    ContentRule {
         id: "continue-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &[],

@@ -162,3 +162,41 @@ fn kiro_cli_held_out() {
     assert_eq!(totals(&v), (5, 1, 2), "mkdocs exit 2 and an MCP isError are hidden; grep exit 1 is benign");
     assert_eq!(tool(&v, "grep")["errors"], 0, "No matches found");
 }
+
+#[test]
+fn aider_chat_history() {
+    let out = run_in(root(), &["scan", "sample-traces/aider", "--format", "json"]);
+    assert_eq!(stderr(&out), "");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "aider");
+    assert_eq!(
+        totals(&v),
+        (18, 5, 2),
+        "14 SEARCH/REPLACE blocks and 4 shell prompts; a block that failed to match, a parse error, a skipped \
+         file, a declined command and a ^C are flagged; a command's exit status 1 and its Errno are hidden"
+    );
+    assert_eq!(v["totals"]["sessions"], 2, "one per `# aider chat started at`");
+    assert_eq!(
+        v["totals"]["unpaired_calls"], 1,
+        "the block aider dropped after adding a mentioned file to the chat got no verdict"
+    );
+    let edit = tool(&v, "edit");
+    assert_eq!((edit["calls"].as_u64(), edit["errors"].as_u64()), (Some(14), Some(4)));
+    assert_eq!(edit["categories"]["edit-match-not-found"], 1, "SearchReplaceNoExactMatch");
+    assert_eq!(tool(&v, "shell")["calls"], 4, "/run and /test are not calls");
+    assert_golden("aider.json", &stdout(&out));
+}
+
+/// A held-out history of aider 0.50 under another name: the failure
+/// message quoted line by line, `--yes-always` declining a command, a file
+/// the user would not let aider edit, and an `/ask` reply whose block is
+/// never applied (not a call).
+#[test]
+fn aider_held_out() {
+    let v = scan_json(&["tests/fixtures/aider/history.md"], &[]);
+    assert_eq!(v["sources"][0]["format"], "aider");
+    assert_eq!(totals(&v), (4, 3, 0));
+    assert_eq!(tool(&v, "edit")["categories"], json!({"edit-match-not-found": 1, "user-rejected": 1}));
+    assert_eq!(tool(&v, "shell")["categories"], json!({"permission-denied": 1}), "--yes-always answers no");
+    assert_eq!(v["totals"]["unpaired_calls"], 0);
+}

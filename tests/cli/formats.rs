@@ -36,6 +36,7 @@ fn formats_lists_every_format_with_its_signature() {
             "qwen (Qwen Code chats, JSONL, read through import)",
             "pi (Pi coding agent sessions, JSONL, read through import)",
             "kiro (Kiro CLI sessions (sessions/cli/<id>.jsonl), read through import)",
+            "aider (Aider chat histories (.aider.chat.history.md, Markdown), read through import)",
         ]
     );
     assert!(text.contains("detected by:") && text.contains("recognised:") && text.contains("default:"), "{text}");

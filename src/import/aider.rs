@@ -1,0 +1,736 @@
+//! Aider chat histories (`<repo>/.aider.chat.history.md`, moved by
+//! `--chat-history-file` or `AIDER_CHAT_HISTORY_FILE`), the Markdown aider
+//! appends as it runs (read from `aider/io.py`, `coders/base_coder.py` and
+//! `coders/editblock_coder.py`).
+//!
+//! Aider has no tool calls of its own, no ids and no flags, so the file is
+//! counted as a reader of it would:
+//! - each run starts with `# aider chat started at YYYY-MM-DD HH:MM:SS`: a
+//!   session, named by that time (local time, read as UTC);
+//! - user lines are `#### …` ending in two spaces, aider's own lines `> …`,
+//!   and the model's reply is the raw text between;
+//! - each SEARCH/REPLACE block of a reply is one call of the tool `edit` (id
+//!   `L<line>` of its `<<<<<<< SEARCH`). Aider writes one verdict per reply:
+//!   `Applied edit to FILE` (every block worked), `# N SEARCH/REPLACE blocks
+//!   failed to match!` with a `## SearchReplaceNoExactMatch … in FILE`
+//!   section repeating each failed block (the others were applied), `The
+//!   LLM did not conform to the edit format` then `^^^ Expected …` (nothing
+//!   applied), `Skipping edits to FILE` (the user said no), a `^C` before
+//!   the reply (interrupted) or a token limit. Those are flagged failures, in
+//!   aider's words. A reply in a mode that never applies blocks (ask,
+//!   architect, whole) gets no verdict, and its blocks are not calls; a
+//!   block of a diff-mode reply that got none is an unpaired call;
+//! - each `Run shell command? …: y|n|s|d` prompt is one call of the tool
+//!   `shell` (id `L<line>` of the fenced block it came from): declined, it
+//!   is a flagged failure; run, its result is what aider wrote after
+//!   `Running …` (`Error occurred while running command …`, or from 0.52 to
+//!   0.53 `Command '…' exited with status N`), and nothing more, since aider
+//!   keeps no command output.
+//!
+//! `/run`, `/test` and aider's own lint and test runs are not calls.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use serde_json::json;
+
+use super::{ImportRun, Importer, ResultRow, SessionRow, Writer};
+use crate::error::{Error, Result};
+use crate::model::Dialect;
+use crate::source::{FormatInfo, Location};
+
+pub struct Aider;
+
+static INFO: FormatInfo = FormatInfo {
+    dialect: Dialect::AIDER,
+    agent: "Aider chat histories (.aider.chat.history.md, Markdown), read through import",
+    product: "Aider",
+    signature: "a Markdown file whose first line is `# aider chat started at …`; SEARCH/REPLACE blocks are `edit` calls, `Run shell command?` prompts `shell` calls",
+    flag: "none is written: aider's own verdict lines (`failed to match`, `Skipping edits to`, a declined prompt) are the flag",
+    locations: &[Location::Cwd(".aider.chat.history.md")],
+};
+
+const AGENT: &str = Dialect::AIDER.as_str();
+const NAME: &str = ".aider.chat.history.md";
+const HEADER: &str = "aider chat started at ";
+
+impl Importer for Aider {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn recognise(&self, _v: &serde_json::Value) -> bool {
+        false
+    }
+
+    /// Its name, or a first line `# aider chat started at …`.
+    fn recognise_text(&self, path: &Path, head: &[u8]) -> bool {
+        let named = path.file_name().is_some_and(|n| n == NAME);
+        let text = String::from_utf8_lossy(head);
+        let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        let headed = first.strip_prefix("# ").is_some_and(|r| r.to_ascii_lowercase().starts_with(HEADER));
+        headed || (named && first.is_empty())
+    }
+
+    fn claims_name(&self, name: &str) -> bool {
+        name == NAME
+    }
+
+    fn run(&self) -> Box<dyn ImportRun> {
+        Box::new(Aider)
+    }
+}
+
+impl ImportRun for Aider {
+    fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
+        let sql = |e: rusqlite::Error| Error::input(path, crate::source::open::sqlite_problem(&e));
+        let file = crate::source::open::open_regular(path).map_err(|e| Error::input(path, e.to_string()))?;
+        let source = path.display().to_string();
+        let mut h = History { source: &source, ..History::default() };
+        let mut reader = std::io::BufReader::new(file);
+        let mut buf = Vec::new();
+        let mut n = 0usize;
+        loop {
+            buf.clear();
+            let read =
+                reader.read_until(b'\n', &mut buf).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+            if read == 0 {
+                break;
+            }
+            n += 1;
+            w.stats.lines += 1;
+            let line = String::from_utf8_lossy(&buf);
+            let line = line.strip_suffix('\n').unwrap_or(&line);
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            h.line(n, line, w).map_err(sql)?;
+        }
+        h.end_reply(w).map_err(sql)?;
+        Ok(())
+    }
+}
+
+/// One SEARCH/REPLACE block of a reply.
+#[derive(Debug, Default, Clone)]
+struct Block {
+    id: String,
+    file: String,
+    search: String,
+    replace: String,
+    /// Its result, once aider said: (text, flagged).
+    verdict: Option<(String, bool)>,
+}
+
+/// Where the line being read is.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    #[default]
+    Outside,
+    /// The model's reply.
+    Reply,
+    /// The raw continuation of aider's `failed to match` message.
+    Failures,
+    /// The raw continuation of a reply aider could not parse (`^^^` ends it).
+    Unparsed,
+}
+
+#[derive(Default)]
+struct History<'a> {
+    source: &'a str,
+    session: Option<String>,
+    started: Option<String>,
+    /// The edit format the session announced (`diff`, `whole`, …).
+    format: Option<String>,
+    yes_always: bool,
+    part: Part,
+    /// The blocks of the reply read last, and whether aider wrote a verdict.
+    blocks: Vec<Block>,
+    verdict_seen: bool,
+    /// The block being read: its id, file, and which half.
+    open: Option<(Block, bool)>,
+    /// The lines of the reply before the block, for its file name.
+    recent: Vec<String>,
+    /// Shell blocks of the replies: (fence line, first command line).
+    shells: Vec<(usize, String)>,
+    shell_open: Option<(usize, Vec<String>)>,
+    /// A `^C` came before the reply's text.
+    interrupted: bool,
+    /// Why the reply about to be read will not be applied (a token limit).
+    stopped: Option<String>,
+    /// A one-shot `/ask X` (or `/architect X`) is being answered: its
+    /// replies' blocks are not applied.
+    asking: Option<String>,
+    /// A `> The LLM did not conform` line was read.
+    nonconform: bool,
+    /// The failure sections read: (file, search, replace, text).
+    failed: Vec<(String, String, String, String)>,
+    failure: Option<(String, String, String, String, u8)>,
+    others_applied: bool,
+    /// The failure message is written as `> ` lines (before 0.55).
+    quoted_failures: bool,
+    /// Inside a fenced excerpt of the failure message.
+    in_excerpt: bool,
+    /// The line being read, for `line_again`.
+    at: usize,
+    /// The last `> ` lines (a prompt's subject), and the last prompt's answer.
+    subject: Vec<String>,
+    last_answer: Option<char>,
+    /// The shell call waiting for what aider wrote after `Running`.
+    running: Option<(String, Vec<String>)>,
+}
+
+fn is_head(l: &str) -> bool {
+    let t = l.trim();
+    let lt = t.trim_start_matches('<');
+    (5..=9).contains(&(t.len() - lt.len())) && lt.trim_end_matches('>').trim() == "SEARCH"
+}
+
+fn is_divider(l: &str) -> bool {
+    let t = l.trim();
+    (5..=9).contains(&t.len()) && t.chars().all(|c| c == '=')
+}
+
+fn is_updated(l: &str) -> bool {
+    let t = l.trim();
+    let lt = t.trim_start_matches('>');
+    (5..=9).contains(&(t.len() - lt.len())) && lt.trim() == "REPLACE"
+}
+
+/// A fence opening a shell block (```bash, ```sh, …).
+fn is_shell_fence(l: &str) -> bool {
+    let Some(lang) = l.trim().strip_prefix("```") else { return false };
+    matches!(
+        lang.trim(),
+        "bash" | "sh" | "shell" | "cmd" | "batch" | "powershell" | "ps1" | "zsh" | "fish" | "ksh" | "csh" | "tcsh"
+    )
+}
+
+/// The file name aider reads from the lines before a block.
+fn file_name(recent: &[String]) -> Option<String> {
+    recent.iter().rev().take(3).map(|l| l.trim()).filter(|l| !l.starts_with("```") && !l.is_empty()).find_map(|l| {
+        let name = l.trim_matches(|c| matches!(c, '`' | '*' | '#' | ':' | ' '));
+        (!name.is_empty() && !name.contains(' ')).then(|| name.to_string())
+    })
+}
+
+/// The edit formats whose replies aider applies as SEARCH/REPLACE blocks.
+fn applies_blocks(format: Option<&str>) -> bool {
+    format.is_none_or(|f| f.starts_with("diff") || f.starts_with("editor-diff"))
+}
+
+impl History<'_> {
+    fn session(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<String> {
+        if let Some(s) = &self.session {
+            return Ok(s.clone());
+        }
+        // A file that does not start with a header: one session named by the file.
+        let id = self.source.to_string();
+        w.session(&SessionRow { id: &id, parent: None, agent: AGENT, source: self.source, started: None })?;
+        self.session = Some(id.clone());
+        Ok(id)
+    }
+
+    /// Read the current line again, in the part that follows a message.
+    fn line_again(&mut self, raw: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        self.line(self.at, raw, w)
+    }
+
+    fn line(&mut self, n: usize, raw: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        self.at = n;
+        let trimmed = raw.trim();
+        if let Some(rest) = trimmed.strip_prefix("# ")
+            && rest.to_ascii_lowercase().starts_with(HEADER)
+        {
+            self.end_reply(w)?;
+            self.finish_running(w)?;
+            let when = rest[HEADER.len()..].trim().to_string();
+            let started = when.replacen(' ', "T", 1) + "Z";
+            w.session(&SessionRow {
+                id: &when,
+                parent: None,
+                agent: AGENT,
+                source: self.source,
+                started: Some(&started),
+            })?;
+            self.session = Some(when);
+            self.started = Some(started);
+            self.format = None;
+            self.yes_always = false;
+            return Ok(());
+        }
+        let user_line = raw.starts_with("#### ") && (raw.ends_with("  ") || raw.trim_end() == "####");
+        // A user line ends any message of aider's that was never closed.
+        if user_line && matches!(self.part, Part::Failures | Part::Unparsed) {
+            if self.part == Part::Failures {
+                self.end_failure_section();
+                self.apply_failures();
+            }
+            self.part = Part::Outside;
+        }
+        match self.part {
+            Part::Failures => return self.failure_line(raw, w),
+            Part::Unparsed => {
+                let trimmed = trimmed.strip_prefix("> ").unwrap_or(trimmed);
+                if trimmed.starts_with("^^^ ") {
+                    let why = format!("The LLM did not conform to the edit format.\n{trimmed}");
+                    self.fail_pending(&why);
+                    self.part = Part::Outside;
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
+        // Aider's own line: `> …` from the first column (an indented `>` is a
+        // reply's code); inside a SEARCH/REPLACE block only one that ends in
+        // aider's two spaces (a `^C` cutting the block off).
+        let tool_line =
+            (raw.starts_with("> ") || raw.trim_end() == ">") && (self.open.is_none() || raw.ends_with("  "));
+        if tool_line {
+            if self.part == Part::Reply {
+                self.close_reply();
+            }
+            return self.tool_line(n, raw, w);
+        }
+        if user_line {
+            self.end_reply(w)?;
+            self.finish_running(w)?;
+            let said = raw.trim_start_matches("#### ").trim();
+            match said.split_once(' ') {
+                Some(("/ask" | "/architect" | "/context" | "/help", rest)) => {
+                    self.asking = Some(rest.trim().to_string())
+                }
+                // The one-shot's argument, echoed as its own user line.
+                _ if self.asking.as_deref() == Some(said) => {}
+                _ => self.asking = None,
+            }
+            self.interrupted = false;
+            self.stopped = None;
+            self.subject.clear();
+            return Ok(());
+        }
+        if self.part == Part::Outside {
+            if trimmed.is_empty() {
+                return Ok(());
+            }
+            // A reply starts: the one before it is over.
+            self.end_reply(w)?;
+            self.finish_running(w)?;
+            self.part = Part::Reply;
+        }
+        self.reply_line(n, raw);
+        Ok(())
+    }
+
+    fn reply_line(&mut self, n: usize, raw: &str) {
+        if let Some((mut block, replacing)) = self.open.take() {
+            if is_updated(raw) {
+                self.blocks.push(block);
+            } else if !replacing && is_divider(raw) {
+                self.open = Some((block, true));
+            } else {
+                let half = if replacing { &mut block.replace } else { &mut block.search };
+                half.push_str(raw);
+                half.push('\n');
+                self.open = Some((block, replacing));
+            }
+            return;
+        }
+        if is_head(raw) {
+            // A shell fence just above is the block's, not a command.
+            if let Some((at, _)) = &self.shell_open
+                && n - at <= 2
+            {
+                self.shell_open = None;
+            }
+            let file =
+                file_name(&self.recent).or_else(|| self.blocks.last().map(|b| b.file.clone())).unwrap_or_default();
+            self.open = Some((Block { id: format!("L{n}"), file, ..Block::default() }, false));
+            return;
+        }
+        if let Some((at, cmds)) = &mut self.shell_open {
+            if raw.trim() == "```" {
+                let first = cmds.iter().find(|c| !c.trim().is_empty() && !c.trim_start().starts_with('#')).cloned();
+                if let Some(first) = first {
+                    self.shells.push((*at, first.trim().to_string()));
+                }
+                self.shell_open = None;
+            } else {
+                cmds.push(raw.to_string());
+            }
+            return;
+        }
+        if is_shell_fence(raw) {
+            self.shell_open = Some((n, Vec::new()));
+        }
+        self.recent.push(raw.to_string());
+        if self.recent.len() > 4 {
+            self.recent.remove(0);
+        }
+    }
+
+    /// The reply's text is over (aider writes again); its verdict follows.
+    fn close_reply(&mut self) {
+        if let Some((block, _)) = self.open.take() {
+            // Cut off before `>>>>>>> REPLACE`: its verdict is the parse error.
+            self.blocks.push(block);
+        }
+        self.shell_open = None;
+        self.recent.clear();
+        self.part = Part::Outside;
+        if std::mem::take(&mut self.interrupted) {
+            self.fail_pending("Cancelled by the user (^C) while the reply was streaming: not applied");
+        }
+        if let Some(why) = self.stopped.take() {
+            self.fail_pending(&why);
+        }
+    }
+
+    fn tool_line(&mut self, n: usize, raw: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let raw_ends_closed = raw.ends_with("  ");
+        let text = raw[1..].trim();
+        let session = self.session(w)?;
+        if let Some(format) =
+            text.split(" with ").nth(1).and_then(|r| r.strip_suffix(" edit format")).filter(|_| {
+                text.starts_with("Model:") || text.starts_with("Main model:") || text.starts_with("Models:")
+            })
+        {
+            self.format = Some(format.split(',').next().unwrap_or(format).trim().to_string());
+        }
+        if text.contains("aider") && text.contains("--yes-always") && self.format.is_none() {
+            self.yes_always = true;
+        }
+        if text == "^C again to exit" || text == "^C KeyboardInterrupt" {
+            if self.blocks.is_empty() && !self.verdict_seen {
+                self.interrupted = true;
+            } else if !self.verdict_seen {
+                // At a prompt after the reply, before anything was applied.
+                self.fail_pending("Cancelled by the user (^C) before the edits were applied");
+            }
+            return Ok(());
+        }
+        if let Some(file) =
+            text.strip_prefix("Applied edit to ").or_else(|| text.strip_prefix("Did not apply edit to "))
+        {
+            let said = format!("Applied edit to {}", file.trim());
+            for b in self.blocks.iter_mut().filter(|b| b.verdict.is_none()) {
+                b.verdict =
+                    Some((if b.file.is_empty() { said.clone() } else { format!("Applied edit to {}", b.file) }, false));
+            }
+            self.verdict_seen = true;
+            return Ok(());
+        }
+        if text.starts_with("The LLM did not conform to the edit format") {
+            self.nonconform = true;
+            return Ok(());
+        }
+        if self.nonconform && !text.starts_with("https://") {
+            self.nonconform = false;
+            if text.starts_with('#') && text.contains("SEARCH/REPLACE") && text.contains("failed to match") {
+                self.part = Part::Failures;
+                self.failed.clear();
+                self.others_applied = false;
+                // Quoted throughout (before 0.55) when the header is closed itself.
+                self.quoted_failures = raw_ends_closed;
+                return Ok(());
+            }
+            // The reply repeated up to where it could not be parsed, then `^^^ …`.
+            self.part = Part::Unparsed;
+            return Ok(());
+        }
+        if let Some(file) = text.strip_prefix("Skipping edits to ") {
+            let file = file.trim().trim_end_matches('.');
+            let file = file.strip_suffix(" that matches gitignore spec").unwrap_or(file).to_string();
+            let why = if self.last_answer == Some('n') {
+                format!("The user declined: Skipping edits to {file}")
+            } else {
+                format!("Skipping edits to {}", text.trim_start_matches("Skipping edits to "))
+            };
+            for b in self.blocks.iter_mut().filter(|b| b.verdict.is_none() && (b.file == file || b.file.is_empty())) {
+                b.verdict = Some((why.clone(), true));
+            }
+            self.verdict_seen = true;
+            return Ok(());
+        }
+        // The reply could not be applied: a token limit (written before the
+        // partial reply), or an error preparing or writing the edits.
+        let cannot = [
+            "Cmd('git') failed due to:",
+            "Unable to write file ",
+            "Exception while updating files",
+            "Unable to create ",
+        ];
+        if text.contains("has hit a token limit!") || cannot.iter().any(|c| text.starts_with(c)) {
+            if self.blocks.is_empty() && !self.verdict_seen {
+                self.stopped = Some(text.to_string());
+            } else if !self.verdict_seen {
+                self.fail_pending(text);
+            }
+            return Ok(());
+        }
+        if let Some(answer) = prompt_answer(text) {
+            self.last_answer = Some(answer);
+            if text.starts_with("Run shell command") {
+                self.finish_running(w)?;
+                // The subject is the command, the last lines before the prompt:
+                // the shell block of the reply whose first command it is.
+                let found = self.subject.iter().rev().find_map(|line| {
+                    let at = self.shells.iter().position(|(_, first)| line.trim() == first)?;
+                    Some((at, line.clone()))
+                });
+                let (id, command) = match found {
+                    Some((at, line)) => (format!("L{}", self.shells.remove(at).0), line),
+                    None => (format!("L{n}"), self.subject.last().cloned().unwrap_or_default()),
+                };
+                let input = json!({ "command": command });
+                let time = self.started.clone();
+                w.call(&session, &id, "shell", &input, time.as_deref())?;
+                if answer == 'y' {
+                    self.running = Some((id, Vec::new()));
+                } else {
+                    let why = if self.yes_always {
+                        "Not run: --yes-always answers no to every shell command".to_string()
+                    } else {
+                        "The user declined to run the shell command.".to_string()
+                    };
+                    w.result(&ResultRow {
+                        session: &session,
+                        call_id: &id,
+                        text: &why,
+                        flag: Some(true),
+                        exit_code: None,
+                        time: time.as_deref(),
+                    })?;
+                }
+            }
+            self.subject.clear();
+            return Ok(());
+        }
+        if let Some((_, said)) = &mut self.running
+            && !text.starts_with("Running ")
+            && !text.starts_with("Add command output")
+            && !text.starts_with("Added ")
+        {
+            said.push(text.to_string());
+        }
+        self.subject.push(text.to_string());
+        if self.subject.len() > 8 {
+            self.subject.remove(0);
+        }
+        Ok(())
+    }
+
+    fn failure_line(&mut self, raw: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        // Before 0.55 every line of the message is aider's (`> `): it ends
+        // at the first line that is not.
+        if self.quoted_failures {
+            match raw.strip_prefix("> ").or_else(|| (raw.trim() == ">").then_some("")) {
+                Some(inner) if inner.contains("(Y)es/(N)o") => {
+                    self.end_failures();
+                    return self.line_again(raw, w);
+                }
+                Some(inner) => {
+                    let closing = inner.trim_start().starts_with("Just reply with fixed versions");
+                    return self.failure_body(inner, closing);
+                }
+                None => {
+                    self.end_failures();
+                    return self.line_again(raw, w);
+                }
+            }
+        }
+        if self.failure.is_none() && self.failed.is_empty() && raw.trim().is_empty() {
+            return Ok(());
+        }
+        // One of aider's own lines: the message is over.
+        if raw.starts_with("> ") {
+            self.end_failures();
+            return self.line_again(raw, w);
+        }
+        // Lines of the repeated block or of a fenced excerpt can end in two
+        // spaces: only aider's closing sentences end the message.
+        let inside = self.failure.as_ref().is_some_and(|f| matches!(f.4, 1 | 2));
+        if !inside && raw.trim().starts_with("```") {
+            self.in_excerpt = !self.in_excerpt;
+        }
+        let t = raw.trim();
+        let closing = t.starts_with("Just reply with fixed versions")
+            || (t.starts_with("The SEARCH section must exactly match") && raw.ends_with("  "));
+        let ended = !inside && !self.in_excerpt && closing;
+        self.failure_body(raw, ended)
+    }
+
+    fn end_failures(&mut self) {
+        self.in_excerpt = false;
+        self.end_failure_section();
+        self.apply_failures();
+        self.part = Part::Outside;
+        self.quoted_failures = false;
+    }
+
+    fn failure_body(&mut self, raw: &str, ended: bool) -> rusqlite::Result<()> {
+        let t = raw.trim_end();
+        if let Some(rest) = t.strip_prefix("## SearchReplaceNoExactMatch: ") {
+            self.end_failure_section();
+            let file = rest.rsplit_once(" in ").map_or("", |(_, f)| f).trim().to_string();
+            self.failure = Some((file, String::new(), String::new(), t.trim_start_matches("## ").to_string(), 0));
+            return Ok(());
+        }
+        if let Some((_, search, replace, text, stage)) = &mut self.failure {
+            match *stage {
+                0 if is_head(raw) => *stage = 1,
+                1 if is_divider(raw) => *stage = 2,
+                1 => {
+                    search.push_str(raw);
+                    search.push('\n');
+                }
+                2 if is_updated(raw) => *stage = 3,
+                2 => {
+                    replace.push_str(raw);
+                    replace.push('\n');
+                }
+                _ => {
+                    if t.starts_with("Are you sure you need this SEARCH/REPLACE block?")
+                        || t.starts_with("The REPLACE lines are already in")
+                    {
+                        text.push('\n');
+                        text.push_str(t.trim());
+                    }
+                }
+            }
+        }
+        if t.trim_start().starts_with("# The other ") {
+            self.others_applied = true;
+        }
+        // The message ends on the line aider ends in two spaces.
+        if ended {
+            self.end_failures();
+        }
+        Ok(())
+    }
+
+    fn end_failure_section(&mut self) {
+        if let Some((file, search, replace, text, _)) = self.failure.take() {
+            self.failed.push((file, search, replace, text));
+        }
+    }
+
+    /// The failed blocks get aider's words; the others were applied.
+    fn apply_failures(&mut self) {
+        let failed = std::mem::take(&mut self.failed);
+        for (file, search, replace, text) in &failed {
+            let same =
+                |b: &&mut Block| b.verdict.is_none() && same_text(&b.search, search) && same_text(&b.replace, replace);
+            let hit = self.blocks.iter_mut().find(same);
+            let hit = match hit {
+                Some(b) => Some(b),
+                None => self.blocks.iter_mut().find(|b| b.verdict.is_none() && b.file == *file),
+            };
+            if let Some(b) = hit {
+                b.verdict = Some((text.clone(), true));
+            }
+        }
+        let rest = if self.others_applied || !failed.is_empty() {
+            Some("Applied (the other SEARCH/REPLACE blocks were applied successfully)".to_string())
+        } else {
+            None
+        };
+        for b in self.blocks.iter_mut().filter(|b| b.verdict.is_none()) {
+            if let Some(r) = &rest {
+                b.verdict = Some((r.clone(), false));
+            }
+        }
+        self.verdict_seen = true;
+    }
+
+    fn fail_pending(&mut self, why: &str) {
+        for b in self.blocks.iter_mut().filter(|b| b.verdict.is_none()) {
+            b.verdict = Some((why.to_string(), true));
+        }
+        self.verdict_seen = true;
+    }
+
+    /// Write the calls of the reply read last, and their results.
+    fn end_reply(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        if self.part == Part::Reply {
+            self.close_reply();
+        }
+        let blocks = std::mem::take(&mut self.blocks);
+        let verdict = std::mem::replace(&mut self.verdict_seen, false);
+        if blocks.is_empty() {
+            return Ok(());
+        }
+        // A mode that never applies blocks wrote no verdict: they are not calls.
+        if !verdict && (self.asking.is_some() || !applies_blocks(self.format.as_deref())) {
+            return Ok(());
+        }
+        let session = self.session(w)?;
+        let time = self.started.clone();
+        for b in blocks {
+            let input = json!({"file_path": b.file, "search": b.search, "replace": b.replace});
+            w.call(&session, &b.id, "edit", &input, time.as_deref())?;
+            if let Some((text, flag)) = &b.verdict {
+                let row = ResultRow {
+                    session: &session,
+                    call_id: &b.id,
+                    text,
+                    flag: Some(*flag),
+                    exit_code: None,
+                    time: time.as_deref(),
+                };
+                w.result(&row)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The shell call that ran: what aider wrote after `Running …`.
+    fn finish_running(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let Some((id, said)) = self.running.take() else { return Ok(()) };
+        let session = self.session(w)?;
+        let text = if said.is_empty() { "Ran (aider keeps no command output)".to_string() } else { said.join("\n") };
+        let exit_code = said.iter().find_map(|l| {
+            l.rsplit_once(" exited with status ").and_then(|(_, n)| n.trim().trim_end_matches('.').parse().ok())
+        });
+        let time = self.started.clone();
+        w.result(&ResultRow {
+            session: &session,
+            call_id: &id,
+            text: &text,
+            flag: Some(false),
+            exit_code,
+            time: time.as_deref(),
+        })
+    }
+}
+
+/// The same lines, whatever their trailing white space (aider's quoted
+/// lines end in two spaces).
+fn same_text(a: &str, b: &str) -> bool {
+    a.trim().lines().map(str::trim_end).eq(b.trim().lines().map(str::trim_end))
+}
+
+/// The answer letter of a confirmation prompt (`…? (Y)es/(N)o [Yes]: y`).
+fn prompt_answer(text: &str) -> Option<char> {
+    if !text.contains("(Y)es/(N)o") && !text.ends_with("? y") && !text.ends_with("? n") {
+        return None;
+    }
+    let last = text.rsplit(' ').next()?;
+    let c = last.chars().next()?.to_ascii_lowercase();
+    (last.chars().count() <= 3 && matches!(c, 'y' | 'n' | 's' | 'd' | 'a')).then_some(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_and_prompts() {
+        assert!(is_head("<<<<<<< SEARCH") && is_head("  <<<<<<< SEARCH  ") && !is_head("<<< SEARCH"));
+        assert!(is_divider("=======") && !is_divider("==="));
+        assert!(is_updated(">>>>>>> REPLACE") && !is_updated("> REPLACE"));
+        assert!(is_shell_fence("```bash") && !is_shell_fence("```python"));
+        assert_eq!(prompt_answer("Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: n"), Some('n'));
+        assert_eq!(prompt_answer("Create new file? (Y)es/(N)o [Yes]: y"), Some('y'));
+        assert_eq!(prompt_answer("Applied edit to a.py"), None);
+        assert_eq!(file_name(&["src/app.py".into(), "```python".into()]), Some("src/app.py".into()));
+    }
+}
