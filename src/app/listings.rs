@@ -89,7 +89,7 @@ pub fn run_formats(out: &mut dyn Write) -> Result<()> {
         writeln!(out, "  recognised:  {}", t.signature)?;
         writeln!(out, "  error flag:  {}", t.flag)?;
         for loc in t.locations {
-            let here = loc.resolve().is_some_and(|p| p.is_dir());
+            let here = loc.resolve().is_some_and(|p| p.is_dir() || p.is_file());
             writeln!(out, "  default:     {}{}", loc.display(), if here { "  [found]" } else { "" })?;
         }
     }

@@ -200,3 +200,51 @@ fn aider_held_out() {
     assert_eq!(tool(&v, "shell")["categories"], json!({"permission-denied": 1}), "--yes-always answers no");
     assert_eq!(v["totals"]["unpaired_calls"], 0);
 }
+
+/// Issue 27: every new store is found at its default location by a scan
+/// with no PATH (a fresh home, nothing else), and `formats` marks it found.
+#[test]
+fn the_new_stores_are_read_from_their_default_locations() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let work = h.join("work");
+    copy_tree(&root().join("sample-traces/copilot/session-state"), &h.join(".copilot/session-state"));
+    copy_tree(&root().join("sample-traces/qwen/projects"), &h.join(".qwen/projects"));
+    copy_tree(&root().join("sample-traces/pi"), &h.join(".pi/agent/sessions"));
+    copy_tree(&root().join("sample-traces/kiro/sessions/cli"), &h.join(".kiro/sessions/cli"));
+    std::fs::create_dir_all(h.join("data/kilo")).unwrap();
+    std::fs::copy(root().join("sample-traces/kilo.db"), h.join("data/kilo/kilo.db")).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::copy(root().join("sample-traces/aider/.aider.chat.history.md"), work.join(".aider.chat.history.md"))
+        .unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(BIN);
+        cmd.args(args).current_dir(&work).env("HOME", h).env("XDG_DATA_HOME", h.join("data"));
+        cmd.env("XDG_CONFIG_HOME", h.join("config"));
+        for var in
+            ["COPILOT_HOME", "QWEN_HOME", "QWEN_RUNTIME_DIR", "PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR"]
+        {
+            cmd.env_remove(var);
+        }
+        for var in ["KIRO_HOME", "KILO_DB", "CODEX_HOME", "LLM_USER_PATH"] {
+            cmd.env_remove(var);
+        }
+        cmd.output().unwrap()
+    };
+    let v = json(&run(&["scan", "--format", "json"]));
+    let mut formats: Vec<&str> =
+        v["sources"].as_array().unwrap().iter().map(|s| s["format"].as_str().unwrap()).collect();
+    formats.sort_unstable();
+    assert_eq!(formats, ["aider", "copilot", "kilo", "kiro", "pi", "qwen"]);
+    let listing = stdout(&run(&["formats"]));
+    for found in [
+        "~/.copilot/session-state  [found]",
+        "~/.qwen/projects  [found]",
+        "~/.pi/agent/sessions  [found]",
+        "~/.kiro/sessions/cli  [found]",
+        "(~/.local/share/kilo/kilo.db)  [found]",
+        "./.aider.chat.history.md  [found]",
+    ] {
+        assert!(listing.contains(found), "{found} in\n{listing}");
+    }
+}
