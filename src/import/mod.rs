@@ -9,6 +9,7 @@
 //! the same files twice leaves the database as it was.
 
 pub mod aider;
+pub mod branches;
 pub mod claude;
 pub mod cline;
 pub mod codex;

@@ -24,11 +24,12 @@
 //! and got no result: each is a flagged failure in the message's words
 //! (`Not run: the assistant message was aborted (Request was aborted.)`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
 
+use super::branches::{Branches, seen};
 use super::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
@@ -104,11 +105,7 @@ struct File<'a> {
     source: &'a str,
     session: String,
     started: bool,
-    parents: HashMap<String, Option<String>>,
-    first: Option<String>,
-    last: Option<String>,
-    /// The calls each entry made: (entry id, call id).
-    made: Vec<(String, String)>,
+    branches: Branches,
     /// Calls another session made first (a fork's copies).
     copied: HashSet<String>,
     /// Calls that got a result.
@@ -145,12 +142,7 @@ impl File<'_> {
             return self.start(time, w);
         }
         let id = v.get("id").and_then(Value::as_str).unwrap_or("").to_string();
-        if !id.is_empty() {
-            let parent = v.get("parentId").and_then(Value::as_str).map(str::to_string);
-            self.parents.entry(id.clone()).or_insert(parent);
-            self.first.get_or_insert_with(|| id.clone());
-            self.last = Some(id.clone());
-        }
+        self.branches.entry(&id, v.get("parentId").and_then(Value::as_str));
         self.start(time, w)?;
         if kind != "message" {
             w.stats.skipped += 1;
@@ -180,7 +172,7 @@ impl File<'_> {
                     if let Some(why) = &why {
                         self.stopped.push((id.clone(), call.clone(), why.clone(), time.map(str::to_string)));
                     }
-                    self.made.push((id.clone(), call));
+                    self.branches.made(&id, &call);
                 }
             }
             Some("toolResult") => {
@@ -202,26 +194,14 @@ impl File<'_> {
 
     /// Drop the calls of the branches the user left.
     fn finish(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
-        let mut visible = HashSet::new();
-        let mut at = self.last.clone();
-        while let Some(id) = at {
-            if !visible.insert(id.clone()) {
-                break;
-            }
-            at = self.parents.get(&id).cloned().flatten();
-        }
-        let one_tree = self.first.as_ref().is_some_and(|f| visible.contains(f));
-        if one_tree {
-            for (entry, call) in &self.made {
-                if !visible.contains(entry) {
-                    w.forget_call(&self.session, call)?;
-                }
-            }
+        let visible = self.branches.visible();
+        for call in self.branches.dropped(visible.as_ref()) {
+            w.forget_call(&self.session, call)?;
         }
         // A call whose message was stopped never ran: a failure, in the
         // words of the message's end.
         for (entry, call, why, time) in std::mem::take(&mut self.stopped) {
-            if (one_tree && !visible.contains(&entry)) || self.resulted.contains(&call) {
+            if !seen(visible.as_ref(), &entry) || self.resulted.contains(&call) {
                 continue;
             }
             let row = ResultRow {

@@ -31,11 +31,12 @@
 //! calls) and its `/chat save` checkpoints (Gemini's, read as Gemini's are)
 //! are Qwen Code's, not Gemini's.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
 
+use super::branches::Branches;
 use super::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
@@ -167,12 +168,8 @@ struct File<'a> {
     /// The session of this file, once its first record named it.
     session: Option<String>,
     started: bool,
-    /// Each record's parent, and the records in file order.
-    parents: HashMap<String, Option<String>>,
-    first: Option<String>,
-    last: Option<String>,
-    /// The calls each record made: (record uuid, call id).
-    made: Vec<(String, String)>,
+    /// Each record's parent, and the calls each made.
+    branches: Branches,
     /// Calls by (tool, arguments), for telemetry-only cancellations.
     by_args: Vec<(String, String, String)>,
     resulted: HashSet<String>,
@@ -209,12 +206,7 @@ impl File<'_> {
     fn record(&mut self, v: &Value, w: &mut Writer<'_>) -> rusqlite::Result<()> {
         let time = v.get("timestamp").and_then(Value::as_str);
         let uuid = v.get("uuid").and_then(Value::as_str).unwrap_or("").to_string();
-        if !uuid.is_empty() {
-            let parent = v.get("parentUuid").and_then(Value::as_str).map(str::to_string);
-            self.parents.entry(uuid.clone()).or_insert(parent);
-            self.first.get_or_insert_with(|| uuid.clone());
-            self.last = Some(uuid.clone());
-        }
+        self.branches.entry(&uuid, v.get("parentUuid").and_then(Value::as_str));
         let session = self.session(v, time, w)?;
         let parts = v.get("message").and_then(|m| m.get("parts")).and_then(Value::as_array);
         match v.get("type").and_then(Value::as_str).unwrap_or("") {
@@ -231,7 +223,7 @@ impl File<'_> {
                         None => w.call_without_id(&session, tool, &input, time)?,
                     };
                     self.by_args.push((tool.to_string(), input.to_string(), id.clone()));
-                    self.made.push((uuid.clone(), id));
+                    self.branches.made(&uuid, &id);
                 }
             }
             "tool_result" => {
@@ -282,22 +274,10 @@ impl File<'_> {
     fn finish(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
         let Some(session) = self.session.clone() else { return Ok(()) };
         // The visible conversation: the chain from the last record.
-        let mut visible = HashSet::new();
-        let mut at = self.last.clone();
-        while let Some(id) = at {
-            if !visible.insert(id.clone()) {
-                break;
-            }
-            at = self.parents.get(&id).cloned().flatten();
-        }
-        let one_tree = self.first.as_ref().is_some_and(|f| visible.contains(f));
-        if one_tree {
-            for (record, call) in &self.made {
-                if !visible.contains(record) {
-                    w.forget_call(&session, call)?;
-                    self.resulted.insert(call.clone());
-                }
-            }
+        let visible = self.branches.visible();
+        for call in self.branches.dropped(visible.as_ref()) {
+            w.forget_call(&session, call)?;
+            self.resulted.insert(call.to_string());
         }
         // Cancellations only the telemetry recorded, matched by tool and arguments.
         for (tool, args, words, time) in std::mem::take(&mut self.told) {
