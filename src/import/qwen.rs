@@ -167,7 +167,6 @@ struct File<'a> {
     stem: String,
     /// The session of this file, once its first record named it.
     session: Option<String>,
-    started: bool,
     /// Each record's parent, and the calls each made.
     branches: Branches,
     /// Calls by (tool, arguments), for telemetry-only cancellations.
@@ -198,7 +197,6 @@ impl File<'_> {
             source: self.source,
             started: time,
         })?;
-        self.started = true;
         self.session = Some(session.clone());
         Ok(session)
     }
