@@ -45,6 +45,16 @@ pub enum Command {
         Exit codes: 0 passed, 1 the gate failed, 2 usage, input or internal error (also when the \
         filters leave nothing to judge, unless --allow-empty).")]
     Check(CheckArgs),
+    /// The sessions, worst first: calls, errors, hidden errors, guard-blind streaks, time lost and a grade A-F.
+    #[command(after_help = "Examples:\n  \
+        tracelint sessions sample-traces/peri-postmortem.db            the 20 worst sessions\n  \
+        tracelint sessions ~/.claude/projects --since 7d --limit 5\n  \
+        tracelint sessions threads.db --format csv --limit 0 > sessions.csv   every session\n\n\
+        The grade: 100 points, minus the error rate in points, 3 per hidden error (at most 45), 20 per \
+        guard-blind streak and 5 per abandoned failure (at most 25); A from 90, B 80, C 70, D 60, else F; \
+        a hidden error caps it at B, five at C, a guard-blind streak at D (docs/analyses.md). \
+        Next step from a row: tracelint show SESSION PATH.")]
+    Sessions(SessionsArgs),
     /// Print the calls and results behind a number: the failures of one category.
     #[command(after_help = "Examples:\n  \
         tracelint examples --category stale-edit-match sample-traces/peri-postmortem.db\n  \
@@ -90,6 +100,30 @@ pub enum Command {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SessionsFormat {
+    /// A table, worst first (terminal).
+    Table,
+    /// `schema/sessions-v1.schema.json`.
+    Json,
+    Csv,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SessionsArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// table, json or csv.
+    #[arg(long, value_enum, default_value_t = SessionsFormat::Table)]
+    pub format: SessionsFormat,
+    /// List at most N sessions, worst first (0: all). Default: 20 in a table, all in JSON and CSV.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Colour in the table output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MergeFormat {
     Table,
     Json,
@@ -99,7 +133,7 @@ pub enum MergeFormat {
 
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
-    /// JSON reports of `tracelint scan --format json` (contract v5), from any machines.
+    /// JSON reports of `tracelint scan --format json` (contract v6), from any machines.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
     /// table, json (the same contract), markdown or csv.
@@ -204,7 +238,7 @@ pub struct SelectArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
-    /// One JSON object per line (schema/export-v1.schema.json).
+    /// One JSON object per line (schema/export-v2.schema.json).
     Ndjson,
     /// Apache Parquet, the same columns (needs the `parquet` feature).
     Parquet,

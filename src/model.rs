@@ -200,6 +200,9 @@ pub struct Session {
     pub parent: Option<String>,
     /// When the session started, the fallback time for calls without one.
     pub started: Option<DateTime<Utc>>,
+    /// The file the session was read from, when its source is a folder of
+    /// transcripts (tracelint's `sessions.source`); `None` for databases.
+    pub origin: Option<String>,
     pub events: Vec<Event>,
     pub malformed: Vec<Malformed>,
 }

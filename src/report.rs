@@ -1,5 +1,5 @@
 //! The `Report`: the one thing the gate and every renderer see. Plain
-//! serde types (the JSON contract, `schema/report-v5.schema.json`) and the
+//! serde types (the JSON contract, `schema/report-v6.schema.json`) and the
 //! number formatting they share; nothing here reads a trace or judges.
 
 use std::collections::BTreeMap;
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::rules::{FindingRule, Severity};
 
 /// Version of the JSON contract (docs/json.md).
-pub const CONTRACT_VERSION: u32 = 5;
+pub const CONTRACT_VERSION: u32 = 6;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SourceReport {
@@ -81,6 +81,36 @@ pub struct ToolReport {
     pub error_rate: f64,
     /// Errors per category slug.
     pub categories: BTreeMap<String, u64>,
+    /// Errors per cause class slug (`arguments`, `stale-state`, …): the
+    /// categories summed by their class (docs/rules.md, "Cause classes").
+    #[serde(default)]
+    pub classes: BTreeMap<String, u64>,
+}
+
+/// The one sentence per tool with errors: its largest cause class, the
+/// largest category in it, and that category's first fix.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Headline {
+    pub tool: String,
+    /// The largest cause class (ties: the class table's order).
+    pub class: String,
+    /// The tool's errors in that class.
+    pub errors: u64,
+    /// The tool's errors.
+    pub of: u64,
+    /// `errors / of` (6 decimals).
+    pub share: f64,
+    /// The largest category of the class (ties: slug order).
+    pub category: String,
+    pub category_errors: u64,
+    /// For `missing-required-param`: the optional parameter its errors
+    /// name most (the schema's `missing_named`), with how often.
+    pub param: Option<String>,
+    pub param_errors: Option<u64>,
+    /// The first clause of the category's `fix`.
+    pub fix: String,
+    /// "Agent: 42 of 45 errors (93%) are argument problems; …".
+    pub sentence: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -130,6 +160,9 @@ pub struct Report {
     pub categories: Vec<CategoryRow>,
     pub findings: Vec<Finding>,
     pub recovery: Vec<RecoveryRow>,
+    /// What the failures cost, per tool and category (`recovery`'s rows).
+    #[serde(default)]
+    pub cost: Vec<CostRow>,
     pub streaks: StreakReport,
     pub repairs: Vec<RepairRow>,
     pub feedback: Vec<FeedbackRow>,
@@ -137,6 +170,9 @@ pub struct Report {
     /// Errors per tool, category and classification rule (the postmortem's
     /// breakdown).
     pub reasons: Vec<ReasonRow>,
+    /// Per tool with errors, in `tools` order: the cause in one sentence.
+    #[serde(default)]
+    pub headlines: Vec<Headline>,
     /// Per source (in `sources` order), its tools: for per-source renderers.
     #[serde(skip, default)]
     pub source_tools: Vec<Vec<ToolReport>>,
@@ -181,6 +217,23 @@ pub struct RecoveryRow {
     pub identical_retries: u64,
     pub identical_retry_successes: u64,
     pub abandoned: u64,
+}
+
+/// What the failures of one tool and category cost (docs/json.md, "Cost of
+/// failures"): estimates from the trace's own times and order.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CostRow {
+    pub tool: String,
+    pub category: String,
+    pub failures: u64,
+    /// Calls of the tool after each failure up to and including its first
+    /// success (every later call of the tool when none succeeded), summed.
+    pub retries: u64,
+    /// Failures whose time could be measured (the trace records both ends).
+    pub timed: u64,
+    /// Milliseconds from each timed failure to the tool's next success, or
+    /// to the session's last recorded time when none came, summed.
+    pub lost_ms: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -286,4 +339,54 @@ pub fn rate(errors: u64, calls: u64) -> f64 {
 /// A fraction as a percentage with `decimals` places ("4.52%").
 pub fn percent(x: f64, decimals: usize) -> String {
     format!("{:.*}%", decimals, x * 100.0)
+}
+
+/// Version of the `tracelint sessions --format json` output
+/// (`schema/sessions-v1.schema.json`).
+pub const SESSIONS_VERSION: u32 = 1;
+
+/// `tracelint sessions --format json`: the sessions, worst first.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SessionsReport {
+    pub sessions_version: u32,
+    /// Sessions with at least one counted call.
+    pub total: u64,
+    /// Rows listed (`--limit`).
+    pub shown: u64,
+    pub sessions: Vec<SessionRow>,
+}
+
+/// One session: what it did, what its failures cost, and its grade.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SessionRow {
+    pub session: String,
+    pub parent: Option<String>,
+    pub agent: String,
+    /// The PATH it was read from.
+    pub source: String,
+    /// The transcript file, for a folder's sessions.
+    pub file: Option<String>,
+    /// RFC 3339, the session's first recorded time.
+    pub start: Option<String>,
+    /// From the first to the last recorded time.
+    pub duration_ms: Option<u64>,
+    pub calls: u64,
+    pub errors: u64,
+    pub flagged_errors: u64,
+    pub hidden_errors: u64,
+    /// Streaks at or above the guard threshold whose every failure was
+    /// hidden: a guard reading the flag never fired.
+    pub guard_blind_streaks: u64,
+    /// Failures after which the tool was never called again.
+    pub abandoned: u64,
+    /// The cost section's retries, summed over the session.
+    pub retries: u64,
+    /// The time from its failures to their tools' next success (or the
+    /// session's end), overlaps counted once: at most the duration.
+    pub lost_ms: u64,
+    pub grade: String,
+    /// 100 minus the penalties (docs/analyses.md, "Session grades").
+    pub score: i64,
+    /// What decided the grade, largest penalty first.
+    pub reasons: Vec<String>,
 }

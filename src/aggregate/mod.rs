@@ -5,6 +5,7 @@
 
 pub mod schemas;
 pub mod sequences;
+pub mod sessions;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -15,9 +16,11 @@ use crate::judge::sequence::DEFAULT_STREAK_THRESHOLD;
 use crate::judge::{Counted, JudgedCall, JudgedSession, Outcome, SessionFinding};
 use crate::redact::Redaction;
 use crate::report::{
-    CONTRACT_VERSION, CategoryRow, DriftRow, Finding, ReasonRow, Report, Seen, SourceReport, ToolReport, Totals, rate,
+    CONTRACT_VERSION, CategoryRow, DriftRow, Finding, Headline, ReasonRow, Report, Seen, SourceReport, ToolReport,
+    Totals, rate,
 };
-use crate::rules::FindingRule;
+use crate::rules::category::CauseClass;
+use crate::rules::{Category, FindingRule};
 use crate::schema::SchemaSet;
 use sequences::SequenceAgg;
 
@@ -255,7 +258,7 @@ impl Aggregator {
         // Drift findings are recomputed from the merged counts.
         let drift = [FindingRule::OptionalButRequired, FindingRule::EnumTooNarrow, FindingRule::UndocumentedParam];
         self.findings.extend(r.findings.iter().filter(|f| !drift.contains(&f.rule)).cloned());
-        self.sequences.absorb(&r.recovery, &r.streaks, &r.repairs, &r.feedback)?;
+        self.sequences.absorb(&r.recovery, &r.streaks, &r.repairs, &r.feedback, &r.cost)?;
         self.schema_agg.absorb(&r.schema)?;
         self.warnings.extend(r.warnings.iter().cloned());
         Ok(())
@@ -361,7 +364,7 @@ impl Aggregator {
                 .then(a.reason.cmp(&b.reason))
         });
         let redaction = self.options.redaction;
-        let (recovery, streaks, mut repairs, mut feedback) =
+        let sequences::Finished { recovery, cost, streaks, mut repairs, mut feedback } =
             self.sequences.finish(self.options.streak_threshold.max(2));
         let mut schema = self.schema_agg.finish(self.options.drift_min);
         // Trace text that reaches the report is redacted here, once.
@@ -389,6 +392,7 @@ impl Aggregator {
             ))
         });
         let source_tools = self.source_tools.into_iter().map(finish_tools).collect();
+        let headlines = tools.iter().filter_map(|t| headline(t, &schema.missing_named, redaction)).collect();
         Report {
             schema_version: CONTRACT_VERSION,
             sources: self.sources,
@@ -397,11 +401,13 @@ impl Aggregator {
             categories,
             findings,
             recovery,
+            cost,
             streaks,
             repairs,
             feedback,
             schema,
             reasons,
+            headlines,
             source_tools,
             examples: self.examples,
             warnings: self.warnings,
@@ -462,7 +468,94 @@ fn finish_tools(m: BTreeMap<String, ToolReport>) -> Vec<ToolReport> {
     m.into_values()
         .map(|mut t| {
             t.error_rate = rate(t.errors, t.calls);
+            t.classes = classes_of(&t.categories);
             t
         })
         .collect()
+}
+
+/// Errors per cause class, from errors per category. A slug no category
+/// has (a report of another version, merged) counts as `unknown`.
+fn classes_of(categories: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
+    let mut classes = BTreeMap::new();
+    for (slug, n) in categories {
+        let class = Category::from_slug(slug).map_or(CauseClass::Unknown, Category::class);
+        *classes.entry(class.as_str().to_string()).or_default() += n;
+    }
+    classes
+}
+
+/// The first clause of a category's fix, as it reads inside a sentence.
+fn first_fix(fix: &str) -> String {
+    let end = fix.find("; ").or_else(|| fix.find(". ")).unwrap_or(fix.len());
+    let clause = fix[..end].trim_end_matches('.');
+    let mut chars = clause.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The tool's cause in one sentence: its largest class, the largest
+/// category in it (or the parameter its missing-parameter errors name
+/// most), and the category's first fix.
+fn headline(t: &ToolReport, missing_named: &[crate::report::MissingNamed], redaction: Redaction) -> Option<Headline> {
+    if t.errors == 0 {
+        return None;
+    }
+    let count = |c: CauseClass| t.classes.get(c.as_str()).copied().unwrap_or(0);
+    // The largest class; ties go to the class table's order.
+    let class = CauseClass::all().fold(None::<CauseClass>, |best, c| match best {
+        Some(b) if count(b) >= count(c) => Some(b),
+        _ if count(c) > 0 => Some(c),
+        keep => keep,
+    })?;
+    let errors = count(class);
+    let (category, category_errors) = t
+        .categories
+        .iter()
+        .filter(|(slug, _)| Category::from_slug(slug).map_or(CauseClass::Unknown, Category::class) == class)
+        .fold(None::<(&String, u64)>, |best, (slug, &n)| match best {
+            Some((_, m)) if m >= n => best,
+            _ => Some((slug, n)),
+        })?;
+    let fix = first_fix(Category::from_slug(category).unwrap_or(Category::Other).fix());
+    let named = (category == Category::MissingRequiredParam.as_str())
+        .then(|| {
+            missing_named.iter().filter(|m| m.tool == t.tool).fold(None::<&crate::report::MissingNamed>, |best, m| {
+                match best {
+                    Some(b) if b.count >= m.count => Some(b),
+                    _ => Some(m),
+                }
+            })
+        })
+        .flatten();
+    let param = named.map(|m| redaction.apply(&m.param).into_owned());
+    let param_errors = named.map(|m| m.count);
+    let share = rate(errors, t.errors);
+    let what = match (&param, param_errors) {
+        (Some(p), Some(n)) => format!("`{p}` missing in {n}"),
+        _ => format!("{category} in {category_errors}"),
+    };
+    let sentence = format!(
+        "{}: {errors} of {} {} ({}) {}; {what}; first fix: {fix}.",
+        redaction.apply(&t.tool),
+        t.errors,
+        if t.errors == 1 { "error" } else { "errors" },
+        crate::report::percent(share, 0),
+        if errors == 1 { format!("is {}", class.info().noun_one) } else { format!("are {}", class.info().noun) },
+    );
+    Some(Headline {
+        tool: t.tool.clone(),
+        class: class.as_str().to_string(),
+        errors,
+        of: t.errors,
+        share,
+        category: category.clone(),
+        category_errors,
+        param,
+        param_errors,
+        fix,
+        sentence,
+    })
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::judge::sequence::{self, SessionSequences};
 use crate::judge::{Failure, JudgedCall, JudgedSession, Outcome};
-use crate::report::{FeedbackRow, RecoveryRow, RepairRow, StreakReport, StreakRow};
+use crate::report::{CostRow, FeedbackRow, RecoveryRow, RepairRow, StreakReport, StreakRow};
 
 #[derive(Default)]
 struct Recovery {
@@ -18,6 +18,9 @@ struct Recovery {
     identical: u64,
     identical_ok: u64,
     abandoned: u64,
+    retries: u64,
+    timed: u64,
+    lost_ms: u64,
 }
 
 #[derive(Default)]
@@ -26,6 +29,15 @@ struct Feedback {
     locates: bool,
     directs: bool,
     recovered_at_1: u64,
+}
+
+/// The report sections the sequence analyses fill.
+pub struct Finished {
+    pub recovery: Vec<RecoveryRow>,
+    pub cost: Vec<CostRow>,
+    pub streaks: StreakReport,
+    pub repairs: Vec<RepairRow>,
+    pub feedback: Vec<FeedbackRow>,
 }
 
 /// Accumulates sequence analyses over sessions.
@@ -65,6 +77,11 @@ impl SequenceAgg {
             r.identical += u64::from(fate.identical_retry);
             r.identical_ok += u64::from(fate.identical_retry_succeeded);
             r.abandoned += u64::from(fate.abandoned);
+            r.retries = r.retries.saturating_add(fate.retries as u64);
+            if let Some(ms) = fate.lost_ms {
+                r.timed += 1;
+                r.lost_ms = r.lost_ms.saturating_add(ms);
+            }
             let fb = self.feedback.entry((f.template.clone(), c.tool.clone())).or_default();
             fb.count += 1;
             fb.locates |= sequence::locates(&f.message);
@@ -98,6 +115,7 @@ impl SequenceAgg {
         streaks: &StreakReport,
         repairs: &[RepairRow],
         feedback: &[FeedbackRow],
+        cost: &[CostRow],
     ) -> Result<(), String> {
         for row in recovery {
             check_recovery(row)?;
@@ -111,6 +129,17 @@ impl SequenceAgg {
             add(&mut r.identical, row.identical_retries)?;
             add(&mut r.identical_ok, row.identical_retry_successes)?;
             add(&mut r.abandoned, row.abandoned)?;
+        }
+        for row in cost {
+            let Some(r) = self.recovery.get_mut(&(row.tool.clone(), row.category.clone())) else {
+                return Err(format!("a cost row ({}, {}) without its recovery row", row.tool, row.category));
+            };
+            if row.timed > row.failures {
+                return Err(format!("a cost row times {} of {} failures", row.timed, row.failures));
+            }
+            add(&mut r.retries, row.retries)?;
+            add(&mut r.timed, row.timed)?;
+            add(&mut r.lost_ms, row.lost_ms)?;
         }
         for row in &streaks.by_tool {
             check_streaks(row)?;
@@ -142,7 +171,19 @@ impl SequenceAgg {
         Ok(())
     }
 
-    pub fn finish(self, threshold: usize) -> (Vec<RecoveryRow>, StreakReport, Vec<RepairRow>, Vec<FeedbackRow>) {
+    pub fn finish(self, threshold: usize) -> Finished {
+        let cost = self
+            .recovery
+            .iter()
+            .map(|((tool, category), r)| CostRow {
+                tool: tool.clone(),
+                category: category.clone(),
+                failures: r.failures,
+                retries: r.retries,
+                timed: r.timed,
+                lost_ms: r.lost_ms,
+            })
+            .collect();
         let recovery = self
             .recovery
             .into_iter()
@@ -228,7 +269,7 @@ impl SequenceAgg {
                 .then((a.locates, a.directs).cmp(&(b.locates, b.directs)))
                 .then((&a.tool, &a.template).cmp(&(&b.tool, &b.template)))
         });
-        (recovery, StreakReport { threshold: threshold as u64, by_tool }, repairs, feedback)
+        Finished { recovery, cost, streaks: StreakReport { threshold: threshold as u64, by_tool }, repairs, feedback }
     }
 }
 
@@ -358,7 +399,7 @@ mod tests {
         let a = sequence::analyze(&s);
         let mut agg = SequenceAgg::default();
         agg.add(&s, &a, 2, &|_| true);
-        let (recovery, streaks, repairs, feedback) = agg.finish(2);
+        let Finished { recovery, streaks, repairs, feedback, .. } = agg.finish(2);
         let missing_row = recovery.iter().find(|r| r.category == "missing-required-param").unwrap();
         assert_eq!(
             (missing_row.failures, missing_row.recovered, missing_row.recovered_at_1, missing_row.recovered_at_2),
@@ -429,19 +470,19 @@ mod tests {
         };
         let empty = StreakReport { threshold: 5, by_tool: vec![] };
         let mut agg = SequenceAgg::default();
-        agg.absorb(&[row(huge.clone(), 4_000_000_000)], &empty, &[], &[]).unwrap();
-        let (recovery, ..) = agg.finish(5);
+        agg.absorb(&[row(huge.clone(), 4_000_000_000)], &empty, &[], &[], &[]).unwrap();
+        let Finished { recovery, .. } = agg.finish(5);
         assert_eq!((recovery[0].median_attempts, recovery[0].recovered), (Some(1.0), 4_000_000_000));
         let mut agg = SequenceAgg::default();
-        let err = agg.absorb(&[row(BTreeMap::from([(1, u64::MAX)]), 3)], &empty, &[], &[]).unwrap_err();
+        let err = agg.absorb(&[row(BTreeMap::from([(1, u64::MAX)]), 3)], &empty, &[], &[], &[]).unwrap_err();
         assert!(err.contains("do not match"), "{err}");
         let mut agg = SequenceAgg::default();
-        let err = agg.absorb(&[row(BTreeMap::from([(1, u64::MAX)]), u64::MAX)], &empty, &[], &[]).unwrap_err();
+        let err = agg.absorb(&[row(BTreeMap::from([(1, u64::MAX)]), u64::MAX)], &empty, &[], &[], &[]).unwrap_err();
         assert!(err.contains("more than"), "{err}");
         let mut agg = SequenceAgg::default();
         let near = MAX_COUNT - 1;
-        agg.absorb(&[row(BTreeMap::from([(2, near)]), near)], &empty, &[], &[]).unwrap();
-        let err = agg.absorb(&[row(BTreeMap::from([(2, near)]), near)], &empty, &[], &[]).unwrap_err();
+        agg.absorb(&[row(BTreeMap::from([(2, near)]), near)], &empty, &[], &[], &[]).unwrap();
+        let err = agg.absorb(&[row(BTreeMap::from([(2, near)]), near)], &empty, &[], &[], &[]).unwrap_err();
         assert!(err.contains("add up to more than"), "{err}");
         let streak = |lengths: BTreeMap<u64, u64>, streaks, longest| StreakRow {
             tool: "t".into(),
@@ -456,11 +497,13 @@ mod tests {
         };
         let by_tool = vec![streak(BTreeMap::from([(2, 3_000_000_000), (12, 1)]), 3_000_000_001, 12)];
         let mut agg = SequenceAgg::default();
-        agg.absorb(&[], &StreakReport { threshold: 5, by_tool }, &[], &[]).unwrap();
-        let (_, streaks, ..) = agg.finish(5);
+        agg.absorb(&[], &StreakReport { threshold: 5, by_tool }, &[], &[], &[]).unwrap();
+        let Finished { streaks, .. } = agg.finish(5);
         let r = &streaks.by_tool[0];
         assert_eq!((r.streaks, r.longest, r.p50, r.p95, r.at_or_above_threshold), (3_000_000_001, 12, 2, 2, 1));
         let bad = vec![streak(BTreeMap::from([(2, u64::MAX)]), 1, 2)];
-        assert!(SequenceAgg::default().absorb(&[], &StreakReport { threshold: 5, by_tool: bad }, &[], &[]).is_err());
+        assert!(
+            SequenceAgg::default().absorb(&[], &StreakReport { threshold: 5, by_tool: bad }, &[], &[], &[]).is_err()
+        );
     }
 }

@@ -9,6 +9,7 @@ pub mod listings;
 pub mod merge;
 pub mod output;
 pub mod scan;
+pub mod sessions;
 pub mod settings;
 pub mod suggest;
 
@@ -65,6 +66,7 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
             let status = scan::run_check(args, term, out, err)?;
             Ok(if args.exit_zero { ExitStatus::Clean } else { status })
         }
+        Command::Sessions(args) => done(sessions::run_sessions(args, term, out, err)),
         Command::Examples(args) => done(drill::run_examples(args, out)),
         Command::Show(args) => done(drill::run_show(args, out)),
         Command::Rules(args) => done(listings::run_rules(args, out)),

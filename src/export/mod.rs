@@ -1,6 +1,6 @@
 //! Export: one row per judged call, for engines (DuckDB, ClickHouse, Spark)
 //! when one machine is not enough. The row is a versioned contract
-//! (`schema/export-v1.schema.json`): fixed key order, booleans as booleans,
+//! (`schema/export-v2.schema.json`): fixed key order, booleans as booleans,
 //! numbers as numbers, so every engine infers the same schema from every file.
 
 pub mod ndjson;
@@ -13,7 +13,7 @@ use crate::judge::{JudgedCall, JudgedSession, Outcome};
 use crate::redact::Redaction;
 
 /// Version of the export row contract.
-pub const EXPORT_VERSION: u32 = 1;
+pub const EXPORT_VERSION: u32 = 2;
 
 /// One judged call. Field order is the column order.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -58,6 +58,12 @@ pub struct CallRow {
     pub recovered_after: Option<u64>,
     /// For a failed call: the next call of the tool had the same arguments.
     pub identical_retry: Option<bool>,
+    /// For a failed call: calls of the tool after it up to and including
+    /// its next success (every later call when none succeeded).
+    pub retries: Option<u64>,
+    /// For a failed call: milliseconds to the tool's next success, or to the
+    /// session's last recorded time; null without times.
+    pub lost_ms: Option<u64>,
 }
 
 /// Where a session's rows come from.
@@ -131,5 +137,7 @@ fn row(origin: &Origin<'_>, s: &JudgedSession, c: &JudgedCall, fate: Option<&cra
         result_bytes: c.result.as_ref().map(|r| r.text.len() as u64),
         recovered_after: fate.and_then(|f| f.attempts).map(|n| n as u64),
         identical_retry: fate.map(|f| f.identical_retry),
+        retries: fate.map(|f| f.retries as u64),
+        lost_ms: fate.and_then(|f| f.lost_ms),
     }
 }

@@ -63,6 +63,8 @@ pub fn schema() -> SchemaRef {
         int("result_bytes", true),
         int("recovered_after", true),
         flag("identical_retry", true),
+        int("retries", true),
+        int("lost_ms", true),
     ]))
 }
 
@@ -89,6 +91,8 @@ struct Columns {
     result_bytes: Int64Builder,
     recovered_after: Int64Builder,
     identical_retry: BooleanBuilder,
+    retries: Int64Builder,
+    lost_ms: Int64Builder,
 }
 
 fn int(v: u64) -> i64 {
@@ -119,6 +123,8 @@ impl Columns {
             result_bytes: Int64Builder::new(),
             recovered_after: Int64Builder::new(),
             identical_retry: BooleanBuilder::new(),
+            retries: Int64Builder::new(),
+            lost_ms: Int64Builder::new(),
         }
     }
 
@@ -147,6 +153,8 @@ impl Columns {
         self.result_bytes.append_option(r.result_bytes.map(int));
         self.recovered_after.append_option(r.recovered_after.map(int));
         self.identical_retry.append_option(r.identical_retry);
+        self.retries.append_option(r.retries.map(int));
+        self.lost_ms.append_option(r.lost_ms.map(int));
     }
 
     /// The rows so far as one batch; the builders start over.
@@ -173,6 +181,8 @@ impl Columns {
             Arc::new(self.result_bytes.finish()),
             Arc::new(self.recovered_after.finish()),
             Arc::new(self.identical_retry.finish()),
+            Arc::new(self.retries.finish()),
+            Arc::new(self.lost_ms.finish()),
         ];
         RecordBatch::try_new(schema.clone(), columns)
     }

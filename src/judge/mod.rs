@@ -89,6 +89,10 @@ pub struct JudgedSession {
     /// The agent (format or transcript agent) that wrote the session.
     pub agent: &'static str,
     pub parent: Option<String>,
+    /// When the session started, as its source records it.
+    pub started: Option<chrono::DateTime<chrono::Utc>>,
+    /// The file it was read from (a folder's transcripts), redacted.
+    pub origin: Option<String>,
     pub calls: Vec<JudgedCall>,
     pub orphans: Vec<Orphan>,
     /// Indexes into `calls` of calls that reuse an earlier call's id.
@@ -200,6 +204,9 @@ fn hide_secrets(s: &mut JudgedSession, redaction: Redaction) {
     if let Some(p) = s.parent.as_mut() {
         hide(p);
     }
+    if let Some(o) = s.origin.as_mut() {
+        hide(o);
+    }
     for c in &mut s.calls {
         hide(&mut c.tool);
         hide(&mut c.call_id);
@@ -276,6 +283,8 @@ fn judge_calls(session: Session, redaction: Redaction) -> JudgedSession {
         id: session.id,
         agent: session.dialect.as_str(),
         parent: session.parent,
+        started: session.started,
+        origin: session.origin,
         calls,
         orphans,
         duplicates: paired.duplicates,

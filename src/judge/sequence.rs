@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 
+use chrono::{DateTime, Utc};
 use regex::Regex;
 use serde_json::Value;
 
@@ -41,6 +42,13 @@ pub struct Fate {
     pub identical_retry_succeeded: bool,
     /// No later call of this tool in the session.
     pub abandoned: bool,
+    /// Calls of the tool after the failure up to and including its first
+    /// success, or every later call of the tool when none succeeded.
+    pub retries: usize,
+    /// Milliseconds from the failed call to the first later success of the
+    /// tool, or to the session's last recorded time when none succeeded;
+    /// `None` when the trace records no time for either end.
+    pub lost_ms: Option<u64>,
 }
 
 /// Arguments alternating A, B, A (A failed), or longer: A, B, A, B.
@@ -107,9 +115,10 @@ pub fn analyze(s: &JudgedSession) -> SessionSequences {
     let mut tools: Vec<(&str, Vec<usize>)> = by_tool.into_iter().collect();
     tools.sort_by(|a, b| a.0.cmp(b.0));
     let mut out = SessionSequences::default();
+    let end = session_end(s);
     for (tool, list) in &tools {
         streaks(s, tool, list, &mut out.streaks);
-        fates_and_repairs(s, list, &mut out);
+        fates_and_repairs(s, list, end, &mut out);
         oscillations(s, tool, list, &mut out.oscillations);
     }
     out
@@ -142,19 +151,35 @@ fn streaks(s: &JudgedSession, tool: &str, list: &[usize], out: &mut Vec<Streak>)
     }
 }
 
-fn fates_and_repairs(s: &JudgedSession, list: &[usize], out: &mut SessionSequences) {
+/// The session's last recorded time: of a call or of a result.
+fn session_end(s: &JudgedSession) -> Option<DateTime<Utc>> {
+    s.calls.iter().flat_map(|c| [c.time, c.result.as_ref().and_then(|r| r.time)]).flatten().max()
+}
+
+fn fates_and_repairs(s: &JudgedSession, list: &[usize], end: Option<DateTime<Utc>>, out: &mut SessionSequences) {
     for (k, &i) in list.iter().enumerate() {
         let Some(f) = failure(&s.calls[i]) else { continue };
         let call = &s.calls[i];
         let next = list.get(k + 1).map(|&j| &s.calls[j]);
         let attempts = list[k + 1..].iter().position(|&j| s.calls[j].outcome == Outcome::Success).map(|p| p + 1);
         let identical_retry = next.is_some_and(|n| n.input == call.input);
+        let retries = attempts.unwrap_or(list.len() - k - 1);
+        let until = match attempts {
+            Some(n) => s.calls[list[k + n]].time,
+            None => end,
+        };
+        let lost_ms = match (call.time, until) {
+            (Some(from), Some(to)) => Some(u64::try_from((to - from).num_milliseconds()).unwrap_or(0)),
+            _ => None,
+        };
         out.fates.push(Fate {
             call: i,
             attempts,
             identical_retry,
             identical_retry_succeeded: identical_retry && next.is_some_and(|n| n.outcome == Outcome::Success),
             abandoned: next.is_none(),
+            retries,
+            lost_ms,
         });
         if let Some(n) = next
             && n.outcome == Outcome::Success
@@ -366,6 +391,63 @@ mod tests {
         assert_eq!(a.repairs[0].changes, vec!["added `subagent_type`"]);
         assert_eq!(a.repairs[0].kind, RepairKind::Faithful, "the error names the field");
         assert!(a.oscillations.is_empty());
+    }
+
+    /// The cost of failures, computed by hand: times in seconds from the
+    /// session's start.
+    #[test]
+    fn cost_of_failures_by_hand() {
+        let at = |sec: i64| Some(DateTime::from_timestamp(1_780_000_000 + sec, 0).unwrap());
+        let steps = [
+            // (tool, text, call time, result time)
+            ("Bash", "Error: command not found: cargoo", 0, 2),
+            ("Read", "fn main() {}", 4, 5),
+            ("Bash", "Error: command not found: carg", 10, 11),
+            ("Bash", "Finished release", 25, 40),
+            ("Edit", "Error: old_string not found in /a", 60, 61),
+            ("Read", "ok", 90, 100),
+        ];
+        let mut events = vec![];
+        for (n, (tool, text, called, returned)) in steps.iter().enumerate() {
+            let id = format!("c{n}");
+            let row = n as i64;
+            events.push(Event::Call(Call {
+                id: id.clone(),
+                tool: tool.to_string(),
+                input: json!({}),
+                time: at(*called),
+                row,
+            }));
+            events.push(Event::Result(ToolResult {
+                call_id: id,
+                text: text.to_string(),
+                truncated: false,
+                flag: Some(false),
+                exit_code: None,
+                time: at(*returned),
+                row,
+            }));
+        }
+        let s = judge(Session { id: "s".into(), events, ..Session::default() });
+        let a = analyze(&s);
+        let cost: Vec<_> = a.fates.iter().map(|f| (s.calls[f.call].tool.as_str(), f.retries, f.lost_ms)).collect();
+        assert_eq!(
+            cost,
+            vec![
+                // Two Bash calls until the success at 25 s; then one.
+                ("Bash", 2, Some(25_000)),
+                ("Bash", 1, Some(15_000)),
+                // Never retried: to the session's last time (the last result, 100 s).
+                ("Edit", 0, Some(40_000)),
+            ]
+        );
+        // No times: nothing measured, retries still counted.
+        let untimed = session(&[
+            ("Bash", json!({}), "Error: command not found: x"),
+            ("Bash", json!({}), "Error: command not found: y"),
+        ]);
+        let b = analyze(&untimed);
+        assert_eq!(b.fates.iter().map(|f| (f.retries, f.lost_ms)).collect::<Vec<_>>(), vec![(1, None), (0, None)]);
     }
 
     #[test]

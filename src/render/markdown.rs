@@ -78,6 +78,8 @@ fn cell_code(s: &str) -> String {
     code(s).replace('|', "\\|")
 }
 
+/// Cost rows shown; JSON has them all.
+const COST_ROWS: usize = 12;
 const TOP_MESSAGES: usize = 15;
 
 pub fn render(report: &Report, outcome: Option<(&gate::Verdict, &gate::Gate)>, out: &mut dyn Write) -> Result<()> {
@@ -172,6 +174,12 @@ fn why_failed(report: &Report, tools: &[&crate::report::ToolReport], out: &mut d
                     percent(r.errors as f64 / tr.errors as f64, 1),
                     r.hidden_errors
                 )?;
+            }
+            writeln!(out)?;
+            writeln!(out, "{}", text(&super::classes_line(tr)))?;
+            if let Some(h) = report.headlines.iter().find(|h| h.tool == tr.tool) {
+                writeln!(out)?;
+                writeln!(out, "**{}**", text(&h.sentence))?;
             }
         }
         let mut by_cat: BTreeMap<&str, u64> = BTreeMap::new();
@@ -286,6 +294,36 @@ fn after_failure(report: &Report, out: &mut dyn Write) -> Result<()> {
                 r.identical_retry_successes,
                 r.abandoned
             )?;
+        }
+    }
+    let cost = super::cost_rows(report);
+    if !cost.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "## Cost of failures")?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Estimates: retries count the calls of the tool after a failure up to its next success (every later call when none came); time runs from the failed call to that success, or to the session's last recorded time."
+        )?;
+        writeln!(out)?;
+        writeln!(out, "| tool | category | failures | retries | time lost | per failure | untimed |")?;
+        writeln!(out, "|---|---|---:|---:|---:|---:|---:|")?;
+        for r in cost.iter().take(COST_ROWS) {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                cell_code(&r.tool),
+                cell_code(&r.category),
+                r.failures,
+                r.retries,
+                super::duration(r.lost_ms),
+                super::per_failure(r),
+                r.failures - r.timed.min(r.failures)
+            )?;
+        }
+        if cost.len() > COST_ROWS {
+            writeln!(out)?;
+            writeln!(out, "{} more rows in `--format json` (`cost`).", cost.len() - COST_ROWS)?;
         }
     }
     let blind: u64 = report.streaks.by_tool.iter().map(|s| s.hidden_at_or_above_threshold).sum();

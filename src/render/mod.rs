@@ -8,6 +8,7 @@ pub mod github;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod sessions;
 pub mod table;
 
 use crate::report::Report;
@@ -17,6 +18,49 @@ use crate::sanitize::{one_line, truncate};
 /// "1 call", "2 calls".
 pub fn plural(n: u64, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+/// "causes: arguments 42 (93%), environment 3 (7%)": a tool's errors per
+/// cause class, largest first (ties in the class table's order).
+pub fn classes_line(t: &crate::report::ToolReport) -> String {
+    use crate::rules::category::CauseClass;
+    let mut classes: Vec<(CauseClass, u64)> =
+        CauseClass::all().filter_map(|c| t.classes.get(c.as_str()).map(|&n| (c, n))).filter(|(_, n)| *n > 0).collect();
+    classes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let parts: Vec<String> = classes
+        .iter()
+        .map(|(c, n)| format!("{} {n} ({})", c.as_str(), percent(crate::report::rate(*n, t.errors), 0)))
+        .collect();
+    format!("causes: {}", parts.join(", "))
+}
+
+/// A duration for people: "850 ms", "8.2 s", "4 min 10 s", "1 h 22 min".
+pub fn duration(ms: u64) -> String {
+    let s = ms / 1000;
+    match ms {
+        0..1_000 => format!("{ms} ms"),
+        1_000..60_000 => format!("{:.1} s", ms as f64 / 1000.0),
+        60_000..3_600_000 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// The cost rows, most time lost first (then retries, tool, category).
+pub fn cost_rows(report: &Report) -> Vec<&crate::report::CostRow> {
+    let mut rows: Vec<_> = report.cost.iter().collect();
+    rows.sort_by(|a, b| {
+        b.lost_ms
+            .cmp(&a.lost_ms)
+            .then(b.retries.cmp(&a.retries))
+            .then(a.tool.cmp(&b.tool))
+            .then(a.category.cmp(&b.category))
+    });
+    rows
+}
+
+/// Mean time lost per timed failure, or "-".
+pub fn per_failure(r: &crate::report::CostRow) -> String {
+    r.lost_ms.checked_div(r.timed).map_or("-".to_string(), duration)
 }
 
 /// The one-line verdict naming the hidden-error count, and whether it is

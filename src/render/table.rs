@@ -24,7 +24,7 @@ const STYLE: TableStyle = TableStyle::new()
     .content_lines(ContentLineStyle::new('│', '│', '│'))
     .bottom_border(LineStyle::new('╰', '─', '┴', '╯'));
 
-fn new_table(style: &Style, header: &[&str]) -> Table {
+pub(super) fn new_table(style: &Style, header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(STYLE).set_header(header.iter().map(Cell::new));
     match style.width {
@@ -39,7 +39,7 @@ fn new_table(style: &Style, header: &[&str]) -> Table {
     t
 }
 
-fn right_align(t: &mut Table, from: usize) {
+pub(super) fn right_align(t: &mut Table, from: usize) {
     let n = t.column_count();
     for i in from..n {
         if let Some(col) = t.column_mut(i) {
@@ -48,7 +48,7 @@ fn right_align(t: &mut Table, from: usize) {
     }
 }
 
-fn count_cell(n: u64, alarm: bool) -> Cell {
+pub(super) fn count_cell(n: u64, alarm: bool) -> Cell {
     let c = Cell::new(n);
     if alarm && n > 0 { c.fg(Color::Red) } else { c }
 }
@@ -149,6 +149,10 @@ fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
             tr.hidden_errors
         )?;
         writeln!(out, "{t}")?;
+        writeln!(out, "{}", super::classes_line(tr))?;
+        if let Some(h) = report.headlines.iter().find(|h| h.tool == tr.tool) {
+            writeln!(out, "→ {}", one_line(&h.sentence))?;
+        }
     }
 
     sequences(report, style, out)?;
@@ -215,6 +219,31 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         right_align(&mut t, 2);
         writeln!(out)?;
         writeln!(out, "Recovery: did a later call of the same tool in the session succeed, and after how many calls?")?;
+        writeln!(out, "{t}")?;
+    }
+    let cost = super::cost_rows(report);
+    if !cost.is_empty() {
+        let mut t =
+            new_table(style, &["tool", "category", "failures", "retries", "time lost", "per failure", "untimed"]);
+        for r in cost.iter().take(SECTION_ROWS) {
+            t.add_row(vec![
+                Cell::new(name(&r.tool)),
+                text_cell(&r.category),
+                Cell::new(r.failures),
+                Cell::new(r.retries),
+                Cell::new(super::duration(r.lost_ms)),
+                Cell::new(super::per_failure(r)),
+                Cell::new(r.failures - r.timed.min(r.failures)),
+            ]);
+        }
+        right_align(&mut t, 2);
+        writeln!(out)?;
+        let shown =
+            if cost.len() > SECTION_ROWS { format!(" (top {SECTION_ROWS} of {})", cost.len()) } else { String::new() };
+        writeln!(
+            out,
+            "Cost: calls and time from each failure to the tool's next success, or to the session's end (estimates){shown}"
+        )?;
         writeln!(out, "{t}")?;
     }
     let st = &report.streaks;

@@ -19,6 +19,8 @@ struct SessionInfo {
     started: Option<DateTime<Utc>>,
     /// The dialect the table names for it (tracelint's `sessions.agent`).
     dialect: Option<Dialect>,
+    /// The file it was read from (tracelint's `sessions.source`).
+    origin: Option<String>,
 }
 
 /// A source's sessions by id, loaded once before its rows are streamed.
@@ -29,12 +31,13 @@ pub struct SessionIndex {
 }
 
 impl SessionIndex {
-    /// Load the sessions `sql` returns as `id, parent, started[, agent]`:
-    /// `started` in epoch seconds or milliseconds or ISO text, `agent` a
-    /// dialect name.
+    /// Load the sessions `sql` returns as `id, parent, started[, agent[,
+    /// origin]]`: `started` in epoch seconds or milliseconds or ISO text,
+    /// `agent` a dialect name, `origin` the file the session came from.
     pub fn load(conn: &Connection, sql: &str) -> rusqlite::Result<SessionIndex> {
         let mut stmt = conn.prepare(sql)?;
         let with_agent = stmt.column_count() > 3;
+        let with_origin = stmt.column_count() > 4;
         let mut rows = stmt.query([])?;
         let mut sessions = HashMap::new();
         while let Some(r) = rows.next()? {
@@ -42,6 +45,7 @@ impl SessionIndex {
                 parent: opt_text(r.get_ref(1)?),
                 started: time_of(r.get_ref(2)?),
                 dialect: if with_agent { opt_text(r.get_ref(3)?).and_then(|a| Dialect::from_name(&a)) } else { None },
+                origin: if with_origin { opt_text(r.get_ref(4)?) } else { None },
             };
             sessions.insert(text_of(r.get_ref(0)?), info);
         }
@@ -75,6 +79,7 @@ impl SessionIndex {
             dialect: info.and_then(|i| i.dialect).unwrap_or(dialect),
             parent,
             started: info.and_then(|i| i.started),
+            origin: info.and_then(|i| i.origin.clone()),
             ..Session::default()
         })
     }

@@ -39,8 +39,9 @@ pub static INFO: FormatInfo = FormatInfo {
     locations: &[],
 };
 
-/// The fourth column names the session's dialect (its agent).
-const SESSIONS: &str = "SELECT id, parent_id, started_at, agent FROM sessions";
+/// The fourth column names the session's dialect (its agent), the fifth the
+/// file it was imported from.
+const SESSIONS: &str = "SELECT id, parent_id, started_at, agent, source FROM sessions";
 
 const ROWS: &str = "\
 SELECT c.session_id, 0, c.seq, c.rowid, c.id, c.tool, c.input, c.called_at,

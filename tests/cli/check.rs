@@ -161,6 +161,16 @@ fn github_annotations_are_capped() {
 fn hostile_text_is_neutralized_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     db_from_sql(dir.path(), "hostile.db", &fixture_sql("hostile.sql"));
+    for format in ["table", "csv", "json"] {
+        let out = run_in(dir.path(), &["sessions", "hostile.db", "--format", format, "--color", "never"]);
+        assert_eq!(out.status.code(), Some(0), "sessions {format}: {}", stderr(&out));
+        let text = stdout(&out);
+        for (what, bad) in [("ESC", '\u{1b}'), ("BEL", '\u{7}'), ("NUL", '\0'), ("RLO", '\u{202e}'), ("CSI", '\u{9b}')]
+        {
+            assert!(!text.contains(bad), "sessions {format}: raw {what}");
+        }
+        assert!(!text.contains("SECRETSECRET"), "sessions {format}: the secret is redacted");
+    }
     for format in ["table", "json", "markdown", "csv", "github", "junit"] {
         for cmd in ["scan", "check"] {
             let out = run_in(dir.path(), &[cmd, "hostile.db", "--format", format, "--color", "never"]);

@@ -12,7 +12,7 @@ fn rows(args: &[&str]) -> Vec<Value> {
 
 #[test]
 fn rows_follow_the_contract_in_a_fixed_key_order() {
-    let text = std::fs::read_to_string(root().join("schema/export-v1.schema.json")).unwrap();
+    let text = std::fs::read_to_string(root().join("schema/export-v2.schema.json")).unwrap();
     let schema: Value = serde_json::from_str(&text).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let order: Vec<&str> = schema["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
@@ -140,7 +140,7 @@ fn parquet_rows(path: &std::path::Path) -> Vec<Value> {
 #[cfg(feature = "parquet")]
 #[test]
 fn parquet_holds_the_same_rows_and_values_as_ndjson() {
-    let text = std::fs::read_to_string(root().join("schema/export-v1.schema.json")).unwrap();
+    let text = std::fs::read_to_string(root().join("schema/export-v2.schema.json")).unwrap();
     let contract: Value = serde_json::from_str(&text).unwrap();
     let order: Vec<&str> = contract["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     let dir = tempfile::tempdir().unwrap();
@@ -171,7 +171,7 @@ fn parquet_holds_the_same_rows_and_values_as_ndjson() {
         assert_eq!(field.is_nullable(), nullable, "{}", field.name());
     }
     let meta = builder.metadata().file_metadata().key_value_metadata().unwrap();
-    assert!(meta.iter().any(|kv| kv.key == "tracelint.export_version" && kv.value.as_deref() == Some("1")));
+    assert!(meta.iter().any(|kv| kv.key == "tracelint.export_version" && kv.value.as_deref() == Some("2")));
 }
 
 #[cfg(feature = "parquet")]

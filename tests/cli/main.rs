@@ -10,7 +10,7 @@ mod agents;
 mod bad_input;
 /// the gate: exit codes, thresholds, baselines, golden output of every format
 mod check;
-/// the JSON output against schema/report-v5.schema.json
+/// the JSON output against schema/report-v6.schema.json
 mod contract;
 /// every command in README.md and docs/ runs as documented
 mod docs;
@@ -36,6 +36,8 @@ mod layout;
 mod merge;
 /// OpenTelemetry traces as files: OTLP/JSON lines, Phoenix spans, Langfuse observations
 mod otel;
+/// the cause in one sentence, the cost of failures, sessions worst first with grades
+mod postmortem;
 /// the failure shapes of real recorded sessions, distilled into small cases
 mod real_shapes;
 /// no secret reaches any renderer or section

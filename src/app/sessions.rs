@@ -1,0 +1,72 @@
+//! `tracelint sessions`: every session judged, worst first.
+
+use std::io::Write;
+
+use super::{Terminal, settings};
+use crate::aggregate::{Filters, sessions};
+use crate::cli::{SessionsArgs, SessionsFormat};
+use crate::error::Result;
+use crate::judge::JudgedSession;
+use crate::report::{SESSIONS_VERSION, SessionRow, SessionsReport};
+use crate::{SourceStart, Visitor, render};
+
+/// Rows listed in a table when `--limit` is not given.
+const TABLE_ROWS: usize = 20;
+
+/// Collects one row per session, with the PATH it came from.
+struct Rows {
+    filters: Filters,
+    threshold: usize,
+    source: String,
+    rows: Vec<SessionRow>,
+}
+
+impl Visitor for Rows {
+    fn source(&mut self, start: SourceStart<'_>) {
+        self.source = start.path.to_string();
+    }
+
+    fn session(&mut self, s: JudgedSession) -> bool {
+        if let Some(row) = sessions::row(&s, &self.source, &self.filters, self.threshold) {
+            self.rows.push(row);
+        }
+        true
+    }
+}
+
+pub fn run_sessions(args: &SessionsArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+    let paths = crate::input::resolve(&args.select.paths)?;
+    let opts = settings::scan(&args.select)?;
+    let mut rows = Rows {
+        filters: opts.aggregate.filters.clone(),
+        threshold: opts.aggregate.streak_threshold.max(2),
+        source: String::new(),
+        rows: Vec::new(),
+    };
+    let mut notes = Vec::new();
+    crate::walk(&paths, &opts, &mut notes, &mut rows)?;
+    for note in &notes {
+        writeln!(err, "tracelint: warning: {note}")?;
+    }
+    let mut all = rows.rows;
+    sessions::sort(&mut all);
+    let total = all.len() as u64;
+    let limit = match (args.limit, args.format) {
+        (Some(0), _) => usize::MAX,
+        (Some(n), _) => n,
+        (None, SessionsFormat::Table) => TABLE_ROWS,
+        (None, _) => usize::MAX,
+    };
+    all.truncate(limit);
+    let report = SessionsReport { sessions_version: SESSIONS_VERSION, total, shown: all.len() as u64, sessions: all };
+    match args.format {
+        SessionsFormat::Table => {
+            let style = render::table::Style { color: term.color(args.color), width: term.width };
+            render::sessions::table(&report, &style, out)?;
+        }
+        SessionsFormat::Json => render::sessions::json(&report, out)?,
+        SessionsFormat::Csv => render::sessions::csv(&report, out)?,
+    }
+    out.flush()?;
+    Ok(())
+}
