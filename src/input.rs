@@ -31,12 +31,17 @@ pub fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = source::default_sources();
     found.extend(import::default_transcript_dirs());
     if found.is_empty() {
-        let places: Vec<String> =
-            source::formats().chain(import::infos()).flat_map(|f| f.locations).map(|l| l.display()).collect();
-        return Err(Error::Usage(format!(
-            "no trace database given, and none at the default locations ({}); pass a PATH",
-            places.join(", ")
-        )));
+        // A few short lines: where to look, what to name, and a sample
+        // that is there in every clone (the places themselves are many;
+        // `formats` lists them).
+        return Err(Error::Usage(
+            "no traces found at the default locations\n  \
+             `tracelint formats` lists them; or name a database, transcript or folder:\n    \
+             tracelint scan PATH\n  \
+             or try the sample shipped in a clone of tracelint:\n    \
+             tracelint scan sample-traces/peri-postmortem.db"
+                .into(),
+        ));
     }
     Ok(found)
 }
