@@ -89,6 +89,61 @@ pub enum Command {
     Completions(CompletionsArgs),
 }
 
+/// The names `tracelint formats` prints, in its order: the database formats,
+/// then the transcript agents. `--source-format` offers them to the shell
+/// completions; a unit test of `input` keeps the list equal to the
+/// registries (this file imports nothing from the crate).
+pub const FORMAT_NAMES: &[&str] = &[
+    "peri",
+    "crush",
+    "opencode",
+    "kilo",
+    "goose",
+    "llm",
+    "tracelint",
+    "langgraph",
+    "openai-agents",
+    "zed",
+    "adk",
+    "cursor",
+    "claude-code",
+    "codex",
+    "gemini",
+    "otel",
+    "openhands",
+    "cline",
+    "roo-code",
+    "continue",
+    "copilot",
+    "qwen",
+    "pi",
+    "kiro",
+    "aider",
+];
+
+/// `--source-format`: any text is taken (the input stage refuses an unknown
+/// name with the list of known ones, in one line), and the known names are
+/// the possible values completions offer.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatName;
+
+impl clap::builder::TypedValueParser for FormatName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(FORMAT_NAMES.iter().map(clap::builder::PossibleValue::new)))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MergeFormat {
     Table,
@@ -128,7 +183,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "DB")]
     pub into: PathBuf,
     /// Read every file as this agent's transcripts instead of recognising it (names: `tracelint formats`)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = FormatName, hide_possible_values = true)]
     pub source_format: Option<String>,
 }
 
@@ -234,7 +289,7 @@ pub struct ExportArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct JudgingArgs {
     /// Read every PATH as this format instead of detecting it (names: `tracelint formats`).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = FormatName, hide_possible_values = true)]
     pub source_format: Option<String>,
     /// Tool schemas (Anthropic, OpenAI or MCP tool list, JSON) over the built-in ones.
     #[arg(long, value_name = "FILE")]

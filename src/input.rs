@@ -303,6 +303,14 @@ mod tests {
         }
     }
 
+    /// The names `--source-format` offers the shell completions are the
+    /// registries' names, in the order `tracelint formats` prints them.
+    #[test]
+    fn the_completed_format_names_are_the_registries() {
+        let names: Vec<&str> = source::formats().chain(import::infos()).map(|f| f.name()).collect();
+        assert_eq!(names, crate::cli::FORMAT_NAMES);
+    }
+
     #[test]
     fn lists() {
         assert_eq!(or_list(&["Claude", "Codex", "Gemini"]), "Claude, Codex or Gemini");

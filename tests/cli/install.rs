@@ -86,3 +86,44 @@ fn the_action_fails_on_hidden_errors_and_passes_against_its_baseline() {
     assert_eq!(code, 2);
     assert_eq!(output.lines().last(), Some("exit-code=2"));
 }
+
+/// Issue 24 (new user F10): one set of format names. The shell completions
+/// offer for `--source-format` exactly the names `tracelint formats`
+/// prints, in every command that takes it, and each of them is accepted.
+#[test]
+fn completions_offer_the_format_names_that_formats_prints() {
+    let listing = stdout(&run_in(root(), &["formats"]));
+    let names: Vec<&str> = listing
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.is_empty())
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert!(names.len() >= 20 && names.contains(&"claude-code"), "{names:?}");
+    // bash: one `--source-format)` case per subcommand, each with the word list.
+    let bash = stdout(&run_in(root(), &["completions", "bash"]));
+    let words = format!("compgen -W \"{}\"", names.join(" "));
+    let cases: Vec<&str> = bash.split("--source-format)").skip(1).collect();
+    assert!(cases.len() >= 6, "scan, check, examples, show, export, import: {} cases", cases.len());
+    for case in cases {
+        let body = case.split(";;").next().unwrap();
+        assert!(body.contains(&words), "bash completes --source-format with something else:\n{body}");
+    }
+    // fish and zsh name every format too.
+    for shell in ["fish", "zsh"] {
+        let text = stdout(&run_in(root(), &["completions", shell]));
+        let at = text.find("source-format").unwrap();
+        // The values follow the option, over several lines in fish.
+        let end = text[at..].find(if shell == "fish" { "\ncomplete " } else { "\n'-" }).map_or(text.len(), |e| at + e);
+        let part = &text[at..end];
+        for name in &names {
+            assert!(part.contains(name), "{shell}: {name} missing in {part}");
+        }
+    }
+    // Each completed name is accepted (it may then find the file is not of that format).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.jsonl"), "{}\n").unwrap();
+    for name in &names {
+        let out = run_in(dir.path(), &["scan", "empty.jsonl", "--source-format", name]);
+        assert!(!stderr(&out).contains("unknown format"), "{name}: {}", stderr(&out));
+    }
+}
