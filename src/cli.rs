@@ -45,8 +45,9 @@ pub enum Command {
         Exit codes: 0 passed, 1 the gate failed, 2 usage, input or internal error (also when the \
         filters leave nothing to judge, unless --allow-empty).")]
     Check(CheckArgs),
-    /// Print the calls and results behind a number: the failures of one category.
+    /// Print the calls and results behind a number: the hidden errors, or the failures of one category.
     #[command(after_help = "Examples:\n  \
+        tracelint examples sample-traces/peri-postmortem.db                           the hidden errors\n  \
         tracelint examples --category stale-edit-match sample-traces/peri-postmortem.db\n  \
         tracelint examples --category nonzero-exit --tool Bash --limit 3 ~/.claude/projects")]
     Examples(ExamplesArgs),
@@ -334,9 +335,10 @@ pub struct CheckArgs {
 pub struct ExamplesArgs {
     /// Trace databases or transcripts, as for `scan` (default: every default location found).
     pub paths: Vec<PathBuf>,
-    /// The category whose failures to show (see `tracelint rules`).
+    /// The category whose failures to show (see `tracelint rules`). Without it: the hidden errors, or, when
+    /// there is none, the flagged errors.
     #[arg(long, value_name = "SLUG")]
-    pub category: String,
+    pub category: Option<String>,
     /// Only failures of this tool.
     #[arg(long, value_name = "NAME")]
     pub tool: Option<String>,

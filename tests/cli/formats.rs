@@ -265,7 +265,7 @@ fn qwen_code_chats_are_not_claude_code() {
 fn no_traces_found_is_a_few_short_lines_pointing_to_formats_and_the_sample() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    for cmd in [&["scan"][..], &["check"]] {
+    for cmd in [&["scan"][..], &["check"], &["examples"]] {
         let out = std::process::Command::new(BIN)
             .args(cmd)
             .current_dir(h)
