@@ -176,7 +176,9 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
         .map_err(|e| Error::input(path, format!("cannot make a scratch database in $TMPDIR ({}): {e}", in_tmp())))?;
     let store = import::Store::Scratch { input: path, at: &db };
     let conn = import::open_scratch(&store)?;
-    let stats = import::import_files(&conn, &store, &files, agent)?;
+    // The import is most of a transcript scan: the bar says so, in bytes.
+    progress::begin(&format!("importing {label}"));
+    let stats = import::import_files_counted(&conn, &store, &files, agent, &mut progress::set)?;
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = format!("{} transcript", or_list(&agents));
     // Empty or foreign files hold no calls: one line for all of them, not

@@ -18,7 +18,11 @@ fn main() -> ExitCode {
         // Tables fit a terminal; piped output is never cut.
         width: terminal.then(terminal_width).flatten(),
     };
-    let scanning = matches!(cli.command, Command::Scan(_) | Command::Check(_));
+    // Every command that reads traces draws the bar (on stderr, a terminal only).
+    let scanning = matches!(
+        cli.command,
+        Command::Scan(_) | Command::Check(_) | Command::Examples(_) | Command::Show(_) | Command::Export(_)
+    );
     let bar = (scanning && std::io::stderr().is_terminal()).then(|| std::thread::spawn(draw_progress));
     let result = tracelint::app::run(&cli, &term, &mut out, &mut err);
     tracelint::progress::finish();

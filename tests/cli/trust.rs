@@ -151,6 +151,45 @@ fn on_terminal(cols: u16, args: &[&str]) -> String {
     ansi.replace_all(&text, "").into_owned()
 }
 
+/// Issue 24 (new user F6): the import phase of a transcript scan is most
+/// of its time, and its progress bar says what it does and moves (bytes of
+/// the files imported); then the reading phase names the source.
+#[test]
+fn the_transcript_import_has_a_labelled_progress_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    // Calls that succeed: the import takes seconds (the bar shows after
+    // one), the judging little.
+    std::fs::create_dir(&big).unwrap();
+    let pad = "lorem ipsum ".repeat(40);
+    for k in 0..10 {
+        let session = format!("{k:08}-1111-4000-8000-000000000000");
+        let mut text = String::new();
+        for i in 0..2_000 {
+            let call = serde_json::json!({"sessionId": session, "uuid": format!("c{k}-{i}"), "type": "assistant",
+                "timestamp": "2026-04-02T09:00:00.000Z", "message": {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": format!("toolu_{k}_{i}"), "name": "Read", "input": {"file_path": "/a"}}]}});
+            let result = serde_json::json!({"sessionId": session, "uuid": format!("r{k}-{i}"), "type": "user",
+                "timestamp": "2026-04-02T09:00:01.000Z", "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": format!("toolu_{k}_{i}"), "content": format!("ok {pad}")}]}});
+            text.push_str(&format!("{call}\n{result}\n"));
+        }
+        std::fs::write(big.join(format!("{session}.jsonl")), text).unwrap();
+    }
+    let big = big.display().to_string();
+    for cmd in ["scan", "examples"] {
+        let shell = format!("stty rows 40 cols 120; {BIN} {cmd} {big} >/dev/null");
+        let out = Command::new("script").args(["-qec", &shell, "/dev/null"]).env_remove("COLUMNS").output().unwrap();
+        let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+        let label = format!("importing {big} [");
+        assert!(shown.contains(&label), "{cmd}: no {label:?} in what the terminal showed:\n{shown}");
+        // It moved: some state between 0% and 100% of the import was drawn.
+        let re = regex::Regex::new(&format!(r"importing {} \[[=> ]+\]\s+([0-9]+)%", regex::escape(&big))).unwrap();
+        let percents: Vec<u32> = re.captures_iter(&shown).map(|c| c[1].parse().unwrap()).collect();
+        assert!(percents.iter().any(|p| (1..100).contains(p)), "{cmd}: {percents:?}");
+    }
+}
+
 #[test]
 fn tables_fit_an_80_column_terminal_and_piped_output_is_not_cut() {
     let sample = sample("peri-postmortem.db");
