@@ -46,6 +46,86 @@ pub fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// What a file or folder is, whatever the path that names it: (device,
+/// inode), links followed; without inodes, the canonical path.
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino(), PathBuf::new()))
+}
+
+#[cfg(not(unix))]
+fn identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
+    std::fs::canonicalize(path).ok().map(|p| (0, 0, p))
+}
+
+/// The PATHs to read with every file read once: a PATH that names the same
+/// file or folder as an earlier one (the same path twice, another spelling,
+/// a symbolic or hard link), a folder inside a folder that is read, and a
+/// transcript that a folder read also holds, are dropped, each with a note
+/// naming both. A PATH that cannot be looked at is kept: opening it gives
+/// its error.
+pub fn distinct(paths: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBuf> {
+    let canonical: Vec<Option<PathBuf>> = paths.iter().map(|p| std::fs::canonicalize(p).ok()).collect();
+    let ids: Vec<_> = paths.iter().map(|p| identity(p)).collect();
+    let is_dir: Vec<bool> = paths.iter().map(|p| p.is_dir()).collect();
+    // The files a folder read holds, listed once, when a file is named beside it.
+    let mut listed: BTreeMap<usize, Vec<(u64, u64, PathBuf)>> = BTreeMap::new();
+    let shown = |p: &Path| one_line(&p.display().to_string());
+    // Why PATH i is dropped: the PATH that reads it.
+    let mut dropped: Vec<Option<(usize, &str)>> = vec![None; paths.len()];
+    for i in 0..paths.len() {
+        let (Some(id), Some(real)) = (&ids[i], &canonical[i]) else { continue };
+        for j in 0..paths.len() {
+            if i == j || dropped[j].is_some() {
+                continue;
+            }
+            let (Some(other), Some(other_real)) = (&ids[j], &canonical[j]) else { continue };
+            // The same file or folder: the first one named is read.
+            if id == other {
+                if j < i {
+                    let how = if paths[i] == paths[j] {
+                        "given twice"
+                    } else if is_dir[i] {
+                        "the same folder as"
+                    } else {
+                        "the same file as"
+                    };
+                    dropped[i] = Some((j, how));
+                    break;
+                }
+                continue;
+            }
+            if !is_dir[j] || !real.starts_with(other_real) {
+                continue;
+            }
+            // Inside a folder read as transcripts: a folder is read with it; a
+            // file only when the folder's walk takes it (a database is not).
+            let inside = is_dir[i] || {
+                let files = listed.entry(j).or_insert_with(|| {
+                    import::transcript_files(std::slice::from_ref(&paths[j]))
+                        .map(|fs| fs.iter().filter_map(|f| identity(f)).collect())
+                        .unwrap_or_default()
+                });
+                files.contains(id) && is_transcripts(&paths[i])
+            };
+            if inside {
+                dropped[i] = Some((j, "is inside"));
+                break;
+            }
+        }
+    }
+    let mut kept = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        match dropped[i] {
+            Some((_, "given twice")) => notes.push(format!("{}: given twice, read once", shown(path))),
+            Some((j, how)) => notes.push(format!("{}: {how} {}, read once", shown(path), shown(&paths[j]))),
+            None => kept.push(path.clone()),
+        }
+    }
+    kept
+}
+
 /// The format `--source-format NAME` forces, if given: a database format,
 /// or the agent whose transcripts every file is read as. Every name
 /// `tracelint formats` prints is accepted.

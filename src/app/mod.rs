@@ -72,7 +72,7 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         Command::Formats => done(listings::run_formats(out)),
         Command::Import(args) => done(import::run_import(args, out, err)),
         Command::Export(args) => done(export::run_export(args, out, err)),
-        Command::Merge(args) => done(merge::run_merge(args, term, out)),
+        Command::Merge(args) => done(merge::run_merge(args, term, out, err)),
         Command::Completions(args) => {
             // Into memory first: clap_complete panics when its writer fails
             // (a closed pipe), and no input may make tracelint panic.

@@ -721,6 +721,13 @@ pub fn transcript_files(sources: &[PathBuf]) -> Result<Vec<PathBuf>> {
     }
     out.sort();
     out.dedup();
+    // Two names of one file (a hard link) are one transcript.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|f| std::fs::metadata(f).map_or(true, |m| seen.insert((m.dev(), m.ino()))));
+    }
     Ok(out)
 }
 
