@@ -177,8 +177,11 @@ fn absurd_counts_are_refused_and_huge_histograms_never_expanded() {
     row["abandoned"] = 0.into();
     row["identical_retries"] = 0.into();
     row["identical_retry_successes"] = 0.into();
-    let big = write("big.json", &big);
-    let merged = json(&run_in(root(), &["merge", &big, &big, "--format", "json"]));
+    // Two machines' reports of the same counts (a report given twice is counted once).
+    let mut other = big.clone();
+    other["sources"][0]["path"] = "elsewhere.db".into();
+    let (big, other) = (write("big.json", &big), write("other.json", &other));
+    let merged = json(&run_in(root(), &["merge", &big, &other, "--format", "json"]));
     let first = &merged["recovery"].as_array().unwrap().iter().find(|r| r["recovered"] == 8_000_000_000u64).unwrap();
     assert_eq!(first["median_attempts"], 1.0);
     assert_eq!(first["attempts"]["7"], 2_000_000_000u64);
