@@ -127,3 +127,69 @@ fn completions_offer_the_format_names_that_formats_prints() {
         assert!(!stderr(&out).contains("unknown format"), "{name}: {}", stderr(&out));
     }
 }
+
+/// Issue 24 (new user F22): `.ci/run` and scripts/duckdb-check.sh keep
+/// their Python tools (PyYAML, DuckDB) in a virtual environment of their
+/// own under the target folder (scripts/ci-python.sh), never the user's
+/// Python: the user's `python3` only ever makes the venv, and no `pip` of
+/// theirs runs.
+#[test]
+fn ci_python_tools_live_in_a_venv_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v python3"]).output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(!real.is_empty(), "python3 on PATH");
+    // The user's python3, pip and pip3, logging every use.
+    let shims = d.join("shims");
+    std::fs::create_dir(&shims).unwrap();
+    let log = d.join("log");
+    for (name, body) in [
+        ("python3", format!("echo \"python3 $*\" >> {}\nexec {real} \"$@\"", log.display())),
+        ("pip", format!("echo \"pip $*\" >> {}\nexit 1", log.display())),
+        ("pip3", format!("echo \"pip3 $*\" >> {}\nexit 1", log.display())),
+    ] {
+        let p = shims.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        assert!(Command::new("chmod").arg("755").arg(&p).status().unwrap().success());
+    }
+    let path = format!("{}:{}", shims.display(), std::env::var("PATH").unwrap());
+    let target = d.join("target");
+    let run = || {
+        let out = Command::new("bash")
+            .arg(root().join("scripts/ci-python.sh"))
+            .arg("pip:pip")
+            .env("PATH", &path)
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let py = run();
+    assert_eq!(py.trim(), target.join("ci-venv/bin/python").display().to_string());
+    let venv =
+        Command::new(py.trim()).args(["-c", "import sys; print(sys.prefix != sys.base_prefix)"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&venv.stdout).trim(), "True", "a virtual environment");
+    // Again: the venv is reused, the user's Python not even asked.
+    assert_eq!(run(), py);
+    let used = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = used.lines().collect();
+    assert_eq!(lines.len(), 1, "{used}");
+    assert!(lines[0].starts_with("python3 -m venv ") && lines[0].ends_with("/ci-venv"), "{used}");
+    // The CI scripts run their Python only through it.
+    let pip =
+        regex::Regex::new(r"\bpip3?\b.*\binstall\b|python3? -m pip|^\s*python3? |\$\(python3? |\| *python3? ").unwrap();
+    for script in [".ci/run", "scripts/duckdb-check.sh", "scripts/bench.sh"] {
+        let text = std::fs::read_to_string(root().join(script)).unwrap();
+        for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+            assert!(!pip.is_match(line), "{script} runs the user's Python or pip: {line}");
+        }
+    }
+    for script in [".ci/run", "scripts/duckdb-check.sh"] {
+        let text = std::fs::read_to_string(root().join(script)).unwrap();
+        assert!(text.contains("bash scripts/ci-python.sh "), "{script}");
+    }
+}
