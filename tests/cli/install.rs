@@ -193,3 +193,180 @@ fn ci_python_tools_live_in_a_venv_of_their_own() {
         assert!(text.contains("bash scripts/ci-python.sh "), "{script}");
     }
 }
+
+/// The fenced block of `lang` under the `## heading` of docs/ci.md.
+fn ci_block(heading: &str, lang: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("docs/ci.md")).unwrap();
+    let section = text.split(&format!("\n## {heading}\n")).nth(1).unwrap_or_else(|| panic!("no ## {heading}"));
+    let body = section.split(&format!("```{lang}\n")).nth(1).unwrap_or_else(|| panic!("no {lang} block"));
+    body.split("```").next().unwrap().lines().map(str::to_string).collect()
+}
+
+/// The GitLab job's lines under `key:` (two spaces in), as `KEY: VALUE` or `- ITEM`.
+fn gitlab_items(job: &[String], key: &str) -> Vec<String> {
+    job.iter()
+        .skip_while(|l| l.trim_end() != format!("  {key}:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| l.trim().trim_start_matches("- ").to_string())
+        .collect()
+}
+
+/// Issue 24 (new user F4, F18): the CI examples of docs/ci.md run as
+/// pasted. GitLab: the job's `script:` lines run in `sh -e` in a project
+/// laid out like the `rust` image's (cargo on `PATH`, `CARGO_HOME` as the job
+/// sets it), with `cargo install` replaced by a stand-in that installs the
+/// built binary and, like cargo, refuses to overwrite a binary it has no
+/// record of; a second pipeline starts from only what the cache keeps.
+/// Jenkins: the stage's steps are taken in their order (`sh`, `error`,
+/// `junit`, `unstable`) on exit 0, 1 and 2.
+#[test]
+fn ci_examples_run_as_pasted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let job = ci_block("GitLab CI", "yaml");
+    let script = gitlab_items(&job, "script");
+    let variables = gitlab_items(&job, "variables");
+    let cache = job.iter().find_map(|l| l.trim().strip_prefix("paths: [")).unwrap().trim_end_matches(']').to_string();
+    let report = job.iter().find_map(|l| l.trim().strip_prefix("junit: ")).unwrap().to_string();
+    assert!(script.iter().any(|l| l.contains("cargo install")), "{script:?}");
+
+    // The image: cargo (the stand-in) on PATH, tracelint nowhere.
+    let image = d.join("usr-local-cargo-bin");
+    std::fs::create_dir(&image).unwrap();
+    let log = d.join("cargo.log");
+    let cargo = format!(
+        r#"#!/bin/sh
+echo "cargo $*" >> "{log}"
+[ "$1" = install ] || {{ echo "stand-in cargo: install only" >&2; exit 64; }}
+bin="$CARGO_HOME/bin/tracelint"
+if [ -e "$bin" ]; then
+  if grep -q tracelint "$CARGO_HOME/.crates.toml" 2>/dev/null; then echo "Ignored package tracelint, already installed"; exit 0; fi
+  echo 'error: binary `tracelint` already exists in destination' >&2
+  echo 'Add --force to overwrite' >&2
+  exit 101
+fi
+mkdir -p "$CARGO_HOME/bin"
+ln -s "{bin}" "$bin"
+printf '[v1]\n"tracelint 0.1.0" = ["tracelint"]\n' > "$CARGO_HOME/.crates.toml"
+echo "  Installing $bin"
+"#,
+        log = log.display(),
+        bin = BIN
+    );
+    std::fs::write(image.join("cargo"), cargo).unwrap();
+    assert!(Command::new("chmod").arg("755").arg(image.join("cargo")).status().unwrap().success());
+    let path = format!("{}:/usr/bin:/bin", image.display());
+    let no_tracelint = Command::new("sh").args(["-c", "command -v tracelint"]).env("PATH", &path).status().unwrap();
+    assert!(!no_tracelint.success(), "a tracelint on the image's PATH would hide the job's own install");
+
+    let project = d.join("project");
+    std::fs::create_dir_all(project.join("traces")).unwrap();
+    let traces = project.join("traces/threads.db");
+    std::fs::copy(root().join("sample-traces/peri-postfix.db"), &traces).unwrap();
+    let made = run_in(&project, &["check", "traces/threads.db", "--write-baseline", "tracelint-baseline.json"]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let pipeline = || {
+        let mut sh = format!("export CI_PROJECT_DIR='{}'\ncd \"$CI_PROJECT_DIR\"\n", project.display());
+        for v in &variables {
+            let (k, val) = v.split_once(": ").unwrap();
+            sh.push_str(&format!("export {k}=\"{val}\"\n"));
+        }
+        sh.push_str("export TRACELINT_GIT_URL=https://git.example.invalid/tracelint.git\n");
+        for line in &script {
+            sh.push_str(line);
+            sh.push('\n');
+        }
+        let out = Command::new("sh").args(["-ec", &sh]).env_clear().env("PATH", &path).env("HOME", d).output().unwrap();
+        let junit = std::fs::read_to_string(project.join(&report)).unwrap_or_default();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned(), junit)
+    };
+    // First pipeline: installs, then checks.
+    let (code, err, junit) = pipeline();
+    assert_eq!(code, 0, "the first pipeline: {err}");
+    assert!(junit.starts_with("<?xml") && junit.contains("<testsuite"), "{junit}");
+    // The next pipeline starts from a fresh clone plus what the cache keeps.
+    let keep = project.join(&cache);
+    let kept = d.join("cache");
+    std::fs::rename(&keep, &kept).unwrap();
+    std::fs::remove_dir_all(project.join(".cargo")).unwrap();
+    std::fs::remove_file(project.join(&report)).unwrap();
+    std::fs::create_dir_all(keep.parent().unwrap()).unwrap();
+    std::fs::rename(&kept, &keep).unwrap();
+    let (code, err, junit) = pipeline();
+    assert_eq!(code, 0, "the pipeline after a cache hit: {err}");
+    assert!(junit.contains("<testsuite"), "{junit}");
+    let installs = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(installs.lines().count(), 1, "built once, then taken from the cache: {installs}");
+    // A failing gate fails the job, and the report is still written.
+    std::fs::copy(root().join("sample-traces/crush.db"), &traces).unwrap();
+    let (code, _, junit) = pipeline();
+    assert_eq!(code, 1);
+    assert!(junit.contains("<failure"), "{junit}");
+
+    // Jenkins, with tracelint installed on the agent.
+    let agent_bin = d.join("agent-bin");
+    std::fs::create_dir(&agent_bin).unwrap();
+    std::os::unix::fs::symlink(BIN, agent_bin.join("tracelint")).unwrap();
+    let stage = ci_block("Jenkins", "groovy").join("\n");
+    let jenkins = |trace: Option<&str>| -> (String, Option<String>) {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("traces")).unwrap();
+        if let Some(t) = trace {
+            std::fs::copy(root().join(t), ws.path().join("traces/threads.db")).unwrap();
+        }
+        let path = format!("{}:/usr/bin:/bin", agent_bin.display());
+        let quoted = regex::Regex::new(r"'([^']*)'").unwrap();
+        let mut code = None;
+        let mut result = "SUCCESS".to_string();
+        // Statements: a `sh(...)` spanning lines is joined up to its `)`.
+        let mut statements: Vec<String> = Vec::new();
+        for line in stage.lines().map(str::trim) {
+            match statements.last_mut() {
+                Some(open) if open.matches('(').count() > open.matches(')').count() => {
+                    open.push(' ');
+                    open.push_str(line);
+                }
+                _ => statements.push(line.to_string()),
+            }
+        }
+        for st in &statements {
+            if st.ends_with('{') || st == "}" {
+                continue;
+            }
+            if let Some(rest) = st.strip_prefix("def code = sh(returnStatus: true,") {
+                let cmd = quoted.captures(rest.split("script:").nth(1).unwrap()).unwrap()[1].to_string();
+                let status = Command::new("sh").args(["-c", &cmd]).current_dir(ws.path()).env("PATH", &path).status();
+                code = Some(status.unwrap().code().unwrap());
+            } else if let Some(rest) = st.strip_prefix("junit ") {
+                let file = quoted.captures(rest.split("testResults:").nth(1).unwrap()).unwrap()[1].to_string();
+                let xml = std::fs::read_to_string(ws.path().join(&file)).unwrap_or_default();
+                if xml.trim().is_empty() && rest.contains("allowEmptyResults: false") {
+                    return ("FAILURE".into(), Some(format!("junit: {file} holds no test results")));
+                }
+                if xml.contains("<failure") {
+                    result = "UNSTABLE".into();
+                }
+            } else if let Some(cond) = st.strip_prefix("if (code == ") {
+                let (n, then) = cond.split_once(") { ").unwrap();
+                let message = quoted.captures(then).unwrap()[1].to_string();
+                if code == Some(n.parse().unwrap()) {
+                    if then.starts_with("error(") {
+                        return ("FAILURE".into(), Some(message));
+                    }
+                    assert!(then.starts_with("unstable("), "{st}");
+                    result = "UNSTABLE".into();
+                }
+            } else {
+                panic!("a Jenkins step this test does not know: {st}");
+            }
+        }
+        assert!(code.is_some(), "the stage never ran tracelint");
+        (result, None)
+    };
+    assert_eq!(jenkins(Some("sample-traces/peri-postfix.db")), ("SUCCESS".into(), None));
+    assert_eq!(jenkins(Some("sample-traces/crush.db")), ("UNSTABLE".into(), None));
+    let (result, message) = jenkins(None);
+    assert_eq!(result, "FAILURE");
+    assert!(message.as_deref().is_some_and(|m| m.contains("exit 2")), "exit 2 must reach its own message: {message:?}");
+}
