@@ -33,7 +33,9 @@ pub enum Command {
         tracelint scan sample-traces/peri-postmortem.db\n  \
         tracelint scan ~/.codex/sessions --since 7d --tool shell\n  \
         tracelint scan threads.db --format json > report.json\n  \
-        tracelint scan threads.db --format markdown --summary \"$GITHUB_STEP_SUMMARY\"")]
+        tracelint scan threads.db --format markdown --summary \"$GITHUB_STEP_SUMMARY\"\n\n\
+        On a terminal, the table ends with the next commands: `tracelint examples`\n\
+        for the hidden errors, `tracelint show` for the session with the most of them.")]
     Scan(ScanArgs),
     /// The CI gate: scan, then exit 1 if hidden errors (or other limits) are found.
     #[command(after_help = "Examples:\n  \

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         color_by_default: terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         // Tables fit a terminal; piped output is never cut.
         width: terminal.then(terminal_width).flatten(),
+        hints: terminal && std::io::stderr().is_terminal(),
     };
     // Every command that reads traces draws the bar (on stderr, a terminal only).
     let scanning = matches!(

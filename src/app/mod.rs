@@ -4,6 +4,7 @@
 
 pub mod drill;
 pub mod export;
+pub mod hint;
 pub mod import;
 pub mod listings;
 pub mod merge;
@@ -43,6 +44,9 @@ pub struct Terminal {
     pub color_by_default: bool,
     /// The terminal's width; `None` when stdout is not a terminal.
     pub width: Option<u16>,
+    /// Someone reads the output on a terminal (stdout and stderr are both
+    /// terminals): `scan` ends with a hint naming the next commands.
+    pub hints: bool,
 }
 
 impl Terminal {

@@ -151,6 +151,61 @@ fn on_terminal(cols: u16, args: &[&str]) -> String {
     ansi.replace_all(&text, "").into_owned()
 }
 
+/// Run the shell command `cmd` in a pseudo-terminal (stdout and stderr a
+/// terminal unless `cmd` redirects them) and return what it showed,
+/// colour and cursor sequences removed.
+fn terminal_shows(cmd: &str) -> String {
+    let out = Command::new("script").args(["-qec", cmd, "/dev/null"]).env_remove("COLUMNS").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let ansi = regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").unwrap();
+    ansi.replace_all(&text, "").into_owned()
+}
+
+/// Issue 24 (new user, "nothing says what to do next"): on a terminal,
+/// `scan` ends with the next commands: `examples` for the hidden errors and
+/// `show` for the session with the most of them, each runnable as printed.
+/// Never in a pipe, a file or a machine format.
+#[test]
+fn scan_on_a_terminal_ends_with_the_next_commands() {
+    let crush = sample("crush.db");
+    let shown = terminal_shows(&format!("stty cols 200; {BIN} scan {crush}"));
+    let tail: Vec<&str> = shown.lines().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
+    assert_eq!(
+        tail,
+        [
+            "Next: the hidden errors, call by call:",
+            &format!("  tracelint examples {crush}"),
+            "and the session with the most of them (2):",
+            &format!("  tracelint show 5f0c6c2e-8d7a-4b8e-9a51-2b1e7f3c9d10 {crush}"),
+        ],
+        "{shown}"
+    );
+    // Each runs as printed, and shows what it says.
+    for line in &tail[1..] {
+        if let Some(cmd) = line.trim().strip_prefix("tracelint ") {
+            let args: Vec<&str> = cmd.split(' ').collect();
+            let out = run_in(Path::new("."), &args);
+            assert!(out.status.success(), "{cmd}: {}", stderr(&out));
+            assert!(stdout(&out).contains("HIDDEN ERROR"), "{cmd}");
+        }
+    }
+    // Nothing hidden: the errors, and no session line.
+    let postfix = sample("peri-postfix.db");
+    let shown = terminal_shows(&format!("{BIN} scan {postfix}"));
+    assert!(shown.ends_with(&format!("Next: the errors, call by call:\n  tracelint examples {postfix}\n")), "{shown}");
+    // Not in a pipe, a file, or another format, not after check.
+    for cmd in [
+        format!("{BIN} scan {crush} | cat"),
+        format!("{BIN} scan {crush} > /dev/null"),
+        format!("{BIN} scan {crush} --format json"),
+        format!("{BIN} scan {crush} --format markdown"),
+        format!("{BIN} check {crush}"),
+    ] {
+        assert!(!terminal_shows(&cmd).contains("Next:"), "{cmd}");
+    }
+    assert!(!stderr(&run_in(Path::new("."), &["scan", &crush])).contains("Next:"));
+}
+
 /// Issue 24 (new user F6): the import phase of a transcript scan is most
 /// of its time, and its progress bar says what it does and moves (bytes of
 /// the files imported); then the reading phase names the source.
