@@ -260,6 +260,85 @@ fn tables_fit_an_80_column_terminal_and_piped_output_is_not_cut() {
     ));
 }
 
+/// `tracelint ARGS` with `COLUMNS=cols` (its stdout piped): what it printed.
+fn at_columns(cols: u16, args: &[&str]) -> String {
+    let out = Command::new(BIN).args(args).current_dir(root()).env("COLUMNS", cols.to_string()).output().unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// The lines of `text` wider than `cols` display columns.
+fn wider_than(cols: usize, text: &str) -> Vec<String> {
+    text.lines().filter(|l| unicode_width::UnicodeWidthStr::width(*l) > cols).map(str::to_string).collect()
+}
+
+/// How often each of `words` occurs whole in `text`.
+fn occurrences<'a>(words: &[&'a str], text: &str) -> Vec<(&'a str, usize)> {
+    words.iter().map(|w| (*w, text.matches(w).count())).collect()
+}
+
+/// Issue 24 (new user F7, F8): output fits the width it is given
+/// (`COLUMNS`, here in a pipe) with no word split: the README's first
+/// command has no line over 80 display columns and every category slug and
+/// tool name as often, whole, as in unfitted output (columns are left out,
+/// with a line saying which, rather than words cut); `rules`, `formats`,
+/// `schemas`, `show` and `examples` wrap their prose at word boundaries.
+/// Without `COLUMNS`, piped output is not fitted at all (the goldens).
+#[test]
+fn output_fits_the_given_width_and_never_splits_a_word() {
+    let sample = "sample-traces/peri-postmortem.db";
+    let report = json(&run_in(root(), &["scan", sample, "--format", "json"]));
+    let slugs: Vec<&str> =
+        report["categories"].as_array().unwrap().iter().map(|c| c["category"].as_str().unwrap()).collect();
+    let tools: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["tool"].as_str().unwrap()).collect();
+    assert!(slugs.contains(&"missing-required-param") && tools.contains(&"folder_operations"), "{slugs:?} {tools:?}");
+    let wide = stdout(&run_in(root(), &["scan", sample]));
+    assert!(!wider_than(80, &wide).is_empty(), "unfitted output has long lines");
+    for cols in [80, 100, 60] {
+        let text = at_columns(cols, &["scan", sample]);
+        let over = wider_than(usize::from(cols), &text);
+        assert!(over.is_empty(), "{} lines wider than {cols}:\n{}", over.len(), over.join("\n"));
+        assert_eq!(occurrences(&slugs, &text), occurrences(&slugs, &wide), "a slug split at {cols}:\n{text}");
+        // Names longer than a quarter of the width (at least 16) are shortened in the middle, never split.
+        let short: Vec<&str> =
+            tools.iter().copied().filter(|t| t.chars().count() <= usize::from(cols / 4).max(16)).collect();
+        assert_eq!(occurrences(&short, &text), occurrences(&short, &wide), "a tool name split at {cols}:\n{text}");
+        assert!(!text.contains("folder_oper\n") && !text.contains("│ ations"), "{text}");
+        assert!(text.contains("✗ 329 hidden errors"), "{text}");
+    }
+    let text = at_columns(80, &["scan", sample]);
+    assert!(text.contains("(left out at 80 columns: identical retries, median"), "{text}");
+    assert!(!wide.contains("left out at"));
+
+    let every: Vec<String> = json(&run_in(root(), &["rules", "--format", "json"]))["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["slug"].as_str().unwrap().to_string())
+        .collect();
+    let every: Vec<&str> = every.iter().map(String::as_str).collect();
+    for args in [
+        &["rules"][..],
+        &["formats"],
+        &["schemas"],
+        &["show", "019e42d6", sample],
+        &["show", "019e42d6", sample, "--call", "38"],
+        &["examples", sample, "--limit", "3"],
+        &["examples", "sample-traces/claude-code"],
+    ] {
+        let unfitted = stdout(&run_in(root(), args));
+        let text = at_columns(80, args);
+        let over = wider_than(80, &text);
+        assert!(over.is_empty(), "{args:?}: {} lines wider than 80:\n{}", over.len(), over.join("\n"));
+        assert_eq!(occurrences(&every, &text), occurrences(&every, &unfitted), "{args:?}: a slug split:\n{text}");
+        // Nothing lost: the same words (a word only splits when wider than a line).
+        let words = |t: &str| t.split_whitespace().map(str::len).sum::<usize>();
+        assert_eq!(words(&text), words(&unfitted), "{args:?}");
+    }
+    // JSON is never wrapped.
+    assert_eq!(at_columns(40, &["rules", "--format", "json"]), stdout(&run_in(root(), &["rules", "--format", "json"])));
+}
+
 /// Copy the Claude Code sample to `dir/cc`, and return its main transcript.
 fn claude_copy(dir: &Path) -> std::path::PathBuf {
     let cc = dir.join("cc");
