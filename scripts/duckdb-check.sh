@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# A real engine reads the export (issue 15): installs DuckDB from PyPI if it
-# is missing, builds tracelint with --features parquet (debug, as the tests
-# do; TRACELINT=path/to/tracelint skips the build), and runs
+# A real engine reads the export (issue 15): installs DuckDB from PyPI into
+# target/ci-venv if it is missing there (scripts/ci-python.sh), builds
+# tracelint with --features parquet (debug, as the tests do;
+# TRACELINT=path/to/tracelint skips the build), and runs
 # tests/engines/duckdb_check.py: DuckDB's counts over the NDJSON and Parquet
 # exports (plain and partitioned) of every sample equal `scan`'s totals, and
 # every DuckDB recipe of docs/export.md runs and agrees with `scan`.
 # Closes with "N passed, N failed"; exits non-zero on any mismatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! python3 -c 'import duckdb' 2>/dev/null; then
-    python3 -m pip install --quiet --disable-pip-version-check duckdb 2>&1 | grep -v 'Running pip as the .root. user' || true
-    python3 -c 'import duckdb'
-fi
+# DuckDB lives in CI's own virtual environment (scripts/ci-python.sh:
+# target/ci-venv), never in the user's Python.
+py=$(bash scripts/ci-python.sh duckdb:duckdb)
 if [ -z "${TRACELINT:-}" ]; then
     cargo build --quiet --features parquet
-    target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+    target=$(cargo metadata --format-version 1 --no-deps | "$py" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
     TRACELINT="$target/debug/tracelint"
 fi
-exec python3 tests/engines/duckdb_check.py "$TRACELINT"
+exec "$py" tests/engines/duckdb_check.py "$TRACELINT"

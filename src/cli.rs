@@ -33,7 +33,9 @@ pub enum Command {
         tracelint scan sample-traces/peri-postmortem.db\n  \
         tracelint scan ~/.codex/sessions --since 7d --tool shell\n  \
         tracelint scan threads.db --format json > report.json\n  \
-        tracelint scan threads.db --format markdown --summary \"$GITHUB_STEP_SUMMARY\"")]
+        tracelint scan threads.db --format markdown --summary \"$GITHUB_STEP_SUMMARY\"\n\n\
+        On a terminal, the table ends with the next commands: `tracelint examples`\n\
+        for the hidden errors, `tracelint show` for the session with the most of them.")]
     Scan(ScanArgs),
     /// The CI gate: scan, then exit 1 if hidden errors (or other limits) are found.
     #[command(after_help = "Examples:\n  \
@@ -55,8 +57,9 @@ pub enum Command {
         a hidden error caps it at B, five at C, a guard-blind streak at D (docs/analyses.md). \
         Next step from a row: tracelint show SESSION PATH.")]
     Sessions(SessionsArgs),
-    /// Print the calls and results behind a number: the failures of one category.
+    /// Print the calls and results behind a number: the hidden errors, or the failures of one category.
     #[command(after_help = "Examples:\n  \
+        tracelint examples sample-traces/peri-postmortem.db                           the hidden errors\n  \
         tracelint examples --category stale-edit-match sample-traces/peri-postmortem.db\n  \
         tracelint examples --category nonzero-exit --tool Bash --limit 3 ~/.claude/projects")]
     Examples(ExamplesArgs),
@@ -97,6 +100,61 @@ pub enum Command {
         tracelint completions zsh > \"${fpath[1]}/_tracelint\"\n  \
         tracelint completions fish > ~/.config/fish/completions/tracelint.fish")]
     Completions(CompletionsArgs),
+}
+
+/// The names `tracelint formats` prints, in its order: the database formats,
+/// then the transcript agents. `--source-format` offers them to the shell
+/// completions; a unit test of `input` keeps the list equal to the
+/// registries (this file imports nothing from the crate).
+pub const FORMAT_NAMES: &[&str] = &[
+    "peri",
+    "crush",
+    "opencode",
+    "kilo",
+    "goose",
+    "llm",
+    "tracelint",
+    "langgraph",
+    "openai-agents",
+    "zed",
+    "adk",
+    "cursor",
+    "claude-code",
+    "codex",
+    "gemini",
+    "otel",
+    "openhands",
+    "cline",
+    "roo-code",
+    "continue",
+    "copilot",
+    "qwen",
+    "pi",
+    "kiro",
+    "aider",
+];
+
+/// `--source-format`: any text is taken (the input stage refuses an unknown
+/// name with the list of known ones, in one line), and the known names are
+/// the possible values completions offer.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatName;
+
+impl clap::builder::TypedValueParser for FormatName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(FORMAT_NAMES.iter().map(clap::builder::PossibleValue::new)))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -162,7 +220,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "DB")]
     pub into: PathBuf,
     /// Read every file as this agent's transcripts instead of recognising it (names: `tracelint formats`)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = FormatName, hide_possible_values = true)]
     pub source_format: Option<String>,
 }
 
@@ -268,7 +326,7 @@ pub struct ExportArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct JudgingArgs {
     /// Read every PATH as this format instead of detecting it (names: `tracelint formats`).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = FormatName, hide_possible_values = true)]
     pub source_format: Option<String>,
     /// Tool schemas (Anthropic, OpenAI or MCP tool list, JSON) over the built-in ones.
     #[arg(long, value_name = "FILE")]
@@ -313,9 +371,10 @@ pub struct CheckArgs {
 pub struct ExamplesArgs {
     /// Trace databases or transcripts, as for `scan` (default: every default location found).
     pub paths: Vec<PathBuf>,
-    /// The category whose failures to show (see `tracelint rules`).
+    /// The category whose failures to show (see `tracelint rules`). Without it: the hidden errors, or, when
+    /// there is none, the flagged errors.
     #[arg(long, value_name = "SLUG")]
-    pub category: String,
+    pub category: Option<String>,
     /// Only failures of this tool.
     #[arg(long, value_name = "NAME")]
     pub tool: Option<String>,

@@ -31,14 +31,99 @@ pub fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut found = source::default_sources();
     found.extend(import::default_transcript_dirs());
     if found.is_empty() {
-        let places: Vec<String> =
-            source::formats().chain(import::infos()).flat_map(|f| f.locations).map(|l| l.display()).collect();
-        return Err(Error::Usage(format!(
-            "no trace database given, and none at the default locations ({}); pass a PATH",
-            places.join(", ")
-        )));
+        // A few short lines: where to look, what to name, and a sample
+        // that is there in every clone (the places themselves are many;
+        // `formats` lists them).
+        return Err(Error::Usage(
+            "no traces found at the default locations\n  \
+             `tracelint formats` lists them; or name a database, transcript or folder:\n    \
+             tracelint scan PATH\n  \
+             or try the sample shipped in a clone of tracelint:\n    \
+             tracelint scan sample-traces/peri-postmortem.db"
+                .into(),
+        ));
     }
     Ok(found)
+}
+
+/// What a file or folder is, whatever the path that names it: (device,
+/// inode), links followed; without inodes, the canonical path.
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino(), PathBuf::new()))
+}
+
+#[cfg(not(unix))]
+fn identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
+    std::fs::canonicalize(path).ok().map(|p| (0, 0, p))
+}
+
+/// The PATHs to read with every file read once: a PATH that names the same
+/// file or folder as an earlier one (the same path twice, another spelling,
+/// a symbolic or hard link), a folder inside a folder that is read, and a
+/// transcript that a folder read also holds, are dropped, each with a note
+/// naming both. A PATH that cannot be looked at is kept: opening it gives
+/// its error.
+pub fn distinct(paths: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBuf> {
+    let canonical: Vec<Option<PathBuf>> = paths.iter().map(|p| std::fs::canonicalize(p).ok()).collect();
+    let ids: Vec<_> = paths.iter().map(|p| identity(p)).collect();
+    let is_dir: Vec<bool> = paths.iter().map(|p| p.is_dir()).collect();
+    // The files a folder read holds, listed once, when a file is named beside it.
+    let mut listed: BTreeMap<usize, Vec<(u64, u64, PathBuf)>> = BTreeMap::new();
+    let shown = |p: &Path| one_line(&p.display().to_string());
+    // Why PATH i is dropped: the PATH that reads it.
+    let mut dropped: Vec<Option<(usize, &str)>> = vec![None; paths.len()];
+    for i in 0..paths.len() {
+        let (Some(id), Some(real)) = (&ids[i], &canonical[i]) else { continue };
+        for j in 0..paths.len() {
+            if i == j || dropped[j].is_some() {
+                continue;
+            }
+            let (Some(other), Some(other_real)) = (&ids[j], &canonical[j]) else { continue };
+            // The same file or folder: the first one named is read.
+            if id == other {
+                if j < i {
+                    let how = if paths[i] == paths[j] {
+                        "given twice"
+                    } else if is_dir[i] {
+                        "the same folder as"
+                    } else {
+                        "the same file as"
+                    };
+                    dropped[i] = Some((j, how));
+                    break;
+                }
+                continue;
+            }
+            if !is_dir[j] || !real.starts_with(other_real) {
+                continue;
+            }
+            // Inside a folder read as transcripts: a folder is read with it; a
+            // file only when the folder's walk takes it (a database is not).
+            let inside = is_dir[i] || {
+                let files = listed.entry(j).or_insert_with(|| {
+                    import::transcript_files(std::slice::from_ref(&paths[j]))
+                        .map(|fs| fs.iter().filter_map(|f| identity(f)).collect())
+                        .unwrap_or_default()
+                });
+                files.contains(id) && is_transcripts(&paths[i])
+            };
+            if inside {
+                dropped[i] = Some((j, "is inside"));
+                break;
+            }
+        }
+    }
+    let mut kept = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        match dropped[i] {
+            Some((_, "given twice")) => notes.push(format!("{}: given twice, read once", shown(path))),
+            Some((j, how)) => notes.push(format!("{}: {how} {}, read once", shown(path), shown(&paths[j]))),
+            None => kept.push(path.clone()),
+        }
+    }
+    kept
 }
 
 /// The format `--source-format NAME` forces, if given: a database format,
@@ -171,7 +256,9 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
         .map_err(|e| Error::input(path, format!("cannot make a scratch database in $TMPDIR ({}): {e}", in_tmp())))?;
     let store = import::Store::Scratch { input: path, at: &db };
     let conn = import::open_scratch(&store)?;
-    let stats = import::import_files(&conn, &store, &files, agent)?;
+    // The import is most of a transcript scan: the bar says so, in bytes.
+    progress::begin(&format!("importing {label}"));
+    let stats = import::import_files_counted(&conn, &store, &files, agent, &mut progress::set)?;
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = format!("{} transcript", or_list(&agents));
     // Empty or foreign files hold no calls: one line for all of them, not
@@ -296,6 +383,14 @@ mod tests {
         for d in &read {
             assert_eq!(read.iter().filter(|x| *x == d).count(), 1, "{d} is read by two");
         }
+    }
+
+    /// The names `--source-format` offers the shell completions are the
+    /// registries' names, in the order `tracelint formats` prints them.
+    #[test]
+    fn the_completed_format_names_are_the_registries() {
+        let names: Vec<&str> = source::formats().chain(import::infos()).map(|f| f.name()).collect();
+        assert_eq!(names, crate::cli::FORMAT_NAMES);
     }
 
     #[test]

@@ -102,7 +102,8 @@ pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> R
 /// Read, judge and hand every session of `paths` to `visitor`: the one
 /// loop behind every command.
 pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visitor: &mut dyn Visitor) -> Result<()> {
-    for path in paths {
+    // Each file once, however often and under whatever names it is given.
+    for path in &input::distinct(paths, notes) {
         let src = input::open(path, &opts.source, notes)?;
         let judge = judge_for(&src.agents, &src.tool_schemas()?, opts)?;
         // A file named after a token is shown redacted, like the trace text.

@@ -15,10 +15,16 @@ fn main() -> ExitCode {
     let terminal = std::io::stdout().is_terminal();
     let term = Terminal {
         color_by_default: terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-        // Tables fit a terminal; piped output is never cut.
-        width: terminal.then(terminal_width).flatten(),
+        // Output fits a terminal, or the width COLUMNS names; other piped
+        // output is never cut.
+        width: terminal_width(terminal),
+        hints: terminal && std::io::stderr().is_terminal(),
     };
-    let scanning = matches!(cli.command, Command::Scan(_) | Command::Check(_));
+    // Every command that reads traces draws the bar (on stderr, a terminal only).
+    let scanning = matches!(
+        cli.command,
+        Command::Scan(_) | Command::Check(_) | Command::Examples(_) | Command::Show(_) | Command::Export(_)
+    );
     let bar = (scanning && std::io::stderr().is_terminal()).then(|| std::thread::spawn(draw_progress));
     let result = tracelint::app::run(&cli, &term, &mut out, &mut err);
     tracelint::progress::finish();
@@ -80,11 +86,13 @@ fn ignored_signals() -> u64 {
         .unwrap_or(0)
 }
 
-/// The width of the terminal on stdout: `COLUMNS` when set, else what the
-/// terminal says.
-fn terminal_width() -> Option<u16> {
+/// The width output is fitted to: `COLUMNS` when set (also in a pipe:
+/// `COLUMNS=80 tracelint scan … | less` asks for 80), else on a terminal
+/// what the terminal says (80 when it does not say); piped, none.
+fn terminal_width(terminal: bool) -> Option<u16> {
     let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<u16>().ok()).filter(|&c| c > 0);
-    columns.or_else(|| terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0))
+    let asked = || terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0).filter(|&w| w > 0);
+    columns.or_else(|| terminal.then(|| asked().unwrap_or(80)))
 }
 
 /// A progress bar on stderr, only for scans that last more than a second.

@@ -71,14 +71,29 @@ fn print_detail(source: &str, session: &str, c: &JudgedCall, redaction: Redactio
     Ok(())
 }
 
-/// Collects the first `limit` failures of one category (and tool).
+/// Which failures `examples` lists.
+#[derive(Clone, Copy)]
+enum Wanted {
+    /// `--category`: the failures of one category.
+    Category(Category),
+    /// No `--category`: the hidden errors, or the flagged ones when none is hidden.
+    Hidden,
+}
+
+/// Collects the first `limit` failures wanted (of one tool, if asked), and
+/// counts them all, so the listing can say how many it shows of how many.
 struct Examples<'a> {
     args: &'a ExamplesArgs,
     /// Tool names holding a secret are redacted: `--tool` is compared redacted too.
     redaction: Redaction,
-    category: Category,
+    wanted: Wanted,
     source: String,
+    /// The failures of the category, or the hidden errors.
     picked: Vec<(String, String, JudgedCall)>,
+    total: u64,
+    /// Without `--category`: the flagged errors, shown when none is hidden.
+    flagged: Vec<(String, String, JudgedCall)>,
+    flagged_total: u64,
 }
 
 impl Visitor for Examples<'_> {
@@ -88,37 +103,72 @@ impl Visitor for Examples<'_> {
 
     fn session(&mut self, s: JudgedSession) -> bool {
         for c in s.calls {
-            if self.picked.len() >= self.args.limit {
-                break;
+            let Outcome::Failed(f) = &c.outcome else { continue };
+            let tool = self.args.tool.as_ref().is_none_or(|t| *t == c.tool || self.redaction.apply(t) == c.tool);
+            if !tool {
+                continue;
             }
-            let wanted = matches!(&c.outcome, Outcome::Failed(f) if f.category == self.category)
-                && self.args.tool.as_ref().is_none_or(|t| *t == c.tool || self.redaction.apply(t) == c.tool);
-            if wanted {
-                self.picked.push((self.source.clone(), s.id.clone(), c));
+            let (list, total) = match self.wanted {
+                Wanted::Category(category) if f.category == category => (&mut self.picked, &mut self.total),
+                Wanted::Category(_) => continue,
+                Wanted::Hidden if f.is_hidden() => (&mut self.picked, &mut self.total),
+                // Flagged ones are kept only while no hidden error is found.
+                Wanted::Hidden if self.total == 0 => (&mut self.flagged, &mut self.flagged_total),
+                Wanted::Hidden => continue,
+            };
+            *total += 1;
+            if list.len() < self.args.limit {
+                list.push((self.source.clone(), s.id.clone(), c));
             }
         }
-        self.picked.len() < self.args.limit
+        // Every session is judged: the listing says how many there are.
+        true
     }
 }
 
 pub fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
-    let category = Category::from_slug(&args.category).ok_or_else(|| {
-        Error::Usage(format!("unknown category {:?}; `tracelint rules` lists them", one_line(&args.category)))
-    })?;
+    let wanted = match &args.category {
+        None => Wanted::Hidden,
+        Some(slug) => Wanted::Category(Category::from_slug(slug).ok_or_else(|| {
+            Error::Usage(format!("unknown category {:?}; `tracelint rules` lists them", one_line(slug)))
+        })?),
+    };
     let opts = settings::judging(&args.judging, args.no_subagents)?;
     let paths = crate::input::resolve(&args.paths)?;
     let redaction = opts.aggregate.redaction;
-    let mut visitor = Examples { args, redaction, category, source: String::new(), picked: Vec::new() };
+    let mut visitor = Examples {
+        args,
+        redaction,
+        wanted,
+        source: String::new(),
+        picked: Vec::new(),
+        total: 0,
+        flagged: Vec::new(),
+        flagged_total: 0,
+    };
     crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
-    if visitor.picked.is_empty() {
-        let of = args.tool.as_ref().map_or(String::new(), |t| format!(" of {}", one_line(t)));
-        writeln!(out, "No {category} failures{of}.")?;
+    let of = args.tool.as_ref().map_or(String::new(), |t| format!(" of {}", one_line(t)));
+    let (what, picked, total) = match wanted {
+        Wanted::Category(category) => (format!("{category} failures"), visitor.picked, visitor.total),
+        Wanted::Hidden if visitor.total > 0 => ("hidden errors".to_string(), visitor.picked, visitor.total),
+        Wanted::Hidden if visitor.flagged_total > 0 => {
+            writeln!(out, "No hidden errors{of}; the flagged errors instead.")?;
+            writeln!(out)?;
+            ("flagged errors".to_string(), visitor.flagged, visitor.flagged_total)
+        }
+        Wanted::Hidden => ("errors".to_string(), Vec::new(), 0),
+    };
+    if picked.is_empty() {
+        writeln!(out, "No {what}{of}.")?;
+        return Ok(());
     }
-    for (n, (source, id, c)) in visitor.picked.iter().enumerate() {
+    for (n, (source, id, c)) in picked.iter().enumerate() {
         writeln!(out, "[{}]", n + 1)?;
         print_detail(source, id, c, redaction, out)?;
         writeln!(out)?;
     }
+    let more = if (picked.len() as u64) < total { "; --limit N shows more" } else { "" };
+    writeln!(out, "{} of {total} {what}{of} shown{more}.", picked.len())?;
     Ok(())
 }
 

@@ -44,10 +44,9 @@ fn redact_strings(v: &mut serde_json::Value, redaction: Redaction) {
 
 /// Read one report, checking its contract version; its text redacted as
 /// `redaction` says.
-fn read(path: &std::path::Path, redaction: Redaction) -> Result<Report> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+fn read(path: &std::path::Path, text: &str, redaction: Redaction) -> Result<Report> {
     let mut v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| Error::input(path, format!("not a JSON report: {e}")))?;
+        serde_json::from_str(text).map_err(|e| Error::input(path, format!("not a JSON report: {e}")))?;
     if redaction == Redaction::On {
         redact_strings(&mut v, redaction);
     }
@@ -91,11 +90,40 @@ pub fn merge(reports: &[(String, Report)], redaction: Redaction) -> Result<Repor
     Ok(agg.finish())
 }
 
-pub fn run_merge(args: &MergeArgs, term: &Terminal, out: &mut dyn Write) -> Result<()> {
+/// What a report file is, whatever the path that names it: (device, inode).
+#[cfg(unix)]
+fn identity(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
+pub fn run_merge(args: &MergeArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
     let mut reports = Vec::new();
     let redaction = if args.no_redact { Redaction::Off } else { Redaction::On };
+    // The same report given twice (the same file under any name, or a copy
+    // with the same bytes) would count its sources twice: it is counted once,
+    // with a warning naming it.
+    let mut seen: Vec<(&std::path::Path, _, String)> = Vec::new();
     for path in &args.reports {
-        reports.push((path.display().to_string(), read(path, redaction)?));
+        let text = std::fs::read_to_string(path).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+        let id = identity(path);
+        let shown = |p: &std::path::Path| one_line(&p.display().to_string());
+        if let Some((first, _, _)) = seen.iter().find(|(_, i, t)| (id.is_some() && *i == id) || *t == text) {
+            let how = if *first == path.as_path() {
+                "given twice".to_string()
+            } else {
+                format!("the same report as {}", shown(first))
+            };
+            writeln!(err, "tracelint: warning: {}: {how}, counted once", shown(path))?;
+            continue;
+        }
+        reports.push((path.display().to_string(), read(path, &text, redaction)?));
+        seen.push((path, id, text));
     }
     let report = merge(&reports, redaction)?;
     match args.format {

@@ -4,6 +4,7 @@
 
 pub mod drill;
 pub mod export;
+pub mod hint;
 pub mod import;
 pub mod listings;
 pub mod merge;
@@ -42,8 +43,12 @@ impl ExitStatus {
 pub struct Terminal {
     /// `--color auto` colours: stdout is a terminal and `NO_COLOR` is unset.
     pub color_by_default: bool,
-    /// The terminal's width; `None` when stdout is not a terminal.
+    /// The width to fit output to: the terminal's, or `COLUMNS`; `None`
+    /// when stdout is not a terminal and `COLUMNS` is unset.
     pub width: Option<u16>,
+    /// Someone reads the output on a terminal (stdout and stderr are both
+    /// terminals): `scan` ends with a hint naming the next commands.
+    pub hints: bool,
 }
 
 impl Terminal {
@@ -67,14 +72,20 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
             Ok(if args.exit_zero { ExitStatus::Clean } else { status })
         }
         Command::Sessions(args) => done(sessions::run_sessions(args, term, out, err)),
-        Command::Examples(args) => done(drill::run_examples(args, out)),
-        Command::Show(args) => done(drill::run_show(args, out)),
-        Command::Rules(args) => done(listings::run_rules(args, out)),
-        Command::Schemas(args) => done(listings::run_schemas(args, out)),
-        Command::Formats => done(listings::run_formats(out)),
+        Command::Examples(args) => done(fitted(term, true, out, |o| drill::run_examples(args, o))),
+        Command::Show(args) => done(fitted(term, true, out, |o| drill::run_show(args, o))),
+        Command::Rules(args) => {
+            let text = args.format == crate::cli::RulesFormat::Table;
+            done(fitted(term, text, out, |o| listings::run_rules(args, o)))
+        }
+        Command::Schemas(args) => {
+            let text = args.format == crate::cli::RulesFormat::Table;
+            done(fitted(term, text, out, |o| listings::run_schemas(args, o)))
+        }
+        Command::Formats => done(fitted(term, true, out, listings::run_formats)),
         Command::Import(args) => done(import::run_import(args, out, err)),
         Command::Export(args) => done(export::run_export(args, out, err)),
-        Command::Merge(args) => done(merge::run_merge(args, term, out)),
+        Command::Merge(args) => done(merge::run_merge(args, term, out, err)),
         Command::Completions(args) => {
             // Into memory first: clap_complete panics when its writer fails
             // (a closed pipe), and no input may make tracelint panic.
@@ -85,6 +96,22 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
             Ok(ExitStatus::Clean)
         }
     }
+}
+
+/// Run `write` on `out`, its text wrapped to the terminal's width at word
+/// boundaries (`render::fit`) when the width is known and `text` says the
+/// output is prose, not JSON. What was written before an error is kept.
+fn fitted(
+    term: &Terminal,
+    text: bool,
+    out: &mut dyn Write,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    let Some(width) = term.width.filter(|_| text) else { return write(out) };
+    let mut buf = Vec::new();
+    let written = write(&mut buf);
+    out.write_all(crate::render::fit(&String::from_utf8_lossy(&buf), usize::from(width)).as_bytes())?;
+    written
 }
 
 /// Once a verdict is decided, a reader that went away (`| head`) does not

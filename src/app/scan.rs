@@ -199,6 +199,10 @@ pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut
         writeln!(err, "tracelint: warning: nothing to report: {why}")?;
     }
     render(args, &report, term, None, summary.as_deref(), out)?;
+    if term.hints && args.format == OutputFormat::Table {
+        let source_format = args.select.judging.source_format.as_deref();
+        super::hint::write(&super::hint::after_scan(&report, &args.select.paths, source_format), err)?;
+    }
     Ok(ExitStatus::Clean)
 }
 

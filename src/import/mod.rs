@@ -721,6 +721,13 @@ pub fn transcript_files(sources: &[PathBuf]) -> Result<Vec<PathBuf>> {
     }
     out.sort();
     out.dedup();
+    // Two names of one file (a hard link) are one transcript.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|f| std::fs::metadata(f).map_or(true, |m| seen.insert((m.dev(), m.ino()))));
+    }
     Ok(out)
 }
 
@@ -1194,8 +1201,20 @@ pub fn import_files(
     files: &[PathBuf],
     agent: Option<Dialect>,
 ) -> Result<ImportStats> {
+    import_files_counted(conn, store, files, agent, &mut |_, _| {})
+}
+
+/// `import_files`, telling `progress` (bytes of the files read so far, bytes
+/// of all the files) after each file.
+pub fn import_files_counted(
+    conn: &Connection,
+    store: &Store<'_>,
+    files: &[PathBuf],
+    agent: Option<Dialect>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ImportStats> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    import_files_with(conn, store, files, forced, OWNERS_CAP)
+    import_files_with(conn, store, files, forced, OWNERS_CAP, progress)
 }
 
 /// `import_files`, keeping the owners of at most `owners_cap` call ids in memory.
@@ -1205,7 +1224,12 @@ fn import_files_with(
     files: &[PathBuf],
     forced: Option<usize>,
     owners_cap: usize,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ImportStats> {
+    let size = |f: &Path| std::fs::metadata(f).map_or(0, |m| m.len());
+    let total: u64 = files.iter().map(|f| size(f)).sum();
+    let mut done = 0;
+    progress(0, total);
     let sql = |e: rusqlite::Error| store.failed(&e);
     conn.execute_batch("BEGIN IMMEDIATE").map_err(sql)?;
     let mut writer = Writer::new(conn);
@@ -1217,6 +1241,10 @@ fn import_files_with(
     let mut reading = None;
     let result = (|| -> Result<()> {
         for file in files {
+            if let Some(last) = reading {
+                done += size(last);
+                progress(done.min(total), total);
+            }
             reading = Some(file.as_path());
             writer.reading = Some(file.clone());
             let recognised = match forced {
@@ -1248,6 +1276,7 @@ fn import_files_with(
             writer.stats.agents.insert(importer.info().name());
             writer.stats.files += 1;
         }
+        progress(total, total);
         for (at, run) in runs.iter_mut().enumerate() {
             let Some(run) = run else { continue };
             let before = writer.stats.clone_counts();
@@ -1471,7 +1500,7 @@ mod tests {
                 )
                 .unwrap();
             }
-            let stats = import_files_with(&conn, &store, &files, None, cap).unwrap();
+            let stats = import_files_with(&conn, &store, &files, None, cap, &mut |_, _| {}).unwrap();
             let mut stmt = conn
                 .prepare(
                     "SELECT c.session_id, c.id, c.seq, c.tool, coalesce(r.text, '-'), coalesce(r.is_error, -1)

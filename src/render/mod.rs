@@ -89,10 +89,15 @@ pub fn verdict_line(report: &Report) -> (String, bool) {
     }
 }
 
-/// `text` with every line longer than `width` columns wrapped at spaces
-/// (a word longer than the line is cut). Lines of box-drawing tables are
-/// left alone: the table fitted itself.
+/// `text` with every line wider than `width` columns wrapped at spaces,
+/// never inside a word: the lines a long line continues on start under its
+/// text column (after the first gap of two or more spaces, as in `rules`'
+/// `  id   text` layout, when that leaves half the line), else two columns in
+/// from its own indent. Only a word wider than a whole line is split, in
+/// pieces as wide as the line (a JSON argument string without spaces).
+/// Lines of box-drawing tables are left alone: the table fitted itself.
 pub fn fit(text: &str, width: usize) -> String {
+    let width = width.max(8);
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         let (body, nl) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
@@ -100,28 +105,64 @@ pub fn fit(text: &str, width: usize) -> String {
             out.push_str(line);
             continue;
         }
-        let indent: String = body.chars().take_while(|c| *c == ' ').collect();
-        let mut current = String::new();
-        for word in body.split(' ').filter(|w| !w.is_empty()) {
-            let need = columns(&current) + usize::from(!current.is_empty()) + columns(word);
-            if !current.is_empty() && need > width {
-                out.push_str(&current);
-                out.push('\n');
-                current = indent.clone() + "  ";
-            }
-            if current.trim().is_empty() && columns(&current) + columns(word) > width {
-                // A word longer than a line: cut it.
-                let room = width.saturating_sub(columns(&current)).max(1);
-                current.push_str(&word.chars().take(room.saturating_sub(1)).collect::<String>());
-                current.push('…');
+        let lead = body.len() - body.trim_start_matches(' ').len();
+        // The text column: after the first gap of two or more spaces, when
+        // that leaves room (20 columns) for the text.
+        let hang = body[lead..]
+            .find("  ")
+            .map(|gap| {
+                let after = &body[lead + gap..];
+                lead + gap + after.len() - after.trim_start_matches(' ').len()
+            })
+            .map(|h| columns(&body[..h]))
+            .filter(|&h| h + 20 <= width)
+            .unwrap_or(lead + 2);
+        let hang = " ".repeat(hang.min(width.saturating_sub(8)));
+        // Words with the spaces before them, kept when they stay on a line.
+        let mut words: Vec<(&str, &str)> = Vec::new();
+        let mut rest = &body[lead..];
+        while !rest.is_empty() {
+            let word_at = rest.len() - rest.trim_start_matches(' ').len();
+            let (gap, tail) = rest.split_at(word_at);
+            let end = tail.find(' ').unwrap_or(tail.len());
+            words.push((gap, &tail[..end]));
+            rest = &tail[end..];
+        }
+        let mut current = body[..lead].to_string();
+        let mut fresh = true;
+        for (gap, word) in words {
+            if word.is_empty() {
                 continue;
             }
-            if !current.trim().is_empty() {
-                current.push(' ');
-            } else if current.is_empty() {
-                current.push_str(&indent);
+            let need = columns(&current) + if fresh { 0 } else { columns(gap) } + columns(word);
+            if !fresh && need > width {
+                out.push_str(&current);
+                out.push('\n');
+                current = hang.clone();
+                fresh = true;
+            }
+            if fresh && columns(&current) + columns(word) > width {
+                // A word wider than the line: in pieces as wide as the line.
+                let mut piece = String::new();
+                for c in word.chars() {
+                    if columns(&current) + columns(&piece) + 1 > width && !piece.is_empty() {
+                        out.push_str(&current);
+                        out.push_str(&piece);
+                        out.push('\n');
+                        current = hang.clone();
+                        piece.clear();
+                    }
+                    piece.push(c);
+                }
+                current.push_str(&piece);
+                fresh = false;
+                continue;
+            }
+            if !fresh {
+                current.push_str(gap);
             }
             current.push_str(word);
+            fresh = false;
         }
         out.push_str(&current);
         out.push_str(nl);
@@ -129,7 +170,8 @@ pub fn fit(text: &str, width: usize) -> String {
     out
 }
 
-/// Display columns of `s`, ignoring ANSI colour sequences.
+/// Display columns of `s` (wide characters count two), ignoring ANSI
+/// colour sequences.
 fn columns(s: &str) -> usize {
     let mut n = 0;
     let mut escape = false;
@@ -138,7 +180,7 @@ fn columns(s: &str) -> usize {
             (false, '\u{1b}') => escape = true,
             (true, 'm') => escape = false,
             (true, _) => {}
-            (false, _) => n += 1,
+            (false, _) => n += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0),
         }
     }
     n
@@ -153,7 +195,29 @@ mod tests {
         let text = "one two three four five six\n│ a table row that is long │\n";
         let got = fit(text, 10);
         assert_eq!(got, "one two\n  three\n  four\n  five six\n│ a table row that is long │\n");
-        assert!(fit("abcdefghijklmnop", 8).lines().all(|l| l.chars().count() <= 8));
+        // A word wider than the line is split in pieces, and nothing is lost.
+        let long = fit("abcdefghijklmnop", 8);
+        assert!(long.lines().all(|l| columns(l) <= 8), "{long}");
+        assert_eq!(long.replace(['\n', ' '], ""), "abcdefghijklmnop");
         assert_eq!(fit("short\n", 80), "short\n");
+    }
+
+    #[test]
+    fn fit_never_splits_a_word_that_fits_a_line_and_hangs_under_the_text_column() {
+        let line = "  missing-required-param   a required argument is absent or blank (retry: yes)";
+        let got = fit(line, 60);
+        assert_eq!(
+            got,
+            "  missing-required-param   a required argument is absent or\n                           blank (retry: yes)"
+        );
+        for width in 24..70 {
+            let got = fit(line, width);
+            assert!(got.lines().all(|l| columns(l) <= width), "{width}: {got}");
+            assert!(got.contains("missing-required-param"), "{width}: {got}");
+            let words: Vec<&str> = got.split_whitespace().collect();
+            assert_eq!(words, line.split_whitespace().collect::<Vec<_>>(), "{width}");
+        }
+        // Wide characters count two columns.
+        assert_eq!(columns("表格"), 4);
     }
 }

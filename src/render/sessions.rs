@@ -5,7 +5,7 @@ use std::io::Write;
 
 use comfy_table::Cell;
 
-use super::table::{Style, count_cell, new_table, right_align};
+use super::table::{Style, count_cell, new_table, right_align, write_table};
 use super::{csv::cell, duration};
 use crate::error::Result;
 use crate::report::SessionsReport;
@@ -18,20 +18,7 @@ pub fn table(r: &SessionsReport, style: &Style, out: &mut dyn Write) -> Result<(
     }
     let mut t = new_table(
         style,
-        &[
-            "grade",
-            "session",
-            "agent",
-            "start",
-            "duration",
-            "calls",
-            "errors",
-            "hidden",
-            "blind",
-            "abandoned",
-            "lost",
-            "why",
-        ],
+        &["grade", "session", "agent", "start", "duration", "calls", "errors", "hidden", "blind", "abandoned", "lost"],
     );
     for s in &r.sessions {
         t.add_row(vec![
@@ -48,15 +35,17 @@ pub fn table(r: &SessionsReport, style: &Style, out: &mut dyn Write) -> Result<(
             count_cell(s.guard_blind_streaks, style.color),
             Cell::new(s.abandoned),
             Cell::new(duration(s.lost_ms)),
-            Cell::new(one_line(&s.reasons.join("; "))),
         ]);
     }
     right_align(&mut t, 5);
-    if let Some(col) = t.column_mut(11) {
-        col.set_cell_alignment(comfy_table::CellAlignment::Left);
-    }
     let mut text = Vec::new();
-    writeln!(text, "{t}")?;
+    // On a narrow terminal: start, duration, agent, abandoned, lost, blind,
+    // errors and calls go first; grade, session and hidden stay.
+    write_table(&mut text, &mut t, style, &[3, 4, 2, 9, 10, 8, 6, 5])?;
+    writeln!(text, "Why:")?;
+    for s in &r.sessions {
+        writeln!(text, "  {} {} ({}): {}", s.grade, one_line(&s.session), s.score, one_line(&s.reasons.join("; ")))?;
+    }
     writeln!(text, "{} of {} sessions shown, worst first (--limit N; 0 for all).", r.shown, r.total)?;
     if let Some(worst) = r.sessions.first() {
         writeln!(text, "Next: tracelint show {} {}", one_line(&worst.session), one_line(&worst.source))?;

@@ -3,18 +3,42 @@
 
 use std::io::Write;
 
-use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, ContentLineStyle, LineStyle, Table, TableStyle};
+use comfy_table::{
+    Cell, CellAlignment, Color, ColumnConstraint, ContentArrangement, ContentLineStyle, LineStyle, Table, TableStyle,
+    Width,
+};
 
 use super::{percent, plural};
 use crate::error::Result;
 use crate::report::{ReasonRow, Report};
 use crate::sanitize::{one_line, truncate};
+use unicode_width::UnicodeWidthStr;
 
 pub struct Style {
     pub color: bool,
-    /// The terminal's width: tables and text are fitted to it. `None` (piped
-    /// output) never cuts.
+    /// The terminal's width (or `COLUMNS`): tables and text are fitted to
+    /// it. `None` (piped output) never cuts.
     pub width: Option<u16>,
+}
+
+impl Style {
+    /// A name (tool, path, origin) in a table cell, on one line: at most 48
+    /// characters, and on a narrow terminal fewer (a quarter of it, at least
+    /// 16), cut in the middle so that both ends stay (`mcp__plu…find_symbol`:
+    /// an MCP server's tools differ at the end).
+    fn name(&self, s: &str) -> String {
+        let cap = self.width.map_or(48, |w| (usize::from(w) / 4).clamp(16, 48));
+        let s = one_line(s);
+        let n = s.chars().count();
+        if n <= cap || self.width.is_none() {
+            return truncate(&s, cap);
+        }
+        let head = (cap - 1) * 2 / 5;
+        let tail = cap - 1 - head;
+        let start: String = s.chars().take(head).collect();
+        let end: String = s.chars().skip(n - tail).collect();
+        format!("{start}…{end}")
+    }
 }
 
 const STYLE: TableStyle = TableStyle::new()
@@ -28,7 +52,7 @@ pub(super) fn new_table(style: &Style, header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(STYLE).set_header(header.iter().map(Cell::new));
     match style.width {
-        Some(w) => t.set_content_arrangement(ContentArrangement::DynamicFullWidth).set_width(w),
+        Some(w) => t.set_content_arrangement(ContentArrangement::Dynamic).set_width(w),
         None => t.set_content_arrangement(ContentArrangement::Disabled),
     };
     if !style.color {
@@ -37,6 +61,94 @@ pub(super) fn new_table(style: &Style, header: &[&str]) -> Table {
         t.enforce_styling();
     }
     t
+}
+
+/// How a table is shown on a terminal of known width.
+enum Fitted {
+    /// As a table; the line saying which columns were left out, if any.
+    Table(Option<String>),
+    /// Even its narrowest table is too wide: one block of text per row.
+    Stacked,
+}
+
+/// Fit `t` to the terminal without splitting a word: each column is at
+/// least as wide as its longest word (a slug, a number, a header word), and
+/// while that is wider than the terminal, the columns of `drop` are left
+/// out, in that order. When even that is too wide, the rows are stacked.
+fn fit_columns(t: &mut Table, width: usize, drop: &[usize]) -> Fitted {
+    let n = t.column_count();
+    let words = |c: &Cell| c.content().split_whitespace().map(UnicodeWidthStr::width).max().unwrap_or(0);
+    let least: Vec<usize> =
+        (0..n).map(|i| t.column_cells_with_header_iter(i).flatten().map(words).max().unwrap_or(0)).collect();
+    // Borders and padding: `│ ` before each column, ` ` after, and the last `│`.
+    let needed = |shown: &[bool]| least.iter().zip(shown).filter(|(_, s)| **s).map(|(l, _)| l + 3).sum::<usize>() + 1;
+    let mut shown = vec![true; n];
+    let mut dropped = Vec::new();
+    for &i in drop {
+        if needed(&shown) <= width {
+            break;
+        }
+        if i < n {
+            shown[i] = false;
+            dropped.push(header(t, i));
+        }
+    }
+    if needed(&shown) > width {
+        return Fitted::Stacked;
+    }
+    for (i, show) in shown.iter().enumerate() {
+        if let Some(col) = t.column_mut(i) {
+            if *show {
+                // The width comfy-table fixes counts the padding (one space each side).
+                let least = u16::try_from(least[i] + 2).unwrap_or(u16::MAX);
+                col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(least)));
+            } else {
+                col.set_constraint(ColumnConstraint::Hidden);
+            }
+        }
+    }
+    Fitted::Table((!dropped.is_empty()).then(|| {
+        format!("(left out at {width} columns: {}; a wider terminal or --format json shows them)", dropped.join(", "))
+    }))
+}
+
+fn header(t: &Table, i: usize) -> String {
+    t.header().and_then(|h| h.cell_iter().nth(i)).map(Cell::content).unwrap_or_default()
+}
+
+/// Write `t` fitted to the terminal (see `fit_columns`): as a table, with
+/// a line below it naming the columns left out, or, on a terminal too
+/// narrow for it, one block per row: the first cell, then `header value`
+/// pairs (the prose fitting of `render` wraps them at words).
+pub(super) fn write_table(out: &mut dyn Write, t: &mut Table, style: &Style, drop: &[usize]) -> Result<()> {
+    let Some(width) = style.width.map(usize::from) else {
+        writeln!(out, "{t}")?;
+        return Ok(());
+    };
+    match fit_columns(t, width, drop) {
+        Fitted::Table(note) => {
+            writeln!(out, "{t}")?;
+            if let Some(note) = note {
+                writeln!(out, "{note}")?;
+            }
+        }
+        Fitted::Stacked => {
+            let headers: Vec<String> = (0..t.column_count()).map(|i| header(t, i)).collect();
+            for row in t.row_iter() {
+                let cells: Vec<String> = row.cell_iter().map(Cell::content).collect();
+                let Some((first, rest)) = cells.split_first() else { continue };
+                writeln!(out, "• {first}")?;
+                let pairs: Vec<String> = rest
+                    .iter()
+                    .zip(headers.iter().skip(1))
+                    .filter(|(v, _)| !v.is_empty())
+                    .map(|(v, h)| format!("{h}: {v}"))
+                    .collect();
+                writeln!(out, "    {}", pairs.join(" · "))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn right_align(t: &mut Table, from: usize) {
@@ -102,7 +214,7 @@ fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
     let mut t = new_table(style, &["tool", "calls", "errors", "flagged", "content", "hidden", "error rate"]);
     for tr in &tools {
         t.add_row(vec![
-            Cell::new(name(&tr.tool)),
+            Cell::new(style.name(&tr.tool)),
             Cell::new(tr.calls),
             Cell::new(tr.errors),
             Cell::new(tr.flagged_errors),
@@ -122,7 +234,7 @@ fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
     ]);
     right_align(&mut t, 1);
     writeln!(out)?;
-    writeln!(out, "{t}")?;
+    write_table(out, &mut t, style, &[4, 3, 6, 2])?;
 
     // Per tool with errors: category, reason, count, share.
     for tr in tools.iter().filter(|t| t.errors > 0) {
@@ -148,7 +260,7 @@ fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
             percent(tr.error_rate, 2),
             tr.hidden_errors
         )?;
-        writeln!(out, "{t}")?;
+        write_table(out, &mut t, style, &[3])?;
         writeln!(out, "{}", super::classes_line(tr))?;
         if let Some(h) = report.headlines.iter().find(|h| h.tool == tr.tool) {
             writeln!(out, "→ {}", one_line(&h.sentence))?;
@@ -204,7 +316,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         );
         for r in &report.recovery {
             t.add_row(vec![
-                Cell::new(name(&r.tool)),
+                Cell::new(style.name(&r.tool)),
                 text_cell(&r.category),
                 Cell::new(r.failures),
                 Cell::new(r.recovered),
@@ -219,7 +331,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         right_align(&mut t, 2);
         writeln!(out)?;
         writeln!(out, "Recovery: did a later call of the same tool in the session succeed, and after how many calls?")?;
-        writeln!(out, "{t}")?;
+        write_table(out, &mut t, style, &[8, 7, 6, 5, 4, 9])?;
     }
     let cost = super::cost_rows(report);
     if !cost.is_empty() {
@@ -244,7 +356,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
             out,
             "Cost: calls and time from each failure to the tool's next success, or to the session's end (estimates){shown}"
         )?;
-        writeln!(out, "{t}")?;
+        write_table(out, &mut t, style, &[6, 5, 3])?;
     }
     let st = &report.streaks;
     if !st.by_tool.is_empty() {
@@ -255,7 +367,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         for r in &st.by_tool {
             let hist: Vec<String> = r.histogram.iter().map(|(k, v)| format!("{}:{v}", one_line(k))).collect();
             t.add_row(vec![
-                Cell::new(name(&r.tool)),
+                Cell::new(style.name(&r.tool)),
                 Cell::new(r.streaks),
                 Cell::new(r.longest),
                 Cell::new(r.p50),
@@ -272,7 +384,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
             "Streaks: the same tool failing with the same message in a row (guard threshold {}; hidden ≥ means a guard reading the flag never fired)",
             st.threshold
         )?;
-        writeln!(out, "{t}")?;
+        write_table(out, &mut t, style, &[3, 4, 5, 1, 6])?;
     }
     if !report.repairs.is_empty() {
         let mut rows: Vec<_> = report.repairs.iter().collect();
@@ -280,7 +392,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         let mut t = new_table(style, &["tool", "category", "change", "kind", "count"]);
         for r in rows.iter().take(SECTION_ROWS) {
             t.add_row(vec![
-                Cell::new(name(&r.tool)),
+                Cell::new(style.name(&r.tool)),
                 text_cell(&r.category),
                 Cell::new(name(&r.change)),
                 text_cell(&r.kind),
@@ -292,14 +404,14 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         let more =
             if rows.len() > SECTION_ROWS { format!(" (top {SECTION_ROWS} of {})", rows.len()) } else { String::new() };
         writeln!(out, "Repairs: argument changes between a failure and the next, successful call of the tool{more}")?;
-        writeln!(out, "{t}")?;
+        write_table(out, &mut t, style, &[3, 1])?;
     }
     if !report.feedback.is_empty() {
         let mut t = new_table(style, &["message", "tool", "count", "locates", "directs", "fixed next call"]);
         for r in report.feedback.iter().take(SECTION_ROWS) {
             t.add_row(vec![
                 Cell::new(truncate(&one_line(&r.template), 72)),
-                Cell::new(name(&r.tool)),
+                Cell::new(style.name(&r.tool)),
                 Cell::new(r.count),
                 Cell::new(yes(r.locates)),
                 Cell::new(yes(r.directs)),
@@ -314,7 +426,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
             String::new()
         };
         writeln!(out, "Feedback: error messages most worth rewriting first{more}")?;
-        writeln!(out, "{t}")?;
+        write_table(out, &mut t, style, &[3, 4, 2])?;
     }
     Ok(())
 }
@@ -340,8 +452,8 @@ fn schema_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result
         for r in &violating {
             let cats: Vec<String> = r.categories.iter().map(|(k, v)| format!("{}:{v}", one_line(k))).collect();
             t.add_row(vec![
-                Cell::new(name(&r.tool)),
-                Cell::new(name(&r.origin)),
+                Cell::new(style.name(&r.tool)),
+                Cell::new(style.name(&r.origin)),
                 Cell::new(r.validated),
                 Cell::new(r.violations),
                 count_cell(r.accepted_violations, style.color),
@@ -352,7 +464,7 @@ fn schema_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result
         if let Some(c) = t.column_mut(5) {
             c.set_cell_alignment(CellAlignment::Left);
         }
-        writeln!(out, "{t}")?;
+        write_table(out, &mut t, style, &[2, 1, 4])?;
     }
     if !sc.drift.is_empty() {
         let mut t = new_table(style, &["drift", "tool", "parameter", "count", "recommendation"]);
@@ -363,7 +475,7 @@ fn schema_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result
             };
             t.add_row(vec![
                 Cell::new(d.rule.as_str()),
-                Cell::new(name(&d.tool)),
+                Cell::new(style.name(&d.tool)),
                 Cell::new(name(&param)),
                 Cell::new(d.count),
                 Cell::new(truncate(&one_line(&d.recommendation), 110)),
@@ -374,7 +486,7 @@ fn schema_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result
             c.set_cell_alignment(CellAlignment::Left);
         }
         writeln!(out, "Schema drift: where the schema and the tool's behaviour disagree")?;
-        writeln!(out, "{t}")?;
+        write_table(out, &mut t, style, &[3])?;
     }
     Ok(())
 }

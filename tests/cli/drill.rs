@@ -77,3 +77,50 @@ fn show_and_schemas_read_every_sample() {
         assert!(out.status.success(), "schemas {sample}: {}", stderr(&out));
     }
 }
+
+/// The closing line of an `examples` listing: (shown, of, what).
+fn shown_line(text: &str) -> (u64, u64, String) {
+    let last = text.lines().last().unwrap_or_default();
+    let re = regex::Regex::new(r"^(\d+) of (\d+) (.+?) shown(; --limit N shows more)?\.$").unwrap();
+    let c = re.captures(last).unwrap_or_else(|| panic!("no \"N of M shown\" line at the end:\n{text}"));
+    (c[1].parse().unwrap(), c[2].parse().unwrap(), c[3].to_string())
+}
+
+/// Issue 24 (new user F12, F13): `examples` without `--category` lists the
+/// hidden errors (the flagged ones when none is hidden), and every listing
+/// ends with "N of M shown", M being what `scan` counts.
+#[test]
+fn examples_without_a_category_lists_the_hidden_errors_and_says_how_many_it_shows() {
+    let sample = "sample-traces/peri-postmortem.db";
+    let report = json(&run_in(root(), &["scan", sample, "--format", "json"]));
+    let out = run_in(root(), &["examples", sample]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let verdicts: Vec<&str> = text.lines().filter(|l| l.starts_with("  verdict: ")).collect();
+    assert_eq!(verdicts.len(), 10, "the default --limit");
+    assert!(verdicts.iter().all(|v| v.starts_with("  verdict: HIDDEN ERROR")), "{verdicts:?}");
+    assert_eq!(shown_line(&text), (10, report["totals"]["hidden_errors"].as_u64().unwrap(), "hidden errors".into()));
+    assert!(text.ends_with("; --limit N shows more.\n"));
+    // With --tool, the tool's own count.
+    let out = run_in(root(), &["examples", sample, "--tool", "Agent", "--limit", "100"]);
+    let agent = tool(&report, "Agent")["hidden_errors"].as_u64().unwrap();
+    assert_eq!(shown_line(&stdout(&out)), (agent, agent, "hidden errors of Agent".into()));
+
+    // Nothing hidden after the fix: the flagged errors, said so first.
+    let postfix = "sample-traces/peri-postfix.db";
+    let report = json(&run_in(root(), &["scan", postfix, "--format", "json"]));
+    assert_eq!(report["totals"]["hidden_errors"], 0);
+    let text = stdout(&run_in(root(), &["examples", postfix, "--limit", "3"]));
+    assert!(text.starts_with("No hidden errors; the flagged errors instead.\n"), "{text}");
+    let flagged = report["totals"]["flagged_errors"].as_u64().unwrap();
+    assert_eq!(shown_line(&text), (3, flagged, "flagged errors".into()));
+    assert!(text.lines().filter(|l| l.starts_with("  verdict: ")).all(|l| l.contains("flag: error")), "{text}");
+
+    // A category's listing says it too, and agrees with scan's count.
+    for row in report["categories"].as_array().unwrap().iter().take(3) {
+        let (cat, name) = (row["category"].as_str().unwrap(), row["tool"].as_str().unwrap());
+        let text = stdout(&run_in(root(), &["examples", postfix, "--category", cat, "--tool", name, "--limit", "1"]));
+        let n = row["errors"].as_u64().unwrap();
+        assert_eq!(shown_line(&text), (1, n, format!("{cat} failures of {name}")), "{text}");
+    }
+}

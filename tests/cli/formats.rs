@@ -257,3 +257,31 @@ fn qwen_code_chats_are_not_claude_code() {
     assert_eq!(v["sources"][0]["format"], "qwen");
     assert_eq!((v["totals"]["calls"].as_u64(), v["totals"]["unpaired_calls"].as_u64()), (Some(1), Some(1)));
 }
+
+/// Issue 24 (new user F9): with no PATH and nothing at the default
+/// locations, a few short lines say where to look and what to try, instead
+/// of one line listing 31 places.
+#[test]
+fn no_traces_found_is_a_few_short_lines_pointing_to_formats_and_the_sample() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    for cmd in [&["scan"][..], &["check"], &["examples"]] {
+        let out = std::process::Command::new(BIN)
+            .args(cmd)
+            .current_dir(h)
+            .env("HOME", h)
+            .env("XDG_DATA_HOME", h.join("data"))
+            .env("XDG_CONFIG_HOME", h.join("config"))
+            .env_remove("LLM_USER_PATH")
+            .env_remove("CODEX_HOME")
+            .env_remove("KILO_DB")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        let err = stderr(&out);
+        assert!(err.starts_with("tracelint: error: no traces found at the default locations\n"), "{err}");
+        assert!(err.contains("`tracelint formats`") && err.contains("tracelint scan sample-traces/peri-postmortem.db"));
+        assert!(err.len() < 400 && err.lines().count() <= 6, "{} characters:\n{err}", err.len());
+        assert!(err.lines().all(|l| l.chars().count() <= 80), "{err}");
+    }
+}

@@ -261,3 +261,65 @@ fn broken_transcript_lines_are_malformed_row_findings() {
         && m.ends_with("and 50 more broken lines of the file after it")));
     assert!(messages.contains(&"proj/p/cut.json skipped: not a whole JSON document (cut or broken?)"), "{messages:?}");
 }
+
+/// Issue 24 (new user F11): a file is read once however it is given: the
+/// same PATH twice, another spelling of it, a symbolic or hard link to it, a
+/// folder and a folder inside it (in either order), a transcript inside a
+/// folder given too. Each dropped PATH gets one warning line naming it.
+#[test]
+fn every_file_is_read_once_however_often_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(
+        std::process::Command::new("cp")
+            .arg("-r")
+            .arg(root().join("sample-traces/claude-code"))
+            .arg(d.join("cc"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::fs::copy(root().join("sample-traces/crush.db"), d.join("crush.db")).unwrap();
+    std::fs::hard_link(d.join("crush.db"), d.join("crush-hard.db")).unwrap();
+    std::os::unix::fs::symlink(d.join("cc"), d.join("cc-link")).unwrap();
+    let main = "cc/-home-u-proj/1f0e5c3a-7b2d-4e8f-9a10-2c3d4e5f6a7b.jsonl";
+    // A second name of a transcript inside the folder.
+    std::fs::hard_link(d.join(main), d.join("cc/-home-u-proj/again.jsonl")).unwrap();
+    let scan = |args: &[&str]| {
+        let mut cmd = vec!["scan"];
+        cmd.extend_from_slice(args);
+        cmd.extend_from_slice(&["--format", "json"]);
+        let out = run_in(d, &cmd);
+        let warnings: Vec<String> = stderr(&out)
+            .lines()
+            .filter(|l| l.contains("read once"))
+            .map(|l| l.strip_prefix("tracelint: warning: ").unwrap().to_string())
+            .collect();
+        let v = json(&out);
+        (totals(&v), v["sources"].as_array().unwrap().len(), warnings)
+    };
+    let cc = totals(&scan_json(&["sample-traces/claude-code"], &[]));
+    let crush = totals(&scan_json(&["sample-traces/crush.db"], &[]));
+    assert_eq!(scan(&["cc"]), (cc, 1, vec![]), "a hard link inside a folder is one transcript");
+    for (args, warning) in [
+        (&["cc", "cc"][..], "cc: given twice, read once".to_string()),
+        (&["cc", "cc-link"], "cc-link: the same folder as cc, read once".into()),
+        (&["cc", "cc/-home-u-proj"], "cc/-home-u-proj: is inside cc, read once".into()),
+        (&["cc/-home-u-proj", "cc"], "cc/-home-u-proj: is inside cc, read once".into()),
+        (&["cc", main], format!("{main}: is inside cc, read once")),
+        (&[main, "cc-link"], format!("{main}: is inside cc-link, read once")),
+    ] {
+        assert_eq!(scan(args), (cc, 1, vec![warning]), "{args:?}");
+    }
+    for (args, warning) in [
+        (&["crush.db", "crush.db"][..], "crush.db: given twice, read once"),
+        (&["crush.db", "./crush.db"], "./crush.db: the same file as crush.db, read once"),
+        (&["crush.db", "crush-hard.db"], "crush-hard.db: the same file as crush.db, read once"),
+    ] {
+        assert_eq!(scan(args), (crush, 1, vec![warning.to_string()]), "{args:?}");
+    }
+    // A database inside a folder is not a transcript the folder reads: both count.
+    std::fs::copy(root().join("sample-traces/crush.db"), d.join("cc/crush.db")).unwrap();
+    let (both, sources, warnings) = scan(&["cc", "cc/crush.db"]);
+    assert_eq!((both.0, sources, warnings), (cc.0 + crush.0, 2, vec![]));
+}

@@ -86,3 +86,287 @@ fn the_action_fails_on_hidden_errors_and_passes_against_its_baseline() {
     assert_eq!(code, 2);
     assert_eq!(output.lines().last(), Some("exit-code=2"));
 }
+
+/// Issue 24 (new user F10): one set of format names. The shell completions
+/// offer for `--source-format` exactly the names `tracelint formats`
+/// prints, in every command that takes it, and each of them is accepted.
+#[test]
+fn completions_offer_the_format_names_that_formats_prints() {
+    let listing = stdout(&run_in(root(), &["formats"]));
+    let names: Vec<&str> = listing
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.is_empty())
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert!(names.len() >= 20 && names.contains(&"claude-code"), "{names:?}");
+    // bash: one `--source-format)` case per subcommand, each with the word list.
+    let bash = stdout(&run_in(root(), &["completions", "bash"]));
+    let words = format!("compgen -W \"{}\"", names.join(" "));
+    let cases: Vec<&str> = bash.split("--source-format)").skip(1).collect();
+    assert!(cases.len() >= 6, "scan, check, examples, show, export, import: {} cases", cases.len());
+    for case in cases {
+        let body = case.split(";;").next().unwrap();
+        assert!(body.contains(&words), "bash completes --source-format with something else:\n{body}");
+    }
+    // fish and zsh name every format too.
+    for shell in ["fish", "zsh"] {
+        let text = stdout(&run_in(root(), &["completions", shell]));
+        let at = text.find("source-format").unwrap();
+        // The values follow the option, over several lines in fish.
+        let end = text[at..].find(if shell == "fish" { "\ncomplete " } else { "\n'-" }).map_or(text.len(), |e| at + e);
+        let part = &text[at..end];
+        for name in &names {
+            assert!(part.contains(name), "{shell}: {name} missing in {part}");
+        }
+    }
+    // Each completed name is accepted (it may then find the file is not of that format).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.jsonl"), "{}\n").unwrap();
+    for name in &names {
+        let out = run_in(dir.path(), &["scan", "empty.jsonl", "--source-format", name]);
+        assert!(!stderr(&out).contains("unknown format"), "{name}: {}", stderr(&out));
+    }
+}
+
+/// Issue 24 (new user F22): `.ci/run` and scripts/duckdb-check.sh keep
+/// their Python tools (PyYAML, DuckDB) in a virtual environment of their
+/// own under the target folder (scripts/ci-python.sh), never the user's
+/// Python: the user's `python3` only ever makes the venv, and no `pip` of
+/// theirs runs.
+#[test]
+fn ci_python_tools_live_in_a_venv_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v python3"]).output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(!real.is_empty(), "python3 on PATH");
+    // The user's python3, pip and pip3, logging every use.
+    let shims = d.join("shims");
+    std::fs::create_dir(&shims).unwrap();
+    let log = d.join("log");
+    for (name, body) in [
+        ("python3", format!("echo \"python3 $*\" >> {}\nexec {real} \"$@\"", log.display())),
+        ("pip", format!("echo \"pip $*\" >> {}\nexit 1", log.display())),
+        ("pip3", format!("echo \"pip3 $*\" >> {}\nexit 1", log.display())),
+    ] {
+        let p = shims.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        assert!(Command::new("chmod").arg("755").arg(&p).status().unwrap().success());
+    }
+    let path = format!("{}:{}", shims.display(), std::env::var("PATH").unwrap());
+    let target = d.join("target");
+    let run = || {
+        let out = Command::new("bash")
+            .arg(root().join("scripts/ci-python.sh"))
+            .arg("pip:pip")
+            .env("PATH", &path)
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let py = run();
+    assert_eq!(py.trim(), target.join("ci-venv/bin/python").display().to_string());
+    let venv =
+        Command::new(py.trim()).args(["-c", "import sys; print(sys.prefix != sys.base_prefix)"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&venv.stdout).trim(), "True", "a virtual environment");
+    // Again: the venv is reused, the user's Python not even asked.
+    assert_eq!(run(), py);
+    let used = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = used.lines().collect();
+    assert_eq!(lines.len(), 1, "{used}");
+    assert!(lines[0].starts_with("python3 -m venv ") && lines[0].ends_with("/ci-venv"), "{used}");
+    // The CI scripts run their Python only through it.
+    let pip =
+        regex::Regex::new(r"\bpip3?\b.*\binstall\b|python3? -m pip|^\s*python3? |\$\(python3? |\| *python3? ").unwrap();
+    for script in [".ci/run", "scripts/duckdb-check.sh", "scripts/bench.sh"] {
+        let text = std::fs::read_to_string(root().join(script)).unwrap();
+        for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+            assert!(!pip.is_match(line), "{script} runs the user's Python or pip: {line}");
+        }
+    }
+    for script in [".ci/run", "scripts/duckdb-check.sh"] {
+        let text = std::fs::read_to_string(root().join(script)).unwrap();
+        assert!(text.contains("bash scripts/ci-python.sh "), "{script}");
+    }
+}
+
+/// The fenced block of `lang` under the `## heading` of docs/ci.md.
+fn ci_block(heading: &str, lang: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("docs/ci.md")).unwrap();
+    let section = text.split(&format!("\n## {heading}\n")).nth(1).unwrap_or_else(|| panic!("no ## {heading}"));
+    let body = section.split(&format!("```{lang}\n")).nth(1).unwrap_or_else(|| panic!("no {lang} block"));
+    body.split("```").next().unwrap().lines().map(str::to_string).collect()
+}
+
+/// The GitLab job's lines under `key:` (two spaces in), as `KEY: VALUE` or `- ITEM`.
+fn gitlab_items(job: &[String], key: &str) -> Vec<String> {
+    job.iter()
+        .skip_while(|l| l.trim_end() != format!("  {key}:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| l.trim().trim_start_matches("- ").to_string())
+        .collect()
+}
+
+/// Issue 24 (new user F4, F18): the CI examples of docs/ci.md run as
+/// pasted. GitLab: the job's `script:` lines run in `sh -e` in a project
+/// laid out like the `rust` image's (cargo on `PATH`, `CARGO_HOME` as the job
+/// sets it), with `cargo install` replaced by a stand-in that installs the
+/// built binary and, like cargo, refuses to overwrite a binary it has no
+/// record of; a second pipeline starts from only what the cache keeps.
+/// Jenkins: the stage's steps are taken in their order (`sh`, `error`,
+/// `junit`, `unstable`) on exit 0, 1 and 2.
+#[test]
+fn ci_examples_run_as_pasted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let job = ci_block("GitLab CI", "yaml");
+    let script = gitlab_items(&job, "script");
+    let variables = gitlab_items(&job, "variables");
+    let cache = job.iter().find_map(|l| l.trim().strip_prefix("paths: [")).unwrap().trim_end_matches(']').to_string();
+    let report = job.iter().find_map(|l| l.trim().strip_prefix("junit: ")).unwrap().to_string();
+    assert!(script.iter().any(|l| l.contains("cargo install")), "{script:?}");
+
+    // The image: cargo (the stand-in) on PATH, tracelint nowhere.
+    let image = d.join("usr-local-cargo-bin");
+    std::fs::create_dir(&image).unwrap();
+    let log = d.join("cargo.log");
+    let cargo = format!(
+        r#"#!/bin/sh
+echo "cargo $*" >> "{log}"
+[ "$1" = install ] || {{ echo "stand-in cargo: install only" >&2; exit 64; }}
+bin="$CARGO_HOME/bin/tracelint"
+if [ -e "$bin" ]; then
+  if grep -q tracelint "$CARGO_HOME/.crates.toml" 2>/dev/null; then echo "Ignored package tracelint, already installed"; exit 0; fi
+  echo 'error: binary `tracelint` already exists in destination' >&2
+  echo 'Add --force to overwrite' >&2
+  exit 101
+fi
+mkdir -p "$CARGO_HOME/bin"
+ln -s "{bin}" "$bin"
+printf '[v1]\n"tracelint 0.1.0" = ["tracelint"]\n' > "$CARGO_HOME/.crates.toml"
+echo "  Installing $bin"
+"#,
+        log = log.display(),
+        bin = BIN
+    );
+    std::fs::write(image.join("cargo"), cargo).unwrap();
+    assert!(Command::new("chmod").arg("755").arg(image.join("cargo")).status().unwrap().success());
+    let path = format!("{}:/usr/bin:/bin", image.display());
+    let no_tracelint = Command::new("sh").args(["-c", "command -v tracelint"]).env("PATH", &path).status().unwrap();
+    assert!(!no_tracelint.success(), "a tracelint on the image's PATH would hide the job's own install");
+
+    let project = d.join("project");
+    std::fs::create_dir_all(project.join("traces")).unwrap();
+    let traces = project.join("traces/threads.db");
+    std::fs::copy(root().join("sample-traces/peri-postfix.db"), &traces).unwrap();
+    let made = run_in(&project, &["check", "traces/threads.db", "--write-baseline", "tracelint-baseline.json"]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let pipeline = || {
+        let mut sh = format!("export CI_PROJECT_DIR='{}'\ncd \"$CI_PROJECT_DIR\"\n", project.display());
+        for v in &variables {
+            let (k, val) = v.split_once(": ").unwrap();
+            sh.push_str(&format!("export {k}=\"{val}\"\n"));
+        }
+        sh.push_str("export TRACELINT_GIT_URL=https://git.example.invalid/tracelint.git\n");
+        for line in &script {
+            sh.push_str(line);
+            sh.push('\n');
+        }
+        let out = Command::new("sh").args(["-ec", &sh]).env_clear().env("PATH", &path).env("HOME", d).output().unwrap();
+        let junit = std::fs::read_to_string(project.join(&report)).unwrap_or_default();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned(), junit)
+    };
+    // First pipeline: installs, then checks.
+    let (code, err, junit) = pipeline();
+    assert_eq!(code, 0, "the first pipeline: {err}");
+    assert!(junit.starts_with("<?xml") && junit.contains("<testsuite"), "{junit}");
+    // The next pipeline starts from a fresh clone plus what the cache keeps.
+    let keep = project.join(&cache);
+    let kept = d.join("cache");
+    std::fs::rename(&keep, &kept).unwrap();
+    std::fs::remove_dir_all(project.join(".cargo")).unwrap();
+    std::fs::remove_file(project.join(&report)).unwrap();
+    std::fs::create_dir_all(keep.parent().unwrap()).unwrap();
+    std::fs::rename(&kept, &keep).unwrap();
+    let (code, err, junit) = pipeline();
+    assert_eq!(code, 0, "the pipeline after a cache hit: {err}");
+    assert!(junit.contains("<testsuite"), "{junit}");
+    let installs = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(installs.lines().count(), 1, "built once, then taken from the cache: {installs}");
+    // A failing gate fails the job, and the report is still written.
+    std::fs::copy(root().join("sample-traces/crush.db"), &traces).unwrap();
+    let (code, _, junit) = pipeline();
+    assert_eq!(code, 1);
+    assert!(junit.contains("<failure"), "{junit}");
+
+    // Jenkins, with tracelint installed on the agent.
+    let agent_bin = d.join("agent-bin");
+    std::fs::create_dir(&agent_bin).unwrap();
+    std::os::unix::fs::symlink(BIN, agent_bin.join("tracelint")).unwrap();
+    let stage = ci_block("Jenkins", "groovy").join("\n");
+    let jenkins = |trace: Option<&str>| -> (String, Option<String>) {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("traces")).unwrap();
+        if let Some(t) = trace {
+            std::fs::copy(root().join(t), ws.path().join("traces/threads.db")).unwrap();
+        }
+        let path = format!("{}:/usr/bin:/bin", agent_bin.display());
+        let quoted = regex::Regex::new(r"'([^']*)'").unwrap();
+        let mut code = None;
+        let mut result = "SUCCESS".to_string();
+        // Statements: a `sh(...)` spanning lines is joined up to its `)`.
+        let mut statements: Vec<String> = Vec::new();
+        for line in stage.lines().map(str::trim) {
+            match statements.last_mut() {
+                Some(open) if open.matches('(').count() > open.matches(')').count() => {
+                    open.push(' ');
+                    open.push_str(line);
+                }
+                _ => statements.push(line.to_string()),
+            }
+        }
+        for st in &statements {
+            if st.ends_with('{') || st == "}" {
+                continue;
+            }
+            if let Some(rest) = st.strip_prefix("def code = sh(returnStatus: true,") {
+                let cmd = quoted.captures(rest.split("script:").nth(1).unwrap()).unwrap()[1].to_string();
+                let status = Command::new("sh").args(["-c", &cmd]).current_dir(ws.path()).env("PATH", &path).status();
+                code = Some(status.unwrap().code().unwrap());
+            } else if let Some(rest) = st.strip_prefix("junit ") {
+                let file = quoted.captures(rest.split("testResults:").nth(1).unwrap()).unwrap()[1].to_string();
+                let xml = std::fs::read_to_string(ws.path().join(&file)).unwrap_or_default();
+                if xml.trim().is_empty() && rest.contains("allowEmptyResults: false") {
+                    return ("FAILURE".into(), Some(format!("junit: {file} holds no test results")));
+                }
+                if xml.contains("<failure") {
+                    result = "UNSTABLE".into();
+                }
+            } else if let Some(cond) = st.strip_prefix("if (code == ") {
+                let (n, then) = cond.split_once(") { ").unwrap();
+                let message = quoted.captures(then).unwrap()[1].to_string();
+                if code == Some(n.parse().unwrap()) {
+                    if then.starts_with("error(") {
+                        return ("FAILURE".into(), Some(message));
+                    }
+                    assert!(then.starts_with("unstable("), "{st}");
+                    result = "UNSTABLE".into();
+                }
+            } else {
+                panic!("a Jenkins step this test does not know: {st}");
+            }
+        }
+        assert!(code.is_some(), "the stage never ran tracelint");
+        (result, None)
+    };
+    assert_eq!(jenkins(Some("sample-traces/peri-postfix.db")), ("SUCCESS".into(), None));
+    assert_eq!(jenkins(Some("sample-traces/crush.db")), ("UNSTABLE".into(), None));
+    let (result, message) = jenkins(None);
+    assert_eq!(result, "FAILURE");
+    assert!(message.as_deref().is_some_and(|m| m.contains("exit 2")), "exit 2 must reach its own message: {message:?}");
+}

@@ -177,9 +177,50 @@ fn absurd_counts_are_refused_and_huge_histograms_never_expanded() {
     row["abandoned"] = 0.into();
     row["identical_retries"] = 0.into();
     row["identical_retry_successes"] = 0.into();
-    let big = write("big.json", &big);
-    let merged = json(&run_in(root(), &["merge", &big, &big, "--format", "json"]));
+    // Two machines' reports of the same counts (a report given twice is counted once).
+    let mut other = big.clone();
+    other["sources"][0]["path"] = "elsewhere.db".into();
+    let (big, other) = (write("big.json", &big), write("other.json", &other));
+    let merged = json(&run_in(root(), &["merge", &big, &other, "--format", "json"]));
     let first = &merged["recovery"].as_array().unwrap().iter().find(|r| r["recovered"] == 8_000_000_000u64).unwrap();
     assert_eq!(first["median_attempts"], 1.0);
     assert_eq!(first["attempts"]["7"], 2_000_000_000u64);
+}
+
+/// Issue 24 (new user F11): the same report given twice, under any name or
+/// as a copy, is counted once, with one warning line naming it.
+#[test]
+fn the_same_report_twice_is_counted_once_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let a = stdout(&run_in(root(), &["scan", "sample-traces/crush.db", "--format", "json"]));
+    let b = stdout(&run_in(root(), &["scan", "sample-traces/goose.db", "--format", "json"]));
+    std::fs::write(d.join("a.json"), &a).unwrap();
+    std::fs::write(d.join("copy.json"), &a).unwrap();
+    std::fs::write(d.join("b.json"), &b).unwrap();
+    std::fs::hard_link(d.join("a.json"), d.join("hard.json")).unwrap();
+    let once = json(&run_in(d, &["merge", "a.json", "b.json", "--format", "json"]));
+    for (args, warning) in [
+        (&["a.json", "a.json", "b.json"][..], "tracelint: warning: a.json: given twice, counted once\n"),
+        (&["a.json", "b.json", "./a.json"], "tracelint: warning: ./a.json: the same report as a.json, counted once\n"),
+        (
+            &["a.json", "b.json", "hard.json"],
+            "tracelint: warning: hard.json: the same report as a.json, counted once\n",
+        ),
+        (
+            &["a.json", "copy.json", "b.json"],
+            "tracelint: warning: copy.json: the same report as a.json, counted once\n",
+        ),
+    ] {
+        let mut cmd = vec!["merge"];
+        cmd.extend_from_slice(args);
+        cmd.extend_from_slice(&["--format", "json"]);
+        let out = run_in(d, &cmd);
+        assert_eq!(stderr(&out), warning, "{args:?}");
+        let v = json(&out);
+        assert_eq!(v["totals"], once["totals"], "{args:?}");
+        assert_eq!(v["sources"], once["sources"], "{args:?}");
+    }
+    // Two different reports: no warning.
+    assert_eq!(stderr(&run_in(d, &["merge", "a.json", "b.json"])), "");
 }

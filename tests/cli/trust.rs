@@ -151,6 +151,100 @@ fn on_terminal(cols: u16, args: &[&str]) -> String {
     ansi.replace_all(&text, "").into_owned()
 }
 
+/// Run the shell command `cmd` in a pseudo-terminal (stdout and stderr a
+/// terminal unless `cmd` redirects them) and return what it showed,
+/// colour and cursor sequences removed.
+fn terminal_shows(cmd: &str) -> String {
+    let out = Command::new("script").args(["-qec", cmd, "/dev/null"]).env_remove("COLUMNS").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let ansi = regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").unwrap();
+    ansi.replace_all(&text, "").into_owned()
+}
+
+/// Issue 24 (new user, "nothing says what to do next"): on a terminal,
+/// `scan` ends with the next commands: `examples` for the hidden errors and
+/// `show` for the session with the most of them, each runnable as printed.
+/// Never in a pipe, a file or a machine format.
+#[test]
+fn scan_on_a_terminal_ends_with_the_next_commands() {
+    let crush = sample("crush.db");
+    let shown = terminal_shows(&format!("stty cols 200; {BIN} scan {crush}"));
+    let tail: Vec<&str> = shown.lines().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
+    assert_eq!(
+        tail,
+        [
+            "Next: the hidden errors, call by call:",
+            &format!("  tracelint examples {crush}"),
+            "and the session with the most of them (2):",
+            &format!("  tracelint show 5f0c6c2e-8d7a-4b8e-9a51-2b1e7f3c9d10 {crush}"),
+        ],
+        "{shown}"
+    );
+    // Each runs as printed, and shows what it says.
+    for line in &tail[1..] {
+        if let Some(cmd) = line.trim().strip_prefix("tracelint ") {
+            let args: Vec<&str> = cmd.split(' ').collect();
+            let out = run_in(Path::new("."), &args);
+            assert!(out.status.success(), "{cmd}: {}", stderr(&out));
+            assert!(stdout(&out).contains("HIDDEN ERROR"), "{cmd}");
+        }
+    }
+    // Nothing hidden: the errors, and no session line.
+    let postfix = sample("peri-postfix.db");
+    let shown = terminal_shows(&format!("{BIN} scan {postfix}"));
+    assert!(shown.ends_with(&format!("Next: the errors, call by call:\n  tracelint examples {postfix}\n")), "{shown}");
+    // Not in a pipe, a file, or another format, not after check.
+    for cmd in [
+        format!("{BIN} scan {crush} | cat"),
+        format!("{BIN} scan {crush} > /dev/null"),
+        format!("{BIN} scan {crush} --format json"),
+        format!("{BIN} scan {crush} --format markdown"),
+        format!("{BIN} check {crush}"),
+    ] {
+        assert!(!terminal_shows(&cmd).contains("Next:"), "{cmd}");
+    }
+    assert!(!stderr(&run_in(Path::new("."), &["scan", &crush])).contains("Next:"));
+}
+
+/// Issue 24 (new user F6): the import phase of a transcript scan is most
+/// of its time, and its progress bar says what it does and moves (bytes of
+/// the files imported); then the reading phase names the source.
+#[test]
+fn the_transcript_import_has_a_labelled_progress_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    // Calls that succeed: the import takes seconds (the bar shows after
+    // one), the judging little.
+    std::fs::create_dir(&big).unwrap();
+    let pad = "lorem ipsum ".repeat(40);
+    for k in 0..10 {
+        let session = format!("{k:08}-1111-4000-8000-000000000000");
+        let mut text = String::new();
+        for i in 0..2_000 {
+            let call = serde_json::json!({"sessionId": session, "uuid": format!("c{k}-{i}"), "type": "assistant",
+                "timestamp": "2026-04-02T09:00:00.000Z", "message": {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": format!("toolu_{k}_{i}"), "name": "Read", "input": {"file_path": "/a"}}]}});
+            let result = serde_json::json!({"sessionId": session, "uuid": format!("r{k}-{i}"), "type": "user",
+                "timestamp": "2026-04-02T09:00:01.000Z", "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": format!("toolu_{k}_{i}"), "content": format!("ok {pad}")}]}});
+            text.push_str(&format!("{call}\n{result}\n"));
+        }
+        std::fs::write(big.join(format!("{session}.jsonl")), text).unwrap();
+    }
+    let big = big.display().to_string();
+    for cmd in ["scan", "examples"] {
+        let shell = format!("stty rows 40 cols 120; {BIN} {cmd} {big} >/dev/null");
+        let out = Command::new("script").args(["-qec", &shell, "/dev/null"]).env_remove("COLUMNS").output().unwrap();
+        let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+        let label = format!("importing {big} [");
+        assert!(shown.contains(&label), "{cmd}: no {label:?} in what the terminal showed:\n{shown}");
+        // It moved: some state between 0% and 100% of the import was drawn.
+        let re = regex::Regex::new(&format!(r"importing {} \[[=> ]+\]\s+([0-9]+)%", regex::escape(&big))).unwrap();
+        let percents: Vec<u32> = re.captures_iter(&shown).map(|c| c[1].parse().unwrap()).collect();
+        assert!(percents.iter().any(|p| (1..100).contains(p)), "{cmd}: {percents:?}");
+    }
+}
+
 #[test]
 fn tables_fit_an_80_column_terminal_and_piped_output_is_not_cut() {
     let sample = sample("peri-postmortem.db");
@@ -164,6 +258,85 @@ fn tables_fit_an_80_column_terminal_and_piped_output_is_not_cut() {
     assert!(piped.contains(
         "add `subagent_type` to `required` in the Agent schema, or say in its description exactly when it is needed"
     ));
+}
+
+/// `tracelint ARGS` with `COLUMNS=cols` (its stdout piped): what it printed.
+fn at_columns(cols: u16, args: &[&str]) -> String {
+    let out = Command::new(BIN).args(args).current_dir(root()).env("COLUMNS", cols.to_string()).output().unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// The lines of `text` wider than `cols` display columns.
+fn wider_than(cols: usize, text: &str) -> Vec<String> {
+    text.lines().filter(|l| unicode_width::UnicodeWidthStr::width(*l) > cols).map(str::to_string).collect()
+}
+
+/// How often each of `words` occurs whole in `text`.
+fn occurrences<'a>(words: &[&'a str], text: &str) -> Vec<(&'a str, usize)> {
+    words.iter().map(|w| (*w, text.matches(w).count())).collect()
+}
+
+/// Issue 24 (new user F7, F8): output fits the width it is given
+/// (`COLUMNS`, here in a pipe) with no word split: the README's first
+/// command has no line over 80 display columns and every category slug and
+/// tool name as often, whole, as in unfitted output (columns are left out,
+/// with a line saying which, rather than words cut); `rules`, `formats`,
+/// `schemas`, `show` and `examples` wrap their prose at word boundaries.
+/// Without `COLUMNS`, piped output is not fitted at all (the goldens).
+#[test]
+fn output_fits_the_given_width_and_never_splits_a_word() {
+    let sample = "sample-traces/peri-postmortem.db";
+    let report = json(&run_in(root(), &["scan", sample, "--format", "json"]));
+    let slugs: Vec<&str> =
+        report["categories"].as_array().unwrap().iter().map(|c| c["category"].as_str().unwrap()).collect();
+    let tools: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["tool"].as_str().unwrap()).collect();
+    assert!(slugs.contains(&"missing-required-param") && tools.contains(&"folder_operations"), "{slugs:?} {tools:?}");
+    let wide = stdout(&run_in(root(), &["scan", sample]));
+    assert!(!wider_than(80, &wide).is_empty(), "unfitted output has long lines");
+    for cols in [80, 100, 60] {
+        let text = at_columns(cols, &["scan", sample]);
+        let over = wider_than(usize::from(cols), &text);
+        assert!(over.is_empty(), "{} lines wider than {cols}:\n{}", over.len(), over.join("\n"));
+        assert_eq!(occurrences(&slugs, &text), occurrences(&slugs, &wide), "a slug split at {cols}:\n{text}");
+        // Names longer than a quarter of the width (at least 16) are shortened in the middle, never split.
+        let short: Vec<&str> =
+            tools.iter().copied().filter(|t| t.chars().count() <= usize::from(cols / 4).max(16)).collect();
+        assert_eq!(occurrences(&short, &text), occurrences(&short, &wide), "a tool name split at {cols}:\n{text}");
+        assert!(!text.contains("folder_oper\n") && !text.contains("│ ations"), "{text}");
+        assert!(text.contains("✗ 329 hidden errors"), "{text}");
+    }
+    let text = at_columns(80, &["scan", sample]);
+    assert!(text.contains("(left out at 80 columns: identical retries, median"), "{text}");
+    assert!(!wide.contains("left out at"));
+
+    let every: Vec<String> = json(&run_in(root(), &["rules", "--format", "json"]))["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["slug"].as_str().unwrap().to_string())
+        .collect();
+    let every: Vec<&str> = every.iter().map(String::as_str).collect();
+    for args in [
+        &["rules"][..],
+        &["formats"],
+        &["schemas"],
+        &["show", "019e42d6", sample],
+        &["show", "019e42d6", sample, "--call", "38"],
+        &["examples", sample, "--limit", "3"],
+        &["examples", "sample-traces/claude-code"],
+    ] {
+        let unfitted = stdout(&run_in(root(), args));
+        let text = at_columns(80, args);
+        let over = wider_than(80, &text);
+        assert!(over.is_empty(), "{args:?}: {} lines wider than 80:\n{}", over.len(), over.join("\n"));
+        assert_eq!(occurrences(&every, &text), occurrences(&every, &unfitted), "{args:?}: a slug split:\n{text}");
+        // Nothing lost: the same words (a word only splits when wider than a line).
+        let words = |t: &str| t.split_whitespace().map(str::len).sum::<usize>();
+        assert_eq!(words(&text), words(&unfitted), "{args:?}");
+    }
+    // JSON is never wrapped.
+    assert_eq!(at_columns(40, &["rules", "--format", "json"]), stdout(&run_in(root(), &["rules", "--format", "json"])));
 }
 
 /// Copy the Claude Code sample to `dir/cc`, and return its main transcript.

@@ -20,9 +20,10 @@ pub fn db_from_sql(dir: &Path, file: &str, sql: &str) -> PathBuf {
     path
 }
 
-/// Run tracelint in `dir` with `args` and no colour-related environment.
+/// Run tracelint in `dir` with `args` and no colour- or width-related
+/// environment (`COLUMNS` fits the output even in a pipe).
 pub fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN).args(args).current_dir(dir).env_remove("NO_COLOR").output().unwrap()
+    Command::new(BIN).args(args).current_dir(dir).env_remove("NO_COLOR").env_remove("COLUMNS").output().unwrap()
 }
 
 pub fn stdout(o: &Output) -> String {
