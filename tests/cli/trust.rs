@@ -158,7 +158,9 @@ fn terminal_shows(cmd: &str) -> String {
     let out = Command::new("script").args(["-qec", cmd, "/dev/null"]).env_remove("COLUMNS").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
     let ansi = regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").unwrap();
-    ansi.replace_all(&text, "").into_owned()
+    // A run slowed by a loaded machine draws the progress bar (a spinner, then `(Ns)`): not output.
+    let bar = regex::Regex::new(r"[\x{2800}-\x{28FF}][^\n]*?\([0-9]+s\) *").unwrap();
+    bar.replace_all(&ansi.replace_all(&text, ""), "").into_owned()
 }
 
 /// Issue 24 (new user, "nothing says what to do next"): on a terminal,
