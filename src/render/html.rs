@@ -120,6 +120,20 @@ fn escape(s: &str) -> String {
     out
 }
 
+/// `escape` for a block of lines, and a colon that starts a line written
+/// as `&#58;`: a page printed to a CI log must not hold a line a runner
+/// reads as a workflow command (`::error::…`).
+fn escape_lines(s: &str) -> String {
+    let lines: Vec<String> = s
+        .split('\n')
+        .map(|l| match l.strip_prefix(':') {
+            Some(rest) => format!("&#58;{}", escape(rest)),
+            None => escape(l),
+        })
+        .collect();
+    lines.join("\n")
+}
+
 /// Tools most errors first, then most calls, then by name (as the table).
 fn sorted_tools(report: &Report) -> Vec<&ToolReport> {
     let mut tools: Vec<_> = report.tools.iter().collect();
@@ -306,15 +320,12 @@ fn pct(k: &str, x: f64, decimals: usize) -> String {
     format!("<td data-k=\"{k}\" data-v=\"{x}\">{}</td>", percent(x, decimals))
 }
 
-/// `<table>` with its caption and column headers; `id` makes it sortable
-/// (and addressable: `#sort=ID:COLUMN:asc|desc` sorts it on load).
-fn table_start(h: &mut String, id: Option<&str>, caption: &str, columns: &[&str]) {
-    match id {
-        Some(id) => {
-            let _ = writeln!(h, "<table class=\"sortable\" id=\"{id}\">");
-        }
-        None => h.push_str("<table>\n"),
-    }
+/// `<table>` with its caption and column headers, and an `id` (for tests
+/// and links). A sortable table can be sorted on load by the address:
+/// `#sort=ID:COLUMN:asc|desc`.
+fn table_start(h: &mut String, (id, sortable): (&str, bool), caption: &str, columns: &[&str]) {
+    let class = if sortable { " class=\"sortable\"" } else { "" };
+    let _ = writeln!(h, "<table{class} id=\"{id}\">");
     let _ = writeln!(h, "<caption>{}</caption>\n<thead><tr>", esc(caption));
     for c in columns {
         let _ = write!(h, "<th scope=\"col\">{}</th>", esc(c));
@@ -342,7 +353,7 @@ fn totals_section(report: &Report, h: &mut String) {
     section_start(h, "totals-section", "Totals");
     table_start(
         h,
-        None,
+        ("totals-table", false),
         "All calls counted",
         &[
             "calls",
@@ -422,7 +433,7 @@ fn tools_section(report: &Report, tools: &[&ToolReport], h: &mut String) {
     }
     table_start(
         h,
-        Some("tools"),
+        ("tools", true),
         "Per tool, most errors first",
         &["tool", "calls", "errors", "flagged", "content", "hidden", "error rate"],
     );
@@ -531,7 +542,7 @@ fn categories_section(
     // Every tool's categories (the top tools).
     table_start(
         h,
-        Some("categories"),
+        ("categories", true),
         "Categories per tool (a category links to its example calls)",
         &["tool", "category", "errors", "hidden", "share of the tool's errors"],
     );
@@ -575,7 +586,7 @@ fn categories_section(
     // All tools, by category, with the fix.
     table_start(
         h,
-        Some("all-categories"),
+        ("all-categories", true),
         "All tools by category, with what to change",
         &["category", "errors", "hidden", "share", "tools", "fix"],
     );
@@ -649,7 +660,7 @@ fn classes_section(tools: &[(&str, Vec<(&str, u64)>)], h: &mut String) {
         &bars,
         &legend,
     );
-    table_start(h, Some("classes"), "Cause classes per tool", &["tool", "class", "errors", "share"]);
+    table_start(h, ("classes", true), "Cause classes per tool", &["tool", "class", "errors", "share"]);
     for (tool, classes) in tools.iter().take(TOP_TOOLS) {
         let all: u64 = classes.iter().map(|c| c.1).sum();
         for (c, n) in classes {
@@ -688,7 +699,7 @@ fn reasons_section(report: &Report, tools: &[&ToolReport], anchors: &Anchors, h:
         let rows: Vec<_> = report.reasons.iter().filter(|r| r.tool == t.tool).collect();
         let id = format!("reasons-{i}");
         let caption = format!("Why {} calls failed", truncate(&one_line(&t.tool), 64));
-        table_start(h, Some(&id), &caption, &["category", "reason", "count", "share", "hidden"]);
+        table_start(h, (&id, true), &caption, &["category", "reason", "count", "share", "hidden"]);
         for r in rows.iter().take(LONG_ROWS) {
             let _ = writeln!(
                 h,
@@ -778,7 +789,7 @@ fn days_section(page: &Page, h: &mut String) {
     vbar_chart(h, "chart-days", &format!("Errors per {unit}: flagged and hidden"), &desc, &bars, &legend);
     table_start(
         h,
-        Some("days"),
+        ("days", true),
         &format!("Calls and errors per {unit} (UTC)"),
         &[unit, "calls", "errors", "flagged", "hidden", "error rate"],
     );
@@ -876,7 +887,7 @@ fn recovery_section(report: &Report, tools: &[&ToolReport], anchors: &Anchors, h
     hbar_chart(h, "chart-recovery", "What followed each failure, per tool", &desc, &bars, &legend);
     table_start(
         h,
-        Some("recovery"),
+        ("recovery", true),
         "Recovery per tool and category",
         &[
             "tool",
@@ -962,7 +973,7 @@ fn streaks_section(report: &Report, h: &mut String) {
     let at = format!("at or above {}", st.threshold);
     table_start(
         h,
-        Some("streaks"),
+        ("streaks", true),
         "Streaks per tool",
         &["tool", "streaks", "longest", "p50", "p95", "lengths", &at, "hidden at or above"],
     );
@@ -996,7 +1007,7 @@ fn repairs_section(report: &Report, h: &mut String) {
     section_start(h, "repairs-section", "Repairs: argument changes between a failure and the next, successful call");
     table_start(
         h,
-        Some("repairs"),
+        ("repairs", true),
         "Observed repairs, most frequent first",
         &["tool", "category", "change", "kind", "count", "of"],
     );
@@ -1029,7 +1040,7 @@ fn feedback_section(report: &Report, h: &mut String) {
     section_start(h, "feedback-section", "Feedback: error messages most worth rewriting first");
     table_start(
         h,
-        Some("feedback"),
+        ("feedback", true),
         "Error messages, with whether they locate the fault and direct the next step",
         &["message", "tool", "count", "locates", "directs", "fixed next call"],
     );
@@ -1072,7 +1083,7 @@ fn schema_section(report: &Report, h: &mut String) {
     tools.sort_by(|a, b| b.violations.cmp(&a.violations).then(b.validated.cmp(&a.validated)).then(a.tool.cmp(&b.tool)));
     table_start(
         h,
-        Some("schema"),
+        ("schema", true),
         "Schema validation per tool",
         &["tool", "schema", "validated", "violations", "accepted anyway", "categories"],
     );
@@ -1096,7 +1107,7 @@ fn schema_section(report: &Report, h: &mut String) {
     if !sc.drift.is_empty() {
         table_start(
             h,
-            Some("drift"),
+            ("drift", true),
             "Schema drift: where the schema and the tool's behaviour disagree",
             &["drift", "tool", "parameter", "count", "recommendation"],
         );
@@ -1135,7 +1146,7 @@ fn findings_section(report: &Report, h: &mut String) {
     }
     let mut by_rule: Vec<(&str, (usize, &str))> = by_rule.into_iter().collect();
     by_rule.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
-    table_start(h, Some("finding-rules"), "Findings by rule", &["rule", "severity", "findings"]);
+    table_start(h, ("finding-rules", true), "Findings by rule", &["rule", "severity", "findings"]);
     for (rule, (n, severity)) in &by_rule {
         let _ = writeln!(
             h,
@@ -1154,7 +1165,7 @@ fn findings_section(report: &Report, h: &mut String) {
     list.sort_by_key(|f| (f.severity.as_str() != "error", count(f.rule.as_str())));
     table_start(
         h,
-        Some("findings"),
+        ("findings", true),
         "Findings: errors first, the rarer rules first",
         &["severity", "rule", "tool", "category", "session", "call", "message"],
     );
@@ -1284,7 +1295,7 @@ fn example(h: &mut String, n: usize, e: &Example) {
     let _ = writeln!(h, "<p>arguments:</p><pre>{}</pre>", esc(&e.arguments));
     match &e.result {
         Some(r) => {
-            let _ = writeln!(h, "<p>result:</p><pre>{}</pre>", escape(r.trim_end()));
+            let _ = writeln!(h, "<p>result:</p><pre>{}</pre>", escape_lines(r.trim_end()));
         }
         None => h.push_str("<p>result: (none)</p>\n"),
     }
@@ -1519,6 +1530,7 @@ mod tests {
     fn escapes_text_and_attributes() {
         assert_eq!(esc("<script>&\"'x"), "&lt;script&gt;&amp;&quot;&#39;x");
         assert_eq!(esc("a\nb\u{1b}[31m\u{202e}c"), "a bc");
+        assert_eq!(escape_lines("x\n::error::forged\n<a>"), "x\n&#58;:error::forged\n&lt;a&gt;");
     }
 
     #[test]
