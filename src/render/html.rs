@@ -739,7 +739,9 @@ fn time_buckets(days: &BTreeMap<String, Day>) -> (Vec<(String, Day)>, &'static s
     } else if span <= 7 * TIME_BARS as i64 {
         ("week", |d| {
             use chrono::Datelike;
-            let monday = d - chrono::Days::new(u64::from(d.weekday().num_days_from_monday()));
+            // The first days chrono knows have no Monday before them: their own date.
+            let back = chrono::Days::new(u64::from(d.weekday().num_days_from_monday()));
+            let monday = d.checked_sub_days(back).unwrap_or(d);
             format!("week of {}", monday.format("%Y-%m-%d"))
         })
     } else {
@@ -1582,6 +1584,11 @@ mod tests {
         let (b, unit) = time_buckets(&days);
         assert_eq!(unit, "week");
         assert_eq!(b[0], ("week of 2025-12-29".to_string(), Day { calls: 2, errors: 2, flagged: 0, hidden: 2 }));
+        let mut edge = BTreeMap::new();
+        edge.insert(chrono::NaiveDate::MIN.format("%Y-%m-%d").to_string(), one);
+        edge.insert("2026-01-01".to_string(), one);
+        edge.insert("not a day".to_string(), one);
+        assert_eq!(time_buckets(&edge).0.len(), 3, "no panic at the edge of the calendar");
         days.insert("2030-01-01".to_string(), one);
         let (b, unit) = time_buckets(&days);
         assert_eq!(unit, "month");

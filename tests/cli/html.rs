@@ -493,3 +493,43 @@ fn a_big_store_gives_a_bounded_page() {
     assert!(text.contains("more tools with errors ("), "the rest of the categories counted");
     assert!(text.contains("only the 60 largest tool and category pairs are embedded"), "examples bounded");
 }
+
+/// The page's per-day counts and examples come from the calls the report
+/// counts: under every filter they add up to the JSON report's totals, and
+/// no example is of a tool the filter left out.
+#[test]
+fn days_and_examples_follow_the_filters() {
+    let sample = "sample-traces/peri-postmortem.db";
+    let day_row = Regex::new(r"(?s)<tr[^>]*>\s*<th scope=.row.>([^<]*)</th>(.*?)</tr>").unwrap();
+    let cell = Regex::new(r#"data-k="(\w+)"[^>]*>([^<]*)<"#).unwrap();
+    let pair = Regex::new(r#"<div class="pair" id="[^"]*" data-tool="([^"]*)""#).unwrap();
+    for filter in [&[][..], &["--tool", "Agent"][..], &["--since", "2026-05-25", "--until", "2026-05-28"][..]] {
+        let json = scan_json(&[sample], filter);
+        let mut args = vec!["scan", sample, "--format", "html"];
+        args.extend_from_slice(filter);
+        let out = run_in(root(), &args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = stdout(&out);
+        let days = table(&text, "days");
+        let (mut calls, mut errors, mut hidden, mut n) = (0u64, 0u64, 0u64, 0);
+        for r in day_row.captures_iter(days) {
+            let get =
+                |k: &str| cell.captures_iter(&r[2]).find(|c| &c[1] == k).map(|c| c[2].parse::<u64>().unwrap()).unwrap();
+            calls += get("calls");
+            errors += get("errors");
+            hidden += get("hidden");
+            n += 1;
+        }
+        let t = &json["totals"];
+        assert!(n > 0, "{filter:?}: no day rows");
+        assert_eq!(
+            (calls, errors, hidden),
+            (t["calls"].as_u64().unwrap(), t["errors"].as_u64().unwrap(), t["hidden_errors"].as_u64().unwrap()),
+            "{filter:?}"
+        );
+        let tools: Vec<&str> = json["tools"].as_array().unwrap().iter().map(|t| t["tool"].as_str().unwrap()).collect();
+        let shown: Vec<String> = pair.captures_iter(&text).map(|c| unescape(&c[1])).collect();
+        assert!(!shown.is_empty(), "{filter:?}: no examples");
+        assert!(shown.iter().all(|t| tools.contains(&t.as_str())), "{filter:?}: {shown:?}");
+    }
+}
