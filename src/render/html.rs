@@ -862,7 +862,8 @@ fn recovery_section(report: &Report, tools: &[&ToolReport], anchors: &Anchors, h
         }
     }
     let names = ["at 1", "at 2", "at 3", "later", "retried, never recovered", "abandoned"];
-    let classes = ["c3", "c0", "c2", "c6", "c1", "hidden"];
+    // Light to dark when printed: at 1 lightest, abandoned black.
+    let classes = ["c3", "c6", "c2", "c7", "c1", "hidden"];
     let order: Vec<&str> =
         tools.iter().map(|t| t.tool.as_str()).filter(|t| per.contains_key(t)).take(CHART_TOOLS).collect();
     let bars: Vec<Bar> = order
@@ -1463,7 +1464,7 @@ svg text{fill:var(--fg);font:12px system-ui,sans-serif}svg .val{fill:var(--muted
 .pair:target,.category:target{outline:2px solid var(--link);outline-offset:4px}
 @media print{
 :root{--bg:#fff;--fg:#000;--muted:#333;--line:#888;--head:#fff;--link:#000;--flag:#fff;--hidden:#000;--rest:#eee;
---c0:#000;--c1:#fff;--c2:#777;--c3:#bbb;--c4:#444;--c5:#ddd;--c6:#999;--c7:#222}
+--good:#000;--bad:#000;--c0:#000;--c1:#fff;--c2:#888;--c3:#ddd;--c4:#444;--c5:#eee;--c6:#bbb;--c7:#666}
 body{max-width:none;padding:0;font-size:11pt}nav{display:none}thead th{position:static}
 svg .bar,.legend rect{stroke:#000;stroke-width:.7}a{text-decoration:none}
 .ex,figure.chart,tr{break-inside:avoid}h2,h3,h4{break-after:avoid}
