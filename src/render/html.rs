@@ -167,7 +167,8 @@ impl Anchors {
     fn new(tools: &[&ToolReport], categories: &[(String, u64, u64, usize)]) -> Anchors {
         Anchors {
             tools: tools.iter().take(TOP_TOOLS).enumerate().map(|(i, t)| (t.tool.clone(), i)).collect(),
-            categories: categories.iter().enumerate().map(|(i, c)| (c.0.clone(), i)).collect(),
+            // The categories the drill-down has a section for.
+            categories: categories.iter().take(LONG_ROWS).enumerate().map(|(i, c)| (c.0.clone(), i)).collect(),
         }
     }
 
@@ -546,13 +547,11 @@ fn categories_section(
         "Categories per tool (a category links to its example calls)",
         &["tool", "category", "errors", "hidden", "share of the tool's errors"],
     );
-    let mut rows = 0;
     let mut left = (0usize, 0u64);
     for t in tools.iter().filter(|t| t.errors > 0).take(TOP_TOOLS) {
         let mut cats: Vec<_> = report.categories.iter().filter(|c| c.tool == t.tool).collect();
         cats.sort_by(|a, b| b.errors.cmp(&a.errors).then(a.category.cmp(&b.category)));
         for c in &cats[..cats.len().min(LONG_ROWS)] {
-            rows += 1;
             let _ = writeln!(
                 h,
                 "<tr data-tool=\"{}\" data-category=\"{}\"><th scope=\"row\">{}</th><td>{}</td>{}{}{}</tr>",
@@ -578,10 +577,14 @@ fn categories_section(
         more_row(h, 5, failing_tools, TOP_TOOLS, "tools with errors", &format!(" ({})", plural(errors, "error")));
     }
     if left.0 > 0 {
-        more_row(h, 5, left.0 + 1, 1, "categories of the tools above", &format!(" ({})", plural(left.1, "error")));
+        let _ = writeln!(
+            h,
+            "<tr class=\"more\"><td colspan=\"5\" data-k=\"more\">and {} more categories of the tools above ({})</td></tr>",
+            left.0,
+            plural(left.1, "error")
+        );
     }
     h.push_str("</tfoot></table>\n");
-    let _ = rows;
 
     // All tools, by category, with the fix.
     table_start(
@@ -1219,7 +1222,7 @@ fn drill_section(
     pairs.sort_by(|a, b| b.errors.cmp(&a.errors).then(a.tool.cmp(&b.tool)).then(a.category.cmp(&b.category)));
     let embedded: std::collections::BTreeSet<(&str, &str)> =
         pairs.iter().take(DRILL_PAIRS).map(|c| (c.tool.as_str(), c.category.as_str())).collect();
-    for (c, n, _, _) in categories {
+    for (c, n, _, _) in categories.iter().take(LONG_ROWS) {
         let Some(id) = anchors.category(c) else { continue };
         let _ = writeln!(h, "<section class=\"category\" id=\"{id}\">\n<h3>{} ({})</h3>", esc(c), plural(*n, "error"));
         let mut rows: Vec<_> = report.categories.iter().filter(|r| r.category == *c).collect();
