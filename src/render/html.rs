@@ -231,7 +231,7 @@ pub fn render(
     if t.calls > 0 {
         tools_section(report, &tools, &mut h);
         categories_section(report, &tools, &categories, &anchors, &mut h);
-        classes_section(&[], &mut h);
+        classes_section(&tool_classes(&tools), &mut h);
         reasons_section(report, &tools, &anchors, &mut h);
         days_section(page, &mut h);
         recovery_section(report, &tools, &anchors, &mut h);
@@ -295,6 +295,7 @@ fn nav(report: &Report, h: &mut String) {
         for (id, name) in [
             ("tools-section", "tools"),
             ("categories-section", "categories"),
+            ("classes-section", "cause classes"),
             ("reasons-section", "reasons"),
             ("days-section", "per day"),
             ("recovery-section", "recovery"),
@@ -616,6 +617,25 @@ fn categories_section(
     h.push_str("</tfoot></table>\n</section>\n");
 }
 
+/// Each tool with errors and its errors per cause class, largest first
+/// (ties in the class table's order), the tools in table order.
+fn tool_classes<'a>(tools: &[&'a ToolReport]) -> Vec<(&'a str, Vec<(&'static str, u64)>)> {
+    use crate::rules::category::CauseClass;
+    tools
+        .iter()
+        .filter(|t| t.errors > 0)
+        .map(|t| {
+            let mut v: Vec<(&'static str, u64)> = CauseClass::all()
+                .filter_map(|c| t.classes.get(c.as_str()).map(|&n| (c.as_str(), n)))
+                .filter(|(_, n)| *n > 0)
+                .collect();
+            v.sort_by_key(|c| std::cmp::Reverse(c.1));
+            (t.tool.as_str(), v)
+        })
+        .filter(|(_, v)| !v.is_empty())
+        .collect()
+}
+
 /// Cause classes per tool (issue 24, item 4): the share of each class of
 /// the tool's errors, as a chart and a table. `tools` holds, per tool, its
 /// errors per class; an empty list (a report without classes) writes
@@ -669,8 +689,9 @@ fn classes_section(tools: &[(&str, Vec<(&str, u64)>)], h: &mut String) {
         for (c, n) in classes {
             let _ = writeln!(
                 h,
-                "<tr data-tool=\"{}\"><th scope=\"row\">{}</th><td>{}</td>{}{}</tr>",
+                "<tr data-tool=\"{}\" data-class=\"{}\"><th scope=\"row\">{}</th><td>{}</td>{}{}</tr>",
                 esc(tool),
+                esc(c),
                 esc_cut(tool, 64),
                 esc(c),
                 num("errors", *n),
@@ -699,6 +720,9 @@ fn reasons_section(report: &Report, tools: &[&ToolReport], anchors: &Anchors, h:
             percent(t.error_rate, 2),
             t.hidden_errors
         );
+        if let Some(line) = report.headlines.iter().find(|l| l.tool == t.tool) {
+            let _ = writeln!(h, "<p class=\"headline\">{}</p>", esc(&line.sentence));
+        }
         let rows: Vec<_> = report.reasons.iter().filter(|r| r.tool == t.tool).collect();
         let id = format!("reasons-{i}");
         let caption = format!("Why {} calls failed", truncate(&one_line(&t.tool), 64));

@@ -313,6 +313,21 @@ fn the_peri_page_in_chromium_shows_the_json_numbers() {
         );
         assert_eq!(block.matches("<article class=\"ex\">").count() as u64, shown, "{tool} {category}");
     }
+    // Every tool's cause classes.
+    let class_rows = rows(table(dom, "classes"));
+    for t in json["tools"].as_array().unwrap() {
+        for (class, n) in t["classes"].as_object().unwrap().iter().filter(|(_, n)| n.as_u64() > Some(0)) {
+            let (_, cells) = class_rows
+                .iter()
+                .find(|r| {
+                    attr(&r.0, "data-tool").as_deref() == t["tool"].as_str()
+                        && attr(&r.0, "data-class").as_deref() == Some(class)
+                })
+                .unwrap_or_else(|| panic!("no class row {} {class}", t["tool"]));
+            assert_eq!(cell(cells, "errors"), n.to_string());
+        }
+    }
+    assert!(dom.contains("Agent: 42 of 45 errors (93%) are argument problems"), "the headline");
     // The verdict line, as the table prints it.
     assert!(dom.contains("✗ 329 hidden errors (Edit 284, Agent 45)"), "verdict");
 }
