@@ -238,6 +238,8 @@ pub enum OutputFormat {
     Github,
     /// JUnit XML: a testsuite per source, a testcase per tool.
     Junit,
+    /// One self-contained HTML page: tables, charts and the example calls, working offline.
+    Html,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -251,7 +253,7 @@ pub enum ColorChoice {
 pub struct ScanArgs {
     #[command(flatten)]
     pub select: SelectArgs,
-    /// table (terminal), json (the versioned contract), markdown (postmortem), csv, github (annotations), junit.
+    /// table (terminal), json (the versioned contract), markdown (postmortem), csv, github (annotations), junit, html (one page).
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
     /// Colour in the table output: auto colours only a terminal, and NO_COLOR turns it off.

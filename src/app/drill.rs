@@ -17,7 +17,7 @@ use crate::sanitize::{block, one_line, truncate};
 use crate::source::SessionFilter;
 use crate::{SourceStart, Visitor};
 
-fn verdict(c: &JudgedCall) -> String {
+pub(super) fn verdict(c: &JudgedCall) -> String {
     match &c.outcome {
         Outcome::Success => "ok".into(),
         Outcome::Unpaired => "unpaired (no result)".into(),
@@ -27,7 +27,7 @@ fn verdict(c: &JudgedCall) -> String {
     }
 }
 
-fn flag_text(r: Option<&ToolResult>) -> &'static str {
+pub(super) fn flag_text(r: Option<&ToolResult>) -> &'static str {
     match r.and_then(|r| r.flag) {
         Some(true) => "flag: error",
         Some(false) => "flag: success",
@@ -59,16 +59,27 @@ fn print_detail(source: &str, session: &str, c: &JudgedCall, redaction: Redactio
     if let Some(first) = c.violations.as_ref().and_then(|v| v.first()) {
         writeln!(out, "  schema: {}", one_line(&first.text))?;
     }
-    let args = serde_json::to_string(&c.input).unwrap_or_default();
-    writeln!(out, "  arguments: {}", truncate(&one_line(&redaction.apply(&args)), 400))?;
+    writeln!(out, "  arguments: {}", arguments(c, redaction))?;
     match &c.result {
         Some(r) => {
             writeln!(out, "  result:")?;
-            write!(out, "{}", block(&redaction.apply(&r.text), "    ", 12, 1200))?;
+            write!(out, "{}", result_text(r, redaction, "    "))?;
         }
         None => writeln!(out, "  result: (none)")?,
     }
     Ok(())
+}
+
+/// A call's arguments as `examples` shows them: JSON on one line, redacted, cut.
+pub(super) fn arguments(c: &JudgedCall, redaction: Redaction) -> String {
+    let args = serde_json::to_string(&c.input).unwrap_or_default();
+    truncate(&one_line(&redaction.apply(&args)), 400)
+}
+
+/// A result's text as `examples` shows it: redacted, sanitized, at most 12
+/// lines and 1200 characters, each line after `indent`.
+pub(super) fn result_text(r: &ToolResult, redaction: Redaction, indent: &str) -> String {
+    block(&redaction.apply(&r.text), indent, 12, 1200)
 }
 
 /// Which failures `examples` lists.

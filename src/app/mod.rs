@@ -9,6 +9,7 @@ pub mod import;
 pub mod listings;
 pub mod merge;
 pub mod output;
+pub mod page;
 pub mod scan;
 pub mod sessions;
 pub mod settings;

@@ -9,16 +9,21 @@ use super::{ExitStatus, Terminal, settings, suggest};
 use crate::cli::{CheckArgs, OutputFormat, ScanArgs};
 use crate::error::{Error, Result};
 use crate::gate::{self, Gate, Verdict};
+use crate::render::html::Page;
 use crate::render::plural;
 use crate::report::Report;
 use crate::rules::FindingRule;
 use crate::{render, sanitize};
 
-/// Scan what `args` names and build the report; warnings go to `err`.
-fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Result<Report> {
+/// Scan what `args` names and build the report, and for `--format html`
+/// what the page shows beyond it; warnings go to `err`.
+fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Result<(Report, Option<Page>)> {
     let opts = settings::scan(&args.select)?;
     let mut notes = Vec::new();
-    let report = crate::scan(paths, &opts, &mut notes)?;
+    let (report, page) = match args.format {
+        OutputFormat::Html => super::page::scan(paths, &opts, &mut notes).map(|(r, p)| (r, Some(p)))?,
+        _ => (crate::scan(paths, &opts, &mut notes)?, None),
+    };
     for note in notes.iter().chain(&report.warnings) {
         writeln!(err, "tracelint: warning: {note}")?;
     }
@@ -31,7 +36,7 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
             writeln!(err, "tracelint: warning: {path}: {rows} skipped or repaired (see the malformed-row findings)")?;
         }
     }
-    Ok(report)
+    Ok((report, page))
 }
 
 /// Why nothing was judged, when nothing was: which filter matched nothing
@@ -116,6 +121,7 @@ fn check_gate_tools(report: &Report, g: &Gate) -> Result<()> {
 fn render(
     args: &ScanArgs,
     report: &Report,
+    page: Option<&Page>,
     term: &Terminal,
     verdict: Option<(&Verdict, &Gate)>,
     summary: Option<&Path>,
@@ -133,6 +139,7 @@ fn render(
             F::Csv => render::csv::render(report, out)?,
             F::Github => render::github::render(report, verdict, out)?,
             F::Junit => render::junit::render(report, verdict.map(|v| v.0), out)?,
+            F::Html => render::html::render(report, verdict, page.unwrap_or(&Page::default()), out)?,
         }
         out.flush()?;
         Ok(())
@@ -194,11 +201,11 @@ pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut
     let paths = crate::input::resolve(&args.select.paths)?;
     let inputs = output::Inputs::new(&paths, &args.select.judging.tool_schemas);
     let summary = args.summary.as_deref().map(|s| output::guard(s, &inputs, Written::Summary, false)).transpose()?;
-    let report = build_report(args, &paths, err)?;
+    let (report, page) = build_report(args, &paths, err)?;
     if let Some(why) = empty_window(&report, args) {
         writeln!(err, "tracelint: warning: nothing to report: {why}")?;
     }
-    render(args, &report, term, None, summary.as_deref(), out)?;
+    render(args, &report, page.as_ref(), term, None, summary.as_deref(), out)?;
     if term.hints && args.format == OutputFormat::Table {
         let source_format = args.select.judging.source_format.as_deref();
         super::hint::write(&super::hint::after_scan(&report, &args.select.paths, source_format), err)?;
@@ -216,7 +223,7 @@ pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &m
         args.write_baseline.as_deref().map(|b| output::guard(b, &inputs, Written::Baseline, args.force)).transpose()?;
     let summary =
         args.scan.summary.as_deref().map(|s| output::guard(s, &inputs, Written::Summary, false)).transpose()?;
-    let report = build_report(&args.scan, &paths, err)?;
+    let (report, page) = build_report(&args.scan, &paths, err)?;
     check_gate_tools(&report, &g)?;
     if let Some(why) = empty_window(&report, &args.scan) {
         if !args.allow_empty {
@@ -252,14 +259,14 @@ pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &m
     let baseline = args.baseline.as_deref().map(gate::read_baseline).transpose()?;
     let verdict = gate::evaluate(&report, &g, baseline.as_ref());
     let status = if verdict.passed() { ExitStatus::Clean } else { ExitStatus::Findings };
-    let written = write_check(args, &report, term, (&verdict, &g), summary.as_deref(), out, err);
+    let written = write_check(args, (&report, page.as_ref()), term, (&verdict, &g), summary.as_deref(), out, err);
     super::keep_status_on_closed_pipe(status, written)
 }
 
 /// The report, the stale-baseline note and the closing sentence of `check`.
 fn write_check(
     args: &CheckArgs,
-    report: &Report,
+    (report, page): (&Report, Option<&Page>),
     term: &Terminal,
     verdict: (&Verdict, &Gate),
     summary: Option<&Path>,
@@ -267,7 +274,7 @@ fn write_check(
     err: &mut dyn Write,
 ) -> Result<()> {
     // The note and the sentence do not depend on stdout either.
-    let rendered = render(&args.scan, report, term, Some(verdict), summary, out);
+    let rendered = render(&args.scan, report, page, term, Some(verdict), summary, out);
     if let Err(e) = &rendered
         && !e.is_broken_pipe()
     {

@@ -5,6 +5,7 @@
 
 pub mod csv;
 pub mod github;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;

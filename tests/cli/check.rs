@@ -125,6 +125,7 @@ fn golden_outputs_of_every_format() {
         ("csv", "peri_small.csv"),
         ("github", "peri_small.github.txt"),
         ("junit", "peri_small.junit.xml"),
+        ("html", "peri_small.html"),
     ] {
         let out = run_in(dir.path(), &["scan", "threads.db", "--format", format]);
         assert!(out.status.success(), "{format}: {}", stderr(&out));
@@ -171,7 +172,7 @@ fn hostile_text_is_neutralized_in_every_format() {
         }
         assert!(!text.contains("SECRETSECRET"), "sessions {format}: the secret is redacted");
     }
-    for format in ["table", "json", "markdown", "csv", "github", "junit"] {
+    for format in ["table", "json", "markdown", "csv", "github", "junit", "html"] {
         for cmd in ["scan", "check"] {
             let out = run_in(dir.path(), &[cmd, "hostile.db", "--format", format, "--color", "never"]);
             assert_ne!(out.status.code(), Some(2), "{cmd} {format}: {}", stderr(&out));
@@ -193,6 +194,10 @@ fn hostile_text_is_neutralized_in_every_format() {
             }
             match format {
                 "junit" => assert!(!text.contains("<script>"), "{cmd} {format}: raw HTML"),
+                "html" => {
+                    assert_eq!(text.matches("<script").count(), 1, "{cmd} {format}: only the page's own script");
+                    assert!(!text.contains("<img") && !text.contains("<iframe"), "{cmd} {format}: raw HTML");
+                }
                 "markdown" => {
                     for line in text.lines() {
                         assert!(!outside_code_spans(line).contains("<script>"), "{cmd} {format}: raw HTML in {line:?}");
@@ -307,7 +312,7 @@ fn invisible_characters_reach_no_human_output() {
             || matches!(c, '\u{fe00}'..='\u{fe0f}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e01ef}')
     };
     let mut runs: Vec<Vec<&str>> = Vec::new();
-    for format in ["table", "markdown", "csv", "junit", "github"] {
+    for format in ["table", "markdown", "csv", "junit", "github", "html"] {
         runs.push(vec!["scan", "inv.db", "--format", format, "--color", "never"]);
         runs.push(vec!["check", "inv.db", "--format", format, "--color", "never"]);
     }

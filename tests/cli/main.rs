@@ -26,6 +26,8 @@ mod formats;
 mod gen_samples;
 /// hostile traces: read-only, WAL, corrupt pages, huge and odd text
 mod hostile;
+/// --format html: the page in headless Chromium, its escaping, size bound and gate
+mod html;
 /// transcript import and direct scans of transcript folders
 mod import;
 /// completions, --help examples, the GitHub Action's check step

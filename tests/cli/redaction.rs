@@ -65,7 +65,7 @@ fn no_renderer_and_no_section_shows_a_secret() {
     let schemas = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/schema_tools.json");
     let mut runs: Vec<Vec<&str>> = Vec::new();
     for cmd in ["scan", "check"] {
-        for format in ["table", "json", "markdown", "csv", "github", "junit"] {
+        for format in ["table", "json", "markdown", "csv", "github", "junit", "html"] {
             runs.push(vec![
                 cmd,
                 "secrets.db",
@@ -245,10 +245,10 @@ fn every_secret_shape_through_every_channel_and_command() {
         head.iter().chain(&paths).chain(tail).map(|s| s.to_string()).collect()
     };
     let mut runs: Vec<Vec<String>> = Vec::new();
-    for format in ["table", "json", "markdown", "csv", "github", "junit"] {
+    for format in ["table", "json", "markdown", "csv", "github", "junit", "html"] {
         runs.push(with(&["scan"], &["--format", format, "--color", "never"]));
     }
-    for format in ["table", "github", "junit", "markdown"] {
+    for format in ["table", "github", "junit", "markdown", "html"] {
         runs.push(with(&["check"], &["--format", format, "--color", "never"]));
     }
     runs.push(with(&["scan"], &["--summary", "s.md", "--format", "json"]));

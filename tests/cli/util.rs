@@ -291,6 +291,8 @@ pub fn peri_db(dir: &Path, file: &str, sessions: &[(&str, Vec<FxCall<'_>>)]) -> 
          CREATE TABLE messages (message_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL);",
     )
     .unwrap();
+    // One transaction: a commit per row would make a large fixture slow.
+    conn.execute_batch("BEGIN").unwrap();
     let mut n = 0u64;
     for (thread, calls) in sessions {
         conn.execute(
@@ -316,6 +318,7 @@ pub fn peri_db(dir: &Path, file: &str, sessions: &[(&str, Vec<FxCall<'_>>)]) -> 
             }
         }
     }
+    conn.execute_batch("COMMIT").unwrap();
     path
 }
 
