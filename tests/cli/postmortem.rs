@@ -176,3 +176,21 @@ fn the_documented_classes_are_the_code() {
         tracelint::rules::Category::all().map(|c| (c.as_str().to_string(), c.class().as_str().to_string())).collect();
     assert_eq!(documented, code);
 }
+
+/// At 80 columns the sessions table and its reasons fit, no id cut.
+#[test]
+fn sessions_fit_an_80_column_terminal() {
+    let out = std::process::Command::new(BIN)
+        .args(["sessions", PERI, "--limit", "5"])
+        .current_dir(root())
+        .env("COLUMNS", "80")
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    for line in text.lines() {
+        assert!(line.chars().count() <= 80, "wider than 80: {line}");
+    }
+    assert!(text.contains("019e4524-bf08-76b1-a48d-14cf36eda930"), "the worst session's whole id:\n{text}");
+    assert!(text.contains("left out at 80 columns"), "{text}");
+    assert!(text.contains("guard-blind streak"), "the reasons are there:\n{text}");
+}
