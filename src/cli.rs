@@ -294,6 +294,13 @@ pub struct SelectArgs {
     /// Report an optional parameter as optional-but-required after this many missing-parameter errors name it.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub drift_min: u64,
+    /// Keep what was judged in this folder instead of the user's cache
+    /// ($XDG_CACHE_HOME/tracelint): a re-run reads only what changed (docs/index.md).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_index")]
+    pub index: Option<PathBuf>,
+    /// Read and judge everything again, and keep nothing in the index.
+    #[arg(long)]
+    pub no_index: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -149,7 +149,7 @@ pub fn forced_format(name: Option<&str>) -> Result<(Option<Format>, Option<Diale
 /// so (`.jsonl`, `.json`), so that an empty or broken one gets the
 /// transcript's error, or when a text format claims it (an Aider history,
 /// by its name or its first line), and a database otherwise.
-fn is_transcripts(path: &Path) -> bool {
+pub fn is_transcripts(path: &Path) -> bool {
     if path.is_dir() {
         return true;
     }
@@ -359,6 +359,20 @@ impl Source {
             }
         }
         Ok(stats)
+    }
+
+    /// For the index: was the database only appended to after row `row`,
+    /// by rows of new sessions? `None` when its format cannot tell.
+    pub fn appended_after(&self, row: i64) -> Option<bool> {
+        if self._scratch.is_some() {
+            return None;
+        }
+        self.format.adapter().appended_after(&self.conn, row).ok().flatten()
+    }
+
+    /// The database's free pages: deleting rows adds to them.
+    pub fn freelist(&self) -> Option<i64> {
+        self.conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).ok()
     }
 
     /// The tool schemas the source stores itself (llm's `tools` table).

@@ -20,6 +20,7 @@ pub mod error;
 pub mod export;
 pub mod gate;
 pub mod import;
+pub mod index;
 pub mod input;
 pub mod judge;
 pub mod model;
@@ -56,6 +57,10 @@ pub struct ScanOptions {
     pub tool_schemas: FileSchemas,
     /// Filters, streak threshold, drift threshold and redaction.
     pub aggregate: AggregateOptions,
+    /// The index folder (`--index`, else the user's cache); `None` reads
+    /// everything (`--no-index`). Commands that show calls (`examples`,
+    /// `show`, the HTML page, `export`) always read.
+    pub index: Option<PathBuf>,
 }
 
 /// What the spine tells a visitor about each source before its sessions.
@@ -95,8 +100,144 @@ impl Visitor for Aggregator {
 /// are appended to `notes`.
 pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> Result<Report> {
     let mut agg = Aggregator::new(opts.aggregate.clone());
-    walk(paths, opts, notes, &mut agg)?;
+    match &opts.index {
+        Some(root) => walk_indexed(paths, opts, root, notes, &mut agg)?,
+        None => walk(paths, opts, notes, &mut agg)?,
+    }
     Ok(agg.finish())
+}
+
+/// `walk` through the index under `root` (src/index.rs): each source's
+/// counts and session rows go to `taker`, from the index when the source
+/// is as it was, else read (for an appended Peri database, only its new
+/// sessions) and kept for the next run.
+pub fn walk_indexed(
+    paths: &[PathBuf],
+    opts: &ScanOptions,
+    root: &Path,
+    notes: &mut Vec<String>,
+    taker: &mut dyn index::Taker,
+) -> Result<()> {
+    let index = index::Index::open(root, opts, notes);
+    for path in &input::distinct(paths, notes) {
+        let label = opts.aggregate.redaction.apply(&path.display().to_string()).into_owned();
+        let canonical = std::fs::canonicalize(path).map(|p| p.display().to_string());
+        let transcripts = opts.source.transcripts.is_some() || input::is_transcripts(path);
+        let marks = index::marks(path, transcripts);
+        let kept = match (&index, &canonical) {
+            (Some(index), Ok(c)) => index.load(c, &label, notes),
+            _ => None,
+        };
+        if let (Some(entry), Some(now)) = (&kept, &marks)
+            && entry.unchanged(now)
+        {
+            index::log(&label, "kept", entry);
+            notes.extend(entry.notes.iter().cloned());
+            taker.take(entry)?;
+            continue;
+        }
+        let before = notes.len();
+        let judged_ns = index::now_ns();
+        let src = input::open(path, &opts.source, notes)?;
+        let appended = kept.and_then(|e| appended(&e, marks.as_deref(), &src).then_some(e));
+        let entry = match appended {
+            Some(old) => {
+                let entry = read_appended(old, &src, &label, opts, marks.clone().unwrap_or_default())?;
+                index::log(&label, "appended to", &entry);
+                entry
+            }
+            None => {
+                let entry = read_entry(&src, &label, canonical.as_deref().unwrap_or(""), opts, before, notes)?;
+                index::log(&label, "read", &entry);
+                entry
+            }
+        };
+        if let (Some(index), Ok(_), Some(now)) = (&index, &canonical, marks) {
+            index.store(&index::Entry { files: now, judged_ns, ..entry.clone() });
+        }
+        taker.take(&entry)?;
+    }
+    Ok(())
+}
+
+/// Was the database of `old` only appended to since, by rows of new
+/// sessions? The same file (device and inode), no smaller, with no more
+/// free pages (deleting rows frees pages), and its format says the rows
+/// after the last one read belong to new sessions only.
+fn appended(old: &index::Entry, now: Option<&[index::FileMark]>, src: &input::Source) -> bool {
+    let (Some(mark), Some(now), Some(then)) = (&old.append, now, old.files.first()) else { return false };
+    let Some(file) = now.first() else { return false };
+    file.path == then.path
+        && (file.dev, file.ino) == (then.dev, then.ino)
+        && file.size >= then.size
+        && src.freelist().is_some_and(|f| f <= mark.freelist)
+        && src.appended_after(mark.last_row) == Some(true)
+}
+
+/// Read and judge all of `src` into a new index entry.
+fn read_entry(
+    src: &input::Source,
+    label: &str,
+    canonical: &str,
+    opts: &ScanOptions,
+    notes_before: usize,
+    notes: &[String],
+) -> Result<index::Entry> {
+    let judge = judge_for(&src.agents, &src.tool_schemas()?, opts)?;
+    let mut build = index::Build::new(opts);
+    Visitor::source(
+        &mut build,
+        SourceStart {
+            path: label,
+            format: src.format_name,
+            schemas: judge.schemas().clone(),
+            warnings: src.warnings.clone(),
+        },
+    );
+    let stats = read_judging_aside(&src.path, &judge, &mut build, |sink| src.read(&opts.source, sink))?;
+    let append = match (stats.last_row, src.freelist()) {
+        (Some(last_row), Some(freelist)) if src.appended_after(last_row).is_some() => {
+            Some(index::AppendMark { last_row, freelist })
+        }
+        _ => None,
+    };
+    Ok(index::Entry {
+        path: canonical.to_string(),
+        label: label.to_string(),
+        files: Vec::new(),
+        judged_ns: 0,
+        append,
+        notes: notes[notes_before.min(notes.len())..].to_vec(),
+        partial: aggregate::Partial::of(build.agg.finish()),
+        rows: build.rows,
+    })
+}
+
+/// `old`'s counts with the sessions of the rows after its last one.
+fn read_appended(
+    old: index::Entry,
+    src: &input::Source,
+    label: &str,
+    opts: &ScanOptions,
+    files: Vec<index::FileMark>,
+) -> Result<index::Entry> {
+    let Some(mark) = old.append.clone() else { return Err(Error::Internal("no append mark".into())) };
+    let judge = judge_for(&src.agents, &src.tool_schemas()?, opts)?;
+    let mut build = index::Build::new(opts);
+    build.start_from(&old).map_err(|e| Error::Internal(format!("the index entry of {label}: {e}")))?;
+    let mut from = opts.source.clone();
+    from.after_row = Some(mark.last_row);
+    let stats = read_judging_aside(&src.path, &judge, &mut build, |sink| src.read(&from, sink))?;
+    Ok(index::Entry {
+        files,
+        append: Some(index::AppendMark {
+            last_row: stats.last_row.unwrap_or(mark.last_row).max(mark.last_row),
+            freelist: src.freelist().unwrap_or(mark.freelist),
+        }),
+        partial: aggregate::Partial::of(build.agg.finish()),
+        rows: build.rows,
+        ..old
+    })
 }
 
 /// Read, judge and hand every session of `paths` to `visitor`: the one
@@ -149,7 +290,7 @@ fn read_judging_aside(
     judge: &Judge,
     visitor: &mut dyn Visitor,
     read: impl FnOnce(&mut dyn FnMut(model::Session)) -> Result<source::SourceStats>,
-) -> Result<()> {
+) -> Result<source::SourceStats> {
     std::thread::scope(|scope| {
         let (tx, rx) = crossbeam_channel::bounded::<model::Session>(8);
         let worker = scope.spawn(move || {
@@ -170,6 +311,6 @@ fn read_judging_aside(
                 sanitize::one_line(&path.display().to_string())
             ))
         })?;
-        read.map(|_| ())
+        read
     })
 }

@@ -189,14 +189,35 @@ pub struct Report {
 }
 
 /// Calls read before `--tool`, `--since` and `--until` applied.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Seen {
     pub sessions: u64,
     pub calls: u64,
     /// Calls per tool name.
     pub tools: BTreeMap<String, u64>,
+    #[serde(with = "exact_time")]
     pub first: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(with = "exact_time")]
     pub last: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// A time as RFC 3339 with every digit it has (the index keeps `Seen`).
+mod exact_time {
+    use chrono::{DateTime, SecondsFormat, Utc};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => s.serialize_some(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+        let text: Option<String> = Option::deserialize(d)?;
+        text.map(|t| DateTime::parse_from_rfc3339(&t).map(|t| t.with_timezone(&Utc)).map_err(serde::de::Error::custom))
+            .transpose()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

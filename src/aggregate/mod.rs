@@ -107,6 +107,50 @@ fn tool_entry<'a>(map: &'a mut BTreeMap<String, ToolReport>, tool: &str) -> &'a 
     map.get_mut(tool).expect("inserted above")
 }
 
+/// A tool row's counts added to the row of the same tool in `map`.
+fn add_tool(map: &mut BTreeMap<String, ToolReport>, tr: &ToolReport) -> Result<(), String> {
+    use sequences::add;
+    let mine = tool_entry(map, &tr.tool);
+    add(&mut mine.calls, tr.calls)?;
+    add(&mut mine.errors, tr.errors)?;
+    add(&mut mine.flagged_errors, tr.flagged_errors)?;
+    add(&mut mine.content_errors, tr.content_errors)?;
+    add(&mut mine.hidden_errors, tr.hidden_errors)?;
+    for (k, n) in &tr.categories {
+        add(mine.categories.entry(k.clone()).or_default(), *n)?;
+    }
+    Ok(())
+}
+
+/// What the index keeps of some sessions (src/index.rs): their finished
+/// report with what a report file leaves out, so `absorb_partial` can
+/// rebuild exactly the report that reading them again would give.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Partial {
+    pub report: Report,
+    /// The findings' baseline keys, in `report.findings` order.
+    pub keys: Vec<String>,
+    /// Per source, its tools (`Report::source_tools`).
+    pub source_tools: Vec<Vec<ToolReport>>,
+    /// (tool, template, redacted message), first seen first.
+    pub examples: Vec<(String, String, String)>,
+    pub seen: Seen,
+    /// How the sources had to be opened (`Report::warnings`).
+    pub warnings: Vec<String>,
+}
+
+impl Partial {
+    /// The partial of a finished report.
+    pub fn of(mut report: Report) -> Partial {
+        let keys = report.findings.iter().map(|f| f.key.clone()).collect();
+        let source_tools = std::mem::take(&mut report.source_tools);
+        let examples = std::mem::take(&mut report.examples).into_iter().map(|((t, k), m)| (t, k, m)).collect();
+        let seen = std::mem::take(&mut report.seen);
+        let warnings = std::mem::take(&mut report.warnings);
+        Partial { report, keys, source_tools, examples, seen, warnings }
+    }
+}
+
 impl Aggregator {
     pub fn new(options: AggregateOptions) -> Aggregator {
         Aggregator {
@@ -203,12 +247,82 @@ impl Aggregator {
     /// add up, sums past `sequences::MAX_COUNT`) are refused, before
     /// anything is allocated for them.
     pub fn absorb(&mut self, r: &Report) -> Result<(), String> {
-        use sequences::add;
         check_totals(&r.totals)?;
         for src in &r.sources {
             self.sources.push(src.clone());
             self.source_tools.push(BTreeMap::new());
         }
+        self.absorb_counts(r)
+    }
+
+    /// Take in a partial the index kept (src/index.rs): the counts of one
+    /// source's sessions, or (`into_current`) of sessions of the source
+    /// being read. Unlike `absorb`, what a report file does not carry is
+    /// taken in too (examples, per-source tool rows, baseline keys, what
+    /// the sources held), so the finished report is the one reading those
+    /// sessions here would give, byte for byte.
+    pub fn absorb_partial(&mut self, p: &Partial, into_current: bool) -> Result<(), String> {
+        let r = &p.report;
+        check_totals(&r.totals)?;
+        if p.keys.len() != r.findings.len() || p.source_tools.len() != r.sources.len() {
+            return Err("a partial whose findings or sources do not match their keys".into());
+        }
+        if into_current {
+            let (Some(src), Some(tools)) = (self.sources.last_mut(), self.source_tools.last_mut()) else {
+                return Err("a session partial outside a source".into());
+            };
+            for (theirs, their_tools) in r.sources.iter().zip(&p.source_tools) {
+                src.sessions += theirs.sessions;
+                src.calls += theirs.calls;
+                src.results += theirs.results;
+                src.results_with_text += theirs.results_with_text;
+                src.content_coverage = rate(src.results_with_text, src.results);
+                for t in their_tools {
+                    add_tool(tools, t)?;
+                }
+            }
+        } else {
+            for (src, their_tools) in r.sources.iter().zip(&p.source_tools) {
+                self.sources.push(src.clone());
+                let mut tools = BTreeMap::new();
+                for t in their_tools {
+                    add_tool(&mut tools, t)?;
+                }
+                self.source_tools.push(tools);
+            }
+        }
+        for (tool, template, message) in &p.examples {
+            self.examples.entry((tool.clone(), template.clone())).or_insert_with(|| message.clone());
+        }
+        let seen = &mut self.seen;
+        seen.sessions += p.seen.sessions;
+        seen.calls += p.seen.calls;
+        for (tool, n) in &p.seen.tools {
+            *seen.tools.entry(tool.clone()).or_default() += n;
+        }
+        seen.first = match (seen.first, p.seen.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        seen.last = match (seen.last, p.seen.last) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.warnings.extend(p.warnings.iter().cloned());
+        let before = self.findings.len();
+        self.absorb_counts(r)?;
+        // `absorb_counts` took the findings but drift in order: their keys follow.
+        let drift = [FindingRule::OptionalButRequired, FindingRule::EnumTooNarrow, FindingRule::UndocumentedParam];
+        let keys = r.findings.iter().zip(&p.keys).filter(|(f, _)| !drift.contains(&f.rule)).map(|(_, k)| k);
+        for (f, k) in self.findings[before..].iter_mut().zip(keys) {
+            f.key = k.clone();
+        }
+        Ok(())
+    }
+
+    /// Every count of `r` added to this aggregator's (its sources apart).
+    fn absorb_counts(&mut self, r: &Report) -> Result<(), String> {
+        use sequences::add;
         let t = &mut self.totals;
         let o = &r.totals;
         for (mine, theirs) in [
@@ -232,15 +346,7 @@ impl Aggregator {
                     tr.tool, tr.errors, tr.hidden_errors, tr.calls
                 ));
             }
-            let mine = tool_entry(&mut self.tools, &tr.tool);
-            add(&mut mine.calls, tr.calls)?;
-            add(&mut mine.errors, tr.errors)?;
-            add(&mut mine.flagged_errors, tr.flagged_errors)?;
-            add(&mut mine.content_errors, tr.content_errors)?;
-            add(&mut mine.hidden_errors, tr.hidden_errors)?;
-            for (k, n) in &tr.categories {
-                add(mine.categories.entry(k.clone()).or_default(), *n)?;
-            }
+            add_tool(&mut self.tools, tr)?;
         }
         for c in &r.categories {
             let e = self.categories.entry((c.tool.clone(), c.category.clone())).or_default();

@@ -34,6 +34,13 @@ impl Visitor for Rows {
     }
 }
 
+impl crate::index::Taker for Rows {
+    fn take(&mut self, entry: &crate::index::Entry) -> Result<()> {
+        self.rows.extend(entry.rows.iter().cloned());
+        Ok(())
+    }
+}
+
 pub fn run_sessions(args: &SessionsArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
     let paths = crate::input::resolve(&args.select.paths)?;
     let opts = settings::scan(&args.select)?;
@@ -44,7 +51,10 @@ pub fn run_sessions(args: &SessionsArgs, term: &Terminal, out: &mut dyn Write, e
         rows: Vec::new(),
     };
     let mut notes = Vec::new();
-    crate::walk(&paths, &opts, &mut notes, &mut rows)?;
+    match &opts.index {
+        Some(root) => crate::walk_indexed(&paths, &opts, root, &mut notes, &mut rows)?,
+        None => crate::walk(&paths, &opts, &mut notes, &mut rows)?,
+    }
     for note in &notes {
         writeln!(err, "tracelint: warning: {note}")?;
     }

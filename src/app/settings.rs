@@ -27,9 +27,10 @@ pub fn tool_schemas(j: &JudgingArgs) -> Result<FileSchemas> {
 pub fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions> {
     let (format, transcripts) = crate::input::forced_format(j.source_format.as_deref())?;
     Ok(ScanOptions {
-        source: SourceOptions { no_subagents, session: None, format, transcripts },
+        source: SourceOptions { no_subagents, session: None, format, transcripts, after_row: None },
         tool_schemas: tool_schemas(j)?,
         aggregate: AggregateOptions { redaction: redaction(j), ..AggregateOptions::default() },
+        index: None,
     })
 }
 
@@ -56,6 +57,19 @@ pub fn scan(args: &SelectArgs) -> Result<ScanOptions> {
         )));
     }
     let mut opts = judging(&args.judging, args.no_subagents)?;
+    // A window relative to now ("7d") counts other calls on every run: its
+    // counts are never the same twice, so they are not kept.
+    let relative = |v: &Option<String>| {
+        v.as_deref().is_some_and(|s| {
+            let then = now - chrono::Duration::days(1);
+            timespec::parse(s, now).ok() != timespec::parse(s, then).ok()
+        })
+    };
+    opts.index = if args.no_index || relative(&args.since) || relative(&args.until) {
+        None
+    } else {
+        args.index.clone().or_else(crate::index::default_dir)
+    };
     opts.source.session = args.session.clone().map(SessionFilter::Prefix);
     opts.aggregate =
         AggregateOptions { filters, streak_threshold: args.streak_threshold, drift_min: args.drift_min, redaction };

@@ -37,6 +37,9 @@ pub struct SourceOptions {
     /// Read every transcript source as this agent's instead of recognising
     /// each file (`--source-format claude-code`, …).
     pub transcripts: Option<Dialect>,
+    /// Read only the rows after this one (the index's appended database;
+    /// only formats whose `appended_after` answers read it).
+    pub after_row: Option<i64>,
 }
 
 /// Which session ids are read.
@@ -99,6 +102,13 @@ pub trait Adapter: Sync {
     /// The tool schemas the trace stores itself, as (tool, JSON Schema).
     fn tool_schemas(&self, _conn: &Connection) -> rusqlite::Result<Vec<(String, Value)>> {
         Ok(Vec::new())
+    }
+    /// For the index (src/index.rs): did the rows after row `row` only start
+    /// sessions of their own, so that reading them alone (`read` with
+    /// `SourceOptions::after_row`) gives the sessions a whole read would
+    /// add? `None`: this format cannot be read from a row on.
+    fn appended_after(&self, _conn: &Connection, _row: i64) -> rusqlite::Result<Option<bool>> {
+        Ok(None)
     }
 }
 
@@ -403,6 +413,8 @@ pub fn detect(path: &Path, conn: &Connection) -> Result<Format> {
 #[derive(Debug, Clone, Default)]
 pub struct SourceStats {
     pub rows: u64,
+    /// The greatest row id read (formats that can be read from a row on).
+    pub last_row: Option<i64>,
 }
 
 /// Why an adapter stopped: SQLite failed, or the data is of a kind this
@@ -449,6 +461,16 @@ impl<'a> ReadContext<'a> {
     /// Hand on a finished session.
     pub fn emit(&mut self, session: Session) {
         (self.sink)(session);
+    }
+
+    /// Only the rows after this one are wanted (`SourceOptions::after_row`).
+    pub fn after_row(&self) -> Option<i64> {
+        self.opts.after_row
+    }
+
+    /// The greatest row id read, for the index.
+    pub fn last_row(&mut self, row: i64) {
+        self.stats.last_row = Some(row);
     }
 
     /// One more row read.

@@ -58,6 +58,27 @@ impl Adapter for Peri {
     fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
         read(conn, cx)
     }
+
+    /// Rows after `row` only started threads of their own when no thread
+    /// of theirs has a row at or before it: two seeks a thread on the
+    /// index of `thread_id` (without one, the question is not asked).
+    fn appended_after(&self, conn: &Connection, row: i64) -> rusqlite::Result<Option<bool>> {
+        if !thread_index(conn)? {
+            return Ok(None);
+        }
+        let mut threads = conn.prepare("SELECT DISTINCT thread_id FROM messages WHERE rowid > ?1")?;
+        let mut older = conn.prepare("SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = ?1 AND rowid <= ?2)")?;
+        let mut rows = threads.query([row])?;
+        while let Some(r) = rows.next()? {
+            let id: rusqlite::types::Value = r.get(0)?;
+            if matches!(id, rusqlite::types::Value::Null)
+                || older.query_row(rusqlite::params![id, row], |r| r.get(0))?
+            {
+                return Ok(Some(false));
+            }
+        }
+        Ok(Some(true))
+    }
 }
 
 /// Rows per batch handed to a parser thread, and bytes that close a batch early.
@@ -171,13 +192,19 @@ impl Assembler<'_, '_> {
 fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
     let threads = pick_query(conn, "threads", THREADS)?.unwrap_or(THREADS[3].1);
     let sessions = SessionIndex::load(conn, threads)?;
-    let last_row = last_rows(conn)?;
+    // The index reads an appended database from its last row on (src/index.rs).
+    let after = cx.after_row();
+    let last_row = match after {
+        Some(row) => last_rows_after(conn, row)?,
+        None => last_rows(conn)?,
+    };
     let total = last_row.values().copied().max().unwrap_or(0).max(0) as u64;
     cx.progress(0, total);
 
     let mut ids: HashMap<String, usize> = HashMap::new();
-    let mut stmt = conn.prepare("SELECT rowid, thread_id, role, content FROM messages ORDER BY rowid")?;
-    let mut rows = stmt.query([])?;
+    let mut stmt =
+        conn.prepare("SELECT rowid, thread_id, role, content FROM messages WHERE rowid > ?1 ORDER BY rowid")?;
+    let mut rows = stmt.query([after.unwrap_or(i64::MIN)])?;
     // Parsers: one core less than the machine has, for this reading thread
     // and the judging one, which wait on each other more than they run.
     // One parser more oversubscribes: on 2 cores, 2 parsers took 0.85 s
@@ -221,9 +248,11 @@ fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
             }
         };
         let mut read: u64 = 0;
+        let mut greatest = None;
         while let Some(r) = rows.next()? {
             read += 1;
             let rowid: i64 = r.get(0)?;
+            greatest = Some(rowid);
             if read.is_multiple_of(1024) {
                 assembler.cx.progress(rowid.max(0) as u64, total);
             }
@@ -275,6 +304,9 @@ fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
             assembler.accept(done);
         }
         assembler.cx.rows(read);
+        if let Some(row) = greatest.or(after) {
+            assembler.cx.last_row(row);
+        }
         // Only reachable if the grouped query and the scan disagree; hand on
         // what was read rather than lose it, in a stable order.
         let mut rest: Vec<Session> = assembler.states.iter_mut().filter_map(|t| t.open.take()).collect();
@@ -314,6 +346,17 @@ fn thread_index(conn: &Connection) -> rusqlite::Result<bool> {
         [],
         |r| r.get(0),
     )
+}
+
+/// `last_rows` of the rows after `row` only (a range of rowids).
+fn last_rows_after(conn: &Connection, row: i64) -> rusqlite::Result<HashMap<String, i64>> {
+    let mut last = HashMap::new();
+    let mut stmt = conn.prepare("SELECT thread_id, max(rowid) FROM messages WHERE rowid > ?1 GROUP BY thread_id")?;
+    let mut rows = stmt.query([row])?;
+    while let Some(r) = rows.next()? {
+        last.insert(text_of(r.get_ref(0)?), r.get(1)?);
+    }
+    Ok(last)
 }
 
 fn last_rows_grouped(conn: &Connection) -> rusqlite::Result<HashMap<String, i64>> {

@@ -100,6 +100,7 @@ fn run(dir: &Path, args: &[String], redirect: Option<&str>) -> (i32, String, Str
         .env_remove("COLUMNS")
         .env("HOME", dir)
         .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_CACHE_HOME")
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("LLM_USER_PATH")
         .output()

@@ -30,6 +30,8 @@ mod hostile;
 mod html;
 /// transcript import and direct scans of transcript folders
 mod import;
+/// the index of what was judged: re-runs equal --no-index, appends, rebuilds, privacy
+mod index;
 /// completions, --help examples, the GitHub Action's check step
 mod install;
 /// the import direction of src/ and the layout of the tests

@@ -1,0 +1,285 @@
+//! The index of what was judged (src/index.rs, docs/index.md): a re-run,
+//! from the index or after the input changed, prints what `--no-index`
+//! prints, byte for byte; an appended Peri database is read from its last
+//! row; the index is private, keyed by the options, rebuilt when corrupt,
+//! never beside an input, and keeps no secret.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::util::*;
+
+/// tracelint with the index under `cache` (as `$XDG_CACHE_HOME`), the
+/// index's log on.
+fn indexed(cache: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(root())
+        .env("XDG_CACHE_HOME", cache)
+        .env("TRACELINT_INDEX_LOG", "1")
+        .env_remove("NO_COLOR")
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap()
+}
+
+fn plain(args: &[&str]) -> Output {
+    let mut all = args.to_vec();
+    all.push("--no-index");
+    run_in(root(), &all)
+}
+
+/// What the index did, from its log lines; the other stderr lines apart.
+fn split(o: &Output) -> (Vec<String>, String) {
+    let err = stderr(o);
+    let (log, rest): (Vec<&str>, Vec<&str>) = err.lines().partition(|l| l.starts_with("tracelint: index: "));
+    let rest: String = rest.iter().map(|l| format!("{l}\n")).collect();
+    (log.iter().map(|l| l.trim_start_matches("tracelint: index: ").to_string()).collect(), rest)
+}
+
+/// The run through the index says and prints exactly what `--no-index` does.
+fn same(cache: &Path, args: &[&str]) -> Vec<String> {
+    let a = indexed(cache, args);
+    let b = plain(args);
+    let (log, err) = split(&a);
+    assert_eq!(stdout(&a), stdout(&b), "stdout of {args:?}");
+    assert_eq!(err, stderr(&b), "stderr of {args:?}");
+    assert_eq!(a.status.code(), b.status.code(), "exit code of {args:?}");
+    log
+}
+
+/// Every file under `dir` (or `dir` itself) dated 10 s back, as an input
+/// is when it is read again later: a file changed within 2 s of a read is
+/// read again (the racy rule, tested on its own below).
+fn age(dir: &Path) {
+    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
+    let all = if dir.is_dir() { files_under(dir) } else { vec![dir.to_path_buf()] };
+    for p in all.iter().filter(|p| p.is_file()) {
+        std::fs::File::options().append(true).open(p).unwrap().set_modified(then).unwrap();
+    }
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p.clone());
+            }
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_sample_in_every_output_is_the_same_from_the_index() {
+    let cache = tempfile::tempdir().unwrap();
+    for sample in SAMPLES.iter() {
+        // The first run reads; every later one keeps, whatever it prints.
+        let log = same(cache.path(), &["scan", sample, "--format", "json"]);
+        assert!(log.len() == 1 && log[0].starts_with("read"), "{sample}: {log:?}");
+        for format in ["json", "table", "markdown", "csv"] {
+            let log = same(cache.path(), &["scan", sample, "--format", format]);
+            assert!(log.len() == 1 && log[0].starts_with("kept"), "{sample} {format}: {log:?}");
+        }
+        same(cache.path(), &["check", sample, "--format", "github"]);
+        same(cache.path(), &["sessions", sample, "--format", "json", "--limit", "0"]);
+    }
+    // Several sources at once, and a filter (another key: read again).
+    let two = ["scan", "sample-traces/crush.db", "sample-traces/claude-code", "--format", "json"];
+    assert!(same(cache.path(), &two).iter().all(|l| l.starts_with("kept")));
+    let filtered = ["scan", "sample-traces/peri-postmortem.db", "--tool", "Edit", "--streak-threshold", "3"];
+    assert!(same(cache.path(), &filtered)[0].starts_with("read"));
+    assert!(same(cache.path(), &filtered)[0].starts_with("kept"));
+}
+
+/// A new session of a Peri database is read alone; a session that grew,
+/// or one deleted, makes the database be read again.
+#[test]
+fn an_appended_peri_database_is_read_from_its_last_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let db = dir.path().join("peri.db");
+    std::fs::copy(root().join("sample-traces/peri-postmortem.db"), &db).unwrap();
+    let db_s = db.to_str().unwrap();
+    let sql = |q: &str| {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(q).unwrap();
+        drop(c);
+        age(&db);
+    };
+    age(&db);
+    let busiest = "(SELECT thread_id FROM messages GROUP BY thread_id ORDER BY count(*) DESC, thread_id LIMIT 1)";
+    assert!(same(&cache, &["scan", db_s, "--format", "json"])[0].starts_with("read"));
+    assert!(same(&cache, &["sessions", db_s, "--format", "json", "--limit", "0"])[0].starts_with("kept"));
+    // A copy of the busiest thread under a new id: a new session.
+    sql(&format!(
+        "INSERT INTO threads (id, title, cwd, created_at, updated_at) SELECT id || '-new', 'new', cwd,
+           '2026-12-01T00:00:00Z', '2026-12-01T00:00:00Z' FROM threads WHERE id = {busiest};
+         INSERT INTO messages (message_id, thread_id, role, content) SELECT message_id || '-new',
+           thread_id || '-new', role, content FROM messages WHERE thread_id = {busiest} ORDER BY rowid;"
+    ));
+    let log = same(&cache, &["scan", db_s, "--format", "json"]);
+    assert!(log[0].starts_with("appended to") && log[0].ends_with("(261 sessions)"), "{log:?}");
+    let v = json(&plain(&["scan", db_s, "--format", "json"]));
+    assert_eq!(v["totals"]["sessions"], 261);
+    for format in ["table", "markdown", "csv"] {
+        assert!(same(&cache, &["scan", db_s, "--format", format])[0].starts_with("kept"));
+    }
+    // `sessions` shares the entry (the same options): kept, with the new session's row.
+    assert!(same(&cache, &["sessions", db_s, "--format", "json", "--limit", "0"])[0].starts_with("kept"));
+    // A result added to an old session: read again, whole.
+    sql("INSERT INTO messages (message_id, thread_id, role, content) SELECT message_id || '-again', thread_id, role,
+           content FROM messages WHERE rowid = (SELECT max(rowid) FROM messages WHERE role = 'tool'
+           AND thread_id NOT LIKE '%-new')");
+    assert!(same(&cache, &["scan", db_s, "--format", "json"])[0].starts_with("read"));
+    // A deleted session: read again (its pages are freed).
+    sql(&format!("DELETE FROM messages WHERE thread_id = {busiest}"));
+    assert!(same(&cache, &["scan", db_s, "--format", "json"])[0].starts_with("read"));
+    assert!(same(&cache, &["scan", db_s, "--format", "json"])[0].starts_with("kept"));
+}
+
+/// Transcripts: a line appended, a new file and a deleted file are seen.
+#[test]
+fn a_changed_transcript_folder_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let folder = dir.path().join("claude");
+    copy_tree(&root().join("sample-traces/claude-code"), &folder);
+    age(&folder);
+    let f = folder.to_str().unwrap();
+    let args = ["scan", f, "--format", "json"];
+    assert!(same(&cache, &args)[0].starts_with("read"));
+    assert!(same(&cache, &args)[0].starts_with("kept"));
+    let mut transcripts: Vec<PathBuf> =
+        files_under(&folder).into_iter().filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
+    transcripts.sort();
+    let first = transcripts[0].clone();
+    // Appended: the last line again, as a new record (a duplicate to the importer).
+    let text = std::fs::read_to_string(&first).unwrap();
+    let last = text.lines().last().unwrap().to_string();
+    std::fs::write(&first, format!("{text}{last}\n")).unwrap();
+    age(&folder);
+    assert!(same(&cache, &args)[0].starts_with("read"));
+    // A new file: a copy of another under a new session id.
+    let second = std::fs::read_to_string(&transcripts[1]).unwrap();
+    let id = transcripts[1].file_stem().unwrap().to_str().unwrap().to_string();
+    std::fs::write(folder.join("copy-of-a-session.jsonl"), second.replace(&id, "0e0e0e0e-copy")).unwrap();
+    age(&folder);
+    assert!(same(&cache, &args)[0].starts_with("read"));
+    assert!(same(&cache, &args)[0].starts_with("kept"));
+    // A deleted file drops out.
+    std::fs::remove_file(&first).unwrap();
+    let log = same(&cache, &args);
+    assert!(log[0].starts_with("read"), "{log:?}");
+}
+
+#[test]
+fn a_corrupt_entry_is_rebuilt_with_one_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let args = ["scan", "sample-traces/crush.db", "--format", "json"];
+    same(&cache, &args);
+    let entries: Vec<PathBuf> =
+        files_under(&cache).into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    std::fs::write(&entries[0], b"{\"path\": [not json").unwrap();
+    let a = indexed(&cache, &args);
+    let b = plain(&args);
+    assert_eq!(stdout(&a), stdout(&b));
+    let (log, err) = split(&a);
+    assert!(log[0].starts_with("read"), "{log:?}");
+    assert_eq!(err.matches("is unreadable").count(), 1, "{err}");
+    assert!(err.contains("crush.db is read again and the entry rebuilt"), "{err}");
+    // Rebuilt: the next run keeps it, and warns no more.
+    let (log, err) = split(&indexed(&cache, &args));
+    assert!(log[0].starts_with("kept") && err.is_empty(), "{log:?} {err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn the_index_is_private_in_the_cache_never_beside_an_input() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("inputs");
+    std::fs::create_dir(&inputs).unwrap();
+    let db = inputs.join("crush.db");
+    std::fs::copy(root().join("sample-traces/crush.db"), &db).unwrap();
+    age(&db);
+    let before = tree(&inputs);
+    let cache = dir.path().join("cache");
+    same(&cache, &["scan", db.to_str().unwrap()]);
+    assert_eq!(tree(&inputs), before, "nothing is written beside the input");
+    let all = files_under(&cache.join("tracelint"));
+    assert!(all.iter().any(|p| p.is_file()), "{all:?}");
+    for p in all.iter().chain([&cache.join("tracelint")]) {
+        let mode = std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let want = if p.is_dir() { 0o700 } else { 0o600 };
+        assert_eq!(mode, want, "{}", p.display());
+    }
+    // --no-index keeps nothing; --index DIR keeps it there instead.
+    let other = dir.path().join("other-cache");
+    let o = Command::new(BIN)
+        .args(["scan", db.to_str().unwrap(), "--no-index"])
+        .env("XDG_CACHE_HOME", &other)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(!other.exists(), "--no-index wrote {}", other.display());
+    let chosen = dir.path().join("chosen");
+    let o = Command::new(BIN)
+        .args(["scan", db.to_str().unwrap(), "--index", chosen.to_str().unwrap()])
+        .env("XDG_CACHE_HOME", &other)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(!other.exists() && files_under(&chosen).iter().any(|p| p.is_file()));
+}
+
+#[test]
+fn the_index_keeps_no_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::redaction::secret_db(dir.path());
+    let db = dir.path().join("secrets.db");
+    age(&db);
+    let cache = dir.path().join("cache");
+    let db_s = db.to_str().unwrap();
+    same(&cache, &["scan", db_s, "--format", "json"]);
+    same(&cache, &["sessions", db_s, "--format", "json"]);
+    let mut kept = String::new();
+    for p in files_under(&cache).iter().filter(|p| p.is_file()) {
+        kept.push_str(&String::from_utf8_lossy(&std::fs::read(p).unwrap()));
+    }
+    assert!(kept.contains("REDACTED") || kept.contains("redacted"), "the entry holds the redacted text");
+    for s in crate::redaction::SECRETS {
+        assert!(!kept.contains(s), "the index keeps {s}");
+    }
+    // `--no-redact` is another key: its entry may hold them, and never serves a redacted run.
+    let shown = indexed(&cache, &["scan", db_s, "--format", "json", "--no-redact"]);
+    assert!(split(&shown).0[0].starts_with("read"));
+    assert!(crate::redaction::SECRETS.iter().any(|s| stdout(&shown).contains(s)));
+    let again = indexed(&cache, &["scan", db_s, "--format", "json"]);
+    assert!(split(&again).0[0].starts_with("kept"));
+    assert!(crate::redaction::SECRETS.iter().all(|s| !stdout(&again).contains(s)));
+}
+
+/// A file changed within 2 s before it was read may change again in the
+/// same tick of the file system's clock, unseen by its time and size: its
+/// entry is not trusted, however alike the file looks.
+#[test]
+fn a_file_changed_just_before_its_read_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let db = dir.path().join("crush.db");
+    std::fs::copy(root().join("sample-traces/crush.db"), &db).unwrap();
+    let args = ["scan", db.to_str().unwrap(), "--format", "json"];
+    assert!(same(&cache, &args)[0].starts_with("read"));
+    assert!(same(&cache, &args)[0].starts_with("read"), "fresh: not trusted");
+    age(&db);
+    assert!(same(&cache, &args)[0].starts_with("read"), "its time changed");
+    assert!(same(&cache, &args)[0].starts_with("kept"));
+}
