@@ -14,6 +14,7 @@ pub mod scan;
 pub mod sessions;
 pub mod settings;
 pub mod suggest;
+pub mod watch;
 
 use std::io::Write;
 
@@ -87,6 +88,7 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         Command::Import(args) => done(import::run_import(args, out, err)),
         Command::Export(args) => done(export::run_export(args, out, err)),
         Command::Merge(args) => done(merge::run_merge(args, term, out, err)),
+        Command::Watch(args) => done(watch::run_watch(args, out, err)),
         Command::Completions(args) => {
             // Into memory first: clap_complete panics when its writer fails
             // (a closed pipe), and no input may make tracelint panic.

@@ -56,3 +56,5 @@ mod sql_hygiene;
 mod trust;
 /// shared helpers
 mod util;
+/// watch: live events, latency, rotation, signals, --exec, --listen
+mod watch;
