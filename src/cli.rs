@@ -94,7 +94,7 @@ pub enum Command {
         tracelint watch ~/.claude/projects                      one line per new event\n  \
         tracelint watch threads.db --format ndjson              one JSON object per event (schema/events-v1)\n  \
         tracelint watch --exec ./notify.sh                       run a command per event, the event on stdin\n  \
-\n\
+        tracelint watch --listen 127.0.0.1:9464                 Prometheus text at /metrics\n\n\
         Stops with status 0 on Ctrl-C, SIGTERM or after --timeout.")]
     Watch(WatchArgs),
     /// Combine JSON reports (scan --format json) from many machines into the report one scan of all their sources gives.
@@ -220,6 +220,12 @@ pub struct WatchArgs {
     /// Stop a --exec command that runs longer than this (it is killed and reported).
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     pub exec_timeout: u64,
+    /// Serve Prometheus text at http://ADDR/metrics (loopback only, unless --listen-any).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<String>,
+    /// Let --listen take an address that is not loopback (the metrics name your tools and error counts).
+    #[arg(long, requires = "listen")]
+    pub listen_any: bool,
     /// Stop after SECONDS (status 0), e.g. for a job that watches for a while; fractions allowed.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,

@@ -377,3 +377,69 @@ fn a_closed_pipe_ends_watch() {
     let status = wait_bounded(&mut child);
     assert_eq!(status.code(), Some(0));
 }
+
+/// --listen refuses an address beyond loopback unless --listen-any.
+#[test]
+fn listen_is_loopback_unless_asked() {
+    let out = run_in(root(), &["watch", "sample-traces/crush.db", "--listen", "0.0.0.0:0", "--timeout", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--listen-any"), "{}", stderr(&out));
+}
+
+/// A session with no write for --idle seconds has ended: its failure that
+/// no later call of the tool followed is an abandoned-failure event then,
+/// not before.
+#[test]
+fn a_failure_left_at_the_end_of_a_session_is_abandoned_when_it_goes_idle() {
+    let (dir, file) = claude_folder();
+    let w = Watching::start(&[dir.path().join("claude-code").to_str().unwrap(), "--format", "ndjson", "--idle", "1"]);
+    let wrote = append(&file, &claude_hidden(5));
+    let (_, first) = w.next(Duration::from_secs(5)).expect("the hidden error");
+    assert_eq!(first["kind"], "hidden-error");
+    let (at, e) = w.next(Duration::from_secs(5)).expect("the abandoned failure, once the session is idle");
+    assert_eq!((e["kind"].as_str(), e["call_id"].as_str()), (Some("abandoned-failure"), Some("toolu_w5")));
+    assert!(at - wrote >= Duration::from_millis(900), "not before --idle: {:?}", at - wrote);
+    assert!(w.drain(Duration::from_millis(1500)).is_empty(), "once");
+}
+
+/// GET over loopback; (status line, body).
+fn http_get(addr: &str, path: &str) -> (String, String) {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    (head.to_string(), body.to_string())
+}
+
+/// The sum of `tracelint_tool_errors_total` with signal="hidden".
+fn hidden_total(body: &str) -> f64 {
+    body.lines()
+        .filter(|l| l.starts_with("tracelint_tool_errors_total{") && l.contains("signal=\"hidden\""))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<f64>().unwrap())
+        .sum()
+}
+
+/// --listen serves Prometheus text at /metrics, with the scan's counts,
+/// and the counters follow what watch judges.
+#[test]
+fn listen_serves_metrics_that_follow_the_events() {
+    let (dir, file) = claude_folder();
+    let folder = dir.path().join("claude-code");
+    // A free port: bind 0, note it, let it go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let addr = format!("127.0.0.1:{port}");
+    let w = Watching::start(&[folder.to_str().unwrap(), "--format", "ndjson", "--listen", &addr]);
+    assert!(w.stderr().contains(&format!("serving metrics at http://{addr}/metrics")), "{}", w.stderr());
+    let (head, body) = http_get(&addr, "/metrics");
+    assert!(head.starts_with("HTTP/1.1 200") && head.contains("text/plain; version=0.0.4"), "{head}");
+    let (_, _, hidden) = totals(&scan_json(&[folder.to_str().unwrap()], &[]));
+    assert_eq!(hidden_total(&body), hidden as f64, "{body}");
+    assert!(body.contains("tracelint_tool_calls_total{agent=\"claude-code\""), "{body}");
+    append(&file, &claude_hidden(1));
+    w.next(Duration::from_secs(5)).expect("the event");
+    let (_, after) = http_get(&addr, "/metrics");
+    assert_eq!(hidden_total(&after), hidden as f64 + 1.0, "{after}");
+    assert!(http_get(&addr, "/other").0.starts_with("HTTP/1.1 404"));
+}

@@ -12,6 +12,7 @@
 
 mod event;
 mod exec;
+mod serve;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -28,7 +29,7 @@ use crate::aggregate::Aggregator;
 use crate::cli::{WatchArgs, WatchFormat};
 use crate::error::{Error, Result};
 use crate::model::{Event as Row, Session};
-use crate::report::Report;
+use crate::report::{Report, SourceReport, ToolReport, rate};
 use crate::sanitize::one_line;
 use event::{Found, Key};
 
@@ -42,6 +43,7 @@ const FALLBACK_POLL: Duration = Duration::from_millis(250);
 
 pub fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
     let opts = settings_of(args)?;
+    let listen = args.listen.as_deref().map(|l| serve::address(l, args.listen_any)).transpose()?;
     let timeout = match args.timeout {
         None => None,
         Some(t) if (0.0..1e9).contains(&t) => Some(Duration::from_secs_f64(t)),
@@ -64,6 +66,19 @@ pub fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mut dyn W
         metrics: Arc::new(Mutex::new(Metrics::default())),
         opts,
     };
+    if let Some(addr) = listen {
+        let metrics = w.metrics.clone();
+        let aggregate = w.opts.aggregate.clone();
+        let bound = serve::start(
+            addr,
+            Arc::new(move || {
+                let report =
+                    metrics.lock().map(|m| m.report(&aggregate)).unwrap_or_else(|p| p.into_inner().report(&aggregate));
+                crate::render::metrics::exposition(&report, Utc::now())
+            }),
+        )?;
+        writeln!(err, "tracelint: serving metrics at http://{bound}/metrics")?;
+    }
     // Notifications, or polling when they cannot be had.
     let (tx, rx) = crossbeam_channel::unbounded::<PathBuf>();
     let mut notifier = match args.poll {
@@ -271,6 +286,52 @@ struct SessionState {
 #[derive(Default)]
 struct Metrics {
     sessions: BTreeMap<(String, String), Report>,
+}
+
+impl Metrics {
+    /// The report of every session judged so far: the partial reports
+    /// added up as `merge` adds reports, with one source (and its tool
+    /// rows, which name each tool's agent) per file read.
+    fn report(&self, options: &crate::aggregate::AggregateOptions) -> Report {
+        let mut agg = Aggregator::new(options.clone());
+        let mut sources: BTreeMap<(String, String), (SourceReport, BTreeMap<String, ToolReport>)> = BTreeMap::new();
+        for r in self.sessions.values() {
+            // A partial report of this run's own making always adds up.
+            let _ = agg.absorb(r);
+            for (i, s) in r.sources.iter().enumerate() {
+                let (e, tools) = sources
+                    .entry((s.path.clone(), s.format.clone()))
+                    .or_insert_with(|| (SourceReport::new(&s.path, &s.format), BTreeMap::new()));
+                e.sessions += s.sessions;
+                e.calls += s.calls;
+                e.results += s.results;
+                e.results_with_text += s.results_with_text;
+                e.content_coverage = rate(e.results_with_text, e.results);
+                for t in r.source_tools.get(i).into_iter().flatten() {
+                    let mine = tools
+                        .entry(t.tool.clone())
+                        .or_insert_with(|| ToolReport { tool: t.tool.clone(), ..ToolReport::default() });
+                    mine.calls += t.calls;
+                    mine.errors += t.errors;
+                    mine.flagged_errors += t.flagged_errors;
+                    mine.content_errors += t.content_errors;
+                    mine.hidden_errors += t.hidden_errors;
+                    mine.error_rate = rate(mine.errors, mine.calls);
+                    for (k, n) in &t.categories {
+                        *mine.categories.entry(k.clone()).or_default() += n;
+                    }
+                    for (k, n) in &t.classes {
+                        *mine.classes.entry(k.clone()).or_default() += n;
+                    }
+                }
+            }
+        }
+        let mut report = agg.finish();
+        let (sources, tools): (Vec<_>, Vec<_>) = sources.into_values().unzip();
+        report.sources = sources;
+        report.source_tools = tools.into_iter().map(|t| t.into_values().collect()).collect();
+        report
+    }
 }
 
 struct Watch {
