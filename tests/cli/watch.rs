@@ -443,3 +443,34 @@ fn listen_serves_metrics_that_follow_the_events() {
     assert_eq!(hidden_total(&after), hidden as f64 + 1.0, "{after}");
     assert!(http_get(&addr, "/other").0.starts_with("HTTP/1.1 404"));
 }
+
+/// A PATH that is no trace is an error at start, as for scan: one line, exit 2.
+#[test]
+fn a_path_that_is_no_trace_is_an_error() {
+    let out = run_in(root(), &["watch", "Cargo.toml", "--timeout", "5"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().filter(|l| l.contains("error")).count(), 1, "{err}");
+    assert!(err.contains("Cargo.toml"), "{err}");
+}
+
+/// Secrets in an error text never reach the events (either format), unless --no-redact.
+#[test]
+fn events_are_redacted() {
+    let secret = "sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA";
+    let (dir, file) = claude_folder();
+    append(&file, &claude_hidden(1).replace("does not exist", &format!("does not exist (token {secret})")));
+    let folder = dir.path().join("claude-code");
+    for format in ["text", "ndjson"] {
+        let out =
+            run_in(root(), &["watch", folder.to_str().unwrap(), "--from-start", "--timeout", "0", "--format", format]);
+        let text = stdout(&out);
+        assert!(text.contains("toolu_w1") || text.contains("issue 1 does not exist"), "{text}");
+        assert!(!text.contains(secret), "{format}: {text}");
+    }
+    let out = run_in(
+        root(),
+        &["watch", folder.to_str().unwrap(), "--from-start", "--timeout", "0", "--format", "ndjson", "--no-redact"],
+    );
+    assert!(stdout(&out).contains(secret));
+}

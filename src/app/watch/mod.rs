@@ -57,6 +57,7 @@ pub fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mut dyn W
     }
     let started = Instant::now();
     let mut w = Watch {
+        starting: true,
         idle: Duration::from_secs(args.idle),
         format: args.format,
         targets: paths.iter().map(|p| Target::new(p)).collect(),
@@ -104,6 +105,7 @@ pub fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mut dyn W
     for i in 0..w.targets.len() {
         w.refresh(i, args.from_start, notifier.as_mut(), out, err)?;
     }
+    w.starting = false;
     let (units, sessions) = w.size();
     writeln!(
         err,
@@ -335,6 +337,8 @@ impl Metrics {
 }
 
 struct Watch {
+    /// The first reading of what exists, before the loop.
+    starting: bool,
     opts: ScanOptions,
     idle: Duration,
     format: WatchFormat,
@@ -485,12 +489,15 @@ impl Watch {
             let t = &self.targets[i];
             read(&t.path, file, &self.opts, &t.units[file], &mut notes)
         };
-        let unit = self.targets[i].units.get_mut(file).expect("the unit was just inserted");
+        let single = !self.targets[i].path.is_dir();
+        let Some(unit) = self.targets[i].units.get_mut(file) else { return Ok(()) };
         let judged = match judged {
             Ok(j) => {
                 unit.problem = None;
                 j
             }
+            // A PATH that is no trace at all is an error at start, as for scan.
+            Err(e @ Error::Input { .. }) if self.starting && single => return Err(e),
             Err(e) => {
                 // Said once; a store being written may be briefly unreadable.
                 let problem = e.to_string();
@@ -503,7 +510,13 @@ impl Watch {
                 return Ok(());
             }
         };
-        let _ = notes;
+        // What the reading noted (broken lines, repairs) is said at start;
+        // later, a line half-written when it was read would be noise.
+        if self.starting {
+            for note in &notes {
+                writeln!(err, "tracelint: warning: {note}")?;
+            }
+        }
         let now = Instant::now();
         let wall = Utc::now();
         let mut fresh = Vec::new();
