@@ -64,11 +64,11 @@ pub fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mut dyn W
         seen: HashSet::new(),
         printed: 0,
         exec: args.exec.clone().map(|cmd| exec::Exec::start(cmd, Duration::from_secs(args.exec_timeout.max(1)))),
-        metrics: Arc::new(Mutex::new(Metrics::default())),
+        // Partial reports are kept only for --listen.
+        metrics: listen.map(|_| Arc::new(Mutex::new(Metrics::default()))),
         opts,
     };
-    if let Some(addr) = listen {
-        let metrics = w.metrics.clone();
+    if let (Some(addr), Some(metrics)) = (listen, w.metrics.clone()) {
         let aggregate = w.opts.aggregate.clone();
         let bound = serve::start(
             addr,
@@ -103,6 +103,9 @@ pub fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mut dyn W
     };
     // What exists now is judged silently (printed with --from-start).
     for i in 0..w.targets.len() {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         w.refresh(i, args.from_start, notifier.as_mut(), out, err)?;
     }
     w.starting = false;
@@ -346,7 +349,7 @@ struct Watch {
     seen: HashSet<Key>,
     printed: u64,
     exec: Option<exec::Exec>,
-    metrics: Arc<Mutex<Metrics>>,
+    metrics: Option<Arc<Mutex<Metrics>>>,
 }
 
 /// What reading a unit gave, per changed session.
@@ -357,7 +360,8 @@ struct Judged {
     last: Option<chrono::DateTime<Utc>>,
     events: Vec<Found>,
     abandoned: Vec<Found>,
-    report: Report,
+    /// Its partial report, for --listen.
+    report: Option<Report>,
 }
 
 impl Watch {
@@ -487,7 +491,8 @@ impl Watch {
         let mut notes = Vec::new();
         let judged = {
             let t = &self.targets[i];
-            read(&t.path, file, &self.opts, &t.units[file], &mut notes)
+            let Some(unit) = t.units.get(file) else { return Ok(()) };
+            read(&t.path, file, &self.opts, (unit, self.metrics.is_some()), &mut notes)
         };
         let single = !self.targets[i].path.is_dir();
         let Some(unit) = self.targets[i].units.get_mut(file) else { return Ok(()) };
@@ -533,8 +538,10 @@ impl Watch {
                 j.id.clone(),
                 SessionState { fingerprint: j.fingerprint, idle_from, ended: false, abandoned: j.abandoned },
             );
-            if let Ok(mut m) = self.metrics.lock() {
-                m.sessions.insert((file.display().to_string(), j.id.clone()), j.report);
+            if let (Some(metrics), Some(report)) = (&self.metrics, j.report)
+                && let Ok(mut m) = metrics.lock()
+            {
+                m.sessions.insert((file.display().to_string(), j.id.clone()), report);
             }
             fresh.extend(j.events);
         }
@@ -593,7 +600,13 @@ impl Watch {
 }
 
 /// Read `file` and judge the sessions that changed since `unit` was read.
-fn read(target: &Path, file: &Path, opts: &ScanOptions, unit: &Unit, notes: &mut Vec<String>) -> Result<Vec<Judged>> {
+fn read(
+    target: &Path,
+    file: &Path,
+    opts: &ScanOptions,
+    (unit, reports): (&Unit, bool),
+    notes: &mut Vec<String>,
+) -> Result<Vec<Judged>> {
     let src = crate::input::open(file, &opts.source, notes)?;
     let judge = crate::judge_for(&src.agents, &src.tool_schemas()?, opts)?;
     let redaction = opts.aggregate.redaction;
@@ -610,17 +623,13 @@ fn read(target: &Path, file: &Path, opts: &ScanOptions, unit: &Unit, notes: &mut
         let id = s.id.clone();
         let judged = judge.judge(s);
         let (events, abandoned) = event::of_session(&judged, (&source, &label), filters, redaction, now);
-        let mut agg = Aggregator::new(opts.aggregate.clone());
-        agg.begin_source(&label, src.format_name, judged.schemas.clone());
-        agg.add(&judged);
-        out.push(Judged {
-            id,
-            fingerprint: fp,
-            last: event::last_time(&judged),
-            events,
-            abandoned,
-            report: agg.finish(),
+        let report = reports.then(|| {
+            let mut agg = Aggregator::new(opts.aggregate.clone());
+            agg.begin_source(&label, src.format_name, judged.schemas.clone());
+            agg.add(&judged);
+            agg.finish()
         });
+        out.push(Judged { id, fingerprint: fp, last: event::last_time(&judged), events, abandoned, report });
     })?;
     Ok(out)
 }
