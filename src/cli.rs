@@ -57,6 +57,15 @@ pub enum Command {
         a hidden error caps it at B, five at C, a guard-blind streak at D (docs/analyses.md). \
         Next step from a row: tracelint show SESSION PATH.")]
     Sessions(SessionsArgs),
+    /// Prometheus metrics (text format): calls, flagged and hidden errors, guard-blind streaks per agent and tool.
+    #[command(after_help = "Examples:\n  \
+        tracelint metrics sample-traces/peri-postmortem.db\n  \
+        tracelint metrics ~/.claude/projects --out /var/lib/node_exporter/textfile_collector/tracelint.prom\n  \
+        tracelint metrics sample-traces/crush.db | promtool check metrics\n\n\
+        Counters are totals of what the sources hold now (a full scan each time); the sum of \
+        tracelint_tool_errors_total{signal=\"hidden\"} is scan's hidden errors. Series, the textfile-collector \
+        recipe, a Grafana dashboard and alert rules: docs/metrics.md.")]
+    Metrics(MetricsArgs),
     /// Print the calls and results behind a number: the hidden errors, or the failures of one category.
     #[command(after_help = "Examples:\n  \
         tracelint examples sample-traces/peri-postmortem.db                           the hidden errors\n  \
@@ -188,6 +197,19 @@ pub struct SessionsArgs {
     /// Colour in the table output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MetricsArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Write the text to this file instead of stdout, whole or not at all (a temporary file in its folder,
+    /// renamed into place): for node_exporter's textfile collector, which reads `*.prom`.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Let --out replace a file that is not tracelint's metrics. Never an input or a file in an input folder.
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

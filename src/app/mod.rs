@@ -8,6 +8,7 @@ pub mod hint;
 pub mod import;
 pub mod listings;
 pub mod merge;
+pub mod metrics;
 pub mod output;
 pub mod page;
 pub mod scan;
@@ -89,6 +90,7 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         Command::Export(args) => done(export::run_export(args, out, err)),
         Command::Merge(args) => done(merge::run_merge(args, term, out, err)),
         Command::Watch(args) => done(watch::run_watch(args, out, err)),
+        Command::Metrics(args) => done(metrics::run_metrics(args, out, err)),
         Command::Completions(args) => {
             // Into memory first: clap_complete panics when its writer fails
             // (a closed pipe), and no input may make tracelint panic.

@@ -180,6 +180,14 @@ pub fn exposition(report: &Report, scanned_at: DateTime<Utc>) -> String {
         "Streaks at or above the guard threshold: consecutive calls of a tool failing with the same message.",
         &["agent", "tool"],
     );
+    // Every tool called gets its streak series, 0 until a streak comes, so
+    // an alert on `increase()` sees the first one (a series that appears
+    // with 1 shows no increase).
+    for t in &report.tools {
+        let a = agent(&t.tool);
+        blind.add(&[&a, &t.tool], 0);
+        streaks.add(&[&a, &t.tool], 0);
+    }
     for s in &report.streaks.by_tool {
         let a = agent(&s.tool);
         blind.add(&[&a, &s.tool], s.hidden_at_or_above_threshold);
@@ -437,6 +445,7 @@ mod tests {
             "tracelint_tool_errors_total{agent=\"claude-code,codex\",category=\"nonzero-exit\",signal=\"hidden\",tool=\"Bash\"} 1",
             "tracelint_tool_errors_total{agent=\"claude-code\",category=\"stale-edit-match\",signal=\"flagged\",tool=\"Edit\"} 0",
             "tracelint_guard_blind_streaks_total{agent=\"claude-code\",tool=\"Edit\"} 1",
+            "tracelint_guard_blind_streaks_total{agent=\"claude-code,codex\",tool=\"Bash\"} 0",
             "tracelint_failure_streaks_total{agent=\"claude-code\",tool=\"Edit\"} 2",
             "tracelint_lost_seconds_total{agent=\"claude-code\",category=\"stale-edit-match\",tool=\"Edit\"} 61.5",
             "tracelint_retries_total{agent=\"claude-code\",category=\"stale-edit-match\",tool=\"Edit\"} 4",
@@ -481,7 +490,10 @@ mod tests {
         );
         // Two names that differ only in control characters: one series, summed.
         assert!(text.contains("tool=\"x\u{fffd}y\"} 3\n"), "{text}");
-        assert_eq!(text.lines().filter(|l| l.contains("x\u{fffd}y")).count(), 1);
+        assert_eq!(
+            series(&text, "tracelint_tool_calls_total").iter().filter(|(l, _)| l.contains("x\u{fffd}y")).count(),
+            1
+        );
         // No raw control character reaches the text but the line ends.
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'));
     }

@@ -36,6 +36,8 @@ mod install;
 mod layout;
 /// merge(scan(a), scan(b)) == scan(a, b)
 mod merge;
+/// metrics: promtool on every sample, counters against scan, --out, the dashboard and alert rules
+mod metrics;
 /// OpenTelemetry traces as files: OTLP/JSON lines, Phoenix spans, Langfuse observations
 mod otel;
 /// the cause in one sentence, the cost of failures, sessions worst first with grades

@@ -441,6 +441,24 @@ fn listen_serves_metrics_that_follow_the_events() {
     w.next(Duration::from_secs(5)).expect("the event");
     let (_, after) = http_get(&addr, "/metrics");
     assert_eq!(hidden_total(&after), hidden as f64 + 1.0, "{after}");
+    // The scrape passes promtool, as `tracelint metrics` does (tests/cli/metrics.rs).
+    if std::env::var("TRACELINT_SKIP_PROMTOOL").as_deref() != Ok("1") {
+        let mut check = Command::new("promtool")
+            .args(["check", "metrics"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("promtool (Debian's prometheus package); TRACELINT_SKIP_PROMTOOL=1 skips this check");
+        check.stdin.take().unwrap().write_all(after.as_bytes()).unwrap();
+        let said = check.wait_with_output().unwrap();
+        assert!(
+            said.status.success(),
+            "promtool: {}{}",
+            String::from_utf8_lossy(&said.stdout),
+            String::from_utf8_lossy(&said.stderr)
+        );
+    }
     assert!(http_get(&addr, "/other").0.starts_with("HTTP/1.1 404"));
 }
 
