@@ -57,6 +57,15 @@ pub enum Command {
         a hidden error caps it at B, five at C, a guard-blind streak at D (docs/analyses.md). \
         Next step from a row: tracelint show SESSION PATH.")]
     Sessions(SessionsArgs),
+    /// Prometheus metrics (text format): calls, flagged and hidden errors, guard-blind streaks per agent and tool.
+    #[command(after_help = "Examples:\n  \
+        tracelint metrics sample-traces/peri-postmortem.db\n  \
+        tracelint metrics ~/.claude/projects --out /var/lib/node_exporter/textfile_collector/tracelint.prom\n  \
+        tracelint metrics sample-traces/crush.db | promtool check metrics\n\n\
+        Counters are totals of what the sources hold now (a full scan each time); the sum of \
+        tracelint_tool_errors_total{signal=\"hidden\"} is scan's hidden errors. Series, the textfile-collector \
+        recipe, a Grafana dashboard and alert rules: docs/metrics.md.")]
+    Metrics(MetricsArgs),
     /// Print the calls and results behind a number: the hidden errors, or the failures of one category.
     #[command(after_help = "Examples:\n  \
         tracelint examples sample-traces/peri-postmortem.db                           the hidden errors\n  \
@@ -88,6 +97,15 @@ pub enum Command {
         tracelint export ~/.claude/projects --out calls --partition\n  \
         tracelint export threads.db --format parquet --out calls.parquet   (built with --features parquet)")]
     Export(ExportArgs),
+    /// Follow trace stores as agents write them and print each new hidden error, flagged error, guard-blind
+    /// streak and abandoned failure as it happens (docs/watch.md).
+    #[command(after_help = "Examples:\n  \
+        tracelint watch ~/.claude/projects                      one line per new event\n  \
+        tracelint watch threads.db --format ndjson              one JSON object per event (schema/events-v1)\n  \
+        tracelint watch --exec ./notify.sh                       run a command per event, the event on stdin\n  \
+        tracelint watch --listen 127.0.0.1:9464                 Prometheus text at /metrics\n\n\
+        Stops with status 0 on Ctrl-C, SIGTERM or after --timeout.")]
+    Watch(WatchArgs),
     /// Combine JSON reports (scan --format json) from many machines into the report one scan of all their sources gives.
     #[command(after_help = "Examples:\n  \
         tracelint scan a.db --format json > a.json; tracelint scan b.db --format json > b.json\n  \
@@ -179,6 +197,60 @@ pub struct SessionsArgs {
     /// Colour in the table output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MetricsArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Write the text to this file instead of stdout, whole or not at all (a temporary file in its folder,
+    /// renamed into place): for node_exporter's textfile collector, which reads `*.prom`.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Let --out replace a file that is not tracelint's metrics. Never an input or a file in an input folder.
+    #[arg(long, requires = "out")]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WatchFormat {
+    /// One line per event (terminal).
+    Text,
+    /// One JSON object per line (schema/events-v1.schema.json).
+    Ndjson,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// text (one line per event) or ndjson (one JSON object per line).
+    #[arg(long, value_enum, default_value_t = WatchFormat::Text)]
+    pub format: WatchFormat,
+    /// Also print the events already in the stores when watch starts (by default they are judged silently).
+    #[arg(long)]
+    pub from_start: bool,
+    /// Poll the stores every MS milliseconds instead of waiting for file-system notifications.
+    #[arg(long, value_name = "MS", value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(10..))]
+    pub poll: Option<u64>,
+    /// A session with no new call or result for this long has ended: its failures not retried are abandoned.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub idle: u64,
+    /// For each event, run CMD through `sh -c` with the event's JSON on standard input, one at a time, in order.
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+    /// Stop a --exec command that runs longer than this (it is killed and reported).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub exec_timeout: u64,
+    /// Serve Prometheus text at http://ADDR/metrics (loopback only, unless --listen-any).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<String>,
+    /// Let --listen take an address that is not loopback (the metrics name your tools and error counts).
+    #[arg(long, requires = "listen")]
+    pub listen_any: bool,
+    /// Stop after SECONDS (status 0), e.g. for a job that watches for a while; fractions allowed.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -263,8 +263,8 @@ pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visi
 /// The judge of one source: for each agent whose sessions it holds, that
 /// agent's built-in schemas, the schemas the source stores itself, then
 /// `--tool-schemas` (a folder of Claude Code and Codex transcripts judges
-/// each session with its own agent's schemas).
-fn judge_for(
+/// each session with its own agent's schemas). `watch` judges with it too.
+pub fn judge_for(
     agents: &[&'static str],
     trace_schemas: &[(String, serde_json::Value)],
     opts: &ScanOptions,

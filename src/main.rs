@@ -7,7 +7,8 @@ use tracelint::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    end_cleanly_on_signals();
+    // `watch` ends on SIGINT and SIGTERM itself, with status 0 (docs/watch.md).
+    end_cleanly_on_signals(matches!(cli.command, Command::Watch(_)));
     let stdout = std::io::stdout();
     // Not locked: export writes from the judging thread.
     let mut out = std::io::BufWriter::new(stdout);
@@ -50,13 +51,14 @@ fn main() -> ExitCode {
 /// process ends as the signal would have ended it (the shell shows 128 + its
 /// number, 130 for Ctrl-C). SIGXFSZ is caught, so a write over `ulimit -f`
 /// fails with an error that names the file instead of killing tracelint.
-fn end_cleanly_on_signals() {
+fn end_cleanly_on_signals(watching: bool) {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
     let _ = signal_hook::flag::register(SIGXFSZ, std::sync::Arc::default());
     // A signal ignored when tracelint started (`nohup`, `cmd &` in a script)
     // stays ignored.
     let ignored = ignored_signals();
-    let caught: Vec<i32> = [SIGINT, SIGTERM, SIGHUP].into_iter().filter(|s| ignored & (1 << (s - 1)) == 0).collect();
+    let ends: &[i32] = if watching { &[SIGHUP] } else { &[SIGINT, SIGTERM, SIGHUP] };
+    let caught: Vec<i32> = ends.iter().copied().filter(|s| ignored & (1 << (s - 1)) == 0).collect();
     if let Ok(mut signals) = signal_hook::iterator::Signals::new(caught) {
         let spawned = std::thread::Builder::new().name("tracelint-signals".into()).spawn(move || {
             if let Some(signal) = signals.forever().next() {

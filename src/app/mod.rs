@@ -8,12 +8,14 @@ pub mod hint;
 pub mod import;
 pub mod listings;
 pub mod merge;
+pub mod metrics;
 pub mod output;
 pub mod page;
 pub mod scan;
 pub mod sessions;
 pub mod settings;
 pub mod suggest;
+pub mod watch;
 
 use std::io::Write;
 
@@ -87,6 +89,8 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         Command::Import(args) => done(import::run_import(args, out, err)),
         Command::Export(args) => done(export::run_export(args, out, err)),
         Command::Merge(args) => done(merge::run_merge(args, term, out, err)),
+        Command::Watch(args) => done(watch::run_watch(args, out, err)),
+        Command::Metrics(args) => done(metrics::run_metrics(args, out, err)),
         Command::Completions(args) => {
             // Into memory first: clap_complete panics when its writer fails
             // (a closed pipe), and no input may make tracelint panic.

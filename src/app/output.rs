@@ -37,6 +37,8 @@ pub enum Written {
     ExportDir,
     /// `import --into`: a tracelint database, created or added to.
     Database,
+    /// `metrics --out`: Prometheus text, replaced.
+    Metrics,
 }
 
 impl Written {
@@ -46,6 +48,7 @@ impl Written {
             Written::Baseline => "baseline",
             Written::Export | Written::ExportDir => "export",
             Written::Database => "import",
+            Written::Metrics => "metrics",
         }
     }
 }
@@ -256,6 +259,9 @@ pub fn guard(path: &Path, inputs: &Inputs, kind: Written, force: bool) -> Result
         }
         Written::Baseline if !force && !head.is_empty() && !is_baseline(&target) => not_ours("a tracelint baseline"),
         Written::Export if !force && !head.is_empty() && !is_export(&target, &head) => not_ours("a tracelint export"),
+        Written::Metrics if !force && !head.is_empty() && !head.starts_with(b"# HELP tracelint_") => {
+            not_ours("tracelint metrics")
+        }
         _ => Ok(target),
     }
 }

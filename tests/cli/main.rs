@@ -38,6 +38,8 @@ mod install;
 mod layout;
 /// merge(scan(a), scan(b)) == scan(a, b)
 mod merge;
+/// metrics: promtool on every sample, counters against scan, --out, the dashboard and alert rules
+mod metrics;
 /// OpenTelemetry traces as files: OTLP/JSON lines, Phoenix spans, Langfuse observations
 mod otel;
 /// the cause in one sentence, the cost of failures, sessions worst first with grades
@@ -58,3 +60,5 @@ mod sql_hygiene;
 mod trust;
 /// shared helpers
 mod util;
+/// watch: live events, latency, rotation, signals, --exec, --listen
+mod watch;
