@@ -506,12 +506,18 @@ def main():
             print(f"spark {spark.version} (pyspark, local[2]), started in {time.monotonic() - start:.0f} s", flush=True)
             return spark
 
-        try:
+        def everything():
             if args[0] == "--dataset":
                 report = json.loads(Path(args[2]).read_text())
                 check_dataset(checks, args[1], args[1], report, clickhouse, get_spark(), docs)
             else:
                 samples_main(str(Path(args[0]).resolve()), checks, docs, clickhouse, get_spark, tmp)
+            return []
+
+        try:
+            # A scan or export that fails, or an engine that does not start,
+            # is one failed check, and the closing line is still printed.
+            checks.run("every scan, export and engine ran", everything)
         finally:
             starting.result().spark.stop()
     spent = f", {TRACELINT_SECONDS:.0f} s of it in tracelint's scans and exports" if TRACELINT_SECONDS else ""
