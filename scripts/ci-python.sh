@@ -7,9 +7,11 @@
 #   scripts/ci-python.sh [PACKAGE:MODULE ...]
 #
 # installs each PACKAGE (from PyPI, with the venv's own pip) whose MODULE
-# the venv cannot import yet, and prints the venv's python on stdout (what
-# pip says goes to stderr). `.ci/run` (pyyaml) and scripts/duckdb-check.sh
-# (duckdb) run their Python through it; `rm -rf target/ci-venv` starts over.
+# the venv cannot import yet (a PACKAGE pinned as NAME==VERSION also when
+# the venv holds another version), and prints the venv's python on stdout (what
+# pip says goes to stderr). `.ci/run` (pyyaml), scripts/duckdb-check.sh
+# (duckdb) and scripts/fleet-check.sh (pyspark, chdb) run their Python
+# through it; `rm -rf target/ci-venv` starts over.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-target}
@@ -22,7 +24,12 @@ fi
 for want in "$@"; do
     package=${want%%:*}
     module=${want#*:}
-    if ! "$py" -c "import $module" 2>/dev/null; then
+    # NAME==VERSION pins: a venv holding another version gets the pinned one.
+    pinned=true
+    case "$package" in
+      *==*) pinned=$("$py" -c "import importlib.metadata as m; print(str(m.version('${package%%==*}') == '${package#*==}').lower())" 2>/dev/null || echo false) ;;
+    esac
+    if ! "$pinned" || ! "$py" -c "import $module" 2>/dev/null; then
         "$py" -m pip install --quiet --disable-pip-version-check "$package" >&2
         "$py" -c "import $module"
     fi

@@ -128,9 +128,10 @@ fn completions_offer_the_format_names_that_formats_prints() {
     }
 }
 
-/// Issue 24 (new user F22): `.ci/run` and scripts/duckdb-check.sh keep
-/// their Python tools (PyYAML, DuckDB) in a virtual environment of their
-/// own under the target folder (scripts/ci-python.sh), never the user's
+/// Issue 24 (new user F22): `.ci/run`, scripts/duckdb-check.sh and
+/// scripts/fleet-check.sh keep their Python tools (PyYAML, DuckDB,
+/// pyspark, chDB) in a virtual environment of their own under the target
+/// folder (scripts/ci-python.sh), never the user's
 /// Python: the user's `python3` only ever makes the venv, and no `pip` of
 /// theirs runs.
 #[test]
@@ -182,13 +183,13 @@ fn ci_python_tools_live_in_a_venv_of_their_own() {
     // The CI scripts run their Python only through it.
     let pip =
         regex::Regex::new(r"\bpip3?\b.*\binstall\b|python3? -m pip|^\s*python3? |\$\(python3? |\| *python3? ").unwrap();
-    for script in [".ci/run", "scripts/duckdb-check.sh", "scripts/bench.sh"] {
+    for script in [".ci/run", "scripts/duckdb-check.sh", "scripts/fleet-check.sh", "scripts/bench.sh"] {
         let text = std::fs::read_to_string(root().join(script)).unwrap();
         for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
             assert!(!pip.is_match(line), "{script} runs the user's Python or pip: {line}");
         }
     }
-    for script in [".ci/run", "scripts/duckdb-check.sh"] {
+    for script in [".ci/run", "scripts/duckdb-check.sh", "scripts/fleet-check.sh"] {
         let text = std::fs::read_to_string(root().join(script)).unwrap();
         assert!(text.contains("bash scripts/ci-python.sh "), "{script}");
     }
