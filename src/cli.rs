@@ -400,6 +400,12 @@ pub struct ExportArgs {
     /// a link to one, or a SQLite -wal, -journal or -shm file.
     #[arg(long, requires = "out")]
     pub force: bool,
+    /// With --out DIR --partition: add only what is new since the last
+    /// --incremental export into DIR (new sessions of an appended Peri
+    /// database; a source that changed otherwise is exported again in place),
+    /// as the folder's _tracelint_export.json records (docs/export.md).
+    #[arg(long, requires = "partition")]
+    pub incremental: bool,
 }
 
 /// The options that change a verdict or what is shown of the trace: every

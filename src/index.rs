@@ -89,6 +89,10 @@ pub struct AppendMark {
     /// The database file's freelist page count: it grows when rows are
     /// deleted, which an append cannot show.
     pub freelist: i64,
+    /// The rows up to `last_row` as the format tells them (Peri: their
+    /// count and the last one's id): a row deleted or a rowid reused
+    /// changes it.
+    pub signature: String,
 }
 
 /// One source as the index keeps it.
@@ -151,8 +155,29 @@ impl Entry {
     /// Were the files `now` exactly as this entry read them, and not
     /// changed so shortly before the read that a later change could hide?
     pub fn unchanged(&self, now: &[FileMark]) -> bool {
-        self.files == now && now.iter().all(|m| m.mtime_ns < self.judged_ns - RACY_NS)
+        unchanged(&self.files, self.judged_ns, now)
     }
+}
+
+/// What judged data depends on: tracelint's version, the options that
+/// change a verdict or a count, and (`build`) this very executable, whose
+/// rule set a rebuild may change (the executable's size and time).
+pub fn key(opts: &crate::ScanOptions, build: bool) -> u64 {
+    let exe = build.then(|| std::env::current_exe().ok().and_then(|p| FileMark::of(&p))).flatten();
+    let build = exe.map(|m| format!("{} {}", m.size, m.mtime_ns)).unwrap_or_default();
+    let options = format!("{:?} {:?} {:?}", opts.source, opts.tool_schemas, opts.aggregate);
+    fnv(&[env!("CARGO_PKG_VERSION").as_bytes(), build.as_bytes(), options.as_bytes()])
+}
+
+/// The stable name of a source (its canonical path and its label).
+pub fn tag(canonical: &str, label: &str) -> u64 {
+    fnv(&[canonical.as_bytes(), label.as_bytes()])
+}
+
+/// Were `now`'s files exactly `files` when read at `judged_ns`, and not
+/// changed so shortly before that a later change could hide?
+pub fn unchanged(files: &[FileMark], judged_ns: i128, now: &[FileMark]) -> bool {
+    files == now && now.iter().all(|m| m.mtime_ns < judged_ns - RACY_NS)
 }
 
 /// An open index: the folder of one key.
@@ -178,11 +203,7 @@ impl Index {
     /// The index under `root` for scans with `opts`; `None` (with a note)
     /// when its folder cannot be made private.
     pub fn open(root: &Path, opts: &crate::ScanOptions, notes: &mut Vec<String>) -> Option<Index> {
-        let exe = std::env::current_exe().ok().and_then(|p| FileMark::of(&p));
-        let build = exe.map(|m| format!("{} {}", m.size, m.mtime_ns)).unwrap_or_default();
-        let options = format!("{:?} {:?} {:?}", opts.source, opts.tool_schemas, opts.aggregate);
-        let key = fnv(&[env!("CARGO_PKG_VERSION").as_bytes(), build.as_bytes(), options.as_bytes()]);
-        let dir = root.join(LAYOUT).join(format!("{key:016x}"));
+        let dir = root.join(LAYOUT).join(format!("{:016x}", key(opts, true)));
         match private_dirs(root, &dir) {
             Ok(()) => {
                 prune(&dir);
@@ -199,7 +220,7 @@ impl Index {
     }
 
     fn file(&self, canonical: &str, label: &str) -> PathBuf {
-        self.dir.join(format!("{:016x}.json", fnv(&[canonical.as_bytes(), label.as_bytes()])))
+        self.dir.join(format!("{:016x}.json", tag(canonical, label)))
     }
 
     /// The entry of a source, if one was kept and can be read; an entry

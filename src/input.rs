@@ -370,6 +370,14 @@ impl Source {
         self.format.adapter().appended_after(&self.conn, row).ok().flatten()
     }
 
+    /// What the rows up to `row` are (see `Adapter::rows_signature`).
+    pub fn rows_signature(&self, row: i64) -> Option<String> {
+        if self._scratch.is_some() {
+            return None;
+        }
+        self.format.adapter().rows_signature(&self.conn, row).ok().flatten()
+    }
+
     /// The database's free pages: deleting rows adds to them.
     pub fn freelist(&self) -> Option<i64> {
         self.conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).ok()

@@ -11,6 +11,10 @@
 //! 5. `gate`: thresholds and baselines over a `Report` give a `Verdict`.
 //! 6. `render`: one module per output format prints a `Report` (and `Verdict`).
 //!
+//! Transcripts (JSONL and JSON files) go through a scratch SQLite database
+//! (`import` writes it, `source::tracelint` reads it). `index` keeps each
+//! source's partial report, so a re-run reads only what changed.
+//!
 //! `app` holds one handler per command; `main` maps its status to an exit code.
 
 pub mod aggregate;
@@ -140,9 +144,16 @@ pub fn walk_indexed(
         let judged_ns = index::now_ns();
         let src = input::open(path, &opts.source, notes)?;
         let appended = kept.and_then(|e| appended(&e, marks.as_deref(), &src).then_some(e));
+        let last_row = appended.as_ref().and_then(|e| e.append.as_ref()).map(|a| a.last_row);
+        let appended = match appended {
+            // Checked again after the read, which is a snapshot of its own:
+            // rows of an old session committed between the two are seen.
+            Some(old) => Some(read_appended(old, &src, &label, opts, marks.clone().unwrap_or_default())?)
+                .filter(|_| last_row.is_some_and(|row| src.appended_after(row) == Some(true))),
+            None => None,
+        };
         let entry = match appended {
-            Some(old) => {
-                let entry = read_appended(old, &src, &label, opts, marks.clone().unwrap_or_default())?;
+            Some(entry) => {
                 index::log(&label, "appended to", &entry);
                 entry
             }
@@ -165,13 +176,57 @@ pub fn walk_indexed(
 /// free pages (deleting rows frees pages), and its format says the rows
 /// after the last one read belong to new sessions only.
 fn appended(old: &index::Entry, now: Option<&[index::FileMark]>, src: &input::Source) -> bool {
-    let (Some(mark), Some(now), Some(then)) = (&old.append, now, old.files.first()) else { return false };
+    appended_since(&old.files, old.append.as_ref(), now, src)
+}
+
+/// Was the database read as `files` (last row and free pages in `append`)
+/// only appended to since, by rows of new sessions (see `appended`)?
+pub fn appended_since(
+    files: &[index::FileMark],
+    append: Option<&index::AppendMark>,
+    now: Option<&[index::FileMark]>,
+    src: &input::Source,
+) -> bool {
+    let (Some(mark), Some(now), Some(then)) = (append, now, files.first()) else { return false };
     let Some(file) = now.first() else { return false };
     file.path == then.path
         && (file.dev, file.ino) == (then.dev, then.ino)
         && file.size >= then.size
         && src.freelist().is_some_and(|f| f <= mark.freelist)
+        && src.rows_signature(mark.last_row).is_some_and(|s| s == mark.signature)
         && src.appended_after(mark.last_row) == Some(true)
+}
+
+/// Judge the sessions of an opened source (only its rows after
+/// `after_row`, when given: see `appended_since`) and hand them to
+/// `visitor`, after its `SourceStart` under `label`.
+pub fn walk_source(
+    src: &input::Source,
+    label: &str,
+    opts: &ScanOptions,
+    after_row: Option<i64>,
+    visitor: &mut dyn Visitor,
+) -> Result<source::SourceStats> {
+    let judge = judge_for(&src.agents, &src.tool_schemas()?, opts)?;
+    visitor.source(SourceStart {
+        path: label,
+        format: src.format_name,
+        schemas: judge.schemas().clone(),
+        warnings: src.warnings.clone(),
+    });
+    let mut from = opts.source.clone();
+    from.after_row = after_row;
+    read_judging_aside(&src.path, &judge, visitor, |sink| src.read(&from, sink))
+}
+
+/// What the index keeps to read `src` from `last_row` on next time, if
+/// its format can be read so.
+pub fn append_mark(src: &input::Source, last_row: Option<i64>) -> Option<index::AppendMark> {
+    let last_row = last_row?;
+    let freelist = src.freelist()?;
+    let signature = src.rows_signature(last_row)?;
+    src.appended_after(last_row)?;
+    Some(index::AppendMark { last_row, freelist, signature })
 }
 
 /// Read and judge all of `src` into a new index entry.
@@ -195,12 +250,7 @@ fn read_entry(
         },
     );
     let stats = read_judging_aside(&src.path, &judge, &mut build, |sink| src.read(&opts.source, sink))?;
-    let append = match (stats.last_row, src.freelist()) {
-        (Some(last_row), Some(freelist)) if src.appended_after(last_row).is_some() => {
-            Some(index::AppendMark { last_row, freelist })
-        }
-        _ => None,
-    };
+    let append = append_mark(src, stats.last_row);
     Ok(index::Entry {
         path: canonical.to_string(),
         label: label.to_string(),
@@ -230,10 +280,7 @@ fn read_appended(
     let stats = read_judging_aside(&src.path, &judge, &mut build, |sink| src.read(&from, sink))?;
     Ok(index::Entry {
         files,
-        append: Some(index::AppendMark {
-            last_row: stats.last_row.unwrap_or(mark.last_row).max(mark.last_row),
-            freelist: src.freelist().unwrap_or(mark.freelist),
-        }),
+        append: append_mark(src, Some(stats.last_row.unwrap_or(mark.last_row).max(mark.last_row))),
         partial: aggregate::Partial::of(build.agg.finish()),
         rows: build.rows,
         ..old

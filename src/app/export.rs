@@ -124,8 +124,11 @@ fn no_parquet() -> Error {
     )
 }
 
-struct Exporter<'a> {
+pub(super) struct Exporter<'a> {
     sink: Sink<'a>,
+    /// The name of a partition's file, without its extension: `part-00000`,
+    /// or per source and run for `--incremental` (src/app/increment.rs).
+    pub(super) prefix: String,
     source: String,
     format: String,
     redaction: Redaction,
@@ -141,12 +144,13 @@ impl Exporter<'_> {
             Sink::File(part) => part.write(row)?,
             Sink::Partitioned { dir, shown, format, guard, open } => {
                 let name = export::partition(row);
-                if !open.contains_key(&name) {
-                    let ext = match format {
-                        ExportFormat::Ndjson => "ndjson",
-                        ExportFormat::Parquet => "parquet",
-                    };
-                    let file = format!("part-00000.{ext}");
+                let ext = match format {
+                    ExportFormat::Ndjson => "ndjson",
+                    ExportFormat::Parquet => "parquet",
+                };
+                let file = format!("{}.{ext}", self.prefix);
+                let key = format!("{name}/{file}");
+                if !open.contains_key(&key) {
                     let at = dir.join(&name).join(&file);
                     let shown_at = shown.join(&name).join(&file);
                     // The partition's own path: a file of its name that
@@ -157,9 +161,9 @@ impl Exporter<'_> {
                     // partition's at the end.
                     let (pending, f) = Pending::new(dir, &at, &shown_at)?;
                     let part = Part::new(pending, f, *format, shown.join(&name).join(&file))?;
-                    open.insert(name.clone(), part);
+                    open.insert(key.clone(), part);
                 }
-                if let Some(part) = open.get_mut(&name) {
+                if let Some(part) = open.get_mut(&key) {
                     part.write(row)?;
                 }
             }
@@ -171,26 +175,33 @@ impl Exporter<'_> {
     /// Finish every file, then put them all in place (partitions checked
     /// once more by the guard, in case a folder appeared meanwhile).
     fn finish(self) -> Result<u64> {
+        let (rows, whole) = self.finish_parts()?;
+        for (_, pending) in whole {
+            pending.commit()?;
+        }
+        Ok(rows)
+    }
+
+    /// Finish every file, and hand back each partition file written (its
+    /// path in the export's folder, and the file to put in place).
+    pub(super) fn finish_parts(self) -> Result<(u64, Vec<(String, Pending)>)> {
         if let Some(e) = self.failed {
             return Err(e);
         }
+        let mut whole = Vec::new();
         match self.sink {
             Sink::Stream(w) => w.finish()?,
             Sink::File(part) => part.finish()?.commit()?,
             Sink::Partitioned { dir, guard, open, .. } => {
-                let mut whole = Vec::new();
-                for (name, part) in open {
-                    let at = dir.join(&name).join(part.pending.target_name());
+                for (key, part) in open {
+                    let at = dir.join(&key);
                     output::guard(&at, guard.inputs, Written::Export, guard.force)
                         .map_err(|e| with_path(e, &part.shown))?;
-                    whole.push(part.finish()?);
-                }
-                for pending in whole {
-                    pending.commit()?;
+                    whole.push((key, part.finish()?));
                 }
             }
         }
-        Ok(self.rows)
+        Ok((self.rows, whole))
     }
 }
 
@@ -245,8 +256,28 @@ pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn
             Sink::File(Part::new(pending, file, args.format, path.clone())?)
         }
     };
+    if args.incremental {
+        let Sink::Partitioned { dir, .. } = &sink else {
+            return Err(Error::Usage(
+                "--incremental appends to a --partition folder: give --out DIR --partition".into(),
+            ));
+        };
+        let dir = dir.clone();
+        let exporter = Exporter {
+            sink,
+            prefix: String::new(),
+            source: String::new(),
+            format: String::new(),
+            redaction: opts.aggregate.redaction,
+            filters: opts.aggregate.filters.clone(),
+            rows: 0,
+            failed: None,
+        };
+        return super::increment::run(args, &opts, &paths, &dir, exporter, err);
+    }
     let mut exporter = Exporter {
         sink,
+        prefix: "part-00000".to_string(),
         source: String::new(),
         format: String::new(),
         redaction: opts.aggregate.redaction,

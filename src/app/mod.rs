@@ -6,6 +6,7 @@ pub mod drill;
 pub mod export;
 pub mod hint;
 pub mod import;
+pub mod increment;
 pub mod listings;
 pub mod merge;
 pub mod metrics;

@@ -110,6 +110,12 @@ pub trait Adapter: Sync {
     fn appended_after(&self, _conn: &Connection, _row: i64) -> rusqlite::Result<Option<bool>> {
         Ok(None)
     }
+    /// What the rows up to `row` are, cheaply told (Peri: how many there
+    /// are and the id of the last): a later `appended_after` holds only if
+    /// it is still the same (no row deleted, no rowid reused).
+    fn rows_signature(&self, _conn: &Connection, _row: i64) -> rusqlite::Result<Option<String>> {
+        Ok(None)
+    }
 }
 
 /// Every SQLite format, in detection order (which is also the order

@@ -10,8 +10,8 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
-use rusqlite::Connection;
 use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OptionalExtension};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -62,6 +62,22 @@ impl Adapter for Peri {
     /// Rows after `row` only started threads of their own when no thread
     /// of theirs has a row at or before it: two seeks a thread on the
     /// index of `thread_id` (without one, the question is not asked).
+    /// The rows up to `row`, counted on the thread index (its entries are
+    /// small: a tenth of a second for 2 million), and the last one's id.
+    fn rows_signature(&self, conn: &Connection, row: i64) -> rusqlite::Result<Option<String>> {
+        if !thread_index(conn)? {
+            return Ok(None);
+        }
+        // `+rowid`: not the table's rowid range (every row's bytes) but a
+        // scan of the smallest covering index.
+        let count: i64 = conn.query_row("SELECT count(*) FROM messages WHERE +rowid <= ?1", [row], |r| r.get(0))?;
+        let last: Option<String> = conn
+            .query_row("SELECT CAST(message_id AS TEXT) FROM messages WHERE rowid = ?1", [row], |r| r.get(0))
+            .optional()?
+            .flatten();
+        Ok(Some(format!("{count} {}", last.unwrap_or_default())))
+    }
+
     fn appended_after(&self, conn: &Connection, row: i64) -> rusqlite::Result<Option<bool>> {
         if !thread_index(conn)? {
             return Ok(None);

@@ -214,3 +214,117 @@ fn partitions_go_into_an_existing_folder_but_never_onto_a_file() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
 }
+
+/// `--incremental`: across runs that add sessions, grow one, delete some
+/// and lose a file, the dataset holds exactly the calls one scan counts,
+/// each once; unchanged sources are not written again.
+#[test]
+fn an_incremental_export_neither_loses_nor_doubles_a_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let db = d.join("peri.db");
+    std::fs::copy(root().join("sample-traces/peri-postmortem.db"), &db).unwrap();
+    let folder = d.join("claude");
+    copy_tree(&root().join("sample-traces/claude-code"), &folder);
+    // Dated 10 s back (a file changed within 2 s of a read is read again),
+    // but later than the last time: a change shows in the time, as it does.
+    let age = |p: &std::path::Path| {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
+        let all = if p.is_dir() { tree(p).into_iter().map(|f| p.join(f)).collect() } else { vec![p.to_path_buf()] };
+        for f in all.iter().filter(|f| f.is_file()) {
+            std::fs::File::options().append(true).open(f).unwrap().set_modified(old).unwrap();
+        }
+    };
+    age(&db);
+    age(&folder);
+    let sql = |q: &str| {
+        rusqlite::Connection::open(&db).unwrap().execute_batch(q).unwrap();
+        age(&db);
+    };
+    let (db_s, folder_s) = (db.to_str().unwrap(), folder.to_str().unwrap());
+    let export = || {
+        let o = run_in(d, &["export", db_s, folder_s, "--out", "ds", "--partition", "--incremental"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let check = |what: &str| {
+        let scan = json(&run_in(d, &["scan", db_s, folder_s, "--format", "json", "--no-index"]));
+        let mut rows = Vec::new();
+        for f in tree(&d.join("ds")).iter().filter(|f| f.ends_with(".ndjson")) {
+            let text = std::fs::read_to_string(d.join("ds").join(f)).unwrap();
+            rows.extend(text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()));
+        }
+        let keys: std::collections::BTreeSet<String> =
+            rows.iter().map(|r| format!("{} {} {} {}", r["source"], r["session"], r["call_id"], r["seq"])).collect();
+        assert_eq!(keys.len(), rows.len(), "{what}: a row twice");
+        assert_eq!(rows.len() as u64, scan["totals"]["calls"].as_u64().unwrap(), "{what}: rows");
+        let hidden = rows.iter().filter(|r| r["hidden"] == true).count() as u64;
+        assert_eq!(hidden, scan["totals"]["hidden_errors"].as_u64().unwrap(), "{what}: hidden");
+    };
+    let busiest = "(SELECT thread_id FROM messages GROUP BY thread_id ORDER BY count(*) DESC, thread_id LIMIT 1)";
+    assert!(export().contains("(2 of 2 sources read"));
+    check("first export");
+    let files = tree(&d.join("ds"));
+    assert!(files.iter().any(|f| f == "_tracelint_export.json"), "{files:?}");
+    // Nothing new: nothing read, nothing written.
+    assert!(export().contains("exported 0 new calls") && tree(&d.join("ds")) == files);
+    check("unchanged");
+    // A new session: only its rows, in new files; the others stay as they were.
+    sql(&format!(
+        "INSERT INTO threads (id, title, cwd, created_at, updated_at) SELECT id || '-new', 'new', cwd,
+           '2026-12-01T00:00:00Z', '2026-12-01T00:00:00Z' FROM threads WHERE id = {busiest};
+         INSERT INTO messages (message_id, thread_id, role, content) SELECT message_id || '-new',
+           thread_id || '-new', role, content FROM messages WHERE thread_id = {busiest} ORDER BY rowid;"
+    ));
+    let said = export();
+    assert!(said.contains("(1 of 2 sources read"), "{said}");
+    let after = tree(&d.join("ds"));
+    assert!(files.iter().all(|f| after.contains(f)), "the earlier files stay");
+    check("a new session");
+    // An old session goes on: the database is exported again, its old files removed.
+    sql("INSERT INTO messages (message_id, thread_id, role, content) SELECT message_id || '-again', thread_id, role,
+           content FROM messages WHERE rowid = (SELECT max(rowid) FROM messages WHERE role = 'tool'
+           AND thread_id NOT LIKE '%-new')");
+    export();
+    check("a session that went on");
+    // Sessions deleted (rows gone from pages that stay in use).
+    sql(&format!(
+        "DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE thread_id = {busiest} LIMIT 3)"
+    ));
+    export();
+    check("rows deleted");
+    // A transcript appended to and a new one: the folder is exported again.
+    let first = tree(&folder).into_iter().find(|f| f.ends_with(".jsonl")).unwrap();
+    let text = std::fs::read_to_string(folder.join(&first)).unwrap();
+    std::fs::write(
+        folder.join("another.jsonl"),
+        text.replace("\"sessionId\": \"", "\"sessionId\": \"x").replace("\"u-", "\"xu-"),
+    )
+    .unwrap();
+    age(&folder);
+    export();
+    check("a new transcript");
+    // A file of the dataset lost: its source is exported again whole.
+    let part = tree(&d.join("ds")).into_iter().find(|f| f.ends_with(".ndjson")).unwrap();
+    std::fs::remove_file(d.join("ds").join(&part)).unwrap();
+    export();
+    check("a lost file");
+    // A run that stopped after putting a file in place, before its manifest:
+    // the file it named as pending goes.
+    let manifest = d.join("ds/_tracelint_export.json");
+    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    let extra = "date=2026-12-01/part-ffffffffffffffff-00000.ndjson";
+    let some = tree(&d.join("ds")).into_iter().find(|f| f.ends_with(".ndjson")).unwrap();
+    std::fs::create_dir_all(d.join("ds/date=2026-12-01")).unwrap();
+    std::fs::copy(d.join("ds").join(&some), d.join("ds").join(extra)).unwrap();
+    m["pending"] = serde_json::json!([extra]);
+    std::fs::write(&manifest, serde_json::to_string(&m).unwrap()).unwrap();
+    export();
+    assert!(!d.join("ds").join(extra).exists());
+    check("a stopped run");
+    // Another format or other options: refused, nothing written.
+    let o = run_in(d, &["export", db_s, "--out", "ds", "--partition", "--incremental", "--tool", "Edit"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("other options"), "{}", stderr(&o));
+    check("refused");
+}

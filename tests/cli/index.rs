@@ -137,6 +137,11 @@ fn an_appended_peri_database_is_read_from_its_last_row() {
            content FROM messages WHERE rowid = (SELECT max(rowid) FROM messages WHERE role = 'tool'
            AND thread_id NOT LIKE '%-new')");
     assert!(same(&cache, &["scan", db_s, "--format", "json"])[0].starts_with("read"));
+    // A few rows deleted, their pages still in use: the rows' signature tells.
+    sql(&format!(
+        "DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages WHERE thread_id = {busiest} LIMIT 3)"
+    ));
+    assert!(same(&cache, &["scan", db_s, "--format", "json"])[0].starts_with("read"));
     // A deleted session: read again (its pages are freed).
     sql(&format!("DELETE FROM messages WHERE thread_id = {busiest}"));
     assert!(same(&cache, &["scan", db_s, "--format", "json"])[0].starts_with("read"));
