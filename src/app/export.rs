@@ -256,25 +256,17 @@ pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn
             Sink::File(Part::new(pending, file, args.format, path.clone())?)
         }
     };
-    if args.incremental {
-        let Sink::Partitioned { dir, .. } = &sink else {
+    // `--incremental` writes into a partition folder (clap asks for
+    // --partition, which a stream or one file is not).
+    let incremental = match (&sink, args.incremental) {
+        (Sink::Partitioned { dir, .. }, true) => Some(dir.clone()),
+        (_, true) => {
             return Err(Error::Usage(
                 "--incremental appends to a --partition folder: give --out DIR --partition".into(),
             ));
-        };
-        let dir = dir.clone();
-        let exporter = Exporter {
-            sink,
-            prefix: String::new(),
-            source: String::new(),
-            format: String::new(),
-            redaction: opts.aggregate.redaction,
-            filters: opts.aggregate.filters.clone(),
-            rows: 0,
-            failed: None,
-        };
-        return super::increment::run(args, &opts, &paths, &dir, exporter, err);
-    }
+        }
+        _ => None,
+    };
     let mut exporter = Exporter {
         sink,
         prefix: "part-00000".to_string(),
@@ -285,6 +277,9 @@ pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn
         rows: 0,
         failed: None,
     };
+    if let Some(dir) = incremental {
+        return super::increment::run(args, &opts, &paths, &dir, exporter, err);
+    }
     let mut notes = Vec::new();
     let rows = match crate::walk(&paths, &opts, &mut notes, &mut exporter) {
         Ok(()) => exporter.finish(),
