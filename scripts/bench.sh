@@ -146,8 +146,9 @@ for spec in "quarter:$((JSONL_CALLS / 4))" "full:$JSONL_CALLS"; do
   echo "JSONL scan $name: $calls calls, $mb MB in $(ls "$src" | wc -l) files: $WALL s = $rate MB/s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s = $floor_rate MB/s (target >= 200 MB/s, flat memory)"
 done
 # The index on the full folder: unchanged, then after one new session (a
-# copy of a transcript under a new session id). A changed folder is read
-# whole (docs/index.md: its sessions can span files).
+# copy of a transcript under a new session id). A changed folder is read in
+# part: the new file and the file it shares call and line ids with
+# (docs/index.md).
 touch -d '1 minute ago' "$src"/*.jsonl
 measure "$BIN" scan "$src" --format json --no-index
 cold="$WALL"

@@ -39,19 +39,6 @@ pub fn default_dir() -> Option<PathBuf> {
         .map(|c| c.join("tracelint"))
 }
 
-/// FNV-1a, 64 bits: stable across runs and platforms (std's hasher is
-/// not promised to be).
-fn fnv(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for p in parts {
-        for b in p.iter().chain(&[0xff]) {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    h
-}
-
 /// What one file was when it was read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileMark {
@@ -116,6 +103,51 @@ pub struct Entry {
     pub partial: Partial,
     /// Its sessions' rows for `tracelint sessions`.
     pub rows: Vec<SessionRow>,
+    /// A transcript folder whose files and sessions are kept one by one
+    /// beside the entry (`Parts`), so that it can be read again in part.
+    #[serde(default)]
+    pub parts: bool,
+}
+
+/// One session of a transcript folder, as the index keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionPart {
+    pub id: String,
+    /// Read after the others (made only of a file's broken lines).
+    pub trailing: bool,
+    /// The aggregator's whole state for this session alone.
+    pub partial: Partial,
+    pub row: Option<SessionRow>,
+}
+
+/// A transcript folder file by file and session by session, kept beside
+/// its entry: a change to some files reads only them and the files bound
+/// to them (import/record.rs), and the other sessions' parts are taken
+/// in their reading order.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Parts {
+    /// The entry's `judged_ns`: parts of another entry are not taken.
+    pub judged_ns: i128,
+    /// Each file, in reading order.
+    pub files: Vec<crate::import::record::FileRecord>,
+    /// Each session, in reading order.
+    pub sessions: Vec<SessionPart>,
+}
+
+impl Parts {
+    /// Are the sessions in the order a read gives them: by id (byte
+    /// order, as SQLite sorts text), then the trailing ones by id?
+    pub fn in_reading_order(sessions: &[SessionPart]) -> bool {
+        let split = sessions.iter().position(|p| p.trailing).unwrap_or(sessions.len());
+        let (main, trailing) = sessions.split_at(split);
+        let sorted = |ps: &[SessionPart]| ps.windows(2).all(|w| w[0].id < w[1].id);
+        sorted(main) && sorted(trailing) && trailing.iter().all(|p| p.trailing)
+    }
+
+    /// Sort sessions into reading order (see `in_reading_order`).
+    pub fn sort(sessions: &mut [SessionPart]) {
+        sessions.sort_by(|a, b| a.trailing.cmp(&b.trailing).then_with(|| a.id.cmp(&b.id)));
+    }
 }
 
 /// Entries kept under one key before the least recently written are
@@ -166,12 +198,12 @@ pub fn key(opts: &crate::ScanOptions, build: bool) -> u64 {
     let exe = build.then(|| std::env::current_exe().ok().and_then(|p| FileMark::of(&p))).flatten();
     let build = exe.map(|m| format!("{} {}", m.size, m.mtime_ns)).unwrap_or_default();
     let options = format!("{:?} {:?} {:?}", opts.source, opts.tool_schemas, opts.aggregate);
-    fnv(&[env!("CARGO_PKG_VERSION").as_bytes(), build.as_bytes(), options.as_bytes()])
+    crate::sanitize::stable_hash(&[env!("CARGO_PKG_VERSION").as_bytes(), build.as_bytes(), options.as_bytes()])
 }
 
 /// The stable name of a source (its canonical path and its label).
 pub fn tag(canonical: &str, label: &str) -> u64 {
-    fnv(&[canonical.as_bytes(), label.as_bytes()])
+    crate::sanitize::stable_hash(&[canonical.as_bytes(), label.as_bytes()])
 }
 
 /// Were `now`'s files exactly `files` when read at `judged_ns`, and not
@@ -223,6 +255,19 @@ impl Index {
         self.dir.join(format!("{:016x}.json", tag(canonical, label)))
     }
 
+    fn parts_file(&self, canonical: &str, label: &str) -> PathBuf {
+        self.dir.join(format!("{:016x}.parts", tag(canonical, label)))
+    }
+
+    /// The parts kept beside `entry`, if they are its own and can be read.
+    pub fn load_parts(&self, entry: &Entry) -> Option<Parts> {
+        if !entry.parts {
+            return None;
+        }
+        let bytes = std::fs::read(self.parts_file(&entry.path, &entry.label)).ok()?;
+        serde_json::from_slice::<Parts>(&bytes).ok().filter(|p| p.judged_ns == entry.judged_ns)
+    }
+
     /// The entry of a source, if one was kept and can be read; an entry
     /// that cannot be read is said once and dropped.
     pub fn load(&self, canonical: &str, label: &str, notes: &mut Vec<String>) -> Option<Entry> {
@@ -246,22 +291,35 @@ impl Index {
     /// Keep `entry`, replacing the one before (written aside, then renamed:
     /// a reader sees the old entry or the new one). Failing to keep it only
     /// costs the next run a read.
-    pub fn store(&self, entry: &Entry) {
-        let file = self.file(&entry.path, &entry.label);
-        let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-        let written = (|| -> std::io::Result<()> {
-            let _ = std::fs::remove_file(&tmp);
-            let mut f = std::io::BufWriter::new(crate::scratch::private_file(&tmp)?);
-            serde_json::to_writer(&mut f, entry)?;
-            f.flush()?;
-            drop(f);
-            std::fs::rename(&tmp, &file)
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
+    pub fn store(&self, entry: &Entry, parts: Option<&Parts>) {
+        let kept_parts = parts.is_some_and(|p| write_aside(&self.parts_file(&entry.path, &entry.label), p));
+        let entry = Entry { parts: kept_parts, ..entry.clone() };
+        if !kept_parts {
+            let _ = std::fs::remove_file(self.parts_file(&entry.path, &entry.label));
         }
+        write_aside(&self.file(&entry.path, &entry.label), &entry);
     }
 }
+
+/// Write `value` as JSON to `file`, aside then renamed (a reader sees the
+/// old file or the new one); false when it could not be.
+fn write_aside(file: &Path, value: &impl Serialize) -> bool {
+    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+    let written = (|| -> std::io::Result<()> {
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = std::io::BufWriter::new(crate::scratch::private_file(&tmp)?);
+        serde_json::to_writer(&mut f, value)?;
+        f.flush()?;
+        drop(f);
+        std::fs::rename(&tmp, file)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.is_ok()
+}
+
+impl Index {}
 
 /// Keep the index small: other keys' folders left alone for `STALE_KEY`
 /// are removed, and past `MAX_ENTRIES` entries the oldest half goes.
@@ -335,9 +393,14 @@ pub fn marks(path: &Path, transcripts: bool) -> Option<Vec<FileMark>> {
 pub struct Build {
     pub agg: Aggregator,
     pub rows: Vec<SessionRow>,
+    /// Each session's own partial, when kept (`Parts`).
+    pub parts: Option<Vec<SessionPart>>,
     filters: Filters,
     threshold: usize,
     source: String,
+    format: String,
+    schemas: std::sync::Arc<crate::schema::SchemaSet>,
+    options: crate::aggregate::AggregateOptions,
 }
 
 impl Build {
@@ -345,10 +408,31 @@ impl Build {
         Build {
             agg: Aggregator::new(opts.aggregate.clone()),
             rows: Vec::new(),
+            parts: None,
             filters: opts.aggregate.filters.clone(),
             threshold: opts.aggregate.streak_threshold.max(2),
             source: String::new(),
+            format: String::new(),
+            schemas: std::sync::Arc::default(),
+            options: opts.aggregate.clone(),
         }
+    }
+
+    /// Keep each session's own partial too.
+    pub fn with_parts(mut self) -> Build {
+        self.parts = Some(Vec::new());
+        self
+    }
+
+    /// The read is over, and its last `trailing` sessions came after the
+    /// others: the parts, if they are in reading order.
+    pub fn take_parts(&mut self, trailing: usize) -> Option<Vec<SessionPart>> {
+        let mut parts = self.parts.take()?;
+        let n = parts.len();
+        for p in &mut parts[n.saturating_sub(trailing)..] {
+            p.trailing = true;
+        }
+        Parts::in_reading_order(&parts).then_some(parts)
     }
 }
 
@@ -366,30 +450,28 @@ impl Build {
 impl crate::Visitor for Build {
     fn source(&mut self, start: crate::SourceStart<'_>) {
         self.source = start.path.to_string();
+        self.format = start.format.to_string();
+        self.schemas = start.schemas.clone();
         crate::Visitor::source(&mut self.agg, start);
     }
 
     fn session(&mut self, s: crate::judge::JudgedSession) -> bool {
-        if let Some(row) = crate::aggregate::sessions::row(&s, &self.source, &self.filters, self.threshold) {
+        let row = crate::aggregate::sessions::row(&s, &self.source, &self.filters, self.threshold);
+        if let Some(parts) = &mut self.parts {
+            let mut one = Aggregator::new(self.options.clone());
+            one.begin_source(&self.source, &self.format, self.schemas.clone());
+            one.add(&s);
+            parts.push(SessionPart {
+                id: s.id.clone(),
+                trailing: false,
+                partial: Partial::of(one.finish()),
+                row: row.clone(),
+            });
+        }
+        if let Some(row) = row {
             self.rows.push(row);
         }
         self.agg.add(&s);
         true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_hash_is_stable() {
-        // Entries written by one run are found by the next: the hash must
-        // not depend on the process, the platform or the Rust release: pinned
-        // values of FNV-1a 64 with a 0xff byte after each part.
-        assert_eq!(fnv(&[b"a", b"b"]), 0xd2b3_7181_9297_f98a);
-        assert_eq!(fnv(&[b""]), 0xaf64_724c_8602_eb6e);
-        // The parts are told apart: ("ab") is not ("a", "b").
-        assert_ne!(fnv(&[b"ab"]), fnv(&[b"a", b"b"]));
     }
 }

@@ -210,6 +210,9 @@ pub struct Source {
     /// Transcript lines that could not be read, reported as `malformed-row`
     /// findings of their sessions.
     broken: Vec<import::BrokenLine>,
+    /// For transcripts opened with `open_recorded`, when every file is of
+    /// a separable format: what each file gave (import/record.rs).
+    pub records: Option<Vec<import::record::FileRecord>>,
     _scratch: Option<ScratchDir>,
 }
 
@@ -218,6 +221,16 @@ pub struct Source {
 /// throwaway database. What the import skipped or repaired is added to
 /// `notes`.
 pub fn open(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Result<Source> {
+    open_with(path, opts, false, notes)
+}
+
+/// `open`, keeping for transcripts what each file gave (`Source::records`),
+/// so the index can read the folder again in part.
+pub fn open_recorded(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Result<Source> {
+    open_with(path, opts, true, notes)
+}
+
+fn open_with(path: &Path, opts: &SourceOptions, record: bool, notes: &mut Vec<String>) -> Result<Source> {
     let label = path.display().to_string();
     if let Some(agent) = opts.transcripts {
         if !is_transcripts(path) {
@@ -226,10 +239,10 @@ pub fn open(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Resul
                 format!("is a SQLite database, not {agent} transcripts (--source-format {agent})"),
             ));
         }
-        return open_transcripts(path, label, Some(agent), notes);
+        return open_transcripts(path, label, Some(agent), record, notes);
     }
     if is_transcripts(path) {
-        return open_transcripts(path, label, None, notes);
+        return open_transcripts(path, label, None, record, notes);
     }
     let forced = opts.format;
     let (conn, format, warnings) = source::open_as(path, forced)?;
@@ -242,12 +255,41 @@ pub fn open(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Resul
         conn,
         format,
         broken: Vec::new(),
+        records: None,
         _scratch: None,
     })
 }
 
-fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &mut Vec<String>) -> Result<Source> {
+fn open_transcripts(
+    path: &Path,
+    label: String,
+    agent: Option<Dialect>,
+    record: bool,
+    notes: &mut Vec<String>,
+) -> Result<Source> {
     let files = import::transcript_files(&[path.to_path_buf()])?;
+    let (mut src, stats) = import_transcripts(path, label, &files, agent, record)?;
+    transcript_notes(path, &src.label, &stats, notes)?;
+    src.records = stats.records;
+    Ok(src)
+}
+
+/// Some of the transcript files of the folder `path` (as `opts` reads
+/// it), imported alone, with what the import said of each
+/// (`ImportStats::records`): the index reads a changed folder so. The
+/// source's format and agents are the part's, not the folder's.
+pub fn open_part(path: &Path, files: &[PathBuf], opts: &SourceOptions) -> Result<(Source, import::ImportStats)> {
+    import_transcripts(path, path.display().to_string(), files, opts.transcripts, true)
+}
+
+/// `files` of `path` imported into a throwaway database.
+fn import_transcripts(
+    path: &Path,
+    label: String,
+    files: &[PathBuf],
+    agent: Option<Dialect>,
+    record: bool,
+) -> Result<(Source, import::ImportStats)> {
     let in_tmp = || one_line(&std::env::temp_dir().display().to_string());
     let tmp = ScratchDir::new()
         .map_err(|e| Error::input(path, format!("cannot make a scratch folder in $TMPDIR ({}): {e}", in_tmp())))?;
@@ -258,7 +300,29 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
     let conn = import::open_scratch(&store)?;
     // The import is most of a transcript scan: the bar says so, in bytes.
     progress::begin(&format!("importing {label}"));
-    let stats = import::import_files_counted(&conn, &store, &files, agent, &mut progress::set)?;
+    let stats = match record {
+        true => import::import_files_recorded(&conn, &store, files, agent, &mut progress::set)?,
+        false => import::import_files_counted(&conn, &store, files, agent, &mut progress::set)?,
+    };
+    let src = Source {
+        path: path.to_path_buf(),
+        label,
+        format_name: stats.label(),
+        agents: stats.agents.iter().copied().collect(),
+        warnings: Vec::new(),
+        conn,
+        format: Format::TRACELINT,
+        broken: stats.broken_lines.clone(),
+        records: None,
+        _scratch: Some(tmp),
+    };
+    Ok((src, stats))
+}
+
+/// What a scan says of the transcripts of `path` that `stats` imported
+/// (files passed over, files that held nothing, broken lines, repaired
+/// escapes), or why they cannot be scanned (no file was a transcript).
+pub fn transcript_notes(path: &Path, label: &str, stats: &import::ImportStats, notes: &mut Vec<String>) -> Result<()> {
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = format!("{} transcript", or_list(&agents));
     // Empty or foreign files hold no calls: one line for all of them, not
@@ -290,23 +354,22 @@ fn open_transcripts(path: &Path, label: String, agent: Option<Dialect>, notes: &
         };
         return Err(Error::input(path, what));
     }
-    let shown = one_line(&label);
+    let shown = one_line(label);
     match stats.surrogates {
         0 => {}
         1 => notes.push(format!("{shown}: 1 lone surrogate escape replaced by U+FFFD")),
         n => notes.push(format!("{shown}: {n} lone surrogate escapes replaced by U+FFFD")),
     }
-    Ok(Source {
-        path: path.to_path_buf(),
-        label,
-        format_name: stats.label(),
-        agents: stats.agents.iter().copied().collect(),
-        warnings: Vec::new(),
-        conn,
-        format: Format::TRACELINT,
-        broken: stats.broken_lines,
-        _scratch: Some(tmp),
-    })
+    Ok(())
+}
+
+pub use crate::import::record::FileRecord;
+
+/// What an import of the files of `records` (in their order) would have
+/// said of them, made again from each file's record.
+pub fn stats_of(records: &[FileRecord]) -> import::ImportStats {
+    let product = |name: &str| import::infos().find(|i| i.name() == name).map(|i| (i.name(), i.product));
+    import::record::stats_of(records, &product)
 }
 
 /// "A, B or C".
@@ -343,7 +406,7 @@ impl Source {
             };
             broken.entry(b.session.clone().unwrap_or_else(stem)).or_default().push(at);
         }
-        let stats = source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, &mut |mut s| {
+        let mut stats = source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, &mut |mut s| {
             if let Some(lines) = broken.remove(&s.id) {
                 s.malformed.extend(lines);
             }
@@ -356,6 +419,7 @@ impl Source {
                 .unwrap_or(None);
             if opts.wants(&id, parent.is_some()) {
                 sink(Session { id, parent, malformed, ..Session::default() });
+                stats.trailing += 1;
             }
         }
         Ok(stats)

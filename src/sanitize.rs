@@ -164,8 +164,34 @@ fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     }
 }
 
+/// FNV-1a, 64 bits, with a 0xff byte after each part: a hash of names kept
+/// across runs (the index's file names, the keys a transcript file
+/// shares with others), stable across processes, platforms and Rust
+/// releases (std's hasher is not promised to be).
+pub fn stable_hash(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.iter().chain(&[0xff]) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_stable_hash_is_stable() {
+        // Entries written by one run are found by the next: the hash must
+        // not depend on the process, the platform or the Rust release: pinned
+        // values of FNV-1a 64 with a 0xff byte after each part.
+        assert_eq!(super::stable_hash(&[b"a", b"b"]), 0xd2b3_7181_9297_f98a);
+        assert_eq!(super::stable_hash(&[b""]), 0xaf64_724c_8602_eb6e);
+        // The parts are told apart: ("ab") is not ("a", "b").
+        assert_ne!(super::stable_hash(&[b"ab"]), super::stable_hash(&[b"a", b"b"]));
+    }
+
     use super::*;
 
     #[test]

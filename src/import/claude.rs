@@ -79,6 +79,12 @@ impl Importer for Claude {
     fn run(&self) -> Box<dyn ImportRun> {
         Box::new(Run::default())
     }
+
+    /// Its files bind only through what the writer shares (sessions, call
+    /// ids, line uuids).
+    fn separable(&self) -> bool {
+        true
+    }
 }
 
 impl Claude {
@@ -94,6 +100,8 @@ impl Claude {
 
 /// A result whose call has not been seen yet.
 struct Pending {
+    /// The file it was read from (the records bind it to the call's).
+    file: Option<std::path::PathBuf>,
     session: String,
     call_id: String,
     text: String,
@@ -125,7 +133,9 @@ impl ImportRun for Run {
     /// Results whose call came later (another file) join its session; the
     /// rest stay in their own session as orphans.
     fn finish(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let last = w.reading.take();
         for p in std::mem::take(&mut self.pending) {
+            w.reading = p.file;
             let session = w.session_of_call(&p.call_id)?.unwrap_or(p.session);
             w.result(&ResultRow {
                 session: &session,
@@ -136,6 +146,7 @@ impl ImportRun for Run {
                 time: p.time.as_deref(),
             })?;
         }
+        w.reading = last;
         Ok(())
     }
 }
@@ -149,6 +160,7 @@ impl Run {
         }
         let sidechain = v.get("isSidechain").and_then(Value::as_bool).unwrap_or(false);
         if let Some(uuid) = v.get("uuid").and_then(Value::as_str) {
+            w.shared_key(super::record::Key::Line, uuid);
             match self.uuids.get(uuid) {
                 None => {
                     self.uuids.insert(uuid.to_string(), sidechain);
@@ -237,6 +249,7 @@ impl Run {
                         None => {
                             ensure_session(w)?;
                             self.pending.push(Pending {
+                                file: w.reading.clone(),
                                 session: session.clone(),
                                 call_id,
                                 text,

@@ -48,6 +48,12 @@ impl Importer for Codex {
     fn run(&self) -> Box<dyn ImportRun> {
         Box::new(Codex)
     }
+
+    /// Its files bind only through what the writer shares (sessions, call
+    /// ids).
+    fn separable(&self) -> bool {
+        true
+    }
 }
 
 impl ImportRun for Codex {

@@ -71,6 +71,12 @@ impl Importer for Gemini {
     fn run(&self) -> Box<dyn ImportRun> {
         Box::new(Gemini)
     }
+
+    /// Its files bind only through what the writer shares (sessions, call
+    /// ids).
+    fn separable(&self) -> bool {
+        true
+    }
 }
 
 impl Gemini {

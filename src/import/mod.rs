@@ -1,13 +1,16 @@
-//! `tracelint import`: agent transcripts (JSONL) into tracelint's own trace
-//! schema (`sql/schema.sql`).
+//! `tracelint import`: agent transcripts (JSONL, or whole JSON documents,
+//! or Aider's Markdown history) into tracelint's own trace schema
+//! (`sql/schema.sql`).
 //!
-//! Files are read line by line (a 500 MB transcript is never held whole);
-//! each line is one JSON record. Unknown record types are skipped, lines
-//! that are not JSON are counted, and lone UTF-16 surrogate escapes (which
-//! JSON parsers reject) are replaced by U+FFFD and counted. Writes are
-//! upserts keyed by (session, call id), inside one transaction, so importing
-//! the same files twice leaves the database as it was.
-
+//! JSONL files are read line by line (a 500 MB transcript is never held
+//! whole); each line is one JSON record. A `.json` transcript is one
+//! document, read whole within a size bound. Unknown record types are
+//! skipped, lines that are not JSON are counted, and lone UTF-16 surrogate
+//! escapes (which JSON parsers reject) are replaced by U+FFFD and counted.
+//! Writes are upserts keyed by (session, call id), inside one transaction,
+//! so importing the same files twice leaves the database as it was. When
+//! asked, the import keeps what each file gave (`record`), so the index can
+//! import a changed folder again in part.
 pub mod aider;
 pub mod branches;
 pub mod claude;
@@ -22,6 +25,7 @@ pub mod openhands_app;
 pub mod otel;
 pub mod pi;
 pub mod qwen;
+pub mod record;
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -73,6 +77,14 @@ pub trait Importer: Sync {
     /// The state of one import run, which may span files (a Claude Code
     /// result can be in a different file than its call).
     fn run(&self) -> Box<dyn ImportRun>;
+    /// Does a file of this format import the same rows alone as beside
+    /// the others, but for what the writer shares between files (sessions,
+    /// call ids, and the keys its run declares with `Writer::shared_key`)?
+    /// Then a folder of them can be imported again in part (import/record.rs).
+    /// Not when the run writes at its finish or reads the file's neighbours.
+    fn separable(&self) -> bool {
+        false
+    }
 }
 
 /// One import run of one transcript format.
@@ -153,6 +165,9 @@ pub struct ImportStats {
     pub broken_lines: Vec<BrokenLine>,
     /// The agents of the files imported.
     pub agents: std::collections::BTreeSet<&'static str>,
+    /// When asked for, and every file was read by a separable importer:
+    /// what each file gave (import/record.rs).
+    pub records: Option<Vec<record::FileRecord>>,
     /// Files recognised as an agent's (product name beside each) whose
     /// records were read, not skipped, and yet gave no call and no result:
     /// a transcript of another shape, never reported as a silent 0.
@@ -172,7 +187,7 @@ pub struct Counts {
 
 /// A line of a transcript that could not be read, or (`line` 0) a `.json`
 /// file that is not a whole document: a `malformed-row` finding.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BrokenLine {
     pub file: PathBuf,
     /// From 1; 0 for the whole file.
@@ -322,6 +337,8 @@ pub struct Writer<'c> {
     /// file was (the session its broken lines are reported in).
     reading: Option<PathBuf>,
     file_sessions: HashMap<PathBuf, String>,
+    /// What each file gave, when the import keeps it (import/record.rs).
+    record: Option<record::Recorder>,
     pub stats: ImportStats,
 }
 
@@ -351,13 +368,31 @@ impl<'c> Writer<'c> {
             failed: std::cell::Cell::new(None),
             reading: None,
             file_sessions: HashMap::new(),
+            record: None,
             stats: ImportStats::default(),
+        }
+    }
+
+    /// The file being read wrote to `session` (for the records).
+    fn touch(&mut self, session: &str) {
+        if let (Some(rec), Some(file)) = (&mut self.record, &self.reading) {
+            rec.session(file, session);
+        }
+    }
+
+    /// The file being read defined or looked up a key other files may
+    /// hold too: a run that keeps keys across files (Claude Code's line
+    /// uuids) declares each one it meets, so the records bind the files.
+    pub fn shared_key(&mut self, kind: record::Key, key: &str) {
+        if let (Some(rec), Some(file)) = (&mut self.record, &self.reading) {
+            rec.key(file, kind, key);
         }
     }
 
     /// Create or update a session. The earliest start time wins; parent,
     /// agent and source are kept once known.
     pub fn session(&mut self, s: &SessionRow<'_>) -> rusqlite::Result<()> {
+        self.touch(s.id);
         if let Some(file) = &self.reading
             && !self.file_sessions.contains_key(file)
         {
@@ -383,7 +418,8 @@ impl<'c> Writer<'c> {
 
     /// The session that holds call `id`, if any (tool call ids are unique
     /// across sessions in the agents imported here).
-    pub fn session_of_call(&self, id: &str) -> rusqlite::Result<Option<String>> {
+    pub fn session_of_call(&mut self, id: &str) -> rusqlite::Result<Option<String>> {
+        self.shared_key(record::Key::Call, id);
         // The query answers with the oldest row holding the id.
         if let Some(owners) = &self.owners {
             return Ok(owners.get(id).and_then(|o| o.first()).cloned());
@@ -403,6 +439,8 @@ impl<'c> Writer<'c> {
         input: &Value,
         time: Option<&str>,
     ) -> rusqlite::Result<()> {
+        self.touch(session);
+        self.shared_key(record::Key::Call, id);
         let exists = match &self.owners {
             Some(owners) => owners.get(id).is_some_and(|o| o.iter().any(|s| s == session)),
             None => self
@@ -453,6 +491,8 @@ impl<'c> Writer<'c> {
 
     /// Record a result; a result already recorded for the call is kept.
     pub fn result(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
+        self.touch(r.session);
+        self.shared_key(record::Key::Call, r.call_id);
         let n = self
             .conn
             .prepare_cached(
@@ -477,6 +517,7 @@ impl Writer<'_> {
     /// Record a result, replacing an earlier one for the same call (for
     /// sources that rewrite a record as the call progresses).
     pub fn result_latest(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
+        self.touch(r.session);
         let old: Option<StoredResult> = self
             .conn
             .prepare_cached(
@@ -507,6 +548,9 @@ impl Writer<'_> {
     /// Move a call and its result to another session (a call belongs to
     /// the session that made it; see the Claude Code importer).
     pub fn move_call(&mut self, from: &str, to: &str, call_id: &str) -> rusqlite::Result<()> {
+        self.touch(from);
+        self.touch(to);
+        self.shared_key(record::Key::Call, call_id);
         let seq = self.take_seq(to)?;
         let moved = self
             .conn
@@ -527,6 +571,8 @@ impl Writer<'_> {
 
     /// Remove a call and its result (the source took it back).
     pub fn forget_call(&mut self, session: &str, call_id: &str) -> rusqlite::Result<()> {
+        self.touch(session);
+        self.shared_key(record::Key::Call, call_id);
         let r = self
             .conn
             .prepare_cached("DELETE FROM results WHERE session_id = ?1 AND call_id = ?2")?
@@ -1214,16 +1260,31 @@ pub fn import_files_counted(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ImportStats> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    import_files_with(conn, store, files, forced, OWNERS_CAP, progress)
+    import_files_with(conn, store, files, forced, OWNERS_CAP, false, progress)
 }
 
-/// `import_files`, keeping the owners of at most `owners_cap` call ids in memory.
+/// `import_files_counted`, keeping what each file gave in `records` when
+/// every file is of a separable format (import/record.rs).
+pub fn import_files_recorded(
+    conn: &Connection,
+    store: &Store<'_>,
+    files: &[PathBuf],
+    agent: Option<Dialect>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ImportStats> {
+    let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
+    import_files_with(conn, store, files, forced, OWNERS_CAP, true, progress)
+}
+
+/// `import_files`, keeping the owners of at most `owners_cap` call ids in
+/// memory, and (`record`) what each file gave.
 fn import_files_with(
     conn: &Connection,
     store: &Store<'_>,
     files: &[PathBuf],
     forced: Option<usize>,
     owners_cap: usize,
+    record: bool,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ImportStats> {
     let size = |f: &Path| std::fs::metadata(f).map_or(0, |m| m.len());
@@ -1234,6 +1295,7 @@ fn import_files_with(
     conn.execute_batch("BEGIN IMMEDIATE").map_err(sql)?;
     let mut writer = Writer::new(conn);
     writer.owners_cap = owners_cap;
+    writer.record = record.then(record::Recorder::default);
     // One run per format, started by its first file, in registry order.
     let mut runs: Vec<Option<Box<dyn ImportRun>>> = IMPORTERS.iter().map(|_| None).collect();
     // The files of each run that writes at its finish.
@@ -1247,6 +1309,10 @@ fn import_files_with(
             }
             reading = Some(file.as_path());
             writer.reading = Some(file.clone());
+            let surrogates = writer.stats.surrogates;
+            if let Some(rec) = &mut writer.record {
+                rec.file(file);
+            }
             let recognised = match forced {
                 Some(at) => Some(at),
                 None => recognise_at(file)?,
@@ -1268,6 +1334,13 @@ fn import_files_with(
             let before = writer.stats.clone_counts();
             let run = runs[at].get_or_insert_with(|| importer.run());
             run.file(file, &mut writer)?;
+            let read = writer.stats.surrogates - surrogates;
+            if let Some(rec) = &mut writer.record {
+                rec.bound |= !importer.separable() || run.writes_at_finish();
+                let at = rec.file(file);
+                at.format = Some(importer.info().name().to_string());
+                at.surrogates = read;
+            }
             if run.writes_at_finish() {
                 deferred[at].push(file.clone());
             } else if writer.stats.read_nothing_since(&before, forced.is_some()) {
@@ -1302,6 +1375,9 @@ fn import_files_with(
     writer.stats.sessions = writer.sessions.len() as u64;
     for b in &mut writer.stats.broken_lines {
         b.session = writer.file_sessions.get(&b.file).cloned();
+    }
+    if let Some(rec) = writer.record.take() {
+        writer.stats.records = rec.finish(&writer.stats);
     }
     Ok(writer.stats)
 }
@@ -1500,7 +1576,7 @@ mod tests {
                 )
                 .unwrap();
             }
-            let stats = import_files_with(&conn, &store, &files, None, cap, &mut |_, _| {}).unwrap();
+            let stats = import_files_with(&conn, &store, &files, None, cap, false, &mut |_, _| {}).unwrap();
             let mut stmt = conn
                 .prepare(
                     "SELECT c.session_id, c.id, c.seq, c.tool, coalesce(r.text, '-'), coalesce(r.is_error, -1)

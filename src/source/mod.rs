@@ -421,6 +421,9 @@ pub struct SourceStats {
     pub rows: u64,
     /// The greatest row id read (formats that can be read from a row on).
     pub last_row: Option<i64>,
+    /// Sessions handed on after the others, out of their order (imported
+    /// transcripts: those made only of a file's broken lines).
+    pub trailing: usize,
 }
 
 /// Why an adapter stopped: SQLite failed, or the data is of a kind this

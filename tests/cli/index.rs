@@ -183,6 +183,81 @@ fn a_changed_transcript_folder_is_read_again() {
     assert!(log[0].starts_with("read"), "{log:?}");
 }
 
+/// Every file of every transcript sample folder changed in turn (its
+/// time, a line added, a line taken off, removed), and a new file beside
+/// them: each re-run says and prints what a whole read does. The folders
+/// of formats whose files can be read alone are read in part.
+#[test]
+fn every_change_to_a_transcript_folder_gives_what_a_whole_read_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let mut in_part = std::collections::BTreeSet::new();
+    for sample in SAMPLES.iter().filter(|s| root().join(s).is_dir()) {
+        let folder = dir.path().join(sample.replace('/', "_"));
+        copy_tree(&root().join(sample), &folder);
+        age(&folder);
+        let f = folder.to_str().unwrap().to_string();
+        let runs: [Vec<&str>; 3] = [
+            vec!["scan", &f, "--format", "json"],
+            vec!["sessions", &f, "--format", "json", "--limit", "0"],
+            vec!["check", &f, "--format", "github"],
+        ];
+        let all = |what: &str, in_part: &mut std::collections::BTreeSet<String>| {
+            for args in &runs {
+                let log = same(&cache, args);
+                assert!(log.len() == 1, "{sample} {what} {args:?}: {log:?}");
+                if log[0].starts_with("read in part") {
+                    in_part.insert(sample.to_string());
+                }
+            }
+        };
+        all("first", &mut in_part);
+        let files: Vec<PathBuf> = files_under(&folder).into_iter().filter(|p| p.is_file()).collect();
+        for (i, file) in files.iter().enumerate() {
+            let name = file.strip_prefix(&folder).unwrap().display().to_string();
+            let then = std::time::SystemTime::now() - std::time::Duration::from_secs(100 + i as u64);
+            std::fs::File::options().append(true).open(file).unwrap().set_modified(then).unwrap();
+            all(&format!("{name} touched"), &mut in_part);
+            let text = std::fs::read(file).unwrap();
+            if name.ends_with(".jsonl") {
+                // Its first line again at the end, then its last line taken off.
+                let first = text.split(|b| *b == b'\n').next().unwrap_or_default().to_vec();
+                let mut more = text.clone();
+                if !more.ends_with(b"\n") {
+                    more.push(b'\n');
+                }
+                more.extend_from_slice(&first);
+                more.push(b'\n');
+                std::fs::write(file, &more).unwrap();
+                age(file);
+                all(&format!("{name} grown"), &mut in_part);
+                let body = text.strip_suffix(b"\n").unwrap_or(&text);
+                let cut = body.iter().rposition(|b| *b == b'\n').map_or(0, |n| n + 1);
+                std::fs::write(file, &text[..cut]).unwrap();
+                age(file);
+                all(&format!("{name} cut"), &mut in_part);
+            }
+            std::fs::write(file, &text).unwrap();
+            age(file);
+        }
+        // A copy of a file under another name, then the first file gone.
+        if let Some(first) = files.iter().find(|p| p.extension().is_some_and(|e| e == "jsonl" || e == "json")) {
+            let copy = first.with_file_name(format!("copy-{}", first.file_name().unwrap().to_str().unwrap()));
+            std::fs::copy(first, &copy).unwrap();
+            age(&copy);
+            all("a copy added", &mut in_part);
+            std::fs::remove_file(first).unwrap();
+            let out = plain(&runs[0]);
+            if out.status.success() {
+                all("a file removed", &mut in_part);
+            }
+        }
+    }
+    for separable in ["sample-traces/claude-code", "sample-traces/codex", "sample-traces/gemini"] {
+        assert!(in_part.contains(separable), "{separable} was never read in part: {in_part:?}");
+    }
+}
+
 #[test]
 fn a_corrupt_entry_is_rebuilt_with_one_warning() {
     let dir = tempfile::tempdir().unwrap();

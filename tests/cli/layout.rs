@@ -37,8 +37,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("cli", &[]),
     ("input", &["error", "import", "model", "progress", "sanitize", "scratch", "source"]),
-    // The index keeps what the spine judged (lib's walk), as the aggregator counts it.
-    ("index", &["aggregate", "error", "import", "judge", "lib", "report", "sanitize", "scratch"]),
+    // The index keeps what the spine judged (lib's walk), as the aggregator
+    // counts it (each session alone, with its source's schemas).
+    ("index", &["aggregate", "error", "import", "judge", "lib", "report", "sanitize", "schema", "scratch"]),
     ("import", &["error", "model", "sanitize", "source"]),
     ("source", &["error", "model", "sanitize"]),
     ("judge", &["model", "pair", "redact", "rules", "sanitize", "schema"]),
