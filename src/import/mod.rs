@@ -11,6 +11,7 @@
 //! so importing the same files twice leaves the database as it was. When
 //! asked, the import keeps what each file gave (`record`), so the index can
 //! import a changed folder again in part.
+
 pub mod aider;
 pub mod branches;
 pub mod claude;
