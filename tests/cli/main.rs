@@ -22,8 +22,6 @@ mod export;
 mod files;
 /// detection, --source-format, default locations
 mod formats;
-/// the samples whose rows are binary (msgpack, zstd) are what their generators make
-mod gen_samples;
 /// hostile traces: read-only, WAL, corrupt pages, huge and odd text
 mod hostile;
 /// --format html: the page in headless Chromium, its escaping, size bound and gate
