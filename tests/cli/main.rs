@@ -46,7 +46,7 @@ mod postmortem;
 mod real_shapes;
 /// no secret reaches any renderer or section
 mod redaction;
-/// the shipped samples and the README quotes
+/// every format's sample against its golden (one loop over the registry), the shipped samples and the README quotes
 mod samples;
 /// scan on the small fixture: totals, filters, categories
 mod scan;
