@@ -48,6 +48,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "a Markdown file whose first line is `# aider chat started at …`; SEARCH/REPLACE blocks are `edit` calls, `Run shell command?` prompts `shell` calls",
     flag: "none is written: aider's own verdict lines (`failed to match`, `Skipping edits to`, a declined prompt) are the flag",
     locations: &[Location::Cwd(".aider.chat.history.md")],
+    sample: "aider",
 };
 
 const AGENT: &str = Dialect::AIDER.as_str();

@@ -40,6 +40,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "records with `uuid`/`sessionId`; calls are `tool_use` blocks, results `tool_result` blocks",
     flag: "`is_error` of the tool_result block (optional: absent = false)",
     locations: &[Location::Home(".claude/projects")],
+    sample: "claude-code",
 };
 
 const AGENT: &str = Dialect::CLAUDE_CODE.as_str();

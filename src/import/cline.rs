@@ -51,6 +51,7 @@ static CLINE_INFO: FormatInfo = FormatInfo {
         Location::EnvDir("APPDATA", "Code/User/globalStorage/saoudrizwan.claude-dev/tasks"),
         Location::Home(".cline/data/sessions"),
     ],
+    sample: "cline",
 };
 
 static ROO_INFO: FormatInfo = FormatInfo {
@@ -64,6 +65,7 @@ static ROO_INFO: FormatInfo = FormatInfo {
         Location::Home("Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks"),
         Location::EnvDir("APPDATA", "Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks"),
     ],
+    sample: "roo-code",
 };
 
 const HISTORY: &str = "api_conversation_history.json";

@@ -29,6 +29,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "records `{timestamp, type, payload}`; `function_call` / `function_call_output` by `call_id`",
     flag: "none is written (NULL); exit codes come from the output text",
     locations: &[Location::EnvDir("CODEX_HOME", "sessions"), Location::Home(".codex/sessions")],
+    sample: "codex",
 };
 
 const AGENT: &str = Dialect::CODEX.as_str();

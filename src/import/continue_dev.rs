@@ -32,6 +32,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "a JSON document with `sessionId` and `history[]` (`message.toolCalls`, `toolCallStates`)",
     flag: "each tool call state's `status` (`errored`, `canceled` = flagged; `done` = not flagged)",
     locations: &[Location::Home(".continue/sessions")],
+    sample: "continue",
 };
 
 const AGENT: &str = Dialect::CONTINUE.as_str();

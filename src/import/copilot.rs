@@ -43,6 +43,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "events `{type, data, id, timestamp, parentId}` with dotted types (`session.start` by `copilot-agent`, `tool.execution_start` / `tool.execution_complete` by `toolCallId`)",
     flag: "`data.success` of `tool.execution_complete`; a call denied at the permission prompt (no completion) is flagged",
     locations: &[Location::EnvDir("COPILOT_HOME", "session-state"), Location::Home(".copilot/session-state")],
+    sample: "copilot",
 };
 
 const AGENT: &str = Dialect::COPILOT.as_str();

@@ -47,6 +47,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "a metadata record with `sessionId` and `projectHash`, then messages with `toolCalls[]`",
     flag: "each call's `status` (`error`, `cancelled` = flagged)",
     locations: &[Location::Home(".gemini/tmp")],
+    sample: "gemini",
 };
 
 const AGENT: &str = Dialect::GEMINI.as_str();

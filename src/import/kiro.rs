@@ -39,6 +39,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "records `{version: \"v1\", kind, data}` (`AssistantMessage` `toolUse`, `ToolResults` `toolResult` by `toolUseId`)",
     flag: "`status` of the toolResult (`error` = flagged; a shell's `exit_status` is kept apart)",
     locations: &[Location::EnvDir("KIRO_HOME", "sessions/cli"), Location::Home(".kiro/sessions/cli")],
+    sample: "kiro",
 };
 
 const AGENT: &str = Dialect::KIRO.as_str();

@@ -56,6 +56,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "`resourceSpans` (OTLP/JSON); `context.span_id` + `span_kind` (Phoenix); `traceId` + upper-case `type` (Langfuse); tool spans: `gen_ai.operation.name = execute_tool`, `openinference.span.kind = TOOL`, type `TOOL`",
     flag: "span status ERROR (code 2), `error.type`, an `exception` event, or Langfuse `level = ERROR`",
     locations: &[],
+    sample: "otel",
 };
 
 const AGENT: &str = Dialect::OTEL.as_str();

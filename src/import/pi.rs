@@ -48,6 +48,7 @@ static INFO: FormatInfo = FormatInfo {
         Location::EnvDir("PI_CODING_AGENT_DIR", "sessions"),
         Location::Home(".pi/agent/sessions"),
     ],
+    sample: "pi",
 };
 
 const AGENT: &str = Dialect::PI.as_str();

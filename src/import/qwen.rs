@@ -55,6 +55,7 @@ static INFO: FormatInfo = FormatInfo {
         Location::EnvDir("QWEN_HOME", "projects"),
         Location::Home(".qwen/projects"),
     ],
+    sample: "qwen",
 };
 
 const AGENT: &str = Dialect::QWEN.as_str();

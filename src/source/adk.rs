@@ -39,6 +39,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "`events` with `app_name`, `user_id`, `session_id`, `invocation_id` and either `event_data` or `content` + `actions`",
     flag: "none of its own: an MCP tool's `isError`; `{\"error\": …}` and `{\"status\": \"error\"}` responses are content",
     locations: &[Location::Cwd(".adk/session.db")],
+    sample: "adk.db",
 };
 
 const SESSIONS: &[(&[&str], &str)] = &[

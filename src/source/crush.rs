@@ -31,6 +31,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "`messages` with a `parts` column and `sessions` with `parent_session_id`",
     flag: "`is_error` of the `tool_result` part; bash exiting non-zero is not flagged (`Exit code N` in the text)",
     locations: &[Location::Cwd(".crush/crush.db"), Location::Cwd(".opencode/opencode.db")],
+    sample: "crush.db",
 };
 
 const SESSIONS: &str = "SELECT id, parent_session_id, created_at FROM sessions";

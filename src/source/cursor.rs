@@ -45,6 +45,7 @@ static INFO: FormatInfo = FormatInfo {
         Location::Home("Library/Application Support/Cursor/User/globalStorage/state.vscdb"),
         Location::EnvDir("APPDATA", "Cursor/User/globalStorage/state.vscdb"),
     ],
+    sample: "cursor.db",
 };
 
 /// The composers, by key only (the key index covers it: no value is read).

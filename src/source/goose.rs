@@ -36,6 +36,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "table `schema_version` and `messages` with `content_json` and `created_timestamp`",
     flag: "`toolResult.status = \"error\"` or MCP `isError = true` of the toolResponse; an unparsed toolRequest is a failed call",
     locations: &[Location::XdgData("goose/sessions/sessions.db")],
+    sample: "goose.db",
 };
 
 /// Sessions, with their parent and start where this schema version records them.

@@ -25,6 +25,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "opencode 1.2's tables in a database named `kilo.db` (or `kilo-<channel>.db`, or the file `KILO_DB` names)",
     flag: "`state.status = \"error\"` of the tool part, as opencode; `Tool execution aborted` is a user's stop",
     locations: &[Location::EnvPath("KILO_DB"), Location::XdgData("kilo/kilo.db")],
+    sample: "kilo.db",
 };
 
 /// Is the database Kilo's by its name (or because `KILO_DB` names it)?

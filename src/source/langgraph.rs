@@ -42,6 +42,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "`checkpoints` with `checkpoint_ns`, `checkpoint_id`, `type`, `checkpoint` and `writes` with `task_id`, `channel`, `value`",
     flag: "`ToolMessage.status = \"error\"` (ToolNode's caught exceptions); a tool returning `Error: …` stays `success`",
     locations: &[Location::Cwd("checkpoints.sqlite"), Location::Cwd("checkpoints.db")],
+    sample: "langgraph.db",
 };
 
 /// Sessions: a thread, or a thread and a subgraph's namespace (whose parent

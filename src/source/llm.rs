@@ -43,6 +43,7 @@ static INFO: FormatInfo = FormatInfo {
         Location::XdgConfig("io.datasette.llm/logs.db"),
         Location::Home("Library/Application Support/io.datasette.llm/logs.db"),
     ],
+    sample: "llm.db",
 };
 
 /// The legacy rows, by the columns `tool_results` has: before 0.27 it has

@@ -254,6 +254,11 @@ pub struct FormatInfo {
     /// Where it is by default: databases for SQLite formats, folders for
     /// transcripts.
     pub locations: &'static [Location],
+    /// Its shipped sample, a file or folder in `sample-traces/`. The
+    /// integration tests (`tests/cli/samples.rs`) scan every format's sample
+    /// and compare the JSON report with `tests/golden/<sample without its
+    /// extension>.json`.
+    pub sample: &'static str,
 }
 
 impl FormatInfo {

@@ -38,6 +38,7 @@ static INFO: FormatInfo = FormatInfo {
            `apply_patch_call_output.status = \"failed\"`, a hosted call's `status = \"failed\"`, shell exit codes",
     // In memory unless the application names a file (the docs use `conversations.db`).
     locations: &[],
+    sample: "openai-agents.db",
 };
 
 /// The default table of items.

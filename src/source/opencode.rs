@@ -28,6 +28,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "tables `session(id, parent_id)`, `message(id, session_id, data)` and `part(id, message_id, session_id, time_created, data)`",
     flag: "`state.status = \"error\"` of the tool part; a completed bash call keeps its exit status in `state.metadata.exit`",
     locations: &[Location::XdgData("opencode/opencode.db")],
+    sample: "opencode.db",
 };
 
 const SESSIONS: &str = "SELECT id, parent_id, time_created FROM session";

@@ -30,6 +30,7 @@ static INFO: FormatInfo = FormatInfo {
     signature: "tables `threads(id)` and `messages(message_id, thread_id, role, content)`",
     flag: "`is_error` of the tool message or `tool_result` block (absent = false)",
     locations: &[Location::Home(".peri/threads/threads.db")],
+    sample: "peri-postmortem.db",
 };
 
 /// Threads, with their parent and start where this version records them.

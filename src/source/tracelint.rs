@@ -37,6 +37,7 @@ pub static INFO: FormatInfo = FormatInfo {
     signature: "table `tracelint_meta` and tables `sessions`, `calls`, `results` as in sql/schema.sql",
     flag: "`results.is_error` (1 flagged, 0 not flagged, NULL the agent records no flag)",
     locations: &[],
+    sample: "tracelint.db",
 };
 
 /// The fourth column names the session's dialect (its agent), the fifth the

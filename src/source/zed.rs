@@ -47,6 +47,7 @@ static INFO: FormatInfo = FormatInfo {
         Location::Home("Library/Application Support/Zed/threads/threads.db"),
         Location::EnvDir("LOCALAPPDATA", "Zed/threads/threads.db"),
     ],
+    sample: "zed.db",
 };
 
 const SESSIONS: &[(&[&str], &str)] = &[

@@ -50,7 +50,6 @@ fn crush_sample() {
     assert_eq!(counts(&v, "glob"), (1, 0, 0, 0));
     assert_eq!(v["totals"]["unpaired_calls"], 0, "results in role=tool messages pair across messages");
     shipped_matches_sql("crush.sql", "crush.db");
-    assert_golden("crush.json", &stdout(&run_in(root(), &["scan", "sample-traces/crush.db", "--format", "json"])));
 }
 
 #[test]
@@ -77,10 +76,6 @@ fn opencode_sample() {
     let (_dir, v) = scan_sample("opencode.sql", "opencode.db", &["--since", "2026-02-14", "--until", "2026-02-15"]);
     assert_eq!(v["totals"]["calls"], 9);
     shipped_matches_sql("opencode.sql", "opencode.db");
-    assert_golden(
-        "opencode.json",
-        &stdout(&run_in(root(), &["scan", "sample-traces/opencode.db", "--format", "json"])),
-    );
 }
 
 /// Issue 27: Kilo's database is opencode's schema; its name makes it Kilo's.
@@ -110,7 +105,6 @@ fn kilo_sample() {
         .unwrap();
     assert_eq!(json(&by_env)["sources"][0]["format"], "kilo");
     shipped_matches_sql("kilo.sql", "kilo.db");
-    assert_golden("kilo.json", &stdout(&run_in(root(), &["scan", "sample-traces/kilo.db", "--format", "json"])));
 }
 
 #[test]
@@ -127,7 +121,6 @@ fn goose_sample() {
     let (_dir, v) = scan_sample("goose.sql", "goose.db", &["--since", "2026-03-01", "--until", "2026-03-02"]);
     assert_eq!(v["totals"]["calls"], 6, "seconds, not milliseconds");
     shipped_matches_sql("goose.sql", "goose.db");
-    assert_golden("goose.json", &stdout(&run_in(root(), &["scan", "sample-traces/goose.db", "--format", "json"])));
 }
 
 #[test]
@@ -146,7 +139,6 @@ fn llm_sample_both_generations_without_double_counting() {
     assert_eq!(v["totals"]["unpaired_calls"], 0);
     assert_eq!(v["totals"]["orphan_results"], 0);
     shipped_matches_sql("llm.sql", "llm.db");
-    assert_golden("llm.json", &stdout(&run_in(root(), &["scan", "sample-traces/llm.db", "--format", "json"])));
 }
 
 #[test]
@@ -248,10 +240,6 @@ fn langgraph_sample_counts_each_message_once() {
     let (_dir, v) = scan_sample("langgraph.sql", "langgraph.db", &["--no-subagents"]);
     assert_eq!(v["totals"]["sessions"], 4, "the subgraph namespace is a sub-agent of its thread");
     shipped_matches_sql("langgraph.sql", "langgraph.db");
-    assert_golden(
-        "langgraph.json",
-        &stdout(&run_in(root(), &["scan", "sample-traces/langgraph.db", "--format", "json"])),
-    );
 }
 
 /// Without `writes` (pruned, or an old saver), a thread is read from its
@@ -302,10 +290,6 @@ fn openai_agents_sample_has_no_flag_but_hidden_errors() {
     assert_eq!(malformed.len(), 2, "{malformed:?}");
     assert!(malformed[0].contains("row 21") && malformed[0].contains("EncryptedSession"), "{malformed:?}");
     shipped_matches_sql("openai-agents.sql", "openai-agents.db");
-    assert_golden(
-        "openai-agents.json",
-        &stdout(&run_in(root(), &["scan", "sample-traces/openai-agents.db", "--format", "json"])),
-    );
 }
 
 #[test]
@@ -346,7 +330,6 @@ fn zed_sample_all_generations_and_the_terminal_traps() {
     let (_dir, v) = scan_sample("zed.sql", "zed.db", &["--since", "2026-01-01"]);
     assert_eq!(v["totals"]["calls"], 14, "calls take their thread's updated_at");
     shipped_matches_sql("zed.sql", "zed.db");
-    assert_golden("zed.json", &stdout(&run_in(root(), &["scan", "sample-traces/zed.db", "--format", "json"])));
 }
 
 #[test]
@@ -375,7 +358,6 @@ fn adk_sample_conventions_not_flags() {
     let (_dir, v) = scan_sample("adk.sql", "adk.db", &["--since", "2026-04-04"]);
     assert_eq!(v["totals"]["calls"], 1);
     shipped_matches_sql("adk.sql", "adk.db");
-    assert_golden("adk.json", &stdout(&run_in(root(), &["scan", "sample-traces/adk.db", "--format", "json"])));
 }
 
 #[test]
@@ -419,10 +401,6 @@ fn cursor_is_read_only_when_asked_for_and_never_reads_item_table() {
     assert_eq!(v["totals"]["unpaired_calls"], 1, "the call still loading");
     let malformed = finding_messages(&v, "malformed-row");
     assert_eq!(malformed.len(), 1, "the null value is not malformed, the broken one is: {malformed:?}");
-    assert_golden(
-        "cursor.json",
-        &stdout(&run_in(root(), &["scan", "sample-traces/cursor.db", "--source-format", "cursor", "--format", "json"])),
-    );
     // The shipped .db is what the .sql builds.
     let fresh = json(&run_in(dir.path(), &["scan", "state.vscdb", "--source-format", "cursor", "--format", "json"]));
     let shipped =

@@ -27,7 +27,6 @@ fn copilot_cli_session_folder() {
     assert_eq!(v["totals"]["sessions"], 2, "the explore sub-agent is a session of its own");
     let top = scan_json(&["sample-traces/copilot"], &["--no-subagents"]);
     assert_eq!(totals(&top), (14, 3, 4), "the sub-agent's grep (rg: unrecognized file type) is its own");
-    assert_golden("copilot.json", &stdout(&out));
 }
 
 /// A held-out file of another generation: the flat legacy layout, the
@@ -64,7 +63,6 @@ fn qwen_code_chats() {
     assert_eq!(v["totals"]["sessions"], 2, "subagents/<session>/agent-<id>.jsonl is a session of its own");
     let top = scan_json(&["sample-traces/qwen"], &["--no-subagents"]);
     assert_eq!(totals(&top), (13, 4, 3));
-    assert_golden("qwen.json", &stdout(&out));
 }
 
 /// Issue 27: a Qwen Code chat is never read as Claude Code's, though its
@@ -117,7 +115,6 @@ fn pi_sessions() {
     assert_eq!(tool(&v, "edit")["categories"], json!({"edit-match-not-found": 1, "missing-required-param": 1}));
     assert_eq!(tool(&v, "todo_write")["categories"], json!({"unknown-tool": 1}));
     assert_eq!(tool(&v, "bash")["categories"]["user-rejected"], 2, "Blocked by user, Command aborted");
-    assert_golden("pi.json", &stdout(&out));
 }
 
 /// A held-out pair: a version-1 session and its /fork (whose copied calls
@@ -151,7 +148,6 @@ fn kiro_cli_sessions() {
     assert_eq!(v["totals"]["sessions"], 2, "the sub-agent's session names its parent_session_id");
     let top = scan_json(&["sample-traces/kiro"], &["--no-subagents"]);
     assert_eq!(top["totals"]["calls"], 17);
-    assert_golden("kiro.json", &stdout(&out));
 }
 
 /// A held-out `/chat save` export: its log entries are the session.
@@ -184,7 +180,6 @@ fn aider_chat_history() {
     assert_eq!((edit["calls"].as_u64(), edit["errors"].as_u64()), (Some(14), Some(4)));
     assert_eq!(edit["categories"]["edit-match-not-found"], 1, "SearchReplaceNoExactMatch");
     assert_eq!(tool(&v, "shell")["calls"], 4, "/run and /test are not calls");
-    assert_golden("aider.json", &stdout(&out));
 }
 
 /// A held-out history of aider 0.50 under another name: the failure

@@ -17,7 +17,6 @@ fn openhands_conversation_folder() {
     assert_eq!(tool(&v, "execute_bash")["categories"], json!({"build-failed": 1, "timeout": 1, "user-rejected": 1}));
     assert_eq!(tool(&v, "str_replace_editor")["categories"], json!({"edit-match-not-found": 1}));
     assert_eq!(tool(&v, "browser")["flagged_errors"], 1, "an AgentErrorEvent is a flagged result");
-    assert_golden("openhands.json", &stdout(&run_in(root(), &["scan", "sample-traces/openhands", "--format", "json"])));
 }
 
 #[test]
@@ -44,7 +43,6 @@ fn cline_task_folders_legacy_xml_and_native() {
     assert_eq!(tool(&v, "replace_in_file")["categories"], json!({"edit-match-not-found": 1}));
     assert_eq!(tool(&v, "write_to_file")["categories"], json!({"user-rejected": 1}));
     assert_eq!(tool(&v, "execute_command")["errors"], 0);
-    assert_golden("cline.json", &stdout(&out));
 }
 
 /// Issue 21: a Cline UI log committed without its task folder's
@@ -86,7 +84,6 @@ fn roo_code_status_json_and_subtasks() {
     assert_eq!(tool(&v, "apply_diffs")["categories"], json!({"unknown-tool": 1}), "is_error only where it never ran");
     let top = scan_json(&["sample-traces/roo-code"], &["--no-subagents"]);
     assert_eq!(totals(&top), (4, 1, 2), "parentTaskId makes the sub-task a sub-agent");
-    assert_golden("roo-code.json", &stdout(&run_in(root(), &["scan", "sample-traces/roo-code", "--format", "json"])));
 }
 
 #[test]
@@ -121,7 +118,6 @@ fn continue_sessions() {
     assert_eq!(tool(&v, "edit_existing_file")["categories"], json!({"not-found": 1}));
     assert_eq!(tool(&v, "create_new_file")["categories"], json!({"user-rejected": 1}), "canceled");
     assert_eq!(v["totals"]["unpaired_calls"], 1, "a call still `generated` has no result");
-    assert_golden("continue.json", &stdout(&out));
 }
 
 #[test]

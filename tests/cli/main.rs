@@ -22,8 +22,6 @@ mod export;
 mod files;
 /// detection, --source-format, default locations
 mod formats;
-/// the samples whose rows are binary (msgpack, zstd) are what their generators make
-mod gen_samples;
 /// hostile traces: read-only, WAL, corrupt pages, huge and odd text
 mod hostile;
 /// --format html: the page in headless Chromium, its escaping, size bound and gate
@@ -48,7 +46,7 @@ mod postmortem;
 mod real_shapes;
 /// no secret reaches any renderer or section
 mod redaction;
-/// the shipped samples and the README quotes
+/// every format's sample against its golden (one loop over the registry), the shipped samples and the README quotes
 mod samples;
 /// scan on the small fixture: totals, filters, categories
 mod scan;

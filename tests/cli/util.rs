@@ -52,6 +52,40 @@ pub fn assert_golden(name: &str, actual: &str) {
     assert!(expected == actual, "{} differs from the output:\n{actual}", path.display());
 }
 
+/// How `actual` differs from the golden file `tests/golden/<name>` (its
+/// first differing line), or `None`; with `UPDATE_GOLDEN=1` the golden file
+/// is rewritten instead.
+pub fn golden_mismatch(name: &str, actual: &str) -> Option<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return None;
+    }
+    let expected = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => return Some(format!("{}: {e} (run with UPDATE_GOLDEN=1 to create it)", path.display())),
+    };
+    if expected == actual {
+        return None;
+    }
+    let (mut want, mut have) = (expected.lines(), actual.lines());
+    let mut line = 1;
+    loop {
+        match (want.next(), have.next()) {
+            (w, h) if w == h && w.is_some() => line += 1,
+            (None, None) => return Some(format!("{} differs from the output in its line endings", path.display())),
+            (w, h) => {
+                return Some(format!(
+                    "{} differs from the output at line {line}:\n  golden: {}\n  output: {}",
+                    path.display(),
+                    w.unwrap_or("(end)"),
+                    h.unwrap_or("(end)")
+                ));
+            }
+        }
+    }
+}
+
 /// Every file in `dir`, sorted.
 pub fn listing(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> =
@@ -125,18 +159,63 @@ pub fn finding_messages<'a>(v: &'a serde_json::Value, rule: &str) -> Vec<&'a str
         .collect()
 }
 
-/// One shipped sample of every format, listed in `tests/samples.txt`
-/// (shared with the DuckDB check).
-pub static SAMPLES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-    include_str!("../samples.txt").lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect()
+/// A format of the registry (`tracelint::source::formats()`, then
+/// `tracelint::import::infos()`) and the sample it carries (`FormatInfo::sample`).
+pub struct Sample {
+    /// The format's name (`--source-format`, `sources[].format`).
+    pub format: &'static str,
+    /// `sample-traces/<sample>`, relative to the repository root.
+    pub path: &'static str,
+    /// Its golden in `tests/golden/`: the sample's name without extension, `.json`.
+    pub golden: String,
+    /// Read only when named with `--source-format` (Cursor): never detected.
+    pub opt_in: bool,
+}
+
+/// Every format's sample, in registry order. A new format brings its sample
+/// here by its `FormatInfo`, with no test file to edit.
+pub static REGISTRY: std::sync::LazyLock<Vec<Sample>> = std::sync::LazyLock::new(|| {
+    let opt_in: Vec<&str> =
+        tracelint::source::ADAPTERS.iter().filter(|a| a.opt_in().is_some()).map(|a| a.info().name()).collect();
+    tracelint::source::formats()
+        .chain(tracelint::import::infos())
+        .map(|f| {
+            let stem = f.sample.rsplit_once('.').map_or(f.sample, |(stem, _)| stem);
+            Sample {
+                format: f.name(),
+                path: Box::leak(format!("sample-traces/{}", f.sample).into_boxed_str()),
+                golden: format!("{stem}.json"),
+                opt_in: opt_in.contains(&f.name()),
+            }
+        })
+        .collect()
 });
 
+/// One shipped sample of every format that is detected (all but the opt-in
+/// ones), in registry order. `tests/golden/samples.txt` is the same list for
+/// the DuckDB and fleet checks (tests/engines/).
+pub static SAMPLES: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(|| REGISTRY.iter().filter(|s| !s.opt_in).map(|s| s.path).collect());
+
 #[test]
-fn the_sample_list_names_existing_samples() {
-    assert!(SAMPLES.len() >= 18, "{:?}", *SAMPLES);
-    for s in SAMPLES.iter() {
-        assert!(root().join(s).exists(), "tests/samples.txt names {s}, which does not exist");
+fn every_format_carries_a_sample_that_exists() {
+    assert!(REGISTRY.len() >= 25, "{}", REGISTRY.len());
+    for s in REGISTRY.iter() {
+        assert!(root().join(s.path).exists(), "{}: its sample {} does not exist", s.format, s.path);
     }
+    let mut paths: Vec<&str> = REGISTRY.iter().map(|s| s.path).collect();
+    paths.sort();
+    paths.dedup();
+    assert_eq!(paths.len(), REGISTRY.len(), "two formats carry the same sample");
+}
+
+/// The list the Python checks read is the registry's, blessed with
+/// `UPDATE_GOLDEN=1` like any golden.
+#[test]
+fn the_engines_sample_list_is_the_registry() {
+    let mut text = SAMPLES.join("\n");
+    text.push('\n');
+    assert_golden("samples.txt", &text);
 }
 
 /// The small Peri fixture with `rows` more user messages of `blob` random

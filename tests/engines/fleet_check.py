@@ -41,11 +41,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# The Rust tests' list of one sample per format, and the Peri database after the fix
+# One sample per detected format, blessed from the registry (FormatInfo.sample) by
+# the Rust tests (tests/cli/util.rs), and the Peri database after the fix
 # (the same list as tests/engines/duckdb_check.py).
 SAMPLES = [
     line.strip()
-    for line in (ROOT / "tests/samples.txt").read_text().splitlines()
+    for line in (ROOT / "tests/golden/samples.txt").read_text().splitlines()
     if line.strip() and not line.startswith("#")
 ] + ["sample-traces/peri-postfix.db"]
 COLUMNS = json.loads((ROOT / "schema/export-v2.schema.json").read_text())["required"]

@@ -14,11 +14,13 @@
 
 mod claude;
 mod corpus;
+mod langgraph;
 mod large;
 mod man;
 mod peri;
 mod rng;
 mod samples;
+mod zed;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -30,9 +32,11 @@ usage:
       Man pages for tracelint and each subcommand, from its command-line
       definition (default DIR: target/man).
   cargo xtask samples [--check]
-      Rewrite sample-traces/peri-postmortem.db and peri-postfix.db from the generator
-      (seed 2026). --check writes them to a temporary folder instead and fails,
-      naming the file, unless every shipped sample is reproduced byte for byte.
+      Rewrite the generated samples: sample-traces/peri-postmortem.db and
+      peri-postfix.db from the Peri generator (seed 2026), langgraph.sql and zed.sql
+      (binary rows as hex; build each .db from its .sql with sqlite3). --check writes
+      them to a temporary folder instead and fails, naming the file, unless every
+      generated sample is reproduced byte for byte.
   cargo xtask bench-db peri-large OUT [--profile large|small] [--calls N] [--seed S]
                    [--result-bytes large|small|MEDIAN] [--sessions N] [--concurrent N]
       A Peri database for scripts/bench.sh (seed 2026 unless --seed).
