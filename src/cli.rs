@@ -77,7 +77,7 @@ pub enum Command {
         tracelint show 019e2a00 threads.db             a unique prefix of the session id\n  \
         tracelint show 019e2a00 threads.db --call 5    one call in full, by sequence number or id")]
     Show(ShowArgs),
-    /// List every content rule, classification rule, category and finding rule with its documentation.
+    /// List the whole rule registry (rules, reasons, benign exits, categories, findings) with its documentation.
     #[command(after_help = "Examples:\n  tracelint rules\n  tracelint rules --format json")]
     Rules(RulesArgs),
     /// List the tool schemas in effect (built in, from the trace, from --tool-schemas) and where each came from.

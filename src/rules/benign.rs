@@ -14,8 +14,11 @@
 //! `timeout 10`, `nice`, `time`, `nohup`, `exec`). Words are split by the
 //! `shlex` crate.
 
+use serde::Serialize;
 use serde_json::Value;
 
+/// One benign exit: a command whose non-zero status is an answer.
+#[derive(Debug, Serialize)]
 pub struct BenignExit {
     pub id: &'static str,
     /// Content rules (ids) this entry can overrule.

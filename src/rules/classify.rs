@@ -8,10 +8,12 @@
 //! Patterns are searched anywhere in the text after Peri's
 //! `Tool execution failed: <Tool> - ` wrapper has been stripped.
 
+use serde::Serialize;
+
 use super::category::Category;
 use crate::model::Dialect;
 
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
 pub struct ClassRule {
     pub id: &'static str,
     pub pattern: &'static str,

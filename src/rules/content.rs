@@ -5,6 +5,8 @@
 //! documentation, with examples it must fire on and texts it must ignore.
 //! The unit tests run every example, so a rule cannot exist untested.
 
+use serde::Serialize;
+
 use super::{Precision, Reads};
 use crate::model::Dialect;
 
@@ -17,7 +19,7 @@ pub const SHELL_PARSE_ERROR: &str = r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: 
 /// (after leading whitespace) unless they say otherwise; a rule about the
 /// end of a long output (an exit-code line) uses `(?m)` and sees the tail
 /// too (see `rules::examined`).
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
 pub struct ContentRule {
     pub id: &'static str,
     pub pattern: &'static str,

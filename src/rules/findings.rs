@@ -65,8 +65,9 @@ pub enum FindingRule {
 }
 
 /// One row of the registry.
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
 pub struct FindingInfo {
+    #[serde(skip)]
     pub rule: FindingRule,
     pub id: &'static str,
     pub severity: Severity,

@@ -1,6 +1,8 @@
 //! The rule registry: content rules (is this text a failure?), classification
-//! rules (which category?) and tool roles (which tools read or modify files).
-//! All of it is data; this module only compiles and applies it.
+//! rules (which category?), benign exits, the judge's own reasons, categories,
+//! finding rules and tool roles (which tools read or modify files), all held
+//! by one value, `REGISTRY`. All of it is data; this module only compiles and
+//! applies it.
 
 pub mod benign;
 pub mod category;
@@ -9,6 +11,8 @@ pub mod content;
 pub mod findings;
 pub mod http;
 pub mod masked;
+pub mod reasons;
+pub mod registry;
 pub mod tools;
 
 use std::sync::LazyLock;
@@ -22,6 +26,8 @@ pub use category::{CATEGORIES, Category};
 pub use classify::{CLASS_RULES, ClassRule, EXIT_CLASS_RULES};
 pub use content::{CONTENT_RULES, ContentRule};
 pub use findings::{FINDING_RULES, FindingRule, Severity};
+pub use reasons::{JUDGE_REASONS, JudgeReason};
+pub use registry::{REGISTRY, Registry};
 pub use tools::{ToolClass, tool_class};
 
 /// How sure a content rule is that a match means failure.
@@ -66,6 +72,18 @@ impl Reads {
             Reads::MaskedPipelines => "masked shell pipelines",
             Reads::ShellOutput => "shell output",
         }
+    }
+}
+
+impl serde::Serialize for Reads {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Precision {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 
