@@ -74,10 +74,10 @@ pub fn run_rules(args: &RulesArgs, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "  {:<24} {}", c.slug, c.meaning)?;
     }
     writeln!(out)?;
-    writeln!(out, "Finding rules:")?;
+    writeln!(out, "Finding rules (scope: one session, or schema drift over all sessions):")?;
     for f in r.finding_rules {
-        writeln!(out, "  {:<26} {:<8} {}", f.id, f.severity.as_str(), f.meaning)?;
-        writeln!(out, "  {:<26} {:<8} e.g. {}", "", "", f.example)?;
+        writeln!(out, "  {:<26} {:<8} {:<8} {}", f.id, f.severity.as_str(), f.scope.as_str(), f.meaning)?;
+        writeln!(out, "  {:<26} {:<8} {:<8} e.g. {}", "", "", "", f.example)?;
     }
     writeln!(out)?;
     writeln!(out, "Tools that read or modify files (for stale edits):")?;

@@ -25,7 +25,7 @@ use crate::model::Dialect;
 pub use category::{CATEGORIES, Category};
 pub use classify::{CLASS_RULES, ClassRule, EXIT_CLASS_RULES};
 pub use content::{CONTENT_RULES, ContentRule};
-pub use findings::{FINDING_RULES, FindingRule, Severity};
+pub use findings::{FINDING_RULES, FindingRule, Scope, Severity};
 pub use reasons::{JUDGE_REASONS, JudgeReason};
 pub use registry::{REGISTRY, Registry};
 pub use tools::{ToolClass, tool_class};
