@@ -1,6 +1,6 @@
 //! Benign exits: a command that exits non-zero to say "nothing found", not
 //! "failed". Claude Code's Bash tool treats exit code 1 of these programs
-//! as success (research/jsonl-and-peers.md §2a); so does tracelint, for the
+//! as success (its `isError` is `exitCode != 0` except for these); so does tracelint, for the
 //! content rules that report an exit code.
 //!
 //! Data, like every rule: the rules an entry overrules, the exit codes it

@@ -4,7 +4,7 @@
 //! temporary folder and compared with the shipped files byte for byte.
 //!
 //! The other samples (`<format>.db` beside `<format>.sql`) are built by the
-//! `sqlite3` shell from their SQL text (see the README); `tests/adapters.rs`
+//! `sqlite3` shell from their SQL text (see the README); `tests/cli/adapters.rs`
 //! checks that each scans the same as its SQL.
 
 use std::path::{Path, PathBuf};

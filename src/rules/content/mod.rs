@@ -1,7 +1,8 @@
 //! Content rules: does a result's text say that the call failed?
 //!
-//! Every rule is data: an id, a pattern matched against the start of the
-//! trimmed result text, an optional tool scope, a precision and its
+//! Every rule is data: an id, a pattern matched against the head and tail
+//! of the trimmed result text (`model::text_ends`; at its start unless the
+//! pattern says `(?m)`), an optional tool scope, a precision and its
 //! documentation, with examples it must fire on and texts it must ignore.
 //! The unit tests run every example, so a rule cannot exist untested.
 
