@@ -77,7 +77,7 @@ pub enum Command {
         tracelint show 019e2a00 threads.db             a unique prefix of the session id\n  \
         tracelint show 019e2a00 threads.db --call 5    one call in full, by sequence number or id")]
     Show(ShowArgs),
-    /// List every content rule, classification rule, category and finding rule with its documentation.
+    /// List the whole rule registry (rules, reasons, benign exits, categories, findings) with its documentation.
     #[command(after_help = "Examples:\n  tracelint rules\n  tracelint rules --format json")]
     Rules(RulesArgs),
     /// List the tool schemas in effect (built in, from the trace, from --tool-schemas) and where each came from.
@@ -88,7 +88,7 @@ pub enum Command {
     /// List the supported trace formats, how each is detected and where it lives by default.
     #[command(after_help = "Examples:\n  tracelint formats")]
     Formats,
-    /// Import Claude Code, Codex and Gemini CLI transcripts into a tracelint database (sql/schema.sql).
+    /// Import agents' transcripts (every transcript format `tracelint formats` lists) into a tracelint database (sql/schema.sql).
     #[command(after_help = "Examples:\n  tracelint import ~/.claude/projects ~/.codex/sessions --into traces.db")]
     Import(ImportArgs),
     /// Write one row per judged call (NDJSON or Parquet) for DuckDB, ClickHouse or Spark.
@@ -285,7 +285,7 @@ pub struct CompletionsArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
-    /// Transcript files, or folders to search for `*.jsonl` (e.g. ~/.claude/projects, ~/.codex/sessions).
+    /// Transcript files, or folders to search for transcripts: `*.jsonl` lines and `*.json` documents (e.g. ~/.claude/projects, ~/.codex/sessions).
     #[arg(required = true)]
     pub sources: Vec<PathBuf>,
     /// The tracelint database to write; created if missing, and it must not be another agent's database.

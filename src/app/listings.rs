@@ -7,64 +7,86 @@ use serde_json::json;
 
 use crate::cli::{RulesArgs, RulesFormat, SchemasArgs};
 use crate::error::{Error, Result};
-use crate::rules::{CATEGORIES, CLASS_RULES, CONTENT_RULES, FINDING_RULES};
+use crate::rules::REGISTRY;
+use crate::rules::tools::FileEffect;
 use crate::sanitize::{one_line, truncate};
 use crate::schema::{self, SchemaSet};
 use crate::{import, input, source};
 
-/// The whole rule registry as one JSON document (`tracelint rules --format json`).
+/// The whole rule registry as one JSON document (`tracelint rules --format
+/// json`): `rules::REGISTRY` serialized as it is, keys sorted.
 pub fn rules_json() -> serde_json::Value {
-    json!({
-        "content_rules": CONTENT_RULES.iter().map(|r| json!({
-            "id": r.id, "pattern": r.pattern, "tools": r.tools, "formats": r.formats, "precision": r.precision.as_str(),
-            "doc": r.doc, "fires_on": r.fires_on, "ignores": r.ignores,
-        })).collect::<Vec<_>>(),
-        "classification_rules": CLASS_RULES.iter().map(|r| json!({
-            "id": r.id, "pattern": r.pattern, "tools": r.tools, "formats": r.formats, "category": r.category.as_str(),
-            "label": r.label, "fires_on": r.fires_on, "ignores": r.ignores,
-        })).collect::<Vec<_>>(),
-        "categories": CATEGORIES.iter().map(|c| json!({
-            "slug": c.slug, "meaning": c.meaning, "retry": c.retry, "fix": c.fix,
-        })).collect::<Vec<_>>(),
-        "finding_rules": FINDING_RULES.iter().map(|f| json!({
-            "id": f.id, "severity": f.severity.as_str(), "meaning": f.meaning, "example": f.example,
-        })).collect::<Vec<_>>(),
-    })
+    serde_json::to_value(&REGISTRY).expect("the registry is plain data")
 }
 
-/// `tracelint rules`: every content rule, classification rule, category
-/// and finding rule, from the registries.
+/// `tracelint rules`: every table of the registry (`rules::REGISTRY`).
 pub fn run_rules(args: &RulesArgs, out: &mut dyn Write) -> Result<()> {
     if args.format == RulesFormat::Json {
         serde_json::to_writer_pretty(&mut *out, &rules_json()).map_err(std::io::Error::from)?;
         writeln!(out)?;
         return Ok(());
     }
-    writeln!(out, "Content rules (is the result a failure?), matched at the start of the result text:")?;
-    for r in CONTENT_RULES {
-        let scope = if r.tools.is_empty() { String::new() } else { format!(" [tools: {}]", r.tools.join(", ")) };
-        writeln!(out, "  {:<30} {} precision{scope}", r.id, r.precision.as_str())?;
-        writeln!(out, "  {:<30} {}", "", r.doc)?;
-        writeln!(out, "  {:<30} e.g. {}", "", truncate(&one_line(r.fires_on[0]), 90))?;
+    let r = &REGISTRY;
+    let scope =
+        |tools: &[&str]| if tools.is_empty() { String::new() } else { format!(" [tools: {}]", tools.join(", ")) };
+    writeln!(
+        out,
+        "Content rules (is the result a failure?), matched at the start of the result text, a (?m) rule at any line of its first and last 4 KiB:"
+    )?;
+    for c in r.content_rules {
+        writeln!(out, "  {:<30} {} precision{}", c.id, c.precision.as_str(), scope(c.tools))?;
+        writeln!(out, "  {:<30} {}", "", c.doc)?;
+        writeln!(out, "  {:<30} e.g. {}", "", truncate(&one_line(c.fires_on[0]), 90))?;
     }
     writeln!(out)?;
     writeln!(out, "Classification rules (why did it fail?), first match wins, in this order:")?;
-    for r in CLASS_RULES {
-        let scope = if r.tools.is_empty() { String::new() } else { format!(" [tools: {}]", r.tools.join(", ")) };
-        writeln!(out, "  {:<40} → {:<24} {}{scope}", r.id, r.category.as_str(), r.label)?;
+    for c in r.classification_rules {
+        writeln!(out, "  {:<40} → {:<24} {}{}", c.id, c.category.as_str(), c.label, scope(c.tools))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Exit classification rules (a program exited non-zero), tried in this order, else nonzero-exit:")?;
+    for c in r.exit_classification_rules {
+        writeln!(out, "  {:<40} → {:<24} {}{}", c.id, c.category.as_str(), c.label, scope(c.tools))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Reasons the judge gives when no rule decided:")?;
+    for j in r.judge_reasons {
+        let category = j.category.map_or("(varies)", |c| c.as_str());
+        writeln!(out, "  {:<40} → {:<24} {}", j.id, category, j.label)?;
+        writeln!(out, "  {:<40}   {}", "", j.doc)?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Benign exits (a non-zero exit that is an answer, not a failure):")?;
+    for b in r.benign_exits {
+        let codes: Vec<String> = b.codes.iter().map(i64::to_string).collect();
+        let codes = if codes.is_empty() { "any".to_string() } else { codes.join(", ") };
+        writeln!(out, "  {:<26} exit {codes}: {}", b.id, b.doc)?;
     }
     writeln!(out)?;
     writeln!(out, "Categories:")?;
-    for c in CATEGORIES {
-        writeln!(out, "  {:<24} {} (retry: {})", c.slug, c.meaning, c.retry)?;
+    for c in r.categories {
+        writeln!(out, "  {:<24} {} (retry: {}; cause: {})", c.slug, c.meaning, c.retry, c.class.as_str())?;
         writeln!(out, "  {:<24} fix: {}", "", c.fix)?;
     }
     writeln!(out)?;
-    writeln!(out, "Finding rules:")?;
-    for f in FINDING_RULES {
-        writeln!(out, "  {:<26} {:<8} {}", f.id, f.severity.as_str(), f.meaning)?;
-        writeln!(out, "  {:<26} {:<8} e.g. {}", "", "", f.example)?;
+    writeln!(out, "Cause classes:")?;
+    for c in r.cause_classes {
+        writeln!(out, "  {:<24} {}", c.slug, c.meaning)?;
     }
+    writeln!(out)?;
+    writeln!(out, "Finding rules (scope: one session, or schema drift over all sessions):")?;
+    for f in r.finding_rules {
+        writeln!(out, "  {:<26} {:<8} {:<8} {}", f.id, f.severity.as_str(), f.scope.as_str(), f.meaning)?;
+        writeln!(out, "  {:<26} {:<8} {:<8} e.g. {}", "", "", "", f.example)?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Tools that read or modify files (for stale edits):")?;
+    for t in r.tool_roles {
+        let effect = if t.effect == FileEffect::Reads { "reads" } else { "modifies" };
+        writeln!(out, "  {:<26} {effect:<8} path: {}", t.tool, t.path_keys.join(", "))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Shell tools (their output is a program's): {}", r.shell_tools.join(", "))?;
     Ok(())
 }
 

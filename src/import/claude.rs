@@ -1,5 +1,5 @@
 //! Claude Code transcripts (`~/.claude/projects/<project>/<session>.jsonl`),
-//! research/jsonl-and-peers.md §1a.
+//! the project folder being the absolute cwd with `/` replaced by `-`.
 //!
 //! Calls are `tool_use` blocks of assistant lines; results are `tool_result`
 //! blocks of user lines, linked by `tool_use_id`. `is_error` is optional and

@@ -1,4 +1,5 @@
-//! Cline and Roo Code task folders, research/formats-2.md §6a–b.
+//! Cline and Roo Code task folders, in the VS Code extension's global
+//! storage (`saoudrizwan.claude-dev`, `rooveterinaryinc.roo-cline`).
 //!
 //! A task is a folder `<globalStorage>/<extension>/tasks/<taskId>/` with
 //! `api_conversation_history.json`: an array of Anthropic messages

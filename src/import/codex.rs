@@ -1,5 +1,6 @@
 //! OpenAI Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`),
-//! research/jsonl-and-peers.md §1b.
+//! under `$CODEX_HOME` (default `~/.codex`), not partitioned by working
+//! directory: the cwd is in `session_meta` and `turn_context`.
 //!
 //! Lines are `{"timestamp", "type", "payload"}`. Calls are `response_item`
 //! payloads of type `function_call` (arguments: a JSON string),

@@ -1,5 +1,5 @@
 //! Continue sessions (`~/.continue/sessions/<sessionId>.json`, index
-//! `sessions.json`), research/formats-2.md §6c.
+//! `sessions.json`; the root moves with `CONTINUE_GLOBAL_DIR`).
 //!
 //! One JSON document per session: `{sessionId, title, workspaceDirectory,
 //! history: [ChatHistoryItem]}`. A call is an entry of an assistant

@@ -1,6 +1,6 @@
 //! Gemini CLI chat recordings (`~/.gemini/tmp/<project>/chats/session-*.jsonl`;
 //! sub-agents in `chats/<parent-session-id>/<session-id>.jsonl`),
-//! research/jsonl-and-peers.md §1c and gemini-cli's `chatRecordingService`.
+//! as gemini-cli's `chatRecordingService` writes them.
 //!
 //! The first record is the session's metadata (`sessionId`, `projectHash`,
 //! `kind`). Every later record is a whole message, appended again each time

@@ -1,6 +1,7 @@
 //! OpenHands conversations (software-agent-sdk and CLI,
 //! `~/.openhands/conversations/<conversation>/events/event-<idx>-<id>.json`),
-//! research/formats-2.md §6d.
+//! the CLI's default folder; an event's index is zero-padded to at
+//! least 5 digits.
 //!
 //! One JSON file per event, typed by `kind`; the conversation is the folder
 //! above `events/`, the order is the zero-padded index in the file name

@@ -1,5 +1,7 @@
 //! OpenTelemetry traces as files: one reader, three front doors,
-//! research/formats-2.md §7.
+//! all normalised to one span table; a span is a tool call when
+//! `gen_ai.operation.name` is `execute_tool`, or its OpenInference or
+//! Langfuse kind is `TOOL`.
 //!
 //! - OTLP/JSON (`{"resourceSpans": [...]}`): the Collector's `file`
 //!   exporter (one request per line), an SDK's OTLP/JSON dump, or one

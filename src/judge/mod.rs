@@ -18,7 +18,7 @@ use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult};
 use crate::pair::pair;
 use crate::redact::Redaction;
 use crate::rules::tools::{FileEffect, file_effect, file_path};
-use crate::rules::{self, Category};
+use crate::rules::{self, Category, JudgeReason};
 use crate::sanitize;
 use crate::schema::{SchemaSet, Violation, validate};
 pub use findings::{Counted, SessionFinding};
@@ -34,7 +34,9 @@ pub struct Failure {
     /// The content rule that fired, if any.
     pub content_rule: Option<&'static str>,
     pub category: Category,
-    /// The classification rule behind the category (`unclassified` if none).
+    /// The classification rule behind the category, or the judge's own
+    /// reason (`rules::JudgeReason`: `unclassified` if no rule matched).
+    /// Every value is in `rules::REGISTRY.reason_ids()`.
     pub reason: &'static str,
     /// A short human label for `reason`.
     pub label: &'static str,
@@ -174,13 +176,10 @@ fn reclassify(c: &mut JudgedCall) {
         && f.category == Category::Other
     {
         f.category = first.category;
-        f.reason = "schema-violation";
-        f.label = "arguments violate the tool schema";
+        f.reason = JudgeReason::SchemaViolation.id();
+        f.label = JudgeReason::SchemaViolation.label();
     }
 }
-
-pub const STALE_REASON: &str = "stale-after-own-edit";
-const STALE_LABEL: &str = "old_string not found after the session edited the file";
 
 /// Judge a session with no tool schemas and the default streak threshold.
 pub fn judge(session: Session) -> JudgedSession {
@@ -331,8 +330,8 @@ fn judge_pair(
         flagged,
         content_rule: content.map(|r| r.id),
         category: class.map_or(Category::Other, |r| r.category),
-        reason: class.map_or("unclassified", |r| r.id),
-        label: class.map_or("no rule matched", |r| r.label),
+        reason: class.map_or(JudgeReason::Unclassified.id(), |r| r.id),
+        label: class.map_or(JudgeReason::Unclassified.label(), |r| r.label),
         // From the whole first line: truncating first would split one template in two.
         template: normalize::template_with(&shown, redaction),
         message,
@@ -342,8 +341,8 @@ fn judge_pair(
             file_path(&call.tool, &call.input).is_some_and(|path| modified_unread.get(path).copied().unwrap_or(false));
         if stale {
             failure.category = Category::StaleEditMatch;
-            failure.reason = STALE_REASON;
-            failure.label = STALE_LABEL;
+            failure.reason = JudgeReason::StaleAfterOwnEdit.id();
+            failure.label = JudgeReason::StaleAfterOwnEdit.label();
         }
     }
     Outcome::Failed(failure)
@@ -467,7 +466,7 @@ mod tests {
                 "stale-edit-match",
             ]
         );
-        assert_eq!(failure(&s.calls[1]).reason, STALE_REASON);
+        assert_eq!(failure(&s.calls[1]).reason, JudgeReason::StaleAfterOwnEdit.id());
     }
 
     #[test]
@@ -498,5 +497,31 @@ mod tests {
         assert_eq!(s.calls[1].outcome, Outcome::Unpaired);
         assert_eq!(s.orphans.len(), 1);
         assert_eq!(s.orphans[0].call_id, "nobody");
+    }
+
+    /// A reason the judge writes is a classification rule's id or a row of
+    /// `rules::JUDGE_REASONS`, never a string written here: so every reason
+    /// a report can show is in `tracelint rules` (which lists the registry).
+    #[test]
+    fn every_reason_the_judge_writes_comes_from_the_registry() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/judge");
+        let mut assignments = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap();
+            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                let Some((_, value)) = line.split_once("reason =").or_else(|| line.split_once("reason:")) else {
+                    continue;
+                };
+                assignments += 1;
+                assert!(!value.contains('"'), "{}: a reason written by hand: {line}", path.display());
+            }
+        }
+        assert!(assignments >= 3, "the scan sees the judge's assignments");
+        let ids: Vec<&str> = rules::REGISTRY.reason_ids().collect();
+        for reason in JudgeReason::all() {
+            assert!(ids.contains(&reason.id()), "{reason:?}");
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Benign exits: a command that exits non-zero to say "nothing found", not
 //! "failed". Claude Code's Bash tool treats exit code 1 of these programs
-//! as success (research/jsonl-and-peers.md §2a); so does tracelint, for the
+//! as success (its `isError` is `exitCode != 0` except for these); so does tracelint, for the
 //! content rules that report an exit code.
 //!
 //! Data, like every rule: the rules an entry overrules, the exit codes it
@@ -14,8 +14,11 @@
 //! `timeout 10`, `nice`, `time`, `nohup`, `exec`). Words are split by the
 //! `shlex` crate.
 
+use serde::Serialize;
 use serde_json::Value;
 
+/// One benign exit: a command whose non-zero status is an answer.
+#[derive(Debug, Serialize)]
 pub struct BenignExit {
     pub id: &'static str,
     /// Content rules (ids) this entry can overrule.

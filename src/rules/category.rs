@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use serde::{Serialize, Serializer};
+
 /// Why a failed call failed. The slug is part of the JSON contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Category {
@@ -36,8 +38,9 @@ pub enum Category {
 }
 
 /// One row of the category table.
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
 pub struct CategoryInfo {
+    #[serde(skip)]
     pub category: Category,
     /// The stable name (JSON contract, `--fail-on`, `examples --category`).
     pub slug: &'static str,
@@ -76,8 +79,9 @@ pub enum CauseClass {
 }
 
 /// One row of the cause-class table.
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
 pub struct CauseClassInfo {
+    #[serde(skip)]
     pub class: CauseClass,
     /// The stable name (JSON contract).
     pub slug: &'static str,
@@ -414,6 +418,18 @@ impl Category {
 
     pub fn from_slug(slug: &str) -> Option<Category> {
         CATEGORIES.iter().find(|i| i.slug == slug).map(|i| i.category)
+    }
+}
+
+impl Serialize for Category {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl Serialize for CauseClass {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 

@@ -1,6 +1,7 @@
 //! Finding rules: the defects tracelint reports, one table row each.
 //!
-//! The judge emits findings by `FindingRule`, the gate selects them by it
+//! The judge emits the session findings and the aggregator the schema-drift
+//! ones (`Scope`) by `FindingRule`, the gate selects them by it
 //! (`--fail-on`), baselines and renderers key on its id, and `tracelint
 //! rules` prints this table. A new finding rule is one enum variant and one
 //! row here; the tests below keep the two in step.
@@ -64,12 +65,42 @@ pub enum FindingRule {
     UndocumentedParam,
 }
 
+/// What a finding is about, and so which stage emits it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// One session's calls: emitted by the judge, session by session
+    /// (`judge/findings.rs`), with the session and call it is about.
+    Session,
+    /// Schema drift, over every session of a scan: emitted by the
+    /// aggregator once all sessions are counted (`aggregate/schemas.rs`),
+    /// so it is never a session's and merged reports recount it.
+    Drift,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Session => "session",
+            Scope::Drift => "drift",
+        }
+    }
+}
+
+impl Serialize for Scope {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// One row of the registry.
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
 pub struct FindingInfo {
+    #[serde(skip)]
     pub rule: FindingRule,
     pub id: &'static str,
     pub severity: Severity,
+    /// Whether the finding is about one session or about schema drift over all of them.
+    pub scope: Scope,
     /// What the finding means, one sentence.
     pub meaning: &'static str,
     /// A message as tracelint prints it.
@@ -81,6 +112,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::HiddenError,
         id: "hidden-error",
         severity: Severity::Error,
+        scope: Scope::Session,
         meaning: "a call failed by its content while the source flagged the result as a success",
         example: "Edit failed but the result is not flagged as an error: Error: old_string not found in /src/a.rs",
     },
@@ -88,6 +120,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::GuardBlindStreak,
         id: "guard-blind-streak",
         severity: Severity::Error,
+        scope: Scope::Session,
         meaning: "a run of identical hidden failures at least as long as the streak threshold: a guard counting flagged failures never fired",
         example: "Agent failed 7 times in a row with the same hidden error, so a guard counting flagged failures never fired: Error: please provide subagent_type parameter",
     },
@@ -95,6 +128,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::Oscillation,
         id: "oscillation",
         severity: Severity::Warning,
+        scope: Scope::Session,
         meaning: "after a failure the agent alternated between two argument sets (A, B, A, B)",
         example: "Bash alternated between two argument sets after a failure (calls 4, 5, 6, 7)",
     },
@@ -102,6 +136,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::UnpairedCall,
         id: "unpaired-call",
         severity: Severity::Warning,
+        scope: Scope::Session,
         meaning: "a call has no result: the session ended, crashed or was cut",
         example: "Bash call has no result (session ended, crashed or was cut)",
     },
@@ -109,6 +144,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::OrphanResult,
         id: "orphan-result",
         severity: Severity::Warning,
+        scope: Scope::Session,
         meaning: "a result whose call id matches no call of its session",
         example: "result at row 42 answers no call in this session",
     },
@@ -116,6 +152,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::DuplicateCallId,
         id: "duplicate-call-id",
         severity: Severity::Warning,
+        scope: Scope::Session,
         meaning: "a call reuses an earlier call's id in the same session; results were paired in order",
         example: "call id is used by an earlier call in this session; results were paired in order",
     },
@@ -123,6 +160,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::MalformedRow,
         id: "malformed-row",
         severity: Severity::Warning,
+        scope: Scope::Session,
         meaning: "a row or line of the trace could not be read, or was read only after a repair; the scan went on",
         example: "row 17 skipped: parts is invalid JSON: EOF while parsing a list at line 1 column 12",
     },
@@ -130,6 +168,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::SchemaViolationAccepted,
         id: "schema-violation-accepted",
         severity: Severity::Warning,
+        scope: Scope::Session,
         meaning: "a call whose arguments its tool schema rejects came back as a success",
         example: "Agent accepted arguments its schema rejects: missing required parameter subagent_type",
     },
@@ -137,6 +176,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::OptionalButRequired,
         id: "optional-but-required",
         severity: Severity::Warning,
+        scope: Scope::Drift,
         meaning: "schema drift: calls without an optional parameter keep failing with messages that ask for it (at least --drift-min times)",
         example: "Agent.subagent_type: 36 missing-parameter errors name this optional parameter; add `subagent_type` to `required` in the Agent schema, or say in its description exactly when it is needed",
     },
@@ -144,6 +184,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::EnumTooNarrow,
         id: "enum-too-narrow",
         severity: Severity::Warning,
+        scope: Scope::Drift,
         meaning: "schema drift: the tool accepted a value outside the enum its schema declares",
         example: "Grep.output_mode = \"lines\": accepted 3 times outside the enum; add \"lines\" to the enum of `output_mode`, or reject it at runtime",
     },
@@ -151,6 +192,7 @@ pub static FINDING_RULES: &[FindingInfo] = &[
         rule: FindingRule::UndocumentedParam,
         id: "undocumented-param",
         severity: Severity::Warning,
+        scope: Scope::Drift,
         meaning: "schema drift: the tool accepted a parameter its schema does not document",
         example: "Read.encoding: accepted 2 times but not in the schema; document `encoding` in the Read schema, or stop accepting it",
     },
@@ -167,6 +209,16 @@ impl FindingRule {
 
     pub fn severity(self) -> Severity {
         self.info().severity
+    }
+
+    pub fn scope(self) -> Scope {
+        self.info().scope
+    }
+
+    /// A schema-drift finding (`Scope::Drift`): emitted by the aggregator
+    /// over all sessions, never by the judge for one session.
+    pub fn is_drift(self) -> bool {
+        self.scope() == Scope::Drift
     }
 
     pub fn from_id(id: &str) -> Option<FindingRule> {
@@ -215,5 +267,35 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), FINDING_RULES.len());
         assert_eq!(FindingRule::from_id("hidden-errors"), None);
+    }
+
+    /// The `FindingRule::X` variants a source file names outside its tests.
+    fn named(path: &str) -> Vec<FindingRule> {
+        let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let mut rules: Vec<FindingRule> = code
+            .split("FindingRule::")
+            .skip(1)
+            .filter_map(|rest| {
+                let name: String = rest.chars().take_while(char::is_ascii_alphanumeric).collect();
+                FINDING_RULES.iter().find(|i| format!("{:?}", i.rule) == name).map(|i| i.rule)
+            })
+            .collect();
+        rules.sort_unstable();
+        rules.dedup();
+        rules
+    }
+
+    /// The scope says who emits a finding: the judge emits exactly the
+    /// session rules, the aggregator's schema pass exactly the drift rules.
+    #[test]
+    fn each_scope_is_emitted_where_it_says() {
+        let session: Vec<FindingRule> = FINDING_RULES.iter().map(|i| i.rule).filter(|r| !r.is_drift()).collect();
+        let drift: Vec<FindingRule> = FINDING_RULES.iter().map(|i| i.rule).filter(|r| r.is_drift()).collect();
+        assert_eq!(named("src/judge/findings.rs"), session);
+        assert_eq!(named("src/aggregate/schemas.rs"), drift);
+        for info in FINDING_RULES {
+            assert_eq!(info.meaning.starts_with("schema drift:"), info.scope == Scope::Drift, "{}", info.id);
+        }
     }
 }

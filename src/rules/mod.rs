@@ -1,6 +1,8 @@
 //! The rule registry: content rules (is this text a failure?), classification
-//! rules (which category?) and tool roles (which tools read or modify files).
-//! All of it is data; this module only compiles and applies it.
+//! rules (which category?), benign exits, the judge's own reasons, categories,
+//! finding rules and tool roles (which tools read or modify files), all held
+//! by one value, `REGISTRY`. All of it is data; this module only compiles and
+//! applies it.
 
 pub mod benign;
 pub mod category;
@@ -9,6 +11,8 @@ pub mod content;
 pub mod findings;
 pub mod http;
 pub mod masked;
+pub mod reasons;
+pub mod registry;
 pub mod tools;
 
 use std::sync::LazyLock;
@@ -21,7 +25,9 @@ use crate::model::Dialect;
 pub use category::{CATEGORIES, Category};
 pub use classify::{CLASS_RULES, ClassRule, EXIT_CLASS_RULES};
 pub use content::{CONTENT_RULES, ContentRule};
-pub use findings::{FINDING_RULES, FindingRule, Severity};
+pub use findings::{FINDING_RULES, FindingRule, Scope, Severity};
+pub use reasons::{JUDGE_REASONS, JudgeReason};
+pub use registry::{REGISTRY, Registry};
 pub use tools::{ToolClass, tool_class};
 
 /// How sure a content rule is that a match means failure.
@@ -66,6 +72,18 @@ impl Reads {
             Reads::MaskedPipelines => "masked shell pipelines",
             Reads::ShellOutput => "shell output",
         }
+    }
+}
+
+impl serde::Serialize for Reads {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Precision {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -587,407 +605,4 @@ fn first_class(dialect: Option<Dialect>, tool: &str, text: &str) -> Option<&'sta
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn detect_result_(
-        dialect: Dialect,
-        tool: &str,
-        input: &Value,
-        text: &str,
-        exit_code: Option<i64>,
-    ) -> Option<&'static ContentRule> {
-        detect_result(&Reading { dialect, tool, input, text, exit_code, flagged: false })
-    }
-
-    fn classify_result_(
-        dialect: Dialect,
-        tool: &str,
-        text: &str,
-        exit_code: Option<i64>,
-    ) -> Option<&'static ClassRule> {
-        classify_result(&Reading { dialect, tool, input: &Value::Null, text, exit_code, flagged: false }, None)
-    }
-
-    fn sample_tool(scope: &[&'static str]) -> &'static str {
-        scope.first().copied().unwrap_or("SomeTool")
-    }
-
-    fn sample_dialect(scope: &[Dialect]) -> Option<Dialect> {
-        scope.first().copied()
-    }
-
-    #[test]
-    fn every_content_rule_has_examples_that_behave() {
-        for rule in CONTENT_RULES {
-            assert!(!rule.fires_on.is_empty(), "{} has no positive example", rule.id);
-            assert!(!rule.ignores.is_empty(), "{} has no negative example", rule.id);
-            let tool = sample_tool(rule.tools);
-            let dialect = sample_dialect(rule.formats);
-            let re = Regex::new(rule.pattern).unwrap();
-            let masking = masked::Masking { earlier: true, earlier_work: true, only_error: true, background: true };
-            let (tool, class) = match rule.reads {
-                Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),
-                _ => (tool, tool_class(tool)),
-            };
-            if rule.reads == Reads::HttpReplies {
-                for text in rule.fires_on {
-                    let reply = http::failed_reply(text).unwrap_or_default();
-                    assert!(re.is_match(&reply), "{} must fire on the reply {text:?}", rule.id);
-                    let input = serde_json::json!({"command": "curl -s http://localhost/api"});
-                    let r = Reading {
-                        dialect: Dialect::CLAUDE_CODE,
-                        tool: "Bash",
-                        input: &input,
-                        text,
-                        exit_code: None,
-                        flagged: false,
-                    };
-                    assert_eq!(detect_result(&r).map(|c| c.id), Some(rule.id), "{text:?}");
-                }
-                for text in rule.ignores {
-                    assert!(
-                        http::failed_reply(text).is_none_or(|reply| !re.is_match(&reply)),
-                        "{} must ignore {text:?}",
-                        rule.id
-                    );
-                }
-                continue;
-            }
-            for text in rule.fires_on {
-                assert!(re.is_match(&examined(text)), "{} must fire on {text:?}", rule.id);
-                assert!(first_content_as(dialect, tool, class, masking, text).is_some(), "{text:?} must be detected");
-            }
-            for text in rule.ignores {
-                assert!(!re.is_match(&examined(text)), "{} must ignore {text:?}", rule.id);
-            }
-        }
-    }
-
-    #[test]
-    fn every_pattern_compiles() {
-        let c = &*COMPILED;
-        for re in c.content.iter().chain(&c.classify).chain(&c.exit_classify).chain(&c.benign) {
-            let _ = re.get();
-        }
-    }
-
-    #[test]
-    fn content_rule_ids_are_unique() {
-        let mut seen = std::collections::HashSet::new();
-        for r in CONTENT_RULES {
-            assert!(seen.insert(r.id), "duplicate content rule {}", r.id);
-        }
-        for r in CLASS_RULES.iter().chain(EXIT_CLASS_RULES) {
-            assert!(seen.insert(r.id), "rule id {} used twice", r.id);
-        }
-    }
-
-    #[test]
-    fn every_class_rule_is_first_on_its_examples() {
-        for rule in CLASS_RULES {
-            assert!(!rule.fires_on.is_empty(), "{} has no positive example", rule.id);
-            assert!(!rule.ignores.is_empty(), "{} has no negative example", rule.id);
-            let tool = sample_tool(rule.tools);
-            let dialect = sample_dialect(rule.formats);
-            let re = Regex::new(rule.pattern).unwrap();
-            for text in rule.fires_on {
-                let got = first_class(dialect, tool, text).map(|r| r.id);
-                assert_eq!(got, Some(rule.id), "{text:?} should be classified by {}", rule.id);
-            }
-            for text in rule.ignores {
-                assert!(!re.is_match(text), "{} must ignore {text:?}", rule.id);
-            }
-        }
-    }
-
-    #[test]
-    fn exit_class_rules_are_first_on_their_examples() {
-        for rule in EXIT_CLASS_RULES {
-            assert!(!rule.fires_on.is_empty() && !rule.ignores.is_empty(), "{} needs examples", rule.id);
-            for text in rule.fires_on {
-                let got = classify_result_(Dialect::CRUSH, "bash", text, Some(1)).map(|r| r.id);
-                assert_eq!(got, Some(rule.id), "{text:?} should be classified by {}", rule.id);
-            }
-            for text in rule.ignores {
-                let got = classify_result_(Dialect::CRUSH, "bash", text, None).map(|r| r.id);
-                assert_ne!(got, Some(rule.id), "{} must ignore {text:?}", rule.id);
-            }
-        }
-    }
-
-    /// Issue 12, shape 9: a program's words do not classify the tool call.
-    #[test]
-    fn failed_programs_are_nonzero_exits() {
-        // Issue 21: the work failing is its own category, not the tool misused.
-        for (text, slug) in [
-            (
-                "Exit code 101\n   Compiling x v0.1.0\nerror[E0425]: cannot find value `y` in this scope\ntest result: FAILED. internal error",
-                "build-failed",
-            ),
-            ("Exit code 1\nsrc/a.ts(3,7): error TS2304: Cannot find name 'x'.", "build-failed"),
-            ("Exit code 1\nFAILED tests/test_x.py::test_y - AssertionError\n=== 1 failed in 0.2s ===", "tests-failed"),
-        ] {
-            assert_eq!(
-                classify_result_(Dialect::GEMINI, "run_shell_command", text, None).map(|r| r.id),
-                Some(slug),
-                "{text:?}"
-            );
-        }
-        let cases = [
-            "Exit code 2\nerror: unexpected argument '--frobnicate' found\n\nUsage: tool [OPTIONS]",
-            "Exit code 1\n  1) page loads:\n     TimeoutError: locator.click: Timeout 5000ms exceeded.",
-            "Output: \n> app@1.0.0 build\nError: (none)\nExit Code: 1\nSignal: (none)",
-            "Exit code: 1\nWall time: 0.8 seconds\nOutput:\nunknown flag: --pr\n\nUsage:  gh run list [flags]",
-        ];
-        for text in cases {
-            assert_eq!(
-                classify_result_(Dialect::GEMINI, "run_shell_command", text, None).map(|r| r.id),
-                Some("nonzero-exit"),
-                "{text:?}"
-            );
-        }
-        // A stored exit status (opencode) counts too.
-        assert_eq!(
-            classify_result_(Dialect::OPENCODE, "bash", "fatal: not a git repository", Some(128)).map(|r| r.id),
-            Some("nonzero-exit")
-        );
-        assert_eq!(
-            classify_result_(Dialect::OPENCODE, "bash", "/bin/bash: line 1: gh: command not found\n", Some(127))
-                .map(|r| r.id),
-            Some("command-not-found")
-        );
-        // Without an exit, the tool's own words classify.
-        assert_eq!(
-            classify_result_(Dialect::CLAUDE_CODE, "Bash", "Permission to use Bash has been denied.", None)
-                .map(|r| r.category),
-            Some(Category::PermissionDenied)
-        );
-    }
-
-    /// Issue 12, shape 2: errors inside JSON envelopes.
-    #[test]
-    fn json_envelopes_are_judged_inside() {
-        let judged = |tool: &str, text: &str| {
-            let shown = present(tool, text);
-            (detect_in(Dialect::CLAUDE_CODE, tool, &shown).map(|r| r.id), shown.into_owned())
-        };
-        let (rule, shown) = judged("mcp__serena__find_file", r#"{"result":"Error: No active project."}"#);
-        assert_eq!((rule, shown.as_str()), (Some("error-prefix"), "Error: No active project."));
-        for text in [
-            r#"{"error": {"code": -32000, "message": "MCP server connection lost"}}"#,
-            r#"{"status": "error", "message": "project not found"}"#,
-            r#"{"success": false, "message": "Query failed"}"#,
-            r#"{"isError": true, "content": [{"type": "text", "text": "boom"}]}"#,
-        ] {
-            assert_eq!(judged("mcp__x__y", text).0, Some(ENVELOPE_RULE), "{text}");
-        }
-        assert_eq!(
-            judged("mcp__x__y", r#"{"error": {"code": -32000, "message": "lost"}}"#).1,
-            "JSON envelope error: lost"
-        );
-        for text in [r#"{"error": null, "rows": []}"#, r#"{"success": true}"#, r#"{"status": "ok"}"#, "{not json"] {
-            assert_eq!(judged("mcp__x__y", text).0, None, "{text}");
-        }
-        // Readers and shells return data, not envelopes, unless the object
-        // is nothing but the tool's envelope (around a process, for a shell).
-        assert_eq!(judged("read_file", r#"{"error": "fixture", "rows": [1]}"#).0, None);
-        assert_eq!(judged("read_file", r#"{"error": "File not found"}"#).0, None, "a coding agent's reader");
-        let custom = present_with_exit(Some(Dialect::LANGGRAPH), "read_file", r#"{"error": "File not found"}"#).0;
-        assert_eq!(custom, "JSON envelope error: File not found", "a framework's custom reader");
-        assert_eq!(judged("bash", r#"{"status": "error"}"#).0, None);
-        let (shown, exit) = present_with_exit(
-            None,
-            "run_python",
-            r#"{"stdout": "", "stderr": "Traceback (most recent call last):\nModuleNotFoundError: No module named 'x'", "exit_code": 1}"#,
-        );
-        assert!(shown.starts_with("JSON envelope error: Traceback") && shown.ends_with("Exit code 1"), "{shown}");
-        assert_eq!(exit, Some(1));
-        assert_eq!(present_with_exit(None, "run_python", r#"{"stdout": "ok", "stderr": "", "exit_code": 0}"#).1, None);
-        // An HTTP error status and a code are failures too.
-        assert_eq!(
-            judged("notify", r#"{"message": "Requires authentication", "status": "401"}"#).0,
-            Some(ENVELOPE_RULE)
-        );
-        assert_eq!(judged("notify", r#"{"error_code": "RATE_LIMITED", "retry_after": 3}"#).0, Some(ENVELOPE_RULE));
-        assert_eq!(judged("notify", r#"{"status": 200, "error_code": null}"#).0, None);
-    }
-
-    #[test]
-    fn tool_scope_limits_rules() {
-        // The cross mark is only an error marker for folder_operations.
-        assert!(detect("folder_operations", "✗ Folder not found: /x").is_some());
-        assert!(detect("Bash", "✗ 2 tests failed").is_none());
-        // subagent_type rules only classify the Agent tool.
-        let text = "Error: please provide subagent_type parameter";
-        assert_eq!(classify("Agent", text).unwrap().id, "agent-missing-subagent-type");
-        assert_ne!(classify("Other", text).map(|r| r.id), Some("agent-missing-subagent-type"));
-    }
-
-    #[test]
-    fn wrapper_is_stripped_before_classifying() {
-        let pre = "Error: old_string not found in /a.rs";
-        let post = "Tool execution failed: Edit - Error: old_string not found in /a.rs\nPlease Read this file";
-        assert_eq!(classify("Edit", pre).unwrap().id, classify("Edit", post).unwrap().id);
-        assert_eq!(unwrap_text(post).lines().next(), Some(pre));
-        assert_eq!(unwrap_text("plain"), "plain");
-    }
-
-    #[test]
-    fn benign_texts_are_not_errors() {
-        let benign = [
-            ("Grep", "src/edit.rs:42:        return Ok(format!(\"Error: old_string not found\"));"),
-            ("Read", "     1\tError: connection refused\n     2\tERROR: disk full"),
-            ("Bash", "building...\n[Exit code: 1]"),
-            ("Bash", "[Command completed with exit code 1]"),
-            ("Grep", "No matches found."),
-            ("Glob", "No files found."),
-            ("ExecuteExtraTool", "No completed background agent results available yet."),
-        ];
-        for (tool, text) in benign {
-            assert!(detect(tool, text).is_none(), "{tool}: {text:?} is not an error");
-        }
-    }
-
-    #[test]
-    fn format_scope_limits_rules() {
-        let crush = "FAIL\n\nExit code 1\n\n<cwd>/p</cwd>";
-        assert_eq!(detect_in(Dialect::CRUSH, "bash", crush).map(|r| r.id), Some("exit-code-line"));
-        assert!(detect_in(Dialect::PERI, "bash", crush).is_none(), "Crush's exit line means nothing elsewhere");
-        // Any tool that reports a process exit (Crush's job_output), not a file's text.
-        assert!(detect_in(Dialect::CRUSH, "job_output", crush).is_some());
-        assert!(detect_in(Dialect::CRUSH, "view", "     1|Exit code 1").is_none());
-        assert_eq!(detect_in(Dialect::LLM, "t", "Error: boom").map(|r| r.id), Some("llm-tool-error-output"));
-        assert_eq!(detect_in(Dialect::PERI, "t", "Error: boom").map(|r| r.id), Some("error-prefix"));
-        assert_eq!(classify_in(Dialect::LLM, "t", "Cancelled: no").map(|r| r.id), Some("llm-hook-cancelled"));
-        assert!(classify_in(Dialect::PERI, "t", "Cancelled: no").is_none());
-    }
-
-    #[test]
-    fn every_scope_names_a_dialect_tracelint_reads() {
-        let scopes =
-            CONTENT_RULES.iter().map(|r| (r.id, r.formats)).chain(CLASS_RULES.iter().map(|r| (r.id, r.formats)));
-        for (id, scope) in scopes {
-            for d in scope {
-                assert_eq!(Dialect::from_name(d.as_str()), Some(*d), "{id}: unknown dialect {d}");
-            }
-        }
-    }
-
-    #[test]
-    fn exit_codes_and_benign_exits() {
-        use serde_json::json;
-        // A search that finds nothing prints nothing.
-        let text = |code: i64| format!("\n\nExit code {code}\n\n<cwd>/p</cwd>");
-        let cmd = |c: &str| json!({"command": c});
-        let rule =
-            |c: &str, code: i64| detect_result_(Dialect::CRUSH, "bash", &cmd(c), &text(code), None).map(|r| r.id);
-        assert_eq!(rule("cargo test", 101), Some("exit-code-line"));
-        assert_eq!(rule("grep -rn x src", 1), None, "grep found nothing");
-        assert_eq!(rule("grep -rn x src", 2), Some("exit-code-line"), "grep itself failed");
-        assert_eq!(rule("cd /p && git diff --exit-code", 1), None);
-        assert_eq!(rule("grep x f | wc -l", 1), Some("exit-code-line"));
-        // Issue 12, shape 6: an alternation inside quotes is not a pipe.
-        assert_eq!(rule("grep -r \"a\\|b\" dir", 1), None);
-        assert_eq!(rule("rg -n \"LEVEL|OTHER\" -g \"*.md\"", 1), None);
-        assert_eq!(rule("sudo timeout 5 grep -q x /etc/hosts", 1), None);
-        // A search that printed an error failed, whatever its exit code.
-        let noisy = "rg: regex parse error:\n    (?:x\\y)\nerror: unrecognized escape sequence\n\nExit code 1";
-        assert!(detect_result_(Dialect::CRUSH, "bash", &cmd("rg 'x\\y'"), noisy, None).is_some());
-        // A failed search ends an `&&` list and prints nothing.
-        assert_eq!(rule("rg -n x a.py && sed -n '1,9p' a.py", 1), None);
-        assert_eq!(rule("make && sed -n '1,9p' a.py", 1), Some("exit-code-line"));
-        // Issue 12, shape 11: Ctrl+C sent on purpose, then exit 1 or 130.
-        let ctrl_c = json!({"session_id": 1885, "chars": "\u{3}", "yield_time_ms": 1000});
-        let exited = |code: i64| {
-            format!("Chunk ID: 06e30f\nWall time: 0.05 seconds\nProcess exited with code {code}\nOutput:\n^C")
-        };
-        assert!(detect_result_(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(130), None).is_none());
-        assert!(detect_result_(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(1), None).is_none());
-        assert!(detect_result_(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(2), None).is_some());
-        let typed = json!({"session_id": 1885, "chars": "y\n"});
-        assert!(detect_result_(Dialect::CODEX, "write_stdin", &typed, &exited(1), None).is_some());
-        // A script that printed `ERROR:` and exited 0 did not fail.
-        let script = "ERROR: Multiple spec directories found with prefix '001'\nCopied plan template";
-        assert!(detect_result_(Dialect::CODEX, "shell", &cmd("bash setup.sh"), script, Some(0)).is_none());
-        assert!(detect_result_(Dialect::CODEX, "shell", &cmd("bash setup.sh"), script, None).is_some());
-        // Gemini's and Codex's shapes go through the same logic.
-        let gemini = "Command: findstr /s foo *.md\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1\nSignal: (none)\nProcess Group PGID: 4068";
-        assert!(
-            detect_result_(Dialect::GEMINI, "run_shell_command", &cmd("findstr /s foo *.md"), gemini, None).is_none()
-        );
-        assert!(detect_result_(Dialect::GEMINI, "run_shell_command", &cmd("npm run lint"), gemini, None).is_some());
-        // A structured exit status (opencode) goes through the same rule.
-        let structured =
-            |c: &str, code| detect_result_(Dialect::OPENCODE, "bash", &cmd(c), "out", Some(code)).map(|r| r.id);
-        assert_eq!(structured("make", 2), Some("exit-code-line"));
-        let quiet = detect_result_(Dialect::OPENCODE, "bash", &cmd("rg foo"), "", Some(1));
-        assert_eq!(quiet.map(|r| r.id), None, "rg found nothing");
-        // The silence is the output's, not the presented `Exit code 1` line's.
-        assert_eq!(structured("rg foo", 1), Some("exit-code-line"), "rg printed something and exited 1");
-        assert_eq!(structured("make", 0), None);
-        assert!(detect_result_(Dialect::PERI, "bash", &cmd("make"), "out", Some(2)).is_none(), "no rule for peri");
-        // The exit line at the end of a long output is still seen.
-        let long = format!("{}\nExit code 3\n", "x".repeat(3 * EXAMINED_PREFIX_BYTES));
-        assert_eq!(
-            detect_result_(Dialect::CRUSH, "bash", &cmd("make"), &long, None).map(|r| r.id),
-            Some("exit-code-line")
-        );
-    }
-
-    #[test]
-    fn benign_exit_entries_behave() {
-        for (b, re) in benign::BENIGN_EXITS.iter().zip(&COMPILED.benign) {
-            for r in b.rules {
-                assert!(CONTENT_RULES.iter().any(|c| c.id == *r), "{}: unknown rule {r}", b.id);
-            }
-            for c in b.fires_on {
-                assert!(re.is_match(&benign::last_command(c)), "{} must match {c:?}", b.id);
-            }
-            for c in b.ignores {
-                assert!(!re.is_match(&benign::last_command(c)), "{} must ignore {c:?}", b.id);
-            }
-        }
-        assert_eq!(benign::command_line(&serde_json::json!({"cmd": ["bash", "-lc", "rg x"]})).unwrap(), "rg x");
-        assert_eq!(benign::command_line(&serde_json::json!({"cmd": ["rg", "x"]})).unwrap(), "rg x");
-        // PowerShell's and cmd's scripts are read as their commands.
-        let ps = "powershell.exe -NoProfile -Command \"git diff --no-index --name-status -- a b\"";
-        assert_eq!(benign::last_command(ps), "git diff --no-index --name-status -- a b");
-        assert_eq!(benign::last_command("cmd /c \"findstr /s x *.md\""), "findstr /s x *.md");
-        let quiet = serde_json::json!({"command": "", "is_input": true});
-        let wait = "[Below is the output of the previous command.]\n[The command has no new output after 10 seconds. You may wait longer]";
-        assert!(detect_result_(Dialect::OPENHANDS, "execute_bash", &quiet, wait, None).is_none(), "a deliberate wait");
-        let started = serde_json::json!({"command": "npm run dev"});
-        assert!(detect_result_(Dialect::OPENHANDS, "execute_bash", &started, wait, None).is_some());
-    }
-
-    #[test]
-    fn unclassified_error_is_other() {
-        assert!(classify("Edit", "Error: unexpected state while applying the edit to /a.rs").is_none());
-    }
-
-    #[test]
-    fn huge_text_is_cut_at_a_char_boundary() {
-        let text = format!("Error: {}", "é".repeat(EXAMINED_PREFIX_BYTES));
-        let head = examined(&text);
-        assert!(head.len() <= 2 * EXAMINED_PREFIX_BYTES + 1, "head, newline, tail");
-        assert!(detect("Read", &text).is_some());
-    }
-
-    #[test]
-    fn cline_commands_that_failed_are_hidden_errors_and_searches_finding_nothing_are_not() {
-        let input = |c: &str| serde_json::json!({ "command": c });
-        let failed = "Command failed with exit code 1.\nOutput:\nERROR: (gcloud.sql.connect) Psql client not found";
-        let hit = detect_result_(Dialect::CLINE, "execute_command", &input("gcloud sql connect db"), failed, None);
-        assert_eq!(hit.map(|r| r.id), Some("cline-command-failed"));
-        let nothing = "Command failed with exit code 1.\nOutput:\n";
-        assert!(
-            detect_result_(Dialect::CLINE, "execute_command", &input("grep -r needle src"), nothing, None).is_none()
-        );
-        assert_eq!(exit_code_of(failed), Some(1));
-        assert!(
-            detect_result_(Dialect::CLAUDE_CODE, "Bash", &input("x"), failed, None).is_none(),
-            "scoped to Cline and Roo"
-        );
-    }
-}
+mod tests;

@@ -1,9 +1,11 @@
 //! What tools do to files, as data: the stale-edit analysis needs to know
 //! which calls read a file and which modify it, and where the path is.
 
+use serde::Serialize;
 use serde_json::Value;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum FileEffect {
     /// A successful call shows the agent the file's current content.
     Reads,
@@ -11,6 +13,8 @@ pub enum FileEffect {
     Modifies,
 }
 
+/// What one tool does to files, and where its path is.
+#[derive(Debug, Serialize)]
 pub struct ToolRole {
     pub tool: &'static str,
     pub effect: FileEffect,

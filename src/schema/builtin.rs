@@ -1,6 +1,7 @@
 //! Built-in input schemas of agents' core tools, selected by source format.
 //!
-//! Peri: research/peri.md §4 (state of 2026-06-06). Its `Agent` schema
+//! Peri: the core tools' schemas as Peri's source declares them at commit
+//! `1c8ac5f0` (2026-06-06), the fix that followed the postmortem. Its `Agent` schema
 //! requires only `prompt`, although the tool fails without `subagent_type`
 //! unless `fork` is true: exactly the drift the founding postmortem fixed.
 //! Peri's tools ignore unknown fields, so its schemas allow them (unknown

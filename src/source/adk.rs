@@ -1,5 +1,6 @@
 //! Google ADK's session databases (`<agent>/.adk/session.db`),
-//! research/formats-2.md §4, in all three layouts: the native
+//! which `adk web` and `adk run` create per agent unless given a
+//! `--session_service_uri`, in all three layouts: the native
 //! `SqliteSessionService` (`events.event_data` JSON, `timestamp` REAL) and
 //! `DatabaseSessionService` schema v1 (`adk_internal_metadata`,
 //! `events.event_data`) and v0 (one column per event field: `content` JSON,

@@ -1,5 +1,6 @@
 //! Crush's `crush.db` (and the archived Go opencode's `opencode.db`, the
-//! same shape), research/sqlite-formats.md §2.
+//! same shape), by default `./.crush/crush.db` in each project, migrated by
+//! pressly/goose (hence its `goose_db_version` table).
 //!
 //! `messages.parts` is a JSON array of `{"type": …, "data": {…}}`. Calls are
 //! `tool_call` parts of assistant messages, with their input a JSON document

@@ -1,4 +1,5 @@
-//! Cursor's `state.vscdb` (experimental), research/formats-2.md §2.
+//! Cursor's `state.vscdb` (experimental), in the VS Code-style user
+//! directory (`~/.config/Cursor/User` on Linux).
 //!
 //! Cursor is closed source and its storage is known only from third-party
 //! reverse engineering, so this reader is **experimental** and read only

@@ -1,4 +1,6 @@
-//! Goose's `sessions.db`, research/sqlite-formats.md §3.
+//! Goose's `sessions.db` (`~/.local/share/goose/sessions/sessions.db` on
+//! Linux and macOS; older releases kept one `*.jsonl` per session and
+//! import them into it on first run).
 //!
 //! `messages.content_json` is a JSON array of content items. Calls are
 //! `toolRequest` (or `frontendToolRequest`) items of assistant rows; results

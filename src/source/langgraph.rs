@@ -1,5 +1,6 @@
 //! LangGraph's `SqliteSaver` checkpoints (`checkpoints` + `writes`),
-//! research/formats-2.md §5.
+//! in any file the application names (commonly `checkpoints.sqlite`), WAL
+//! enabled at setup.
 //!
 //! Values are typed blobs (`type`, bytes) from LangGraph's serializer:
 //! `msgpack` (current), `json` (old LangChain constructor envelopes),

@@ -1,4 +1,5 @@
-//! Simon Willison's `llm` (`logs.db`), research/sqlite-formats.md §1.
+//! Simon Willison's `llm` (`logs.db` in its user directory, which
+//! `LLM_USER_PATH` overrides and `llm logs path` prints).
 //!
 //! One file can hold two generations:
 //! - the legacy tables (0.26–0.31): `tool_calls` and `tool_results` hang off

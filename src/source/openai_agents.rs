@@ -1,6 +1,7 @@
 //! The OpenAI Agents SDK's session stores (`SQLiteSession`,
 //! `AsyncSQLiteSession`, `SQLAlchemySession`, `AdvancedSQLiteSession`),
-//! research/formats-2.md §3.
+//! which exist as files only when the application passes a path (the
+//! default is `:memory:`); sessions arrived in SDK v0.2.0 (2025-07-15).
 //!
 //! One Responses-API input item per row, as JSON text in `message_data` of
 //! `agent_messages` (the table names are constructor arguments: any table

@@ -1,4 +1,5 @@
-//! opencode ≥ 1.2 (`opencode.db`), research/sqlite-formats.md §4.
+//! opencode ≥ 1.2 (`opencode.db`): v1.2.0 (2026-02-14) moved opencode from
+//! per-file JSON storage to this one database under `$XDG_DATA_HOME/opencode`.
 //!
 //! One `part` row of type `tool` holds a call *and* its result: `state`
 //! says where the call is (`pending`, `running`, `completed`, `error`).

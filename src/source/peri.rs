@@ -1,4 +1,4 @@
-//! Peri Code's `threads.db` (research/peri.md §1): one `threads` row per
+//! Peri Code's `threads.db` (`~/.peri/threads/threads.db`, WAL): one `threads` row per
 //! session (sub-agents link to their parent), one `messages` row per message,
 //! the whole serialized message as JSON in `messages.content`.
 //!

@@ -1,5 +1,6 @@
 //! Zed's agent threads (`<data dir>/threads/threads.db`),
-//! research/formats-2.md §1.
+//! created by Zed's `ThreadsDatabase::new` (`~/.local/share/zed` on Linux;
+//! nothing is written with `ZED_STATELESS` set).
 //!
 //! One row per thread; `data` is the whole thread as JSON, zstd-compressed
 //! when `data_type = 'zstd'` (current writers) or plain when `'json'`. The

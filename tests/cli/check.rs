@@ -297,6 +297,64 @@ fn rule_registry_golden() {
     assert_eq!(ids, tracelint::rules::FindingRule::ids().collect::<Vec<_>>());
 }
 
+/// `rules` lists every table of the registry, in JSON and as a table: every
+/// rule of every table, every reason id a failure can carry (the
+/// classification rules' and the judge's own), read from the code's tables.
+#[test]
+fn rules_lists_every_table_and_every_reason() {
+    use tracelint::rules::{self, JudgeReason, REGISTRY};
+    let v: serde_json::Value = serde_json::from_slice(&run_in(root(), &["rules", "--format", "json"]).stdout).unwrap();
+    let text = stdout(&run_in(root(), &["rules"]));
+    let listed = |key: &str, field: &str| -> Vec<String> {
+        let rows = v[key].as_array().unwrap_or_else(|| panic!("no table {key} in rules --format json"));
+        rows.iter().map(|r| r[field].as_str().unwrap().to_string()).collect()
+    };
+    let tables: [(&str, &str, Vec<&str>); 8] = [
+        ("content_rules", "id", REGISTRY.content_rules.iter().map(|r| r.id).collect()),
+        ("classification_rules", "id", REGISTRY.classification_rules.iter().map(|r| r.id).collect()),
+        ("exit_classification_rules", "id", rules::EXIT_CLASS_RULES.iter().map(|r| r.id).collect()),
+        ("benign_exits", "id", rules::benign::BENIGN_EXITS.iter().map(|b| b.id).collect()),
+        ("judge_reasons", "id", JudgeReason::all().map(JudgeReason::id).collect()),
+        ("categories", "slug", rules::Category::all().map(rules::Category::as_str).collect()),
+        ("cause_classes", "slug", rules::category::CauseClass::all().map(|c| c.as_str()).collect()),
+        ("finding_rules", "id", rules::FindingRule::ids().collect()),
+    ];
+    for (key, field, ids) in &tables {
+        assert_eq!(&listed(key, field), ids, "{key}");
+        for id in ids {
+            assert!(text.contains(&format!("  {id} ")), "`tracelint rules` does not list {id} ({key})");
+        }
+    }
+    let tools: Vec<String> = v["tool_roles"].as_array().unwrap().iter().map(|t| t["tool"].to_string()).collect();
+    assert_eq!(tools.len(), rules::tools::TOOL_ROLES.len());
+    assert_eq!(v["shell_tools"].as_array().unwrap().len(), rules::tools::SHELL_TOOLS.len());
+    // Every reason a report can show is listed, as a classification rule or a judge reason.
+    let reasons: Vec<String> = ["classification_rules", "exit_classification_rules", "judge_reasons"]
+        .iter()
+        .flat_map(|key| listed(key, "id"))
+        .collect();
+    for id in REGISTRY.reason_ids() {
+        assert!(reasons.iter().any(|r| r == id), "reason {id} is not listed");
+    }
+    for id in ["unclassified", "schema-violation", "stale-after-own-edit", "command-not-found", "files-differ"] {
+        assert!(text.contains(id), "{id}");
+    }
+    // docs/rules.md names every table's key and every rule a user meets by
+    // its id outside the long rule tables (findings, reasons, exit classes, benign exits).
+    let doc = std::fs::read_to_string(root().join("docs/rules.md")).unwrap();
+    for key in v.as_object().unwrap().keys() {
+        assert!(doc.contains(&format!("`{key}`")), "docs/rules.md does not name the table {key}");
+    }
+    for (key, _, ids) in tables.iter().filter(|t| !t.0.ends_with("classification_rules") && t.0 != "content_rules") {
+        for id in ids {
+            assert!(doc.contains(&format!("`{id}`")), "docs/rules.md does not name {id} ({key})");
+        }
+    }
+    for id in &tables[2].2 {
+        assert!(doc.contains(&format!("`{id}`")), "docs/rules.md does not name the exit rule {id}");
+    }
+}
+
 /// Issue 22, F12 (`repro_invisible.py`): bidi, invisible and tag
 /// characters in a tool name and an error text reach no human output.
 #[test]

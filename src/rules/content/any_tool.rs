@@ -1,0 +1,287 @@
+//! Content rules, in registry order: what any tool's own text says, and shell pipelines whose status is the last command's.
+
+use super::{ContentRule, SHELL_PARSE_ERROR};
+use crate::rules::{Precision, Reads};
+
+pub(super) const RULES: &[ContentRule] = &[
+    // --- what any tool's own text says (the founding postmortem's case) -----
+    ContentRule {
+        id: "error-words",
+        pattern: r"^(?:Error|ERROR|error)[ \t][^\n:]{1,80}:(?:\s|$)|^(?:[A-Z][A-Za-z]+ ){1,2}[Ee]rror: \S|^(?:Error|ERROR) (?:calling|invoking|executing|running|occurred|in|while|during|when|generating|getting|fetching|creating|processing|reading|writing|loading|sending|connecting|querying|parsing|updating|deleting|listing|saving|retrieving|searching|downloading|uploading)\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A tool's verdict that starts with `Error <words>:` or `Error <doing>`: `Error generating image: …`, \
+              `Error in send_email: …`, `Error calling tool 'create_pr'`. Not read in a file, a page or a \
+              program's output.",
+        fires_on: &[
+            "Error generating image: quota exceeded",
+            "Error in send_email: SMTPServerDisconnected('Connection unexpectedly closed')",
+            "Error calling tool 'create_pr'",
+            "Error invoking tool 'read_file' with kwargs {} with error:\n path: Field required",
+            "Error listing directory: ENOENT: no such file or directory, stat '/p'",
+            "Agent error: 429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}",
+        ],
+        ignores: &["Errors found: none", "Error rate is 0.2% this week", "No error."],
+    },
+    ContentRule {
+        id: "failed-to",
+        pattern: r"^(?:Failed to|Unable to|Could not|Couldn't|Cannot|Can't|Can not) \S|^(?:Failed|FAILED|Failure)(?::| with | because | due to )",
+        tools: &[],
+        formats: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A tool's verdict that starts by saying it could not do the thing: `Failed to …`, `Unable to …`, \
+              `Could not …`, `Cannot …`, `Failed: …`.",
+        fires_on: &[
+            "Failed to send email: SMTPServerDisconnected('Connection unexpectedly closed')",
+            "Failed to generate synthesis: 404 Not Found",
+            "Unable to determine the user's timezone",
+            "Could not connect to the database",
+            "Cannot find module 'express'",
+            "Failed: quota exceeded",
+        ],
+        ignores: &["Failures: 0", "Could you confirm the date?", "Unable-to-pay accounts: 3"],
+    },
+    ContentRule {
+        id: "failed-with-status",
+        pattern: r"^[^\n]{0,120}?\b(?:failed|failure|errored|error)\b[^\n]{0,40}?\b(?:status|status code|code|HTTP)\s*[:=]?\s*[45]\d\d\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A first line that says the request failed with an HTTP error status: `Notification trigger failed with \
+              status: 429`, `Request failed with status code 404`.",
+        fires_on: &["Notification trigger failed with status: 429", "Request failed with status code 404"],
+        ignores: &["Notification sent with status: 200", "Checked 429 items; none failed"],
+    },
+    ContentRule {
+        id: "exception-raised",
+        pattern: r"^(?:Traceback \(most recent call last\):|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure|Fault)(?::\s|\()|[A-Z]\w+Exception\s*$|[A-Z]\w*(?:Disconnected|Timeout|Refused|Denied|Exceeded|Aborted|Interrupted|NotFound|Unavailable)\()",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A tool's result that is an exception: a traceback, `XxxError: …`, `XxxException(…)`, a repr such as \
+              `SMTPServerDisconnected('…')`. The tool raised, and its framework handed the exception to the model \
+              as an ordinary result.",
+        fires_on: &[
+            "Traceback (most recent call last):\n  File \"tool.py\", line 3, in run\nKeyError: 'name'",
+            "HTTPError: 503 Server Error: Service Unavailable for url: https://api.example.com",
+            "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='x', port=443)",
+            "SMTPServerDisconnected('Connection unexpectedly closed')",
+            "ValueError: invalid literal for int() with base 10: 'x'",
+            "TimeoutException",
+        ],
+        ignores: &["ErrorBoundary component added", "Exception handling is described below", "NoError"],
+    },
+    ContentRule {
+        id: "http-error-status",
+        pattern: r"^(?:HTTP/\d(?:\.\d)?\s+)?[45]\d\d\s*(?:[-:]\s*)?(?:Client Error|Server Error|Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Not Acceptable|Request Timeout|Conflict|Gone|Precondition Failed|Payload Too Large|Unsupported Media Type|Unprocessable (?:Entity|Content)|Too Many Requests|Internal Server Error|Not Implemented|Bad Gateway|Service Unavailable|Gateway Timeout)\b|^(?:HTTP |HTTP error |Error |ERROR |error )\(?[45]\d\d\b|^(?:Status|HTTP status|Status code):?\s*[45]\d\d\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A tool's verdict that is an HTTP error status: `404 Client Error: Not Found for url: …`, \
+              `HTTP/1.1 503 Service Unavailable`, `Error 429: …`, `Status: 500`.",
+        fires_on: &[
+            "404 Client Error: Not Found for url: https://api.example.com/v1/x",
+            "HTTP/1.1 503 Service Unavailable",
+            "Error 429: rate limited",
+            "Status: 500",
+        ],
+        ignores: &["200 OK", "404 pages indexed", "Status: 200"],
+    },
+    ContentRule {
+        id: "error-heading",
+        pattern: r"^#{1,6}[ \t]*(?:[^\w\s]{1,3}[ \t]*)?(?:Error|ERROR|Errors|Failed|Failure|FAILED)\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A tool's Markdown verdict whose first heading says it failed: `### Error Querying the database`, \
+              `## ❌ Failed to deploy`.",
+        fires_on: &["### Error Querying the database\n\nsyntax error at or near \"FROM\"", "## ❌ Failed to deploy"],
+        ignores: &["## Results\n\n3 rows", "### Summary"],
+    },
+    ContentRule {
+        id: "error-words-i18n",
+        pattern: r"^(?:错误|錯誤|失败|失敗|异常|異常|出错|出錯|エラー|오류|에러|실패|Fehler|FEHLER|Erreur|ERREUR|Échec|Echec|Erro|ERRO|Falha|Fallo|Falló)(?:[:：\s!！]|$)|^[^\n]{0,40}?(?:失败|失敗|出错|出錯|に失敗しました|できませんでした|실패했습니다|할 수 없습니다|fehlgeschlagen|a échoué|ha fallado|falhou)|^(?:Impossible de|Konnte nicht|Kann nicht|No se (?:pudo|puede)|Não foi possível|Não é possível|Error al|Error en) |^[^\n]{0,40}?不存在",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "The same failure wording in the languages agents' users write: Chinese (`错误: …`, `SQL执行失败: …`, \
+              `文件 X 不存在`), Japanese (`エラー: …`, `…に失敗しました`), Korean (`오류: …`, `…실패했습니다`), German \
+              (`Fehler: …`, `… fehlgeschlagen`), French (`Erreur : …`, `Impossible de …`), Spanish (`Error al …`, \
+              `No se pudo …`) and Portuguese (`Erro: …`, `Não foi possível …`).",
+        fires_on: &[
+            "错误: 文件 a.txt 不存在。",
+            "SQL执行失败: syntax error near FROM",
+            "查询失败",
+            "エラー: ファイルが見つかりません",
+            "ファイルの読み込みに失敗しました",
+            "오류: 파일을 찾을 수 없습니다",
+            "Fehler: Datei nicht gefunden",
+            "Erreur : fichier introuvable",
+            "Impossible de se connecter au serveur",
+            "No se pudo conectar con la base de datos",
+            "Não foi possível enviar o e-mail",
+        ],
+        ignores: &["没有错误，全部完成", "成功: 已写入 3 行", "Fehlerfrei abgeschlossen", "Erreurs corrigées: 2"],
+    },
+    ContentRule {
+        id: "agent-prose-failure",
+        pattern: r"^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)\b[^\n]{0,160}?\b(?:error|errors|unable|not able|wasn't able|couldn't|could not|cannot|can't|failed)\b|^(?:It (?:looks|seems) like )?[Tt]here (?:was|has been) an? (?:error|issue|problem)\b|^An? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened)\b|^I (?:encountered|ran into|hit|got|received) an? (?:error|exception|issue|problem)\b|^I (?:cannot|can't|am unable to|was unable to|wasn't able to|was not able to|couldn't|could not|am not able to) (?:fulfill|complete|retrieve|fetch|access|obtain|provide|perform|process|connect|load|execute|run|proceed)\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A sub-agent used as a tool that reports, in its first sentence, that it failed: `An error occurred \
+              while retrieving …`, `I encountered an error …`, `I'm sorry, but I wasn't able to …`, `I cannot \
+              fulfill this request …`. Only the opening counts: an answer that mentions a problem later, or says it \
+              found no problem (`I couldn't find any issues`), is an answer (docs/rules.md, where the line falls).",
+        fires_on: &[
+            "An error occurred while retrieving the market data. Please try again later.",
+            "I encountered an error while fetching the stock price.",
+            "I'm sorry, but I wasn't able to retrieve the current price.",
+            "I cannot fulfill this request using the available tools.",
+            "It looks like there was an error with the request.",
+            "I was not able to retrieve the 52-week range.",
+        ],
+        ignores: &[
+            "I couldn't find any issues in the code; it looks correct.",
+            "Sorry for the wait, here are the results.",
+            "There was an increase in sales in March.",
+            "I need the stock ticker to continue. Could you provide it?",
+        ],
+    },
+    ContentRule {
+        id: "unawaited-coroutine",
+        pattern: r"^<coroutine object [\w.<>]+ at 0x[0-9a-fA-F]+>\s*$",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A Python tool that returned a coroutine it never awaited (`<coroutine object f at 0x…>`): the tool \
+              did nothing and its framework passed the object's repr on as the result.",
+        fires_on: &["<coroutine object _resolve_symbol at 0x7f1c2b3d4e50>"],
+        ignores: &["<result>AAPL</result>"],
+    },
+    ContentRule {
+        id: "http-error-reply",
+        pattern: r"^HTTP error reply: ",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::HttpReplies,
+        doc: "`curl` or `wget` exits 0 when the server answered, whatever it answered: a reply that is an error \
+              (`{\"error\":\"Unauthorized\"}`, `{\"detail\":\"Not Found\"}`, a `HTTP/1.1 404` status line, an HTML \
+              error page) means the request failed (`rules::http`).",
+        fires_on: &[
+            "{\"error\":\"Unauthorized\"}",
+            "{\"detail\":\"Not Found\"}",
+            "HTTP/1.1 503 Service Unavailable\nRetry-After: 30",
+        ],
+        ignores: &["{\"status\":\"ok\"}", "HTTP/1.1 201 Created"],
+    },
+    // --- shell pipelines whose status is the last command's -----------------
+    ContentRule {
+        id: "masked-command-error",
+        pattern: r"(?m)^(?:[\w./-]+: (?:line \d+: )?)?(?:[^\n:]{1,200}: )?(?:No such file or directory|Permission denied|command not found)\s*$|^(?:zsh|bash|sh|\(eval\):\d+): command not found: \S+\s*$",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A command of a pipeline (`grep KEY .env | head -1`) whose own error reached the output (`grep: .env: \
+              No such file or directory`, `zsh: command not found: timeout`) while the pipeline's status, the last \
+              command's, says success (`rules::masked`).",
+        fires_on: &["grep: .env.local: No such file or directory", "(eval):1: command not found: timeout"],
+        ignores: &["src/a.rs:12: // No such file or directory is handled here\nok", "found 3 files"],
+    },
+    ContentRule {
+        id: "shell-syntax-error",
+        pattern: SHELL_PARSE_ERROR,
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "The shell could not parse the call's command line (`bash: syntax error near unexpected token \
+              `('`): part of what the agent wrote never ran, while the status, that of the last command that \
+              did run (`echo done`), says success.",
+        fires_on: &[
+            "  File \"<string>\", line 7\nSyntaxError: unterminated string literal\nbash: syntax error near unexpected token `('\ndone",
+        ],
+        ignores: &["src/parse.rs: // reports `syntax error near unexpected token`\nok"],
+    },
+    ContentRule {
+        id: "powershell-error-record",
+        pattern: r"(?m)^[A-Za-z][\w-]*: ?\r?\nLine \|\r?\n +\d+ \| ",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::ShellOutput,
+        doc: "PowerShell 7's error record (`Get-ChildItem: ` then `Line |`, the failing line and its message): \
+              a cmdlet failed. Such errors do not stop the script, so the exit status stays 0 and the tool \
+              reports success; only the record in the output says the command did not do what was asked.",
+        fires_on: &[
+            "Get-ChildItem: \nLine |\n   2 |  $src = Get-ChildItem -Path \"x\"\n     |         ~~~~~~~~~~\n     | Cannot find path 'x' because it does not exist.\n<exited with exit code 0>",
+        ],
+        ignores: &["Line | 2 is fine\nok", "Get-ChildItem: listing\nLine one"],
+    },
+    ContentRule {
+        id: "shell-job-exited",
+        pattern: r"(?m)^\[\d+\][+-]?\s+(?:Exit [1-9]\d*|Killed|Segmentation fault|Aborted)\s",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "bash's job control reporting that a command the call started in the background died \
+              (`[7]+ Exit 127 npm run dev > log 2>&1`), while the call itself returned 0: what it started failed.",
+        fires_on: &["[7] 9385\n[7]+ Exit 127 cd /w/app && npm run dev > frontend.log 2>&1"],
+        ignores: &["[7] 9385\n[7]+ Done npm run build", "[1]+ Running npm run dev &"],
+    },
+    ContentRule {
+        id: "sole-error-output",
+        pattern: crate::rules::masked::SOLE_ERROR,
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A command whose whole output (one or two lines, the tool's framing aside) is its own error report \
+              (`Error: read ECONNRESET`, `fatal: not a git repository`) while its status says success: it caught \
+              the failure, printed it and exited 0. A script that printed an error and went on is not judged by \
+              it (`rules::masked`).",
+        fires_on: &[
+            "Command executed successfully (exit code 0).\nOutput:\nError: read ECONNRESET",
+            "查询失败",
+            "lstat /home/u/.bridgestan/: no such file or directory\n\n<cwd>/home/u</cwd>",
+        ],
+        ignores: &["Output: ok\nError: (none)\nExit Code: 0"],
+    },
+    ContentRule {
+        id: "masked-program-error",
+        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A build, install, deploy or test command piped into a filter (`npm run build 2>&1 | tail -50`) whose \
+              output shows that it failed (`Error: …`, `error TS2307: …`, `FATAL ERROR: … heap out of memory`, \
+              `test result: FAILED`) while the pipeline's status, the filter's, says success. Commands that read \
+              data (grep, cat, logs) are not judged by the lines they print (`rules::masked`).",
+        fires_on: &[
+            "Vercel CLI 48.1.7\nError: You cannot set your Personal Account as the scope.",
+            "app/a.tsx(6,30): error TS2307: Cannot find module '@/lib/x'",
+            "FATAL ERROR: Ineffective mark-compacts near heap limit Allocation failed - JavaScript heap out of memory",
+            "src/app.ts\n  4:7  error  'x' is assigned a value but never used  no-unused-vars\n✖ 1 problem (1 error, 0 warnings)",
+        ],
+        ignores: &[
+            "warning: unused variable `x`\n    Finished `dev` profile",
+            "0 errors, 2 warnings",
+            "✖ 2 problems (0 errors, 2 warnings)",
+            "Stdout: 2\n\nStderr: (empty)\nError: (none)\nExit Code: 0",
+        ],
+    },
+];

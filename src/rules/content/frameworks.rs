@@ -1,0 +1,476 @@
+//! Content rules, in registry order: agent frameworks and traces as files (LangGraph, OpenAI Agents SDK, Zed, ADK, Cursor, OTel, OpenHands, Cline / Roo, Continue) and more agents' own shapes.
+
+use super::ContentRule;
+use crate::model::Dialect;
+use crate::rules::{Precision, Reads};
+
+pub(super) const RULES: &[ContentRule] = &[
+    // --- LangGraph (SqliteSaver checkpoints) ----------------------------------
+    ContentRule {
+        id: "langgraph-toolnode-error",
+        pattern: r"(?m)^ ?Please fix your mistakes\.\s*$",
+        tools: &[],
+        formats: &[Dialect::LANGGRAPH],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "LangGraph's prebuilt ToolNode turns a tool's exception into `Error: <repr(e)>\\n Please fix your \
+              mistakes.` with `status = \"error\"`; a custom error handler that keeps the wording but not the \
+              status hides it. (`Error: …` from a tool that returns its failure is caught by `error-prefix`.)",
+        fires_on: &["Error: ConnectionError('gateway unreachable')\n Please fix your mistakes."],
+        ignores: &["Please fix your mistakes in the essay before Friday"],
+    },
+    // --- OpenAI Agents SDK sessions ------------------------------------------
+    ContentRule {
+        id: "openai-agents-tool-error",
+        pattern: r"^An error occurred while (?:running the tool|parsing tool arguments)\. Please try again",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "The Agents SDK's default failure function turns a tool's exception (or arguments that did not \
+              parse) into an ordinary output: `An error occurred while running the tool. Please try again. \
+              Error: …`. Function tools have no error flag, so every such result is hidden.",
+        fires_on: &[
+            "An error occurred while running the tool. Please try again. Error: HTTPError('502')",
+            "An error occurred while parsing tool arguments. Please try again with valid JSON. Error: Expecting ','",
+        ],
+        ignores: &["An error occurred in the report, see line 3"],
+    },
+    ContentRule {
+        id: "openai-agents-timeout",
+        pattern: r"^Tool '[^']+' timed out after [\d.]+ seconds\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A function tool that exceeded its timeout with the `error_as_result` behaviour: \
+              `Tool '<name>' timed out after N seconds.`",
+        fires_on: &["Tool 'fetch_page' timed out after 30.0 seconds."],
+        ignores: &["Tool 'fetch_page' finished after 3.0 seconds."],
+    },
+    ContentRule {
+        id: "openai-agents-not-approved",
+        pattern: r"(?m)^Tool execution was not approved\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A call a human (or the approval policy) declined: `Tool execution was not approved.` (shell \
+              rejections write it to stderr with exit code 1).",
+        fires_on: &["Tool execution was not approved."],
+        ignores: &["Tool execution was approved."],
+    },
+    ContentRule {
+        id: "openai-agents-error-object",
+        pattern: r#"^\{\s*"error"\s*:"#,
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::Medium,
+        reads: Reads::Any,
+        doc: "For callers with an output schema the SDK wraps a tool failure as `{\"error\": \"<text>\"}`.",
+        fires_on: &[r#"{"error": "An error occurred while running the tool."}"#],
+        ignores: &[r#"{"errors": []}"#, r#"{"result": "error"}"#],
+    },
+    ContentRule {
+        id: "openai-agents-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["shell", "local_shell"],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "The shell tool's `outcome.exit_code`, stored apart from the output and presented as this line: \
+              a non-zero exit is never flagged. Benign exits (grep finding nothing) are not counted.",
+        fires_on: &["Exit code 101"],
+        ignores: &["Exit code 0"],
+    },
+    // --- Zed agent threads ----------------------------------------------------
+    ContentRule {
+        id: "zed-terminal-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["terminal"],
+        formats: &[Dialect::ZED],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Zed's terminal tool returns success (`is_error = false`) for `Command \"<cmd>\" failed with exit \
+              code N.`; the adapter reads N out of that sentence and presents it as this line, so benign exits \
+              (grep finding nothing) are not counted.",
+        fires_on: &["Exit code 101"],
+        ignores: &["Exit code 0"],
+    },
+    ContentRule {
+        id: "zed-terminal-cut",
+        pattern: r#"^(?:Command "(?s:.*?)" timed out\.|Command terminated unexpectedly\.|The user stopped this command\.|Command cancelled: user denied )"#,
+        tools: &["terminal"],
+        formats: &[Dialect::ZED],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Zed's terminal tool also returns success when the command timed out, was killed, was stopped by \
+              the user, or when the user refused a sandbox escalation.",
+        fires_on: &[
+            "Command \"npm run dev\" timed out. Output captured before timeout:\n\n```\nready\n```",
+            "Command terminated unexpectedly. Output captured:\n```\n```",
+            "The user stopped this command. Output captured before it was stopped:\n```\n```",
+            "Command cancelled: user denied permission to run outside the sandbox (network access).",
+        ],
+        ignores: &["Command executed successfully.", "```\nCommand \"x\" timed out.\n```"],
+    },
+    // --- Google ADK sessions ---------------------------------------------------
+    ContentRule {
+        id: "adk-error-response",
+        pattern: r#"^\{"error":(?:"|\{)"#,
+        tools: &[],
+        formats: &[Dialect::ADK],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "ADK answers with an `{\"error\": …}` response (no flag) when a FunctionTool misses mandatory \
+              arguments, when an MCP call fails with graceful error handling, and when a confirmation was \
+              refused. Responses are shown as compact JSON with sorted keys.",
+        fires_on: &[
+            r#"{"error":"Invoking `get_weather()` failed as the following mandatory input parameters are not present:\ncity"}"#,
+            r#"{"error":"MCP tool execution failed: connection closed"}"#,
+        ],
+        ignores: &[r#"{"error":null,"result":"ok"}"#, r#"{"result":"error: none"}"#],
+    },
+    ContentRule {
+        id: "adk-status-error",
+        pattern: r#"^\{(?:"[^"]*":(?:"(?:[^"\\]|\\.)*"|-?[\d.]+|true|false|null),)*"status":"error""#,
+        tools: &[],
+        formats: &[Dialect::ADK],
+        precision: Precision::Medium,
+        reads: Reads::Any,
+        doc: "The convention ADK's documentation teaches for tools: return `{\"status\": \"error\", \
+              \"error_message\": …}`. ADK stores it as an ordinary response, so every such failure is hidden.",
+        fires_on: &[r#"{"error_message":"Weather information for 'Paris' is not available.","status":"error"}"#],
+        ignores: &[r#"{"report":"sunny","status":"success"}"#, r#"{"items":[{"status":"error"}],"status":"success"}"#],
+    },
+    // --- Cursor (experimental) -------------------------------------------------
+    ContentRule {
+        id: "cursor-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::CURSOR],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Cursor's terminal tool records `status: completed` for a command that exited non-zero; the exit \
+              status (`exitCodeV2` in the result JSON) is presented as this line. Benign exits (grep finding \
+              nothing) are not counted. Experimental: Cursor's storage is reverse-engineered.",
+        fires_on: &["Exit code 1"],
+        ignores: &["Exit code 0"],
+    },
+    // --- traces as files: OpenTelemetry, OpenHands, Cline / Roo, Continue ----
+    ContentRule {
+        id: "openhands-still-running",
+        pattern: r"(?m)^\[The command has no new output after \d+ seconds\.",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "An OpenHands command that printed nothing for the soft wait (exit code -1, still running): \
+              `[The command has no new output after 10 seconds. You may wait longer …]`. The call gave the agent \
+              nothing; it has to wait, send keys or interrupt.",
+        fires_on: &[
+            "\n[The command has no new output after 10 seconds. You may wait longer to see additional output by sending empty command '']",
+        ],
+        ignores: &["[The command completed with exit code 0.]"],
+    },
+    ContentRule {
+        id: "openhands-browser-error",
+        pattern: r"(?m)^=+ BEGIN error message =+\s*$|^RootWebArea '[45]\d\d [A-Z][^'\n]*'",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "OpenHands' browser when the action failed: the page it returns holds a `BEGIN error message` block \
+              (`Error: Page.goto: net::ERR_CONNECTION_REFUSED …`), or the page it landed on is a server's error \
+              page (`RootWebArea '500 Internal Server Error'`, like `curl` answered 500), and the observation is \
+              not flagged.",
+        fires_on: &[
+            "[Current URL: chrome-error://chromewebdata/]\n\n================ BEGIN error message ===============\nThe following error occurred when executing the last action:\nError: Page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:5000/",
+            "[Current URL: http://localhost:8000/api/items]\n\n[Action executed successfully.]\n============== BEGIN accessibility tree ==============\nRootWebArea '502 Bad Gateway', focused, url='http://localhost:8000/api/items'",
+        ],
+        ignores: &[
+            "[Current URL: http://localhost:5000/]\n\n[Action executed successfully.]",
+            "RootWebArea 'Top 500 Companies', focused",
+        ],
+    },
+    ContentRule {
+        id: "openhands-code-raised",
+        pattern: r"(?m)^\w+(?:Error|Exception)\s+Traceback \(most recent call last\)",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "OpenHands' IPython cell whose code raised: the cell's output is IPython's traceback \
+              (`TypeError      Traceback (most recent call last)`), stored as an ordinary observation.",
+        fires_on: &[
+            "-----\nTypeError                                 Traceback (most recent call last)\nCell In[1], line 9",
+        ],
+        ignores: &["Out[1]: 42"],
+    },
+    ContentRule {
+        id: "otel-agents-sdk-tool-error",
+        pattern: r"^An error occurred while running the tool\. Please try again\. Error: ",
+        tools: &[],
+        formats: &[Dialect::OTEL],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "The OpenAI Agents SDK's default `failure_error_function`: the tool raised, and the model is told so \
+              in an ordinary tool output.",
+        fires_on: &["An error occurred while running the tool. Please try again. Error: division by zero"],
+        ignores: &["An error occurred while running the tool earlier; it works now"],
+    },
+    ContentRule {
+        id: "openhands-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "An OpenHands terminal command that exited non-zero: stored with `is_error: false` and the \
+              observation's `exit_code` (shown to the rules as `Exit code N`); its text ends with \
+              `[The command completed with exit code N.]`. Exit code -1 (still running or unknown) is not \
+              kept, and grep/find/diff exit 1 is benign.",
+        fires_on: &["Exit code 101", "Exit code 2"],
+        ignores: &["Exit code 0", "Exit code -1", "[The command completed with exit code 1.]"],
+    },
+    ContentRule {
+        id: "cline-tool-failed",
+        pattern: r"^(?:The tool execution failed with the following error:|Missing value for required parameter ')",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Cline's `toolError` and `missingToolParameterError` texts, which the legacy XML protocol returns \
+              with no flag at all.",
+        fires_on: &[
+            "The tool execution failed with the following error:\n<error>\nENOENT: no such file\n</error>",
+            "Missing value for required parameter 'path'. Please retry with complete response.",
+        ],
+        ignores: &["The tool execution succeeded", "[read_file for 'a'] Result: Missing value"],
+    },
+    ContentRule {
+        id: "cline-command-failed",
+        pattern: r"(?m)^Command failed with exit code [1-9]\d*\.?\s*$",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Cline's (and Roo Code's) execute_command returns `Command failed with exit code N.` and the \
+              output as an ordinary result, with no flag. Searches finding nothing (grep exit 1, no output) \
+              are benign.",
+        fires_on: &[
+            "Command failed with exit code 1.\nOutput:\nThe system cannot find the file specified.",
+            "Command failed with exit code 255.\nOutput:\n'head' is not recognized as an internal or external command,",
+        ],
+        ignores: &["Command executed.\nOutput:\nok", "Command failed with exit code 0."],
+    },
+    ContentRule {
+        id: "cline-subagent-failed",
+        pattern: r"(?m)^Subagent results:\s*\n(?:[^\n]*\n){0,4}?Failed: [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Cline's `use_subagents` reports its sub-agents as one result, `Subagent results:` with `Succeeded: N` \
+              and `Failed: N`; one failed sub-agent fails the call, though the result is not flagged.",
+        fires_on: &["Subagent results:\nTotal: 5\nSucceeded: 4\nFailed: 1\nTool calls: 99"],
+        ignores: &["Subagent results:\nTotal: 2\nSucceeded: 2\nFailed: 0"],
+    },
+    ContentRule {
+        id: "cline-user-denied",
+        pattern: r"^The user denied this operation",
+        tools: &[],
+        formats: &[Dialect::CLINE, Dialect::ROO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Cline's `toolDenied` (and `toolDeniedWithFeedback`): the user declined the call.",
+        fires_on: &[
+            "The user denied this operation.",
+            "The user denied this operation and provided the following feedback:\n<feedback>\nno\n</feedback>",
+        ],
+        ignores: &["The user approved this operation."],
+    },
+    ContentRule {
+        id: "roo-status-error",
+        pattern: r#"^\{\s*"status"\s*:\s*"(?:error|denied)""#,
+        tools: &[],
+        formats: &[Dialect::ROO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Roo Code's failure JSON inside an unflagged tool_result: `{\"status\":\"error\",…}` when the tool \
+              failed while running, `{\"status\":\"denied\",…}` when the user declined.",
+        fires_on: &[
+            r#"{"status":"error","message":"The tool execution failed","error":"Error reading file: ENOENT"}"#,
+            r#"{"status":"denied","message":"The user denied this operation."}"#,
+        ],
+        ignores: &[r#"{"status":"ok","content":"x"}"#, r#"{"items":[{"status":"error"}]}"#],
+    },
+    ContentRule {
+        id: "roo-repetition-limit",
+        pattern: r"^Tool call repetition limit reached for ",
+        tools: &[],
+        formats: &[Dialect::ROO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Roo Code's guard against a call repeated too often, returned unflagged.",
+        fires_on: &["Tool call repetition limit reached for read_file. Please try a different approach."],
+        ignores: &["repetition limit not reached"],
+    },
+    ContentRule {
+        id: "copilot-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code [1-9]\d*>",
+        tools: &[],
+        formats: &[Dialect::COPILOT],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "GitHub Copilot CLI's shell tools (`bash`, `powershell`, `read_bash`, …) return `success: true` \
+              whatever the command's exit status, which is only the text `<shellId: N completed with exit code \
+              X>` (1.0.60) or `<exited with exit code X>` (earlier builds). A non-zero status is a hidden \
+              failure (grep/find/diff exit 1 and the other benign exits aside).",
+        fires_on: &[
+            "test result: FAILED. 2 passed; 1 failed\n<shellId: 0 completed with exit code 101>",
+            "ls: cannot access 'x': No such file or directory\n<exited with exit code 2>",
+            "<command with id: 4 exited with exit code 1>",
+        ],
+        ignores: &["done\n<shellId: 0 completed with exit code 0>", "<shellId: 2 is still running after 30 seconds>"],
+    },
+    ContentRule {
+        id: "copilot-tool-refused",
+        pattern: r"^File too large to read at once \(|(?m)^<error>No more content available\.</error>",
+        tools: &[],
+        formats: &[Dialect::COPILOT],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Copilot CLI results stored as a success that returned nothing the agent asked for: `view` \
+              refusing a file too large to read at once (no content, the agent must retry with `view_range`), \
+              and `web_fetch` answering `<error>No more content available.</error>` (an empty body, or a \
+              `start_index` past its end).",
+        fires_on: &[
+            "File too large to read at once (61.2 KB). Consider using the grep tool to search within the file, or view with view_range to read specific sections.",
+            "Contents of https://example.com/:\n<error>No more content available.</error>",
+        ],
+        ignores: &["# Notes\nFile too large to read at once is what the tool says"],
+    },
+    ContentRule {
+        id: "pi-exit-code",
+        pattern: r"(?m)^Command exited with code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::PI],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Pi's bash tool ends a command that exited non-zero with `Command exited with code N` (and throws, \
+              so pi flags it); grep/find/diff exit 1 and the other benign exits are not failures, though pi \
+              flags them.",
+        fires_on: &["FAIL test/parse.test.ts\n\nCommand exited with code 1"],
+        ignores: &["ok\n\nCommand exited with code 0", "Command timed out after 60 seconds"],
+    },
+    ContentRule {
+        id: "kiro-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::KIRO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Kiro CLI's shell and use_aws tools return `status: success` whatever the command's exit status, \
+              kept as `exit_status` beside the output (`exit status: N`; use_aws writes the bare code) and shown \
+              to the rules as `Exit code N` (grep/find/diff exit 1 is benign).",
+        fires_on: &["Exit code 101", "Exit code 255"],
+        ignores: &["Exit code 0", "exit status: 1 is what grep returns"],
+    },
+    ContentRule {
+        id: "kiro-search-error",
+        pattern: r#"^\{"error":"#,
+        tools: &["glob", "grep"],
+        formats: &[Dialect::KIRO],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Kiro CLI's glob and grep answer in JSON (`{\"filePaths\": …}`, `{\"numMatches\": …}`); a search \
+              that could not run answers `{\"error\": \"Path does not exist: …\"}` or `{\"error\": \"Grep search \
+              was cancelled\"}` with `status: success`.",
+        fires_on: &[r#"{"error":"Path does not exist: /home/dev/proj/fixtures/2026"}"#],
+        ignores: &[
+            r#"{"filePaths":[],"totalFiles":0,"truncated":false,"message":"No files found matching pattern: x"}"#,
+        ],
+    },
+    ContentRule {
+        id: "aider-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &["shell"],
+        formats: &[Dialect::AIDER],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A shell command aider ran that exited non-zero, which aider 0.52 and 0.53 record as `Command 'x' \
+              exited with status N` (kept as the exit code and shown to the rules as `Exit code N`; grep exit 1 \
+              is benign). Later versions keep no exit status at all.",
+        fires_on: &["Exit code 1"],
+        ignores: &["Exit code 0", "Ran (aider keeps no command output)"],
+    },
+    ContentRule {
+        id: "aider-shell-error",
+        pattern: r"(?m)^(?:Error occurred while running command |Error running command ')",
+        tools: &["shell"],
+        formats: &[Dialect::AIDER],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A shell command aider agreed to run that could not run: `Error occurred while running command \
+              '…': [Errno 2] No such file or directory: …` (0.54 and later), `Error running command '…': …` \
+              (0.52 to 0.53).",
+        fires_on: &["Error occurred while running command 'make docs': [Errno 2] No such file or directory: 'make'"],
+        ignores: &["Ran (aider keeps no command output)"],
+    },
+    ContentRule {
+        id: "continue-exit-code",
+        pattern: r"(?m)^Exit code [1-9]\d*\s*$",
+        tools: &[],
+        formats: &[Dialect::CONTINUE],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A Continue terminal command that resolved `done` with the status `Command failed with exit code N`: \
+              the exit code is kept and shown to the rules as `Exit code N` (grep/find/diff exit 1 is benign).",
+        fires_on: &["Exit code 1", "Exit code 127"],
+        ignores: &["Exit code 0", "Command completed"],
+    },
+    // --- more agents' own shapes --------------------------------------------
+    ContentRule {
+        id: "claude-read-past-end",
+        pattern: r"^<system-reminder>Warning: the file exists but is shorter than the provided offset",
+        tools: &["Read"],
+        formats: &[Dialect::CLAUDE_CODE],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Claude Code's Read with an `offset` past the end of the file returns no text, only a reminder that \
+              the file is shorter, unflagged: nothing was read.",
+        fires_on: &[
+            "<system-reminder>Warning: the file exists but is shorter than the provided offset (1800). The file has 1524 lines.</system-reminder>",
+        ],
+        ignores: &[
+            "     1\thello\n<system-reminder>Whenever you read a file, consider whether it looks malicious.</system-reminder>",
+        ],
+    },
+    ContentRule {
+        id: "openai-agents-handoff-ignored",
+        pattern: r"^Multiple handoffs detected, ignoring this one\.",
+        tools: &[],
+        formats: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "The Agents SDK answers every handoff after the first of one turn with `Multiple handoffs detected, \
+              ignoring this one.`: the handoff did not happen.",
+        fires_on: &["Multiple handoffs detected, ignoring this one."],
+        ignores: &["Handoff accepted."],
+    },
+    ContentRule {
+        id: "openhands-command-not-run",
+        pattern: r#"(?m)^\[?Your command "(?s:.*?)" is NOT executed\."#,
+        tools: &[],
+        formats: &[Dialect::OPENHANDS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "OpenHands refuses a new command while the previous one still runs: `Your command \"…\" is NOT \
+              executed. The previous command is still running`, stored as an ordinary observation.",
+        fires_on: &[
+            "[Your command \"ls\" is NOT executed. The previous command is still running - You CANNOT send new commands until the previous command is completed.]",
+        ],
+        ignores: &["[The command completed with exit code 0.]"],
+    },
+];

@@ -1,0 +1,57 @@
+//! Content rules: does a result's text say that the call failed?
+//!
+//! Every rule is data: an id, a pattern matched against the head and tail
+//! of the trimmed result text (`model::text_ends`; at its start unless the
+//! pattern says `(?m)`), an optional tool scope, a precision and its
+//! documentation, with examples it must fire on and texts it must ignore.
+//! The unit tests run every example, so a rule cannot exist untested.
+
+use serde::Serialize;
+
+mod agents;
+mod any_tool;
+mod frameworks;
+
+use super::{Precision, Reads};
+use crate::model::Dialect;
+
+/// The shell's own complaint that it could not parse the line it was
+/// given (`bash: syntax error near unexpected token`): a content rule
+/// (part of the command never ran) and, the same words, its category.
+pub const SHELL_PARSE_ERROR: &str = r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: syntax error(?: near unexpected token| in conditional|: unexpected end of file)";
+
+/// One content rule. Patterns are anchored at the start of the result text
+/// (after leading whitespace) unless they say otherwise; a rule about the
+/// end of a long output (an exit-code line) uses `(?m)` and sees the tail
+/// too (see `rules::examined`).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ContentRule {
+    pub id: &'static str,
+    pub pattern: &'static str,
+    /// Tools the rule applies to; empty means every tool.
+    pub tools: &'static [&'static str],
+    /// Dialects the rule applies to; empty means every dialect.
+    pub formats: &'static [Dialect],
+    pub precision: Precision,
+    /// Which results the rule reads (`Reads`): every result, or only the
+    /// verdicts of tools whose text is theirs.
+    pub reads: Reads,
+    pub doc: &'static str,
+    /// Texts the rule must fire on (for a tool in scope).
+    pub fires_on: &'static [&'static str],
+    /// Texts the rule must not fire on (for a tool in scope).
+    pub ignores: &'static [&'static str],
+}
+
+/// The wrapper Peri puts around an `Err` from a tool. It is stripped before
+/// classification so that pre-fix (`Error: …`) and post-fix
+/// (`Tool execution failed: Edit - Error: …`) texts land in one category.
+pub const PERI_WRAPPER: &str = r"^Tool execution failed: [^ ]+ - ";
+
+/// The parts of the table, in registry order (first match wins): one file
+/// per family of rules.
+const PARTS: &[&[ContentRule]] = &[agents::RULES, frameworks::RULES, any_tool::RULES];
+const ALL: [ContentRule; super::registry::total(PARTS)] = super::registry::concat(PARTS);
+
+/// Every content rule, in registry order.
+pub static CONTENT_RULES: &[ContentRule] = &ALL;
