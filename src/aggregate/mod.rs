@@ -312,8 +312,7 @@ impl Aggregator {
         let before = self.findings.len();
         self.absorb_counts(r)?;
         // `absorb_counts` took the findings but drift in order: their keys follow.
-        let drift = [FindingRule::OptionalButRequired, FindingRule::EnumTooNarrow, FindingRule::UndocumentedParam];
-        let keys = r.findings.iter().zip(&p.keys).filter(|(f, _)| !drift.contains(&f.rule)).map(|(_, k)| k);
+        let keys = r.findings.iter().zip(&p.keys).filter(|(f, _)| !f.rule.is_drift()).map(|(_, k)| k);
         for (f, k) in self.findings[before..].iter_mut().zip(keys) {
             f.key = k.clone();
         }
@@ -362,8 +361,7 @@ impl Aggregator {
             add(&mut e.2, x.hidden_errors)?;
         }
         // Drift findings are recomputed from the merged counts.
-        let drift = [FindingRule::OptionalButRequired, FindingRule::EnumTooNarrow, FindingRule::UndocumentedParam];
-        self.findings.extend(r.findings.iter().filter(|f| !drift.contains(&f.rule)).cloned());
+        self.findings.extend(r.findings.iter().filter(|f| !f.rule.is_drift()).cloned());
         self.sequences.absorb(&r.recovery, &r.streaks, &r.repairs, &r.feedback, &r.cost)?;
         self.schema_agg.absorb(&r.schema)?;
         self.warnings.extend(r.warnings.iter().cloned());
