@@ -205,6 +205,19 @@ pub fn appended_since(
     now: Option<&[index::FileMark]>,
     src: &input::Source,
 ) -> bool {
+    grown_since(files, append, now, src) && append.is_some_and(|m| src.appended_after(m.last_row) == Some(true))
+}
+
+/// Did the database read as `files` (last row and free pages in `append`)
+/// only grow since: the same file, no smaller, no page freed, the rows up
+/// to the last one read as many and the same last one? Its new rows may
+/// belong to old sessions (`watch` reads those sessions again, whole).
+pub fn grown_since(
+    files: &[index::FileMark],
+    append: Option<&index::AppendMark>,
+    now: Option<&[index::FileMark]>,
+    src: &input::Source,
+) -> bool {
     let (Some(mark), Some(now), Some(then)) = (append, now, files.first()) else { return false };
     let Some(file) = now.first() else { return false };
     file.path == then.path
@@ -212,7 +225,6 @@ pub fn appended_since(
         && file.size >= then.size
         && src.freelist().is_some_and(|f| f <= mark.freelist)
         && src.rows_signature(mark.last_row).is_some_and(|s| s == mark.signature)
-        && src.appended_after(mark.last_row) == Some(true)
 }
 
 /// Judge the sessions of an opened source (only its rows after

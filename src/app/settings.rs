@@ -27,7 +27,14 @@ pub fn tool_schemas(j: &JudgingArgs) -> Result<FileSchemas> {
 pub fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions> {
     let (format, transcripts) = crate::input::forced_format(j.source_format.as_deref())?;
     Ok(ScanOptions {
-        source: SourceOptions { no_subagents, session: None, format, transcripts, after_row: None },
+        source: SourceOptions {
+            no_subagents,
+            session: None,
+            format,
+            transcripts,
+            after_row: None,
+            threads_after: None,
+        },
         tool_schemas: tool_schemas(j)?,
         aggregate: AggregateOptions { redaction: redaction(j), ..AggregateOptions::default() },
         index: None,

@@ -40,6 +40,10 @@ pub struct SourceOptions {
     /// Read only the rows after this one (the index's appended database;
     /// only formats whose `appended_after` answers read it).
     pub after_row: Option<i64>,
+    /// Read only the sessions that have rows after this one, each whole
+    /// (`watch` on a database that grew; only formats whose
+    /// `rows_signature` answers read it so, the others read everything).
+    pub threads_after: Option<i64>,
 }
 
 /// Which session ids are read.
@@ -480,6 +484,12 @@ impl<'a> ReadContext<'a> {
     /// Only the rows after this one are wanted (`SourceOptions::after_row`).
     pub fn after_row(&self) -> Option<i64> {
         self.opts.after_row
+    }
+
+    /// Only the sessions with rows after this one are wanted, whole
+    /// (`SourceOptions::threads_after`).
+    pub fn threads_after(&self) -> Option<i64> {
+        self.opts.threads_after
     }
 
     /// The greatest row id read, for the index.

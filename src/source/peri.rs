@@ -211,7 +211,9 @@ fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
     let sessions = SessionIndex::load(conn, threads)?;
     // The index reads an appended database from its last row on (src/index.rs).
     let after = cx.after_row();
-    let last_row = match after {
+    // `watch` reads the sessions a grown database added to, whole.
+    let touched = cx.threads_after().filter(|_| after.is_none());
+    let last_row = match after.or(touched) {
         Some(row) => last_rows_after(conn, row)?,
         None => last_rows(conn)?,
     };
@@ -219,9 +221,14 @@ fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
     cx.progress(0, total);
 
     let mut ids: HashMap<String, usize> = HashMap::new();
-    let mut stmt =
-        conn.prepare("SELECT rowid, thread_id, role, content FROM messages WHERE rowid > ?1 ORDER BY rowid")?;
-    let mut rows = stmt.query([after.unwrap_or(i64::MIN)])?;
+    let mut stmt = match touched {
+        Some(_) => conn.prepare(
+            "SELECT rowid, thread_id, role, content FROM messages
+              WHERE thread_id IN (SELECT DISTINCT thread_id FROM messages WHERE rowid > ?1) ORDER BY rowid",
+        )?,
+        None => conn.prepare("SELECT rowid, thread_id, role, content FROM messages WHERE rowid > ?1 ORDER BY rowid")?,
+    };
+    let mut rows = stmt.query([after.or(touched).unwrap_or(i64::MIN)])?;
     // Parsers: one core less than the machine has, for this reading thread
     // and the judging one, which wait on each other more than they run.
     // One parser more oversubscribes: on 2 cores, 2 parsers took 0.85 s
@@ -321,7 +328,7 @@ fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
             assembler.accept(done);
         }
         assembler.cx.rows(read);
-        if let Some(row) = greatest.or(after) {
+        if let Some(row) = greatest.or(after).or(touched) {
             assembler.cx.last_row(row);
         }
         // Only reachable if the grouped query and the scan disagree; hand on

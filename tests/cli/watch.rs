@@ -264,6 +264,68 @@ fn a_hidden_error_committed_to_a_database_arrives_within_a_second() {
     assert_eq!(status.code(), Some(0), "SIGTERM ends watch cleanly: {err}");
 }
 
+/// A Peri database that grows is read by the sessions that have new rows
+/// (a session that goes on, a new one); a deleted row makes the next read
+/// whole. Either way each new failure is one event, and no old one again.
+#[test]
+fn a_growing_peri_database_gives_each_new_event_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    let w = Watching::start(&[db.to_str().unwrap(), "--format", "ndjson"]);
+    w.wait_stderr("new events follow");
+    let add = |thread: &str, n: usize| {
+        let call = format!("toolu_grow{n}");
+        let a = format!(
+            r#"{{"role":"assistant","id":"grow-a{n}","content":[{{"type":"tool_use","id":"{call}","name":"Read","input":{{"path":"x{n}.rs"}}}}]}}"#
+        );
+        let t = format!(
+            r#"{{"role":"tool","id":"grow-t{n}","tool_call_id":"{call}","content":"Error: ENOENT: no such file or directory, open 'x{n}.rs'","is_error":false}}"#
+        );
+        conn.execute(
+            "INSERT INTO messages (message_id, thread_id, role, content) VALUES (?1, ?2, 'assistant', ?3), (?4, ?2, 'tool', ?5)",
+            rusqlite::params![format!("grow-a{n}"), thread, a, format!("grow-t{n}"), t],
+        )
+        .unwrap();
+    };
+    let old = "019e2a00-0000-7000-8000-00000000000a";
+    // Every event so far, by (kind, call id): none twice.
+    let seen = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    let expect = |n: usize| {
+        let (_, e) = w.next(Duration::from_secs(5)).unwrap_or_else(|| panic!("no event for row {n}: {}", w.stderr()));
+        assert_eq!(
+            (e["kind"].as_str(), e["call_id"].as_str()),
+            (Some("hidden-error"), Some(&*format!("toolu_grow{n}")))
+        );
+        // A session dated in the past is idle at once: its failure is also abandoned.
+        for e in std::iter::once(e).chain(w.drain(Duration::from_millis(400))) {
+            let key = (e["kind"].to_string(), e["call_id"].to_string());
+            assert!(seen.borrow_mut().insert(key.clone()), "an event twice: {key:?}");
+            assert!(e["call_id"].as_str().is_some_and(|c| c.starts_with("toolu_grow")), "an old event again: {e}");
+        }
+    };
+    // An old session goes on, twice.
+    add(old, 0);
+    expect(0);
+    add(old, 1);
+    expect(1);
+    // A new session.
+    conn.execute(
+        "INSERT INTO threads (id, title, created_at, updated_at) VALUES ('grow-thread', 't', '2026-07-01T10:00:00+00:00', '2026-07-01T10:00:00+00:00')",
+        [],
+    )
+    .unwrap();
+    add("grow-thread", 2);
+    expect(2);
+    // A row deleted, then one more failure: the read after is whole.
+    conn.execute("DELETE FROM messages WHERE message_id = 'grow-a0'", []).unwrap();
+    add(old, 3);
+    expect(3);
+    let (status, err) = w.stop("TERM");
+    assert_eq!(status.code(), Some(0), "{err}");
+}
+
 /// A rewrite that keeps the earlier lines (an editor's save, a rotation
 /// by copy) and a truncation report only what is new; a file replaced by
 /// another (new inode) too.

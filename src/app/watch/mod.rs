@@ -276,6 +276,10 @@ struct Unit {
     /// The last problem reading it, said once until it changes.
     problem: Option<String>,
     sessions: HashMap<String, SessionState>,
+    /// A database that can tell what grew (Peri): its files and last row
+    /// when last read, so that the next read takes only the sessions with
+    /// newer rows (`SourceOptions::threads_after`).
+    grown: Option<(Vec<crate::index::FileMark>, crate::index::AppendMark)>,
 }
 
 struct SessionState {
@@ -497,8 +501,9 @@ impl Watch {
         let single = !self.targets[i].path.is_dir();
         let Some(unit) = self.targets[i].units.get_mut(file) else { return Ok(()) };
         let judged = match judged {
-            Ok(j) => {
+            Ok((j, grown)) => {
                 unit.problem = None;
+                unit.grown = grown;
                 j
             }
             // A PATH that is no trace at all is an error at start, as for scan.
@@ -599,15 +604,27 @@ impl Watch {
     }
 }
 
-/// Read `file` and judge the sessions that changed since `unit` was read.
+/// What a database was when read, for the next read to take only what grew.
+type Grown = Option<(Vec<crate::index::FileMark>, crate::index::AppendMark)>;
+
+/// Read `file` and judge the sessions that changed since `unit` was read:
+/// of a database that only grew since (Peri), only the sessions with new
+/// rows are read (`crate::grown_since`).
 fn read(
     target: &Path,
     file: &Path,
     opts: &ScanOptions,
     (unit, reports): (&Unit, bool),
     notes: &mut Vec<String>,
-) -> Result<Vec<Judged>> {
+) -> Result<(Vec<Judged>, Grown)> {
+    let marks = crate::index::marks(file, false);
     let src = crate::input::open(file, &opts.source, notes)?;
+    let mut from = opts.source.clone();
+    if let Some((files, mark)) = &unit.grown
+        && crate::grown_since(files, Some(mark), marks.as_deref(), &src)
+    {
+        from.threads_after = Some(mark.last_row);
+    }
     let judge = crate::judge_for(&src.agents, &src.tool_schemas()?, opts)?;
     let redaction = opts.aggregate.redaction;
     let label = redaction.apply(&src.label).into_owned();
@@ -615,7 +632,7 @@ fn read(
     let filters = &opts.aggregate.filters;
     let now = Utc::now();
     let mut out = Vec::new();
-    src.read(&opts.source, &mut |s: Session| {
+    let stats = src.read(&from, &mut |s: Session| {
         let fp = fingerprint(&s);
         if unit.sessions.get(&s.id).is_some_and(|st| st.fingerprint == fp) {
             return;
@@ -631,5 +648,5 @@ fn read(
         });
         out.push(Judged { id, fingerprint: fp, last: event::last_time(&judged), events, abandoned, report });
     })?;
-    Ok(out)
+    Ok((out, marks.zip(crate::append_mark(&src, stats.last_row))))
 }
