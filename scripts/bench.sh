@@ -156,7 +156,7 @@ rm -rf "$DIR/index"
 "$BIN" scan "$src" --format json --index "$DIR/index" >/dev/null
 measure "$BIN" scan "$src" --format json --index "$DIR/index"
 warm="$WALL"
-first=$(ls "$src"/*.jsonl | head -n 1)
+first=$(ls "$src"/*.jsonl | sed -n 1p)
 id=$(basename "$first" .jsonl)
 walls=()
 for i in $(seq "$RUNS"); do
