@@ -1,0 +1,434 @@
+//! The files of an import: which files a folder holds, and reading them
+//! (lines bounded in size, read ahead on a helper thread; whole JSON
+//! documents within a bound).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{BROKEN_PER_FILE, BrokenLine, IMPORTERS, ImportStats};
+use crate::error::{Error, Result};
+
+/// Every transcript file under `sources` (files as given, folders walked
+/// for `*.jsonl` and `*.json`), sorted and each once.
+pub fn transcript_files(sources: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for src in sources {
+        let meta = std::fs::metadata(src).map_err(|e| Error::input(src, io_problem(&e)))?;
+        if let Some(kind) = crate::source::open::special_kind(&meta) {
+            return Err(crate::source::open::not_regular(src, kind));
+        }
+        if meta.is_dir() {
+            walk(src, &mut out)?;
+        } else {
+            out.push(src.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    // Two names of one file (a hard link) are one transcript.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|f| std::fs::metadata(f).map_or(true, |m| seen.insert((m.dev(), m.ino()))));
+    }
+    Ok(out)
+}
+
+pub(super) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::input(dir, format!("cannot read folder: {e}")))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::input(dir, format!("cannot read folder: {e}")))?;
+        let path = entry.path();
+        let kind = entry.file_type().map_err(|e| Error::input(&path, format!("cannot read: {e}")))?;
+        if kind.is_dir() {
+            walk(&path, out)?;
+        } else if kind.is_file()
+            && (path.extension().is_some_and(|e| e == "jsonl" || e == "json") || claimed_name(&path))
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Does some importer claim a file of this name as a text transcript?
+pub fn claimed_name(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return false };
+    IMPORTERS.iter().any(|i| i.claims_name(name))
+}
+
+/// Is the file at `path` a text transcript some importer recognises by its
+/// name or first bytes (an Aider history renamed)?
+pub fn is_text_transcript(path: &Path) -> bool {
+    claimed_name(path) || head_of(path).is_ok_and(|head| IMPORTERS.iter().any(|i| i.recognise_text(path, &head)))
+}
+
+/// The first bytes of a file (at most 512), for recognising text formats.
+pub(super) fn head_of(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = crate::source::open::open_regular(path).map_err(|e| Error::input(path, io_problem(&e)))?;
+    let mut head = Vec::with_capacity(512);
+    file.take(512).read_to_end(&mut head).map_err(|e| Error::input(path, io_problem(&e)))?;
+    Ok(head)
+}
+
+/// One line of a transcript, parsed.
+pub enum Line {
+    Record(Value),
+    Invalid,
+}
+
+/// Reads a transcript one line at a time. `open` reads and parses ahead on
+/// a helper thread, a block of lines at a time, while the importer writes
+/// what came before (the parse is about half of an import); `open_here`
+/// reads on the caller's thread, for a look at the first few lines.
+pub struct LineReader {
+    path: PathBuf,
+    lines: Lines,
+    /// The number of the line read last, from 1.
+    line: u64,
+    /// Why the line read last is not a record, when it is not.
+    problem: Option<String>,
+    /// Broken lines of this file so far.
+    broken: u64,
+}
+
+pub(super) enum Lines {
+    Here { reader: SizedReader, buf: Vec<u8> },
+    Ahead { blocks: crossbeam_channel::Receiver<Ahead>, block: std::vec::IntoIter<Parsed>, done: bool },
+}
+
+/// What the helper thread of a `LineReader` sends: lines in file order,
+/// then the end of the file or the error that stopped it.
+pub(super) enum Ahead {
+    Block(Vec<Parsed>),
+    End,
+    Failed(std::io::Error),
+}
+
+/// A line parsed ahead: `None` for a blank line, how many lone surrogate
+/// escapes were replaced, and why it is not a record when it is not.
+pub(super) struct Parsed {
+    pub(super) line: Option<Line>,
+    pub(super) surrogates: u64,
+    pub(super) problem: Option<String>,
+}
+
+/// Bytes of lines parsed ahead per block; two blocks wait at most.
+pub(super) const AHEAD_BYTES: usize = 1 << 20;
+
+/// The longest line read, in bytes: 32 times the text of a million-token
+/// context (a line holds one message). A longer one is read past, never
+/// held, and counted as an invalid line.
+pub const MAX_LINE_BYTES: usize = 128 << 20;
+
+/// The longest `.json` document read whole, in bytes; a larger one is
+/// counted as invalid, never read.
+pub const MAX_DOCUMENT_BYTES: u64 = 128 << 20;
+
+/// Read one line into `buf` (its newline included), as `read_until` does,
+/// but keep at most `max + 1` bytes of it (`MAX_LINE_BYTES`): the rest of
+/// a longer line is read past. The number of bytes read, 0 at the end.
+pub(super) fn read_line_at_most(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> std::io::Result<usize> {
+    let mut read = 0;
+    loop {
+        let (done, used) = {
+            let available = match reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let (done, used) = match memchr::memchr(b'\n', available) {
+                Some(i) => (true, i + 1),
+                None => (available.is_empty(), available.len()),
+            };
+            let room = (max + 1).saturating_sub(buf.len());
+            buf.extend_from_slice(&available[..used.min(room)]);
+            (done, used)
+        };
+        reader.consume(used);
+        read += used;
+        if done {
+            return Ok(read);
+        }
+    }
+}
+
+pub(super) fn parse_bytes(buf: &[u8]) -> Parsed {
+    if buf.len() > MAX_LINE_BYTES {
+        let problem = Some(format!("a line over {} MiB", MAX_LINE_BYTES >> 20));
+        return Parsed { line: Some(Line::Invalid), surrogates: 0, problem };
+    }
+    // Valid UTF-8 is the rule: check it fast, repair it only when not.
+    let text = match std::str::from_utf8(buf) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(buf),
+    };
+    let text = text.trim();
+    if text.is_empty() {
+        return Parsed { line: None, surrogates: 0, problem: None };
+    }
+    let (line, surrogates, problem) = parse_line_why(text);
+    Parsed { line: Some(line), surrogates, problem }
+}
+
+/// A transcript read only up to the size it had when it was opened: a file
+/// an agent keeps appending to is read as it was then, not forever. Opened
+/// with `open_regular`, so a FIFO never blocks it.
+pub(super) struct SizedReader {
+    reader: BufReader<std::io::Take<File>>,
+    size: u64,
+}
+
+impl SizedReader {
+    pub(super) fn open(path: &Path) -> Result<SizedReader> {
+        let cannot = |e: std::io::Error| Error::input(path, io_problem(&e));
+        let file = crate::source::open::open_regular(path).map_err(cannot)?;
+        let size = file.metadata().map_err(cannot)?.len();
+        Ok(SizedReader { reader: BufReader::with_capacity(1 << 16, file.take(size)), size })
+    }
+
+    /// The next line into `buf`, with its newline; 0 at the end. A last
+    /// line without a newline where the file ended when it was opened, in a
+    /// file that has grown since, is still being written: it is not read.
+    pub(super) fn next_line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+        buf.clear();
+        let n = read_line_at_most(&mut self.reader, buf, MAX_LINE_BYTES)?;
+        let take = self.reader.get_ref();
+        if n > 0
+            && buf.last() != Some(&b'\n')
+            && take.limit() == 0
+            && take.get_ref().metadata().is_ok_and(|m| m.len() > self.size)
+        {
+            buf.clear();
+            return Ok(0);
+        }
+        Ok(n)
+    }
+}
+
+/// A one-line description of an error reading a transcript.
+pub(super) fn io_problem(e: &std::io::Error) -> String {
+    crate::source::open::io_problem(e)
+}
+
+impl LineReader {
+    pub fn open(path: &Path) -> Result<LineReader> {
+        let mut reader = SizedReader::open(path)?;
+        let (tx, blocks) = crossbeam_channel::bounded(2);
+        let spawned = std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || {
+            let mut buf = Vec::new();
+            loop {
+                let (mut block, mut bytes) = (Vec::new(), 0);
+                while bytes < AHEAD_BYTES {
+                    match reader.next_line(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            bytes += n;
+                            block.push(parse_bytes(&buf));
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Ahead::Block(block));
+                            let _ = tx.send(Ahead::Failed(e));
+                            return;
+                        }
+                    }
+                }
+                let end = bytes < AHEAD_BYTES;
+                // A closed channel: the importer stopped reading.
+                if tx.send(Ahead::Block(block)).is_err() {
+                    return;
+                }
+                if end {
+                    let _ = tx.send(Ahead::End);
+                    return;
+                }
+            }
+        });
+        spawned.map_err(|e| Error::input(path, format!("cannot start a reader thread: {e}")))?;
+        let lines = Lines::Ahead { blocks, block: Vec::new().into_iter(), done: false };
+        Ok(LineReader::new(path, lines))
+    }
+
+    pub(super) fn new(path: &Path, lines: Lines) -> LineReader {
+        LineReader { path: path.to_path_buf(), lines, line: 0, problem: None, broken: 0 }
+    }
+
+    /// A reader that reads on this thread, only as far as it is asked.
+    pub fn open_here(path: &Path) -> Result<LineReader> {
+        let lines = Lines::Here { reader: SizedReader::open(path)?, buf: Vec::new() };
+        Ok(LineReader::new(path, lines))
+    }
+
+    /// The next JSON record; lines that are not one are counted and skipped.
+    pub fn next_record(&mut self, stats: &mut ImportStats) -> Result<Option<Value>> {
+        loop {
+            match self.next_line(stats)? {
+                None => return Ok(None),
+                Some(Some(Line::Record(v))) => return Ok(Some(v)),
+                Some(Some(Line::Invalid)) => self.invalid(stats),
+                Some(None) => {}
+            }
+        }
+    }
+
+    /// Count the line read last as one that is not a record, and keep its
+    /// place for the `malformed-row` finding.
+    pub fn invalid(&mut self, stats: &mut ImportStats) {
+        stats.invalid += 1;
+        self.broken += 1;
+        if self.broken > BROKEN_PER_FILE {
+            if let Some(last) = stats.broken_lines.last_mut() {
+                last.more += 1;
+            }
+            return;
+        }
+        let problem = self.problem.take().unwrap_or_else(|| "not a JSON record".into());
+        stats.broken_lines.push(BrokenLine {
+            file: self.path.clone(),
+            line: self.line,
+            problem,
+            more: 0,
+            session: None,
+        });
+    }
+
+    /// The next line: `None` at the end, `Some(None)` for a blank line.
+    pub(super) fn next_line(&mut self, stats: &mut ImportStats) -> Result<Option<Option<Line>>> {
+        let cannot_read = |path: &Path, e: std::io::Error| Error::input(path, io_problem(&e));
+        let parsed = match &mut self.lines {
+            Lines::Here { reader, buf } => {
+                if reader.next_line(buf).map_err(|e| cannot_read(&self.path, e))? == 0 {
+                    return Ok(None);
+                }
+                parse_bytes(buf)
+            }
+            Lines::Ahead { blocks, block, done } => loop {
+                if let Some(p) = block.next() {
+                    break p;
+                }
+                if *done {
+                    return Ok(None);
+                }
+                match blocks.recv() {
+                    Ok(Ahead::Block(b)) => *block = b.into_iter(),
+                    Ok(Ahead::End) => *done = true,
+                    Ok(Ahead::Failed(e)) => return Err(cannot_read(&self.path, e)),
+                    Err(_) => {
+                        return Err(Error::Internal(format!(
+                            "the reader thread of {} stopped",
+                            crate::sanitize::one_line(&self.path.display().to_string())
+                        )));
+                    }
+                }
+            },
+        };
+        stats.lines += 1;
+        stats.surrogates += parsed.surrogates;
+        self.line += 1;
+        self.problem = parsed.problem;
+        Ok(Some(parsed.line))
+    }
+}
+
+/// Is `path` a `.json` file (which may hold one whole document)?
+pub fn is_json_document(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+/// The whole file as one JSON document (object or array), repairing lone
+/// surrogate escapes; `None`, counted as invalid, when it is not one.
+pub fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Value>> {
+    let Some(bytes) = read_document_bytes(path)? else {
+        stats.invalid += 1;
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    if crate::source::json::check_size(text.as_bytes()).is_err() {
+        stats.invalid += 1;
+        return Ok(None);
+    }
+    let parsed = match serde_json::from_str::<Value>(&text) {
+        Ok(v) => Some(v),
+        Err(_) => crate::source::json::replace_lone_surrogates(&text)
+            .and_then(|(fixed, n)| {
+                let v = serde_json::from_str::<Value>(&fixed).ok()?;
+                stats.surrogates += n;
+                Some(v)
+            })
+            .or_else(|| concatenated(&text)),
+    };
+    match parsed {
+        Some(v @ (Value::Object(_) | Value::Array(_))) => Ok(Some(v)),
+        _ => {
+            stats.invalid += 1;
+            Ok(None)
+        }
+    }
+}
+
+/// The bytes of a whole document, `None` past `MAX_DOCUMENT_BYTES`.
+pub(super) fn read_document_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| Error::input(path, io_problem(&e));
+    // Up to the size at the open, like lines (`SizedReader`), and no more
+    // than the bound.
+    let mut bytes = Vec::new();
+    let file = crate::source::open::open_regular(path).map_err(cannot)?;
+    let size = file.metadata().map_err(cannot)?.len();
+    file.take(size.min(MAX_DOCUMENT_BYTES + 1)).read_to_end(&mut bytes).map_err(cannot)?;
+    Ok((bytes.len() as u64 <= MAX_DOCUMENT_BYTES).then_some(bytes))
+}
+
+/// Several whole JSON objects one after the other (pretty-printed, as an
+/// SDK's console exporter writes them), as one array.
+pub(super) fn concatenated(text: &str) -> Option<Value> {
+    let items: Vec<Value> =
+        serde_json::Deserializer::from_str(text).into_iter::<Value>().collect::<Result<_, _>>().ok()?;
+    (items.len() > 1 && items.iter().all(Value::is_object)).then_some(Value::Array(items))
+}
+
+/// Parse one line as a JSON object, repairing lone surrogate escapes.
+pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
+    let (line, surrogates, _) = parse_line_why(text);
+    stats.surrogates += surrogates;
+    line
+}
+
+/// `parse_line`, with the number of lone surrogate escapes replaced, and
+/// why the line is not a record when it is not.
+pub(super) fn parse_line_why(text: &str) -> (Line, u64, Option<String>) {
+    let not_an_object = || Some("a JSON value that is not an object".to_string());
+    if crate::source::json::check_size(text.as_bytes()).is_err() {
+        return (Line::Invalid, 0, Some("a JSON value too large to read (see docs/security.md)".to_string()));
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(v @ Value::Object(_)) => (Line::Record(v), 0, None),
+        Ok(_) => (Line::Invalid, 0, not_an_object()),
+        Err(e) => {
+            let Some((fixed, n)) = crate::source::json::replace_lone_surrogates(text) else {
+                return (Line::Invalid, 0, Some(not_json(&e)));
+            };
+            match serde_json::from_str::<Value>(&fixed) {
+                Ok(v @ Value::Object(_)) => (Line::Record(v), n, None),
+                Ok(_) => (Line::Invalid, 0, not_an_object()),
+                Err(e) => (Line::Invalid, 0, Some(not_json(&e))),
+            }
+        }
+    }
+}
+
+/// Why a line is not JSON, without serde's "at line 1" (a transcript line
+/// is one line; its number in the file is said apart).
+pub(super) fn not_json(e: &serde_json::Error) -> String {
+    if e.classify() == serde_json::error::Category::Eof {
+        return "cut short: the line ends inside a JSON value".into();
+    }
+    let text = e.to_string();
+    let what = text.rsplit_once(" at line ").map_or(text.as_str(), |(what, _)| what);
+    format!("not JSON: {what} (column {})", e.column())
+}

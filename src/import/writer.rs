@@ -1,0 +1,458 @@
+//! The database side of an import: the writer every importer writes
+//! through (upserts keyed by session and call id, the records of what each
+//! file gave), and the databases it writes: `--into`'s or a scratch one.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
+
+use super::{ImportStats, record};
+use crate::error::{Error, Result};
+use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
+
+/// The database side of an import: upserts into the schema's tables.
+pub struct Writer<'c> {
+    pub(super) conn: &'c Connection,
+    /// Next `seq` per session, continuing after what the database holds.
+    pub(super) next_seq: HashMap<String, i64>,
+    /// Sessions written in this run.
+    pub(super) sessions: HashSet<String>,
+    /// When the database held no call at the start: the sessions holding
+    /// each call id, in the order their rows were inserted, so that
+    /// `session_of_call` and the duplicate check need no query. `None`:
+    /// the database is asked, as it is once the map holds more than
+    /// `owners_cap` ids (about 160 bytes each), so memory stays bounded.
+    pub(super) owners: Option<HashMap<String, Vec<String>>>,
+    pub(super) owners_cap: usize,
+    /// The storage failure a write met (a full disk, an I/O error, a value
+    /// too big), so the error can name what the user gave, not the file
+    /// being read when it happened.
+    pub(super) failed: std::cell::Cell<Option<rusqlite::ErrorCode>>,
+    /// The file being imported, and the first session written while each
+    /// file was (the session its broken lines are reported in).
+    pub(super) reading: Option<PathBuf>,
+    pub(super) file_sessions: HashMap<PathBuf, String>,
+    /// What each file gave, when the import keeps it (import/record.rs).
+    pub(super) record: Option<record::Recorder>,
+    pub stats: ImportStats,
+}
+
+/// Call ids whose owners an import keeps in memory (about 32 MB); past it,
+/// the database is asked.
+pub(super) const OWNERS_CAP: usize = 200_000;
+
+/// A session as an importer sees it.
+pub struct SessionRow<'a> {
+    pub id: &'a str,
+    pub parent: Option<&'a str>,
+    pub agent: &'static str,
+    pub source: &'a str,
+    pub started: Option<&'a str>,
+}
+
+impl<'c> Writer<'c> {
+    pub fn new(conn: &'c Connection) -> Self {
+        let empty = conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM calls)", [], |r| r.get::<_, bool>(0));
+        let owners = empty.unwrap_or(false).then(HashMap::new);
+        Writer {
+            conn,
+            next_seq: HashMap::new(),
+            sessions: HashSet::new(),
+            owners,
+            owners_cap: OWNERS_CAP,
+            failed: std::cell::Cell::new(None),
+            reading: None,
+            file_sessions: HashMap::new(),
+            record: None,
+            stats: ImportStats::default(),
+        }
+    }
+
+    /// The file being read wrote to `session` (for the records).
+    pub(super) fn touch(&mut self, session: &str) {
+        if let (Some(rec), Some(file)) = (&mut self.record, &self.reading) {
+            rec.session(file, session);
+        }
+    }
+
+    /// The file being read defined or looked up a key other files may
+    /// hold too: a run that keeps keys across files (Claude Code's line
+    /// uuids) declares each one it meets, so the records bind the files.
+    pub fn shared_key(&mut self, kind: record::Key, key: &str) {
+        if let (Some(rec), Some(file)) = (&mut self.record, &self.reading) {
+            rec.key(file, kind, key);
+        }
+    }
+
+    /// Create or update a session. The earliest start time wins; parent,
+    /// agent and source are kept once known.
+    pub fn session(&mut self, s: &SessionRow<'_>) -> rusqlite::Result<()> {
+        self.touch(s.id);
+        if let Some(file) = &self.reading
+            && !self.file_sessions.contains_key(file)
+        {
+            self.file_sessions.insert(file.clone(), s.id.to_string());
+        }
+        if !self.sessions.insert(s.id.to_string()) {
+            return Ok(());
+        }
+        self.conn
+            .prepare_cached(
+                "INSERT INTO sessions (id, parent_id, agent, source, started_at) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT(id) DO UPDATE SET
+               parent_id = coalesce(sessions.parent_id, excluded.parent_id),
+               agent = coalesce(sessions.agent, excluded.agent),
+               source = coalesce(sessions.source, excluded.source),
+               started_at = CASE WHEN sessions.started_at IS NULL OR excluded.started_at < sessions.started_at
+                                 THEN excluded.started_at ELSE sessions.started_at END",
+            )?
+            .execute(params![s.id, s.parent, s.agent, s.source, s.started])
+            .inspect_err(|e| self.seen(e))?;
+        Ok(())
+    }
+
+    /// The session that holds call `id`, if any (tool call ids are unique
+    /// across sessions in the agents imported here).
+    pub fn session_of_call(&mut self, id: &str) -> rusqlite::Result<Option<String>> {
+        self.shared_key(record::Key::Call, id);
+        // The query answers with the oldest row holding the id.
+        if let Some(owners) = &self.owners {
+            return Ok(owners.get(id).and_then(|o| o.first()).cloned());
+        }
+        self.conn
+            .prepare_cached("SELECT session_id FROM calls WHERE id = ?1 LIMIT 1")?
+            .query_row(params![id], |r| r.get(0))
+            .optional()
+    }
+
+    /// Record a call; a call id already in the session keeps its first row.
+    pub fn call(
+        &mut self,
+        session: &str,
+        id: &str,
+        tool: &str,
+        input: &Value,
+        time: Option<&str>,
+    ) -> rusqlite::Result<()> {
+        self.touch(session);
+        self.shared_key(record::Key::Call, id);
+        let exists = match &self.owners {
+            Some(owners) => owners.get(id).is_some_and(|o| o.iter().any(|s| s == session)),
+            None => self
+                .conn
+                .prepare_cached("SELECT 1 FROM calls WHERE session_id = ?1 AND id = ?2")?
+                .exists(params![session, id])?,
+        };
+        if exists {
+            self.stats.duplicates += 1;
+            return Ok(());
+        }
+        let seq = self.take_seq(session)?;
+        let input = match input {
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
+        };
+        self.conn
+            .prepare_cached(
+                "INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![session, id, seq, tool, input, time])
+            .inspect_err(|e| self.seen(e))?;
+        if let Some(owners) = &mut self.owners {
+            owners.entry(id.to_string()).or_default().push(session.to_string());
+            if owners.len() > self.owners_cap {
+                self.owners = None;
+            }
+        }
+        self.stats.calls += 1;
+        Ok(())
+    }
+
+    /// Record a call the source gives no id: it is written under the
+    /// synthetic id `#<seq>` (its place in the session), which is returned
+    /// for its result and shown as such in reports.
+    pub fn call_without_id(
+        &mut self,
+        session: &str,
+        tool: &str,
+        input: &Value,
+        time: Option<&str>,
+    ) -> rusqlite::Result<String> {
+        let seq = self.peek_seq(session)?;
+        let id = crate::model::synthetic_id(seq as usize);
+        self.call(session, &id, tool, input, time)?;
+        Ok(id)
+    }
+
+    /// Record a result; a result already recorded for the call is kept.
+    pub fn result(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
+        self.touch(r.session);
+        self.shared_key(record::Key::Call, r.call_id);
+        let n = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO results (session_id, call_id, text, is_error, exit_code, returned_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(session_id, call_id) DO NOTHING",
+            )?
+            .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])
+            .inspect_err(|e| self.seen(e))?;
+        if n == 1 {
+            self.stats.results += 1;
+        } else {
+            self.stats.duplicates += 1;
+        }
+        Ok(())
+    }
+}
+
+/// A result row as stored: text, flag, exit code, time.
+pub(super) type StoredResult = (String, Option<i64>, Option<i64>, Option<String>);
+
+impl Writer<'_> {
+    /// Record a result, replacing an earlier one for the same call (for
+    /// sources that rewrite a record as the call progresses).
+    pub fn result_latest(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
+        self.touch(r.session);
+        let old: Option<StoredResult> = self
+            .conn
+            .prepare_cached(
+                "SELECT text, is_error, exit_code, returned_at FROM results WHERE session_id = ?1 AND call_id = ?2",
+            )?
+            .query_row(params![r.session, r.call_id], |x| Ok((x.get(0)?, x.get(1)?, x.get(2)?, x.get(3)?)))
+            .optional()?;
+        let new = (r.text.to_string(), r.flag.map(i64::from), r.exit_code, r.time.map(str::to_string));
+        match old {
+            None => self.result(r),
+            Some(o) if o == new => {
+                self.stats.duplicates += 1;
+                Ok(())
+            }
+            Some(_) => {
+                self.conn
+                    .prepare_cached(
+                        "UPDATE results SET text = ?3, is_error = ?4, exit_code = ?5, returned_at = ?6
+                     WHERE session_id = ?1 AND call_id = ?2",
+                    )?
+                    .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])
+                    .inspect_err(|e| self.seen(e))?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Move a call and its result to another session (a call belongs to
+    /// the session that made it; see the Claude Code importer).
+    pub fn move_call(&mut self, from: &str, to: &str, call_id: &str) -> rusqlite::Result<()> {
+        self.touch(from);
+        self.touch(to);
+        self.shared_key(record::Key::Call, call_id);
+        let seq = self.take_seq(to)?;
+        let moved = self
+            .conn
+            .prepare_cached("UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3")?
+            .execute(params![from, to, call_id, seq])
+            .inspect_err(|e| self.seen(e))?;
+        if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| moved > 0)
+            && let Some(s) = o.iter_mut().find(|s| *s == from)
+        {
+            *s = to.to_string();
+        }
+        self.conn
+            .prepare_cached("UPDATE results SET session_id = ?2 WHERE session_id = ?1 AND call_id = ?3")?
+            .execute(params![from, to, call_id])
+            .inspect_err(|e| self.seen(e))?;
+        Ok(())
+    }
+
+    /// Remove a call and its result (the source took it back).
+    pub fn forget_call(&mut self, session: &str, call_id: &str) -> rusqlite::Result<()> {
+        self.touch(session);
+        self.shared_key(record::Key::Call, call_id);
+        let r = self
+            .conn
+            .prepare_cached("DELETE FROM results WHERE session_id = ?1 AND call_id = ?2")?
+            .execute(params![session, call_id])
+            .inspect_err(|e| self.seen(e))?;
+        self.stats.results = self.stats.results.saturating_sub(r as u64);
+        let n = self
+            .conn
+            .prepare_cached("DELETE FROM calls WHERE session_id = ?1 AND id = ?2")?
+            .execute(params![session, call_id])
+            .inspect_err(|e| self.seen(e))?;
+        self.stats.calls = self.stats.calls.saturating_sub(n as u64);
+        if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| n > 0) {
+            o.retain(|s| s != session);
+        }
+        Ok(())
+    }
+
+    /// The `seq` the next call of `session` will get.
+    pub(super) fn peek_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
+        let seq = self.take_seq(session)?;
+        self.next_seq.insert(session.to_string(), seq);
+        Ok(seq)
+    }
+
+    /// Note a failure of the storage itself (`failed`).
+    pub(super) fn seen(&self, e: &rusqlite::Error) {
+        use rusqlite::ErrorCode;
+        if let rusqlite::Error::SqliteFailure(f, _) = e
+            && matches!(f.code, ErrorCode::DiskFull | ErrorCode::SystemIoFailure | ErrorCode::TooBig)
+        {
+            self.failed.set(Some(f.code));
+        }
+    }
+
+    /// The next `seq` of `session`, continuing after what the database holds.
+    pub(super) fn take_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
+        let seq = match self.next_seq.get(session) {
+            Some(&n) => n,
+            None if self.owners.is_some() => 1,
+            None => {
+                let max: Option<i64> = self
+                    .conn
+                    .prepare_cached("SELECT max(seq) FROM calls WHERE session_id = ?1")?
+                    .query_row(params![session], |r| r.get(0))?;
+                max.unwrap_or(0) + 1
+            }
+        };
+        self.next_seq.insert(session.to_string(), seq + 1);
+        Ok(seq)
+    }
+}
+
+/// A result as an importer sees it.
+pub struct ResultRow<'a> {
+    pub session: &'a str,
+    pub call_id: &'a str,
+    pub text: &'a str,
+    pub flag: Option<bool>,
+    pub exit_code: Option<i64>,
+    pub time: Option<&'a str>,
+}
+
+/// Where an import writes, and whom an error names.
+#[derive(Debug, Clone, Copy)]
+pub enum Store<'a> {
+    /// `import --into`: the database the user `named`, written at `at` (the
+    /// file itself, or a new one beside it that is renamed into place).
+    Into { named: &'a Path, at: &'a Path },
+    /// The scratch database at `at` in `$TMPDIR` that a scan reads the
+    /// transcripts of the PATH `input` through.
+    Scratch { input: &'a Path, at: &'a Path },
+}
+
+impl Store<'_> {
+    /// The database file written.
+    pub fn at(&self) -> &Path {
+        match self {
+            Store::Into { at, .. } | Store::Scratch { at, .. } => at,
+        }
+    }
+
+    /// A failure of the database, named after what the user gave: the
+    /// `--into` database, or the transcripts a scratch copy was made of.
+    pub(super) fn failed(&self, e: &rusqlite::Error) -> Error {
+        if let rusqlite::Error::SqliteFailure(f, _) = e
+            && let Some(storage) = self.storage_failed(f.code, None)
+        {
+            return storage;
+        }
+        match self {
+            Store::Into { named, .. } => Error::input(named, crate::source::open::sqlite_problem(e)),
+            Store::Scratch { input, .. } => Error::input(
+                input,
+                format!(
+                    "the scratch copy of the transcripts in $TMPDIR ({}): {}",
+                    temp_dir(),
+                    crate::source::open::sqlite_problem(e)
+                ),
+            ),
+        }
+    }
+
+    /// The error of a storage failure (`code`), met while `file` was read:
+    /// a full disk or an I/O error names the `--into` database, or
+    /// `$TMPDIR` for a scratch copy; a value too big names the transcript.
+    pub(super) fn storage_failed(&self, code: rusqlite::ErrorCode, file: Option<&Path>) -> Option<Error> {
+        use rusqlite::ErrorCode;
+        let (named, scratch) = match self {
+            Store::Into { named, .. } => (*named, false),
+            Store::Scratch { input, .. } => (*input, true),
+        };
+        let problem = match code {
+            ErrorCode::TooBig => {
+                let what = "holds a call or result too large to store (over SQLite's 1 GB: string or blob too big)";
+                return Some(Error::input(file.unwrap_or(named), what));
+            }
+            ErrorCode::DiskFull if scratch => {
+                format!("no space left in $TMPDIR ({}) for the scratch copy of the transcripts", temp_dir())
+            }
+            ErrorCode::DiskFull => {
+                "cannot write the database: no space left on the device (database or disk is full)".into()
+            }
+            ErrorCode::SystemIoFailure if scratch => format!(
+                "cannot write the scratch copy of the transcripts in $TMPDIR ({}): disk I/O error (full, or over a file size limit?)",
+                temp_dir()
+            ),
+            ErrorCode::SystemIoFailure => {
+                "cannot write the database: disk I/O error (full, or over a file size limit?)".into()
+            }
+            _ => return None,
+        };
+        Some(Error::input(named, problem))
+    }
+}
+
+/// `$TMPDIR`, as shown in messages.
+pub(super) fn temp_dir() -> String {
+    crate::sanitize::one_line(&std::env::temp_dir().display().to_string())
+}
+
+/// Open (or create) the database of `store` as a tracelint database,
+/// refusing anything else. An empty file is a new database.
+pub fn open_target(store: &Store<'_>) -> Result<Connection> {
+    let into = store.at();
+    let named = match store {
+        Store::Into { named, .. } => *named,
+        Store::Scratch { at, .. } => *at,
+    };
+    let sql = |e: rusqlite::Error| store.failed(&e);
+    let existed = std::fs::metadata(into).is_ok_and(|m| m.len() > 0);
+    if existed {
+        // Recognise it before writing anything.
+        let conn = crate::source::open::open_read_only(into)?.conn;
+        let format = crate::source::detect(into, &conn).map_err(|_| {
+            Error::input(named, "exists and is not a tracelint database; import writes only into its own schema")
+        })?;
+        if format != crate::source::Format::TRACELINT {
+            return Err(Error::input(
+                named,
+                format!("is a {} trace database; import writes only into tracelint's own schema", format.as_str()),
+            ));
+        }
+        let version = crate::source::tracelint::schema_version(&conn).map_err(sql)?;
+        if version.as_deref() != Some(SCHEMA_VERSION) {
+            return Err(Error::input(named, "tracelint schema of another version; import writes version 1 only"));
+        }
+    }
+    let conn = Connection::open(into).map_err(sql)?;
+    conn.busy_timeout(crate::source::open::BUSY_TIMEOUT).map_err(sql)?;
+    conn.execute_batch(SCHEMA_SQL).map_err(sql)?;
+    if !existed {
+        conn.execute_batch(VIEWS_SQL).map_err(sql)?;
+    }
+    Ok(conn)
+}
+
+/// A throwaway tracelint database (an empty file, or none) for transcripts
+/// that are read, not kept: nothing in it is ever synced to disk.
+pub fn open_scratch(store: &Store<'_>) -> Result<Connection> {
+    let sql = |e: rusqlite::Error| store.failed(&e);
+    let conn = Connection::open(store.at()).map_err(sql)?;
+    conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;").map_err(sql)?;
+    conn.execute_batch(SCHEMA_SQL).map_err(sql)?;
+    Ok(conn)
+}
