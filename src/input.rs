@@ -300,10 +300,7 @@ fn import_transcripts(
     let conn = import::open_scratch(&store)?;
     // The import is most of a transcript scan: the bar says so, in bytes.
     progress::begin(&format!("importing {label}"));
-    let stats = match record {
-        true => import::import_files_recorded(&conn, &store, files, agent, &mut progress::set)?,
-        false => import::import_files_counted(&conn, &store, files, agent, &mut progress::set)?,
-    };
+    let stats = import::import_files_counted(&conn, &store, files, agent, record, &mut progress::set)?;
     let src = Source {
         path: path.to_path_buf(),
         label,

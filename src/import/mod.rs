@@ -382,33 +382,23 @@ pub fn import_files(
     files: &[PathBuf],
     agent: Option<Dialect>,
 ) -> Result<ImportStats> {
-    import_files_counted(conn, store, files, agent, &mut |_, _| {})
+    import_files_counted(conn, store, files, agent, false, &mut |_, _| {})
 }
 
 /// `import_files`, telling `progress` (bytes of the files read so far, bytes
-/// of all the files) after each file.
+/// of all the files) after each file, and keeping (`record`) what each file
+/// gave in `records` when every file is of a separable format
+/// (import/record.rs).
 pub fn import_files_counted(
     conn: &Connection,
     store: &Store<'_>,
     files: &[PathBuf],
     agent: Option<Dialect>,
+    record: bool,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ImportStats> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    import_files_with(conn, store, files, forced, OWNERS_CAP, false, progress)
-}
-
-/// `import_files_counted`, keeping what each file gave in `records` when
-/// every file is of a separable format (import/record.rs).
-pub fn import_files_recorded(
-    conn: &Connection,
-    store: &Store<'_>,
-    files: &[PathBuf],
-    agent: Option<Dialect>,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<ImportStats> {
-    let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    import_files_with(conn, store, files, forced, OWNERS_CAP, true, progress)
+    import_files_with(conn, store, files, forced, OWNERS_CAP, record, progress)
 }
 
 /// `import_files`, keeping the owners of at most `owners_cap` call ids in
