@@ -30,7 +30,9 @@ for want in "$@"; do
       *==*) pinned=$("$py" -c "import importlib.metadata as m; print(str(m.version('${package%%==*}') == '${package#*==}').lower())" 2>/dev/null || echo false) ;;
     esac
     if ! "$pinned" || ! "$py" -c "import $module" 2>/dev/null; then
-        "$py" -m pip install --quiet --disable-pip-version-check "$package" >&2
+        # No wheel cache: pyspark alone is a 300 MB download that CI would
+        # otherwise keep twice (cache and venv); a CI run once ran out of disk here.
+        "$py" -m pip install --quiet --disable-pip-version-check --no-cache-dir "$package" >&2
         "$py" -c "import $module"
     fi
 done
