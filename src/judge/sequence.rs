@@ -157,11 +157,18 @@ fn session_end(s: &JudgedSession) -> Option<DateTime<Utc>> {
 }
 
 fn fates_and_repairs(s: &JudgedSession, list: &[usize], end: Option<DateTime<Utc>>, out: &mut SessionSequences) {
+    // For each position, the next position at or after it whose call
+    // succeeded: one pass from the end, so a tool that fails thousands of
+    // times in a row costs linear time, not a search per failure.
+    let mut next_success = vec![None; list.len() + 1];
+    for k in (0..list.len()).rev() {
+        next_success[k] = if s.calls[list[k]].outcome == Outcome::Success { Some(k) } else { next_success[k + 1] };
+    }
     for (k, &i) in list.iter().enumerate() {
         let Some(f) = failure(&s.calls[i]) else { continue };
         let call = &s.calls[i];
         let next = list.get(k + 1).map(|&j| &s.calls[j]);
-        let attempts = list[k + 1..].iter().position(|&j| s.calls[j].outcome == Outcome::Success).map(|p| p + 1);
+        let attempts = next_success[k + 1].map(|p| p - k);
         let identical_retry = next.is_some_and(|n| n.input == call.input);
         let retries = attempts.unwrap_or(list.len() - k - 1);
         let until = match attempts {
