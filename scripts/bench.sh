@@ -10,7 +10,8 @@
 # Knobs: CALLS (large-message database, default 1000000), SMALL_CALLS
 # (small-message database, default CALLS * 1.325: about 2 million messages at
 # the default), JSONL_CALLS (Claude Code folder, default CALLS / 20), RUNS
-# (default 5), BENCH_DIR (default target/bench).
+# (default 5), BENCH_DIR (default target/bench), SCALE_CALLS (the one-session
+# scaling case: N and 10 N calls, default CALLS / 50).
 # The databases and transcripts are generated once (deterministic, seed 1)
 # and reused; their names carry their size.
 set -euo pipefail
@@ -173,3 +174,33 @@ index_ratios "Claude Code folder, $JSONL_CALLS calls" "$cold" "$warm" "$(printf 
 measure sh -c "rm -f '$DIR/import.db' && '$BIN' import '$src' --into '$DIR/import.db'"
 echo "import alone, full: $(awk -v m="$mb" -v s="$WALL" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }') MB/s into a new database, peak RSS $RSS MB"
 rm -f "$DIR/import.db"
+
+# No quadratic path: the whole input in one session (one Peri thread; one
+# Claude Code transcript, whose parent chain is as long as the file), at N
+# calls and at 10 N. Time grows about 10x when every step is linear in the
+# session's length (target: the 10 N run at most 13x the N run).
+N="${SCALE_CALLS:-$((CALLS / 50))}"
+scale_ratio() {
+  echo "one session, $1: $2 calls $3 s, $4 calls $5 s: $(awk -v a="$5" -v b="$3" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')x for 10x the calls (target <= 13x)"
+}
+for n in "$N" "$((N * 10))"; do
+  db="$DIR/one-session-$n.db"
+  if [ ! -f "$db" ]; then
+    rm -f "$db.tmp"
+    "$XTASK" bench-db peri-large "$db.tmp" --profile small --calls "$n" --sessions 1 --concurrent 1 --seed 1 >/dev/null
+    mv "$db.tmp" "$db"
+  fi
+  measure "$BIN" scan "$db" --format json --no-index
+  eval "peri_$n=$WALL"
+  src="$DIR/one-transcript-$n"
+  if [ ! -d "$src" ]; then
+    rm -rf "$src.tmp"
+    "$XTASK" bench-db claude-code-large "$src.tmp" --calls "$n" --sessions 1 --seed 1 >/dev/null
+    mv "$src.tmp" "$src"
+  fi
+  measure "$BIN" scan "$src" --format json --no-index
+  eval "jsonl_$n=$WALL"
+done
+big=$((N * 10))
+scale_ratio "Peri database" "$N" "$(eval echo "\$peri_$N")" "$big" "$(eval echo "\$peri_$big")"
+scale_ratio "Claude Code transcript" "$N" "$(eval echo "\$jsonl_$N")" "$big" "$(eval echo "\$jsonl_$big")"
