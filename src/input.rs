@@ -193,13 +193,15 @@ pub struct Source {
     pub path: PathBuf,
     /// How the PATH is shown in reports (not yet sanitized).
     pub label: String,
-    /// The format named in reports: a SQLite format, the agent of its
-    /// transcripts, or `jsonl` for transcripts of several agents.
-    pub format_name: &'static str,
-    /// The agents whose sessions it holds (one, but for a folder of
+    /// The format label printed in reports (`SourceStart::format`, a
+    /// source's `format` in JSON): a SQLite format, the agent of its
+    /// transcripts, or `jsonl` for transcripts of several agents. A label
+    /// only: what a session is judged by is its dialect (`dialects`).
+    pub label_format: &'static str,
+    /// The dialects whose sessions it holds (one, but for a folder of
     /// transcripts of several agents): each session is judged with its
-    /// agent's built-in tool schemas.
-    pub agents: Vec<&'static str>,
+    /// dialect's built-in tool schemas.
+    pub dialects: Vec<Dialect>,
     /// What the report should say about how it was opened (a database
     /// opened immutable may miss changes).
     pub warnings: Vec<String>,
@@ -249,8 +251,8 @@ fn open_with(path: &Path, opts: &SourceOptions, record: bool, notes: &mut Vec<St
     Ok(Source {
         path: path.to_path_buf(),
         label,
-        format_name: format.as_str(),
-        agents: vec![format.as_str()],
+        label_format: format.as_str(),
+        dialects: vec![format.info().dialect],
         warnings,
         conn,
         format,
@@ -304,8 +306,8 @@ fn import_transcripts(
     let src = Source {
         path: path.to_path_buf(),
         label,
-        format_name: stats.label(),
-        agents: stats.agents.iter().copied().collect(),
+        label_format: stats.label(),
+        dialects: stats.dialects.iter().copied().collect(),
         warnings: Vec::new(),
         conn,
         format: Format::TRACELINT,
@@ -365,7 +367,7 @@ pub use crate::import::record::FileRecord;
 /// What an import of the files of `records` (in their order) would have
 /// said of them, made again from each file's record.
 pub fn stats_of(records: &[FileRecord]) -> import::ImportStats {
-    let product = |name: &str| import::infos().find(|i| i.name() == name).map(|i| (i.name(), i.product));
+    let product = |name: &str| import::infos().find(|i| i.name() == name).map(|i| (i.dialect, i.product));
     import::record::stats_of(records, &product)
 }
 

@@ -4,9 +4,11 @@
 //!
 //! 1. `input`: PATHs (databases, transcript files or folders, or the default
 //!    locations) become sources; the only place that decides how a PATH is read.
-//! 2. `source` / `import`: each format's rows become `model::Session`s.
+//! 2. `source` / `import`: each format's rows become `model::Session`s, each
+//!    with its `model::Dialect` (its format's, or its transcript's agent's).
 //! 3. `judge`: pair calls and results, apply the flag and content signals,
-//!    classify (rules, tool schemas, stale edits), analyse the order, emit findings.
+//!    classify (rules, the tool schemas of the session's dialect, stale
+//!    edits), analyse the order, emit findings.
 //! 4. `aggregate`: count judged sessions into the one `report::Report`.
 //! 5. `gate`: thresholds and baselines over a `Report` give a `Verdict`.
 //! 6. `render`: one module per output format prints a `Report` (and `Verdict`).
@@ -46,6 +48,7 @@ use std::sync::Arc;
 use aggregate::{AggregateOptions, Aggregator};
 use error::{Error, Result};
 use judge::{Judge, JudgedSession};
+use model::Dialect;
 use report::Report;
 use schema::{FileSchemas, SchemaSet};
 use source::SourceOptions;
@@ -71,7 +74,9 @@ pub struct ScanOptions {
 pub struct SourceStart<'a> {
     /// The PATH as given (shown in reports).
     pub path: &'a str,
-    /// The format (or transcript agent) it was read as.
+    /// The format label shown in reports: the SQLite format or transcript
+    /// agent it was read as, or `jsonl` for several agents' transcripts
+    /// (`input::Source::label_format`). A label, not the sessions' dialect.
     pub format: &'a str,
     /// The tool schemas its judge validates against.
     pub schemas: Arc<SchemaSet>,
@@ -237,10 +242,10 @@ pub fn walk_source(
     after_row: Option<i64>,
     visitor: &mut dyn Visitor,
 ) -> Result<source::SourceStats> {
-    let judge = judge_for(&src.agents, &src.tool_schemas()?, opts)?;
+    let judge = judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
     visitor.source(SourceStart {
         path: label,
-        format: src.format_name,
+        format: src.label_format,
         schemas: judge.schemas().clone(),
         warnings: src.warnings.clone(),
     });
@@ -269,7 +274,7 @@ fn read_entry(
     notes_before: usize,
     notes: &[String],
 ) -> Result<(index::Entry, Option<Vec<index::SessionPart>>)> {
-    let judge = judge_for(&src.agents, &src.tool_schemas()?, opts)?;
+    let judge = judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
     let mut build = index::Build::new(opts);
     if src.records.is_some() {
         build = build.with_parts();
@@ -278,7 +283,7 @@ fn read_entry(
         &mut build,
         SourceStart {
             path: label,
-            format: src.format_name,
+            format: src.label_format,
             schemas: judge.schemas().clone(),
             warnings: src.warnings.clone(),
         },
@@ -406,7 +411,7 @@ fn read_in_part(
     }
     let whole = input::stats_of(&files);
     let before = input::stats_of(&parts.files);
-    if whole.agents != before.agents {
+    if whole.dialects != before.dialects {
         return Ok(None);
     }
     let mut notes = Vec::new();
@@ -414,8 +419,8 @@ fn read_in_part(
         return Ok(None);
     }
     // Judge the sessions of the files read, as the whole folder's source.
-    let agents: Vec<&'static str> = whole.agents.iter().copied().collect();
-    let judge = judge_for(&agents, &src.tool_schemas()?, opts)?;
+    let dialects: Vec<Dialect> = whole.dialects.iter().copied().collect();
+    let judge = judge_for(&dialects, &src.tool_schemas()?, opts)?;
     let mut build = index::Build::new(opts).with_parts();
     let start = |schemas| SourceStart { path: label, format: whole.label(), schemas, warnings: Vec::new() };
     Visitor::source(&mut build, start(judge.schemas().clone()));
@@ -459,7 +464,7 @@ fn read_appended(
     files: Vec<index::FileMark>,
 ) -> Result<index::Entry> {
     let Some(mark) = old.append.clone() else { return Err(Error::Internal("no append mark".into())) };
-    let judge = judge_for(&src.agents, &src.tool_schemas()?, opts)?;
+    let judge = judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
     let mut build = index::Build::new(opts);
     build.start_from(&old).map_err(|e| Error::Internal(format!("the index entry of {label}: {e}")))?;
     let mut from = opts.source.clone();
@@ -480,12 +485,12 @@ pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visi
     // Each file once, however often and under whatever names it is given.
     for path in &input::distinct(paths, notes) {
         let src = input::open(path, &opts.source, notes)?;
-        let judge = judge_for(&src.agents, &src.tool_schemas()?, opts)?;
+        let judge = judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
         // A file named after a token is shown redacted, like the trace text.
         let label = opts.aggregate.redaction.apply(&src.label);
         visitor.source(SourceStart {
             path: &label,
-            format: src.format_name,
+            format: src.label_format,
             schemas: judge.schemas().clone(),
             warnings: src.warnings.clone(),
         });
@@ -494,24 +499,26 @@ pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visi
     Ok(())
 }
 
-/// The judge of one source: for each agent whose sessions it holds, that
-/// agent's built-in schemas, the schemas the source stores itself, then
+/// The judge of one source: for each dialect whose sessions it holds, that
+/// dialect's built-in schemas, the schemas the source stores itself, then
 /// `--tool-schemas` (a folder of Claude Code and Codex transcripts judges
-/// each session with its own agent's schemas). `watch` judges with it too.
+/// each session with its own agent's schemas). The first dialect's set is
+/// also the source's (`Judge::schemas`, reported with it). `watch` judges
+/// with it too.
 pub fn judge_for(
-    agents: &[&'static str],
+    dialects: &[Dialect],
     trace_schemas: &[(String, serde_json::Value)],
     opts: &ScanOptions,
 ) -> Result<Judge> {
-    let build = |agent: &str| {
-        SchemaSet::build(agent, trace_schemas, &opts.tool_schemas)
+    let build = |dialect: Option<Dialect>| {
+        SchemaSet::build(dialect, trace_schemas, &opts.tool_schemas)
             .map(Arc::new)
             .map_err(|e| Error::input(&opts.tool_schemas.origin, e))
     };
-    let first = build(agents.first().copied().unwrap_or(""))?;
-    let mut judge = Judge::new(first, opts.aggregate.streak_threshold);
-    for agent in agents.iter().skip(1) {
-        judge.add_agent(agent, build(agent)?);
+    let first = build(dialects.first().copied())?;
+    let mut judge = Judge::new(first.clone(), opts.aggregate.streak_threshold);
+    for (i, &d) in dialects.iter().enumerate() {
+        judge.add_dialect(d, if i == 0 { first.clone() } else { build(Some(d))? });
     }
     Ok(judge.redacting(opts.aggregate.redaction))
 }

@@ -70,7 +70,7 @@ pub fn row(s: &JudgedSession, source: &str, filters: &Filters, threshold: usize)
     Some(SessionRow {
         session: s.id.clone(),
         parent: s.parent.clone(),
-        agent: s.agent.to_string(),
+        agent: s.dialect.to_string(),
         source: source.to_string(),
         file,
         start: start.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::cli::{RulesArgs, RulesFormat, SchemasArgs};
 use crate::error::{Error, Result};
+use crate::model::Dialect;
 use crate::rules::REGISTRY;
 use crate::rules::tools::FileEffect;
 use crate::sanitize::{one_line, truncate};
@@ -123,23 +124,23 @@ pub fn run_formats(out: &mut dyn Write) -> Result<()> {
 pub fn run_schemas(args: &SchemasArgs, out: &mut dyn Write) -> Result<()> {
     let file = args.tool_schemas.as_deref().map(schema::load_file).transpose()?.unwrap_or_default();
     let mut sets: Vec<(String, SchemaSet)> = Vec::new();
-    let build = |format: &str, trace: &[(String, serde_json::Value)]| {
-        SchemaSet::build(format, trace, &file).map_err(|e| Error::input(&file.origin, e))
+    let build = |dialect: Option<Dialect>, trace: &[(String, serde_json::Value)]| {
+        SchemaSet::build(dialect, trace, &file).map_err(|e| Error::input(&file.origin, e))
     };
     if args.paths.is_empty() {
-        for format in ["peri", "claude-code"] {
-            sets.push((format!("built-in set for {format}"), build(format, &[])?));
+        for d in [Dialect::PERI, Dialect::CLAUDE_CODE] {
+            sets.push((format!("built-in set for {d}"), build(Some(d), &[])?));
         }
         if !file.tools.is_empty() {
-            sets.push(("other formats".to_string(), build("", &[])?));
+            sets.push(("other formats".to_string(), build(None, &[])?));
         }
     } else {
         for path in &args.paths {
             let src = input::open(path, &Default::default(), &mut Vec::new())?;
-            // One set per agent whose sessions the source holds.
-            for agent in &src.agents {
-                let label = format!("{} ({agent})", one_line(&src.label));
-                sets.push((label, build(agent, &src.tool_schemas()?)?));
+            // One set per dialect whose sessions the source holds.
+            for &d in &src.dialects {
+                let label = format!("{} ({d})", one_line(&src.label));
+                sets.push((label, build(Some(d), &src.tool_schemas()?)?));
             }
         }
     }

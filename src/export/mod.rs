@@ -118,7 +118,7 @@ fn row(origin: &Origin<'_>, s: &JudgedSession, c: &JudgedCall, fate: Option<&cra
     CallRow {
         source: origin.source.to_string(),
         format: origin.format.to_string(),
-        agent: s.agent.to_string(),
+        agent: s.dialect.to_string(),
         session: s.id.clone(),
         parent_session: s.parent.clone(),
         seq: c.seq as u64,

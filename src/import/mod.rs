@@ -165,8 +165,8 @@ pub struct ImportStats {
     /// Each line that is not a JSON record (at most `BROKEN_PER_FILE` a
     /// file), and each broken `.json` document, in reading order.
     pub broken_lines: Vec<BrokenLine>,
-    /// The agents of the files imported.
-    pub agents: std::collections::BTreeSet<&'static str>,
+    /// The dialects (agents) of the files imported.
+    pub dialects: std::collections::BTreeSet<Dialect>,
     /// When asked for, and every file was read by a separable importer:
     /// what each file gave (import/record.rs).
     pub records: Option<Vec<record::FileRecord>>,
@@ -310,8 +310,8 @@ impl ImportStats {
     /// The format label of an imported source: its agent, or `jsonl` when
     /// it mixed several.
     pub fn label(&self) -> &'static str {
-        match self.agents.iter().collect::<Vec<_>>().as_slice() {
-            [one] => one,
+        match self.dialects.iter().collect::<Vec<_>>().as_slice() {
+            [one] => one.as_str(),
             _ => "jsonl",
         }
     }
@@ -471,7 +471,7 @@ fn import_files_with(
             } else if writer.stats.read_nothing_since(&before, forced.is_some()) {
                 writer.stats.quiet.push((file.clone(), importer.info().product));
             }
-            writer.stats.agents.insert(importer.info().name());
+            writer.stats.dialects.insert(importer.info().dialect);
             writer.stats.files += 1;
         }
         progress(total, total);

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{BrokenLine, ImportStats};
+use crate::model::Dialect;
 
 /// The kinds of keys files share.
 #[derive(Debug, Clone, Copy)]
@@ -131,8 +132,9 @@ pub fn stem_session(file: &Path) -> String {
 
 /// The notes' share of an import made again from its files' records, in
 /// the order given (the order the files were read in), as one import of
-/// them all would have counted it. `product` names each format's product.
-pub fn stats_of(records: &[FileRecord], product: &dyn Fn(&str) -> Option<(&'static str, &'static str)>) -> ImportStats {
+/// them all would have counted it. `product` gives the dialect and product
+/// of each format's name.
+pub fn stats_of(records: &[FileRecord], product: &dyn Fn(&str) -> Option<(Dialect, &'static str)>) -> ImportStats {
     let mut stats = ImportStats::default();
     for rec in records {
         stats.surrogates += rec.surrogates;
@@ -143,8 +145,8 @@ pub fn stats_of(records: &[FileRecord], product: &dyn Fn(&str) -> Option<(&'stat
         if rec.unrecognised {
             stats.unrecognised.push(rec.path.clone());
         }
-        if let Some((name, prod)) = rec.format.as_deref().and_then(product) {
-            stats.agents.insert(name);
+        if let Some((dialect, prod)) = rec.format.as_deref().and_then(product) {
+            stats.dialects.insert(dialect);
             stats.files += 1;
             if rec.quiet {
                 stats.quiet.push((rec.path.clone(), prod));

@@ -88,8 +88,10 @@ pub struct Orphan {
 #[derive(Debug, Clone)]
 pub struct JudgedSession {
     pub id: String,
-    /// The agent (format or transcript agent) that wrote the session.
-    pub agent: &'static str,
+    /// Whose conventions the session follows (its SQLite format, or the
+    /// agent of its transcript): its built-in tool schemas and scoped rules
+    /// are that dialect's. Printed as `agent` in reports and exports.
+    pub dialect: Dialect,
     pub parent: Option<String>,
     /// When the session started, as its source records it.
     pub started: Option<chrono::DateTime<chrono::Utc>>,
@@ -102,7 +104,7 @@ pub struct JudgedSession {
     pub malformed: Vec<Malformed>,
     /// Streaks, recovery, oscillations and repairs of the session.
     pub sequences: sequence::SessionSequences,
-    /// The tool schemas its calls were validated against (its agent's).
+    /// The tool schemas its calls were validated against (its dialect's).
     pub schemas: Arc<SchemaSet>,
     /// The defects found in the session, in emission order.
     pub findings: Vec<SessionFinding>,
@@ -113,21 +115,22 @@ pub struct JudgedSession {
 #[derive(Default, Clone)]
 pub struct Judge {
     schemas: Arc<SchemaSet>,
-    /// Another agent's schemas, for the sessions of a source holding
-    /// several agents' transcripts.
-    by_agent: Vec<(&'static str, Arc<SchemaSet>)>,
+    /// Each dialect's own schemas, for the sessions of a source holding
+    /// several dialects (a folder of several agents' transcripts); a
+    /// session of a dialect not listed is judged with `schemas`.
+    by_dialect: Vec<(Dialect, Arc<SchemaSet>)>,
     streak_threshold: usize,
     redaction: Redaction,
 }
 
 impl Judge {
     pub fn new(schemas: Arc<SchemaSet>, streak_threshold: usize) -> Judge {
-        Judge { schemas, by_agent: Vec::new(), streak_threshold: streak_threshold.max(2), redaction: Redaction::On }
+        Judge { schemas, by_dialect: Vec::new(), streak_threshold: streak_threshold.max(2), redaction: Redaction::On }
     }
 
-    /// Judge the sessions of `agent` with `schemas` instead.
-    pub fn add_agent(&mut self, agent: &'static str, schemas: Arc<SchemaSet>) {
-        self.by_agent.push((agent, schemas));
+    /// Judge the sessions of `dialect` with `schemas` instead.
+    pub fn add_dialect(&mut self, dialect: Dialect, schemas: Arc<SchemaSet>) {
+        self.by_dialect.push((dialect, schemas));
     }
 
     /// The same judge, redacting as `redaction` says (`--no-redact`).
@@ -140,9 +143,9 @@ impl Judge {
         &self.schemas
     }
 
-    /// The tool schemas of `agent`'s sessions.
-    pub fn schemas_of(&self, agent: &str) -> &Arc<SchemaSet> {
-        self.by_agent.iter().find(|(a, _)| *a == agent).map_or(&self.schemas, |(_, s)| s)
+    /// The tool schemas of `dialect`'s sessions.
+    pub fn schemas_of(&self, dialect: Dialect) -> &Arc<SchemaSet> {
+        self.by_dialect.iter().find(|(d, _)| *d == dialect).map_or(&self.schemas, |(_, s)| s)
     }
 
     /// The streak length from which a run of hidden failures is a finding.
@@ -153,7 +156,7 @@ impl Judge {
     /// Judge every call of a session, then analyse its order and list its
     /// findings.
     pub fn judge(&self, session: Session) -> JudgedSession {
-        let schemas = self.schemas_of(session.dialect.as_str()).clone();
+        let schemas = self.schemas_of(session.dialect).clone();
         let mut s = judge_calls(session, self.redaction);
         if !schemas.is_empty() {
             for c in &mut s.calls {
@@ -280,7 +283,7 @@ fn judge_calls(session: Session, redaction: Redaction) -> JudgedSession {
         .collect();
     JudgedSession {
         id: session.id,
-        agent: session.dialect.as_str(),
+        dialect: session.dialect,
         parent: session.parent,
         started: session.started,
         origin: session.origin,
@@ -497,6 +500,42 @@ mod tests {
         assert_eq!(s.calls[1].outcome, Outcome::Unpaired);
         assert_eq!(s.orphans.len(), 1);
         assert_eq!(s.orphans[0].call_id, "nobody");
+    }
+
+    /// A source of two dialects (a folder of Claude Code and Peri
+    /// transcripts): each session is validated against its own dialect's
+    /// schemas, and a session of a dialect the judge was not given one for
+    /// against the source's.
+    #[test]
+    fn each_dialect_is_judged_with_its_own_schemas() {
+        use crate::schema::FileSchemas;
+        let requiring = |param: &str| {
+            let schema = json!({"type": "object", "required": [param]});
+            Arc::new(SchemaSet::build(None, &[("Tool".to_string(), schema)], &FileSchemas::default()).unwrap())
+        };
+        let (peri, claude) = (requiring("x"), requiring("y"));
+        let mut judge = Judge::new(Arc::default(), sequence::DEFAULT_STREAK_THRESHOLD);
+        judge.add_dialect(Dialect::PERI, peri.clone());
+        judge.add_dialect(Dialect::CLAUDE_CODE, claude.clone());
+        assert!(Arc::ptr_eq(judge.schemas_of(Dialect::PERI), &peri));
+        assert!(Arc::ptr_eq(judge.schemas_of(Dialect::CLAUDE_CODE), &claude));
+        let session = |dialect| {
+            let events = Builder::new().call("Tool", json!({"y": 1}), "done", Some(false)).events;
+            judge.judge(Session { id: "s".into(), dialect, events, ..Session::default() })
+        };
+        let violations = |s: &JudgedSession| {
+            s.calls[0].violations.as_ref().map(|v| v.iter().map(|v| v.text.clone()).collect::<Vec<_>>())
+        };
+        let p = session(Dialect::PERI);
+        assert_eq!(p.dialect, Dialect::PERI);
+        assert!(Arc::ptr_eq(&p.schemas, &peri));
+        assert_eq!(violations(&p).map(|v| v.len()), Some(1), "Peri's schema requires x");
+        let c = session(Dialect::CLAUDE_CODE);
+        assert_eq!(c.dialect, Dialect::CLAUDE_CODE);
+        assert!(Arc::ptr_eq(&c.schemas, &claude));
+        assert_eq!(violations(&c), Some(vec![]), "Claude Code's schema requires y, which the call gives");
+        let other = session(Dialect::CODEX);
+        assert!(other.schemas.is_empty() && violations(&other).is_none(), "no set for Codex: the source's (none)");
     }
 
     /// A reason the judge writes is a classification rule's id or a row of

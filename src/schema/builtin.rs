@@ -1,4 +1,5 @@
-//! Built-in input schemas of agents' core tools, selected by source format.
+//! Built-in input schemas of agents' core tools, selected by a session's
+//! dialect.
 //!
 //! Peri: the core tools' schemas as Peri's source declares them at commit
 //! `1c8ac5f0` (2026-06-06), the fix that followed the postmortem. Its `Agent` schema
@@ -10,11 +11,13 @@
 
 use serde_json::{Value, json};
 
-/// (tool, schema) pairs for a source format; empty when none is built in.
-pub fn for_format(format: &str) -> Vec<(&'static str, Value)> {
-    match format {
-        "peri" => peri(),
-        "claude-code" => claude_code(),
+use crate::model::Dialect;
+
+/// (tool, schema) pairs of a dialect; empty when none is built in.
+pub fn for_dialect(dialect: Dialect) -> Vec<(&'static str, Value)> {
+    match dialect {
+        Dialect::PERI => peri(),
+        Dialect::CLAUDE_CODE => claude_code(),
         _ => Vec::new(),
     }
 }

@@ -11,6 +11,7 @@ use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::model::Dialect;
 use crate::rules::Category;
 
 /// One tool's schema, compiled.
@@ -178,16 +179,19 @@ impl std::fmt::Debug for SchemaSet {
 }
 
 impl SchemaSet {
-    /// Built-ins for `format`, then the trace's own schemas, then the
-    /// `--tool-schemas` file: a later one replaces an earlier one per tool.
+    /// Built-ins of `dialect` (none without one), then the trace's own
+    /// schemas, then the `--tool-schemas` file: a later one replaces an
+    /// earlier one per tool.
     pub fn build(
-        format: &str,
+        dialect: Option<Dialect>,
         trace: &[(String, Value)],
         file: &FileSchemas,
     ) -> std::result::Result<SchemaSet, String> {
         let mut set = SchemaSet::default();
-        for (tool, schema) in builtin::for_format(format) {
-            set.insert(ToolSchema::new(tool, schema, &format!("built-in {format}"))?);
+        if let Some(d) = dialect {
+            for (tool, schema) in builtin::for_dialect(d) {
+                set.insert(ToolSchema::new(tool, schema, &format!("built-in {d}"))?);
+            }
         }
         for (tool, schema) in trace {
             // A trace's schema that does not compile is skipped, not fatal.
@@ -272,7 +276,7 @@ mod tests {
     use serde_json::json;
 
     fn grep() -> ToolSchema {
-        let b = builtin::for_format("claude-code").into_iter().find(|(t, _)| *t == "Grep").unwrap();
+        let b = builtin::for_dialect(Dialect::CLAUDE_CODE).into_iter().find(|(t, _)| *t == "Grep").unwrap();
         ToolSchema::new(b.0, b.1, "built-in claude-code").unwrap()
     }
 
@@ -291,11 +295,11 @@ mod tests {
             vec![(Category::InvalidParamValue, Some("output_mode".into()))]
         );
         assert_eq!(cats(json!("pattern=x")), vec![(Category::MalformedArguments, None)]);
-        let web = builtin::for_format("claude-code").into_iter().find(|(t, _)| *t == "WebFetch").unwrap();
+        let web = builtin::for_dialect(Dialect::CLAUDE_CODE).into_iter().find(|(t, _)| *t == "WebFetch").unwrap();
         let web = ToolSchema::new(web.0, web.1, "b").unwrap();
         let v = validate(&web, &json!({"url": "not a uri", "prompt": "p"}));
         assert_eq!(v[0].category, Category::InvalidParamValue, "formats are validated: {v:?}");
-        let search = builtin::for_format("claude-code").into_iter().find(|(t, _)| *t == "WebSearch").unwrap();
+        let search = builtin::for_dialect(Dialect::CLAUDE_CODE).into_iter().find(|(t, _)| *t == "WebSearch").unwrap();
         let search = ToolSchema::new(search.0, search.1, "b").unwrap();
         assert_eq!(validate(&search, &json!({"query": "x"}))[0].category, Category::InvalidParamValue, "a range");
     }
@@ -309,7 +313,7 @@ mod tests {
 
     #[test]
     fn peri_agent_documents_subagent_type_as_optional() {
-        let set = SchemaSet::build("peri", &[], &FileSchemas::default()).unwrap();
+        let set = SchemaSet::build(Some(Dialect::PERI), &[], &FileSchemas::default()).unwrap();
         let agent = set.get("Agent").unwrap();
         assert!(agent.is_optional("subagent_type"));
         assert!(validate(agent, &json!({"prompt": "p"})).is_empty(), "the schema accepts the call that fails");
@@ -320,7 +324,7 @@ mod tests {
     /// accepted are no violation of the built-in schemas.
     #[test]
     fn claude_code_schemas_fit_every_cli_version() {
-        let set = SchemaSet::build("claude-code", &[], &FileSchemas::default()).unwrap();
+        let set = SchemaSet::build(Some(Dialect::CLAUDE_CODE), &[], &FileSchemas::default()).unwrap();
         let ok = [
             ("TodoWrite", json!({"todos": [{"id": "1", "content": "a", "status": "pending", "priority": "high"}]})),
             ("TodoWrite", json!({"todos": [{"content": "a", "status": "in_progress", "activeForm": "Doing a"}]})),
@@ -342,8 +346,8 @@ mod tests {
 
     #[test]
     fn every_builtin_compiles() {
-        for f in ["peri", "claude-code"] {
-            let set = SchemaSet::build(f, &[], &FileSchemas::default()).unwrap();
+        for d in [Dialect::PERI, Dialect::CLAUDE_CODE] {
+            let set = SchemaSet::build(Some(d), &[], &FileSchemas::default()).unwrap();
             assert!(set.all().len() >= 10);
         }
     }
@@ -361,7 +365,7 @@ mod tests {
         .unwrap();
         let f = load_file(&p).unwrap();
         assert_eq!(f.tools.iter().map(|t| t.0.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
-        let set = SchemaSet::build("peri", &[], &f).unwrap();
+        let set = SchemaSet::build(Some(Dialect::PERI), &[], &f).unwrap();
         assert_eq!(set.get("a").unwrap().origin, p.display().to_string());
         assert!(set.get("Read").is_some(), "built-ins stay for other tools");
         std::fs::write(

@@ -50,7 +50,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("render", &["error", "gate", "report", "rules", "sanitize"]),
     ("pair", &["model"]),
     ("rules", &["model"]),
-    ("schema", &["error", "rules"]),
+    ("schema", &["error", "model", "rules"]),
     ("model", &[]),
     ("sanitize", &[]),
     ("redact", &[]),

@@ -447,7 +447,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("a.db");
         generate_large(&db, &Shape { calls: 2000, ..Profile::Large.shape(3) }).unwrap();
-        let set = tracelint::schema::SchemaSet::build("peri", &[], &tracelint::schema::FileSchemas::default()).unwrap();
+        let set = tracelint::schema::SchemaSet::build(
+            Some(tracelint::model::Dialect::PERI),
+            &[],
+            &tracelint::schema::FileSchemas::default(),
+        )
+        .unwrap();
         let conn = Connection::open(&db).unwrap();
         let mut st = conn
             .prepare(

@@ -140,7 +140,7 @@ pub fn of_session(
             kind,
             source: source.to_string(),
             file: file.to_string(),
-            agent: s.agent.to_string(),
+            agent: s.dialect.to_string(),
             session: s.id.clone(),
             call_id: c.call_id.clone(),
             seq: c.seq,

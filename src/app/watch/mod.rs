@@ -625,7 +625,7 @@ fn read(
     {
         from.threads_after = Some(mark.last_row);
     }
-    let judge = crate::judge_for(&src.agents, &src.tool_schemas()?, opts)?;
+    let judge = crate::judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
     let redaction = opts.aggregate.redaction;
     let label = redaction.apply(&src.label).into_owned();
     let source = redaction.apply(&target.display().to_string()).into_owned();
@@ -642,7 +642,7 @@ fn read(
         let (events, abandoned) = event::of_session(&judged, (&source, &label), filters, redaction, now);
         let report = reports.then(|| {
             let mut agg = Aggregator::new(opts.aggregate.clone());
-            agg.begin_source(&label, src.format_name, judged.schemas.clone());
+            agg.begin_source(&label, src.label_format, judged.schemas.clone());
             agg.add(&judged);
             agg.finish()
         });

@@ -1,0 +1,563 @@
+//! Decoding one stored Peri message into calls and results: only what the
+//! analysis reads, the rest skipped over in place.
+
+use std::borrow::Cow;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::model::{Call, Event, TEXT_CAP, ToolResult};
+use crate::source::json::{self, Decoded, string_ends, string_ends_bytes};
+
+/// A stored message, with only what the analysis reads. Its `content` is
+/// kept raw (`Msg`), or, for a tool row read in one pass, decoded as the
+/// string it must then be (`PlainMsg`).
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "'de: 'a, C: Deserialize<'de>"))]
+struct Message<'a, C> {
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_call_id: Option<&'a RawValue>,
+    #[serde(default = "none")]
+    content: Option<C>,
+    #[serde(borrow, default)]
+    is_error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_calls: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    version: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+}
+
+fn none<C>() -> Option<C> {
+    None
+}
+
+type Msg<'a> = Message<'a, &'a RawValue>;
+type PlainMsg<'a> = Message<'a, String>;
+
+impl<'a> PlainMsg<'a> {
+    /// The message as `read_msg` takes it: its string content as the
+    /// decoded text of a tool result (which is all a string content can be).
+    fn split(self) -> (Msg<'a>, Option<Decoded>) {
+        let text = self.content.map(|text| Decoded { text, cut: false, repaired: false });
+        let Message { role, id, tool_call_id, is_error, tool_calls, version, kind, message, .. } = self;
+        (Message { role, id, tool_call_id, content: None, is_error, tool_calls, version, kind, message }, text)
+    }
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    input: Option<Value>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    is_error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Mirror<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    /// Parsed only when the call is not a copy of a block already read.
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// The items of a JSON array, each as `T`; an item that is not one is
+/// left out. One pass when every item fits, the usual case.
+fn items<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Vec<T> {
+    serde_json::from_str::<Vec<T>>(raw.get()).unwrap_or_else(|_| {
+        let all: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
+        all.into_iter().filter_map(|item| serde_json::from_str(item.get()).ok()).collect()
+    })
+}
+
+#[derive(Deserialize)]
+struct TextBlock<'a> {
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+}
+
+/// Turn one stored message into calls and results, appended to `out`.
+/// `Err` is a one-line description of why the row cannot be read.
+/// `Ok(true)` means the row was read after a repair (lone surrogates).
+///
+/// Only what the analysis reads is decoded: ids, names, arguments, flags,
+/// and the two ends of a result's text (`TEXT_CAP` bytes each); the rest
+/// is skipped over in place, borrowed rather than copied.
+pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
+    json::check_size(content.as_bytes())?;
+    if content.len() > 4 * TEXT_CAP
+        && let Some(done) = parse_long_result(content.as_bytes(), role_column, row, out)
+    {
+        return done;
+    }
+    // A tool row short enough that `raw_text` would decode its string
+    // whole: decoded by serde in the same pass. Anything else (an array, a
+    // lone surrogate, a broken row) takes the general path below.
+    if role_column == "tool"
+        && content.len() <= 2 * TEXT_CAP + 2
+        && let Ok(plain) = serde_json::from_str::<PlainMsg>(content)
+    {
+        let (msg, text) = plain.split();
+        return read_msg(msg, role_column, row, out, 0, text);
+    }
+    parse_general(content, role_column, row, out)
+}
+
+/// `parse_message` for any row: content kept raw, then decoded.
+fn parse_general(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
+    match serde_json::from_str::<Msg>(content) {
+        Ok(msg) => read_msg(msg, role_column, row, out, 0, None),
+        Err(e) => match json::replace_lone_surrogates(content) {
+            Some((fixed, _)) => {
+                let msg = serde_json::from_str::<Msg>(&fixed).map_err(|_| invalid(&e))?;
+                read_msg(msg, role_column, row, out, 0, None).map(|_| true)
+            }
+            None => Err(invalid(&e)),
+        },
+    }
+}
+
+/// The fast path for a tool row whose `content` is one long string (a big
+/// command output or file): the string's end is found with a vectorised
+/// search for its closing quote, serde parses the row without it, and only
+/// the two ends of the string are decoded (and validated). `None` when the
+/// row does not have that shape; the caller then parses it whole.
+/// It works on bytes: only what is decoded is checked as UTF-8.
+pub(super) fn parse_long_result(
+    b: &[u8],
+    role_column: &str,
+    row: i64,
+    out: &mut Vec<Event>,
+) -> Option<Result<bool, String>> {
+    const KEY: &[u8] = b"\"content\":\"";
+    let open = memchr::memmem::find(b, KEY)? + KEY.len() - 1;
+    let close = string_end(b, open)?;
+    if close - open < 2 * TEXT_CAP + 2 {
+        return None;
+    }
+    let (before, after) = (std::str::from_utf8(&b[..open]).ok()?, std::str::from_utf8(&b[close + 1..]).ok()?);
+    let mut rest = String::with_capacity(b.len() - (close - open) + 2);
+    rest.push_str(before);
+    rest.push_str("\"\"");
+    rest.push_str(after);
+    let msg: Msg = serde_json::from_str(&rest).ok()?;
+    // The key found must be the tool message's own `content`, not a nested one.
+    let is_tool = msg.role.as_deref().map_or(msg.version.is_none() && role_column == "tool", |r| r == "tool");
+    if !is_tool || msg.content.map(RawValue::get) != Some("\"\"") {
+        return None;
+    }
+    let text = string_ends_bytes(&b[open..=close], TEXT_CAP)?;
+    Some(read_msg(msg, role_column, row, out, 0, Some(text)))
+}
+
+/// The index of the quote that closes the JSON string opened at `open`.
+fn string_end(b: &[u8], open: usize) -> Option<usize> {
+    let mut at = open + 1;
+    loop {
+        let q = at + memchr::memchr(b'"', &b[at..])?;
+        let backslashes = b[..q].iter().rev().take_while(|&&c| c == b'\\').count();
+        if backslashes % 2 == 0 {
+            return Some(q);
+        }
+        at = q + 1;
+    }
+}
+
+fn invalid(e: &serde_json::Error) -> String {
+    if e.is_data() { format!("unexpected message shape: {e}") } else { format!("invalid JSON: {e}") }
+}
+
+/// `Ok(true)`: a text needed a repair (lone surrogate escapes). `long` is
+/// a tool result's text when the fast path decoded it already.
+fn read_msg(
+    msg: Msg<'_>,
+    role_column: &str,
+    row: i64,
+    out: &mut Vec<Event>,
+    depth: u8,
+    long: Option<Decoded>,
+) -> Result<bool, String> {
+    // The V1 envelope of later Peri versions: {"version":1,"type":"message","message":…}.
+    if msg.role.is_none() && (msg.version.is_some() || msg.kind.is_some()) {
+        match msg.version.map(|v| v.get().trim()) {
+            Some("1") => {}
+            Some(v) => return Err(format!("unsupported envelope version {}", crate::sanitize::truncate(v, 20))),
+            None => return Err("envelope without a version".into()),
+        }
+        if msg.kind.as_deref() != Some("message") {
+            return Ok(false); // system reminders and other records carry no calls
+        }
+        let inner = msg.message.filter(|_| depth == 0).ok_or("envelope without a message object")?;
+        let inner: Msg = serde_json::from_str(inner.get()).map_err(|_| "envelope without a message object")?;
+        return read_msg(inner, role_column, row, out, depth + 1, None);
+    }
+    let role: &str = msg.role.as_deref().unwrap_or(role_column);
+    let time = msg.id.as_deref().and_then(uuid_v7_time);
+
+    if role == "tool" {
+        let call_id = match msg.tool_call_id {
+            Some(raw) if !raw.get().starts_with(['{', '[', 'n']) => raw_id(raw),
+            _ => return Err("tool message without tool_call_id".into()),
+        };
+        let d = match long {
+            Some(d) => d,
+            None => msg.content.map(raw_text).unwrap_or_default(),
+        };
+        let flag = Some(is_true(msg.is_error));
+        out.push(Event::Result(ToolResult {
+            call_id,
+            text: d.text,
+            truncated: d.cut,
+            flag,
+            exit_code: None,
+            time,
+            row,
+        }));
+        return Ok(d.repaired);
+    }
+
+    let mut repaired = false;
+    let mut seen: Vec<String> = Vec::new();
+    if let Some(raw) = msg.content.filter(|r| r.get().starts_with('[')) {
+        for b in items::<Block>(raw) {
+            match b.kind.as_deref() {
+                Some("tool_use") if role == "assistant" => {
+                    let id = b.id.map(raw_id).unwrap_or_default();
+                    let name = b.name.map(Cow::into_owned).unwrap_or_default();
+                    seen.push(id.clone());
+                    out.push(Event::Call(make_call(id, name, b.input.unwrap_or(Value::Null), time, row)));
+                }
+                Some("tool_result") => {
+                    let call_id = b.tool_use_id.map(raw_id).unwrap_or_default();
+                    let d = b.content.map(raw_text).unwrap_or_default();
+                    repaired |= d.repaired;
+                    let flag = Some(is_true(b.is_error));
+                    let (text, truncated) = (d.text, d.cut);
+                    out.push(Event::Result(ToolResult { call_id, text, truncated, flag, exit_code: None, time, row }));
+                }
+                _ => {}
+            }
+        }
+    }
+    if role == "assistant"
+        && let Some(raw) = msg.tool_calls.filter(|r| r.get().starts_with('['))
+    {
+        for c in items::<Mirror>(raw) {
+            let id = c.id.map(raw_id).unwrap_or_default();
+            if seen.contains(&id) {
+                continue;
+            }
+            let name = c.name.map(Cow::into_owned).unwrap_or_default();
+            let input = match c.arguments.map(|a| serde_json::from_str(a.get())) {
+                None | Some(Err(_)) => Value::Null,
+                // Some providers keep arguments as a JSON string.
+                Some(Ok(Value::String(s))) => json::nested(s),
+                Some(Ok(v)) => v,
+            };
+            seen.push(id.clone());
+            out.push(Event::Call(make_call(id, name, input, time, row)));
+        }
+    }
+    Ok(repaired)
+}
+
+fn is_true(raw: Option<&RawValue>) -> bool {
+    raw.is_some_and(|r| r.get().trim() == "true")
+}
+
+/// An id: a string's text, or a number's digits.
+fn raw_id(raw: &RawValue) -> String {
+    let t = raw.get().trim();
+    if t.starts_with('"') { string_ends(t, 256).text } else { t.to_string() }
+}
+
+/// The text of a `MessageContent` (a string, or the text of its blocks),
+/// long texts kept only at their ends.
+fn raw_text(raw: &RawValue) -> Decoded {
+    let t = raw.get().trim();
+    match t.as_bytes().first() {
+        Some(b'"') => string_ends(t, TEXT_CAP),
+        Some(b'[') => {
+            let items: Vec<&RawValue> = serde_json::from_str(t).unwrap_or_default();
+            let mut all = Decoded::default();
+            for item in items {
+                let piece = match item.get().trim().as_bytes().first() {
+                    Some(b'"') => Some(string_ends(item.get().trim(), TEXT_CAP)),
+                    Some(b'{') => serde_json::from_str::<TextBlock>(item.get())
+                        .ok()
+                        .and_then(|b| b.text)
+                        .map(|r| string_ends(r.get().trim(), TEXT_CAP)),
+                    _ => None,
+                };
+                if let Some(p) = piece {
+                    if !all.text.is_empty() {
+                        all.text.push('\n');
+                    }
+                    all.text.push_str(&p.text);
+                    all.cut |= p.cut;
+                    all.repaired |= p.repaired;
+                }
+            }
+            if all.text.len() > 4 * TEXT_CAP {
+                all.text = crate::model::text_ends(&all.text).into_owned();
+                all.cut = true;
+            }
+            all
+        }
+        Some(b'{') => match serde_json::from_str::<TextBlock>(t).ok().and_then(|b| b.text) {
+            Some(r) => string_ends(r.get().trim(), TEXT_CAP),
+            None => Decoded {
+                text: crate::sanitize::truncate(t, 2 * TEXT_CAP),
+                cut: t.len() > 2 * TEXT_CAP,
+                repaired: false,
+            },
+        },
+        Some(b'n') | None => Decoded::default(),
+        Some(_) => Decoded { text: t.to_string(), ..Decoded::default() },
+    }
+}
+
+/// Peri's `ExecuteExtraTool` runs a deferred tool: count the call under the
+/// real tool's name, with the real tool's arguments.
+fn make_call(id: String, name: String, input: Value, time: Option<DateTime<Utc>>, row: i64) -> Call {
+    if name == "ExecuteExtraTool"
+        && let Some(real) = input.get("tool_name").and_then(Value::as_str).filter(|s| !s.is_empty())
+    {
+        let tool = real.to_string();
+        let params = input.get("params").cloned().unwrap_or(Value::Null);
+        return Call { id, tool, input: params, time, row };
+    }
+    let tool = if name.is_empty() { "(unnamed)".to_string() } else { name };
+    Call { id, tool, input, time, row }
+}
+
+/// The time embedded in a UUID v7 (its first 48 bits are Unix milliseconds).
+pub fn uuid_v7_time(id: &str) -> Option<DateTime<Utc>> {
+    let b = id.as_bytes();
+    if b.len() != 36 || b[8] != b'-' || b[13] != b'-' || b[14] != b'7' || b[18] != b'-' || b[23] != b'-' {
+        return None;
+    }
+    let digits = b[0..8].iter().chain(&b[9..13]);
+    let ms = digits.map(|&c| (c as char).to_digit(16)).try_fold(0i64, |ms, d| Some(ms * 16 + i64::from(d?)))?;
+    DateTime::from_timestamp_millis(ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(json: &str) -> Vec<Event> {
+        let mut out = vec![];
+        parse_message(json, "assistant", 1, &mut out).unwrap();
+        out
+    }
+
+    fn calls(ev: &[Event]) -> Vec<(&str, &str)> {
+        ev.iter()
+            .filter_map(|e| match e {
+                Event::Call(c) => Some((c.id.as_str(), c.tool.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn blocks_and_mirror_are_deduplicated() {
+        let ev = events(
+            r#"{"role":"assistant","id":"x","content":[{"type":"reasoning","text":"hm"},
+            {"type":"tool_use","id":"a","name":"Read","input":{"file_path":"/a"}}],
+            "tool_calls":[{"id":"a","name":"Read","arguments":{"file_path":"/a"}},
+                          {"id":"b","name":"Bash","arguments":"{\"command\":\"ls\"}"}]}"#,
+        );
+        assert_eq!(calls(&ev), vec![("a", "Read"), ("b", "Bash")]);
+        match &ev[1] {
+            Event::Call(c) => assert_eq!(c.input["command"], "ls", "string arguments are decoded"),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn mirror_only_with_plain_string_content() {
+        let ev = events(
+            r#"{"role":"assistant","id":"x","content":"thinking","tool_calls":[{"id":"q","name":"Grep","arguments":{"pattern":"x"}}]}"#,
+        );
+        assert_eq!(calls(&ev), vec![("q", "Grep")]);
+    }
+
+    #[test]
+    fn tool_rows_and_missing_flag() {
+        let ev = events(r#"{"role":"tool","id":"r","tool_call_id":"a","content":"Error: x"}"#);
+        match &ev[0] {
+            Event::Result(r) => {
+                assert_eq!(r.flag, Some(false), "absent is_error means false");
+                assert_eq!(r.text, "Error: x");
+            }
+            _ => panic!(),
+        }
+        let ev = events(
+            r#"{"role":"tool","id":"r","tool_call_id":"a","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"is_error":true}"#,
+        );
+        match &ev[0] {
+            Event::Result(r) => assert_eq!((r.text.as_str(), r.flag), ("a\nb", Some(true))),
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn anthropic_tool_result_blocks() {
+        let ev = events(
+            r#"{"role":"user","id":"u","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"Error: no"}],"is_error":true}]}"#,
+        );
+        match &ev[0] {
+            Event::Result(r) => {
+                assert_eq!((r.call_id.as_str(), r.text.as_str(), r.flag), ("a", "Error: no", Some(true)))
+            }
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn execute_extra_tool_is_resolved() {
+        let ev = events(
+            r#"{"role":"assistant","id":"x","content":[{"type":"tool_use","id":"e","name":"ExecuteExtraTool","input":{"tool_name":"AgentResult","params":{"task_id":"t1"}}}]}"#,
+        );
+        match &ev[0] {
+            Event::Call(c) => {
+                assert_eq!(c.tool, "AgentResult");
+                assert_eq!(c.input["task_id"], "t1");
+            }
+            _ => panic!(),
+        }
+        let ev = events(
+            r#"{"role":"assistant","id":"x","content":[{"type":"tool_use","id":"e","name":"ExecuteExtraTool","input":{}}]}"#,
+        );
+        assert_eq!(calls(&ev), vec![("e", "ExecuteExtraTool")]);
+    }
+
+    #[test]
+    fn envelope_v1() {
+        let ev = events(
+            r#"{"version":1,"type":"message","message":{"role":"tool","id":"r","tool_call_id":"a","content":"ok","is_error":false}}"#,
+        );
+        assert_eq!(ev.len(), 1);
+        assert!(events(r#"{"version":1,"type":"system_reminder","id":"x","reminder":{}}"#).is_empty());
+        let mut out = vec![];
+        let err = parse_message(r#"{"version":2,"type":"message","message":{}}"#, "tool", 1, &mut out).unwrap_err();
+        assert!(err.contains("version 2"), "{err}");
+    }
+
+    #[test]
+    fn malformed_rows_are_described() {
+        let mut out = vec![];
+        assert!(parse_message("{not json", "tool", 1, &mut out).unwrap_err().starts_with("invalid JSON"));
+        assert!(parse_message("[1,2]", "tool", 1, &mut out).is_err());
+        assert!(parse_message(r#"{"role":"tool","content":"x"}"#, "tool", 1, &mut out).is_err());
+        let deep = "[".repeat(100_000);
+        assert!(parse_message(&deep, "tool", 1, &mut out).is_err(), "deep nesting is an error, not a crash");
+    }
+
+    /// The fast path for long results must give what the full parse gives.
+    #[test]
+    fn long_results_take_the_fast_path_faithfully() {
+        let body = "line \\\"quoted\\\" \\\\ back\\n".repeat(3000);
+        let row = |content: &str, tail: &str| {
+            format!(
+                r#"{{"role":"tool","id":"019e9069-e8a1-7893-923f-0824128b2f33","tool_call_id":"c1","content":{content}{tail}}}"#
+            )
+        };
+        let full = |text: &str| -> Vec<Event> {
+            let mut out = vec![];
+            let msg: Msg = serde_json::from_str(text).unwrap();
+            read_msg(msg, "tool", 7, &mut out, 0, None).unwrap();
+            out
+        };
+        for (content, tail) in [
+            (format!("\"Error: {body}END\""), r#","is_error":false"#),
+            (format!("\"{body}\""), r#","is_error":true,"execution":{"status":"failed"}"#),
+        ] {
+            let text = row(&content, tail);
+            assert!(text.len() > 4 * TEXT_CAP);
+            let mut fast = vec![];
+            assert_eq!(
+                parse_long_result(text.as_bytes(), "tool", 7, &mut fast),
+                Some(Ok(false)),
+                "the fast path is taken"
+            );
+            assert_eq!(fast, full(&text));
+            match &fast[0] {
+                Event::Result(r) => assert!(r.truncated && r.text.len() <= 2 * TEXT_CAP + 8),
+                _ => panic!(),
+            }
+        }
+        // A nested "content" key first, a short content, an assistant row: not taken.
+        let nested = format!(
+            r#"{{"role":"tool","meta":{{"content":"{body}"}},"tool_call_id":"c1","content":"x","is_error":false}}"#
+        );
+        assert_eq!(parse_long_result(nested.as_bytes(), "tool", 7, &mut vec![]), None);
+        let mut out = vec![];
+        assert_eq!(parse_message(&nested, "tool", 7, &mut out), Ok(false));
+        assert!(matches!(&out[0], Event::Result(r) if r.text == "x"));
+        let assistant = format!(r#"{{"role":"assistant","content":"{body}"}}"#);
+        assert_eq!(parse_long_result(assistant.as_bytes(), "assistant", 7, &mut vec![]), None);
+        // An unterminated long string is not taken, and is malformed as a whole.
+        let cut = format!(r#"{{"role":"tool","tool_call_id":"c1","content":"{body}"#);
+        assert_eq!(parse_long_result(cut.as_bytes(), "tool", 7, &mut vec![]), None);
+        assert!(parse_message(&cut, "tool", 7, &mut vec![]).is_err());
+    }
+
+    /// The one-pass path for tool rows reads what the general path reads.
+    #[test]
+    fn plain_tool_rows_read_as_the_general_path_reads_them() {
+        let long = "y\\n".repeat(3000);
+        let cases = [
+            r#"{"role":"tool","id":"019e9069-e494-70c6-a6a3-a4506513270e","tool_call_id":"c1","content":"ok","is_error":false}"#.to_string(),
+            r#"{"role":"tool","tool_call_id":"c\u0032","content":"a\n\"b\"\t\u00e9 \ud83d\ude00","is_error":true}"#.into(),
+            r#"{"role":"tool","tool_call_id":7,"content":null}"#.into(),
+            r#"{"role":"tool","tool_call_id":"c3"}"#.into(),
+            r#"{"role":"tool","tool_call_id":"c4","content":[{"type":"text","text":"x"},"y"]}"#.into(),
+            r#"{"role":"tool","tool_call_id":"c5","content":"lone \ud800"}"#.into(),
+            r#"{"tool_call_id":"c6","content":"no role: the column's"}"#.into(),
+            r#"{"version":1,"type":"message","message":{"role":"tool","tool_call_id":"c7","content":"in an envelope"}}"#.into(),
+            r#"{"role":"assistant","content":"prose","tool_calls":[{"id":"c8","name":"Read","arguments":"{}"}]}"#.into(),
+            r#"{"role":"tool","content":"no id"}"#.into(),
+            r#"{"role":"tool","tool_call_id":"c9","content":"dup","content":"licate"}"#.into(),
+            format!(r#"{{"role":"tool","tool_call_id":"c10","content":"{long}"}}"#),
+        ];
+        for json in &cases {
+            let (mut fast, mut general) = (vec![], vec![]);
+            let a = parse_message(json, "tool", 3, &mut fast);
+            let b = parse_general(json, "tool", 3, &mut general);
+            assert_eq!((a, fast), (b, general), "{json}");
+        }
+    }
+
+    #[test]
+    fn uuid_v7_times() {
+        let t = uuid_v7_time("019e9069-e494-70c6-a6a3-a4506513270e").unwrap();
+        assert_eq!(t.timestamp_millis(), 0x019e9069e494);
+        assert!(uuid_v7_time("019e9069-e494-40c6-a6a3-a4506513270e").is_none(), "v4 has no time");
+        assert!(uuid_v7_time("nonsense").is_none());
+    }
+}
