@@ -19,7 +19,6 @@ use std::io::Write;
 
 use super::{percent, plural};
 use crate::error::Result;
-use crate::gate;
 use crate::report::{Report, ToolReport, rate};
 use crate::rules::Category;
 use crate::sanitize::{one_line, truncate};
@@ -204,12 +203,10 @@ fn colour(categories: &[(String, u64, u64, usize)], category: &str) -> String {
     }
 }
 
-pub fn render(
-    report: &Report,
-    outcome: Option<(&gate::Verdict, &gate::Gate)>,
-    page: &Page,
-    out: &mut dyn Write,
-) -> Result<()> {
+pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
+    let (report, outcome) = (view.report, view.verdict);
+    let empty = Page::default();
+    let page = view.page.unwrap_or(&empty);
     let mut h = String::with_capacity(256 * 1024);
     let tools = sorted_tools(report);
     let categories = sorted_categories(report);
@@ -1597,7 +1594,8 @@ mod tests {
 
     fn html(report: &Report, page: &Page) -> String {
         let mut out = Vec::new();
-        render(report, None, page, &mut out).unwrap();
+        let view = crate::render::View { page: Some(page), ..crate::render::View::of(report) };
+        render(&view, &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 
