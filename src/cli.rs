@@ -1,9 +1,13 @@
-//! Command-line types only (clap derive): no crate imports. `app::settings`
-//! turns them into the library's settings; `app` does the work.
+//! Command-line types only (clap derive). The one crate import is the
+//! output registry (`render::Output`), whose variants are `--format`'s
+//! values. `app::settings` turns the rest into the library's settings;
+//! `app` does the work.
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::render::Output;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -253,22 +257,14 @@ pub struct WatchArgs {
     pub timeout: Option<f64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MergeFormat {
-    Table,
-    Json,
-    Markdown,
-    Csv,
-}
-
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
     /// JSON reports of `tracelint scan --format json` (contract v6), from any machines.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
-    /// table, json (the same contract), markdown or csv.
-    #[arg(long, value_enum, default_value_t = MergeFormat::Table)]
-    pub format: MergeFormat,
+    /// How to write the merged report; json is the same contract as a scan's.
+    #[arg(long, value_parser = merge_output(), default_value = "table")]
+    pub format: Output,
     /// Colour in the table output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -296,22 +292,17 @@ pub struct ImportArgs {
     pub source_format: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// Tables for a terminal or a ticket.
-    Table,
-    /// The versioned JSON contract.
-    Json,
-    /// The postmortem document (GitHub-flavoured Markdown).
-    Markdown,
-    /// One row per tool × category.
-    Csv,
-    /// GitHub Actions annotations.
-    Github,
-    /// JUnit XML: a testsuite per source, a testcase per tool.
-    Junit,
-    /// One self-contained HTML page: tables, charts and the example calls, working offline.
-    Html,
+/// `merge --format`: the outputs of the registry that `Output::merges`
+/// says merge writes, by their names (listed inline, as before the
+/// registry); any other is refused as clap refuses a value, naming these.
+fn merge_output() -> impl clap::builder::TypedValueParser<Value = Output> {
+    use clap::builder::{Resettable, TypedValueParser};
+    let merged = Output::value_variants()
+        .iter()
+        .filter(|o| o.merges())
+        .filter_map(ValueEnum::to_possible_value)
+        .map(|v| v.help(Resettable::Reset));
+    clap::builder::PossibleValuesParser::new(merged).try_map(|name| Output::from_str(&name, false))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -325,9 +316,9 @@ pub enum ColorChoice {
 pub struct ScanArgs {
     #[command(flatten)]
     pub select: SelectArgs,
-    /// table (terminal), json (the versioned contract), markdown (postmortem), csv, github (annotations), junit, html (one page).
-    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
-    pub format: OutputFormat,
+    /// How to write the report.
+    #[arg(long, value_enum, default_value_t = Output::Table)]
+    pub format: Output,
     /// Colour in the table output: auto colours only a terminal, and NO_COLOR turns it off.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

@@ -11,7 +11,7 @@ use super::settings;
 use crate::aggregate::Filters;
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::error::{Error, Result};
-use crate::export::{self, CallRow, Origin};
+use crate::export::{self, CallRow, Origin, RowWriter};
 use crate::judge::JudgedSession;
 use crate::redact::Redaction;
 use crate::{SourceStart, Visitor};
@@ -50,7 +50,7 @@ struct Part {
 impl Part {
     fn new(pending: Pending, file: File, format: ExportFormat, shown: PathBuf) -> Result<Part> {
         let writer = match format {
-            ExportFormat::Ndjson => Box::new(Ndjson(BufWriter::new(file))),
+            ExportFormat::Ndjson => Box::new(export::ndjson::Writer(BufWriter::new(file))),
             ExportFormat::Parquet => parquet_writer(file, &shown)?,
         };
         Ok(Part { writer, pending, shown })
@@ -77,33 +77,6 @@ fn with_path(e: Error, shown: &Path) -> Error {
 
 fn cannot_write(path: &Path, e: &std::io::Error) -> Error {
     Error::input(path, format!("cannot write the export: {}", output::write_problem(e)))
-}
-
-/// Writes rows of one file.
-pub trait RowWriter: Send {
-    fn write(&mut self, row: &CallRow) -> std::io::Result<()>;
-    fn finish(self: Box<Self>) -> std::io::Result<()>;
-}
-
-struct Ndjson<W: Write + Send>(W);
-
-impl<W: Write + Send> RowWriter for Ndjson<W> {
-    fn write(&mut self, row: &CallRow) -> std::io::Result<()> {
-        export::ndjson::write_row(row, &mut self.0)
-    }
-    fn finish(mut self: Box<Self>) -> std::io::Result<()> {
-        self.0.flush()
-    }
-}
-
-#[cfg(feature = "parquet")]
-impl RowWriter for export::parquet::Writer<File> {
-    fn write(&mut self, row: &CallRow) -> std::io::Result<()> {
-        export::parquet::Writer::write(self, row)
-    }
-    fn finish(self: Box<Self>) -> std::io::Result<()> {
-        export::parquet::Writer::finish(*self)
-    }
 }
 
 #[cfg(feature = "parquet")]
@@ -237,7 +210,7 @@ pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn
             if args.format == ExportFormat::Parquet {
                 return Err(Error::Usage("--format parquet writes a file or a folder: give --out".into()));
             }
-            Sink::Stream(Box::new(Ndjson(out)))
+            Sink::Stream(Box::new(export::ndjson::Writer(out)))
         }
         Some(path) if args.partition => {
             let dir = output::guard(path, &inputs, Written::ExportDir, args.force)?;

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use super::Terminal;
 use crate::aggregate::{AggregateOptions, Aggregator};
-use crate::cli::{MergeArgs, MergeFormat};
+use crate::cli::MergeArgs;
 use crate::error::{Error, Result};
 use crate::redact::Redaction;
 use crate::render;
@@ -126,14 +126,43 @@ pub fn run_merge(args: &MergeArgs, term: &Terminal, out: &mut dyn Write, err: &m
         seen.push((path, id, text));
     }
     let report = merge(&reports, redaction)?;
-    match args.format {
-        MergeFormat::Json => render::json::render(&report, out)?,
-        MergeFormat::Csv => render::csv::render(&report, out)?,
-        MergeFormat::Markdown => render::markdown::render(&report, None, out)?,
-        MergeFormat::Table => {
-            let style = render::table::Style { color: term.color(args.color), width: term.width };
-            render::table::render(&report, &style, out)?
+    // Only the outputs `Output::merges` names reach here (clap refuses the
+    // others): no verdict, no page.
+    let style = render::table::Style { color: term.color(args.color), width: term.width };
+    render::render(args.format, &render::View { style, ..render::View::of(&report) }, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{Parser, ValueEnum};
+
+    use crate::cli::{Cli, Command};
+    use crate::render::Output;
+
+    /// `merge --format` takes exactly the outputs `Output::merges` names,
+    /// and refuses the others as clap refuses a value, naming the ones it takes.
+    #[test]
+    fn merge_takes_the_outputs_that_merge() {
+        let parse = |format: &str| Cli::try_parse_from(["tracelint", "merge", "a.json", "--format", format]);
+        for o in Output::value_variants() {
+            let name = o.to_possible_value().expect("named").get_name().to_string();
+            match parse(&name) {
+                Ok(Cli { command: Command::Merge(args), .. }) => {
+                    assert!(o.merges(), "{name}");
+                    assert_eq!(args.format, *o);
+                }
+                Ok(_) => panic!("{name}: not merge"),
+                Err(e) => {
+                    assert!(!o.merges(), "{name}: {e}");
+                    assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue);
+                    assert!(e.to_string().contains("[possible values: table, json, markdown, csv]"), "{e}");
+                }
+            }
         }
+        let Ok(Cli { command: Command::Merge(args), .. }) = Cli::try_parse_from(["tracelint", "merge", "a.json"])
+        else {
+            panic!("merge without --format")
+        };
+        assert_eq!(args.format, Output::Table);
     }
-    Ok(())
 }

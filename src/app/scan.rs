@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use super::output::{self, Written};
 use super::{ExitStatus, Terminal, settings, suggest};
-use crate::cli::{CheckArgs, OutputFormat, ScanArgs};
+use crate::cli::{CheckArgs, ScanArgs};
 use crate::error::{Error, Result};
 use crate::gate::{self, Gate, Verdict};
 use crate::render::html::Page;
-use crate::render::plural;
+use crate::render::{Output, View, plural};
 use crate::report::Report;
 use crate::rules::FindingRule;
 use crate::{render, sanitize};
@@ -20,9 +20,10 @@ use crate::{render, sanitize};
 fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Result<(Report, Option<Page>)> {
     let opts = settings::scan(&args.select)?;
     let mut notes = Vec::new();
-    let (report, page) = match args.format {
-        OutputFormat::Html => super::page::scan(paths, &opts, &mut notes).map(|(r, p)| (r, Some(p)))?,
-        _ => (crate::scan(paths, &opts, &mut notes)?, None),
+    let (report, page) = if args.format.needs_page() {
+        super::page::scan(paths, &opts, &mut notes).map(|(r, p)| (r, Some(p)))?
+    } else {
+        (crate::scan(paths, &opts, &mut notes)?, None)
     };
     for note in notes.iter().chain(&report.warnings) {
         writeln!(err, "tracelint: warning: {note}")?;
@@ -127,20 +128,10 @@ fn render(
     summary: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<()> {
-    use OutputFormat as F;
+    let style = render::table::Style { color: term.color(args.color), width: term.width };
+    let view = View { report, verdict, style, page };
     let mut shown = || -> Result<()> {
-        match args.format {
-            F::Table => {
-                let style = render::table::Style { color: term.color(args.color), width: term.width };
-                render::table::render(report, &style, out)?
-            }
-            F::Json => render::json::render(report, out)?,
-            F::Markdown => render::markdown::render(report, verdict, out)?,
-            F::Csv => render::csv::render(report, out)?,
-            F::Github => render::github::render(report, verdict, out)?,
-            F::Junit => render::junit::render(report, verdict.map(|v| v.0), out)?,
-            F::Html => render::html::render(report, verdict, page.unwrap_or(&Page::default()), out)?,
-        }
+        render::render(args.format, &view, out)?;
         out.flush()?;
         Ok(())
     };
@@ -158,7 +149,7 @@ const SUMMARY_LIMIT: usize = 512 * 1024;
 /// step summary), in one write; a write that fails is taken back.
 fn append_summary(at: &Path, path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate)>) -> Result<()> {
     let mut md = Vec::new();
-    render::markdown::render(report, verdict, &mut md)?;
+    render::render(Output::Markdown, &View { verdict, ..View::of(report) }, &mut md)?;
     cut_summary(&mut md, SUMMARY_LIMIT);
     let cannot =
         |e: std::io::Error| Error::input(path, format!("cannot append the summary: {}", output::write_problem(&e)));
@@ -206,7 +197,7 @@ pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut
         writeln!(err, "tracelint: warning: nothing to report: {why}")?;
     }
     render(args, &report, page.as_ref(), term, None, summary.as_deref(), out)?;
-    if term.hints && args.format == OutputFormat::Table {
+    if term.hints && args.format == Output::Table {
         let source_format = args.select.judging.source_format.as_deref();
         super::hint::write(&super::hint::after_scan(&report, &args.select.paths, source_format), err)?;
     }
@@ -292,7 +283,7 @@ fn write_check(
     let sentence = v.sentence(report, g);
     // After a table it goes to stdout, unless the reader went away.
     let mut said = false;
-    if args.scan.format == OutputFormat::Table && rendered.is_ok() {
+    if args.scan.format == Output::Table && rendered.is_ok() {
         match writeln!(out).and_then(|()| writeln!(out, "{sentence}")).and_then(|()| out.flush()) {
             Ok(()) => said = true,
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}

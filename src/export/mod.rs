@@ -15,6 +15,14 @@ use crate::redact::Redaction;
 /// Version of the export row contract.
 pub const EXPORT_VERSION: u32 = 2;
 
+/// A sink of rows: one file (or stream) of one export format, written row
+/// by row and finished once (`ndjson::Writer`, `parquet::Writer`).
+pub trait RowWriter: Send {
+    fn write(&mut self, row: &CallRow) -> std::io::Result<()>;
+    /// Flush what is buffered and close the file's format (Parquet's footer).
+    fn finish(self: Box<Self>) -> std::io::Result<()>;
+}
+
 /// One judged call. Field order is the column order.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CallRow {

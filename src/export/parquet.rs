@@ -23,7 +23,7 @@ use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
-use super::{CallRow, EXPORT_VERSION};
+use super::{CallRow, EXPORT_VERSION, RowWriter};
 
 /// Rows per record batch handed to the Parquet writer.
 pub const BATCH_ROWS: usize = 4096;
@@ -240,5 +240,14 @@ impl<W: Write + Send> Writer<W> {
         self.flush_batch()?;
         let mut out = self.inner.into_inner().map_err(io)?;
         out.flush()
+    }
+}
+
+impl<W: Write + Send> RowWriter for Writer<W> {
+    fn write(&mut self, row: &CallRow) -> std::io::Result<()> {
+        Writer::write(self, row)
+    }
+    fn finish(self: Box<Self>) -> std::io::Result<()> {
+        Writer::finish(*self)
     }
 }

@@ -4,7 +4,6 @@
 use std::io::Write;
 
 use crate::error::Result;
-use crate::report::Report;
 use crate::sanitize::one_line;
 
 /// A cell a spreadsheet will not evaluate: text starting with `=`, `+`,
@@ -17,7 +16,8 @@ pub fn cell(s: &str) -> String {
     }
 }
 
-pub fn render(report: &Report, out: &mut dyn Write) -> Result<()> {
+pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
+    let report = view.report;
     let mut w = csv::Writer::from_writer(out);
     let io = |e: csv::Error| crate::error::Error::Output(std::io::Error::other(e));
     w.write_record([

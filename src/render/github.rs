@@ -5,8 +5,6 @@
 use std::io::Write;
 
 use crate::error::Result;
-use crate::gate;
-use crate::report::Report;
 use crate::rules::{FindingRule, Severity};
 use crate::sanitize::{one_line, truncate};
 
@@ -26,7 +24,8 @@ pub fn property(s: &str) -> String {
 /// Annotations for the findings (those beyond the baseline, under a gate),
 /// and, when a gate ran and failed, its verdict first. `scan` passes no
 /// gate: it reports, and never says the check failed.
-pub fn render(report: &Report, verdict: Option<(&gate::Verdict, &gate::Gate)>, out: &mut dyn Write) -> Result<()> {
+pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
+    let (report, verdict) = (view.report, view.verdict);
     let (mut errors, mut warnings, mut left_out) = (0usize, 0usize, 0usize);
     let mut emit = |level: &str, title: &str, message: &str, out: &mut dyn Write| -> Result<()> {
         let (count, max) = if level == "error" { (&mut errors, MAX_ERRORS) } else { (&mut warnings, MAX_WARNINGS) };

@@ -4,9 +4,9 @@
 use std::io::Write;
 
 use crate::error::Result;
-use crate::report::Report;
 
-pub fn render(report: &Report, out: &mut dyn Write) -> Result<()> {
+pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
+    let report = view.report;
     serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)?;
     writeln!(out)?;
     Ok(())

@@ -4,8 +4,6 @@
 use std::io::Write;
 
 use crate::error::Result;
-use crate::gate;
-use crate::report::Report;
 use crate::sanitize::one_line;
 
 /// Text safe in XML 1.0 attributes and content: one line, no characters
@@ -28,7 +26,8 @@ pub fn xml(s: &str) -> String {
 
 /// A testcase fails where the gate failed for its tool; with no gate
 /// (`scan`), where the tool has hidden errors.
-pub fn render(report: &Report, verdict: Option<&gate::Verdict>, out: &mut dyn Write) -> Result<()> {
+pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
+    let (report, verdict) = (view.report, view.verdict.map(|v| v.0));
     let mut suites = Vec::new();
     let (mut total_tests, mut total_failures) = (0usize, 0usize);
     for (si, src) in report.sources.iter().enumerate() {

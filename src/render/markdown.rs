@@ -10,7 +10,6 @@ use regex::Regex;
 
 use super::{percent, plural};
 use crate::error::Result;
-use crate::gate;
 use crate::report::{Report, rate};
 use crate::rules::Category;
 use crate::sanitize::{one_line, truncate};
@@ -82,7 +81,8 @@ fn cell_code(s: &str) -> String {
 const COST_ROWS: usize = 12;
 const TOP_MESSAGES: usize = 15;
 
-pub fn render(report: &Report, outcome: Option<(&gate::Verdict, &gate::Gate)>, out: &mut dyn Write) -> Result<()> {
+pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
+    let (report, outcome) = (view.report, view.verdict);
     let t = &report.totals;
     let sources: Vec<String> = report
         .sources
@@ -486,7 +486,7 @@ mod tests {
             hidden_errors: 0,
         });
         let mut out = Vec::new();
-        render(&r, None, &mut out).unwrap();
+        render(&crate::render::View::of(&r), &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(!out.contains(['\u{1b}', '\u{7}', '\u{202e}']), "{out}");
         for label in out.lines().filter(|l| l.starts_with("    \"")) {

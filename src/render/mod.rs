@@ -1,7 +1,7 @@
 //! Renderers: one file per output format, each a function of the finished
-//! `Report` (and, for the gate-aware formats, the gate's `Verdict`). Helpers
-//! that several renderers use live here, never in one renderer borrowed by
-//! another.
+//! `Report` (and, for the gate-aware formats, the gate's `Verdict`), all
+//! reached through one registry: `Output` and `render`. Helpers that several
+//! renderers use live here, never in one renderer borrowed by another.
 
 pub mod csv;
 pub mod github;
@@ -13,9 +13,84 @@ pub mod metrics;
 pub mod sessions;
 pub mod table;
 
+use std::io::Write;
+
+use crate::error::Result;
+use crate::gate::{Gate, Verdict};
 use crate::report::Report;
 pub use crate::report::percent;
 use crate::sanitize::{one_line, truncate};
+
+/// Every output `scan`, `check` and `merge` write: the registry, and the
+/// values of their `--format` (a variant's doc comment is its `--help` line).
+///
+/// A new output is one renderer file in `src/render/`, whose
+/// `render(&View, out)` writes it, plus its lines here: its `mod` line, its
+/// variant, its arm in `render` and, when `merge` writes it, in `merges`
+/// (and in `needs_page` if it shows what only a `Page` carries). No other
+/// file names the outputs: the command line takes its values from this enum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Output {
+    /// Tables for a terminal or a ticket.
+    Table,
+    /// The versioned JSON contract.
+    Json,
+    /// The postmortem document (GitHub-flavoured Markdown).
+    Markdown,
+    /// One row per tool × category.
+    Csv,
+    /// GitHub Actions annotations.
+    Github,
+    /// JUnit XML: a testsuite per source, a testcase per tool.
+    Junit,
+    /// One self-contained HTML page: tables, charts and the example calls, working offline.
+    Html,
+}
+
+impl Output {
+    /// Whether `merge` writes this output: those that need only the report
+    /// (no gate, no page), and have a use for a merged one.
+    pub fn merges(self) -> bool {
+        matches!(self, Output::Table | Output::Json | Output::Markdown | Output::Csv)
+    }
+
+    /// Whether the output shows what the `Report` does not carry (errors
+    /// per day, the example calls), which the scan collects as a `Page`.
+    pub fn needs_page(self) -> bool {
+        self == Output::Html
+    }
+}
+
+/// What any renderer may need: the report, the gate's verdict (`check`),
+/// how a table is fitted and coloured, and the HTML page's extras.
+pub struct View<'a> {
+    pub report: &'a Report,
+    /// The verdict and the gate that reached it; `None` for `scan` and `merge`.
+    pub verdict: Option<(&'a Verdict, &'a Gate)>,
+    pub style: table::Style,
+    /// What `--format html` shows beyond the report; an empty page if `None`.
+    pub page: Option<&'a html::Page>,
+}
+
+impl<'a> View<'a> {
+    /// The report alone: no verdict, no page, a plain table of any width.
+    pub fn of(report: &'a Report) -> View<'a> {
+        View { report, verdict: None, style: table::Style { color: false, width: None }, page: None }
+    }
+}
+
+/// Write `view` as `output`: the one entry point of every output.
+pub fn render(output: Output, view: &View<'_>, out: &mut dyn Write) -> Result<()> {
+    match output {
+        Output::Table => table::render(view, out),
+        Output::Json => json::render(view, out),
+        Output::Markdown => markdown::render(view, out),
+        Output::Csv => csv::render(view, out),
+        Output::Github => github::render(view, out),
+        Output::Junit => junit::render(view, out),
+        Output::Html => html::render(view, out),
+    }
+}
 
 /// "1 call", "2 calls".
 pub fn plural(n: u64, word: &str) -> String {

@@ -176,7 +176,8 @@ fn text_cell(s: &str) -> Cell {
     Cell::new(one_line(s))
 }
 
-pub fn render(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
+pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
+    let (report, style) = (view.report, &view.style);
     match style.width {
         None => render_all(report, style, out),
         Some(w) => {
