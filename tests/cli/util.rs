@@ -159,8 +159,8 @@ pub fn finding_messages<'a>(v: &'a serde_json::Value, rule: &str) -> Vec<&'a str
         .collect()
 }
 
-/// A format of the registry (`tracelint::source::formats()`, then
-/// `tracelint::import::infos()`) and the sample it carries (`FormatInfo::sample`).
+/// A format of the registry (`tracelint::formats()`) and the sample it
+/// carries (`FormatInfo::sample`).
 pub struct Sample {
     /// The format's name (`--source-format`, `sources[].format`).
     pub format: &'static str,
@@ -175,10 +175,8 @@ pub struct Sample {
 /// Every format's sample, in registry order. A new format brings its sample
 /// here by its `FormatInfo`, with no test file to edit.
 pub static REGISTRY: std::sync::LazyLock<Vec<Sample>> = std::sync::LazyLock::new(|| {
-    let opt_in: Vec<&str> =
-        tracelint::source::ADAPTERS.iter().filter(|a| a.opt_in().is_some()).map(|a| a.info().name()).collect();
-    tracelint::source::formats()
-        .chain(tracelint::import::infos())
+    let opt_in: Vec<&str> = tracelint::opt_in_formats().collect();
+    tracelint::formats()
         .map(|f| {
             let stem = f.sample.rsplit_once('.').map_or(f.sample, |(stem, _)| stem);
             Sample {

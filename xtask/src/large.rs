@@ -447,7 +447,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("a.db");
         generate_large(&db, &Shape { calls: 2000, ..Profile::Large.shape(3) }).unwrap();
-        let set = tracelint::schema::SchemaSet::build("peri", &[], &tracelint::schema::FileSchemas::default()).unwrap();
+        let set = tracelint::SchemaSet::build("peri", &[], &tracelint::FileSchemas::default()).unwrap();
         let conn = Connection::open(&db).unwrap();
         let mut st = conn
             .prepare(
@@ -466,7 +466,7 @@ mod tests {
                 (tool, input)
             };
             if let Some(ts) = set.get(&tool) {
-                assert!(tracelint::schema::validate(ts, &input).is_empty(), "{tool}: {input}");
+                assert!(tracelint::validate(ts, &input).is_empty(), "{tool}: {input}");
             }
         }
     }
