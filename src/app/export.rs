@@ -80,7 +80,7 @@ fn cannot_write(path: &Path, e: &std::io::Error) -> Error {
 }
 
 /// Writes rows of one file.
-pub trait RowWriter: Send {
+pub(crate) trait RowWriter: Send {
     fn write(&mut self, row: &CallRow) -> std::io::Result<()>;
     fn finish(self: Box<Self>) -> std::io::Result<()>;
 }
@@ -224,7 +224,7 @@ impl Visitor for Exporter<'_> {
     }
 }
 
-pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
     let opts = settings::scan(&args.select)?;
     let paths = crate::input::resolve(&args.select.paths)?;
     if args.format == ExportFormat::Parquet && !cfg!(feature = "parquet") {

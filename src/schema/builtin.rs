@@ -11,7 +11,7 @@
 use serde_json::{Value, json};
 
 /// (tool, schema) pairs for a source format; empty when none is built in.
-pub fn for_format(format: &str) -> Vec<(&'static str, Value)> {
+pub(crate) fn for_format(format: &str) -> Vec<(&'static str, Value)> {
     match format {
         "peri" => peri(),
         "claude-code" => claude_code(),

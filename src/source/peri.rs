@@ -21,7 +21,7 @@ use super::rows::{SessionIndex, pick_query, text_of};
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, Malformed, Session, TEXT_CAP, ToolResult};
 
-pub struct Peri;
+pub(crate) struct Peri;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::PERI,
@@ -799,7 +799,7 @@ fn make_call(id: String, name: String, input: Value, time: Option<DateTime<Utc>>
 }
 
 /// The time embedded in a UUID v7 (its first 48 bits are Unix milliseconds).
-pub fn uuid_v7_time(id: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn uuid_v7_time(id: &str) -> Option<DateTime<Utc>> {
     let b = id.as_bytes();
     if b.len() != 36 || b[8] != b'-' || b[13] != b'-' || b[14] != b'7' || b[18] != b'-' || b[23] != b'-' {
         return None;
