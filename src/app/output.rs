@@ -352,11 +352,6 @@ impl Pending {
         &self.temp
     }
 
-    /// The file name it will have.
-    pub(crate) fn target_name(&self) -> PathBuf {
-        self.target.file_name().map(PathBuf::from).unwrap_or_default()
-    }
-
     /// Put the whole file in place: the mode of the file it replaces, or
     /// what the umask gives a new file. Its folder is made if needed.
     pub(crate) fn commit(mut self) -> Result<()> {

@@ -13,6 +13,8 @@ use crate::judge::{JudgedCall, JudgedSession, Outcome};
 use crate::redact::Redaction;
 
 /// Version of the export row contract.
+// Only the Parquet writer (`--features parquet`) stamps it on its files.
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
 pub(crate) const EXPORT_VERSION: u32 = 2;
 
 /// One judged call. Field order is the column order.

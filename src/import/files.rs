@@ -392,15 +392,9 @@ pub(super) fn concatenated(text: &str) -> Option<Value> {
     (items.len() > 1 && items.iter().all(Value::is_object)).then_some(Value::Array(items))
 }
 
-/// Parse one line as a JSON object, repairing lone surrogate escapes.
-pub(crate) fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
-    let (line, surrogates, _) = parse_line_why(text);
-    stats.surrogates += surrogates;
-    line
-}
-
-/// `parse_line`, with the number of lone surrogate escapes replaced, and
-/// why the line is not a record when it is not.
+/// Parse one line as a JSON object, repairing lone surrogate escapes: the
+/// line, the number of escapes replaced, and why the line is not a record
+/// when it is not.
 pub(super) fn parse_line_why(text: &str) -> (Line, u64, Option<String>) {
     let not_an_object = || Some("a JSON value that is not an object".to_string());
     if crate::source::json::check_size(text.as_bytes()).is_err() {

@@ -317,14 +317,10 @@ impl ImportStats {
     }
 }
 
-/// The importer of a transcript, recognised by the first of its first 50
-/// lines that is a JSON record some importer claims, or, for a `.json` file
-/// no importer claims that way, by its whole document.
-pub(crate) fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
-    Ok(recognise_at(path)?.map(|at| IMPORTERS[at]))
-}
-
-/// `recognise`, as the importer's place in `IMPORTERS`.
+/// The place in `IMPORTERS` of a transcript's importer, recognised by the
+/// first of its first 50 lines that is a JSON record some importer claims,
+/// or, for a `.json` file no importer claims that way, by its whole
+/// document.
 fn recognise_at(path: &Path) -> Result<Option<usize>> {
     if let Some(at) = IMPORTERS.iter().position(|i| i.claims_file(path)) {
         return Ok(Some(at));
@@ -511,6 +507,19 @@ fn import_files_with(
 mod tests {
     use super::*;
     use crate::model::Dialect;
+
+    /// The importer of a transcript (`recognise_at`).
+    fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
+        Ok(recognise_at(path)?.map(|at| IMPORTERS[at]))
+    }
+
+    /// Parse one line as a JSON object, repairing lone surrogate escapes,
+    /// counted in `stats`.
+    fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
+        let (line, surrogates, _) = parse_line_why(text);
+        stats.surrogates += surrogates;
+        line
+    }
 
     /// Issue 22: a line past the bound is read past without being held
     /// (a 1 GB line took 2.6 GB), and the lines after it are read.

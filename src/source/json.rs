@@ -67,23 +67,6 @@ pub(crate) fn parse_bounded(text: &str) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|e| e.to_string())
 }
 
-/// Parse `text`; if it fails only because of lone UTF-16 surrogate escapes
-/// (`"\ud800"`, which JSON allows and Rust strings cannot hold), replace
-/// those escapes with U+FFFD and parse again. The flag says a repair was
-/// needed.
-pub(crate) fn parse_lossy(text: &str) -> Result<(Value, bool), serde_json::Error> {
-    if let Err(problem) = check_size(text.as_bytes()) {
-        return Err(serde::de::Error::custom(problem));
-    }
-    match serde_json::from_str(text) {
-        Ok(v) => Ok((v, false)),
-        Err(e) => match replace_lone_surrogates(text) {
-            Some((fixed, _)) => serde_json::from_str(&fixed).map(|v| (v, true)).map_err(|_| e),
-            None => Err(e),
-        },
-    }
-}
-
 /// `text` with every `\uXXXX` escape that is a lone surrogate replaced by
 /// `\ufffd`, and how many were; `None` if there is none.
 pub(crate) fn replace_lone_surrogates(text: &str) -> Option<(String, u64)> {
@@ -132,6 +115,23 @@ pub(crate) fn replace_lone_surrogates(text: &str) -> Option<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Parse `text`; if it fails only because of lone UTF-16 surrogate escapes
+    /// (`"\ud800"`, which JSON allows and Rust strings cannot hold), replace
+    /// those escapes with U+FFFD and parse again. The flag says a repair was
+    /// needed.
+    pub(super) fn parse_lossy(text: &str) -> Result<(Value, bool), serde_json::Error> {
+        if let Err(problem) = check_size(text.as_bytes()) {
+            return Err(serde::de::Error::custom(problem));
+        }
+        match serde_json::from_str(text) {
+            Ok(v) => Ok((v, false)),
+            Err(e) => match replace_lone_surrogates(text) {
+                Some((fixed, _)) => serde_json::from_str(&fixed).map(|v| (v, true)).map_err(|_| e),
+                None => Err(e),
+            },
+        }
+    }
 
     #[test]
     fn lone_surrogates_are_replaced() {
@@ -318,6 +318,7 @@ pub(crate) fn string_ends_bytes(b: &[u8], cap: usize) -> Option<Decoded> {
 
 #[cfg(test)]
 mod ends_tests {
+    use super::tests::parse_lossy;
     use super::*;
 
     /// The fast decoder says what serde_json (with the surrogate repair)

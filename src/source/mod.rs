@@ -526,12 +526,6 @@ impl<'a> ReadContext<'a> {
     }
 }
 
-/// Open `path` read-only and recognise its format; also returns warnings
-/// about how it had to be opened.
-pub(crate) fn open(path: &Path) -> Result<(Connection, Format, Vec<String>)> {
-    open_as(path, None)
-}
-
 /// Open `path` read-only, as `format` if given (else detect it).
 pub(crate) fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Format, Vec<String>)> {
     let opened = open::open_read_only(path)?;
