@@ -105,6 +105,7 @@ pub struct SourceStart<'a> {
 
 /// Receives the judged sessions of every source, in reading order.
 pub trait Visitor: Send {
+    /// A source begins: its sessions follow, until the next `source`.
     fn source(&mut self, start: SourceStart<'_>);
     /// Return false to stop: later sessions are read but not judged.
     fn session(&mut self, session: JudgedSession) -> bool;
