@@ -16,6 +16,20 @@
 //! source's partial report, so a re-run reads only what changed.
 //!
 //! `app` holds one handler per command; `main` maps its status to an exit code.
+//!
+//! The public surface is narrow (tests/cli/layout.rs keeps it to at most
+//! 10 public modules); everything else is `pub(crate)`:
+//!
+//! - at the root, the pipeline: `scan`, `walk`, `judge_for`, `ScanOptions`,
+//!   `Visitor` and `SourceStart`, the format registry (`formats`,
+//!   `database_formats`, `opt_in_formats`), and the types their signatures
+//!   name (`Error`, `Result`, `SourceOptions`, `AggregateOptions`,
+//!   `FormatInfo`, `Location`, `FileSchemas`, `SchemaSet`, `ToolSchema`,
+//!   `Violation`, `validate`);
+//! - `judge` (the judged types), `model`, `report`, `rules` (the rule
+//!   tables), `gate` and `render`;
+//! - hidden, for this repository's own crates only: `app` and `cli` (the
+//!   binary and xtask) and `fuzzing` (the parsers the fuzz targets call).
 
 pub(crate) mod aggregate;
 #[doc(hidden)]
