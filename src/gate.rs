@@ -6,6 +6,9 @@
 //! recorded counts. Entries no longer seen are reported, never fatal: trace
 //! databases rotate old sessions out.
 
+// What stays public is documented (issue 25); lib.rs lists the surface.
+#![warn(missing_docs)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -18,7 +21,9 @@ use crate::rules::{Category, FindingRule};
 /// An error-rate limit, for all calls or for one tool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RateLimit {
+    /// The tool it limits; `None` limits the rate over all calls.
     pub tool: Option<String>,
+    /// The highest error rate that passes, a fraction (0.05 for 5%).
     pub max: f64,
 }
 
@@ -45,11 +50,14 @@ impl RateLimit {
 /// What `--fail-on` names: a finding rule or an error category.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FailOn {
+    /// Any finding of this rule fails the gate.
     Rule(FindingRule),
+    /// Any error of this category fails the gate.
     Category(Category),
 }
 
 impl FailOn {
+    /// The comma-separated rules and categories of one `--fail-on`.
     pub fn parse_list(s: &str) -> std::result::Result<Vec<FailOn>, String> {
         s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(FailOn::parse).collect()
     }
@@ -67,10 +75,14 @@ impl FailOn {
     }
 }
 
+/// The thresholds of `tracelint check`: what makes a report fail.
 #[derive(Debug, Clone, Default)]
 pub struct Gate {
+    /// The most hidden errors that pass (`--max-hidden`).
     pub max_hidden: u64,
+    /// The error-rate limits (`--max-error-rate`), overall or per tool.
     pub max_error_rate: Vec<RateLimit>,
+    /// The rules and categories that fail the gate whenever they occur (`--fail-on`).
     pub fail_on: Vec<FailOn>,
 }
 
@@ -78,21 +90,32 @@ pub struct Gate {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
+    /// A stable hash of the finding's identity (rule, tool, category, message).
     pub fingerprint: String,
+    /// The finding rule's id.
     pub rule: String,
+    /// The finding's tool, when it has one.
     pub tool: Option<String>,
+    /// The finding's category, when it has one.
     pub category: Option<String>,
+    /// The finding's normalized evidence (the report's `Finding::key`).
     pub message: String,
+    /// How many findings with this identity the baseline accepts.
     pub count: u64,
 }
 
+/// A baseline file (`check --write-baseline`): the findings already known, which `check --baseline`
+/// does not count again.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Baseline {
+    /// The file's version, `BASELINE_VERSION`.
     pub tracelint_baseline: u32,
+    /// The known findings, sorted.
     pub entries: Vec<Entry>,
 }
 
+/// Version of the baseline file format.
 pub const BASELINE_VERSION: u32 = 1;
 
 /// FNV-1a, 64 bits: a fully specified hash, stable across versions and
@@ -139,6 +162,7 @@ pub fn baseline_of(report: &Report) -> Baseline {
     Baseline { tracelint_baseline: BASELINE_VERSION, entries }
 }
 
+/// Read and check the baseline file at `path`: a malformed one is an input error naming it.
 pub fn read_baseline(path: &Path) -> Result<Baseline> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::input(
@@ -181,10 +205,13 @@ pub fn baseline_diff(old: &Baseline, new: &Baseline) -> (u64, u64) {
 pub struct GateFailure {
     /// The tool it concerns, when it concerns one.
     pub tool: Option<String>,
+    /// The source it concerns, when it concerns one.
     pub source: Option<String>,
+    /// Why the gate failed, in one line.
     pub text: String,
 }
 
+/// What the gate decided about a report, and why.
 #[derive(Debug, Clone, Default)]
 pub struct Verdict {
     /// Indexes into `report.findings` of the findings that count (all of
@@ -192,13 +219,16 @@ pub struct Verdict {
     pub new_findings: Vec<usize>,
     /// Baseline entries (or parts of their counts) no longer seen.
     pub stale: Vec<Entry>,
+    /// Every threshold the report broke; none when it passed.
     pub failures: Vec<GateFailure>,
     /// The new hidden errors.
     pub hidden: u64,
+    /// A baseline was given: `new_findings` and `hidden` count what it did not hold.
     pub baseline_used: bool,
 }
 
 impl Verdict {
+    /// No threshold was broken (exit 0).
     pub fn passed(&self) -> bool {
         self.failures.is_empty()
     }

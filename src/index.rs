@@ -31,7 +31,7 @@ const LAYOUT: &str = "index-v1";
 
 /// Where the index is, when it is used: `--index DIR`, else the user's
 /// cache; `None` with `--no-index` or when there is no cache folder.
-pub fn default_dir() -> Option<PathBuf> {
+pub(crate) fn default_dir() -> Option<PathBuf> {
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
     env("XDG_CACHE_HOME")
         .filter(|p| p.is_absolute())
@@ -41,7 +41,7 @@ pub fn default_dir() -> Option<PathBuf> {
 
 /// What one file was when it was read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileMark {
+pub(crate) struct FileMark {
     pub path: String,
     pub dev: u64,
     pub ino: u64,
@@ -70,7 +70,7 @@ impl FileMark {
 
 /// A Peri database's state when it was read: rows after `last_row` are new.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AppendMark {
+pub(crate) struct AppendMark {
     /// The greatest rowid of `messages` the read saw.
     pub last_row: i64,
     /// The database file's freelist page count: it grows when rows are
@@ -84,7 +84,7 @@ pub struct AppendMark {
 
 /// One source as the index keeps it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The PATH's canonical form and its label in reports (the file name hashes both).
     pub path: String,
     pub label: String,
@@ -111,7 +111,7 @@ pub struct Entry {
 
 /// One session of a transcript folder, as the index keeps it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SessionPart {
+pub(crate) struct SessionPart {
     pub id: String,
     /// Read after the others (made only of a file's broken lines).
     pub trailing: bool,
@@ -125,7 +125,7 @@ pub struct SessionPart {
 /// to them (import/record.rs), and the other sessions' parts are taken
 /// in their reading order.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Parts {
+pub(crate) struct Parts {
     /// The entry's `judged_ns`: parts of another entry are not taken.
     pub judged_ns: i128,
     /// Each file, in reading order.
@@ -137,7 +137,7 @@ pub struct Parts {
 impl Parts {
     /// Are the sessions in the order a read gives them: by id (byte
     /// order, as SQLite sorts text), then the trailing ones by id?
-    pub fn in_reading_order(sessions: &[SessionPart]) -> bool {
+    pub(crate) fn in_reading_order(sessions: &[SessionPart]) -> bool {
         let split = sessions.iter().position(|p| p.trailing).unwrap_or(sessions.len());
         let (main, trailing) = sessions.split_at(split);
         let sorted = |ps: &[SessionPart]| ps.windows(2).all(|w| w[0].id < w[1].id);
@@ -145,7 +145,7 @@ impl Parts {
     }
 
     /// Sort sessions into reading order (see `in_reading_order`).
-    pub fn sort(sessions: &mut [SessionPart]) {
+    pub(crate) fn sort(sessions: &mut [SessionPart]) {
         sessions.sort_by(|a, b| a.trailing.cmp(&b.trailing).then_with(|| a.id.cmp(&b.id)));
     }
 }
@@ -161,7 +161,7 @@ const STALE_KEY: std::time::Duration = std::time::Duration::from_secs(14 * 24 * 
 
 /// With `TRACELINT_INDEX_LOG` set, what the index did with each source
 /// goes to stderr ("kept", "appended to", "read"), for debugging and tests.
-pub fn log(label: &str, what: &str, entry: &Entry) {
+pub(crate) fn log(label: &str, what: &str, entry: &Entry) {
     if std::env::var_os("TRACELINT_INDEX_LOG").is_some() {
         // A debugging aid, off by default: straight to stderr, beside the progress bar.
         let _ = writeln!(
@@ -179,14 +179,14 @@ pub fn log(label: &str, what: &str, entry: &Entry) {
 const RACY_NS: i128 = 2_000_000_000;
 
 /// Now, in Unix nanoseconds.
-pub fn now_ns() -> i128 {
+pub(crate) fn now_ns() -> i128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128)
 }
 
 impl Entry {
     /// Were the files `now` exactly as this entry read them, and not
     /// changed so shortly before the read that a later change could hide?
-    pub fn unchanged(&self, now: &[FileMark]) -> bool {
+    pub(crate) fn unchanged(&self, now: &[FileMark]) -> bool {
         unchanged(&self.files, self.judged_ns, now)
     }
 }
@@ -194,7 +194,7 @@ impl Entry {
 /// What judged data depends on: tracelint's version, the options that
 /// change a verdict or a count, and (`build`) this very executable, whose
 /// rule set a rebuild may change (the executable's size and time).
-pub fn key(opts: &crate::ScanOptions, build: bool) -> u64 {
+pub(crate) fn key(opts: &crate::ScanOptions, build: bool) -> u64 {
     let exe = build.then(|| std::env::current_exe().ok().and_then(|p| FileMark::of(&p))).flatten();
     let build = exe.map(|m| format!("{} {}", m.size, m.mtime_ns)).unwrap_or_default();
     let options = format!("{:?} {:?} {:?}", opts.source, opts.tool_schemas, opts.aggregate);
@@ -202,23 +202,23 @@ pub fn key(opts: &crate::ScanOptions, build: bool) -> u64 {
 }
 
 /// The stable name of a source (its canonical path and its label).
-pub fn tag(canonical: &str, label: &str) -> u64 {
+pub(crate) fn tag(canonical: &str, label: &str) -> u64 {
     crate::sanitize::stable_hash(&[canonical.as_bytes(), label.as_bytes()])
 }
 
 /// Were `now`'s files exactly `files` when read at `judged_ns`, and not
 /// changed so shortly before that a later change could hide?
-pub fn unchanged(files: &[FileMark], judged_ns: i128, now: &[FileMark]) -> bool {
+pub(crate) fn unchanged(files: &[FileMark], judged_ns: i128, now: &[FileMark]) -> bool {
     files == now && now.iter().all(|m| m.mtime_ns < judged_ns - RACY_NS)
 }
 
 /// An open index: the folder of one key.
-pub struct Index {
+pub(crate) struct Index {
     dir: PathBuf,
 }
 
 /// What a command does with a source the index gives back.
-pub trait Taker {
+pub(crate) trait Taker {
     /// The counts and rows of one source, in reading order.
     fn take(&mut self, entry: &Entry) -> crate::error::Result<()>;
 }
@@ -234,7 +234,7 @@ impl Taker for Aggregator {
 impl Index {
     /// The index under `root` for scans with `opts`; `None` (with a note)
     /// when its folder cannot be made private.
-    pub fn open(root: &Path, opts: &crate::ScanOptions, notes: &mut Vec<String>) -> Option<Index> {
+    pub(crate) fn open(root: &Path, opts: &crate::ScanOptions, notes: &mut Vec<String>) -> Option<Index> {
         let dir = root.join(LAYOUT).join(format!("{:016x}", key(opts, true)));
         match private_dirs(root, &dir) {
             Ok(()) => {
@@ -260,7 +260,7 @@ impl Index {
     }
 
     /// The parts kept beside `entry`, if they are its own and can be read.
-    pub fn load_parts(&self, entry: &Entry) -> Option<Parts> {
+    pub(crate) fn load_parts(&self, entry: &Entry) -> Option<Parts> {
         if !entry.parts {
             return None;
         }
@@ -270,7 +270,7 @@ impl Index {
 
     /// The entry of a source, if one was kept and can be read; an entry
     /// that cannot be read is said once and dropped.
-    pub fn load(&self, canonical: &str, label: &str, notes: &mut Vec<String>) -> Option<Entry> {
+    pub(crate) fn load(&self, canonical: &str, label: &str, notes: &mut Vec<String>) -> Option<Entry> {
         let file = self.file(canonical, label);
         let bytes = std::fs::read(&file).ok()?;
         match serde_json::from_slice::<Entry>(&bytes) {
@@ -291,7 +291,7 @@ impl Index {
     /// Keep `entry`, replacing the one before (written aside, then renamed:
     /// a reader sees the old entry or the new one). Failing to keep it only
     /// costs the next run a read.
-    pub fn store(&self, entry: &Entry, parts: Option<&Parts>) {
+    pub(crate) fn store(&self, entry: &Entry, parts: Option<&Parts>) {
         let kept_parts = parts.is_some_and(|p| write_aside(&self.parts_file(&entry.path, &entry.label), p));
         let entry = Entry { parts: kept_parts, ..entry.clone() };
         if !kept_parts {
@@ -378,7 +378,7 @@ fn private_dirs(root: &Path, dir: &Path) -> std::io::Result<()> {
 /// Every file `path` is read from, as it is now: a database and its
 /// write-ahead log, or every transcript file. `None` when it cannot be
 /// told (the read then reports the problem).
-pub fn marks(path: &Path, transcripts: bool) -> Option<Vec<FileMark>> {
+pub(crate) fn marks(path: &Path, transcripts: bool) -> Option<Vec<FileMark>> {
     if transcripts {
         let files = crate::import::transcript_files(&[path.to_path_buf()]).ok()?;
         return files.iter().map(|f| FileMark::of(f)).collect();
@@ -390,7 +390,7 @@ pub fn marks(path: &Path, transcripts: bool) -> Option<Vec<FileMark>> {
 }
 
 /// The sessions rows and counts of one source, built while it is read.
-pub struct Build {
+pub(crate) struct Build {
     pub agg: Aggregator,
     pub rows: Vec<SessionRow>,
     /// Each session's own partial, when kept (`Parts`).
@@ -404,7 +404,7 @@ pub struct Build {
 }
 
 impl Build {
-    pub fn new(opts: &crate::ScanOptions) -> Build {
+    pub(crate) fn new(opts: &crate::ScanOptions) -> Build {
         Build {
             agg: Aggregator::new(opts.aggregate.clone()),
             rows: Vec::new(),
@@ -419,14 +419,14 @@ impl Build {
     }
 
     /// Keep each session's own partial too.
-    pub fn with_parts(mut self) -> Build {
+    pub(crate) fn with_parts(mut self) -> Build {
         self.parts = Some(Vec::new());
         self
     }
 
     /// The read is over, and its last `trailing` sessions came after the
     /// others: the parts, if they are in reading order.
-    pub fn take_parts(&mut self, trailing: usize) -> Option<Vec<SessionPart>> {
+    pub(crate) fn take_parts(&mut self, trailing: usize) -> Option<Vec<SessionPart>> {
         let mut parts = self.parts.take()?;
         let n = parts.len();
         for p in &mut parts[n.saturating_sub(trailing)..] {
@@ -439,7 +439,7 @@ impl Build {
 impl Build {
     /// Go on from what `entry` kept of its source: its counts and rows come
     /// first, and the sessions read next add to that source.
-    pub fn start_from(&mut self, entry: &Entry) -> Result<(), String> {
+    pub(crate) fn start_from(&mut self, entry: &Entry) -> Result<(), String> {
         self.agg.absorb_partial(&entry.partial, false)?;
         self.rows = entry.rows.clone();
         self.source = entry.label.clone();

@@ -24,7 +24,7 @@ use crate::{import, progress};
 
 /// The PATHs to read: the ones given, or every default location of every
 /// format and transcript importer that exists on this machine.
-pub fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub(crate) fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     if !paths.is_empty() {
         return Ok(paths.to_vec());
     }
@@ -65,7 +65,7 @@ fn identity(path: &Path) -> Option<(u64, u64, PathBuf)> {
 /// transcript that a folder read also holds, are dropped, each with a note
 /// naming both. A PATH that cannot be looked at is kept: opening it gives
 /// its error.
-pub fn distinct(paths: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBuf> {
+pub(crate) fn distinct(paths: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBuf> {
     let canonical: Vec<Option<PathBuf>> = paths.iter().map(|p| std::fs::canonicalize(p).ok()).collect();
     let ids: Vec<_> = paths.iter().map(|p| identity(p)).collect();
     let is_dir: Vec<bool> = paths.iter().map(|p| p.is_dir()).collect();
@@ -129,7 +129,7 @@ pub fn distinct(paths: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBuf> {
 /// The format `--source-format NAME` forces, if given: a database format,
 /// or the agent whose transcripts every file is read as. Every name
 /// `tracelint formats` prints is accepted.
-pub fn forced_format(name: Option<&str>) -> Result<(Option<Format>, Option<Dialect>)> {
+pub(crate) fn forced_format(name: Option<&str>) -> Result<(Option<Format>, Option<Dialect>)> {
     let Some(name) = name else { return Ok((None, None)) };
     if let Some(f) = Format::from_name(name) {
         return Ok((Some(f), None));
@@ -149,7 +149,7 @@ pub fn forced_format(name: Option<&str>) -> Result<(Option<Format>, Option<Diale
 /// so (`.jsonl`, `.json`), so that an empty or broken one gets the
 /// transcript's error, or when a text format claims it (an Aider history,
 /// by its name or its first line), and a database otherwise.
-pub fn is_transcripts(path: &Path) -> bool {
+pub(crate) fn is_transcripts(path: &Path) -> bool {
     if path.is_dir() {
         return true;
     }
@@ -188,7 +188,7 @@ fn sniff(path: &Path) -> Option<bool> {
 }
 
 /// One opened PATH, ready to be read.
-pub struct Source {
+pub(crate) struct Source {
     /// The PATH as given.
     pub path: PathBuf,
     /// How the PATH is shown in reports (not yet sanitized).
@@ -222,13 +222,13 @@ pub struct Source {
 /// or transcripts (as `opts.transcripts`' if given), imported into a
 /// throwaway database. What the import skipped or repaired is added to
 /// `notes`.
-pub fn open(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Result<Source> {
+pub(crate) fn open(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Result<Source> {
     open_with(path, opts, false, notes)
 }
 
 /// `open`, keeping for transcripts what each file gave (`Source::records`),
 /// so the index can read the folder again in part.
-pub fn open_recorded(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Result<Source> {
+pub(crate) fn open_recorded(path: &Path, opts: &SourceOptions, notes: &mut Vec<String>) -> Result<Source> {
     open_with(path, opts, true, notes)
 }
 
@@ -280,7 +280,7 @@ fn open_transcripts(
 /// it), imported alone, with what the import said of each
 /// (`ImportStats::records`): the index reads a changed folder so. The
 /// source's format and agents are the part's, not the folder's.
-pub fn open_part(path: &Path, files: &[PathBuf], opts: &SourceOptions) -> Result<(Source, import::ImportStats)> {
+pub(crate) fn open_part(path: &Path, files: &[PathBuf], opts: &SourceOptions) -> Result<(Source, import::ImportStats)> {
     import_transcripts(path, path.display().to_string(), files, opts.transcripts, true)
 }
 
@@ -321,7 +321,12 @@ fn import_transcripts(
 /// What a scan says of the transcripts of `path` that `stats` imported
 /// (files passed over, files that held nothing, broken lines, repaired
 /// escapes), or why they cannot be scanned (no file was a transcript).
-pub fn transcript_notes(path: &Path, label: &str, stats: &import::ImportStats, notes: &mut Vec<String>) -> Result<()> {
+pub(crate) fn transcript_notes(
+    path: &Path,
+    label: &str,
+    stats: &import::ImportStats,
+    notes: &mut Vec<String>,
+) -> Result<()> {
     let agents: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = format!("{} transcript", or_list(&agents));
     // Empty or foreign files hold no calls: one line for all of them, not
@@ -362,17 +367,17 @@ pub fn transcript_notes(path: &Path, label: &str, stats: &import::ImportStats, n
     Ok(())
 }
 
-pub use crate::import::record::FileRecord;
+pub(crate) use crate::import::record::FileRecord;
 
 /// What an import of the files of `records` (in their order) would have
 /// said of them, made again from each file's record.
-pub fn stats_of(records: &[FileRecord]) -> import::ImportStats {
+pub(crate) fn stats_of(records: &[FileRecord]) -> import::ImportStats {
     let product = |name: &str| import::infos().find(|i| i.name() == name).map(|i| (i.dialect, i.product));
     import::record::stats_of(records, &product)
 }
 
 /// "A, B or C".
-pub fn or_list(names: &[&str]) -> String {
+pub(crate) fn or_list(names: &[&str]) -> String {
     match names {
         [] => String::new(),
         [one] => one.to_string(),
@@ -383,7 +388,7 @@ pub fn or_list(names: &[&str]) -> String {
 impl Source {
     /// Read every session `opts` wants, handing each to `sink` as soon as
     /// it is whole; the progress bar follows.
-    pub fn read(&self, opts: &SourceOptions, sink: &mut dyn FnMut(Session)) -> Result<SourceStats> {
+    pub(crate) fn read(&self, opts: &SourceOptions, sink: &mut dyn FnMut(Session)) -> Result<SourceStats> {
         progress::begin(&self.label);
         if self.broken.is_empty() {
             return source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, sink);
@@ -426,7 +431,7 @@ impl Source {
 
     /// For the index: was the database only appended to after row `row`,
     /// by rows of new sessions? `None` when its format cannot tell.
-    pub fn appended_after(&self, row: i64) -> Option<bool> {
+    pub(crate) fn appended_after(&self, row: i64) -> Option<bool> {
         if self._scratch.is_some() {
             return None;
         }
@@ -434,7 +439,7 @@ impl Source {
     }
 
     /// What the rows up to `row` are (see `Adapter::rows_signature`).
-    pub fn rows_signature(&self, row: i64) -> Option<String> {
+    pub(crate) fn rows_signature(&self, row: i64) -> Option<String> {
         if self._scratch.is_some() {
             return None;
         }
@@ -442,12 +447,12 @@ impl Source {
     }
 
     /// The database's free pages: deleting rows adds to them.
-    pub fn freelist(&self) -> Option<i64> {
+    pub(crate) fn freelist(&self) -> Option<i64> {
         self.conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).ok()
     }
 
     /// The tool schemas the source stores itself (llm's `tools` table).
-    pub fn tool_schemas(&self) -> Result<Vec<(String, Value)>> {
+    pub(crate) fn tool_schemas(&self) -> Result<Vec<(String, Value)>> {
         source::tool_schemas(&self.path, &self.conn, self.format)
     }
 }

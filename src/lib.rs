@@ -18,40 +18,78 @@
 //! source's partial report, so a re-run reads only what changed.
 //!
 //! `app` holds one handler per command; `main` maps its status to an exit code.
+//!
+//! The public surface is narrow (tests/cli/layout.rs keeps it to at most
+//! 10 public modules); everything else is `pub(crate)`:
+//!
+//! - at the root, the pipeline: `scan`, `walk`, `judge_for`, `ScanOptions`,
+//!   `Visitor` and `SourceStart`, the format registry (`formats`,
+//!   `database_formats`, `opt_in_formats`), and the types their signatures
+//!   name (`Error`, `Result`, `SourceOptions`, `AggregateOptions`,
+//!   `FormatInfo`, `Location`, `FileSchemas`, `SchemaSet`, `ToolSchema`,
+//!   `Violation`, `validate`);
+//! - `judge` (the judged types), `model`, `report`, `rules` (the rule
+//!   tables), `gate` and `render`;
+//! - hidden, for this repository's own crates only: `app` and `cli` (the
+//!   binary and xtask) and `fuzzing` (the parsers the fuzz targets call).
 
-pub mod aggregate;
+pub(crate) mod aggregate;
+#[doc(hidden)]
 pub mod app;
+#[doc(hidden)]
 pub mod cli;
-pub mod error;
-pub mod export;
+pub(crate) mod error;
+pub(crate) mod export;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gate;
-pub mod import;
-pub mod index;
-pub mod input;
+pub(crate) mod import;
+pub(crate) mod index;
+pub(crate) mod input;
 pub mod judge;
 pub mod model;
-pub mod pair;
-pub mod progress;
-pub mod redact;
+pub(crate) mod pair;
+pub(crate) mod progress;
+pub(crate) mod redact;
 pub mod render;
 pub mod report;
 pub mod rules;
-pub mod sanitize;
-pub mod schema;
-pub mod scratch;
-pub mod source;
-pub mod timespec;
+pub(crate) mod sanitize;
+pub(crate) mod schema;
+pub(crate) mod scratch;
+pub(crate) mod source;
+pub(crate) mod timespec;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use aggregate::{AggregateOptions, Aggregator};
-use error::{Error, Result};
+use aggregate::Aggregator;
 use judge::{Judge, JudgedSession};
 use model::Dialect;
 use report::Report;
-use schema::{FileSchemas, SchemaSet};
-use source::SourceOptions;
+
+pub use aggregate::AggregateOptions;
+pub use error::{Error, Result};
+pub use schema::{FileSchemas, SchemaSet, ToolSchema, Violation, validate};
+pub use source::{FormatInfo, Location, SourceOptions};
+
+/// Every format tracelint reads, as `tracelint formats` lists them: the
+/// SQLite formats (`database_formats`), then the transcript formats, each
+/// with its sample.
+pub fn formats() -> impl Iterator<Item = &'static FormatInfo> {
+    source::formats().chain(import::infos())
+}
+
+/// The SQLite formats, in the order detection tries them.
+pub fn database_formats() -> impl Iterator<Item = &'static FormatInfo> {
+    source::formats()
+}
+
+/// The names of the formats read only when `--source-format` names them,
+/// never detected nor looked for at their default locations (Cursor).
+pub fn opt_in_formats() -> impl Iterator<Item = &'static str> {
+    source::ADAPTERS.iter().filter(|a| a.opt_in().is_some()).map(|a| a.info().name())
+}
 
 /// Everything that changes what a scan reads, judges and counts. Every
 /// command that judges takes the same options, so a call gets the same
@@ -86,6 +124,7 @@ pub struct SourceStart<'a> {
 
 /// Receives the judged sessions of every source, in reading order.
 pub trait Visitor: Send {
+    /// A source begins: its sessions follow, until the next `source`.
     fn source(&mut self, start: SourceStart<'_>);
     /// Return false to stop: later sessions are read but not judged.
     fn session(&mut self, session: JudgedSession) -> bool;
@@ -120,7 +159,7 @@ pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> R
 /// counts and session rows go to `taker`, from the index when the source
 /// is as it was, else read (for an appended Peri database, only its new
 /// sessions) and kept for the next run.
-pub fn walk_indexed(
+pub(crate) fn walk_indexed(
     paths: &[PathBuf],
     opts: &ScanOptions,
     root: &Path,
@@ -204,7 +243,7 @@ fn appended(old: &index::Entry, now: Option<&[index::FileMark]>, src: &input::So
 
 /// Was the database read as `files` (last row and free pages in `append`)
 /// only appended to since, by rows of new sessions (see `appended`)?
-pub fn appended_since(
+pub(crate) fn appended_since(
     files: &[index::FileMark],
     append: Option<&index::AppendMark>,
     now: Option<&[index::FileMark]>,
@@ -217,7 +256,7 @@ pub fn appended_since(
 /// only grow since: the same file, no smaller, no page freed, the rows up
 /// to the last one read as many and the same last one? Its new rows may
 /// belong to old sessions (`watch` reads those sessions again, whole).
-pub fn grown_since(
+pub(crate) fn grown_since(
     files: &[index::FileMark],
     append: Option<&index::AppendMark>,
     now: Option<&[index::FileMark]>,
@@ -235,7 +274,7 @@ pub fn grown_since(
 /// Judge the sessions of an opened source (only its rows after
 /// `after_row`, when given: see `appended_since`) and hand them to
 /// `visitor`, after its `SourceStart` under `label`.
-pub fn walk_source(
+pub(crate) fn walk_source(
     src: &input::Source,
     label: &str,
     opts: &ScanOptions,
@@ -256,7 +295,7 @@ pub fn walk_source(
 
 /// What the index keeps to read `src` from `last_row` on next time, if
 /// its format can be read so.
-pub fn append_mark(src: &input::Source, last_row: Option<i64>) -> Option<index::AppendMark> {
+pub(crate) fn append_mark(src: &input::Source, last_row: Option<i64>) -> Option<index::AppendMark> {
     let last_row = last_row?;
     let freelist = src.freelist()?;
     let signature = src.rows_signature(last_row)?;

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
     );
     let bar = (scanning && std::io::stderr().is_terminal()).then(|| std::thread::spawn(draw_progress));
     let result = tracelint::app::run(&cli, &term, &mut out, &mut err);
-    tracelint::progress::finish();
+    tracelint::app::progress::finish();
     if let Some(bar) = bar {
         let _ = bar.join();
     }
@@ -47,7 +47,7 @@ fn main() -> ExitCode {
 }
 
 /// Scratch data and half-written outputs never outlive the run: SIGINT,
-/// SIGTERM, SIGHUP and panics remove them (`tracelint::scratch`) before the
+/// SIGTERM, SIGHUP and panics remove them (`tracelint::app::scratch`) before the
 /// process ends as the signal would have ended it (the shell shows 128 + its
 /// number, 130 for Ctrl-C). SIGXFSZ is caught, so a write over `ulimit -f`
 /// fails with an error that names the file instead of killing tracelint.
@@ -62,7 +62,7 @@ fn end_cleanly_on_signals(watching: bool) {
     if let Ok(mut signals) = signal_hook::iterator::Signals::new(caught) {
         let spawned = std::thread::Builder::new().name("tracelint-signals".into()).spawn(move || {
             if let Some(signal) = signals.forever().next() {
-                tracelint::scratch::remove_all();
+                tracelint::app::scratch::remove_all();
                 let _ = signal_hook::low_level::emulate_default_handler(signal);
                 #[allow(clippy::exit)]
                 std::process::exit(128 + signal);
@@ -72,7 +72,7 @@ fn end_cleanly_on_signals(watching: bool) {
     }
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        tracelint::scratch::remove_all();
+        tracelint::app::scratch::remove_all();
         report(info);
     }));
 }
@@ -102,7 +102,7 @@ fn draw_progress() {
     use std::time::{Duration, Instant};
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(1) {
-        if tracelint::progress::is_finished() {
+        if tracelint::app::progress::is_finished() {
             return;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -111,8 +111,8 @@ fn draw_progress() {
     let style = indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {percent:>3}% ({elapsed})")
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style.progress_chars("=> "));
-    while !tracelint::progress::is_finished() {
-        let (done, total, label) = tracelint::progress::snapshot();
+    while !tracelint::app::progress::is_finished() {
+        let (done, total, label) = tracelint::app::progress::snapshot();
         bar.set_length(total.max(1));
         bar.set_position(done.min(total));
         bar.set_message(label);

@@ -1,5 +1,8 @@
 //! The common model every adapter maps onto: sessions of calls and results.
 
+// What stays public is documented (issue 25); lib.rs lists the surface.
+#![warn(missing_docs)]
+
 use std::borrow::Cow;
 
 use chrono::{DateTime, Utc};
@@ -50,33 +53,56 @@ pub fn synthetic_id(seq: usize) -> String {
 pub struct Dialect(&'static str);
 
 impl Dialect {
+    /// The conventions of Peri's traces.
     pub const PERI: Dialect = Dialect("peri");
+    /// The conventions of Crush's traces.
     pub const CRUSH: Dialect = Dialect("crush");
+    /// The conventions of opencode's traces.
     pub const OPENCODE: Dialect = Dialect("opencode");
+    /// The conventions of Kilo Code's traces.
     pub const KILO: Dialect = Dialect("kilo");
+    /// The conventions of Goose's traces.
     pub const GOOSE: Dialect = Dialect("goose");
+    /// The conventions of llm (Simon Willison)'s traces.
     pub const LLM: Dialect = Dialect("llm");
     /// tracelint's own schema written by an agent tracelint has no rules
     /// for: only rules without a dialect scope apply.
     pub const TRACELINT: Dialect = Dialect("tracelint");
+    /// The conventions of Claude Code's traces.
     pub const CLAUDE_CODE: Dialect = Dialect("claude-code");
+    /// The conventions of Codex's traces.
     pub const CODEX: Dialect = Dialect("codex");
+    /// The conventions of Gemini CLI's traces.
     pub const GEMINI: Dialect = Dialect("gemini");
+    /// The conventions of LangGraph checkpoints's traces.
     pub const LANGGRAPH: Dialect = Dialect("langgraph");
+    /// The conventions of the OpenAI Agents SDK's traces.
     pub const OPENAI_AGENTS: Dialect = Dialect("openai-agents");
+    /// The conventions of Zed's traces.
     pub const ZED: Dialect = Dialect("zed");
+    /// The conventions of Google ADK's traces.
     pub const ADK: Dialect = Dialect("adk");
+    /// The conventions of Cursor's traces.
     pub const CURSOR: Dialect = Dialect("cursor");
     /// OpenTelemetry traces (OTLP/JSON, Langfuse, Phoenix), read through import.
     pub const OTEL: Dialect = Dialect("otel");
+    /// The conventions of OpenHands's traces.
     pub const OPENHANDS: Dialect = Dialect("openhands");
+    /// The conventions of Cline's traces.
     pub const CLINE: Dialect = Dialect("cline");
+    /// The conventions of Roo Code's traces.
     pub const ROO: Dialect = Dialect("roo-code");
+    /// The conventions of Continue's traces.
     pub const CONTINUE: Dialect = Dialect("continue");
+    /// The conventions of GitHub Copilot's traces.
     pub const COPILOT: Dialect = Dialect("copilot");
+    /// The conventions of Qwen Code's traces.
     pub const QWEN: Dialect = Dialect("qwen");
+    /// The conventions of pi's traces.
     pub const PI: Dialect = Dialect("pi");
+    /// The conventions of Kiro's traces.
     pub const KIRO: Dialect = Dialect("kiro");
+    /// The conventions of Aider's traces.
     pub const AIDER: Dialect = Dialect("aider");
 
     /// Every named dialect.
@@ -108,6 +134,7 @@ impl Dialect {
         Dialect::AIDER,
     ];
 
+    /// A dialect named `name`, for a format with no rules of its own (see above).
     pub const fn new(name: &'static str) -> Dialect {
         Dialect(name)
     }
@@ -144,12 +171,14 @@ impl serde::Serialize for Dialect {
 /// A tool invocation the model made.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
+    /// The id its result names (`ToolResult::call_id`).
     pub id: String,
     /// The real tool name (wrappers such as Peri's `ExecuteExtraTool` are
     /// resolved to the tool they run).
     pub tool: String,
     /// The arguments of the real tool.
     pub input: Value,
+    /// When the call was made, if the source records it.
     pub time: Option<DateTime<Utc>>,
     /// Where the call is stored (a rowid or line number), for evidence.
     pub row: i64,
@@ -158,6 +187,7 @@ pub struct Call {
 /// What came back for a call, linked by `call_id`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
+    /// The id of the call it answers.
     pub call_id: String,
     /// The text; of a long one only its two ends (`TEXT_CAP` bytes each).
     pub text: String,
@@ -168,13 +198,18 @@ pub struct ToolResult {
     /// The exit status of a command, when the source stores it apart from
     /// the text (opencode's `state.metadata.exit`).
     pub exit_code: Option<i64>,
+    /// When the result came back, if the source records it.
     pub time: Option<DateTime<Utc>>,
+    /// Where the result is stored (a rowid or line number), for evidence.
     pub row: i64,
 }
 
+/// One stored event of a session: a call or a result.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
+    /// The model called a tool.
     Call(Call),
+    /// A tool's result came back.
     Result(ToolResult),
 }
 
@@ -183,6 +218,7 @@ pub enum Event {
 pub struct Malformed {
     /// The row id; with `file`, the line number (0: the whole file).
     pub row: i64,
+    /// Why it could not be read, in one line.
     pub problem: String,
     /// The row was skipped (otherwise it was read after a repair).
     pub skipped: bool,
@@ -194,16 +230,20 @@ pub struct Malformed {
 /// storage order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Session {
+    /// The session's id in its source.
     pub id: String,
     /// Whose conventions its text follows; scopes the rules.
     pub dialect: Dialect,
+    /// The id of the session that started it, for a sub-agent's.
     pub parent: Option<String>,
     /// When the session started, the fallback time for calls without one.
     pub started: Option<DateTime<Utc>>,
     /// The file the session was read from, when its source is a folder of
     /// transcripts (tracelint's `sessions.source`); `None` for databases.
     pub origin: Option<String>,
+    /// Its calls and results, in storage order.
     pub events: Vec<Event>,
+    /// The rows of it that could not be read.
     pub malformed: Vec<Malformed>,
 }
 

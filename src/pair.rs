@@ -7,14 +7,14 @@ use crate::model::{Call, ToolResult};
 /// A call (its index in `calls`), its position among the session's calls
 /// (1-based) and the index of its result in `results`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pair {
+pub(crate) struct Pair {
     pub seq: usize,
     pub call: usize,
     pub result: Option<usize>,
 }
 
 #[derive(Debug, Default)]
-pub struct Paired {
+pub(crate) struct Paired {
     /// Every call in session order; `result` is `None` for unpaired calls.
     pub pairs: Vec<Pair>,
     /// Indexes of results whose id matches no (remaining) call.
@@ -26,7 +26,7 @@ pub struct Paired {
 /// Pair every call with the result carrying its id. When an id is used by
 /// several calls, calls and results with that id are matched in order, and
 /// every call after the first is reported as a duplicate.
-pub fn pair(calls: &[Call], results: &[ToolResult]) -> Paired {
+pub(crate) fn pair(calls: &[Call], results: &[ToolResult]) -> Paired {
     let mut pairs: Vec<Pair> = (0..calls.len()).map(|i| Pair { seq: i + 1, call: i, result: None }).collect();
     // Calls waiting for a result, per id, in call order: the first is
     // answered first. A queue, so that an id used by every call of a long

@@ -11,7 +11,7 @@ static FINISHED: AtomicBool = AtomicBool::new(false);
 static LABEL: Mutex<String> = Mutex::new(String::new());
 
 /// A new source starts; its size is not known yet.
-pub fn begin(label: &str) {
+pub(crate) fn begin(label: &str) {
     if let Ok(mut l) = LABEL.lock() {
         *l = crate::sanitize::one_line(label);
     }
@@ -21,7 +21,7 @@ pub fn begin(label: &str) {
 
 /// The reader got `done` of `total`, in a unit of its own (sessions; for
 /// Peri, rowids).
-pub fn set(done: u64, total: u64) {
+pub(crate) fn set(done: u64, total: u64) {
     DONE.store(done, Ordering::Relaxed);
     TOTAL.store(total, Ordering::Relaxed);
 }

@@ -2,6 +2,9 @@
 //! serde types (the JSON contract, `schema/report-v6.schema.json`) and the
 //! number formatting they share; nothing here reads a trace or judges.
 
+// What stays public is documented (issue 25); lib.rs lists the surface.
+#![warn(missing_docs)]
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -11,11 +14,17 @@ use crate::rules::{FindingRule, Severity};
 /// Version of the JSON contract (docs/json.md).
 pub const CONTRACT_VERSION: u32 = 6;
 
+/// One PATH as given on the command line and what was read from it (`sources[]`, in command-line
+/// order).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SourceReport {
+    /// The PATH as given (redacted).
     pub path: String,
+    /// The format or transcript agent it was read as (`tracelint formats`).
     pub format: String,
+    /// Sessions with at least one counted call.
     pub sessions: u64,
+    /// Tool calls counted.
     pub calls: u64,
     /// Calls whose result came back (paired calls).
     #[serde(default)]
@@ -31,6 +40,7 @@ pub struct SourceReport {
 }
 
 impl SourceReport {
+    /// An empty row for the source at `path`, read as `format`.
     pub fn new(path: &str, format: &str) -> SourceReport {
         SourceReport {
             path: path.to_string(),
@@ -56,28 +66,49 @@ impl SourceReport {
     }
 }
 
+/// Counts over every counted call of every source (`totals`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Totals {
+    /// Sessions with at least one counted call.
     pub sessions: u64,
+    /// Tool calls counted.
     pub calls: u64,
+    /// Calls whose result never came back.
     pub unpaired_calls: u64,
+    /// Results with no call to pair with.
     pub orphan_results: u64,
+    /// Call ids more than one call used.
     pub duplicate_call_ids: u64,
+    /// Failed calls, a pair once even when both signals fire:
+    /// `flagged_errors + content_errors - (flagged and content)`.
     pub errors: u64,
+    /// Failures the trace's own error flag marks.
     pub flagged_errors: u64,
+    /// Failures the content rules find in the result's text.
     pub content_errors: u64,
+    /// Failures the content rules find and the flag does not mark: what a guard reading the flag
+    /// never sees.
     pub hidden_errors: u64,
+    /// Failures the flag marks and the content rules do not find.
     pub flag_only_errors: u64,
 }
 
+/// One tool's counts over every source (`tools[]`, sorted by tool).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct ToolReport {
+    /// The tool's name as the trace records it.
     pub tool: String,
+    /// Calls of the tool counted.
     pub calls: u64,
+    /// Failed calls, each once (as in `totals`).
     pub errors: u64,
+    /// Failures the trace's error flag marks.
     pub flagged_errors: u64,
+    /// Failures the content rules find.
     pub content_errors: u64,
+    /// Failures the content rules find and the flag does not mark.
     pub hidden_errors: u64,
+    /// `errors / calls`, rounded to 6 decimals.
     pub error_rate: f64,
     /// Errors per category slug.
     pub categories: BTreeMap<String, u64>,
@@ -91,6 +122,7 @@ pub struct ToolReport {
 /// largest category in it, and that category's first fix.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Headline {
+    /// The tool the sentence is about.
     pub tool: String,
     /// The largest cause class (ties: the class table's order).
     pub class: String,
@@ -102,10 +134,12 @@ pub struct Headline {
     pub share: f64,
     /// The largest category of the class (ties: slug order).
     pub category: String,
+    /// The tool's errors in that category.
     pub category_errors: u64,
     /// For `missing-required-param`: the optional parameter its errors
     /// name most (the schema's `missing_named`), with how often.
     pub param: Option<String>,
+    /// How many of the category's errors name `param`.
     pub param_errors: Option<u64>,
     /// The first clause of the category's `fix`.
     pub fix: String,
@@ -113,11 +147,16 @@ pub struct Headline {
     pub sentence: String,
 }
 
+/// The errors of one category of one tool (`categories[]`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CategoryRow {
+    /// The category's slug (docs/rules.md).
     pub category: String,
+    /// The tool's name as the trace records it.
     pub tool: String,
+    /// The tool's errors in the category.
     pub errors: u64,
+    /// Those of them the trace's error flag does not mark (hidden from a guard that reads it).
     pub hidden_errors: u64,
 }
 
@@ -125,24 +164,43 @@ pub struct CategoryRow {
 /// postmortem-style breakdown (category, reason, count, share).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ReasonRow {
+    /// The tool's name as the trace records it.
     pub tool: String,
+    /// The category the rule classified the errors as.
     pub category: String,
+    /// The classification rule's id; `unclassified` when none matched.
     pub reason: String,
+    /// The rule's label, for people.
     pub label: String,
+    /// Errors the rule classified.
     pub errors: u64,
+    /// Those of them the trace's error flag does not mark (hidden from a guard that reads it).
     pub hidden_errors: u64,
 }
 
+/// What a finding rule found at one call or row (`findings[]`, sorted by source, session, seq,
+/// rule).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Finding {
+    /// The finding rule (`tracelint rules`).
     pub rule: FindingRule,
+    /// The rule's severity, which `--fail-on` compares.
     pub severity: Severity,
+    /// The PATH it was found in, as `sources[].path` shows it.
     pub source: String,
+    /// The session it was found in (for a transcript line, the session its file's records went to,
+    /// else the file's name).
     pub session: String,
+    /// The call's id, for a finding about a call.
     pub call_id: Option<String>,
+    /// The call's 1-based position among its session's calls; `None` for a finding about rows
+    /// rather than calls.
     pub seq: Option<usize>,
+    /// The call's tool, when there is a call.
     pub tool: Option<String>,
+    /// The failure's category, when the finding is about one.
     pub category: Option<String>,
+    /// What was found, in one line.
     pub message: String,
     /// The normalized evidence that identifies this finding across scans
     /// (with rule, tool and category): the baseline key. Never row ids,
@@ -151,21 +209,35 @@ pub struct Finding {
     pub key: String,
 }
 
+/// The result of a scan or a merge (contract v6, docs/json.md): what the gate and every renderer
+/// read.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Report {
+    /// The contract's version (`CONTRACT_VERSION`).
     pub schema_version: u32,
+    /// One row per PATH, in command-line order.
     pub sources: Vec<SourceReport>,
+    /// Counts over every counted call.
     pub totals: Totals,
+    /// Per tool, sorted by tool.
     pub tools: Vec<ToolReport>,
+    /// Per category and tool, sorted by tool, then errors (descending), then category.
     pub categories: Vec<CategoryRow>,
+    /// What the finding rules found, sorted by source, session, seq, rule.
     pub findings: Vec<Finding>,
+    /// What the agent did after the failures, per tool and category.
     pub recovery: Vec<RecoveryRow>,
     /// What the failures cost, per tool and category (`recovery`'s rows).
     #[serde(default)]
     pub cost: Vec<CostRow>,
+    /// Runs of one tool's calls failing with the same template, per tool.
     pub streaks: StreakReport,
+    /// How failed calls' arguments changed on the next successful call, per tool and category.
     pub repairs: Vec<RepairRow>,
+    /// Per error template and tool: whether the text helped the agent fix the call, most worth
+    /// rewriting first.
     pub feedback: Vec<FeedbackRow>,
+    /// Tool-schema validation and drift.
     pub schema: SchemaReport,
     /// Errors per tool, category and classification rule (the postmortem's
     /// breakdown).
@@ -191,12 +263,16 @@ pub struct Report {
 /// Calls read before `--tool`, `--since` and `--until` applied.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Seen {
+    /// Sessions read.
     pub sessions: u64,
+    /// Calls read.
     pub calls: u64,
     /// Calls per tool name.
     pub tools: BTreeMap<String, u64>,
+    /// The earliest call time read.
     #[serde(with = "exact_time")]
     pub first: Option<chrono::DateTime<chrono::Utc>>,
+    /// The latest call time read.
     #[serde(with = "exact_time")]
     pub last: Option<chrono::DateTime<chrono::Utc>>,
 }
@@ -206,37 +282,48 @@ mod exact_time {
     use chrono::{DateTime, SecondsFormat, Utc};
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
         match t {
             Some(t) => s.serialize_some(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true)),
             None => s.serialize_none(),
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
         let text: Option<String> = Option::deserialize(d)?;
         text.map(|t| DateTime::parse_from_rfc3339(&t).map(|t| t.with_timezone(&Utc)).map_err(serde::de::Error::custom))
             .transpose()
     }
 }
 
+/// What the agent did after the failures of one tool and category (`recovery[]`, sorted by tool,
+/// category; docs/analyses.md, "Recovery").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RecoveryRow {
+    /// The tool's name as the trace records it.
     pub tool: String,
+    /// The failures' category.
     pub category: String,
+    /// Failures of the tool in the category.
     pub failures: u64,
     /// A later call of the same tool in the session succeeded.
     pub recovered: u64,
+    /// Failures whose next call of the tool succeeded.
     pub recovered_at_1: u64,
+    /// Failures whose first success was the second call of the tool after them.
     pub recovered_at_2: u64,
+    /// Failures whose first success was the third call of the tool after them.
     pub recovered_at_3: u64,
     /// Median calls until the first success, over recovered failures.
     pub median_attempts: Option<f64>,
     /// Recovered failures by calls until the first success (exact, so
     /// reports merge).
     pub attempts: BTreeMap<u64, u64>,
+    /// Failures whose next call of the tool had the same arguments (key order ignored).
     pub identical_retries: u64,
+    /// Those identical retries that succeeded.
     pub identical_retry_successes: u64,
+    /// Failures after which the session never called the tool again.
     pub abandoned: u64,
 }
 
@@ -244,8 +331,11 @@ pub struct RecoveryRow {
 /// failures"): estimates from the trace's own times and order.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CostRow {
+    /// The tool's name as the trace records it.
     pub tool: String,
+    /// The failures' category.
     pub category: String,
+    /// Failures of the tool in the category (as in `recovery`).
     pub failures: u64,
     /// Calls of the tool after each failure up to and including its first
     /// success (every later call of the tool when none succeeded), summed.
@@ -257,33 +347,50 @@ pub struct CostRow {
     pub lost_ms: u64,
 }
 
+/// One tool's streaks (`streaks.by_tool[]`, sorted by tool).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct StreakRow {
+    /// The tool's name as the trace records it.
     pub tool: String,
     /// Runs of 2 or more consecutive calls failing with the same template.
     pub streaks: u64,
+    /// The longest streak's length.
     pub longest: u64,
+    /// The median streak length (nearest rank).
     pub p50: u64,
+    /// The 95th percentile of the streak lengths (nearest rank).
     pub p95: u64,
     /// Streak lengths: "2", "3", "4", "5-9", "10+".
     pub histogram: BTreeMap<String, u64>,
     /// Streaks by exact length (so reports merge).
     pub lengths: BTreeMap<u64, u64>,
+    /// Streaks at least `threshold` calls long.
     pub at_or_above_threshold: u64,
+    /// Those of them made only of hidden errors (`guard-blind-streak` findings).
     pub hidden_at_or_above_threshold: u64,
 }
 
+/// Streaks per tool (`streaks`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct StreakReport {
+    /// `--streak-threshold`: the length from which a streak counts as reaching the threshold.
     pub threshold: u64,
+    /// Per tool with streaks, sorted by tool.
     pub by_tool: Vec<StreakRow>,
 }
 
+/// One change between failed calls' arguments and their next successful call's (`repairs[]`;
+/// docs/analyses.md, "Repairs").
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RepairRow {
+    /// The tool's name as the trace records it.
     pub tool: String,
+    /// The repaired failures' category.
     pub category: String,
+    /// The top-level argument change (`added`, `removed`, `changed`, or a type change such as ``
+    /// `limit` string → number ``).
     pub change: String,
+    /// `faithful`, `rewrite` or `relaxation`.
     pub kind: String,
     /// Repairs of this (tool, category) that made this change.
     pub count: u64,
@@ -291,10 +398,15 @@ pub struct RepairRow {
     pub of: u64,
 }
 
+/// One error text and whether it helps the agent fix the call (`feedback[]`, most worth rewriting
+/// first).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FeedbackRow {
+    /// The error's first line with its variable parts replaced (`<path>`, `<n>`, …).
     pub template: String,
+    /// The tool's name as the trace records it.
     pub tool: String,
+    /// Failures with this text.
     pub count: u64,
     /// The text names the field, the path or the line at fault.
     pub locates: bool,
@@ -304,12 +416,16 @@ pub struct FeedbackRow {
     pub recovered_at_1: u64,
 }
 
+/// One tool's schema and its calls' validation (`schema.tools[]`, sorted by tool).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SchemaToolRow {
+    /// The tool's name as the trace records it.
     pub tool: String,
     /// Where the schema came from: `built-in peri`, a file, `trace`.
     pub origin: String,
+    /// Calls validated against the schema.
     pub validated: u64,
+    /// Calls that violate it.
     pub violations: u64,
     /// Calls that violate the schema but came back as successes.
     pub accepted_violations: u64,
@@ -317,21 +433,29 @@ pub struct SchemaToolRow {
     pub categories: BTreeMap<String, u64>,
 }
 
+/// One place where a tool's schema and its calls disagree (`schema.drift[]`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DriftRow {
     /// `optional-but-required`, `enum-too-narrow` or `undocumented-param`.
     pub rule: FindingRule,
+    /// The tool's name as the trace records it.
     pub tool: String,
+    /// The parameter concerned.
     pub param: String,
     /// For `enum-too-narrow`, the value accepted outside the enum.
     pub value: Option<String>,
+    /// Calls that show the disagreement.
     pub count: u64,
+    /// What to change in the schema.
     pub recommendation: String,
 }
 
+/// Tool-schema validation and drift (`schema`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SchemaReport {
+    /// Per tool with a schema, sorted by tool.
     pub tools: Vec<SchemaToolRow>,
+    /// What the drift finding rules found.
     pub drift: Vec<DriftRow>,
     /// Missing-parameter errors naming an optional parameter before it is
     /// reported as `optional-but-required` (`--drift-min`).
@@ -344,8 +468,11 @@ pub struct SchemaReport {
 /// An optional parameter that missing-parameter errors named.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct MissingNamed {
+    /// The tool's name as the trace records it.
     pub tool: String,
+    /// The optional parameter.
     pub param: String,
+    /// Missing-parameter errors that named it.
     pub count: u64,
 }
 
@@ -369,19 +496,24 @@ pub const SESSIONS_VERSION: u32 = 1;
 /// `tracelint sessions --format json`: the sessions, worst first.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SessionsReport {
+    /// The output's version (`SESSIONS_VERSION`).
     pub sessions_version: u32,
     /// Sessions with at least one counted call.
     pub total: u64,
     /// Rows listed (`--limit`).
     pub shown: u64,
+    /// The sessions listed, worst first.
     pub sessions: Vec<SessionRow>,
 }
 
 /// One session: what it did, what its failures cost, and its grade.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SessionRow {
+    /// The session's id.
     pub session: String,
+    /// The id of the session that started it, for a sub-agent's.
     pub parent: Option<String>,
+    /// The format or transcript agent it was read as.
     pub agent: String,
     /// The PATH it was read from.
     pub source: String,
@@ -391,9 +523,13 @@ pub struct SessionRow {
     pub start: Option<String>,
     /// From the first to the last recorded time.
     pub duration_ms: Option<u64>,
+    /// Calls counted.
     pub calls: u64,
+    /// Failed calls.
     pub errors: u64,
+    /// Failures the trace's error flag marks.
     pub flagged_errors: u64,
+    /// Failures the content rules find and the flag does not mark.
     pub hidden_errors: u64,
     /// Streaks at or above the guard threshold whose every failure was
     /// hidden: a guard reading the flag never fired.
@@ -405,6 +541,7 @@ pub struct SessionRow {
     /// The time from its failures to their tools' next success (or the
     /// session's end), overlaps counted once: at most the duration.
     pub lost_ms: u64,
+    /// `A` to `F` (docs/analyses.md, "Session grades").
     pub grade: String,
     /// 100 minus the penalties (docs/analyses.md, "Session grades").
     pub score: i64,

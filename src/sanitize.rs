@@ -93,7 +93,7 @@ pub fn block(text: &str, indent: &str, max_lines: usize, max_chars: usize) -> St
 /// Format characters (general category Cf) and default-ignorable code
 /// points other than the variation selectors: nothing a reader sees, and
 /// all a trick needs (reordering, hiding, smuggling). Unicode 15.1.
-pub fn is_invisible(c: char) -> bool {
+pub(crate) fn is_invisible(c: char) -> bool {
     matches!(c,
         '\u{ad}' // soft hyphen
         | '\u{34f}' // combining grapheme joiner
@@ -168,7 +168,7 @@ fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 /// across runs (the index's file names, the keys a transcript file
 /// shares with others), stable across processes, platforms and Rust
 /// releases (std's hasher is not promised to be).
-pub fn stable_hash(parts: &[&[u8]]) -> u64 {
+pub(crate) fn stable_hash(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for p in parts {
         for b in p.iter().chain(&[0xff]) {

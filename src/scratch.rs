@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 /// The start of every scratch folder's name; the pid follows.
-pub const PREFIX: &str = "tracelint-scratch-";
+pub(crate) const PREFIX: &str = "tracelint-scratch-";
 
 /// The file inside a scratch folder its owner holds locked while it lives.
 const LOCK: &str = "lock";
@@ -33,7 +33,7 @@ fn live() -> MutexGuard<'static, Live> {
 
 /// Remove `path` (a file or a folder) at the end of an interrupted run. Once
 /// the run is ending, `path` is removed at once and an error returned.
-pub fn register(path: &Path) -> io::Result<()> {
+pub(crate) fn register(path: &Path) -> io::Result<()> {
     let mut live = live();
     if live.closing {
         remove(path);
@@ -44,7 +44,7 @@ pub fn register(path: &Path) -> io::Result<()> {
 }
 
 /// `path` is gone or kept: no longer remove it.
-pub fn forget(path: &Path) {
+pub(crate) fn forget(path: &Path) {
     live().paths.retain(|p| p != path);
 }
 
@@ -71,7 +71,7 @@ fn remove(path: &Path) {
 }
 
 /// Create `path`, which must not exist, readable and writable by its owner only.
-pub fn private_file(path: &Path) -> io::Result<File> {
+pub(crate) fn private_file(path: &Path) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true).write(true).create_new(true);
     #[cfg(unix)]
@@ -84,7 +84,7 @@ pub fn private_file(path: &Path) -> io::Result<File> {
 
 /// A private folder in `$TMPDIR` for one run's scratch data, removed when
 /// dropped, or by `remove_all`.
-pub struct ScratchDir {
+pub(crate) struct ScratchDir {
     dir: tempfile::TempDir,
     // Held locked while the folder lives (see `stale`).
     _lock: File,
@@ -92,7 +92,7 @@ pub struct ScratchDir {
 
 impl ScratchDir {
     /// Make the folder (first removing the stale ones of runs that died).
-    pub fn new() -> io::Result<ScratchDir> {
+    pub(crate) fn new() -> io::Result<ScratchDir> {
         let tmp = std::env::temp_dir();
         let scratch = {
             // Made and registered under the lock, so a signal's clean-up
@@ -123,7 +123,7 @@ impl ScratchDir {
         Ok(scratch)
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 }

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
-pub fn parse(value: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
+pub(crate) fn parse(value: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
     let v = value.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(v) {
         return Ok(t.with_timezone(&Utc));

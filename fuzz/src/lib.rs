@@ -8,9 +8,9 @@ use std::collections::HashSet;
 use tracelint::judge::{judge, sequence};
 use tracelint::model::Session;
 use tracelint::render::{csv, github, junit, markdown};
-use tracelint::source::peri::parse_message;
-use tracelint::source::{crush, goose, llm, opencode};
-use tracelint::{redact, rules, sanitize};
+use tracelint::fuzzing::peri::parse_message;
+use tracelint::fuzzing::{crush, goose, llm, opencode, redact, sanitize};
+use tracelint::rules;
 
 /// A target's body: it takes any bytes and must not panic.
 pub type Body = fn(&[u8]);
@@ -55,7 +55,7 @@ pub fn import_jsonl(data: &[u8]) {
     let file = dir.path().join("session.jsonl");
     std::fs::write(&file, data).expect("write");
     let db = dir.path().join("out.db");
-    let _ = tracelint::import::import(&[file], &tracelint::import::Store::Into { named: &db, at: &db }, None);
+    let _ = tracelint::fuzzing::import_into(&file, &db);
 }
 
 /// Arbitrary bytes as a trace database file: inputs that start with the

@@ -3,9 +3,9 @@
 //! decided by the judge; here the filters choose what counts, findings are
 //! placed in their source, and trace text is redacted.
 
-pub mod schemas;
-pub mod sequences;
-pub mod sessions;
+pub(crate) mod schemas;
+pub(crate) mod sequences;
+pub(crate) mod sessions;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -71,7 +71,7 @@ impl Default for AggregateOptions {
 }
 
 /// Collects judged sessions, one source after another, into a `Report`.
-pub struct Aggregator {
+pub(crate) struct Aggregator {
     options: AggregateOptions,
     sequences: SequenceAgg,
     schemas: Arc<SchemaSet>,
@@ -126,7 +126,7 @@ fn add_tool(map: &mut BTreeMap<String, ToolReport>, tr: &ToolReport) -> Result<(
 /// report with what a report file leaves out, so `absorb_partial` can
 /// rebuild exactly the report that reading them again would give.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct Partial {
+pub(crate) struct Partial {
     pub report: Report,
     /// The findings' baseline keys, in `report.findings` order.
     pub keys: Vec<String>,
@@ -141,7 +141,7 @@ pub struct Partial {
 
 impl Partial {
     /// The partial of a finished report.
-    pub fn of(mut report: Report) -> Partial {
+    pub(crate) fn of(mut report: Report) -> Partial {
         let keys = report.findings.iter().map(|f| f.key.clone()).collect();
         let source_tools = std::mem::take(&mut report.source_tools);
         let examples = std::mem::take(&mut report.examples).into_iter().map(|((t, k), m)| (t, k, m)).collect();
@@ -152,7 +152,7 @@ impl Partial {
 }
 
 impl Aggregator {
-    pub fn new(options: AggregateOptions) -> Aggregator {
+    pub(crate) fn new(options: AggregateOptions) -> Aggregator {
         Aggregator {
             options,
             sequences: SequenceAgg::default(),
@@ -172,20 +172,20 @@ impl Aggregator {
     }
 
     /// Record warnings about the current source.
-    pub fn warn(&mut self, warnings: Vec<String>) {
+    pub(crate) fn warn(&mut self, warnings: Vec<String>) {
         self.warnings.extend(warnings);
     }
 
     /// Start a new source; following sessions belong to it. `schemas` are
     /// the tool schemas its judge validated against.
-    pub fn begin_source(&mut self, path: &str, format: &str, schemas: Arc<SchemaSet>) {
+    pub(crate) fn begin_source(&mut self, path: &str, format: &str, schemas: Arc<SchemaSet>) {
         self.schemas = schemas;
         self.sources.push(SourceReport::new(path, format));
         self.source_tools.push(BTreeMap::new());
     }
 
     /// Count one judged session of the current source.
-    pub fn add(&mut self, s: &JudgedSession) {
+    pub(crate) fn add(&mut self, s: &JudgedSession) {
         if self.sources.is_empty() || self.source_tools.is_empty() {
             return;
         }
@@ -246,7 +246,7 @@ impl Aggregator {
     /// writes (totals that contradict each other, histograms that do not
     /// add up, sums past `sequences::MAX_COUNT`) are refused, before
     /// anything is allocated for them.
-    pub fn absorb(&mut self, r: &Report) -> Result<(), String> {
+    pub(crate) fn absorb(&mut self, r: &Report) -> Result<(), String> {
         check_totals(&r.totals)?;
         for src in &r.sources {
             self.sources.push(src.clone());
@@ -261,7 +261,7 @@ impl Aggregator {
     /// taken in too (examples, per-source tool rows, baseline keys, what
     /// the sources held), so the finished report is the one reading those
     /// sessions here would give, byte for byte.
-    pub fn absorb_partial(&mut self, p: &Partial, into_current: bool) -> Result<(), String> {
+    pub(crate) fn absorb_partial(&mut self, p: &Partial, into_current: bool) -> Result<(), String> {
         let r = &p.report;
         check_totals(&r.totals)?;
         if p.keys.len() != r.findings.len() || p.source_tools.len() != r.sources.len() {
@@ -440,7 +440,7 @@ impl Aggregator {
         }
     }
 
-    pub fn finish(self) -> Report {
+    pub(crate) fn finish(self) -> Report {
         let tools = finish_tools(self.tools);
         let mut categories: Vec<CategoryRow> = self
             .categories

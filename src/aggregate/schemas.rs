@@ -9,7 +9,7 @@ use crate::rules::{Category, FindingRule};
 use crate::schema::{ToolSchema, Violation};
 
 #[derive(Default)]
-pub struct SchemaAgg {
+pub(crate) struct SchemaAgg {
     /// Per tool, per schema origin.
     tools: BTreeMap<String, BTreeMap<String, SchemaToolRow>>,
     missing_named: BTreeMap<(String, String), u64>,
@@ -19,7 +19,7 @@ pub struct SchemaAgg {
 
 impl SchemaAgg {
     /// Count one (counted) call validated against `ts`.
-    pub fn add(&mut self, ts: &ToolSchema, c: &JudgedCall, violations: &[Violation]) {
+    pub(crate) fn add(&mut self, ts: &ToolSchema, c: &JudgedCall, violations: &[Violation]) {
         // Looked up by reference first: this runs for every call.
         if !self.tools.get(&c.tool).is_some_and(|m| m.contains_key(&ts.origin)) {
             self.tools.entry(c.tool.clone()).or_default().insert(
@@ -77,7 +77,7 @@ impl SchemaAgg {
 
     /// Take in the schema section of a finished report (for `merge`): its
     /// counts add to these, refused past what a scan can count.
-    pub fn absorb(&mut self, r: &SchemaReport) -> Result<(), String> {
+    pub(crate) fn absorb(&mut self, r: &SchemaReport) -> Result<(), String> {
         use super::sequences::add;
         for t in &r.tools {
             let row = self.tools.entry(t.tool.clone()).or_default().entry(t.origin.clone()).or_insert_with(|| {
@@ -116,7 +116,7 @@ impl SchemaAgg {
         Ok(())
     }
 
-    pub fn finish(self, drift_min: u64) -> SchemaReport {
+    pub(crate) fn finish(self, drift_min: u64) -> SchemaReport {
         let missing_named = self
             .missing_named
             .iter()

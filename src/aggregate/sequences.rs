@@ -32,7 +32,7 @@ struct Feedback {
 }
 
 /// The report sections the sequence analyses fill.
-pub struct Finished {
+pub(crate) struct Finished {
     pub recovery: Vec<RecoveryRow>,
     pub cost: Vec<CostRow>,
     pub streaks: StreakReport,
@@ -42,7 +42,7 @@ pub struct Finished {
 
 /// Accumulates sequence analyses over sessions.
 #[derive(Default)]
-pub struct SequenceAgg {
+pub(crate) struct SequenceAgg {
     recovery: BTreeMap<(String, String), Recovery>,
     /// Streaks per tool by length.
     streak_lengths: BTreeMap<String, BTreeMap<u64, u64>>,
@@ -61,7 +61,13 @@ fn failure(c: &JudgedCall) -> &Failure {
 
 impl SequenceAgg {
     /// Count the analyses of `s` whose (first) failed call is counted.
-    pub fn add(&mut self, s: &JudgedSession, a: &SessionSequences, threshold: usize, counted: &dyn Fn(usize) -> bool) {
+    pub(crate) fn add(
+        &mut self,
+        s: &JudgedSession,
+        a: &SessionSequences,
+        threshold: usize,
+        counted: &dyn Fn(usize) -> bool,
+    ) {
         for fate in a.fates.iter().filter(|f| counted(f.call)) {
             let c = &s.calls[fate.call];
             let f = failure(c);
@@ -109,7 +115,7 @@ impl SequenceAgg {
     /// every row holds the exact counts this aggregator keeps. A row whose
     /// counts contradict each other, or a sum past `u64`, is refused: the
     /// report was not made by a scan.
-    pub fn absorb(
+    pub(crate) fn absorb(
         &mut self,
         recovery: &[RecoveryRow],
         streaks: &StreakReport,
@@ -171,7 +177,7 @@ impl SequenceAgg {
         Ok(())
     }
 
-    pub fn finish(self, threshold: usize) -> Finished {
+    pub(crate) fn finish(self, threshold: usize) -> Finished {
         let cost = self
             .recovery
             .iter()
@@ -276,10 +282,10 @@ impl SequenceAgg {
 /// The largest count a report may hold in one field: far beyond any
 /// trace (a million calls a second for thirty years), far below where
 /// sums of many reports could overflow.
-pub const MAX_COUNT: u64 = 1_000_000_000_000_000;
+pub(crate) const MAX_COUNT: u64 = 1_000_000_000_000_000;
 
 /// `*to += n`, refusing what no scan can count.
-pub fn add(to: &mut u64, n: u64) -> Result<(), String> {
+pub(crate) fn add(to: &mut u64, n: u64) -> Result<(), String> {
     if n > MAX_COUNT {
         return Err(format!("a count of {n} (more than {MAX_COUNT})"));
     }

@@ -23,7 +23,7 @@ const ABANDONED_CAP: i64 = 25;
 
 /// The row of one judged session, counting the calls `filters` keep;
 /// `None` when it has none. `source` is the PATH it was read from.
-pub fn row(s: &JudgedSession, source: &str, filters: &Filters, threshold: usize) -> Option<SessionRow> {
+pub(crate) fn row(s: &JudgedSession, source: &str, filters: &Filters, threshold: usize) -> Option<SessionRow> {
     let counted = |i: usize| filters.call_ok(&s.calls[i]);
     let kept: Vec<usize> = (0..s.calls.len()).filter(|&i| counted(i)).collect();
     if kept.is_empty() {
@@ -120,7 +120,13 @@ fn relative(file: &str, source: &str) -> String {
 /// failure (at most 25). Grade: A from 90, B from 80, C from 70, D from 60,
 /// else F; then capped: any hidden error at most B, 5 or more at most C, a
 /// guard-blind streak at most D.
-pub fn grade(calls: u64, errors: u64, hidden: u64, blind: u64, abandoned: u64) -> (&'static str, i64, Vec<String>) {
+pub(crate) fn grade(
+    calls: u64,
+    errors: u64,
+    hidden: u64,
+    blind: u64,
+    abandoned: u64,
+) -> (&'static str, i64, Vec<String>) {
     let mut penalties: Vec<(i64, String)> = Vec::new();
     let rate_points = if calls == 0 { 0 } else { ((errors as f64 / calls as f64) * 100.0).round() as i64 };
     if rate_points > 0 {
@@ -169,7 +175,7 @@ fn count(n: u64, what: &str) -> String {
 }
 
 /// Worst first: grade, then score, hidden errors, errors, then source and id.
-pub fn sort(rows: &mut [SessionRow]) {
+pub(crate) fn sort(rows: &mut [SessionRow]) {
     rows.sort_by(|a, b| {
         b.grade
             .cmp(&a.grade)

@@ -137,7 +137,7 @@ impl Visitor for Examples<'_> {
     }
 }
 
-pub fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
     let wanted = match &args.category {
         None => Wanted::Hidden,
         Some(slug) => Wanted::Category(Category::from_slug(slug).ok_or_else(|| {
@@ -265,7 +265,7 @@ fn pick_call<'a>(session: &str, wanted: &str, redaction: Redaction, calls: &'a [
     }
 }
 
-pub fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
     let mut opts = settings::judging(&args.judging, false)?;
     // Every session that starts with the id: an exact match among them wins.
     opts.source.session = Some(SessionFilter::Prefix(args.session.clone()));

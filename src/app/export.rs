@@ -197,7 +197,7 @@ impl Visitor for Exporter<'_> {
     }
 }
 
-pub fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
     let opts = settings::scan(&args.select)?;
     let paths = crate::input::resolve(&args.select.paths)?;
     if args.format == ExportFormat::Parquet && !cfg!(feature = "parquet") {

@@ -30,7 +30,7 @@ fn reading(paths: &[PathBuf], source_format: Option<&str>) -> String {
 /// The hint lines after a scan's table: `examples` for the hidden errors
 /// (or the flagged ones), and `show` for the session with the most hidden
 /// errors. Nothing when no call failed.
-pub fn after_scan(report: &Report, paths: &[PathBuf], source_format: Option<&str>) -> Vec<String> {
+pub(crate) fn after_scan(report: &Report, paths: &[PathBuf], source_format: Option<&str>) -> Vec<String> {
     let tot = &report.totals;
     if tot.errors == 0 {
         return Vec::new();
@@ -61,7 +61,7 @@ pub fn after_scan(report: &Report, paths: &[PathBuf], source_format: Option<&str
 }
 
 /// Write the hint to `err`.
-pub fn write(lines: &[String], err: &mut dyn Write) -> Result<()> {
+pub(crate) fn write(lines: &[String], err: &mut dyn Write) -> Result<()> {
     for l in lines {
         writeln!(err, "{l}")?;
     }

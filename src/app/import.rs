@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::import;
 use crate::sanitize::one_line;
 
-pub fn run_import(args: &ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_import(args: &ImportArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
     let agent = match crate::input::forced_format(args.source_format.as_deref())? {
         (Some(db), _) => {
             return Err(crate::error::Error::Usage(format!(

@@ -30,7 +30,7 @@ use crate::index::{self, AppendMark, FileMark};
 use crate::sanitize::one_line;
 
 /// The manifest's file name in the dataset folder.
-pub const MANIFEST: &str = "_tracelint_export.json";
+pub(crate) const MANIFEST: &str = "_tracelint_export.json";
 
 /// The manifest's shape.
 const VERSION: u32 = 1;

@@ -16,12 +16,12 @@ use crate::{import, input, source};
 
 /// The whole rule registry as one JSON document (`tracelint rules --format
 /// json`): `rules::REGISTRY` serialized as it is, keys sorted.
-pub fn rules_json() -> serde_json::Value {
+pub(crate) fn rules_json() -> serde_json::Value {
     serde_json::to_value(&REGISTRY).expect("the registry is plain data")
 }
 
 /// `tracelint rules`: every table of the registry (`rules::REGISTRY`).
-pub fn run_rules(args: &RulesArgs, out: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_rules(args: &RulesArgs, out: &mut dyn Write) -> Result<()> {
     if args.format == RulesFormat::Json {
         serde_json::to_writer_pretty(&mut *out, &rules_json()).map_err(std::io::Error::from)?;
         writeln!(out)?;
@@ -93,7 +93,7 @@ pub fn run_rules(args: &RulesArgs, out: &mut dyn Write) -> Result<()> {
 
 /// `tracelint formats`: every supported format, its detection signature,
 /// its flag and its default locations (marked when present).
-pub fn run_formats(out: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_formats(out: &mut dyn Write) -> Result<()> {
     for (i, f) in source::formats().enumerate() {
         if i > 0 {
             writeln!(out)?;
@@ -121,7 +121,7 @@ pub fn run_formats(out: &mut dyn Write) -> Result<()> {
 
 /// `tracelint schemas`: the tool schemas in effect for each source (or
 /// every built-in set), with where each came from.
-pub fn run_schemas(args: &SchemasArgs, out: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_schemas(args: &SchemasArgs, out: &mut dyn Write) -> Result<()> {
     let file = args.tool_schemas.as_deref().map(schema::load_file).transpose()?.unwrap_or_default();
     let mut sets: Vec<(String, SchemaSet)> = Vec::new();
     let build = |dialect: Option<Dialect>, trace: &[(String, serde_json::Value)]| {

@@ -66,7 +66,7 @@ fn read(path: &std::path::Path, text: &str, redaction: Redaction) -> Result<Repo
 
 /// The merged report of `reports`. Their streak thresholds and drift
 /// thresholds must agree: counts under different thresholds do not add.
-pub fn merge(reports: &[(String, Report)], redaction: Redaction) -> Result<Report> {
+pub(crate) fn merge(reports: &[(String, Report)], redaction: Redaction) -> Result<Report> {
     let Some((_, first)) = reports.first() else { return Err(Error::Usage("no report to merge".into())) };
     let options = AggregateOptions {
         streak_threshold: first.streaks.threshold as usize,
@@ -102,7 +102,7 @@ fn identity(path: &std::path::Path) -> Option<std::path::PathBuf> {
     std::fs::canonicalize(path).ok()
 }
 
-pub fn run_merge(args: &MergeArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_merge(args: &MergeArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
     let mut reports = Vec::new();
     let redaction = if args.no_redact { Redaction::Off } else { Redaction::On };
     // The same report given twice (the same file under any name, or a copy

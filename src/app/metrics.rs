@@ -9,7 +9,7 @@ use super::settings;
 use crate::cli::MetricsArgs;
 use crate::error::{Error, Result};
 
-pub fn run_metrics(args: &MetricsArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_metrics(args: &MetricsArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
     let opts = settings::scan(&args.select)?;
     let paths = crate::input::resolve(&args.select.paths)?;
     // Where --out may go is decided before anything is read.

@@ -2,26 +2,36 @@
 //! into settings (`settings`), walk the spine in `lib.rs` and write through
 //! the writers `main` hands down. They never print or exit themselves.
 
-pub mod drill;
-pub mod export;
-pub mod hint;
-pub mod import;
-pub mod increment;
-pub mod listings;
-pub mod merge;
-pub mod metrics;
-pub mod output;
-pub mod page;
-pub mod scan;
-pub mod sessions;
-pub mod settings;
-pub mod suggest;
-pub mod watch;
+pub(crate) mod drill;
+pub(crate) mod export;
+pub(crate) mod hint;
+pub(crate) mod import;
+pub(crate) mod increment;
+pub(crate) mod listings;
+pub(crate) mod merge;
+pub(crate) mod metrics;
+pub(crate) mod output;
+pub(crate) mod page;
+pub(crate) mod scan;
+pub(crate) mod sessions;
+pub(crate) mod settings;
+pub(crate) mod suggest;
+pub(crate) mod watch;
 
 use std::io::Write;
 
 use crate::cli::{Cli, Command};
 use crate::error::Result;
+
+/// The progress of the scan under way, which `main` draws on stderr.
+pub mod progress {
+    pub use crate::progress::{finish, is_finished, snapshot};
+}
+
+/// The run's scratch files, which `main` removes on a signal or a panic.
+pub mod scratch {
+    pub use crate::scratch::remove_all;
+}
 
 /// How a command ended, before `main` turns it into an exit code. Errors
 /// (exit 2) travel as `Err`.

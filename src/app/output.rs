@@ -25,7 +25,7 @@ use crate::scratch;
 
 /// What tracelint is about to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Written {
+pub(crate) enum Written {
     /// Markdown appended to a text file (GitHub's step summary).
     Summary,
     /// A baseline JSON file, replaced.
@@ -96,7 +96,7 @@ struct Input {
 }
 
 /// Everything an output must keep away from.
-pub struct Inputs {
+pub(crate) struct Inputs {
     items: Vec<Input>,
 }
 
@@ -104,7 +104,7 @@ impl Inputs {
     /// The run's traces and other files it reads (`--tool-schemas`,
     /// `--baseline`), which need not exist, and every default trace
     /// location of every format that exists on this machine, read or not.
-    pub fn new<'a>(traces: &[PathBuf], files: impl IntoIterator<Item = &'a PathBuf>) -> Inputs {
+    pub(crate) fn new<'a>(traces: &[PathBuf], files: impl IntoIterator<Item = &'a PathBuf>) -> Inputs {
         let mut items = Vec::new();
         let mut add = |path: &Path, what: &'static str| {
             if let Some(id) = identity(path)
@@ -165,7 +165,7 @@ fn shown(path: &Path) -> String {
 /// say where to write instead of `path`: the file a symbolic link points
 /// to. `force` lets an export or a baseline replace a file tracelint did
 /// not write; nothing lets it write onto or beside an input.
-pub fn guard(path: &Path, inputs: &Inputs, kind: Written, force: bool) -> Result<PathBuf> {
+pub(crate) fn guard(path: &Path, inputs: &Inputs, kind: Written, force: bool) -> Result<PathBuf> {
     let what = kind.what();
     let refuse = |why: String| Err(Error::input(path, format!("{why}; tracelint will not write its {what} there")));
     let symlink = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
@@ -314,7 +314,7 @@ fn is_export(path: &Path, head: &[u8]) -> bool {
 /// An output being written under a private name (`0600`) in the folder of
 /// its target, renamed into place by `commit`. Dropped before that, it is
 /// removed; a signal removes it too (`scratch`).
-pub struct Pending {
+pub(crate) struct Pending {
     temp: PathBuf,
     target: PathBuf,
     /// The path the user gave, for messages.
@@ -324,7 +324,7 @@ pub struct Pending {
 
 impl Pending {
     /// A private file in `folder` that `commit` renames to `target`.
-    pub fn new(folder: &Path, target: &Path, shown: &Path) -> Result<(Pending, File)> {
+    pub(crate) fn new(folder: &Path, target: &Path, shown: &Path) -> Result<(Pending, File)> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = target.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
@@ -339,7 +339,7 @@ impl Pending {
     }
 
     /// `Pending::new` in the folder of `target`.
-    pub fn beside(target: &Path, shown: &Path) -> Result<(Pending, File)> {
+    pub(crate) fn beside(target: &Path, shown: &Path) -> Result<(Pending, File)> {
         let folder = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
@@ -348,18 +348,13 @@ impl Pending {
     }
 
     /// Where the output is being written.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.temp
-    }
-
-    /// The file name it will have.
-    pub fn target_name(&self) -> PathBuf {
-        self.target.file_name().map(PathBuf::from).unwrap_or_default()
     }
 
     /// Put the whole file in place: the mode of the file it replaces, or
     /// what the umask gives a new file. Its folder is made if needed.
-    pub fn commit(mut self) -> Result<()> {
+    pub(crate) fn commit(mut self) -> Result<()> {
         let cannot = |e: std::io::Error| Error::input(&self.shown, format!("cannot write: {}", write_problem(&e)));
         #[cfg(unix)]
         {
@@ -408,7 +403,7 @@ fn umask() -> u32 {
 
 /// What went wrong writing a file, in words: a full disk and `ulimit -f`
 /// are named as such.
-pub fn write_problem(e: &std::io::Error) -> String {
+pub(crate) fn write_problem(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::StorageFull => "no space left on the device".into(),
         std::io::ErrorKind::FileTooLarge => "file too large (over the file size limit, ulimit -f)".into(),

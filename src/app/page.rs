@@ -91,7 +91,7 @@ fn content(f: &crate::judge::Failure) -> String {
 }
 
 /// Scan `paths` as `crate::scan` does, and collect the page's extras.
-pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> Result<(Report, Page)> {
+pub(crate) fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> Result<(Report, Page)> {
     let mut collect = Collect {
         agg: Aggregator::new(opts.aggregate.clone()),
         filters: opts.aggregate.filters.clone(),

@@ -42,7 +42,7 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
 
 /// Why nothing was judged, when nothing was: which filter matched nothing
 /// and what exists instead. `None` when calls were counted.
-pub fn empty_window(report: &Report, args: &ScanArgs) -> Option<String> {
+pub(crate) fn empty_window(report: &Report, args: &ScanArgs) -> Option<String> {
     if let Some(problem) = unknown_tools(report, &args.select.tools) {
         return Some(problem);
     }
@@ -188,7 +188,12 @@ fn cut_summary(md: &mut Vec<u8>, limit: usize) {
 
 /// `tracelint scan`: the report; GitHub and JUnit output use the default
 /// gate (any hidden error fails), but a scan never fails.
-pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
+pub(crate) fn run_scan(
+    args: &ScanArgs,
+    term: &Terminal,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<ExitStatus> {
     let paths = crate::input::resolve(&args.select.paths)?;
     let inputs = output::Inputs::new(&paths, &args.select.judging.tool_schemas);
     let summary = args.summary.as_deref().map(|s| output::guard(s, &inputs, Written::Summary, false)).transpose()?;
@@ -206,7 +211,12 @@ pub fn run_scan(args: &ScanArgs, term: &Terminal, out: &mut dyn Write, err: &mut
 
 /// `tracelint check`: the gate. The verdict is decided before anything is
 /// written, so a reader that goes away cannot change the exit status.
-pub fn run_check(args: &CheckArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<ExitStatus> {
+pub(crate) fn run_check(
+    args: &CheckArgs,
+    term: &Terminal,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<ExitStatus> {
     let g = settings::gate(args.max_hidden, &args.max_error_rate, &args.fail_on)?;
     let paths = crate::input::resolve(&args.scan.select.paths)?;
     let inputs = output::Inputs::new(&paths, args.scan.select.judging.tool_schemas.iter().chain(&args.baseline));

@@ -41,7 +41,12 @@ impl crate::index::Taker for Rows {
     }
 }
 
-pub fn run_sessions(args: &SessionsArgs, term: &Terminal, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_sessions(
+    args: &SessionsArgs,
+    term: &Terminal,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
     let paths = crate::input::resolve(&args.select.paths)?;
     let opts = settings::scan(&args.select)?;
     let mut rows = Rows {

@@ -13,18 +13,18 @@ use crate::source::{SessionFilter, SourceOptions};
 use crate::timespec;
 
 /// The redaction `--no-redact` asks for.
-pub fn redaction(j: &JudgingArgs) -> Redaction {
+pub(crate) fn redaction(j: &JudgingArgs) -> Redaction {
     if j.no_redact { Redaction::Off } else { Redaction::On }
 }
 
 /// The `--tool-schemas` file, read and checked.
-pub fn tool_schemas(j: &JudgingArgs) -> Result<FileSchemas> {
+pub(crate) fn tool_schemas(j: &JudgingArgs) -> Result<FileSchemas> {
     Ok(j.tool_schemas.as_deref().map(schema::load_file).transpose()?.unwrap_or_default())
 }
 
 /// The scan options shared by every judging command: the judging flags, and
 /// default filters and thresholds.
-pub fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions> {
+pub(crate) fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions> {
     let (format, transcripts) = crate::input::forced_format(j.source_format.as_deref())?;
     Ok(ScanOptions {
         source: SourceOptions {
@@ -42,7 +42,7 @@ pub fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions> {
 }
 
 /// Everything `scan` and `check` need besides the gate.
-pub fn scan(args: &SelectArgs) -> Result<ScanOptions> {
+pub(crate) fn scan(args: &SelectArgs) -> Result<ScanOptions> {
     let now = chrono::Utc::now();
     let time = |v: &Option<String>, flag: &str| -> Result<_> {
         v.as_deref().map(|s| timespec::parse(s, now).map_err(|e| Error::Usage(format!("{flag}: {e}")))).transpose()
@@ -84,7 +84,7 @@ pub fn scan(args: &SelectArgs) -> Result<ScanOptions> {
 }
 
 /// The gate `check` applies.
-pub fn gate(max_hidden: u64, rates: &[String], fail_on: &[String]) -> Result<Gate> {
+pub(crate) fn gate(max_hidden: u64, rates: &[String], fail_on: &[String]) -> Result<Gate> {
     fn usage(flag: &'static str) -> impl Fn(String) -> Error {
         move |e| Error::Usage(format!("{flag}: {e}"))
     }

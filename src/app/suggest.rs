@@ -27,7 +27,7 @@ fn distance(a: &str, b: &str) -> usize {
 
 /// The candidate `name` most likely meant: the same name in another case,
 /// else the closest one within a third of its length (at least 1, at most 3).
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let candidates: Vec<&str> = candidates.into_iter().collect();
     if let Some(same) = candidates.iter().find(|c| c.eq_ignore_ascii_case(name)) {
         return Some(same);
@@ -43,7 +43,7 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
 }
 
 /// "; did you mean X?" or nothing.
-pub fn hint<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn hint<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     did_you_mean(name, candidates).map_or(String::new(), |c| format!("; did you mean {c}?"))
 }
 

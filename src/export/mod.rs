@@ -3,9 +3,9 @@
 //! (`schema/export-v2.schema.json`): fixed key order, booleans as booleans,
 //! numbers as numbers, so every engine infers the same schema from every file.
 
-pub mod ndjson;
+pub(crate) mod ndjson;
 #[cfg(feature = "parquet")]
-pub mod parquet;
+pub(crate) mod parquet;
 
 use serde::Serialize;
 
@@ -13,11 +13,13 @@ use crate::judge::{JudgedCall, JudgedSession, Outcome};
 use crate::redact::Redaction;
 
 /// Version of the export row contract.
-pub const EXPORT_VERSION: u32 = 2;
+// Only the Parquet writer (`--features parquet`) stamps it on its files.
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+pub(crate) const EXPORT_VERSION: u32 = 2;
 
 /// A sink of rows: one file (or stream) of one export format, written row
 /// by row and finished once (`ndjson::Writer`, `parquet::Writer`).
-pub trait RowWriter: Send {
+pub(crate) trait RowWriter: Send {
     fn write(&mut self, row: &CallRow) -> std::io::Result<()>;
     /// Flush what is buffered and close the file's format (Parquet's footer).
     fn finish(self: Box<Self>) -> std::io::Result<()>;
@@ -25,7 +27,7 @@ pub trait RowWriter: Send {
 
 /// One judged call. Field order is the column order.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CallRow {
+pub(crate) struct CallRow {
     /// The PATH the call was read from, as given.
     pub source: String,
     /// The format the source was read as (`tracelint formats`).
@@ -75,14 +77,14 @@ pub struct CallRow {
 }
 
 /// Where a session's rows come from.
-pub struct Origin<'a> {
+pub(crate) struct Origin<'a> {
     pub source: &'a str,
     pub format: &'a str,
 }
 
 /// The rows of one judged session, in call order; trace text (templates)
 /// redacted as `redaction` says.
-pub fn rows(origin: &Origin<'_>, s: &JudgedSession, redaction: Redaction) -> Vec<CallRow> {
+pub(crate) fn rows(origin: &Origin<'_>, s: &JudgedSession, redaction: Redaction) -> Vec<CallRow> {
     let mut fates = vec![None; s.calls.len()];
     for f in &s.sequences.fates {
         if let Some(slot) = fates.get_mut(f.call) {
@@ -102,7 +104,7 @@ pub fn rows(origin: &Origin<'_>, s: &JudgedSession, redaction: Redaction) -> Vec
 
 /// The Hive partition of a row: `date=YYYY-MM-DD`, or the Hive default
 /// partition for a call without a time.
-pub fn partition(row: &CallRow) -> String {
+pub(crate) fn partition(row: &CallRow) -> String {
     match &row.ts {
         Some(ts) if ts.len() >= 10 => format!("date={}", &ts[..10]),
         _ => "date=__HIVE_DEFAULT_PARTITION__".to_string(),

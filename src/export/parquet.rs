@@ -26,18 +26,18 @@ use parquet::file::properties::WriterProperties;
 use super::{CallRow, EXPORT_VERSION, RowWriter};
 
 /// Rows per record batch handed to the Parquet writer.
-pub const BATCH_ROWS: usize = 4096;
+pub(crate) const BATCH_ROWS: usize = 4096;
 /// Rows per row group.
-pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+pub(crate) const ROW_GROUP_ROWS: usize = 64 * 1024;
 /// A row group closes earlier when its encoded data reaches this size.
-pub const ROW_GROUP_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const ROW_GROUP_BYTES: usize = 64 * 1024 * 1024;
 
 fn item() -> Arc<Field> {
     Arc::new(Field::new("item", DataType::Utf8, false))
 }
 
 /// The Arrow schema of a `CallRow`: same columns, same order.
-pub fn schema() -> SchemaRef {
+pub(crate) fn schema() -> SchemaRef {
     let text = |name: &str, nullable: bool| Field::new(name, DataType::Utf8, nullable);
     let int = |name: &str, nullable: bool| Field::new(name, DataType::Int64, nullable);
     let flag = |name: &str, nullable: bool| Field::new(name, DataType::Boolean, nullable);
@@ -189,7 +189,7 @@ impl Columns {
 }
 
 /// Writes `CallRow`s to one Parquet file.
-pub struct Writer<W: Write + Send> {
+pub(crate) struct Writer<W: Write + Send> {
     schema: SchemaRef,
     columns: Columns,
     buffered: usize,
@@ -201,7 +201,7 @@ fn io(e: impl std::error::Error + Send + Sync + 'static) -> std::io::Error {
 }
 
 impl<W: Write + Send> Writer<W> {
-    pub fn new(out: W) -> std::io::Result<Self> {
+    pub(crate) fn new(out: W) -> std::io::Result<Self> {
         let schema = schema();
         let props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
@@ -217,7 +217,7 @@ impl<W: Write + Send> Writer<W> {
         Ok(Writer { schema, columns: Columns::new(), buffered: 0, inner })
     }
 
-    pub fn write(&mut self, row: &CallRow) -> std::io::Result<()> {
+    pub(crate) fn write(&mut self, row: &CallRow) -> std::io::Result<()> {
         self.columns.push(row);
         self.buffered += 1;
         if self.buffered >= BATCH_ROWS {
@@ -236,7 +236,7 @@ impl<W: Write + Send> Writer<W> {
     }
 
     /// Write what is buffered and the footer.
-    pub fn finish(mut self) -> std::io::Result<()> {
+    pub(crate) fn finish(mut self) -> std::io::Result<()> {
         self.flush_batch()?;
         let mut out = self.inner.into_inner().map_err(io)?;
         out.flush()

@@ -39,7 +39,7 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
-pub struct Aider;
+pub(crate) struct Aider;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::AIDER,

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 /// The entries of one file and the calls each made.
 #[derive(Debug, Default)]
-pub struct Branches {
+pub(crate) struct Branches {
     parents: HashMap<String, Option<String>>,
     first: Option<String>,
     last: Option<String>,
@@ -20,7 +20,7 @@ pub struct Branches {
 impl Branches {
     /// Entry `id`, whose parent is `parent`, was read (the first copy of an
     /// id counts).
-    pub fn entry(&mut self, id: &str, parent: Option<&str>) {
+    pub(crate) fn entry(&mut self, id: &str, parent: Option<&str>) {
         if id.is_empty() {
             return;
         }
@@ -30,13 +30,13 @@ impl Branches {
     }
 
     /// Entry `entry` made the call `call`.
-    pub fn made(&mut self, entry: &str, call: &str) {
+    pub(crate) fn made(&mut self, entry: &str, call: &str) {
         self.made.push((entry.to_string(), call.to_string()));
     }
 
     /// The entries of the visible conversation, or `None` when every entry
     /// counts (one conversation that does not reach the first entry).
-    pub fn visible(&self) -> Option<HashSet<String>> {
+    pub(crate) fn visible(&self) -> Option<HashSet<String>> {
         let mut visible = HashSet::new();
         let mut at = self.last.clone();
         while let Some(id) = at {
@@ -49,14 +49,14 @@ impl Branches {
     }
 
     /// The calls made on branches the user left.
-    pub fn dropped(&self, visible: Option<&HashSet<String>>) -> Vec<&str> {
+    pub(crate) fn dropped(&self, visible: Option<&HashSet<String>>) -> Vec<&str> {
         let Some(visible) = visible else { return Vec::new() };
         self.made.iter().filter(|(entry, _)| !visible.contains(entry)).map(|(_, call)| call.as_str()).collect()
     }
 }
 
 /// Is `entry` seen, by `visible` (`None`: everything is)?
-pub fn seen(visible: Option<&HashSet<String>>, entry: &str) -> bool {
+pub(crate) fn seen(visible: Option<&HashSet<String>>, entry: &str) -> bool {
     visible.is_none_or(|v| v.contains(entry))
 }
 

@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
-pub struct Claude;
+pub(crate) struct Claude;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CLAUDE_CODE,

@@ -37,8 +37,8 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
-pub struct Cline;
-pub struct Roo;
+pub(crate) struct Cline;
+pub(crate) struct Roo;
 
 static CLINE_INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CLINE,

@@ -21,7 +21,7 @@ use crate::model::Dialect;
 use crate::source::rows::decode_arguments;
 use crate::source::{FormatInfo, Location};
 
-pub struct Codex;
+pub(crate) struct Codex;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CODEX,
@@ -155,7 +155,7 @@ fn output_text(v: &Value) -> (String, Option<bool>) {
 
 /// The exit status of an output in any of its three shapes; the JSON shape
 /// is unwrapped to its `output` text.
-pub fn exit_status(text: String) -> (String, Option<i64>) {
+pub(crate) fn exit_status(text: String) -> (String, Option<i64>) {
     if text.trim_start().starts_with('{')
         && let Ok(Value::Object(o)) = crate::source::json::parse_bounded(&text)
         && let Some(Value::String(out)) = o.get("output")

@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
-pub struct Continue;
+pub(crate) struct Continue;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CONTINUE,

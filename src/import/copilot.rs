@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
-pub struct Copilot;
+pub(crate) struct Copilot;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::COPILOT,
@@ -302,7 +302,7 @@ fn denial(result: &Value) -> Option<String> {
 /// The exit status a shell result reports: `<shellId: N completed with exit
 /// code X>`, `<exited with exit code X>`, `<command with id: … exited with
 /// exit code X>` (its last such marker).
-pub fn shell_exit(text: &str) -> Option<i64> {
+pub(crate) fn shell_exit(text: &str) -> Option<i64> {
     let at = text.rfind(" with exit code ")?;
     let rest = &text[at + " with exit code ".len()..];
     let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();

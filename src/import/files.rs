@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 
 /// Every transcript file under `sources` (files as given, folders walked
 /// for `*.jsonl` and `*.json`), sorted and each once.
-pub fn transcript_files(sources: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub(crate) fn transcript_files(sources: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for src in sources {
         let meta = std::fs::metadata(src).map_err(|e| Error::input(src, io_problem(&e)))?;
@@ -56,14 +56,14 @@ pub(super) fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 }
 
 /// Does some importer claim a file of this name as a text transcript?
-pub fn claimed_name(path: &Path) -> bool {
+pub(crate) fn claimed_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return false };
     IMPORTERS.iter().any(|i| i.claims_name(name))
 }
 
 /// Is the file at `path` a text transcript some importer recognises by its
 /// name or first bytes (an Aider history renamed)?
-pub fn is_text_transcript(path: &Path) -> bool {
+pub(crate) fn is_text_transcript(path: &Path) -> bool {
     claimed_name(path) || head_of(path).is_ok_and(|head| IMPORTERS.iter().any(|i| i.recognise_text(path, &head)))
 }
 
@@ -77,7 +77,7 @@ pub(super) fn head_of(path: &Path) -> Result<Vec<u8>> {
 }
 
 /// One line of a transcript, parsed.
-pub enum Line {
+pub(crate) enum Line {
     Record(Value),
     Invalid,
 }
@@ -86,7 +86,7 @@ pub enum Line {
 /// a helper thread, a block of lines at a time, while the importer writes
 /// what came before (the parse is about half of an import); `open_here`
 /// reads on the caller's thread, for a look at the first few lines.
-pub struct LineReader {
+pub(crate) struct LineReader {
     path: PathBuf,
     lines: Lines,
     /// The number of the line read last, from 1.
@@ -124,11 +124,11 @@ pub(super) const AHEAD_BYTES: usize = 1 << 20;
 /// The longest line read, in bytes: 32 times the text of a million-token
 /// context (a line holds one message). A longer one is read past, never
 /// held, and counted as an invalid line.
-pub const MAX_LINE_BYTES: usize = 128 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 128 << 20;
 
 /// The longest `.json` document read whole, in bytes; a larger one is
 /// counted as invalid, never read.
-pub const MAX_DOCUMENT_BYTES: u64 = 128 << 20;
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = 128 << 20;
 
 /// Read one line into `buf` (its newline included), as `read_until` does,
 /// but keep at most `max + 1` bytes of it (`MAX_LINE_BYTES`): the rest of
@@ -217,7 +217,7 @@ pub(super) fn io_problem(e: &std::io::Error) -> String {
 }
 
 impl LineReader {
-    pub fn open(path: &Path) -> Result<LineReader> {
+    pub(crate) fn open(path: &Path) -> Result<LineReader> {
         let mut reader = SizedReader::open(path)?;
         let (tx, blocks) = crossbeam_channel::bounded(2);
         let spawned = std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || {
@@ -259,13 +259,13 @@ impl LineReader {
     }
 
     /// A reader that reads on this thread, only as far as it is asked.
-    pub fn open_here(path: &Path) -> Result<LineReader> {
+    pub(crate) fn open_here(path: &Path) -> Result<LineReader> {
         let lines = Lines::Here { reader: SizedReader::open(path)?, buf: Vec::new() };
         Ok(LineReader::new(path, lines))
     }
 
     /// The next JSON record; lines that are not one are counted and skipped.
-    pub fn next_record(&mut self, stats: &mut ImportStats) -> Result<Option<Value>> {
+    pub(crate) fn next_record(&mut self, stats: &mut ImportStats) -> Result<Option<Value>> {
         loop {
             match self.next_line(stats)? {
                 None => return Ok(None),
@@ -278,7 +278,7 @@ impl LineReader {
 
     /// Count the line read last as one that is not a record, and keep its
     /// place for the `malformed-row` finding.
-    pub fn invalid(&mut self, stats: &mut ImportStats) {
+    pub(crate) fn invalid(&mut self, stats: &mut ImportStats) {
         stats.invalid += 1;
         self.broken += 1;
         if self.broken > BROKEN_PER_FILE {
@@ -336,13 +336,13 @@ impl LineReader {
 }
 
 /// Is `path` a `.json` file (which may hold one whole document)?
-pub fn is_json_document(path: &Path) -> bool {
+pub(crate) fn is_json_document(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "json")
 }
 
 /// The whole file as one JSON document (object or array), repairing lone
 /// surrogate escapes; `None`, counted as invalid, when it is not one.
-pub fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Value>> {
+pub(crate) fn read_document(path: &Path, stats: &mut ImportStats) -> Result<Option<Value>> {
     let Some(bytes) = read_document_bytes(path)? else {
         stats.invalid += 1;
         return Ok(None);
@@ -392,15 +392,9 @@ pub(super) fn concatenated(text: &str) -> Option<Value> {
     (items.len() > 1 && items.iter().all(Value::is_object)).then_some(Value::Array(items))
 }
 
-/// Parse one line as a JSON object, repairing lone surrogate escapes.
-pub fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
-    let (line, surrogates, _) = parse_line_why(text);
-    stats.surrogates += surrogates;
-    line
-}
-
-/// `parse_line`, with the number of lone surrogate escapes replaced, and
-/// why the line is not a record when it is not.
+/// Parse one line as a JSON object, repairing lone surrogate escapes: the
+/// line, the number of escapes replaced, and why the line is not a record
+/// when it is not.
 pub(super) fn parse_line_why(text: &str) -> (Line, u64, Option<String>) {
     let not_an_object = || Some("a JSON value that is not an object".to_string());
     if crate::source::json::check_size(text.as_bytes()).is_err() {

@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
-pub struct Gemini;
+pub(crate) struct Gemini;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::GEMINI,
@@ -240,7 +240,7 @@ impl File<'_> {
 }
 
 /// A `/chat save` checkpoint: an array of `{role, parts}` contents.
-pub fn is_checkpoint(v: &Value) -> bool {
+pub(crate) fn is_checkpoint(v: &Value) -> bool {
     v.as_array().and_then(|a| a.first()).is_some_and(|c| c.get("role").is_some() && c.get("parts").is_some())
 }
 
@@ -251,7 +251,7 @@ fn checkpoint(path: &Path, doc: &Value, w: &mut Writer<'_>) -> rusqlite::Result<
 
 /// Import a checkpoint's calls and results as `agent`'s (Qwen Code, a fork
 /// of Gemini CLI, saves the same ones).
-pub fn checkpoint_of(agent: &'static str, path: &Path, doc: &Value, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+pub(crate) fn checkpoint_of(agent: &'static str, path: &Path, doc: &Value, w: &mut Writer<'_>) -> rusqlite::Result<()> {
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let folder = path.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().into_owned());
     let session = match folder {

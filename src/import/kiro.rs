@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
-pub struct Kiro;
+pub(crate) struct Kiro;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::KIRO,

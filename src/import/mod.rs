@@ -12,26 +12,26 @@
 //! asked, the import keeps what each file gave (`record`), so the index can
 //! import a changed folder again in part.
 
-pub mod aider;
-pub mod branches;
-pub mod claude;
-pub mod cline;
-pub mod codex;
-pub mod continue_dev;
-pub mod copilot;
+pub(crate) mod aider;
+pub(crate) mod branches;
+pub(crate) mod claude;
+pub(crate) mod cline;
+pub(crate) mod codex;
+pub(crate) mod continue_dev;
+pub(crate) mod copilot;
 mod files;
-pub mod gemini;
-pub mod kiro;
-pub mod openhands;
-pub mod openhands_app;
-pub mod otel;
-pub mod pi;
-pub mod qwen;
-pub mod record;
+pub(crate) mod gemini;
+pub(crate) mod kiro;
+pub(crate) mod openhands;
+pub(crate) mod openhands_app;
+pub(crate) mod otel;
+pub(crate) mod pi;
+pub(crate) mod qwen;
+pub(crate) mod record;
 mod writer;
 
-pub use files::*;
-pub use writer::*;
+pub(crate) use files::*;
+pub(crate) use writer::*;
 
 use std::path::{Path, PathBuf};
 
@@ -45,7 +45,7 @@ use crate::source::FormatInfo;
 /// One transcript format: what it is, how a file of it is recognised, and
 /// an importer for one run. Adding a format is one file implementing this
 /// and one line in `IMPORTERS`.
-pub trait Importer: Sync {
+pub(crate) trait Importer: Sync {
     /// Its name (the agent written to `sessions.agent`, and the dialect its
     /// sessions are judged in), how it is recognised and where it lives.
     fn info(&self) -> &'static FormatInfo;
@@ -90,7 +90,7 @@ pub trait Importer: Sync {
 }
 
 /// One import run of one transcript format.
-pub trait ImportRun {
+pub(crate) trait ImportRun {
     /// Import one file of the format.
     fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()>;
     /// Everything is read: write what waited for later files.
@@ -105,7 +105,7 @@ pub trait ImportRun {
 }
 
 /// Every transcript format, in the order `tracelint formats` lists them.
-pub static IMPORTERS: &[&dyn Importer] = &[
+pub(crate) static IMPORTERS: &[&dyn Importer] = &[
     &claude::Claude,
     &codex::Codex,
     &gemini::Gemini,
@@ -122,12 +122,12 @@ pub static IMPORTERS: &[&dyn Importer] = &[
 ];
 
 /// The descriptions of every transcript format, in registry order.
-pub fn infos() -> impl Iterator<Item = &'static FormatInfo> {
+pub(crate) fn infos() -> impl Iterator<Item = &'static FormatInfo> {
     IMPORTERS.iter().map(|i| i.info())
 }
 
 /// Every default transcript folder that exists on this machine.
-pub fn default_transcript_dirs() -> Vec<PathBuf> {
+pub(crate) fn default_transcript_dirs() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for info in infos() {
         for loc in info.locations {
@@ -144,7 +144,7 @@ pub fn default_transcript_dirs() -> Vec<PathBuf> {
 
 /// What an import did, per run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ImportStats {
+pub(crate) struct ImportStats {
     pub files: u64,
     pub lines: u64,
     pub sessions: u64,
@@ -178,7 +178,7 @@ pub struct ImportStats {
 
 /// The counters of `ImportStats` a file moves.
 #[derive(Debug, Clone, Copy)]
-pub struct Counts {
+pub(crate) struct Counts {
     lines: u64,
     calls: u64,
     results: u64,
@@ -190,7 +190,7 @@ pub struct Counts {
 /// A line of a transcript that could not be read, or (`line` 0) a `.json`
 /// file that is not a whole document: a `malformed-row` finding.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct BrokenLine {
+pub(crate) struct BrokenLine {
     pub file: PathBuf,
     /// From 1; 0 for the whole file.
     pub line: u64,
@@ -204,7 +204,7 @@ pub struct BrokenLine {
 
 /// Broken lines listed one by one, per file; the rest are counted on the
 /// last one listed.
-pub const BROKEN_PER_FILE: u64 = 100;
+pub(crate) const BROKEN_PER_FILE: u64 = 100;
 
 /// The warnings about files that were skipped as no known transcript:
 /// one line for all of them, not one per file (`known` names the formats,
@@ -212,7 +212,7 @@ pub const BROKEN_PER_FILE: u64 = 100;
 /// (`ui_messages.json`) is named as such: its task folder's
 /// `api_conversation_history.json` holds the calls and results, and is
 /// read when it is there; a UI log without it is said to be read alone.
-pub fn unrecognised_notes(unrecognised: &[PathBuf], known: &str) -> Vec<String> {
+pub(crate) fn unrecognised_notes(unrecognised: &[PathBuf], known: &str) -> Vec<String> {
     let shown = |p: &Path| crate::sanitize::one_line(&p.display().to_string());
     let (ui_logs, others): (Vec<&PathBuf>, Vec<&PathBuf>) =
         unrecognised.iter().partition(|p| p.file_name().is_some_and(|n| n == "ui_messages.json"));
@@ -246,14 +246,14 @@ pub fn unrecognised_notes(unrecognised: &[PathBuf], known: &str) -> Vec<String> 
 
 /// Is `path` a Cline or Roo Code UI log without its task folder's
 /// conversation (see `unrecognised_notes`)?
-pub fn is_lone_ui_log(path: &Path) -> bool {
+pub(crate) fn is_lone_ui_log(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == "ui_messages.json")
         && !path.with_file_name("api_conversation_history.json").is_file()
 }
 
 /// The warning about the broken lines of each file, naming them: "F: 1
 /// line is not a JSON record, skipped (line 3; …)".
-pub fn broken_line_notes(broken: &[BrokenLine]) -> Vec<String> {
+pub(crate) fn broken_line_notes(broken: &[BrokenLine]) -> Vec<String> {
     let mut notes = Vec::new();
     for lines in broken.chunk_by(|a, b| a.file == b.file) {
         let file = crate::sanitize::one_line(&lines[0].file.display().to_string());
@@ -309,7 +309,7 @@ impl ImportStats {
 
     /// The format label of an imported source: its agent, or `jsonl` when
     /// it mixed several.
-    pub fn label(&self) -> &'static str {
+    pub(crate) fn label(&self) -> &'static str {
         match self.dialects.iter().collect::<Vec<_>>().as_slice() {
             [one] => one.as_str(),
             _ => "jsonl",
@@ -317,14 +317,10 @@ impl ImportStats {
     }
 }
 
-/// The importer of a transcript, recognised by the first of its first 50
-/// lines that is a JSON record some importer claims, or, for a `.json` file
-/// no importer claims that way, by its whole document.
-pub fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
-    Ok(recognise_at(path)?.map(|at| IMPORTERS[at]))
-}
-
-/// `recognise`, as the importer's place in `IMPORTERS`.
+/// The place in `IMPORTERS` of a transcript's importer, recognised by the
+/// first of its first 50 lines that is a JSON record some importer claims,
+/// or, for a `.json` file no importer claims that way, by its whole
+/// document.
 fn recognise_at(path: &Path) -> Result<Option<usize>> {
     if let Some(at) = IMPORTERS.iter().position(|i| i.claims_file(path)) {
         return Ok(Some(at));
@@ -367,7 +363,7 @@ fn may_be_document(path: &Path, records_seen: usize) -> bool {
 }
 
 /// Import every transcript under `sources` into the database of `store`.
-pub fn import(sources: &[PathBuf], store: &Store<'_>, agent: Option<Dialect>) -> Result<ImportStats> {
+pub(crate) fn import(sources: &[PathBuf], store: &Store<'_>, agent: Option<Dialect>) -> Result<ImportStats> {
     let files = transcript_files(sources)?;
     let conn = open_target(store)?;
     import_files(&conn, store, &files, agent)
@@ -376,7 +372,7 @@ pub fn import(sources: &[PathBuf], store: &Store<'_>, agent: Option<Dialect>) ->
 /// The one import driver: each file is recognised and handed to its
 /// format's run, inside one transaction of `conn` (the database of `store`).
 /// With `agent`, every file is read as that agent's, unrecognised or not.
-pub fn import_files(
+pub(crate) fn import_files(
     conn: &Connection,
     store: &Store<'_>,
     files: &[PathBuf],
@@ -389,7 +385,7 @@ pub fn import_files(
 /// of all the files) after each file, and keeping (`record`) what each file
 /// gave in `records` when every file is of a separable format
 /// (import/record.rs).
-pub fn import_files_counted(
+pub(crate) fn import_files_counted(
     conn: &Connection,
     store: &Store<'_>,
     files: &[PathBuf],
@@ -511,6 +507,19 @@ fn import_files_with(
 mod tests {
     use super::*;
     use crate::model::Dialect;
+
+    /// The importer of a transcript (`recognise_at`).
+    fn recognise(path: &Path) -> Result<Option<&'static dyn Importer>> {
+        Ok(recognise_at(path)?.map(|at| IMPORTERS[at]))
+    }
+
+    /// Parse one line as a JSON object, repairing lone surrogate escapes,
+    /// counted in `stats`.
+    fn parse_line(text: &str, stats: &mut ImportStats) -> Line {
+        let (line, surrogates, _) = parse_line_why(text);
+        stats.surrogates += surrogates;
+        line
+    }
 
     /// Issue 22: a line past the bound is read past without being held
     /// (a 1 GB line took 2.6 GB), and the lines after it are read.

@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
-pub struct OpenHands;
+pub(crate) struct OpenHands;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::OPENHANDS,

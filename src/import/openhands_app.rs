@@ -36,21 +36,21 @@ use super::{ResultRow, SessionRow, Writer};
 use crate::model::text_ends;
 
 /// Is `path` an event file of the app's sessions (`events/<n>.json`)?
-pub fn is_event_path(path: &Path) -> bool {
+pub(crate) fn is_event_path(path: &Path) -> bool {
     let stem = path.file_stem().and_then(|n| n.to_str()).unwrap_or("");
     let folder = path.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str());
     !stem.is_empty() && stem.bytes().all(|b| b.is_ascii_digit()) && folder == Some("events")
 }
 
 /// Is `doc` one event of the app (an id, and an action or an observation)?
-pub fn is_event(doc: &Value) -> bool {
+pub(crate) fn is_event(doc: &Value) -> bool {
     doc.get("id").is_some_and(Value::is_u64)
         && (doc.get("action").is_some_and(Value::is_string) || doc.get("observation").is_some_and(Value::is_string))
 }
 
 /// Files the app keeps beside `events/`: `event_cache/<a>-<b>.json` (the
 /// events again, in pages) and the session's `metadata.json`.
-pub fn is_companion(path: &Path, doc: &Value) -> bool {
+pub(crate) fn is_companion(path: &Path, doc: &Value) -> bool {
     let folder = path.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str());
     let in_session = |dir: Option<&Path>| dir.is_some_and(|d| d.join("events").is_dir());
     match folder {
@@ -80,14 +80,14 @@ struct Event {
 
 /// The events of every session read so far, by session then event id.
 #[derive(Default)]
-pub struct Sessions {
+pub(crate) struct Sessions {
     sessions: BTreeMap<String, (String, BTreeMap<u64, Event>)>,
 }
 
 impl Sessions {
     /// Keep one event of `session` (read from the folder `source`); `false`
     /// when it is not one tracelint reads (a message, a state change).
-    pub fn keep(&mut self, doc: &Value, session: &str, source: &str) -> bool {
+    pub(crate) fn keep(&mut self, doc: &Value, session: &str, source: &str) -> bool {
         let Some(id) = doc.get("id").and_then(Value::as_u64) else { return false };
         let Some(kept) = kept(doc) else { return false };
         let time = doc.get("timestamp").and_then(Value::as_str).map(str::to_string);
@@ -97,7 +97,7 @@ impl Sessions {
     }
 
     /// Write every session kept, its events in id order.
-    pub fn write(&mut self, w: &mut Writer<'_>, agent: &'static str) -> rusqlite::Result<()> {
+    pub(crate) fn write(&mut self, w: &mut Writer<'_>, agent: &'static str) -> rusqlite::Result<()> {
         for (session, (source, events)) in std::mem::take(&mut self.sessions) {
             write_session(w, agent, &session, &source, events)?;
         }

@@ -49,7 +49,7 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::FormatInfo;
 
-pub struct Otel;
+pub(crate) struct Otel;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::OTEL,

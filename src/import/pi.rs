@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
-pub struct Pi;
+pub(crate) struct Pi;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::PI,

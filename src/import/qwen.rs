@@ -42,7 +42,7 @@ use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
-pub struct Qwen;
+pub(crate) struct Qwen;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::QWEN,
@@ -62,7 +62,7 @@ const AGENT: &str = Dialect::QWEN.as_str();
 
 /// Is `v` a record of Qwen Code's chats (not Claude Code's, which shares
 /// its envelope)?
-pub fn is_qwen_record(v: &Value) -> bool {
+pub(crate) fn is_qwen_record(v: &Value) -> bool {
     v.get("uuid").is_some()
         && v.get("sessionId").is_some()
         && (v.get("message").and_then(|m| m.get("parts")).is_some_and(Value::is_array)
@@ -88,13 +88,13 @@ fn is_side_file_here(path: &Path) -> bool {
 
 /// Is the JSON document `doc` at `path` Qwen Code's: a chat from before
 /// 0.4, or a Gemini-shaped `/chat save` checkpoint kept under `.qwen`?
-pub fn is_qwen_document(path: &Path, doc: &Value) -> bool {
+pub(crate) fn is_qwen_document(path: &Path, doc: &Value) -> bool {
     is_legacy_chat(doc) || (under_qwen_home(path) && super::gemini::is_checkpoint(doc))
 }
 
 /// A chat of Qwen Code before 0.4: Gemini CLI's document, whose model
 /// messages are of type `qwen`.
-pub fn is_legacy_chat(doc: &Value) -> bool {
+pub(crate) fn is_legacy_chat(doc: &Value) -> bool {
     doc.get("projectHash").is_some()
         && doc
             .get("messages")

@@ -26,7 +26,7 @@ use crate::model::Dialect;
 
 /// The kinds of keys files share.
 #[derive(Debug, Clone, Copy)]
-pub enum Key {
+pub(crate) enum Key {
     /// A tool call id.
     Call = 1,
     /// The id of a transcript line (Claude Code's `uuid`).
@@ -35,7 +35,7 @@ pub enum Key {
 
 /// One file of an import, as the index keeps it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileRecord {
+pub(crate) struct FileRecord {
     pub path: PathBuf,
     /// The importer that read it (its format name), if one did.
     pub format: Option<String>,
@@ -57,7 +57,7 @@ pub struct FileRecord {
 
 /// The records an import is building, by file.
 #[derive(Debug, Default)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     files: HashMap<PathBuf, FileRecord>,
     /// Files in reading order.
     order: Vec<PathBuf>,
@@ -75,7 +75,7 @@ impl Recorder {
     }
 
     /// `file` wrote to `session`.
-    pub fn session(&mut self, file: &Path, session: &str) {
+    pub(crate) fn session(&mut self, file: &Path, session: &str) {
         let rec = self.at(file);
         if !rec.sessions.contains(session) {
             rec.sessions.insert(session.to_string());
@@ -83,19 +83,19 @@ impl Recorder {
     }
 
     /// `file` defined or looked up `key`.
-    pub fn key(&mut self, file: &Path, kind: Key, key: &str) {
+    pub(crate) fn key(&mut self, file: &Path, kind: Key, key: &str) {
         let h = crate::sanitize::stable_hash(&[&[kind as u8], key.as_bytes()]);
         self.at(file).keys.push(h);
     }
 
     /// Make sure `file` has a record (a file that wrote nothing has one too).
-    pub fn file(&mut self, file: &Path) -> &mut FileRecord {
+    pub(crate) fn file(&mut self, file: &Path) -> &mut FileRecord {
         self.at(file)
     }
 
     /// The records, in reading order, with the notes' share of `stats`
     /// (what the import said of each file) and each file's keys sorted.
-    pub fn finish(mut self, stats: &ImportStats) -> Option<Vec<FileRecord>> {
+    pub(crate) fn finish(mut self, stats: &ImportStats) -> Option<Vec<FileRecord>> {
         if self.bound {
             return None;
         }
@@ -126,7 +126,7 @@ impl Recorder {
 
 /// The session a broken line of a file with no session of its own is
 /// reported in: the file's name without its extension.
-pub fn stem_session(file: &Path) -> String {
+pub(crate) fn stem_session(file: &Path) -> String {
     file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
@@ -134,7 +134,10 @@ pub fn stem_session(file: &Path) -> String {
 /// the order given (the order the files were read in), as one import of
 /// them all would have counted it. `product` gives the dialect and product
 /// of each format's name.
-pub fn stats_of(records: &[FileRecord], product: &dyn Fn(&str) -> Option<(Dialect, &'static str)>) -> ImportStats {
+pub(crate) fn stats_of(
+    records: &[FileRecord],
+    product: &dyn Fn(&str) -> Option<(Dialect, &'static str)>,
+) -> ImportStats {
     let mut stats = ImportStats::default();
     for rec in records {
         stats.surrogates += rec.surrogates;

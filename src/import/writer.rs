@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 
 /// The database side of an import: upserts into the schema's tables.
-pub struct Writer<'c> {
+pub(crate) struct Writer<'c> {
     pub(super) conn: &'c Connection,
     /// Next `seq` per session, continuing after what the database holds.
     pub(super) next_seq: HashMap<String, i64>,
@@ -44,7 +44,7 @@ pub struct Writer<'c> {
 pub(super) const OWNERS_CAP: usize = 200_000;
 
 /// A session as an importer sees it.
-pub struct SessionRow<'a> {
+pub(crate) struct SessionRow<'a> {
     pub id: &'a str,
     pub parent: Option<&'a str>,
     pub agent: &'static str,
@@ -53,7 +53,7 @@ pub struct SessionRow<'a> {
 }
 
 impl<'c> Writer<'c> {
-    pub fn new(conn: &'c Connection) -> Self {
+    pub(crate) fn new(conn: &'c Connection) -> Self {
         let empty = conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM calls)", [], |r| r.get::<_, bool>(0));
         let owners = empty.unwrap_or(false).then(HashMap::new);
         Writer {
@@ -80,7 +80,7 @@ impl<'c> Writer<'c> {
     /// The file being read defined or looked up a key other files may
     /// hold too: a run that keeps keys across files (Claude Code's line
     /// uuids) declares each one it meets, so the records bind the files.
-    pub fn shared_key(&mut self, kind: record::Key, key: &str) {
+    pub(crate) fn shared_key(&mut self, kind: record::Key, key: &str) {
         if let (Some(rec), Some(file)) = (&mut self.record, &self.reading) {
             rec.key(file, kind, key);
         }
@@ -88,7 +88,7 @@ impl<'c> Writer<'c> {
 
     /// Create or update a session. The earliest start time wins; parent,
     /// agent and source are kept once known.
-    pub fn session(&mut self, s: &SessionRow<'_>) -> rusqlite::Result<()> {
+    pub(crate) fn session(&mut self, s: &SessionRow<'_>) -> rusqlite::Result<()> {
         self.touch(s.id);
         if let Some(file) = &self.reading
             && !self.file_sessions.contains_key(file)
@@ -115,7 +115,7 @@ impl<'c> Writer<'c> {
 
     /// The session that holds call `id`, if any (tool call ids are unique
     /// across sessions in the agents imported here).
-    pub fn session_of_call(&mut self, id: &str) -> rusqlite::Result<Option<String>> {
+    pub(crate) fn session_of_call(&mut self, id: &str) -> rusqlite::Result<Option<String>> {
         self.shared_key(record::Key::Call, id);
         // The query answers with the oldest row holding the id.
         if let Some(owners) = &self.owners {
@@ -128,7 +128,7 @@ impl<'c> Writer<'c> {
     }
 
     /// Record a call; a call id already in the session keeps its first row.
-    pub fn call(
+    pub(crate) fn call(
         &mut self,
         session: &str,
         id: &str,
@@ -173,7 +173,7 @@ impl<'c> Writer<'c> {
     /// Record a call the source gives no id: it is written under the
     /// synthetic id `#<seq>` (its place in the session), which is returned
     /// for its result and shown as such in reports.
-    pub fn call_without_id(
+    pub(crate) fn call_without_id(
         &mut self,
         session: &str,
         tool: &str,
@@ -187,7 +187,7 @@ impl<'c> Writer<'c> {
     }
 
     /// Record a result; a result already recorded for the call is kept.
-    pub fn result(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
+    pub(crate) fn result(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
         self.touch(r.session);
         self.shared_key(record::Key::Call, r.call_id);
         let n = self
@@ -213,7 +213,7 @@ pub(super) type StoredResult = (String, Option<i64>, Option<i64>, Option<String>
 impl Writer<'_> {
     /// Record a result, replacing an earlier one for the same call (for
     /// sources that rewrite a record as the call progresses).
-    pub fn result_latest(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
+    pub(crate) fn result_latest(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
         self.touch(r.session);
         let old: Option<StoredResult> = self
             .conn
@@ -244,7 +244,7 @@ impl Writer<'_> {
 
     /// Move a call and its result to another session (a call belongs to
     /// the session that made it; see the Claude Code importer).
-    pub fn move_call(&mut self, from: &str, to: &str, call_id: &str) -> rusqlite::Result<()> {
+    pub(crate) fn move_call(&mut self, from: &str, to: &str, call_id: &str) -> rusqlite::Result<()> {
         self.touch(from);
         self.touch(to);
         self.shared_key(record::Key::Call, call_id);
@@ -267,7 +267,7 @@ impl Writer<'_> {
     }
 
     /// Remove a call and its result (the source took it back).
-    pub fn forget_call(&mut self, session: &str, call_id: &str) -> rusqlite::Result<()> {
+    pub(crate) fn forget_call(&mut self, session: &str, call_id: &str) -> rusqlite::Result<()> {
         self.touch(session);
         self.shared_key(record::Key::Call, call_id);
         let r = self
@@ -324,7 +324,7 @@ impl Writer<'_> {
 }
 
 /// A result as an importer sees it.
-pub struct ResultRow<'a> {
+pub(crate) struct ResultRow<'a> {
     pub session: &'a str,
     pub call_id: &'a str,
     pub text: &'a str,
@@ -335,7 +335,7 @@ pub struct ResultRow<'a> {
 
 /// Where an import writes, and whom an error names.
 #[derive(Debug, Clone, Copy)]
-pub enum Store<'a> {
+pub(crate) enum Store<'a> {
     /// `import --into`: the database the user `named`, written at `at` (the
     /// file itself, or a new one beside it that is renamed into place).
     Into { named: &'a Path, at: &'a Path },
@@ -346,7 +346,7 @@ pub enum Store<'a> {
 
 impl Store<'_> {
     /// The database file written.
-    pub fn at(&self) -> &Path {
+    pub(crate) fn at(&self) -> &Path {
         match self {
             Store::Into { at, .. } | Store::Scratch { at, .. } => at,
         }
@@ -413,7 +413,7 @@ pub(super) fn temp_dir() -> String {
 
 /// Open (or create) the database of `store` as a tracelint database,
 /// refusing anything else. An empty file is a new database.
-pub fn open_target(store: &Store<'_>) -> Result<Connection> {
+pub(crate) fn open_target(store: &Store<'_>) -> Result<Connection> {
     let into = store.at();
     let named = match store {
         Store::Into { named, .. } => *named,
@@ -449,7 +449,7 @@ pub fn open_target(store: &Store<'_>) -> Result<Connection> {
 
 /// A throwaway tracelint database (an empty file, or none) for transcripts
 /// that are read, not kept: nothing in it is ever synced to disk.
-pub fn open_scratch(store: &Store<'_>) -> Result<Connection> {
+pub(crate) fn open_scratch(store: &Store<'_>) -> Result<Connection> {
     let sql = |e: rusqlite::Error| store.failed(&e);
     let conn = Connection::open(store.at()).map_err(sql)?;
     conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;").map_err(sql)?;

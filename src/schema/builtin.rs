@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::model::Dialect;
 
 /// (tool, schema) pairs of a dialect; empty when none is built in.
-pub fn for_dialect(dialect: Dialect) -> Vec<(&'static str, Value)> {
+pub(crate) fn for_dialect(dialect: Dialect) -> Vec<(&'static str, Value)> {
     match dialect {
         Dialect::PERI => peri(),
         Dialect::CLAUDE_CODE => claude_code(),

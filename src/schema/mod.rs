@@ -2,7 +2,7 @@
 //! `--tool-schemas` file, or the trace itself), validating every call's
 //! recorded arguments against them, and what the violations mean.
 
-pub mod builtin;
+pub(crate) mod builtin;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -235,7 +235,7 @@ pub struct FileSchemas {
 /// Read a tool list in Anthropic (`input_schema`), OpenAI (`parameters`,
 /// `function.parameters`) or MCP (`inputSchema`) shape: a JSON array, or an
 /// object with a `tools` array. Every schema must compile.
-pub fn load_file(path: &Path) -> Result<FileSchemas> {
+pub(crate) fn load_file(path: &Path) -> Result<FileSchemas> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::input(
             path,

@@ -31,7 +31,7 @@ use super::rows::{
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, ToolResult, text_ends};
 
-pub struct Adk;
+pub(crate) struct Adk;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::ADK,
@@ -117,7 +117,7 @@ fn float_time(t: f64) -> Option<DateTime<Utc>> {
 }
 
 /// The calls and results in one event's `content`.
-pub fn parse_content(
+pub(crate) fn parse_content(
     content: &Value,
     time: Option<DateTime<Utc>>,
     row: i64,

@@ -23,7 +23,7 @@ use super::rows::{
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, ToolResult};
 
-pub struct Crush;
+pub(crate) struct Crush;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CRUSH,

@@ -32,7 +32,7 @@ use super::rows::{SessionIndex, Stream, decode_arguments, iso_time, stream_by_se
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult, text_ends};
 
-pub struct Cursor;
+pub(crate) struct Cursor;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CURSOR,

@@ -27,9 +27,9 @@ use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, ToolResult};
 
 /// The tool name of a request Goose could not parse.
-pub const UNPARSED: &str = "(unparsed request)";
+pub(crate) const UNPARSED: &str = "(unparsed request)";
 
-pub struct Goose;
+pub(crate) struct Goose;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::GOOSE,

@@ -7,7 +7,7 @@ use serde_json::Value;
 /// into `serde_json::Value`, each costs 32 to 100 bytes whatever its text
 /// (`[0,0,…]` is 2 bytes a value): 4 million are a few hundred MB at
 /// most. A long agent session holds tens of thousands.
-pub const MAX_JSON_VALUES: usize = 4_000_000;
+pub(crate) const MAX_JSON_VALUES: usize = 4_000_000;
 
 /// Documents this small are parsed without counting: even at 2 bytes a
 /// value they hold too few values to matter.
@@ -16,7 +16,7 @@ const COUNT_FROM: usize = 1 << 20;
 /// Why `text` is not parsed, if it holds more than `MAX_JSON_VALUES` JSON
 /// values (counted without parsing: commas, brackets and braces outside
 /// strings). Only documents over 1 MiB are counted.
-pub fn check_size(text: &[u8]) -> Result<(), String> {
+pub(crate) fn check_size(text: &[u8]) -> Result<(), String> {
     if text.len() <= COUNT_FROM {
         return Ok(());
     }
@@ -53,7 +53,7 @@ pub fn check_size(text: &[u8]) -> Result<(), String> {
 /// A JSON document kept in a JSON string (arguments some providers store
 /// encoded), decoded; a string that is not one, or that would expand past
 /// `MAX_JSON_VALUES`, stays the string.
-pub fn nested(s: String) -> Value {
+pub(crate) fn nested(s: String) -> Value {
     if check_size(s.as_bytes()).is_err() {
         return Value::String(s);
     }
@@ -62,31 +62,14 @@ pub fn nested(s: String) -> Value {
 
 /// `serde_json::from_str` into a `Value`, refusing a document past
 /// `MAX_JSON_VALUES` (see `check_size`) with an error that says so.
-pub fn parse_bounded(text: &str) -> Result<Value, String> {
+pub(crate) fn parse_bounded(text: &str) -> Result<Value, String> {
     check_size(text.as_bytes())?;
     serde_json::from_str(text).map_err(|e| e.to_string())
 }
 
-/// Parse `text`; if it fails only because of lone UTF-16 surrogate escapes
-/// (`"\ud800"`, which JSON allows and Rust strings cannot hold), replace
-/// those escapes with U+FFFD and parse again. The flag says a repair was
-/// needed.
-pub fn parse_lossy(text: &str) -> Result<(Value, bool), serde_json::Error> {
-    if let Err(problem) = check_size(text.as_bytes()) {
-        return Err(serde::de::Error::custom(problem));
-    }
-    match serde_json::from_str(text) {
-        Ok(v) => Ok((v, false)),
-        Err(e) => match replace_lone_surrogates(text) {
-            Some((fixed, _)) => serde_json::from_str(&fixed).map(|v| (v, true)).map_err(|_| e),
-            None => Err(e),
-        },
-    }
-}
-
 /// `text` with every `\uXXXX` escape that is a lone surrogate replaced by
 /// `\ufffd`, and how many were; `None` if there is none.
-pub fn replace_lone_surrogates(text: &str) -> Option<(String, u64)> {
+pub(crate) fn replace_lone_surrogates(text: &str) -> Option<(String, u64)> {
     let b = text.as_bytes();
     let mut out: Option<String> = None;
     let mut replaced = 0;
@@ -133,6 +116,23 @@ pub fn replace_lone_surrogates(text: &str) -> Option<(String, u64)> {
 mod tests {
     use super::*;
 
+    /// Parse `text`; if it fails only because of lone UTF-16 surrogate escapes
+    /// (`"\ud800"`, which JSON allows and Rust strings cannot hold), replace
+    /// those escapes with U+FFFD and parse again. The flag says a repair was
+    /// needed.
+    pub(super) fn parse_lossy(text: &str) -> Result<(Value, bool), serde_json::Error> {
+        if let Err(problem) = check_size(text.as_bytes()) {
+            return Err(serde::de::Error::custom(problem));
+        }
+        match serde_json::from_str(text) {
+            Ok(v) => Ok((v, false)),
+            Err(e) => match replace_lone_surrogates(text) {
+                Some((fixed, _)) => serde_json::from_str(&fixed).map(|v| (v, true)).map_err(|_| e),
+                None => Err(e),
+            },
+        }
+    }
+
     #[test]
     fn lone_surrogates_are_replaced() {
         let (v, repaired) = parse_lossy(r#"{"a":"x\ud800y","b":"\udc00"}"#).unwrap();
@@ -175,7 +175,7 @@ mod tests {
 /// A decoded string: its text, whether the middle was left out, and
 /// whether lone surrogate escapes had to be replaced.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Decoded {
+pub(crate) struct Decoded {
     pub text: String,
     pub cut: bool,
     pub repaired: bool,
@@ -190,7 +190,7 @@ fn decode_literal(lit: &str) -> (String, bool) {
 /// `parse_lossy` does); `None` when `lit` is not one valid JSON string.
 /// Runs without escapes are copied whole: the hot path of every id and
 /// result text read.
-pub fn unescape(lit: &str) -> Option<(String, bool)> {
+pub(crate) fn unescape(lit: &str) -> Option<(String, bool)> {
     let body = lit.strip_prefix('"')?.strip_suffix('"')?;
     let b = body.as_bytes();
     // No early exit, so that the check runs vectorised over the whole body.
@@ -267,13 +267,13 @@ fn escaped(b: &[u8], i: usize) -> bool {
 /// The text of a JSON string literal `raw` (quotes included). A long one
 /// is decoded only at its ends: the first and the last `cap` bytes or so,
 /// joined by a line break. The flag says the middle was left out.
-pub fn string_ends(raw: &str, cap: usize) -> Decoded {
+pub(crate) fn string_ends(raw: &str, cap: usize) -> Decoded {
     string_ends_bytes(raw.as_bytes(), cap).unwrap_or_default()
 }
 
 /// `string_ends` on bytes not yet checked as UTF-8: only the decoded ends
 /// are checked (`None` if they are not UTF-8), the middle is never read.
-pub fn string_ends_bytes(b: &[u8], cap: usize) -> Option<Decoded> {
+pub(crate) fn string_ends_bytes(b: &[u8], cap: usize) -> Option<Decoded> {
     fn utf8(x: &[u8]) -> Option<&str> {
         std::str::from_utf8(x).ok()
     }
@@ -318,6 +318,7 @@ pub fn string_ends_bytes(b: &[u8], cap: usize) -> Option<Decoded> {
 
 #[cfg(test)]
 mod ends_tests {
+    use super::tests::parse_lossy;
     use super::*;
 
     /// The fast decoder says what serde_json (with the surrogate repair)

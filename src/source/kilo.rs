@@ -16,7 +16,7 @@ use rusqlite::Connection;
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema, opencode};
 use crate::model::Dialect;
 
-pub struct Kilo;
+pub(crate) struct Kilo;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::KILO,
@@ -29,7 +29,7 @@ static INFO: FormatInfo = FormatInfo {
 };
 
 /// Is the database Kilo's by its name (or because `KILO_DB` names it)?
-pub fn named_kilo(s: &Schema<'_>) -> bool {
+pub(crate) fn named_kilo(s: &Schema<'_>) -> bool {
     let by_name = s.file_name().is_some_and(|n| n == "kilo.db" || (n.starts_with("kilo-") && n.ends_with(".db")));
     let by_env = || {
         let (Some(path), Some(env)) = (s.path, std::env::var_os("KILO_DB")) else { return false };

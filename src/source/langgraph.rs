@@ -34,7 +34,7 @@ use super::rows::{SessionIndex, Stream, decode_arguments, emit, id_of, opt_int, 
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult, text_ends};
 
-pub struct LangGraph;
+pub(crate) struct LangGraph;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::LANGGRAPH,
@@ -278,13 +278,13 @@ fn is_message(m: &Map<String, Value>) -> bool {
 }
 
 /// The key that keeps the class of a decoded Pydantic object.
-pub const CLASS: &str = "__lc_class__";
+pub(crate) const CLASS: &str = "__lc_class__";
 
 /// Nesting deeper than this is not decoded (hostile files).
 const MAX_DEPTH: usize = 64;
 
 /// A typed blob as JSON, or why it cannot be read.
-pub fn decode_typed(kind: &str, v: ValueRef<'_>) -> Result<Value, String> {
+pub(crate) fn decode_typed(kind: &str, v: ValueRef<'_>) -> Result<Value, String> {
     let bytes = match v {
         ValueRef::Blob(b) | ValueRef::Text(b) => b,
         ValueRef::Null => return Ok(Value::Null),
@@ -482,7 +482,7 @@ fn unwrap_lc(v: Value, depth: usize) -> Value {
 }
 
 /// The time in a version-6 UUID (LangGraph's checkpoint ids), if it is one.
-pub fn uuid6_time(id: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn uuid6_time(id: &str) -> Option<DateTime<Utc>> {
     let hex: String = id.chars().filter(|c| *c != '-').collect();
     if hex.len() != 32 || hex.as_bytes()[12] != b'6' {
         return None;

@@ -31,7 +31,7 @@ use super::rows::{
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadError, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult};
 
-pub struct Llm;
+pub(crate) struct Llm;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::LLM,

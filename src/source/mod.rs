@@ -1,21 +1,21 @@
 //! Trace sources: open a file safely, recognise its format, and stream its
 //! sessions into the common model.
 
-pub mod adk;
-pub mod crush;
-pub mod cursor;
-pub mod goose;
-pub mod json;
-pub mod kilo;
-pub mod langgraph;
-pub mod llm;
-pub mod open;
-pub mod openai_agents;
-pub mod opencode;
-pub mod peri;
-pub mod rows;
-pub mod tracelint;
-pub mod zed;
+pub(crate) mod adk;
+pub(crate) mod crush;
+pub(crate) mod cursor;
+pub(crate) mod goose;
+pub(crate) mod json;
+pub(crate) mod kilo;
+pub(crate) mod langgraph;
+pub(crate) mod llm;
+pub(crate) mod open;
+pub(crate) mod openai_agents;
+pub(crate) mod opencode;
+pub(crate) mod peri;
+pub(crate) mod rows;
+pub(crate) mod tracelint;
+pub(crate) mod zed;
 
 use std::path::{Path, PathBuf};
 
@@ -124,7 +124,7 @@ pub trait Adapter: Sync {
 
 /// Every SQLite format, in detection order (which is also the order
 /// `tracelint formats` lists them in; the signatures do not overlap).
-pub static ADAPTERS: &[&dyn Adapter] = &[
+pub(crate) static ADAPTERS: &[&dyn Adapter] = &[
     &peri::Peri,
     &crush::Crush,
     &opencode::Opencode,
@@ -186,7 +186,7 @@ impl std::fmt::Debug for Format {
 }
 
 /// The descriptions of every SQLite format, in registry order.
-pub fn formats() -> impl Iterator<Item = &'static FormatInfo> {
+pub(crate) fn formats() -> impl Iterator<Item = &'static FormatInfo> {
     ADAPTERS.iter().map(|a| a.info())
 }
 
@@ -273,7 +273,7 @@ impl FormatInfo {
 
 /// Every default location of every format that exists on this machine, in
 /// format order, each path once.
-pub fn default_sources() -> Vec<PathBuf> {
+pub(crate) fn default_sources() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for info in ADAPTERS.iter().filter(|a| a.opt_in().is_none()).map(|a| a.info()) {
         for loc in info.locations {
@@ -290,7 +290,7 @@ pub fn default_sources() -> Vec<PathBuf> {
 /// The columns of `table`, or an empty list if it does not exist or is not
 /// a table. A view is never read in place of a trace table: a recursive
 /// view can return rows without end, and a trace format keeps tables.
-pub fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
+pub(crate) fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
     columns_of(conn, table, false)
 }
 
@@ -309,7 +309,7 @@ fn columns_of(conn: &Connection, table: &str, views: bool) -> rusqlite::Result<V
 /// Those of `tables` that are views in `conn` (in the order given).
 /// A format whose tables are optional reads a table only if it is one: a
 /// view in its place is said, not silently skipped.
-pub fn views_among(conn: &Connection, tables: &[&str]) -> rusqlite::Result<Vec<String>> {
+pub(crate) fn views_among(conn: &Connection, tables: &[&str]) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare("SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1 COLLATE NOCASE")?;
     let mut views = Vec::new();
     for t in tables {
@@ -393,7 +393,7 @@ fn views_in_place(path: &Path, conn: &Connection, format: Option<Format>) -> Res
 }
 
 /// Recognise the format of an open database by its tables and columns.
-pub fn detect(path: &Path, conn: &Connection) -> Result<Format> {
+pub(crate) fn detect(path: &Path, conn: &Connection) -> Result<Format> {
     let sql = |e: rusqlite::Error| Error::input(path, open::sqlite_problem(&e));
     let schema = Schema::at(conn, path);
     for format in Format::all().filter(|f| f.adapter().opt_in().is_none()) {
@@ -426,7 +426,7 @@ pub fn detect(path: &Path, conn: &Connection) -> Result<Format> {
 
 /// Counts a source reports about itself, beyond its sessions.
 #[derive(Debug, Clone, Default)]
-pub struct SourceStats {
+pub(crate) struct SourceStats {
     pub rows: u64,
     /// The greatest row id read (formats that can be read from a row on).
     pub last_row: Option<i64>,
@@ -449,7 +449,7 @@ impl From<rusqlite::Error> for ReadError {
     }
 }
 
-pub type ReadResult<T> = std::result::Result<T, ReadError>;
+pub(crate) type ReadResult<T> = std::result::Result<T, ReadError>;
 
 /// What an adapter reads into: which sessions are wanted, where finished
 /// sessions go, and how far it got.
@@ -526,14 +526,8 @@ impl<'a> ReadContext<'a> {
     }
 }
 
-/// Open `path` read-only and recognise its format; also returns warnings
-/// about how it had to be opened.
-pub fn open(path: &Path) -> Result<(Connection, Format, Vec<String>)> {
-    open_as(path, None)
-}
-
 /// Open `path` read-only, as `format` if given (else detect it).
-pub fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Format, Vec<String>)> {
+pub(crate) fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Format, Vec<String>)> {
     let opened = open::open_read_only(path)?;
     let conn = opened.conn;
     let mut warnings = opened.warnings;
@@ -567,7 +561,7 @@ pub fn open_as(path: &Path, format: Option<Format>) -> Result<(Connection, Forma
 /// to `sink` as soon as its last row has been read. `progress` hears how
 /// far the reader got. Every SQLite error becomes an input error of `path`
 /// here.
-pub fn read(
+pub(crate) fn read(
     path: &Path,
     conn: &Connection,
     format: Format,
@@ -589,7 +583,7 @@ pub fn read(
 }
 
 /// The tool schemas `format`'s trace stores itself.
-pub fn tool_schemas(path: &Path, conn: &Connection, format: Format) -> Result<Vec<(String, Value)>> {
+pub(crate) fn tool_schemas(path: &Path, conn: &Connection, format: Format) -> Result<Vec<(String, Value)>> {
     format.adapter().tool_schemas(conn).map_err(|e| Error::input(path, open::sqlite_problem(&e)))
 }
 

@@ -10,12 +10,12 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{Error, Result};
 
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The largest string or blob read from a trace database: 32 times the
 /// text of a million-token context. SQLite refuses a larger value before
 /// it allocates it (sorting a 200 MB row took SQLite over 1 GB).
-pub const MAX_VALUE_BYTES: i32 = 128 << 20;
+pub(crate) const MAX_VALUE_BYTES: i32 = 128 << 20;
 
 /// The SQLite work (virtual machine steps) a scan of one database may do:
 /// this many, plus `STEPS_PER_BYTE` for each byte of the database and its
@@ -23,8 +23,8 @@ pub const MAX_VALUE_BYTES: i32 = 128 << 20;
 /// and a Goose database of 19 and 64 MB); a query that never ends (a
 /// cycle a recursive query follows) is stopped after a few seconds,
 /// before it fills a disk with temporary files.
-pub const BASE_STEPS: u64 = 50_000_000;
-pub const STEPS_PER_BYTE: u64 = 100;
+pub(crate) const BASE_STEPS: u64 = 50_000_000;
+pub(crate) const STEPS_PER_BYTE: u64 = 100;
 /// Steps between two looks at the budget: a look costs nothing measurable.
 const STEPS_PER_LOOK: i32 = 100_000;
 
@@ -43,7 +43,7 @@ enum Mode {
 }
 
 /// An open database and what the caller should tell the user about it.
-pub struct Opened {
+pub(crate) struct Opened {
     pub conn: Connection,
     pub warnings: Vec<String>,
 }
@@ -59,7 +59,7 @@ pub struct Opened {
 /// When that is impossible (a read-only directory without a `-shm` file, a
 /// hot journal that would need a rollback), the database is opened
 /// `immutable` with a warning: changes not yet checkpointed are not seen.
-pub fn open_read_only(path: &Path) -> Result<Opened> {
+pub(crate) fn open_read_only(path: &Path) -> Result<Opened> {
     let meta = std::fs::metadata(path).map_err(|e| Error::input(path, io_problem(&e)))?;
     if meta.is_dir() {
         return Err(Error::input(path, "is a directory, not a trace database"));
@@ -184,7 +184,7 @@ fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
 }
 
 /// A one-line description of an error reading a file.
-pub fn io_problem(e: &std::io::Error) -> String {
+pub(crate) fn io_problem(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
@@ -198,7 +198,7 @@ pub fn io_problem(e: &std::io::Error) -> String {
 /// `a character device`, …), or `None` for a file or a folder. Such a path
 /// is refused before it is opened: a FIFO would block the open, and a
 /// device such as `/dev/zero` never ends.
-pub fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+pub(crate) fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
     let t = meta.file_type();
     if t.is_file() || t.is_dir() {
         return None;
@@ -223,7 +223,7 @@ pub fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
 }
 
 /// The one-line refusal of a path that is `kind` (see `special_kind`).
-pub fn not_regular(path: &Path, kind: &str) -> Error {
+pub(crate) fn not_regular(path: &Path, kind: &str) -> Error {
     Error::input(path, format!("not a regular file ({kind})"))
 }
 
@@ -231,7 +231,7 @@ pub fn not_regular(path: &Path, kind: &str) -> Error {
 /// after it was looked at opens at once (non-blocking) and is refused, as is
 /// anything else that is not a regular file. The error of a refusal is
 /// `InvalidInput`, its text `not a regular file (a FIFO)`.
-pub fn open_regular(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -252,7 +252,7 @@ pub fn open_regular(path: &Path) -> std::io::Result<File> {
 }
 
 /// A one-line description of a SQLite error.
-pub fn sqlite_problem(e: &rusqlite::Error) -> String {
+pub(crate) fn sqlite_problem(e: &rusqlite::Error) -> String {
     use rusqlite::ErrorCode;
     if let rusqlite::Error::SqliteFailure(f, _) = e {
         match f.code {

@@ -27,7 +27,7 @@ use super::rows::{
 use super::{Adapter, FormatInfo, ReadContext, ReadError, ReadResult, Schema, columns};
 use crate::model::{Call, Dialect, Event, ToolResult, text_ends};
 
-pub struct OpenAiAgents;
+pub(crate) struct OpenAiAgents;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::OPENAI_AGENTS,
@@ -136,7 +136,7 @@ impl Adapter for OpenAiAgents {
 }
 
 /// The call or result (or both) in one stored item, appended to `out`.
-pub fn parse_item(
+pub(crate) fn parse_item(
     item: Value,
     time: Option<chrono::DateTime<chrono::Utc>>,
     row: i64,

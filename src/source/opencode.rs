@@ -20,7 +20,7 @@ use super::rows::{SessionIndex, Stream, emit, epoch_time, id_of, opt_int, parse_
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, ToolResult};
 
-pub struct Opencode;
+pub(crate) struct Opencode;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::OPENCODE,
@@ -58,14 +58,14 @@ impl Adapter for Opencode {
 }
 
 /// Does the database have opencode's tables (which Kilo's has too)?
-pub fn has_tables(s: &Schema<'_>) -> rusqlite::Result<bool> {
+pub(crate) fn has_tables(s: &Schema<'_>) -> rusqlite::Result<bool> {
     Ok(s.has("session", &["id", "parent_id"])?
         && s.has("message", &["id", "session_id", "data"])?
         && s.has("part", &["id", "message_id", "session_id", "time_created", "data"])?)
 }
 
 /// Read an opencode-schema database, its sessions judged as `dialect`'s.
-pub fn read_as(dialect: Dialect, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+pub(crate) fn read_as(dialect: Dialect, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
     let index = SessionIndex::load(conn, SESSIONS)?;
     let stream = Stream { dialect, index: &index, sql: ROWS };
     stream_by_session(

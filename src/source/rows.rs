@@ -25,7 +25,7 @@ struct SessionInfo {
 
 /// A source's sessions by id, loaded once before its rows are streamed.
 #[derive(Debug, Default)]
-pub struct SessionIndex {
+pub(crate) struct SessionIndex {
     sessions: HashMap<String, SessionInfo>,
     skip: Option<fn(&str) -> bool>,
 }
@@ -34,7 +34,7 @@ impl SessionIndex {
     /// Load the sessions `sql` returns as `id, parent, started[, agent[,
     /// origin]]`: `started` in epoch seconds or milliseconds or ISO text,
     /// `agent` a dialect name, `origin` the file the session came from.
-    pub fn load(conn: &Connection, sql: &str) -> rusqlite::Result<SessionIndex> {
+    pub(crate) fn load(conn: &Connection, sql: &str) -> rusqlite::Result<SessionIndex> {
         let mut stmt = conn.prepare(sql)?;
         let with_agent = stmt.column_count() > 3;
         let with_origin = stmt.column_count() > 4;
@@ -53,22 +53,22 @@ impl SessionIndex {
     }
 
     /// Sessions whose id `skip` accepts are never read (nor their rows).
-    pub fn skipping(mut self, skip: fn(&str) -> bool) -> SessionIndex {
+    pub(crate) fn skipping(mut self, skip: fn(&str) -> bool) -> SessionIndex {
         self.skip = Some(skip);
         self
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.sessions.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.sessions.is_empty()
     }
 
     /// Session `id`, empty, in `dialect` unless the index names another;
     /// `None` when it is not read (skipped, or not wanted by `cx`).
-    pub fn open(&self, id: &str, dialect: Dialect, cx: &ReadContext<'_>) -> Option<Session> {
+    pub(crate) fn open(&self, id: &str, dialect: Dialect, cx: &ReadContext<'_>) -> Option<Session> {
         if self.skip.is_some_and(|skip| skip(id)) {
             return None;
         }
@@ -87,7 +87,7 @@ impl SessionIndex {
 
 /// The first of `queries` whose columns all exist in `table` (formats that
 /// added columns over their versions); `None` when `table` does not exist.
-pub fn pick_query(
+pub(crate) fn pick_query(
     conn: &Connection,
     table: &str,
     queries: &[(&[&str], &'static str)],
@@ -100,7 +100,7 @@ pub fn pick_query(
 }
 
 /// The rows of a format that stores one event (or one message) per row.
-pub struct Stream<'a> {
+pub(crate) struct Stream<'a> {
     /// The dialect of its sessions, unless the index names another.
     pub dialect: Dialect,
     pub index: &'a SessionIndex,
@@ -113,7 +113,7 @@ pub struct Stream<'a> {
 /// its rows), filled by `parse` row by row, and handed to `done` when the
 /// next session begins, so only one session is in memory. Progress is
 /// counted in sessions when the index knows how many there are.
-pub fn stream_by_session<'a>(
+pub(crate) fn stream_by_session<'a>(
     conn: &Connection,
     cx: &mut ReadContext<'a>,
     stream: Stream<'_>,
@@ -155,7 +155,7 @@ pub fn stream_by_session<'a>(
 }
 
 /// The `done` of sources whose sessions are finished when their rows are.
-pub fn emit(session: Session, cx: &mut ReadContext<'_>) -> rusqlite::Result<()> {
+pub(crate) fn emit(session: Session, cx: &mut ReadContext<'_>) -> rusqlite::Result<()> {
     cx.emit(session);
     Ok(())
 }
@@ -169,7 +169,7 @@ fn same_text(v: ValueRef<'_>, id: &str) -> bool {
 }
 
 /// A column as text, whatever SQLite type it has (NULL is empty).
-pub fn text_of(v: ValueRef<'_>) -> String {
+pub(crate) fn text_of(v: ValueRef<'_>) -> String {
     match v {
         ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
         ValueRef::Integer(i) => i.to_string(),
@@ -182,7 +182,7 @@ pub fn text_of(v: ValueRef<'_>) -> String {
 /// `parse`; a parse error, a document past `json::MAX_JSON_VALUES`, or a
 /// column that is not text, becomes a skipped `Malformed` row (`column`
 /// names it in the problem).
-pub fn parse_column(
+pub(crate) fn parse_column(
     v: ValueRef<'_>,
     column: &str,
     row: i64,
@@ -202,7 +202,7 @@ pub fn parse_column(
 }
 
 /// A column as text, `None` for NULL or empty.
-pub fn opt_text(v: ValueRef<'_>) -> Option<String> {
+pub(crate) fn opt_text(v: ValueRef<'_>) -> Option<String> {
     match v {
         ValueRef::Null => None,
         v => Some(text_of(v)).filter(|s| !s.is_empty()),
@@ -210,7 +210,7 @@ pub fn opt_text(v: ValueRef<'_>) -> Option<String> {
 }
 
 /// A column as an integer, if it is one (or numeric text).
-pub fn opt_int(v: ValueRef<'_>) -> Option<i64> {
+pub(crate) fn opt_int(v: ValueRef<'_>) -> Option<i64> {
     match v {
         ValueRef::Integer(i) => Some(i),
         ValueRef::Real(f) => Some(f as i64),
@@ -221,7 +221,7 @@ pub fn opt_int(v: ValueRef<'_>) -> Option<i64> {
 
 /// A time column: epoch seconds or milliseconds (a number, or digits as
 /// text), or ISO-8601 text.
-pub fn time_of(v: ValueRef<'_>) -> Option<DateTime<Utc>> {
+pub(crate) fn time_of(v: ValueRef<'_>) -> Option<DateTime<Utc>> {
     match v {
         ValueRef::Integer(_) | ValueRef::Real(_) => opt_int(v).and_then(epoch_time),
         ValueRef::Text(_) => opt_int(v).map_or_else(|| opt_text(v).and_then(|t| iso_time(&t)), epoch_time),
@@ -231,7 +231,7 @@ pub fn time_of(v: ValueRef<'_>) -> Option<DateTime<Utc>> {
 
 /// Unix epoch seconds or milliseconds (Crush documents milliseconds and
 /// stores seconds): values beyond the year 5000 in seconds are milliseconds.
-pub fn epoch_time(n: i64) -> Option<DateTime<Utc>> {
+pub(crate) fn epoch_time(n: i64) -> Option<DateTime<Utc>> {
     if n <= 0 {
         return None;
     }
@@ -239,7 +239,7 @@ pub fn epoch_time(n: i64) -> Option<DateTime<Utc>> {
 }
 
 /// An ISO-8601 / RFC 3339 time, with or without an offset (then UTC).
-pub fn iso_time(s: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn iso_time(s: &str) -> Option<DateTime<Utc>> {
     let s = s.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Some(t.with_timezone(&Utc));
@@ -251,7 +251,7 @@ pub fn iso_time(s: &str) -> Option<DateTime<Utc>> {
 }
 
 /// A JSON id as a string (ids are strings, sometimes numbers).
-pub fn id_of(v: Option<&Value>) -> String {
+pub(crate) fn id_of(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
@@ -261,7 +261,7 @@ pub fn id_of(v: Option<&Value>) -> String {
 
 /// Arguments stored as a JSON document inside a JSON string are decoded a
 /// second time; text that is not JSON stays a string (malformed arguments).
-pub fn decode_arguments(v: Value) -> Value {
+pub(crate) fn decode_arguments(v: Value) -> Value {
     match v {
         Value::String(s) if s.trim().is_empty() => Value::Object(Default::default()),
         Value::String(s) => super::json::nested(s),

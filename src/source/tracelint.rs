@@ -21,16 +21,16 @@ use super::{Adapter, FormatInfo, ReadContext, ReadError, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, Session, ToolResult};
 
 /// The schema version this reader understands.
-pub const SCHEMA_VERSION: &str = "1";
+pub(crate) const SCHEMA_VERSION: &str = "1";
 
 /// The schema, as `tracelint import` creates it.
-pub const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
+pub(crate) const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
 /// The views for the sqlite3 shell.
-pub const VIEWS_SQL: &str = include_str!("../../sql/views.sql");
+pub(crate) const VIEWS_SQL: &str = include_str!("../../sql/views.sql");
 
-pub struct Tracelint;
+pub(crate) struct Tracelint;
 
-pub static INFO: FormatInfo = FormatInfo {
+pub(crate) static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::TRACELINT,
     agent: "tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework",
     product: "tracelint",
@@ -81,7 +81,7 @@ impl Adapter for Tracelint {
 }
 
 /// The `schema_version` the database records, if any.
-pub fn schema_version(conn: &Connection) -> rusqlite::Result<Option<String>> {
+pub(crate) fn schema_version(conn: &Connection) -> rusqlite::Result<Option<String>> {
     conn.query_row("SELECT value FROM tracelint_meta WHERE key = 'schema_version'", [], |r| r.get(0))
         .optional()
         .map(Option::flatten)

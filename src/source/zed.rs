@@ -34,7 +34,7 @@ use super::rows::{SessionIndex, Stream, id_of, opt_int, pick_query, stream_by_se
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult, text_ends};
 
-pub struct Zed;
+pub(crate) struct Zed;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::ZED,
@@ -112,7 +112,7 @@ impl Adapter for Zed {
 }
 
 /// A thread's `data` as JSON, or why it cannot be read.
-pub fn decode(data_type: &str, v: ValueRef<'_>) -> Result<Value, String> {
+pub(crate) fn decode(data_type: &str, v: ValueRef<'_>) -> Result<Value, String> {
     let bytes = match v {
         ValueRef::Blob(b) | ValueRef::Text(b) => b,
         _ => return Err("data is not a blob".into()),
@@ -157,7 +157,7 @@ fn read_at_most(mut r: impl Read, max: u64) -> std::io::Result<Option<Vec<u8>>> 
 }
 
 /// The calls and results of one thread, in message order.
-pub fn parse_thread(thread: &Value, time: Option<DateTime<Utc>>, row: i64, session: &mut Session) {
+pub(crate) fn parse_thread(thread: &Value, time: Option<DateTime<Utc>>, row: i64, session: &mut Session) {
     let version = thread.get("version").and_then(Value::as_str);
     let messages = thread.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     let mut unknown = BTreeSet::new();

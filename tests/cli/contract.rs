@@ -8,7 +8,7 @@ fn schema() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-pub fn assert_valid(report: &Value) {
+pub(crate) fn assert_valid(report: &Value) {
     let validator = jsonschema::validator_for(&schema()).expect("the schema compiles");
     let errors: Vec<String> =
         validator.iter_errors(report).map(|e| format!("{} at {}", e, e.instance_path())).collect();

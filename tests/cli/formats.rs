@@ -10,10 +10,7 @@ fn formats_lists_every_format_with_its_signature() {
     let text = stdout(&out);
     let listed: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ') && !l.is_empty()).collect();
     // Every format of the registry, databases first, each as `name (agent)`.
-    let registry: Vec<String> = tracelint::source::formats()
-        .chain(tracelint::import::infos())
-        .map(|f| format!("{} ({})", f.name(), f.agent))
-        .collect();
+    let registry: Vec<String> = tracelint::formats().map(|f| format!("{} ({})", f.name(), f.agent)).collect();
     assert!(registry.len() >= 25, "{registry:?}");
     assert_eq!(listed, registry);
     assert!(text.contains("detected by:") && text.contains("recognised:") && text.contains("default:"), "{text}");
@@ -25,7 +22,7 @@ fn unknown_source_format_is_a_usage_error() {
     db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "nope"]);
     assert_eq!(out.status.code(), Some(2));
-    let known: Vec<&str> = tracelint::source::formats().chain(tracelint::import::infos()).map(|f| f.name()).collect();
+    let known: Vec<&str> = tracelint::formats().map(|f| f.name()).collect();
     assert!(known.starts_with(&["peri", "crush"]) && known.contains(&"claude-code"), "{known:?}");
     assert!(
         stderr(&out).contains(&format!("unknown format \"nope\"; known: {}\n", known.join(", "))),
@@ -45,7 +42,7 @@ fn unknown_schema_names_the_formats() {
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     // The database formats, every one, and no transcript format.
-    let databases: Vec<&str> = tracelint::source::formats().map(|f| f.name()).collect();
+    let databases: Vec<&str> = tracelint::database_formats().map(|f| f.name()).collect();
     assert!(databases.contains(&"peri") && !databases.contains(&"claude-code"), "{databases:?}");
     assert!(
         err.contains(&format!(

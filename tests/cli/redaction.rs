@@ -4,13 +4,13 @@
 
 use crate::util::*;
 
-pub const SECRETS: &[&str] =
+pub(crate) const SECRETS: &[&str] =
     &["sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA", "supersecret123", "AKIAABCDEFGHIJKLMNOP", "abcdefghijklmnop1234"];
 
 /// A Peri database whose error texts, arguments and accepted enum values
 /// carry secrets: hidden errors, a guard-blind streak, feedback rows and an
 /// enum-too-narrow drift.
-pub fn secret_db(dir: &std::path::Path) {
+pub(crate) fn secret_db(dir: &std::path::Path) {
     let mut sql = String::from(
         "CREATE TABLE threads (id TEXT PRIMARY KEY, title TEXT, cwd TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL,
            updated_at TEXT NOT NULL, message_count INTEGER NOT NULL DEFAULT 0, parent_thread_id TEXT);

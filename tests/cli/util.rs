@@ -4,15 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_tracelint");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_tracelint");
 
-pub fn fixture_sql(name: &str) -> String {
+pub(crate) fn fixture_sql(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Build a database at `dir/file` from SQL text.
-pub fn db_from_sql(dir: &Path, file: &str, sql: &str) -> PathBuf {
+pub(crate) fn db_from_sql(dir: &Path, file: &str, sql: &str) -> PathBuf {
     let path = dir.join(file);
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(sql).unwrap();
@@ -22,26 +22,26 @@ pub fn db_from_sql(dir: &Path, file: &str, sql: &str) -> PathBuf {
 
 /// Run tracelint in `dir` with `args` and no colour- or width-related
 /// environment (`COLUMNS` fits the output even in a pipe).
-pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn run_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(BIN).args(args).current_dir(dir).env_remove("NO_COLOR").env_remove("COLUMNS").output().unwrap()
 }
 
-pub fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
-pub fn json(o: &Output) -> serde_json::Value {
+pub(crate) fn json(o: &Output) -> serde_json::Value {
     assert!(o.status.success(), "tracelint failed: {}", stderr(o));
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", stdout(o)))
 }
 
 /// Compare `actual` with the golden file `tests/golden/<name>`; with
 /// `UPDATE_GOLDEN=1` the golden file is rewritten instead.
-pub fn assert_golden(name: &str, actual: &str) {
+pub(crate) fn assert_golden(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, actual).unwrap();
@@ -55,7 +55,7 @@ pub fn assert_golden(name: &str, actual: &str) {
 /// How `actual` differs from the golden file `tests/golden/<name>` (its
 /// first differing line), or `None`; with `UPDATE_GOLDEN=1` the golden file
 /// is rewritten instead.
-pub fn golden_mismatch(name: &str, actual: &str) -> Option<String> {
+pub(crate) fn golden_mismatch(name: &str, actual: &str) -> Option<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, actual).unwrap();
@@ -87,7 +87,7 @@ pub fn golden_mismatch(name: &str, actual: &str) -> Option<String> {
 }
 
 /// Every file in `dir`, sorted.
-pub fn listing(dir: &Path) -> Vec<String> {
+pub(crate) fn listing(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> =
         std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
@@ -95,25 +95,25 @@ pub fn listing(dir: &Path) -> Vec<String> {
 }
 
 /// The repository root (samples, fixtures, docs).
-pub fn root() -> &'static Path {
+pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The small Peri fixture (tests/fixtures/peri_small.sql) as `threads.db` in a new folder.
-pub fn small() -> tempfile::TempDir {
+pub(crate) fn small() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
     dir
 }
 
 /// The per-tool row of `tool` in a JSON report.
-pub fn tool<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+pub(crate) fn tool<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).unwrap_or_else(|| panic!("no tool {name}"))
 }
 
 /// The JSON report of `tracelint scan PATHS… --format json EXTRA…`, which
 /// must exit 0 or 1.
-pub fn scan_json(paths: &[&str], extra: &[&str]) -> serde_json::Value {
+pub(crate) fn scan_json(paths: &[&str], extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["scan"];
     args.extend_from_slice(paths);
     args.extend_from_slice(&["--format", "json"]);
@@ -124,13 +124,13 @@ pub fn scan_json(paths: &[&str], extra: &[&str]) -> serde_json::Value {
 }
 
 /// (calls, flagged, hidden) of a whole JSON report.
-pub fn totals(v: &serde_json::Value) -> (u64, u64, u64) {
+pub(crate) fn totals(v: &serde_json::Value) -> (u64, u64, u64) {
     let t = &v["totals"];
     (t["calls"].as_u64().unwrap(), t["flagged_errors"].as_u64().unwrap(), t["hidden_errors"].as_u64().unwrap())
 }
 
 /// Every `.rs` file under `dir`.
-pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         if p.is_dir() {
@@ -142,14 +142,14 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// (calls, errors, flagged, hidden) of a tool in a JSON report.
-pub fn counts(v: &serde_json::Value, name: &str) -> (u64, u64, u64, u64) {
+pub(crate) fn counts(v: &serde_json::Value, name: &str) -> (u64, u64, u64, u64) {
     let t = tool(v, name);
     let n = |k: &str| t[k].as_u64().unwrap();
     (n("calls"), n("errors"), n("flagged_errors"), n("hidden_errors"))
 }
 
 /// The messages of a report's findings of `rule`, in report order.
-pub fn finding_messages<'a>(v: &'a serde_json::Value, rule: &str) -> Vec<&'a str> {
+pub(crate) fn finding_messages<'a>(v: &'a serde_json::Value, rule: &str) -> Vec<&'a str> {
     v["findings"]
         .as_array()
         .unwrap()
@@ -159,9 +159,9 @@ pub fn finding_messages<'a>(v: &'a serde_json::Value, rule: &str) -> Vec<&'a str
         .collect()
 }
 
-/// A format of the registry (`tracelint::source::formats()`, then
-/// `tracelint::import::infos()`) and the sample it carries (`FormatInfo::sample`).
-pub struct Sample {
+/// A format of the registry (`tracelint::formats()`) and the sample it
+/// carries (`FormatInfo::sample`).
+pub(crate) struct Sample {
     /// The format's name (`--source-format`, `sources[].format`).
     pub format: &'static str,
     /// `sample-traces/<sample>`, relative to the repository root.
@@ -174,11 +174,9 @@ pub struct Sample {
 
 /// Every format's sample, in registry order. A new format brings its sample
 /// here by its `FormatInfo`, with no test file to edit.
-pub static REGISTRY: std::sync::LazyLock<Vec<Sample>> = std::sync::LazyLock::new(|| {
-    let opt_in: Vec<&str> =
-        tracelint::source::ADAPTERS.iter().filter(|a| a.opt_in().is_some()).map(|a| a.info().name()).collect();
-    tracelint::source::formats()
-        .chain(tracelint::import::infos())
+pub(crate) static REGISTRY: std::sync::LazyLock<Vec<Sample>> = std::sync::LazyLock::new(|| {
+    let opt_in: Vec<&str> = tracelint::opt_in_formats().collect();
+    tracelint::formats()
         .map(|f| {
             let stem = f.sample.rsplit_once('.').map_or(f.sample, |(stem, _)| stem);
             Sample {
@@ -194,7 +192,7 @@ pub static REGISTRY: std::sync::LazyLock<Vec<Sample>> = std::sync::LazyLock::new
 /// One shipped sample of every format that is detected (all but the opt-in
 /// ones), in registry order. `tests/golden/samples.txt` is the same list for
 /// the DuckDB and fleet checks (tests/engines/).
-pub static SAMPLES: std::sync::LazyLock<Vec<&'static str>> =
+pub(crate) static SAMPLES: std::sync::LazyLock<Vec<&'static str>> =
     std::sync::LazyLock::new(|| REGISTRY.iter().filter(|s| !s.opt_in).map(|s| s.path).collect());
 
 #[test]
@@ -220,7 +218,7 @@ fn the_engines_sample_list_is_the_registry() {
 
 /// The small Peri fixture with `rows` more user messages of `blob` random
 /// bytes each (hex), so its data spans many pages past the schema page.
-pub fn padded_small_sql(rows: u32, blob: u32) -> String {
+pub(crate) fn padded_small_sql(rows: u32, blob: u32) -> String {
     let mut sql = fixture_sql("peri_small.sql");
     sql.push_str(&format!(
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {rows})
@@ -232,7 +230,7 @@ pub fn padded_small_sql(rows: u32, blob: u32) -> String {
 
 /// Run tracelint in `dir` with `args`, `TMPDIR` set to `tmp`, and a minute
 /// to finish: a run still going after that is a hang, killed and failed.
-pub fn run_bounded(dir: &Path, tmp: &Path, args: &[&std::ffi::OsStr]) -> Output {
+pub(crate) fn run_bounded(dir: &Path, tmp: &Path, args: &[&std::ffi::OsStr]) -> Output {
     use std::time::Duration;
     let child = Command::new(BIN)
         .args(args)
@@ -249,7 +247,7 @@ pub fn run_bounded(dir: &Path, tmp: &Path, args: &[&std::ffi::OsStr]) -> Output 
 
 /// The output of `child`, which must end within `limit`: one still running
 /// then is a hang, killed and failed with what it wrote to stderr.
-pub fn wait_or_fail(mut child: std::process::Child, limit: std::time::Duration, what: &str) -> Output {
+pub(crate) fn wait_or_fail(mut child: std::process::Child, limit: std::time::Duration, what: &str) -> Output {
     let start = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > limit {
@@ -263,7 +261,7 @@ pub fn wait_or_fail(mut child: std::process::Child, limit: std::time::Duration, 
 }
 
 /// Every path under `dir`, relative, sorted (folders too).
-pub fn tree(dir: &Path) -> Vec<String> {
+pub(crate) fn tree(dir: &Path) -> Vec<String> {
     fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
         for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
@@ -280,7 +278,7 @@ pub fn tree(dir: &Path) -> Vec<String> {
 }
 
 /// Make a FIFO at `path` (mkfifo(1)).
-pub fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     let ok = Command::new("mkfifo").arg(path).status().unwrap().success();
     assert!(ok, "mkfifo {}", path.display());
 }
@@ -288,7 +286,7 @@ pub fn mkfifo(path: &Path) {
 /// `files` Claude Code transcripts of `calls` calls each in `dir` (about
 /// 1 KB per call, one in five a hidden error): a folder that takes seconds
 /// to read.
-pub fn big_claude_folder(dir: &Path, files: usize, calls: usize) {
+pub(crate) fn big_claude_folder(dir: &Path, files: usize, calls: usize) {
     use std::io::Write;
     std::fs::create_dir_all(dir).unwrap();
     let pad = "lorem ipsum ".repeat(40);
@@ -312,13 +310,13 @@ pub fn big_claude_folder(dir: &Path, files: usize, calls: usize) {
 }
 
 /// Send `signal` (a name such as INT, or KILL) to process `pid` (kill(1)).
-pub fn send_signal(pid: u32, signal: &str) {
+pub(crate) fn send_signal(pid: u32, signal: &str) {
     let ok = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status().unwrap().success();
     assert!(ok, "kill -{signal} {pid}");
 }
 
 /// Wait up to a minute for `child` to end: a run still going is a hang.
-pub fn wait_bounded(child: &mut std::process::Child) -> std::process::ExitStatus {
+pub(crate) fn wait_bounded(child: &mut std::process::Child) -> std::process::ExitStatus {
     use std::time::{Duration, Instant};
     let start = Instant::now();
     loop {
@@ -335,7 +333,7 @@ pub fn wait_bounded(child: &mut std::process::Child) -> std::process::ExitStatus
 
 /// The scratch folder a running tracelint made in `tmp`, once its database
 /// exists; `None` if `child` ended first.
-pub fn scratch_of(child: &mut std::process::Child, tmp: &Path) -> Option<PathBuf> {
+pub(crate) fn scratch_of(child: &mut std::process::Child, tmp: &Path) -> Option<PathBuf> {
     use std::time::{Duration, Instant};
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(60) {
@@ -357,11 +355,11 @@ pub fn scratch_of(child: &mut std::process::Child, tmp: &Path) -> Option<PathBuf
 
 /// One call of a fixture session: tool, arguments, result text, the
 /// result's error flag and the call id.
-pub type FxCall<'a> = (&'a str, serde_json::Value, &'a str, bool, &'a str);
+pub(crate) type FxCall<'a> = (&'a str, serde_json::Value, &'a str, bool, &'a str);
 
 /// A Peri database at `dir/file` holding `sessions` (thread id, calls),
 /// every text stored as given (built with bound parameters, not SQL text).
-pub fn peri_db(dir: &Path, file: &str, sessions: &[(&str, Vec<FxCall<'_>>)]) -> PathBuf {
+pub(crate) fn peri_db(dir: &Path, file: &str, sessions: &[(&str, Vec<FxCall<'_>>)]) -> PathBuf {
     let path = dir.join(file);
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
@@ -402,7 +400,7 @@ pub fn peri_db(dir: &Path, file: &str, sessions: &[(&str, Vec<FxCall<'_>>)]) -> 
 }
 
 /// Copy the folder `from` to `to`, recursively.
-pub fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();

@@ -11,14 +11,14 @@ use crate::rules::FindingRule;
 use crate::sanitize;
 
 /// The version of `schema/events-v1.schema.json`.
-pub const EVENTS_VERSION: u32 = 1;
+pub(super) const EVENTS_VERSION: u32 = 1;
 
 /// Characters of the error text a line shows.
 const EXCERPT_CHARS: usize = 80;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub(super) enum Kind {
     /// The content says the call failed, the flag says success.
     HiddenError,
     /// The source flagged the result as an error.
@@ -30,7 +30,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Kind::HiddenError => "hidden-error",
             Kind::FlaggedError => "flagged-error",
@@ -42,7 +42,7 @@ impl Kind {
 
 /// One event, as `--format ndjson` prints it (schema/events-v1.schema.json).
 #[derive(Debug, Clone, Serialize)]
-pub struct Event {
+pub(super) struct Event {
     /// The schema version.
     pub v: u32,
     pub kind: Kind,
@@ -77,16 +77,16 @@ pub struct Event {
 
 /// What makes an event the same event on every re-read: source, session,
 /// call id (with its occurrence, for a call id used twice) and kind.
-pub type Key = (String, String, String, usize, Kind);
+pub(super) type Key = (String, String, String, usize, Kind);
 
 impl Event {
-    pub fn key(&self, occurrence: usize) -> Key {
+    pub(super) fn key(&self, occurrence: usize) -> Key {
         (self.source.clone(), self.session.clone(), self.call_id.clone(), occurrence, self.kind)
     }
 
     /// One line for a terminal: time, kind, agent, tool, category, rule,
     /// session prefix, and a short excerpt of the error.
-    pub fn line(&self) -> String {
+    pub(super) fn line(&self) -> String {
         // When the call was made, else when it was seen: YYYY-MM-DD HH:MM:SS (UTC).
         let at = self.ts.as_deref().unwrap_or(&self.seen_at);
         let time = at.get(..19).unwrap_or(at).replacen('T', " ", 1);
@@ -105,7 +105,7 @@ impl Event {
 }
 
 /// An event and the occurrence of its call id in the session.
-pub struct Found {
+pub(super) struct Found {
     pub event: Event,
     pub occurrence: usize,
 }
@@ -114,7 +114,7 @@ pub struct Found {
 /// guard-blind streaks, and (in `abandoned`) its failures that no later call
 /// of the tool followed, which become events when the session ends. Only
 /// calls the filters count (`--tool`, `--since`, `--until`).
-pub fn of_session(
+pub(super) fn of_session(
     s: &JudgedSession,
     (source, file): (&str, &str),
     filters: &Filters,
@@ -188,6 +188,6 @@ pub fn of_session(
 }
 
 /// The latest time the session records, for its idle clock at start.
-pub fn last_time(s: &JudgedSession) -> Option<DateTime<Utc>> {
+pub(super) fn last_time(s: &JudgedSession) -> Option<DateTime<Utc>> {
     s.calls.iter().flat_map(|c| [c.time, c.result.as_ref().and_then(|r| r.time)]).flatten().max()
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
-pub struct Exec {
+pub(super) struct Exec {
     tx: Option<Sender<(u64, String)>>,
     worker: Option<JoinHandle<()>>,
     /// What went wrong, for the main loop to print (it owns stderr).
@@ -19,7 +19,7 @@ pub struct Exec {
 }
 
 impl Exec {
-    pub fn start(cmd: String, timeout: Duration) -> Exec {
+    pub(super) fn start(cmd: String, timeout: Duration) -> Exec {
         let (tx, rx) = crossbeam_channel::unbounded::<(u64, String)>();
         let (ptx, prx) = crossbeam_channel::unbounded::<String>();
         let worker = std::thread::Builder::new()
@@ -36,14 +36,14 @@ impl Exec {
     }
 
     /// Queue event number `n` (its JSON) for the command.
-    pub fn send(&self, n: u64, json: String) {
+    pub(super) fn send(&self, n: u64, json: String) {
         if let Some(tx) = &self.tx {
             let _ = tx.send((n, json));
         }
     }
 
     /// Wait for the queued commands (each bounded by the timeout).
-    pub fn finish(&mut self) {
+    pub(super) fn finish(&mut self) {
         self.tx = None;
         if let Some(w) = self.worker.take() {
             let _ = w.join();

@@ -41,7 +41,7 @@ const SAFETY_POLL: Duration = Duration::from_secs(2);
 /// The polling interval when notifications are unavailable and `--poll` was not given.
 const FALLBACK_POLL: Duration = Duration::from_millis(250);
 
-pub fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
     let opts = settings_of(args)?;
     let listen = args.listen.as_deref().map(|l| serve::address(l, args.listen_any)).transpose()?;
     let timeout = match args.timeout {

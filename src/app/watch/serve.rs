@@ -18,7 +18,7 @@ const READ_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The address `--listen` names, refused when it is not loopback unless
 /// `any` (`--listen-any`).
-pub fn address(spec: &str, any: bool) -> Result<SocketAddr> {
+pub(super) fn address(spec: &str, any: bool) -> Result<SocketAddr> {
     let usage = |m: String| Error::Usage(format!("--listen {spec:?}: {m}"));
     let addr = spec
         .to_socket_addrs()
@@ -37,7 +37,7 @@ pub fn address(spec: &str, any: bool) -> Result<SocketAddr> {
 
 /// Bind `addr` and answer requests on a thread of its own; `metrics` makes
 /// the text of one scrape. Returns the address bound (port 0 picks one).
-pub fn start(addr: SocketAddr, metrics: Arc<dyn Fn() -> String + Send + Sync>) -> Result<SocketAddr> {
+pub(super) fn start(addr: SocketAddr, metrics: Arc<dyn Fn() -> String + Send + Sync>) -> Result<SocketAddr> {
     let listener =
         TcpListener::bind(addr).map_err(|e| Error::Usage(format!("--listen {addr}: cannot listen there: {e}")))?;
     let bound = listener.local_addr().unwrap_or(addr);

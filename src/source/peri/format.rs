@@ -7,7 +7,7 @@ use super::reader::{read, thread_index};
 use crate::model::Dialect;
 use crate::source::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 
-pub struct Peri;
+pub(crate) struct Peri;
 
 pub(super) static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::PERI,

@@ -354,7 +354,7 @@ fn make_call(id: String, name: String, input: Value, time: Option<DateTime<Utc>>
 }
 
 /// The time embedded in a UUID v7 (its first 48 bits are Unix milliseconds).
-pub fn uuid_v7_time(id: &str) -> Option<DateTime<Utc>> {
+pub(super) fn uuid_v7_time(id: &str) -> Option<DateTime<Utc>> {
     let b = id.as_bytes();
     if b.len() != 36 || b[8] != b'-' || b[13] != b'-' || b[14] != b'7' || b[18] != b'-' || b[23] != b'-' {
         return None;

@@ -16,5 +16,5 @@ mod format;
 mod message;
 mod reader;
 
-pub use format::Peri;
-pub use message::{parse_message, uuid_v7_time};
+pub(crate) use format::Peri;
+pub use message::parse_message;
