@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::rows::{self, Value};
 use super::{percent, plural};
 use crate::error::Result;
 use crate::report::{Report, rate};
@@ -75,6 +76,32 @@ fn mermaid_label(s: &str) -> String {
 /// A code span in a table cell: pipes must be escaped even inside code.
 fn cell_code(s: &str) -> String {
     code(s).replace('|', "\\|")
+}
+
+/// A table's header line and its alignment line: the first `left` columns
+/// aligned left, the others (numbers) right.
+fn table_head(out: &mut dyn Write, columns: &[&str], left: usize) -> Result<()> {
+    let align: Vec<&str> = (0..columns.len()).map(|i| if i < left { "---" } else { "---:" }).collect();
+    writeln!(out, "| {} |", columns.join(" | "))?;
+    writeln!(out, "|{}|", align.join("|"))?;
+    Ok(())
+}
+
+/// A section's row (`super::rows`) as a table row, without the columns
+/// `skip` names.
+fn row_line(out: &mut dyn Write, row: &[Value<'_>], skip: &[&str]) -> Result<()> {
+    let cells: Vec<String> = row
+        .iter()
+        .filter(|v| !skip.contains(&v.key()))
+        .map(|v| match v {
+            Value::Tool(s) | Value::Category(s) => cell_code(s),
+            Value::Count(_, n) | Value::Alarm(_, n) => n.to_string(),
+            Value::OfThem { tries, ok } => format!("{} ({})", tries.1, ok.1),
+            Value::Text { text: t, .. } => text(t),
+        })
+        .collect();
+    writeln!(out, "| {} |", cells.join(" | "))?;
+    Ok(())
 }
 
 /// Cost rows shown; JSON has them all.
@@ -273,27 +300,21 @@ fn after_failure(report: &Report, out: &mut dyn Write) -> Result<()> {
         writeln!(out)?;
         writeln!(out, "## Recovery")?;
         writeln!(out)?;
-        writeln!(
-            out,
-            "| tool | category | failures | recovered | at 1 | at 2 | at 3 | median | identical retries (ok) | abandoned |"
-        )?;
-        writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+        let columns = [
+            "tool",
+            "category",
+            "failures",
+            "recovered",
+            "at 1",
+            "at 2",
+            "at 3",
+            "median",
+            "identical retries (ok)",
+            "abandoned",
+        ];
+        table_head(out, &columns, 2)?;
         for r in &report.recovery {
-            writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} |",
-                cell_code(&r.tool),
-                cell_code(&r.category),
-                r.failures,
-                r.recovered,
-                r.recovered_at_1,
-                r.recovered_at_2,
-                r.recovered_at_3,
-                r.median_attempts.map_or("-".to_string(), |m| m.to_string()),
-                r.identical_retries,
-                r.identical_retry_successes,
-                r.abandoned
-            )?;
+            row_line(out, &rows::recovery(r), &[])?;
         }
     }
     let cost = super::cost_rows(report);
@@ -306,20 +327,9 @@ fn after_failure(report: &Report, out: &mut dyn Write) -> Result<()> {
             "Estimates: retries count the calls of the tool after a failure up to its next success (every later call when none came); time runs from the failed call to that success, or to the session's last recorded time."
         )?;
         writeln!(out)?;
-        writeln!(out, "| tool | category | failures | retries | time lost | per failure | untimed |")?;
-        writeln!(out, "|---|---|---:|---:|---:|---:|---:|")?;
+        table_head(out, &["tool", "category", "failures", "retries", "time lost", "per failure", "untimed"], 2)?;
         for r in cost.iter().take(COST_ROWS) {
-            writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                cell_code(&r.tool),
-                cell_code(&r.category),
-                r.failures,
-                r.retries,
-                super::duration(r.lost_ms),
-                super::per_failure(r),
-                r.failures - r.timed.min(r.failures)
-            )?;
+            row_line(out, &rows::cost(r), &[])?;
         }
         if cost.len() > COST_ROWS {
             writeln!(out)?;
@@ -337,24 +347,11 @@ fn after_failure(report: &Report, out: &mut dyn Write) -> Result<()> {
             blind, report.streaks.threshold
         )?;
         writeln!(out)?;
-        writeln!(
-            out,
-            "| tool | streaks | longest | p50 | p95 | at or above {} | hidden at or above |",
-            report.streaks.threshold
-        )?;
-        writeln!(out, "|---|---:|---:|---:|---:|---:|---:|")?;
+        let at = format!("at or above {}", report.streaks.threshold);
+        table_head(out, &["tool", "streaks", "longest", "p50", "p95", &at, "hidden at or above"], 1)?;
         for s in &report.streaks.by_tool {
-            writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                cell_code(&s.tool),
-                s.streaks,
-                s.longest,
-                s.p50,
-                s.p95,
-                s.at_or_above_threshold,
-                s.hidden_at_or_above_threshold
-            )?;
+            // The lengths are in --format json.
+            row_line(out, &rows::streaks(s), &["lengths"])?;
         }
     }
     if !report.repairs.is_empty() {

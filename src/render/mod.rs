@@ -10,6 +10,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod metrics;
+pub mod rows;
 pub mod sessions;
 pub mod table;
 

@@ -8,6 +8,7 @@ use comfy_table::{
     Width,
 };
 
+use super::rows::{self, Value};
 use super::{percent, plural};
 use crate::error::Result;
 use crate::report::{ReasonRow, Report};
@@ -176,6 +177,21 @@ fn text_cell(s: &str) -> Cell {
     Cell::new(one_line(s))
 }
 
+/// A section's row (`super::rows`) as table cells, the tool's name cut by
+/// `tool` (`Style::name`, or at 48 characters whatever the width).
+fn cells(style: &Style, row: &[Value<'_>], tool: fn(&Style, &str) -> String) -> Vec<Cell> {
+    row.iter()
+        .map(|v| match v {
+            Value::Tool(t) => Cell::new(tool(style, t)),
+            Value::Category(c) => text_cell(c),
+            Value::Count(_, n) => Cell::new(n),
+            Value::Alarm(_, n) => count_cell(*n, style.color),
+            Value::OfThem { tries, ok } => Cell::new(format!("{} ({} ok)", tries.1, ok.1)),
+            Value::Text { text, .. } => Cell::new(text),
+        })
+        .collect()
+}
+
 pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
     let (report, style) = (view.report, &view.style);
     match style.width {
@@ -316,18 +332,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
             ],
         );
         for r in &report.recovery {
-            t.add_row(vec![
-                Cell::new(style.name(&r.tool)),
-                text_cell(&r.category),
-                Cell::new(r.failures),
-                Cell::new(r.recovered),
-                Cell::new(r.recovered_at_1),
-                Cell::new(r.recovered_at_2),
-                Cell::new(r.recovered_at_3),
-                Cell::new(r.median_attempts.map_or("-".to_string(), |m| format!("{m}"))),
-                Cell::new(format!("{} ({} ok)", r.identical_retries, r.identical_retry_successes)),
-                Cell::new(r.abandoned),
-            ]);
+            t.add_row(cells(style, &rows::recovery(r), Style::name));
         }
         right_align(&mut t, 2);
         writeln!(out)?;
@@ -339,15 +344,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         let mut t =
             new_table(style, &["tool", "category", "failures", "retries", "time lost", "per failure", "untimed"]);
         for r in cost.iter().take(SECTION_ROWS) {
-            t.add_row(vec![
-                Cell::new(name(&r.tool)),
-                text_cell(&r.category),
-                Cell::new(r.failures),
-                Cell::new(r.retries),
-                Cell::new(super::duration(r.lost_ms)),
-                Cell::new(super::per_failure(r)),
-                Cell::new(r.failures - r.timed.min(r.failures)),
-            ]);
+            t.add_row(cells(style, &rows::cost(r), |_, tool| name(tool)));
         }
         right_align(&mut t, 2);
         writeln!(out)?;
@@ -366,17 +363,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
             &["tool", "streaks", "longest", "p50", "p95", "lengths", &format!("≥ {}", st.threshold), "hidden ≥"],
         );
         for r in &st.by_tool {
-            let hist: Vec<String> = r.histogram.iter().map(|(k, v)| format!("{}:{v}", one_line(k))).collect();
-            t.add_row(vec![
-                Cell::new(style.name(&r.tool)),
-                Cell::new(r.streaks),
-                Cell::new(r.longest),
-                Cell::new(r.p50),
-                Cell::new(r.p95),
-                Cell::new(hist.join(" ")),
-                Cell::new(r.at_or_above_threshold),
-                count_cell(r.hidden_at_or_above_threshold, style.color),
-            ]);
+            t.add_row(cells(style, &rows::streaks(r), Style::name));
         }
         right_align(&mut t, 1);
         writeln!(out)?;

@@ -1,5 +1,5 @@
 //! The spine's direction, kept by a test: a module may import only the
-//! modules listed for it (DESIGN.md, "Layout"). Also: every test file is a
+//! modules listed for it (CONTRIBUTING.md, "Layout"). Also: every test file is a
 //! module of this binary, so none is silently left out.
 
 use std::collections::{BTreeMap, BTreeSet};

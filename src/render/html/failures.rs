@@ -106,46 +106,71 @@ pub(super) fn tools_section(report: &Report, tools: &[&ToolReport], h: &mut Stri
     for t in tools.iter().take(TOP_TOOLS) {
         let _ = writeln!(
             h,
-            "<tr data-tool=\"{}\"><th scope=\"row\">{}</th>{}{}{}{}{}{}</tr>",
+            "<tr data-tool=\"{}\"><th scope=\"row\">{}</th>{}</tr>",
             esc(&t.tool),
             esc_cut(&t.tool, 64),
-            num("calls", t.calls),
-            num("errors", t.errors),
-            num("flagged_errors", t.flagged_errors),
-            num("content_errors", t.content_errors),
-            num("hidden_errors", t.hidden_errors),
-            pct("error_rate", t.error_rate, 2)
+            tool_cells(t)
         );
     }
     h.push_str("</tbody>\n<tfoot>\n");
+    // The tools not shown, and all tools, as one row each.
+    let counted = |calls, errors, flagged_errors, content_errors, hidden_errors| ToolReport {
+        calls,
+        errors,
+        flagged_errors,
+        content_errors,
+        hidden_errors,
+        error_rate: rate(errors, calls),
+        ..ToolReport::default()
+    };
     if tools.len() > TOP_TOOLS {
         let rest = &tools[TOP_TOOLS..];
         let sum = |f: fn(&ToolReport) -> u64| rest.iter().map(|t| f(t)).sum::<u64>();
-        let (calls, errors) = (sum(|t| t.calls), sum(|t| t.errors));
+        let more = counted(
+            sum(|t| t.calls),
+            sum(|t| t.errors),
+            sum(|t| t.flagged_errors),
+            sum(|t| t.content_errors),
+            sum(|t| t.hidden_errors),
+        );
         let _ = writeln!(
             h,
-            "<tr class=\"more\" id=\"tools-more\"><th scope=\"row\">and {} more tools</th>{}{}{}{}{}{}</tr>",
+            "<tr class=\"more\" id=\"tools-more\"><th scope=\"row\">and {} more tools</th>{}</tr>",
             rest.len(),
-            num("calls", calls),
-            num("errors", errors),
-            num("flagged_errors", sum(|t| t.flagged_errors)),
-            num("content_errors", sum(|t| t.content_errors)),
-            num("hidden_errors", sum(|t| t.hidden_errors)),
-            pct("error_rate", rate(errors, calls), 2)
+            tool_cells(&more)
         );
     }
     let tot = &report.totals;
-    let _ = writeln!(
-        h,
-        "<tr class=\"total\" id=\"tools-total\"><th scope=\"row\">total</th>{}{}{}{}{}{}</tr>",
-        num("calls", tot.calls),
-        num("errors", tot.errors),
-        num("flagged_errors", tot.flagged_errors),
-        num("content_errors", tot.content_errors),
-        num("hidden_errors", tot.hidden_errors),
-        pct("error_rate", rate(tot.errors, tot.calls), 2)
-    );
+    let all = counted(tot.calls, tot.errors, tot.flagged_errors, tot.content_errors, tot.hidden_errors);
+    let _ = writeln!(h, "<tr class=\"total\" id=\"tools-total\"><th scope=\"row\">total</th>{}</tr>", tool_cells(&all));
     h.push_str("</tfoot></table>\n</section>\n");
+}
+
+/// The counts of a row of the tools table: calls, errors, flagged,
+/// content, hidden, error rate.
+fn tool_cells(t: &ToolReport) -> String {
+    [
+        num("calls", t.calls),
+        num("errors", t.errors),
+        num("flagged_errors", t.flagged_errors),
+        num("content_errors", t.content_errors),
+        num("hidden_errors", t.hidden_errors),
+        pct("error_rate", t.error_rate, 2),
+    ]
+    .concat()
+}
+
+/// The counts of a row of the days table: calls, errors, flagged, hidden,
+/// error rate.
+fn day_cells(d: &Day) -> String {
+    [
+        num("calls", d.calls),
+        num("errors", d.errors),
+        num("flagged", d.flagged),
+        num("hidden", d.hidden),
+        pct("error_rate", rate(d.errors, d.calls), 2),
+    ]
+    .concat()
 }
 
 pub(super) fn categories_section(
@@ -487,17 +512,8 @@ pub(super) fn days_section(page: &Page, h: &mut String) {
         &[unit, "calls", "errors", "flagged", "hidden", "error rate"],
     );
     for (label, d) in shown.iter().rev() {
-        let _ = writeln!(
-            h,
-            "<tr data-day=\"{}\"><th scope=\"row\">{}</th>{}{}{}{}{}</tr>",
-            esc(label),
-            esc(label),
-            num("calls", d.calls),
-            num("errors", d.errors),
-            num("flagged", d.flagged),
-            num("hidden", d.hidden),
-            pct("error_rate", rate(d.errors, d.calls), 2)
-        );
+        let _ =
+            writeln!(h, "<tr data-day=\"{}\"><th scope=\"row\">{}</th>{}</tr>", esc(label), esc(label), day_cells(d));
     }
     h.push_str("</tbody>\n<tfoot>\n");
     let mut rest = Day::default();
@@ -505,28 +521,12 @@ pub(super) fn days_section(page: &Page, h: &mut String) {
         rest.add(d);
     }
     if !earlier.is_empty() {
-        let _ = writeln!(
-            h,
-            "<tr class=\"more\"><th scope=\"row\">and {} earlier {unit}s</th>{}{}{}{}{}</tr>",
-            earlier.len(),
-            num("calls", rest.calls),
-            num("errors", rest.errors),
-            num("flagged", rest.flagged),
-            num("hidden", rest.hidden),
-            pct("error_rate", rate(rest.errors, rest.calls), 2)
-        );
+        let label = format!("and {} earlier {unit}s", earlier.len());
+        let _ = writeln!(h, "<tr class=\"more\"><th scope=\"row\">{label}</th>{}</tr>", day_cells(&rest));
     }
     let u = &page.undated;
     if u.calls > 0 {
-        let _ = writeln!(
-            h,
-            "<tr class=\"more\"><th scope=\"row\">no time recorded</th>{}{}{}{}{}</tr>",
-            num("calls", u.calls),
-            num("errors", u.errors),
-            num("flagged", u.flagged),
-            num("hidden", u.hidden),
-            pct("error_rate", rate(u.errors, u.calls), 2)
-        );
+        let _ = writeln!(h, "<tr class=\"more\"><th scope=\"row\">no time recorded</th>{}</tr>", day_cells(u));
     }
     h.push_str("</tfoot></table>\n</section>\n");
 }

@@ -23,6 +23,7 @@ mod failures;
 mod sequences;
 mod style;
 
+use super::rows::Value;
 use super::{percent, plural};
 use crate::error::Result;
 use crate::report::{Report, ToolReport};
@@ -252,7 +253,7 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
         days_section(page, &mut h);
         recovery_section(report, &tools, &anchors, &mut h);
         cost_section(report, &anchors, &mut h);
-        streaks_section(report, &mut h);
+        streaks_section(report, &anchors, &mut h);
         repairs_section(report, &mut h);
         feedback_section(report, &mut h);
         schema_section(report, &mut h);
@@ -350,6 +351,43 @@ fn table_start(h: &mut String, (id, sortable): (&str, bool), caption: &str, colu
         let _ = write!(h, "<th scope=\"col\">{}</th>", esc(c));
     }
     h.push_str("</tr></thead>\n<tbody>\n");
+}
+
+/// A section's row (`super::rows`): the tool as the row's header, the
+/// category linked to its examples, each count in a cell keyed for tests and
+/// scripts, a text that sorts as a number with its value (`data-v`).
+fn section_row(h: &mut String, row: &[Value<'_>], anchors: &Anchors) {
+    let tool = row.iter().find_map(|v| if let Value::Tool(t) = v { Some(*t) } else { None });
+    let category = row.iter().find_map(|v| if let Value::Category(c) = v { Some(*c) } else { None });
+    h.push_str("<tr");
+    for (name, value) in [("tool", tool), ("category", category)] {
+        if let Some(v) = value {
+            let _ = write!(h, " data-{name}=\"{}\"", esc(v));
+        }
+    }
+    h.push('>');
+    for v in row {
+        match v {
+            Value::Tool(t) => {
+                let _ = write!(h, "<th scope=\"row\">{}</th>", esc_cut(t, 64));
+            }
+            Value::Category(c) => {
+                let _ = write!(h, "<td>{}</td>", anchors.link(tool, c));
+            }
+            Value::Count(k, n) | Value::Alarm(k, n) => h.push_str(&num(k, *n)),
+            Value::OfThem { tries, ok } => {
+                h.push_str(&num(tries.0, tries.1));
+                h.push_str(&num(ok.0, ok.1));
+            }
+            Value::Text { key, text, sort: Some(v) } => {
+                let _ = write!(h, "<td data-k=\"{key}\" data-v=\"{v}\">{}</td>", esc(text));
+            }
+            Value::Text { text, sort: None, .. } => {
+                let _ = write!(h, "<td>{}</td>", esc_cut(text, 120));
+            }
+        }
+    }
+    h.push_str("</tr>\n");
 }
 
 /// "and K more …" as a last row that sorting leaves in place.

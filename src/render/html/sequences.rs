@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 use super::charts::{Bar, Segment, hbar_chart, vbar_chart};
 use super::{
     Anchors, CHART_TOOLS, LONG_ROWS, SECTION_ROWS, TIME_BARS, TOP_TOOLS, esc, esc_cut, escape, more_row, num, pct,
-    section_start, table_start,
+    section_row, section_start, table_start,
 };
-use crate::render::plural;
+use crate::render::{plural, rows};
 use crate::report::{Report, ToolReport, rate};
 use crate::sanitize::{one_line, truncate};
 
@@ -82,26 +82,7 @@ pub(super) fn recovery_section(report: &Report, tools: &[&ToolReport], anchors: 
     let mut rows: Vec<_> = report.recovery.iter().collect();
     rows.sort_by(|a, b| b.failures.cmp(&a.failures).then(a.tool.cmp(&b.tool)).then(a.category.cmp(&b.category)));
     for r in rows.iter().take(LONG_ROWS) {
-        let median = match r.median_attempts {
-            Some(m) => format!("<td data-k=\"median\" data-v=\"{m}\">{m}</td>"),
-            None => "<td data-k=\"median\" data-v=\"-1\">-</td>".to_string(),
-        };
-        let _ = writeln!(
-            h,
-            "<tr data-tool=\"{}\" data-category=\"{}\"><th scope=\"row\">{}</th><td>{}</td>{}{}{}{}{}{median}{}{}{}</tr>",
-            esc(&r.tool),
-            esc(&r.category),
-            esc_cut(&r.tool, 64),
-            anchors.link(Some(&r.tool), &r.category),
-            num("failures", r.failures),
-            num("recovered", r.recovered),
-            num("recovered_at_1", r.recovered_at_1),
-            num("recovered_at_2", r.recovered_at_2),
-            num("recovered_at_3", r.recovered_at_3),
-            num("identical_retries", r.identical_retries),
-            num("identical_retry_successes", r.identical_retry_successes),
-            num("abandoned", r.abandoned)
-        );
+        section_row(h, &rows::recovery(r), anchors);
     }
     h.push_str("</tbody>\n<tfoot>\n");
     if rows.len() > LONG_ROWS {
@@ -130,22 +111,7 @@ pub(super) fn cost_section(report: &Report, anchors: &Anchors, h: &mut String) {
         &["tool", "category", "failures", "retries", "time lost", "per failure", "untimed"],
     );
     for r in rows.iter().take(LONG_ROWS) {
-        let per = r.lost_ms.checked_div(r.timed);
-        let _ = writeln!(
-            h,
-            "<tr data-tool=\"{}\" data-category=\"{}\"><th scope=\"row\">{}</th><td>{}</td>{}{}<td data-k=\"lost_ms\" data-v=\"{}\">{}</td><td data-k=\"per_failure_ms\" data-v=\"{}\">{}</td>{}</tr>",
-            esc(&r.tool),
-            esc(&r.category),
-            esc_cut(&r.tool, 64),
-            anchors.link(Some(&r.tool), &r.category),
-            num("failures", r.failures),
-            num("retries", r.retries),
-            r.lost_ms,
-            esc(&crate::render::duration(r.lost_ms)),
-            per.map_or(-1i64, |p| i64::try_from(p).unwrap_or(i64::MAX)),
-            esc(&crate::render::per_failure(r)),
-            num("untimed", r.failures - r.timed.min(r.failures)),
-        );
+        section_row(h, &rows::cost(r), anchors);
     }
     h.push_str("</tbody>\n<tfoot>\n");
     if rows.len() > LONG_ROWS {
@@ -155,7 +121,7 @@ pub(super) fn cost_section(report: &Report, anchors: &Anchors, h: &mut String) {
     h.push_str("</tfoot></table>\n</section>\n");
 }
 
-pub(super) fn streaks_section(report: &Report, h: &mut String) {
+pub(super) fn streaks_section(report: &Report, anchors: &Anchors, h: &mut String) {
     let st = &report.streaks;
     if st.by_tool.is_empty() {
         return;
@@ -198,20 +164,7 @@ pub(super) fn streaks_section(report: &Report, h: &mut String) {
         &["tool", "streaks", "longest", "p50", "p95", "lengths", &at, "hidden at or above"],
     );
     for r in st.by_tool.iter().take(TOP_TOOLS) {
-        let lengths: Vec<String> = r.histogram.iter().map(|(k, v)| format!("{}:{v}", one_line(k))).collect();
-        let _ = writeln!(
-            h,
-            "<tr data-tool=\"{}\"><th scope=\"row\">{}</th>{}{}{}{}<td>{}</td>{}{}</tr>",
-            esc(&r.tool),
-            esc_cut(&r.tool, 64),
-            num("streaks", r.streaks),
-            num("longest", r.longest),
-            num("p50", r.p50),
-            num("p95", r.p95),
-            esc_cut(&lengths.join(" "), 120),
-            num("at_or_above_threshold", r.at_or_above_threshold),
-            num("hidden_at_or_above_threshold", r.hidden_at_or_above_threshold)
-        );
+        section_row(h, &rows::streaks(r), anchors);
     }
     h.push_str("</tbody>\n<tfoot>\n");
     more_row(h, 8, st.by_tool.len(), TOP_TOOLS, "tools", "");
