@@ -5,11 +5,11 @@
 
 use std::collections::HashSet;
 
+use tracelint::fuzzing::peri::parse_message;
+use tracelint::fuzzing::{crush, goose, llm, opencode, redact, sanitize};
 use tracelint::judge::{judge, sequence};
 use tracelint::model::Session;
 use tracelint::render::{csv, github, junit, markdown};
-use tracelint::fuzzing::peri::parse_message;
-use tracelint::fuzzing::{crush, goose, llm, opencode, redact, sanitize};
 use tracelint::rules;
 
 /// A target's body: it takes any bytes and must not panic.
