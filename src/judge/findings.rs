@@ -24,12 +24,15 @@ pub enum Counted {
 /// A finding before it is placed in a source and redacted.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionFinding {
+    /// The kind of defect found.
     pub rule: FindingRule,
+    /// What decides whether the finding is counted under the filters.
     pub counted: Counted,
     /// The call it points at (its id, sequence number and tool are shown).
     pub at: Option<usize>,
     /// The call id when it points at no call (orphan results).
     pub call_id: Option<String>,
+    /// The category of the failure it is about, if it is about one.
     pub category: Option<Category>,
     /// Unredacted; the aggregator redacts.
     pub message: String,

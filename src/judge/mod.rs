@@ -2,6 +2,7 @@
 //! classify every failure (content rules, tool schemas, stale edits from
 //! the session's order), run the sequence analyses and emit the findings.
 //! Everything that decides is here; aggregation only counts.
+#![warn(missing_docs)]
 
 pub mod findings;
 pub mod normalize;
@@ -33,6 +34,7 @@ pub struct Failure {
     pub flagged: bool,
     /// The content rule that fired, if any.
     pub content_rule: Option<&'static str>,
+    /// The failure's category.
     pub category: Category,
     /// The classification rule behind the category, or the judge's own
     /// reason (`rules::JudgeReason`: `unclassified` if no rule matched).
@@ -53,23 +55,33 @@ impl Failure {
     }
 }
 
+/// What came of a call: no result, a success, or a failure.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     /// No result was recorded for the call.
     Unpaired,
+    /// The result says the call worked.
     Success,
+    /// The call failed, and why.
     Failed(Failure),
 }
 
+/// One call of a session, paired with its result and judged.
 #[derive(Debug, Clone)]
 pub struct JudgedCall {
+    /// The call's position in the session, from 1.
     pub seq: usize,
+    /// The id the source gave the call.
     pub call_id: String,
+    /// The name of the tool called.
     pub tool: String,
     /// The arguments of the call, for the sequence analyses.
     pub input: Value,
+    /// When the call was made, if the source records it.
     pub time: Option<DateTime<Utc>>,
+    /// Where the call is stored (a rowid or line number), for evidence.
     pub row: i64,
+    /// Whether the call worked, and if not why.
     pub outcome: Outcome,
     /// How the arguments violate the tool's schema, most telling first;
     /// `None` when the tool has no schema.
@@ -78,29 +90,39 @@ pub struct JudgedCall {
     pub result: Option<ToolResult>,
 }
 
+/// A result whose call is not in the session.
 #[derive(Debug, Clone)]
 pub struct Orphan {
+    /// The id of the call it claims to answer.
     pub call_id: String,
+    /// Where the result is stored (a rowid or line number), for evidence.
     pub row: i64,
+    /// When the result was recorded, if the source records it.
     pub time: Option<DateTime<Utc>>,
 }
 
+/// A session after judging: its calls, orphans, sequences and findings.
 #[derive(Debug, Clone)]
 pub struct JudgedSession {
+    /// The session's id in its source.
     pub id: String,
     /// Whose conventions the session follows (its SQLite format, or the
     /// agent of its transcript): its built-in tool schemas and scoped rules
     /// are that dialect's. Printed as `agent` in reports and exports.
     pub dialect: Dialect,
+    /// The id of the session that started it, for a sub-agent's.
     pub parent: Option<String>,
     /// When the session started, as its source records it.
     pub started: Option<chrono::DateTime<chrono::Utc>>,
     /// The file it was read from (a folder's transcripts), redacted.
     pub origin: Option<String>,
+    /// The session's calls, in order, each judged.
     pub calls: Vec<JudgedCall>,
+    /// Results that answer no call of the session.
     pub orphans: Vec<Orphan>,
     /// Indexes into `calls` of calls that reuse an earlier call's id.
     pub duplicates: Vec<usize>,
+    /// Rows of the session the adapter could not read.
     pub malformed: Vec<Malformed>,
     /// Streaks, recovery, oscillations and repairs of the session.
     pub sequences: sequence::SessionSequences,
@@ -124,6 +146,7 @@ pub struct Judge {
 }
 
 impl Judge {
+    /// A judge with these schemas, flagging failure streaks of at least `streak_threshold` (2 or more).
     pub fn new(schemas: Arc<SchemaSet>, streak_threshold: usize) -> Judge {
         Judge { schemas, by_dialect: Vec::new(), streak_threshold: streak_threshold.max(2), redaction: Redaction::On }
     }

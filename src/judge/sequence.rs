@@ -19,9 +19,13 @@ pub const DEFAULT_STREAK_THRESHOLD: usize = 5;
 /// A run of consecutive calls of one tool failing with the same template.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Streak {
+    /// The tool every call of the run called.
     pub tool: String,
+    /// The normalized error message the run's failures share.
     pub template: String,
+    /// The category of the run's failures.
     pub category: Category,
+    /// How many calls the run has.
     pub len: usize,
     /// Every failure of the run was hidden: a guard reading the flag saw none.
     pub all_hidden: bool,
@@ -54,11 +58,13 @@ pub struct Fate {
 /// Arguments alternating A, B, A (A failed), or longer: A, B, A, B.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Oscillation {
+    /// The tool whose calls alternate.
     pub tool: String,
     /// The calls of the alternation, as indexes into the session's calls.
     pub calls: Vec<usize>,
 }
 
+/// How a repair changed the failed call's arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RepairKind {
     /// Only the fields the error names changed, or only the format of values.
@@ -70,6 +76,7 @@ pub enum RepairKind {
 }
 
 impl RepairKind {
+    /// The stable name of the kind (`faithful`, `rewrite`, `relaxation`).
     pub fn as_str(self) -> &'static str {
         match self {
             RepairKind::Faithful => "faithful",
@@ -88,14 +95,20 @@ pub struct Repair {
     pub fixed: usize,
     /// Human-readable changes, e.g. "added `subagent_type`".
     pub changes: Vec<String>,
+    /// How the arguments were changed.
     pub kind: RepairKind,
 }
 
+/// What the sequence analyses found in one session.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionSequences {
+    /// Runs of identical failures of one tool.
     pub streaks: Vec<Streak>,
+    /// What followed each failed call.
     pub fates: Vec<Fate>,
+    /// Arguments alternating between failing and other values.
     pub oscillations: Vec<Oscillation>,
+    /// Failures fixed by the next call of the tool with other arguments.
     pub repairs: Vec<Repair>,
 }
 
@@ -274,6 +287,7 @@ pub fn position(message: &str, key: &str) -> Option<usize> {
     None
 }
 
+/// Whether `message` mentions `key` as a whole word (letters, digits, `_` and `-`).
 pub fn names(message: &str, key: &str) -> bool {
     message.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')).any(|w| w == key)
 }

@@ -16,6 +16,7 @@ pub fn cell(s: &str) -> String {
     }
 }
 
+/// Writes the report as CSV, one row per tool and category.
 pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
     let report = view.report;
     let mut w = csv::Writer::from_writer(out);

@@ -8,7 +8,9 @@ use crate::error::Result;
 use crate::rules::{FindingRule, Severity};
 use crate::sanitize::{one_line, truncate};
 
+/// Error annotations GitHub shows per step; more are left out.
 pub const MAX_ERRORS: usize = 10;
+/// Warning annotations GitHub shows per step; more are left out.
 pub const MAX_WARNINGS: usize = 10;
 
 /// Escape an annotation message (the toolkit's `escapeData`).

@@ -108,6 +108,7 @@ fn row_line(out: &mut dyn Write, row: &[Value<'_>], skip: &[&str]) -> Result<()>
 const COST_ROWS: usize = 12;
 const TOP_MESSAGES: usize = 15;
 
+/// Writes the report as Markdown (for a pull request or a job summary).
 pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
     let (report, outcome) = (view.report, view.verdict);
     let t = &report.totals;

@@ -2,6 +2,7 @@
 //! `Report` (and, for the gate-aware formats, the gate's `Verdict`), all
 //! reached through one registry: `Output` and `render`. Helpers that several
 //! renderers use live here, never in one renderer borrowed by another.
+#![warn(missing_docs)]
 
 pub mod csv;
 pub mod github;
@@ -65,9 +66,11 @@ impl Output {
 /// What any renderer may need: the report, the gate's verdict (`check`),
 /// how a table is fitted and coloured, and the HTML page's extras.
 pub struct View<'a> {
+    /// The finished report to render.
     pub report: &'a Report,
     /// The verdict and the gate that reached it; `None` for `scan` and `merge`.
     pub verdict: Option<(&'a Verdict, &'a Gate)>,
+    /// How tables are fitted and coloured.
     pub style: table::Style,
     /// What `--format html` shows beyond the report; an empty page if `None`.
     pub page: Option<&'a html::Page>,

@@ -20,10 +20,22 @@ pub enum Value<'a> {
     Alarm(&'static str, u64),
     /// Tries, and how many of them worked: "3 (1 ok)" in a table, two
     /// cells in HTML.
-    OfThem { tries: (&'static str, u64), ok: (&'static str, u64) },
+    OfThem {
+        /// The tries: the column's key and the count.
+        tries: (&'static str, u64),
+        /// How many of them worked: the column's key and the count.
+        ok: (&'static str, u64),
+    },
     /// Text made here (a duration, a median, streak lengths), and the
     /// number HTML sorts it by (`None`: shown as text, not sorted as a number).
-    Text { key: &'static str, text: String, sort: Option<String> },
+    Text {
+        /// The column's key.
+        key: &'static str,
+        /// The text shown.
+        text: String,
+        /// The number HTML sorts the cell by, if any.
+        sort: Option<String>,
+    },
 }
 
 impl Value<'_> {

@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::report::SessionsReport;
 use crate::sanitize::{one_line, truncate};
 
+/// Writes the sessions as a table, worst first, with why each is graded so.
 pub fn table(r: &SessionsReport, style: &Style, out: &mut dyn Write) -> Result<()> {
     if r.sessions.is_empty() {
         writeln!(out, "No session with a counted call.")?;
@@ -58,12 +59,14 @@ pub fn table(r: &SessionsReport, style: &Style, out: &mut dyn Write) -> Result<(
     Ok(())
 }
 
+/// Writes the sessions as JSON (`schema/sessions-v1.schema.json`).
 pub fn json(r: &SessionsReport, out: &mut dyn Write) -> Result<()> {
     serde_json::to_writer_pretty(&mut *out, r).map_err(std::io::Error::from)?;
     writeln!(out)?;
     Ok(())
 }
 
+/// Writes the sessions as CSV, one row per session.
 pub fn csv(r: &SessionsReport, out: &mut dyn Write) -> Result<()> {
     let mut w = ::csv::Writer::from_writer(out);
     let io = |e: ::csv::Error| crate::error::Error::Output(std::io::Error::other(e));

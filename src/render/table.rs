@@ -15,7 +15,9 @@ use crate::report::{ReasonRow, Report};
 use crate::sanitize::{one_line, truncate};
 use unicode_width::UnicodeWidthStr;
 
+/// How a terminal table is drawn: colour and width.
 pub struct Style {
+    /// Colour the alarms (a colour terminal).
     pub color: bool,
     /// The terminal's width (or `COLUMNS`): tables and text are fitted to
     /// it. `None` (piped output) never cuts.
@@ -192,6 +194,7 @@ fn cells(style: &Style, row: &[Value<'_>], tool: fn(&Style, &str) -> String) -> 
         .collect()
 }
 
+/// Writes the report as terminal tables and text.
 pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
     let (report, style) = (view.report, &view.style);
     match style.width {

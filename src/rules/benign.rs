@@ -20,6 +20,7 @@ use serde_json::Value;
 /// One benign exit: a command whose non-zero status is an answer.
 #[derive(Debug, Serialize)]
 pub struct BenignExit {
+    /// The entry's stable id.
     pub id: &'static str,
     /// Content rules (ids) this entry can overrule.
     pub rules: &'static [&'static str],
@@ -32,6 +33,7 @@ pub struct BenignExit {
     /// Only when the result shows no output of the command: a search that
     /// printed an error (`rg: regex parse error`) failed, whatever its code.
     pub silent_only: bool,
+    /// Why the exit is an answer, not a failure (for `tracelint rules`).
     pub doc: &'static str,
     /// Command lines the entry must match.
     pub fires_on: &'static [&'static str],
@@ -59,6 +61,7 @@ const EXIT_RULES: &[&str] = &[
     "json-envelope-error",
 ];
 
+/// Every benign exit, checked in order.
 pub static BENIGN_EXITS: &[BenignExit] = &[
     BenignExit {
         id: "search-found-nothing",

@@ -8,38 +8,66 @@ use serde::{Serialize, Serializer};
 /// Why a failed call failed. The slug is part of the JSON contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Category {
+    /// A required argument is absent or blank.
     MissingRequiredParam,
+    /// An argument the tool does not define.
     UnknownParam,
+    /// An argument has the wrong JSON type.
     InvalidParamType,
+    /// A value outside the enum, format or range, or rejected by tool logic.
     InvalidParamValue,
+    /// The arguments are not parseable JSON.
     MalformedArguments,
+    /// The called tool name does not exist.
     UnknownTool,
+    /// The edit anchor text is not in the file (not proven stale).
     EditMatchNotFound,
+    /// The anchor is not in a file the session itself modified earlier, with no successful read since.
     StaleEditMatch,
+    /// The edit anchor matches more than once.
     EditMatchNotUnique,
+    /// The tool requires reading the file first.
     FileNotRead,
+    /// The file changed after the agent last read it.
     FileChangedSinceRead,
+    /// Old and new text are identical.
     NoOpEdit,
+    /// A file, directory, record, URL or agent definition does not exist.
     NotFound,
+    /// The create target already exists.
     AlreadyExists,
+    /// Refused by the OS, a sandbox, a policy or auth.
     PermissionDenied,
+    /// A human declined or interrupted the call.
     UserRejected,
+    /// Cancelled because a sibling parallel call failed.
     CollateralCancel,
+    /// A time limit was exceeded.
     Timeout,
+    /// Throttled (HTTP 429, quota).
     RateLimit,
+    /// Too many simultaneous operations.
     ConcurrencyLimit,
+    /// A connection, DNS or TLS failure.
     Network,
+    /// A 5xx, internal error or crash.
     ServerError,
+    /// Too large, or out of memory, disk or context.
     ResourceExhausted,
+    /// A test run ran and reported failing tests: the work is wrong, not the tool.
     TestsFailed,
+    /// A build, compile or type check failed: the work is wrong, not the tool.
     BuildFailed,
+    /// A command ran and exited non-zero, not otherwise classified.
     NonzeroExit,
+    /// An error no rule classifies.
     Other,
 }
 
 /// One row of the category table.
 #[derive(Debug, Serialize)]
 pub struct CategoryInfo {
+    /// The category this row describes (the table's key, not serialized).
     #[serde(skip)]
     pub category: Category,
     /// The stable name (JSON contract, `--fail-on`, `examples --category`).
@@ -81,6 +109,7 @@ pub enum CauseClass {
 /// One row of the cause-class table.
 #[derive(Debug, Serialize)]
 pub struct CauseClassInfo {
+    /// The cause class this row describes (the table's key, not serialized).
     #[serde(skip)]
     pub class: CauseClass,
     /// The stable name (JSON contract).
@@ -152,14 +181,17 @@ impl CauseClass {
         CAUSE_CLASSES.iter().map(|i| i.class)
     }
 
+    /// The class's row of `CAUSE_CLASSES`.
     pub fn info(self) -> &'static CauseClassInfo {
         &CAUSE_CLASSES[self as usize]
     }
 
+    /// The stable slug (`arguments`, `stale-state`, ...).
     pub fn as_str(self) -> &'static str {
         self.info().slug
     }
 
+    /// The class with this slug, if any.
     pub fn from_slug(slug: &str) -> Option<CauseClass> {
         CAUSE_CLASSES.iter().find(|i| i.slug == slug).map(|i| i.class)
     }
@@ -391,31 +423,38 @@ impl Category {
         CATEGORIES.iter().map(|i| i.category)
     }
 
+    /// The category's row of `CATEGORIES`.
     pub fn info(self) -> &'static CategoryInfo {
         // The table is in enum order (tested), so the discriminant indexes it.
         &CATEGORIES[self as usize]
     }
 
+    /// The stable slug, as in the JSON contract and `--fail-on`.
     pub fn as_str(self) -> &'static str {
         self.info().slug
     }
 
+    /// What the category means, one line.
     pub fn meaning(self) -> &'static str {
         self.info().meaning
     }
 
+    /// What to change so that this failure stops happening.
     pub fn fix(self) -> &'static str {
         self.info().fix
     }
 
+    /// Whether a retry can fix it.
     pub fn retry(self) -> &'static str {
         self.info().retry
     }
 
+    /// The cause class the category belongs to.
     pub fn class(self) -> CauseClass {
         self.info().class
     }
 
+    /// The category with this slug, if any.
     pub fn from_slug(slug: &str) -> Option<Category> {
         CATEGORIES.iter().find(|i| i.slug == slug).map(|i| i.category)
     }

@@ -13,11 +13,14 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// How bad a finding is by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
+    /// The gate fails on it by default.
     Error,
+    /// Reported; the gate fails on it only when asked (`--fail-on`).
     Warning,
 }
 
 impl Severity {
+    /// The stable name (`error` or `warning`).
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -52,16 +55,28 @@ impl fmt::Display for Severity {
 /// and of baseline fingerprints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FindingRule {
+    /// A call failed by its content while the source flagged the result as a success.
     HiddenError,
+    /// A run of identical hidden failures at least as long as the streak threshold: a guard counting flagged failures
+    /// never fired.
     GuardBlindStreak,
+    /// After a failure the agent alternated between two argument sets (A, B, A, B).
     Oscillation,
+    /// A call has no result: the session ended, crashed or was cut.
     UnpairedCall,
+    /// A result whose call id matches no call of its session.
     OrphanResult,
+    /// A call reuses an earlier call's id in the same session.
     DuplicateCallId,
+    /// A row or line of the trace could not be read, or was read only after a repair.
     MalformedRow,
+    /// A call whose arguments its tool schema rejects came back as a success.
     SchemaViolationAccepted,
+    /// Schema drift: calls without an optional parameter keep failing with messages that ask for it.
     OptionalButRequired,
+    /// Schema drift: the tool accepted a value outside the enum its schema declares.
     EnumTooNarrow,
+    /// Schema drift: the tool accepted a parameter its schema does not document.
     UndocumentedParam,
 }
 
@@ -78,6 +93,7 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// The stable name (`session` or `drift`).
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::Session => "session",
@@ -95,9 +111,12 @@ impl Serialize for Scope {
 /// One row of the registry.
 #[derive(Debug, Serialize)]
 pub struct FindingInfo {
+    /// The finding rule this row describes (the table's key, not serialized).
     #[serde(skip)]
     pub rule: FindingRule,
+    /// The stable id (JSON contract, `--fail-on`, baselines).
     pub id: &'static str,
+    /// How bad the finding is by default.
     pub severity: Severity,
     /// Whether the finding is about one session or about schema drift over all of them.
     pub scope: Scope,
@@ -107,6 +126,7 @@ pub struct FindingInfo {
     pub example: &'static str,
 }
 
+/// Every finding rule, in enum order.
 pub static FINDING_RULES: &[FindingInfo] = &[
     FindingInfo {
         rule: FindingRule::HiddenError,
@@ -199,18 +219,22 @@ pub static FINDING_RULES: &[FindingInfo] = &[
 ];
 
 impl FindingRule {
+    /// The rule's row of `FINDING_RULES`.
     pub fn info(self) -> &'static FindingInfo {
         FINDING_RULES.iter().find(|i| i.rule == self).expect("every finding rule has a row (tested)")
     }
 
+    /// The stable id, as in the JSON contract and baselines.
     pub fn as_str(self) -> &'static str {
         self.info().id
     }
 
+    /// How bad the finding is by default.
     pub fn severity(self) -> Severity {
         self.info().severity
     }
 
+    /// Whether it is about one session or schema drift.
     pub fn scope(self) -> Scope {
         self.info().scope
     }
@@ -221,6 +245,7 @@ impl FindingRule {
         self.scope() == Scope::Drift
     }
 
+    /// The rule with this id, if any.
     pub fn from_id(id: &str) -> Option<FindingRule> {
         FINDING_RULES.iter().find(|i| i.id == id).map(|i| i.rule)
     }

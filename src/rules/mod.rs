@@ -3,6 +3,7 @@
 //! finding rules and tool roles (which tools read or modify files), all held
 //! by one value, `REGISTRY`. All of it is data; this module only compiles and
 //! applies it.
+#![warn(missing_docs)]
 
 pub mod benign;
 pub mod category;
@@ -64,6 +65,7 @@ pub enum Reads {
 }
 
 impl Reads {
+    /// How `tracelint rules` describes what a rule reads.
     pub fn as_str(self) -> &'static str {
         match self {
             Reads::Any => "any result",
@@ -88,6 +90,7 @@ impl serde::Serialize for Precision {
 }
 
 impl Precision {
+    /// The stable name (`high`, `medium`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             Precision::High => "high",
@@ -220,11 +223,17 @@ fn reads_result(rule: &ContentRule, class: ToolClass, masking: masked::Masking) 
 /// whether the source flagged it).
 #[derive(Debug, Clone, Copy)]
 pub struct Reading<'a> {
+    /// Whose conventions the session follows.
     pub dialect: Dialect,
+    /// The name of the tool called.
     pub tool: &'a str,
+    /// The arguments of the call.
     pub input: &'a Value,
+    /// The result's text, as `present` shows it.
     pub text: &'a str,
+    /// The exit status the result reports, if any.
     pub exit_code: Option<i64>,
+    /// The source flagged the result as an error.
     pub flagged: bool,
 }
 

@@ -22,6 +22,7 @@ pub enum JudgeReason {
 /// One row of the judge-reason table.
 #[derive(Debug, Serialize)]
 pub struct JudgeReasonInfo {
+    /// The reason this row describes (the table's key, not serialized).
     #[serde(skip)]
     pub reason: JudgeReason,
     /// The reason id (the `reasons` breakdown of the JSON report, `--fail-on` never).
@@ -30,6 +31,7 @@ pub struct JudgeReasonInfo {
     pub category: Option<Category>,
     /// The short human label shown next to the category.
     pub label: &'static str,
+    /// When the judge gives the reason, and what follows (for `tracelint rules`).
     pub doc: &'static str,
 }
 
@@ -69,15 +71,18 @@ impl JudgeReason {
         JUDGE_REASONS.iter().map(|i| i.reason)
     }
 
+    /// The reason's row of `JUDGE_REASONS`.
     pub fn info(self) -> &'static JudgeReasonInfo {
         // The table is in enum order (tested), so the discriminant indexes it.
         &JUDGE_REASONS[self as usize]
     }
 
+    /// The stable reason id.
     pub fn id(self) -> &'static str {
         self.info().id
     }
 
+    /// The short human label shown next to the category.
     pub fn label(self) -> &'static str {
         self.info().label
     }

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+/// Whether a tool reads a file or modifies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileEffect {
@@ -16,7 +17,9 @@ pub enum FileEffect {
 /// What one tool does to files, and where its path is.
 #[derive(Debug, Serialize)]
 pub struct ToolRole {
+    /// The tool's name, as called.
     pub tool: &'static str,
+    /// Whether it reads or modifies the file.
     pub effect: FileEffect,
     /// Argument names that hold the file path, tried in order.
     pub path_keys: &'static [&'static str],
@@ -24,6 +27,7 @@ pub struct ToolRole {
 
 const PATH_KEYS: &[&str] = &["file_path", "path", "notebook_path"];
 
+/// The tools known to read or modify files.
 pub static TOOL_ROLES: &[ToolRole] = &[
     ToolRole { tool: "Read", effect: FileEffect::Reads, path_keys: PATH_KEYS },
     ToolRole { tool: "read_file", effect: FileEffect::Reads, path_keys: PATH_KEYS },
@@ -59,8 +63,11 @@ pub static SHELL_TOOLS: &[&str] = &[
 /// agent frameworks above all: judged by what its text says).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolClass {
+    /// A program's output, judged by its exit status.
     Shell,
+    /// Data the agent asked for, judged only by the tool's own error shapes.
     Data,
+    /// The tool's own verdict, judged by what its text says.
     Verdict,
 }
 

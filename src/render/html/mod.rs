@@ -39,9 +39,13 @@ use sequences::{
 /// Calls of one day (or of one bucket of days).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Day {
+    /// Calls made.
     pub calls: u64,
+    /// Calls that failed.
     pub errors: u64,
+    /// Failed calls the source flagged as errors.
     pub flagged: u64,
+    /// Failed calls the source flagged as successes.
     pub hidden: u64,
 }
 
@@ -57,10 +61,15 @@ impl Day {
 /// One example call of a category, its text already redacted and cut.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Example {
+    /// The source the session was read from, redacted.
     pub source: String,
+    /// The session's id.
     pub session: String,
+    /// The call's position in the session.
     pub seq: usize,
+    /// The id the source gave the call.
     pub call_id: String,
+    /// The name of the tool called.
     pub tool: String,
     /// "HIDDEN ERROR · stale-edit-match (flag: success; content: error-prefix)".
     pub verdict: String,
@@ -223,6 +232,7 @@ fn colour(categories: &[(String, u64, u64, usize)], category: &str) -> String {
     }
 }
 
+/// Writes the report as one self-contained HTML page.
 pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
     let (report, outcome) = (view.report, view.verdict);
     let empty = Page::default();

@@ -16,14 +16,18 @@ mod messages;
 use super::category::Category;
 use crate::model::Dialect;
 
+/// One classification rule: a pattern on a failure's text that names its category.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct ClassRule {
+    /// The rule's stable id (the `reason` of the failures it classifies).
     pub id: &'static str,
+    /// The regular expression matched against the error text.
     pub pattern: &'static str,
     /// Tools the rule applies to; empty means every tool.
     pub tools: &'static [&'static str],
     /// Dialects the rule applies to; empty means every dialect.
     pub formats: &'static [Dialect],
+    /// The category of the failures the rule matches.
     pub category: Category,
     /// A short human label shown next to the category (the "reason").
     pub label: &'static str,

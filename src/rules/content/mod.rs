@@ -26,16 +26,20 @@ pub const SHELL_PARSE_ERROR: &str = r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: 
 /// too (see `rules::examined`).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct ContentRule {
+    /// The rule's stable id.
     pub id: &'static str,
+    /// The regular expression that says the result text is a failure.
     pub pattern: &'static str,
     /// Tools the rule applies to; empty means every tool.
     pub tools: &'static [&'static str],
     /// Dialects the rule applies to; empty means every dialect.
     pub formats: &'static [Dialect],
+    /// How sure a match is that the call failed.
     pub precision: Precision,
     /// Which results the rule reads (`Reads`): every result, or only the
     /// verdicts of tools whose text is theirs.
     pub reads: Reads,
+    /// What the rule detects, and why (for `tracelint rules`).
     pub doc: &'static str,
     /// Texts the rule must fire on (for a tool in scope).
     pub fires_on: &'static [&'static str],
