@@ -4,10 +4,16 @@
 use std::fmt;
 use std::path::PathBuf;
 
+/// What went wrong, and what it is about.
 #[derive(Debug)]
 pub enum Error {
     /// A problem with an input file: missing, unreadable, not a trace.
-    Input { path: PathBuf, problem: String },
+    Input {
+        /// The file concerned.
+        path: PathBuf,
+        /// What is wrong with it, in one line.
+        problem: String,
+    },
     /// A problem with the command line.
     Usage(String),
     /// Writing the report failed.
@@ -17,6 +23,7 @@ pub enum Error {
 }
 
 impl Error {
+    /// An `Error::Input` about the file at `path`.
     pub fn input(path: impl Into<PathBuf>, problem: impl Into<String>) -> Error {
         Error::Input { path: path.into(), problem: problem.into() }
     }
@@ -55,4 +62,5 @@ impl From<std::io::Error> for Error {
     }
 }
 
+/// A result whose error is tracelint's own `Error`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -16,9 +16,11 @@ use crate::rules::Category;
 
 /// One tool's schema, compiled.
 pub struct ToolSchema {
+    /// The name of the tool it describes.
     pub tool: String,
     /// Where it came from: `built-in peri`, a file path, `trace`.
     pub origin: String,
+    /// The JSON Schema of the tool's arguments, as read.
     pub schema: Value,
     validator: jsonschema::Validator,
     properties: Vec<String>,
@@ -29,6 +31,7 @@ pub struct ToolSchema {
 }
 
 impl ToolSchema {
+    /// Compiles `schema` for `tool`; the error says why it is not a valid JSON Schema.
     pub fn new(tool: &str, schema: Value, origin: &str) -> std::result::Result<ToolSchema, String> {
         let validator = jsonschema::options()
             .should_validate_formats(true)
@@ -64,10 +67,12 @@ impl ToolSchema {
         &self.properties
     }
 
+    /// The top-level parameters the schema requires.
     pub fn required(&self) -> &[String] {
         &self.required
     }
 
+    /// Whether the schema documents `param` as a top-level property.
     pub fn documents(&self, param: &str) -> bool {
         self.properties.iter().any(|p| p == param)
     }
@@ -86,6 +91,7 @@ impl ToolSchema {
 /// Why a call's arguments violate its tool's schema.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
+    /// The failure category the violation stands for.
     pub category: Category,
     /// The top-level parameter concerned, if one.
     pub param: Option<String>,
@@ -209,10 +215,12 @@ impl SchemaSet {
         self.tools.insert(ts.tool.clone(), ts);
     }
 
+    /// The schema of `tool`, if the set has one.
     pub fn get(&self, tool: &str) -> Option<&ToolSchema> {
         self.tools.get(tool)
     }
 
+    /// Whether the set holds no schema.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }
@@ -228,7 +236,9 @@ impl SchemaSet {
 /// Tool schemas read from a `--tool-schemas` file.
 #[derive(Debug, Clone, Default)]
 pub struct FileSchemas {
+    /// The file's path, as the schemas' origin.
     pub origin: String,
+    /// Each tool's name and its schema, in file order.
     pub tools: Vec<(String, Value)>,
 }
 
