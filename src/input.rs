@@ -215,6 +215,9 @@ pub(crate) struct Source {
     /// For transcripts opened with `open_recorded`, when every file is of
     /// a separable format: what each file gave (import/record.rs).
     pub records: Option<Vec<import::record::FileRecord>>,
+    /// Imported transcripts kept in memory (import/mem.rs): read from
+    /// here, not from `conn`, which then holds nothing.
+    mem: Option<Box<import::MemStore>>,
     _scratch: Option<ScratchDir>,
 }
 
@@ -258,6 +261,7 @@ fn open_with(path: &Path, opts: &SourceOptions, record: bool, notes: &mut Vec<St
         format,
         broken: Vec::new(),
         records: None,
+        mem: None,
         _scratch: None,
     })
 }
@@ -302,7 +306,10 @@ fn import_transcripts(
     let conn = import::open_scratch(&store)?;
     // The import is most of a transcript scan: the bar says so, in bytes.
     progress::begin(&format!("importing {label}"));
-    let stats = import::import_files_counted(&conn, &store, files, agent, record, &mut progress::set)?;
+    let texts = tmp.path().join("texts");
+    scratch::private_file(&texts)
+        .map_err(|e| Error::input(path, format!("cannot make a scratch file in $TMPDIR ({}): {e}", in_tmp())))?;
+    let (stats, mem) = import::import_files_kept(&conn, &store, files, agent, record, &texts, &mut progress::set)?;
     let src = Source {
         path: path.to_path_buf(),
         label,
@@ -313,6 +320,7 @@ fn import_transcripts(
         format: Format::TRACELINT,
         broken: stats.broken_lines.clone(),
         records: None,
+        mem,
         _scratch: Some(tmp),
     };
     Ok((src, stats))
@@ -390,8 +398,12 @@ impl Source {
     /// it is whole; the progress bar follows.
     pub(crate) fn read(&self, opts: &SourceOptions, sink: &mut dyn FnMut(Session)) -> Result<SourceStats> {
         progress::begin(&self.label);
+        let read = |sink: &mut dyn FnMut(Session)| match &self.mem {
+            Some(mem) => import::read_kept(&self.path, mem, opts, &mut progress::set, sink),
+            None => source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, sink),
+        };
         if self.broken.is_empty() {
-            return source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, sink);
+            return read(sink);
         }
         // The broken lines of a file join the session its records went to;
         // a file with none of its own has one named after it.
@@ -410,17 +422,20 @@ impl Source {
             };
             broken.entry(b.session.clone().unwrap_or_else(stem)).or_default().push(at);
         }
-        let mut stats = source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, &mut |mut s| {
+        let mut stats = read(&mut |mut s| {
             if let Some(lines) = broken.remove(&s.id) {
                 s.malformed.extend(lines);
             }
             sink(s);
         })?;
         for (id, malformed) in broken {
-            let parent: Option<String> = self
-                .conn
-                .query_row("SELECT parent_id FROM sessions WHERE id = ?1", [&id], |r| r.get(0))
-                .unwrap_or(None);
+            let parent: Option<String> = match &self.mem {
+                Some(mem) => mem.session_info(&id).and_then(|i| i.parent.clone()),
+                None => self
+                    .conn
+                    .query_row("SELECT parent_id FROM sessions WHERE id = ?1", [&id], |r| r.get(0))
+                    .unwrap_or(None),
+            };
             if opts.wants(&id, parent.is_some()) {
                 sink(Session { id, parent, malformed, ..Session::default() });
                 stats.trailing += 1;

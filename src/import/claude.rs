@@ -26,7 +26,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
+use super::claude_line::ClaudeLine;
+use super::{ImportRun, Importer, Item, LineReader, ResultRow, SessionRow, Writer};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
@@ -99,6 +100,11 @@ impl Claude {
     }
 }
 
+/// The reader thread's parse of a line (`claude_line`).
+fn typed(text: &str) -> Option<Box<dyn std::any::Any + Send>> {
+    ClaudeLine::parse(text).map(|l| Box::new(l) as Box<dyn std::any::Any + Send>)
+}
+
 /// A result whose call has not been seen yet.
 struct Pending {
     /// The file it was read from (the records bind it to the call's).
@@ -123,9 +129,16 @@ impl ImportRun for Run {
     fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
         let source = path.display().to_string();
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let mut lines = LineReader::open(path)?;
-        while let Some(v) = lines.next_record(&mut w.stats)? {
-            self.line(&v, &stem, &source, w)
+        let mut lines = LineReader::open_typed(path, Some(typed))?;
+        while let Some(item) = lines.next_item(&mut w.stats)? {
+            let line = match item {
+                Item::Typed(t) => match t.downcast::<ClaudeLine>() {
+                    Ok(line) => *line,
+                    Err(_) => return Err(Error::Internal("a Claude Code line of another type".into())),
+                },
+                Item::Record(v) => ClaudeLine::of_value(v),
+            };
+            self.line(line, &stem, &source, w)
                 .map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)))?;
         }
         Ok(())
@@ -153,14 +166,14 @@ impl ImportRun for Run {
 }
 
 impl Run {
-    fn line(&mut self, v: &Value, stem: &str, source: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
-        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+    fn line(&mut self, v: ClaudeLine, stem: &str, source: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let kind = v.kind.as_deref().unwrap_or("");
         if kind != "user" && kind != "assistant" {
             w.stats.skipped += 1;
             return Ok(());
         }
-        let sidechain = v.get("isSidechain").and_then(Value::as_bool).unwrap_or(false);
-        if let Some(uuid) = v.get("uuid").and_then(Value::as_str) {
+        let sidechain = v.sidechain.unwrap_or(false);
+        if let Some(uuid) = v.uuid.as_deref() {
             w.shared_key(super::record::Key::Line, uuid);
             match self.uuids.get(uuid) {
                 None => {
@@ -178,9 +191,9 @@ impl Run {
                 }
             }
         }
-        let main = v.get("sessionId").and_then(Value::as_str).unwrap_or(stem).to_string();
+        let main = v.session.clone().unwrap_or_else(|| stem.to_string());
         let (session, parent) = if sidechain {
-            let agent = match v.get("agentId").and_then(Value::as_str) {
+            let agent = match v.agent.as_deref() {
                 Some(a) => format!("agent-{a}"),
                 None => stem.to_string(),
             };
@@ -188,8 +201,8 @@ impl Run {
         } else {
             (main, None)
         };
-        let time = v.get("timestamp").and_then(Value::as_str);
-        let Some(Value::Array(blocks)) = v.get("message").and_then(|m| m.get("content")) else {
+        let time = v.time.as_deref();
+        let Some(Value::Array(blocks)) = v.content else {
             return Ok(());
         };
         let mut wrote_session = false;
@@ -233,7 +246,7 @@ impl Run {
                     let call_id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or("").to_string();
                     let mut text = content_text(block.get("content").unwrap_or(&Value::Null));
                     if text.is_empty()
-                        && let Some(Value::String(s)) = v.get("toolUseResult")
+                        && let Some(s) = &v.tool_use_result
                     {
                         text = s.clone();
                     }

@@ -79,7 +79,20 @@ pub(super) fn head_of(path: &Path) -> Result<Vec<u8>> {
 /// One line of a transcript, parsed.
 pub(crate) enum Line {
     Record(Value),
+    /// A record parsed by the reader's own parser (`LineReader::open_typed`).
+    Typed(Box<dyn std::any::Any + Send>),
     Invalid,
+}
+
+/// A parser of a format's records that builds only what its importer reads
+/// (`claude_line`): `None` leaves the line to the `Value` parse. It must
+/// accept a line only when `Value` would read it as an object.
+pub(crate) type TypedParse = fn(&str) -> Option<Box<dyn std::any::Any + Send>>;
+
+/// A record of a transcript: parsed as a `Value`, or by a reader's own parser.
+pub(crate) enum Item {
+    Record(Value),
+    Typed(Box<dyn std::any::Any + Send>),
 }
 
 /// Reads a transcript one line at a time. `open` reads and parses ahead on
@@ -159,6 +172,12 @@ pub(super) fn read_line_at_most(reader: &mut impl BufRead, buf: &mut Vec<u8>, ma
 }
 
 pub(super) fn parse_bytes(buf: &[u8]) -> Parsed {
+    parse_bytes_with(buf, None)
+}
+
+/// `parse_bytes`, trying `typed` first on a line that passes the same
+/// bounds.
+pub(super) fn parse_bytes_with(buf: &[u8], typed: Option<TypedParse>) -> Parsed {
     if buf.len() > MAX_LINE_BYTES {
         let problem = Some(format!("a line over {} MiB", MAX_LINE_BYTES >> 20));
         return Parsed { line: Some(Line::Invalid), surrogates: 0, problem };
@@ -171,6 +190,12 @@ pub(super) fn parse_bytes(buf: &[u8]) -> Parsed {
     let text = text.trim();
     if text.is_empty() {
         return Parsed { line: None, surrogates: 0, problem: None };
+    }
+    if let Some(typed) = typed
+        && crate::source::json::check_size(text.as_bytes()).is_ok()
+        && let Some(record) = typed(text)
+    {
+        return Parsed { line: Some(Line::Typed(record)), surrogates: 0, problem: None };
     }
     let (line, surrogates, problem) = parse_line_why(text);
     Parsed { line: Some(line), surrogates, problem }
@@ -218,6 +243,11 @@ pub(super) fn io_problem(e: &std::io::Error) -> String {
 
 impl LineReader {
     pub(crate) fn open(path: &Path) -> Result<LineReader> {
+        LineReader::open_typed(path, None)
+    }
+
+    /// `open`, the lines parsed by `typed` where it can (`next_item`).
+    pub(crate) fn open_typed(path: &Path, typed: Option<TypedParse>) -> Result<LineReader> {
         let mut reader = SizedReader::open(path)?;
         let (tx, blocks) = crossbeam_channel::bounded(2);
         let spawned = std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || {
@@ -229,7 +259,7 @@ impl LineReader {
                         Ok(0) => break,
                         Ok(n) => {
                             bytes += n;
-                            block.push(parse_bytes(&buf));
+                            block.push(parse_bytes_with(&buf, typed));
                         }
                         Err(e) => {
                             let _ = tx.send(Ahead::Block(block));
@@ -266,10 +296,21 @@ impl LineReader {
 
     /// The next JSON record; lines that are not one are counted and skipped.
     pub(crate) fn next_record(&mut self, stats: &mut ImportStats) -> Result<Option<Value>> {
+        match self.next_item(stats)? {
+            None => Ok(None),
+            Some(Item::Record(v)) => Ok(Some(v)),
+            Some(Item::Typed(_)) => Err(Error::Internal("a typed record from a reader opened without a parser".into())),
+        }
+    }
+
+    /// The next record, parsed by the reader's parser (`open_typed`) or as
+    /// a `Value`; lines that are not one are counted and skipped.
+    pub(crate) fn next_item(&mut self, stats: &mut ImportStats) -> Result<Option<Item>> {
         loop {
             match self.next_line(stats)? {
                 None => return Ok(None),
-                Some(Some(Line::Record(v))) => return Ok(Some(v)),
+                Some(Some(Line::Record(v))) => return Ok(Some(Item::Record(v))),
+                Some(Some(Line::Typed(t))) => return Ok(Some(Item::Typed(t))),
                 Some(Some(Line::Invalid)) => self.invalid(stats),
                 Some(None) => {}
             }

@@ -15,6 +15,7 @@
 pub(crate) mod aider;
 pub(crate) mod branches;
 pub(crate) mod claude;
+mod claude_line;
 pub(crate) mod cline;
 pub(crate) mod codex;
 pub(crate) mod continue_dev;
@@ -22,6 +23,7 @@ pub(crate) mod copilot;
 mod files;
 pub(crate) mod gemini;
 pub(crate) mod kiro;
+mod mem;
 pub(crate) mod openhands;
 pub(crate) mod openhands_app;
 pub(crate) mod otel;
@@ -31,6 +33,7 @@ pub(crate) mod record;
 mod writer;
 
 pub(crate) use files::*;
+pub(crate) use mem::{MemStore, read_kept};
 pub(crate) use writer::*;
 
 use std::path::{Path, PathBuf};
@@ -394,11 +397,39 @@ pub(crate) fn import_files_counted(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ImportStats> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    import_files_with(conn, store, files, forced, OWNERS_CAP, record, progress)
+    Ok(import_files_with(conn, store, files, forced, OWNERS_CAP, record, None, progress)?.0)
+}
+
+/// `import_files_counted` into the scratch database `conn` of a scan, the
+/// rows kept in memory (long texts in the file `texts`) while they are
+/// within the budget (import/mem.rs): then they are returned, and `conn`
+/// holds nothing.
+pub(crate) fn import_files_kept(
+    conn: &Connection,
+    store: &Store<'_>,
+    files: &[PathBuf],
+    agent: Option<Dialect>,
+    record: bool,
+    texts: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(ImportStats, Option<Box<MemStore>>)> {
+    let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
+    let keep = Keep { texts, budget: mem::BUDGET };
+    import_files_with(conn, store, files, forced, OWNERS_CAP, record, Some(keep), progress)
+}
+
+/// Rows kept in memory while they are within `budget` bytes, long texts in
+/// the file `texts` (import/mem.rs).
+#[derive(Debug, Clone, Copy)]
+struct Keep<'a> {
+    texts: &'a Path,
+    budget: usize,
 }
 
 /// `import_files`, keeping the owners of at most `owners_cap` call ids in
-/// memory, and (`record`) what each file gave.
+/// memory, (`record`) what each file gave, and (`keep`) the rows in
+/// memory while they fit, returned.
+#[allow(clippy::too_many_arguments)]
 fn import_files_with(
     conn: &Connection,
     store: &Store<'_>,
@@ -406,8 +437,9 @@ fn import_files_with(
     forced: Option<usize>,
     owners_cap: usize,
     record: bool,
+    keep: Option<Keep<'_>>,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<ImportStats> {
+) -> Result<(ImportStats, Option<Box<MemStore>>)> {
     let size = |f: &Path| std::fs::metadata(f).map_or(0, |m| m.len());
     let total: u64 = files.iter().map(|f| size(f)).sum();
     let mut done = 0;
@@ -417,6 +449,10 @@ fn import_files_with(
     let mut writer = Writer::new(conn);
     writer.owners_cap = owners_cap;
     writer.record = record.then(record::Recorder::default);
+    if let Some(keep) = keep {
+        writer.in_memory(keep.texts);
+        writer.mem_budget = keep.budget;
+    }
     // One run per format, started by its first file, in registry order.
     let mut runs: Vec<Option<Box<dyn ImportRun>>> = IMPORTERS.iter().map(|_| None).collect();
     // The files of each run that writes at its finish.
@@ -485,6 +521,14 @@ fn import_files_with(
     })();
     // A full disk met while a transcript was read is the database's
     // failure, not the transcript's.
+    let mut mem = writer.take_mem();
+    let result = result.and_then(|()| match mem.as_mut() {
+        Some(m) => m.seal().map_err(|e| {
+            writer.seen(&e);
+            sql(e)
+        }),
+        None => Ok(()),
+    });
     let result = result.map_err(|e| writer.failed.get().and_then(|c| store.storage_failed(c, reading)).unwrap_or(e));
     match result {
         Ok(()) => conn.execute_batch("COMMIT").map_err(sql)?,
@@ -500,7 +544,7 @@ fn import_files_with(
     if let Some(rec) = writer.record.take() {
         writer.stats.records = rec.finish(&writer.stats);
     }
-    Ok(writer.stats)
+    Ok((writer.stats, mem))
 }
 
 #[cfg(test)]
@@ -710,7 +754,7 @@ mod tests {
                 )
                 .unwrap();
             }
-            let stats = import_files_with(&conn, &store, &files, None, cap, false, &mut |_, _| {}).unwrap();
+            let stats = import_files_with(&conn, &store, &files, None, cap, false, None, &mut |_, _| {}).unwrap().0;
             let mut stmt = conn
                 .prepare(
                     "SELECT c.session_id, c.id, c.seq, c.tool, coalesce(r.text, '-'), coalesce(r.is_error, -1)
@@ -739,6 +783,60 @@ mod tests {
         assert!(kept.0.len() > 20, "the samples import calls");
         assert_eq!(dump(3, false), kept, "owners dropped after 3 ids");
         assert_eq!(dump(OWNERS_CAP, true), kept, "a database with calls is asked");
+    }
+
+    /// Issue 26: the rows a scan keeps in memory read back as the scratch
+    /// database reads, for every transcript sample, whether they stay in
+    /// memory, move to the database at once, or move half-way; and so do
+    /// the counts.
+    #[test]
+    fn rows_kept_in_memory_read_as_the_scratch_database() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces");
+        let dir = tempfile::tempdir().unwrap();
+        let mut samples = 0;
+        for info in infos() {
+            let sample = root.join(info.sample);
+            let files = transcript_files(std::slice::from_ref(&sample)).unwrap();
+            let opts = crate::SourceOptions::default();
+            let read = |keep: Option<usize>, tag: &str| {
+                let db = dir.path().join(format!("{}-{tag}.db", info.sample));
+                let store = Store::Scratch { input: &db, at: &db };
+                let conn = open_scratch(&store).unwrap();
+                let texts = dir.path().join(format!("{}-{tag}.texts", info.sample));
+                std::fs::write(&texts, "").unwrap();
+                let keep = keep.map(|budget| Keep { texts: &texts, budget });
+                let (stats, mem) =
+                    import_files_with(&conn, &store, &files, None, OWNERS_CAP, false, keep, &mut |_, _| {}).unwrap();
+                let mut sessions = Vec::new();
+                let read = match &mem {
+                    Some(m) => read_kept(&db, m, &opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
+                    None => crate::source::read(
+                        &db,
+                        &conn,
+                        crate::source::Format::TRACELINT,
+                        &opts,
+                        &mut |_, _| {},
+                        &mut |s| sessions.push(s),
+                    ),
+                }
+                .unwrap();
+                (format!("{sessions:?}"), read.rows, stats, mem.is_some())
+            };
+            let database = read(None, "db");
+            let kept = read(Some(mem::BUDGET), "kept");
+            assert!(kept.3, "{}: the sample stays in memory", info.sample);
+            assert!(database.1 > 0, "{}: the sample has rows", info.sample);
+            assert_eq!(kept.0, database.0, "{}: kept in memory", info.sample);
+            assert_eq!((kept.1, &kept.2), (database.1, &database.2), "{}: counts", info.sample);
+            for budget in [0, 1500] {
+                let moved = read(Some(budget), &budget.to_string());
+                assert!(!moved.3, "{}: over {budget} bytes the rows move", info.sample);
+                assert_eq!(moved.0, database.0, "{}: moved past {budget} bytes", info.sample);
+                assert_eq!((moved.1, &moved.2), (database.1, &database.2), "{}: counts", info.sample);
+            }
+            samples += 1;
+        }
+        assert!(samples >= 10, "every transcript format has a sample");
     }
 
     #[test]

@@ -209,6 +209,8 @@ impl ImportRun for Run {
                     first = false;
                     lines.invalid(&mut w.stats);
                 }
+                // Opened without a typed parser: never given.
+                Some(Some(Line::Typed(_))) => first = false,
             }
         }
         Ok(())

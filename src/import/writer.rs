@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
+use super::mem::{self, MemStore, SessionInfo};
 use super::{ImportStats, record};
 use crate::error::{Error, Result};
 use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
@@ -36,6 +37,11 @@ pub(crate) struct Writer<'c> {
     pub(super) file_sessions: HashMap<PathBuf, String>,
     /// What each file gave, when the import keeps it (import/record.rs).
     pub(super) record: Option<record::Recorder>,
+    /// The rows, while they are kept in memory (a scan's scratch store,
+    /// import/mem.rs); `None`: they are in `conn`.
+    pub(super) mem: Option<Box<MemStore>>,
+    /// The bytes `mem` may hold before it is copied into `conn`.
+    pub(super) mem_budget: usize,
     pub stats: ImportStats,
 }
 
@@ -66,8 +72,35 @@ impl<'c> Writer<'c> {
             reading: None,
             file_sessions: HashMap::new(),
             record: None,
+            mem: None,
+            mem_budget: mem::BUDGET,
             stats: ImportStats::default(),
         }
+    }
+
+    /// Keep the rows in memory, long texts in the file `texts`, until they
+    /// pass the budget (only into a database that holds no call yet).
+    pub(super) fn in_memory(&mut self, texts: &Path) {
+        if self.owners.is_some() {
+            self.mem = Some(Box::new(MemStore::new(texts)));
+        }
+    }
+
+    /// The rows kept in memory, if they still are: the import is over.
+    pub(super) fn take_mem(&mut self) -> Option<Box<MemStore>> {
+        self.mem.take()
+    }
+
+    /// Past the budget, or past the owners kept in memory: the rows go to
+    /// `conn`, and every write after them.
+    fn check_mem(&mut self) -> rusqlite::Result<()> {
+        let over = self.mem.as_ref().is_some_and(|m| m.bytes > self.mem_budget)
+            || (self.mem.is_some() && self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap));
+        if over && let Some(mut mem) = self.mem.take() {
+            mem.copy_into(self.conn).inspect_err(|e| self.seen(e))?;
+            mem.discard();
+        }
+        Ok(())
     }
 
     /// The file being read wrote to `session` (for the records).
@@ -97,6 +130,16 @@ impl<'c> Writer<'c> {
         }
         if !self.sessions.insert(s.id.to_string()) {
             return Ok(());
+        }
+        if let Some(mem) = &mut self.mem {
+            let info = SessionInfo {
+                parent: s.parent.map(str::to_string),
+                agent: Some(s.agent.to_string()),
+                source: Some(s.source.to_string()),
+                started: s.started.map(str::to_string),
+            };
+            mem.session(s.id, info);
+            return self.check_mem();
         }
         self.conn
             .prepare_cached(
@@ -154,17 +197,23 @@ impl<'c> Writer<'c> {
             Value::String(s) => s.clone(),
             v => v.to_string(),
         };
-        self.conn
-            .prepare_cached(
-                "INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?
-            .execute(params![session, id, seq, tool, input, time])
-            .inspect_err(|e| self.seen(e))?;
+        match &mut self.mem {
+            Some(mem) => mem.call(session, id, seq, tool, &input, time).inspect_err(|e| self.seen(e))?,
+            None => {
+                self.conn
+                    .prepare_cached(
+                        "INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    )?
+                    .execute(params![session, id, seq, tool, input, time])
+                    .inspect_err(|e| self.seen(e))?;
+            }
+        }
         if let Some(owners) = &mut self.owners {
             owners.entry(id.to_string()).or_default().push(session.to_string());
-            if owners.len() > self.owners_cap {
-                self.owners = None;
-            }
+        }
+        self.check_mem()?;
+        if self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap) {
+            self.owners = None;
         }
         self.stats.calls += 1;
         Ok(())
@@ -190,6 +239,17 @@ impl<'c> Writer<'c> {
     pub(crate) fn result(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
         self.touch(r.session);
         self.shared_key(record::Key::Call, r.call_id);
+        if let Some(mem) = &mut self.mem {
+            let new = mem
+                .result(r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time)
+                .inspect_err(|e| self.seen(e))?;
+            if new {
+                self.stats.results += 1;
+            } else {
+                self.stats.duplicates += 1;
+            }
+            return self.check_mem();
+        }
         let n = self
             .conn
             .prepare_cached(
@@ -215,6 +275,22 @@ impl Writer<'_> {
     /// sources that rewrite a record as the call progresses).
     pub(crate) fn result_latest(&mut self, r: &ResultRow<'_>) -> rusqlite::Result<()> {
         self.touch(r.session);
+        if let Some(mem) = &mut self.mem {
+            let old = mem.stored_result(r.session, r.call_id).inspect_err(|e| note(&self.failed, e))?;
+            let new = (r.text.to_string(), r.flag.map(i64::from), r.exit_code, r.time.map(str::to_string));
+            return match old {
+                None => self.result(r),
+                Some(o) if o == new => {
+                    self.stats.duplicates += 1;
+                    Ok(())
+                }
+                Some(_) => {
+                    mem.replace_result(r.session, r.call_id, r.text, new.1, r.exit_code, r.time)
+                        .inspect_err(|e| note(&self.failed, e))?;
+                    self.check_mem()
+                }
+            };
+        }
         let old: Option<StoredResult> = self
             .conn
             .prepare_cached(
@@ -249,6 +325,15 @@ impl Writer<'_> {
         self.touch(to);
         self.shared_key(record::Key::Call, call_id);
         let seq = self.take_seq(to)?;
+        if let Some(mem) = &mut self.mem {
+            let moved = mem.move_call(from, to, call_id, seq).inspect_err(|e| self.seen(e))?;
+            if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| moved)
+                && let Some(s) = o.iter_mut().find(|s| *s == from)
+            {
+                *s = to.to_string();
+            }
+            return self.check_mem();
+        }
         let moved = self
             .conn
             .prepare_cached("UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3")?
@@ -270,6 +355,15 @@ impl Writer<'_> {
     pub(crate) fn forget_call(&mut self, session: &str, call_id: &str) -> rusqlite::Result<()> {
         self.touch(session);
         self.shared_key(record::Key::Call, call_id);
+        if let Some(mem) = &mut self.mem {
+            let (r, n) = mem.forget_call(session, call_id);
+            self.stats.results = self.stats.results.saturating_sub(r as u64);
+            self.stats.calls = self.stats.calls.saturating_sub(n as u64);
+            if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| n > 0) {
+                o.retain(|s| s != session);
+            }
+            return Ok(());
+        }
         let r = self
             .conn
             .prepare_cached("DELETE FROM results WHERE session_id = ?1 AND call_id = ?2")?
@@ -297,12 +391,7 @@ impl Writer<'_> {
 
     /// Note a failure of the storage itself (`failed`).
     pub(super) fn seen(&self, e: &rusqlite::Error) {
-        use rusqlite::ErrorCode;
-        if let rusqlite::Error::SqliteFailure(f, _) = e
-            && matches!(f.code, ErrorCode::DiskFull | ErrorCode::SystemIoFailure | ErrorCode::TooBig)
-        {
-            self.failed.set(Some(f.code));
-        }
+        note(&self.failed, e);
     }
 
     /// The next `seq` of `session`, continuing after what the database holds.
@@ -320,6 +409,17 @@ impl Writer<'_> {
         };
         self.next_seq.insert(session.to_string(), seq + 1);
         Ok(seq)
+    }
+}
+
+/// Note in `failed` a failure of the storage itself (a full disk, an I/O
+/// error, a value too big).
+fn note(failed: &std::cell::Cell<Option<rusqlite::ErrorCode>>, e: &rusqlite::Error) {
+    use rusqlite::ErrorCode;
+    if let rusqlite::Error::SqliteFailure(f, _) = e
+        && matches!(f.code, ErrorCode::DiskFull | ErrorCode::SystemIoFailure | ErrorCode::TooBig)
+    {
+        failed.set(Some(f.code));
     }
 }
 

@@ -471,6 +471,11 @@ impl<'a> ReadContext<'a> {
         ReadContext { opts, sink, progress, stats: SourceStats::default(), sessions: (0, 0) }
     }
 
+    /// What was counted so far (the reader is done).
+    pub(crate) fn stats(self) -> SourceStats {
+        self.stats
+    }
+
     /// Is session `id` read at all (`--session`, `--no-subagents`)?
     pub fn wants(&self, id: &str, has_parent: bool) -> bool {
         self.opts.wants(id, has_parent)

@@ -39,17 +39,32 @@ impl SessionIndex {
         let with_agent = stmt.column_count() > 3;
         let with_origin = stmt.column_count() > 4;
         let mut rows = stmt.query([])?;
-        let mut sessions = HashMap::new();
+        let mut index = SessionIndex::default();
         while let Some(r) = rows.next()? {
-            let info = SessionInfo {
-                parent: opt_text(r.get_ref(1)?),
-                started: time_of(r.get_ref(2)?),
-                dialect: if with_agent { opt_text(r.get_ref(3)?).and_then(|a| Dialect::from_name(&a)) } else { None },
-                origin: if with_origin { opt_text(r.get_ref(4)?) } else { None },
-            };
-            sessions.insert(text_of(r.get_ref(0)?), info);
+            let agent = if with_agent { r.get_ref(3)? } else { ValueRef::Null };
+            let origin = if with_origin { r.get_ref(4)? } else { ValueRef::Null };
+            index.insert(r.get_ref(0)?, r.get_ref(1)?, r.get_ref(2)?, agent, origin);
         }
-        Ok(SessionIndex { sessions, skip: None })
+        Ok(index)
+    }
+
+    /// Add the session `id` (a row of the query `load` reads, its missing
+    /// columns NULL).
+    pub(crate) fn insert(
+        &mut self,
+        id: ValueRef<'_>,
+        parent: ValueRef<'_>,
+        started: ValueRef<'_>,
+        agent: ValueRef<'_>,
+        origin: ValueRef<'_>,
+    ) {
+        let info = SessionInfo {
+            parent: opt_text(parent),
+            started: time_of(started),
+            dialect: opt_text(agent).and_then(|a| Dialect::from_name(&a)),
+            origin: opt_text(origin),
+        };
+        self.sessions.insert(text_of(id), info);
     }
 
     /// Sessions whose id `skip` accepts are never read (nor their rows).

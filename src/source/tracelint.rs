@@ -89,28 +89,72 @@ pub(crate) fn schema_version(conn: &Connection) -> rusqlite::Result<Option<Strin
 
 /// A call with its result, or an orphan result.
 fn read_row(r: &Row<'_>, session: &mut Session) -> rusqlite::Result<()> {
-    let orphan: i64 = r.get(1)?;
-    let row: i64 = r.get(3)?;
-    let call_id = text_of(r.get_ref(4)?);
-    if orphan == 0 {
-        let tool = opt_text(r.get_ref(5)?).unwrap_or_else(|| "(unnamed)".into());
-        let input = match opt_text(r.get_ref(6)?) {
+    let row = RowRef {
+        orphan: r.get::<_, i64>(1)? != 0,
+        row: r.get(3)?,
+        call_id: r.get_ref(4)?,
+        tool: r.get_ref(5)?,
+        input: opt_text(r.get_ref(6)?),
+        called_at: r.get_ref(7)?,
+        has_result: r.get::<_, i64>(8)? == 1,
+        text: text_of(r.get_ref(9)?),
+        is_error: r.get_ref(10)?,
+        exit_code: r.get_ref(11)?,
+        returned_at: r.get_ref(12)?,
+    };
+    push_row(row, session);
+    Ok(())
+}
+
+/// One row of `ROWS`: a call with its result if any, or (`orphan`) a
+/// result that answers no call.
+pub(crate) struct RowRef<'a> {
+    pub orphan: bool,
+    pub row: i64,
+    pub call_id: ValueRef<'a>,
+    pub tool: ValueRef<'a>,
+    /// The input column as `opt_text` reads it.
+    pub input: Option<String>,
+    pub called_at: ValueRef<'a>,
+    pub has_result: bool,
+    /// The text column as `text_of` reads it.
+    pub text: String,
+    pub is_error: ValueRef<'a>,
+    pub exit_code: ValueRef<'a>,
+    pub returned_at: ValueRef<'a>,
+}
+
+/// The events of one row, pushed onto `session`.
+pub(crate) fn push_row(r: RowRef<'_>, session: &mut Session) {
+    let call_id = text_of(r.call_id);
+    if !r.orphan {
+        let tool = opt_text(r.tool).unwrap_or_else(|| "(unnamed)".into());
+        let input = match r.input {
             Some(s) => decode_arguments(Value::String(s)),
             None => Value::Null,
         };
-        let time = opt_text(r.get_ref(7)?).and_then(|t| iso_time(&t));
-        session.events.push(Event::Call(Call { id: call_id.clone(), tool, input, time, row }));
+        let time = opt_text(r.called_at).and_then(|t| iso_time(&t));
+        session.events.push(Event::Call(Call { id: call_id.clone(), tool, input, time, row: r.row }));
     }
-    let has_result: i64 = r.get(8)?;
-    if has_result == 1 {
-        let text = text_of(r.get_ref(9)?);
-        let flag = match r.get_ref(10)? {
+    if r.has_result {
+        let text = r.text;
+        let flag = match r.is_error {
             ValueRef::Null => None,
             v => opt_int(v).map(|n| n != 0),
         };
-        let exit_code = opt_int(r.get_ref(11)?);
-        let time = opt_text(r.get_ref(12)?).and_then(|t| iso_time(&t));
+        let exit_code = opt_int(r.exit_code);
+        let time = opt_text(r.returned_at).and_then(|t| iso_time(&t));
+        let row = r.row;
         session.events.push(Event::Result(ToolResult { truncated: false, call_id, text, flag, exit_code, time, row }));
     }
-    Ok(())
+}
+
+/// A column's value as SQLite would hand it back.
+pub(crate) fn text_ref(s: Option<&str>) -> ValueRef<'_> {
+    s.map_or(ValueRef::Null, |s| ValueRef::Text(s.as_bytes()))
+}
+
+/// An integer column's value as SQLite would hand it back.
+pub(crate) fn int_ref(n: Option<i64>) -> ValueRef<'static> {
+    n.map_or(ValueRef::Null, ValueRef::Integer)
 }

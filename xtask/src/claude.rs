@@ -96,3 +96,127 @@ fn write_session(path: &Path, calls: std::ops::Range<u64>, session: &str, rng: &
     out.flush()?;
     Ok(written)
 }
+
+/// A Claude Code project folder shaped like real ones (`--profile real`):
+/// many short calls (a median result near 200 bytes, a 2% tail of 20–120 KB
+/// outputs), text-only assistant lines and prompts between them, the
+/// `toolUseResult` copy as an object beside each result, and one session
+/// in eight with a sub-agent in `<session>/subagents/agent-<id>.jsonl`
+/// (`isSidechain`, `agentId`). About 225 calls per MB.
+pub fn generate_claude_real(path: &Path, calls: u64, seed: u64, sessions: u64) -> std::io::Result<u64> {
+    let mut rng = Rng::new(seed ^ 0x7265_616c);
+    std::fs::create_dir(path)?;
+    let sessions = sessions.max(1);
+    let mut written = 0;
+    for k in 0..sessions {
+        let id = format!("5e6f7a8b-9c0d-4e1f-8a2b-{k:012x}");
+        let range = calls * k / sessions..calls * (k + 1) / sessions;
+        let n = range.end - range.start;
+        // One session in eight gives a fifth of its calls to a sub-agent.
+        let (own, sub) = if k % 8 == 3 { (n - n / 5, n / 5) } else { (n, 0) };
+        let file = path.join(format!("{id}.jsonl"));
+        written += write_real(&file, own, &id, None, &mut rng)?;
+        if sub > 0 {
+            let agent = format!("a{k:07x}");
+            let dir = path.join(&id).join("subagents");
+            std::fs::create_dir_all(&dir)?;
+            written += write_real(&dir.join(format!("agent-{agent}.jsonl")), sub, &id, Some(&agent), &mut rng)?;
+        }
+    }
+    Ok(written)
+}
+
+/// One real-shaped transcript of `calls` calls in session `session`, as
+/// the sub-agent `agent` when given.
+fn write_real(path: &Path, calls: u64, session: &str, agent: Option<&str>, rng: &mut Rng) -> std::io::Result<u64> {
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let line = "src/lib.rs:42:    let value = compute(&input, config.threshold)?; // \"quoted\"\n";
+    let pool = line.repeat(130_000 / line.len() + 1);
+    let mut written = 0u64;
+    let mut parent = serde_json::Value::Null;
+    let tag = format!("{}-{}", &session[24..], agent.unwrap_or("main"));
+    let base = json!({
+        "isSidechain": agent.is_some(), "userType": "external", "cwd": "/home/u/proj", "sessionId": session,
+        "version": "2.1.30", "gitBranch": "main",
+    });
+    let emit = |v: serde_json::Value, out: &mut BufWriter<std::fs::File>| -> std::io::Result<u64> {
+        let mut v = v;
+        if let (Some(o), Some(b)) = (v.as_object_mut(), base.as_object()) {
+            for (k, x) in b {
+                o.insert(k.clone(), x.clone());
+            }
+            if let Some(a) = agent {
+                o.insert("agentId".into(), a.into());
+            }
+        }
+        let s = serde_json::to_string(&v).map_err(std::io::Error::other)?;
+        out.write_all(s.as_bytes())?;
+        out.write_all(b"\n")?;
+        Ok(s.len() as u64 + 1)
+    };
+    for n in 0..calls {
+        let r = rng.next_u64();
+        let ts = format!("2026-05-0{}T{:02}:{:02}:{:02}.000Z", 1 + n % 9, (n / 3600) % 24, (n / 60) % 60, n % 60);
+        // A prompt or a text-only answer now and then.
+        if r.is_multiple_of(7) {
+            let u = format!("t-{tag}-{n:08}");
+            let text = "Now run the tests again and fix what fails; keep the public API as it is.";
+            written += emit(
+                json!({"parentUuid": parent, "uuid": u, "timestamp": ts, "type": "user",
+                       "message": {"role": "user", "content": text}}),
+                &mut out,
+            )?;
+            parent = u.into();
+        }
+        let size = if r % 50 == 7 {
+            20_000 + rng.modulo(100_000) as usize
+        } else {
+            let u = (rng.modulo(1000) + rng.modulo(1000) + rng.modulo(1000)) as f64 / 3000.0;
+            (200.0 * (4.0 * (u - 0.5)).exp()) as usize
+        };
+        let start = (rng.modulo(300) as usize) * line.len() % (pool.len() - size);
+        let failed = r % 29 == 3;
+        let text = if failed {
+            "Exit code 1\nerror[E0425]: cannot find value `cfg` in this scope".to_string()
+        } else {
+            pool[start..start + size].to_string()
+        };
+        let (tool, input) = match r % 6 {
+            0 => ("Read", json!({"file_path": format!("/home/u/proj/src/m{}.rs", r % 97)})),
+            1 | 2 => ("Bash", json!({"command": "cargo test -q", "description": "run the tests"})),
+            3 => (
+                "Edit",
+                json!({"file_path": "/home/u/proj/src/lib.rs", "old_string": "compute(&input)", "new_string": "compute(&input, cfg)"}),
+            ),
+            4 => ("Grep", json!({"pattern": "compute\\(", "path": "src", "output_mode": "content"})),
+            _ => ("TodoWrite", json!({"todos": [{"content": "fix the tests", "status": "in_progress"}]})),
+        };
+        let call_id = format!("toolu_{:020x}", rng.next_u64());
+        let (a, u) = (format!("a-{tag}-{n:08}"), format!("u-{tag}-{n:08}"));
+        let mut content = vec![json!({"type": "tool_use", "id": call_id, "name": tool, "input": input})];
+        if r.is_multiple_of(3) {
+            content.insert(0, json!({"type": "text", "text": "Let me look at that."}));
+        }
+        written += emit(
+            json!({"parentUuid": parent, "uuid": a, "timestamp": ts, "type": "assistant", "requestId": format!("req_{tag}_{n:08}"),
+                   "message": {"model": "claude-sonnet-4-5", "id": format!("msg_{tag}_{n:08}"), "type": "message", "role": "assistant",
+                               "content": content, "stop_reason": "tool_use",
+                               "usage": {"input_tokens": 12, "cache_read_input_tokens": 48_000, "output_tokens": 90}}}),
+            &mut out,
+        )?;
+        let mut block = json!({"tool_use_id": call_id, "type": "tool_result", "content": text});
+        if failed {
+            block["is_error"] = true.into();
+        }
+        written += emit(
+            json!({"parentUuid": a, "uuid": u, "timestamp": ts, "type": "user",
+                   "message": {"role": "user", "content": [block]},
+                   "toolUseResult": {"stdout": text, "stderr": "", "interrupted": false, "isImage": false}}),
+            &mut out,
+        )?;
+        parent = u.into();
+    }
+    out.flush()?;
+    Ok(written)
+}

@@ -47,9 +47,12 @@ usage:
       The other options change one thing of the profile: --result-bytes the result-size
       distribution (a MEDIAN in bytes: log-normal, no tail), --sessions the number of root
       sessions, --concurrent how many are written at a time.
-  cargo xtask bench-db claude-code-large OUT [--calls N] [--seed S] [--sessions N]
+  cargo xtask bench-db claude-code-large OUT [--profile bench|real] [--calls N] [--seed S] [--sessions N]
       A large Claude Code transcript (JSONL) for the JSONL benchmark; with --sessions N
       (N > 1), OUT is a project folder of N session files sharing the calls.
+      --profile real: a folder shaped like real ones (about 225 calls a MB, short
+        results with a 2% tail of 20-120 KB, prompts and text lines between calls, one
+        session in eight with a sub-agent file).
   cargo xtask json-floor [--validate-only] PATH...
       The JSONL floor of scripts/bench.sh: parse every line of the *.jsonl files under
       PATH (file or folder) into a serde_json::Value, on one thread, and print lines and
@@ -162,7 +165,7 @@ fn bench_db(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure
     let opts = if kind == "peri-large" {
         Opts::parse(args, &["calls", "seed", "profile", "result-bytes", "sessions", "concurrent"], &[])?
     } else {
-        Opts::parse(args, &["calls", "seed", "sessions"], &[])?
+        Opts::parse(args, &["calls", "seed", "sessions", "profile"], &[])?
     };
     let [kind, path] = opts.positional(2)?[..] else { unreachable!() };
     let path = PathBuf::from(path);
@@ -192,7 +195,12 @@ fn bench_db(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure
         }
         "claude-code-large" => {
             let sessions = opts.number("sessions", 1)?;
-            let bytes = claude::generate_claude_large(&path, calls, seed, sessions).map_err(|e| fail(e.to_string()))?;
+            let bytes = match opts.values.get("profile").map_or("bench", String::as_str) {
+                "bench" => claude::generate_claude_large(&path, calls, seed, sessions),
+                "real" => claude::generate_claude_real(&path, calls, seed, sessions),
+                other => return Err(Failure::Usage(format!("unknown profile `{other}` (bench or real)"))),
+            }
+            .map_err(|e| fail(e.to_string()))?;
             format!(
                 "wrote {}: {} calls in {} sessions, {} MB",
                 path.display(),

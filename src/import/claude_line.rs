@@ -1,0 +1,349 @@
+//! One line of a Claude Code transcript, parsed for what the importer reads
+//! and nothing else: the parse on the reader thread builds the few fields
+//! the importer needs (type, ids, time, `message.content`, a string
+//! `toolUseResult`) and steps over the rest, among them the copy of every
+//! result Claude Code writes beside it (`toolUseResult` objects), without
+//! building them.
+//!
+//! What is stepped over is still parsed as `serde_json::Value` would parse
+//! it (`deserialize_any`, with its depth limit, number ranges and escape
+//! checks): a line is a record here exactly when it is a JSON object to
+//! `Value`, and a key written twice keeps its last value, as in `Value`. A
+//! line with a `\ud…` escape (maybe a lone surrogate, which the line reader
+//! repairs) is left to the `Value` path (`LineReader::next_item`).
+
+use std::fmt;
+
+use serde::Deserializer;
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+/// The fields of a line the importer reads; each `None` when absent or of
+/// another JSON type (as `Value::get(..).and_then(Value::as_str)` reads).
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct ClaudeLine {
+    pub kind: Option<String>,
+    pub sidechain: Option<bool>,
+    pub uuid: Option<String>,
+    pub session: Option<String>,
+    pub agent: Option<String>,
+    pub time: Option<String>,
+    /// `message.content`, when `message` is an object that has it.
+    pub content: Option<Value>,
+    /// `toolUseResult`, when it is a string.
+    pub tool_use_result: Option<String>,
+}
+
+impl ClaudeLine {
+    /// The same fields, read from a line parsed as a `Value`.
+    pub(super) fn of_value(v: Value) -> ClaudeLine {
+        let Value::Object(mut o) = v else { return ClaudeLine::default() };
+        let mut text = |k: &str| match o.remove(k) {
+            Some(Value::String(s)) => Some(s),
+            _ => None,
+        };
+        let (kind, uuid, session, agent, time, tool_use_result) =
+            (text("type"), text("uuid"), text("sessionId"), text("agentId"), text("timestamp"), text("toolUseResult"));
+        ClaudeLine {
+            kind,
+            sidechain: o.get("isSidechain").and_then(Value::as_bool),
+            uuid,
+            session,
+            agent,
+            time,
+            content: match o.remove("message") {
+                Some(Value::Object(mut m)) => m.remove("content"),
+                _ => None,
+            },
+            tool_use_result,
+        }
+    }
+
+    /// Parse `text`, one trimmed line that starts with `{`; `None` when it
+    /// is not a JSON object `Value` would read alike (then the line reader
+    /// parses it as a `Value`).
+    pub(super) fn parse(text: &str) -> Option<ClaudeLine> {
+        if !text.starts_with('{') || memchr::memmem::find(text.as_bytes(), b"\\ud").is_some() {
+            return None;
+        }
+        if memchr::memmem::find(text.as_bytes(), b"\\uD").is_some() {
+            return None;
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        let line = de.deserialize_any(LineVisitor).ok()?;
+        de.end().ok()?;
+        line
+    }
+}
+
+/// Any JSON value, parsed as `Value` parses it, and dropped.
+struct Skip;
+
+impl<'de> de::Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Skip, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_none<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_entry::<Skip, Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+}
+
+/// A value kept when it is a string (or, `Bool`, a boolean); any other
+/// value is parsed and dropped.
+enum Leaf {
+    Str(String),
+    Bool(bool),
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for Leaf {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Leaf, D::Error> {
+        d.deserialize_any(LeafVisitor)
+    }
+}
+
+struct LeafVisitor;
+
+impl<'de> Visitor<'de> for LeafVisitor {
+    type Value = Leaf;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Leaf, E> {
+        Ok(Leaf::Bool(b))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Leaf, E> {
+        Ok(Leaf::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Leaf, E> {
+        Ok(Leaf::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Leaf, E> {
+        Ok(Leaf::Other)
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Leaf, E> {
+        Ok(Leaf::Str(s.to_string()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Leaf, E> {
+        Ok(Leaf::Str(s))
+    }
+    fn visit_unit<E>(self) -> Result<Leaf, E> {
+        Ok(Leaf::Other)
+    }
+    fn visit_none<E>(self) -> Result<Leaf, E> {
+        Ok(Leaf::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Leaf, A::Error> {
+        SkipVisitor.visit_seq(seq).map(|_| Leaf::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Leaf, A::Error> {
+        SkipVisitor.visit_map(map).map(|_| Leaf::Other)
+    }
+}
+
+impl Leaf {
+    fn text(self) -> Option<String> {
+        match self {
+            Leaf::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// `message`: its `content` when it is an object.
+struct Message(Option<Value>);
+
+impl<'de> de::Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Message, D::Error> {
+        d.deserialize_any(MessageVisitor)
+    }
+}
+
+struct MessageVisitor;
+
+impl<'de> Visitor<'de> for MessageVisitor {
+    type Value = Message;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Message, E> {
+        Ok(Message(None))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Message, E> {
+        Ok(Message(None))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Message, E> {
+        Ok(Message(None))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Message, E> {
+        Ok(Message(None))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Message, E> {
+        Ok(Message(None))
+    }
+    fn visit_unit<E>(self) -> Result<Message, E> {
+        Ok(Message(None))
+    }
+    fn visit_none<E>(self) -> Result<Message, E> {
+        Ok(Message(None))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Message, A::Error> {
+        SkipVisitor.visit_seq(seq).map(|_| Message(None))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+        let mut content = None;
+        while let Some(key) = map.next_key::<Key>()? {
+            match key.0 {
+                Some("content") => content = Some(map.next_value::<Value>()?),
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(Message(content))
+    }
+}
+
+/// A key of an object, kept when it is one the importer reads.
+struct Key(Option<&'static str>);
+
+const KEYS: &[&str] =
+    &["type", "isSidechain", "uuid", "sessionId", "agentId", "timestamp", "message", "toolUseResult", "content"];
+
+impl<'de> de::Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Key, E> {
+        Ok(Key(KEYS.iter().find(|k| **k == s).copied()))
+    }
+}
+
+struct LineVisitor;
+
+impl<'de> Visitor<'de> for LineVisitor {
+    /// `None`: the value is not an object.
+    type Value = Option<ClaudeLine>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<ClaudeLine>, A::Error> {
+        let mut line = ClaudeLine::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            let Some(key) = key.0 else {
+                map.next_value::<Skip>()?;
+                continue;
+            };
+            if key == "message" {
+                line.content = map.next_value::<Message>()?.0;
+                continue;
+            }
+            let leaf = map.next_value::<Leaf>()?;
+            match key {
+                "isSidechain" => line.sidechain = if let Leaf::Bool(b) = leaf { Some(b) } else { None },
+                "type" => line.kind = leaf.text(),
+                "uuid" => line.uuid = leaf.text(),
+                "sessionId" => line.session = leaf.text(),
+                "agentId" => line.agent = leaf.text(),
+                "timestamp" => line.time = leaf.text(),
+                "toolUseResult" => line.tool_use_result = leaf.text(),
+                _ => {}
+            }
+        }
+        Ok(Some(line))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every line: the typed parse gives what the `Value` path gives, or
+    /// leaves the line to it; it never accepts a line `Value` refuses.
+    fn same(text: &str) {
+        let value = serde_json::from_str::<Value>(text).ok().filter(Value::is_object);
+        if let Some(line) = ClaudeLine::parse(text) {
+            let v = value.unwrap_or_else(|| panic!("the typed parse accepts what Value refuses: {text}"));
+            assert_eq!(line, ClaudeLine::of_value(v), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_typed_parse_reads_what_value_reads() {
+        let deep = format!("{{\"x\":{}1{}}}", "[".repeat(200), "]".repeat(200));
+        let lines = [
+            r#"{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c","content":"ok"}]},"toolUseResult":{"stdout":"ok"}}"#,
+            r#"{"type":"assistant","isSidechain":true,"agentId":"a1","timestamp":"2026-01-01T00:00:00Z","message":{"content":"text"}}"#,
+            r#"{"type":"user","type":"assistant","message":{"content":1,"content":[2]},"toolUseResult":"Error: x"}"#,
+            r#"{"type":5,"uuid":null,"isSidechain":"yes","message":"not an object","toolUseResult":["a"]}"#,
+            r#"{"message":[1,2],"sessionId":{"a":1}}"#,
+            r#"{"x":1e400}"#,
+            r#"{"x":"\ud800"}"#,
+            r#"{"x":"\uD83D\uDE00","type":"user"}"#,
+            r#"{"x":"\u0000\n\t\"","uuid":"a\"b"}"#,
+            r#"{"a":1} trailing"#,
+            r#"{"a":1"#,
+            r#"[{"type":"user"}]"#,
+            r#"{"x":"unterminated}"#,
+            r#"{"x":01}"#,
+            &deep,
+        ];
+        for line in lines {
+            same(line);
+        }
+        assert!(ClaudeLine::parse(&deep).is_none(), "nesting past Value's limit is refused");
+        assert!(ClaudeLine::parse(r#"{"x":1e400}"#).is_none(), "a number Value refuses is refused");
+        let line = ClaudeLine::parse(lines[2]).unwrap();
+        assert_eq!(line.kind.as_deref(), Some("assistant"), "a key written twice keeps its last value");
+        assert_eq!(line.content, Some(serde_json::json!([2])));
+    }
+}

@@ -1,0 +1,575 @@
+//! The scratch store of a scan, in memory: what an import of transcripts
+//! would write to the scratch database, kept as rows with the database's
+//! own rules (upserts keyed by session and call id, rowids given as SQLite
+//! gives them), so a scan reads it back as it would read the database
+//! (`source::tracelint::read_mem`), without writing or reading a B-tree.
+//!
+//! Texts and inputs longer than `INLINE` bytes are appended to a file in
+//! the scratch folder and read back once, when their session is judged, so
+//! memory holds ids, names and short texts only. Past `BUDGET` bytes of
+//! those, or past the owners the writer keeps in memory, the writer copies
+//! the store into the scratch database (`Writer::spill`) and goes on there:
+//! memory stays bounded at any size.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, params};
+
+use crate::error::{Error, Result};
+use crate::model::{Dialect, Session};
+use crate::source::rows::{SessionIndex, emit};
+use crate::source::tracelint::{RowRef, int_ref, push_row, text_ref};
+use crate::source::{ReadContext, ReadError, ReadResult, SourceOptions, SourceStats};
+
+/// Texts longer than this are kept in the text file, not in memory.
+pub(super) const INLINE: usize = 256;
+
+/// Bytes of rows kept in memory (their strings, and about `ROW_COST` a
+/// row) before the store moves to the scratch database.
+pub(super) const BUDGET: usize = 64 << 20;
+
+/// What a row costs in memory beyond its strings (the slot, the two keys of
+/// its maps, their hash table entries).
+const ROW_COST: usize = 160;
+
+/// A text, held or in the text file.
+#[derive(Debug, Clone)]
+pub(crate) enum Blob {
+    Held(Box<str>),
+    /// `len` bytes at `at` of the text file.
+    Filed {
+        at: u64,
+        len: u32,
+    },
+}
+
+/// One row of `sessions`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SessionInfo {
+    pub parent: Option<String>,
+    pub agent: Option<String>,
+    pub source: Option<String>,
+    pub started: Option<String>,
+}
+
+/// A session id, and its `sessions` row once written.
+#[derive(Debug)]
+pub(crate) struct MemSession {
+    pub id: String,
+    pub info: Option<SessionInfo>,
+}
+
+/// One row of `calls`.
+#[derive(Debug)]
+pub(crate) struct MemCall {
+    pub session: u32,
+    pub id: Box<str>,
+    pub seq: i64,
+    pub tool: Box<str>,
+    pub input: Blob,
+    pub time: Option<Box<str>>,
+}
+
+/// One row of `results`.
+#[derive(Debug)]
+pub(crate) struct MemResult {
+    pub session: u32,
+    pub call_id: Box<str>,
+    pub text: Blob,
+    pub is_error: Option<i64>,
+    pub exit_code: Option<i64>,
+    pub time: Option<Box<str>>,
+}
+
+/// The store. Row `i` of `calls` and `results` has rowid `i + 1`; a deleted
+/// row is `None`, and trailing deleted rows are dropped, so the next rowid
+/// is one more than the greatest live one, as SQLite gives it.
+#[derive(Debug)]
+pub(crate) struct MemStore {
+    pub sessions: Vec<MemSession>,
+    session_at: HashMap<String, u32>,
+    pub calls: Vec<Option<MemCall>>,
+    call_at: HashMap<(u32, Box<str>), u32>,
+    pub results: Vec<Option<MemResult>>,
+    result_at: HashMap<(u32, Box<str>), u32>,
+    /// Sessions with a `sessions` row.
+    pub rows_of_sessions: usize,
+    texts: TextFile,
+    /// What the rows hold in memory, about.
+    pub bytes: usize,
+}
+
+/// The file long texts are appended to.
+#[derive(Debug)]
+struct TextFile {
+    path: PathBuf,
+    out: Option<BufWriter<File>>,
+    reader: Option<File>,
+    len: u64,
+}
+
+/// The failure of the text file as SQLite would report the scratch
+/// database's (a full disk, an I/O error), so the import names it alike.
+fn io_failure(e: &std::io::Error) -> rusqlite::Error {
+    let code = if e.raw_os_error() == Some(28) || e.kind() == std::io::ErrorKind::StorageFull {
+        rusqlite::ffi::SQLITE_FULL
+    } else {
+        rusqlite::ffi::SQLITE_IOERR
+    };
+    rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), Some(format!("the scratch text file: {e}")))
+}
+
+/// The error SQLite gives for a second row with the same key.
+fn key_conflict(table: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY),
+        Some(format!("UNIQUE constraint failed: {table}")),
+    )
+}
+
+impl TextFile {
+    fn put(&mut self, text: &str) -> rusqlite::Result<Blob> {
+        let Ok(len) = u32::try_from(text.len()) else {
+            return Err(rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_TOOBIG), None));
+        };
+        if self.out.is_none() {
+            // Made private beforehand by the caller (`MemStore::new`).
+            let file =
+                std::fs::OpenOptions::new().write(true).truncate(true).open(&self.path).map_err(|e| io_failure(&e))?;
+            self.out = Some(BufWriter::with_capacity(1 << 20, file));
+        }
+        let Some(out) = self.out.as_mut() else { unreachable!("opened above") };
+        out.write_all(text.as_bytes()).map_err(|e| io_failure(&e))?;
+        let at = self.len;
+        self.len += u64::from(len);
+        self.reader = None;
+        Ok(Blob::Filed { at, len })
+    }
+
+    /// Everything written is readable from here on.
+    fn flush(&mut self) -> rusqlite::Result<()> {
+        if let Some(out) = self.out.as_mut() {
+            out.flush().map_err(|e| io_failure(&e))?;
+        }
+        if self.reader.is_none() && self.out.is_some() {
+            self.reader = Some(File::open(&self.path).map_err(|e| io_failure(&e))?);
+        }
+        Ok(())
+    }
+
+    fn get(&self, at: u64, len: u32) -> rusqlite::Result<String> {
+        let Some(file) = &self.reader else {
+            return Err(io_failure(&std::io::Error::other("read before it was written")));
+        };
+        let mut buf = vec![0u8; len as usize];
+        read_exact_at(file, &mut buf, at).map_err(|e| io_failure(&e))?;
+        // Written from a `str`, read back whole: valid UTF-8 unless the
+        // file changed under us, which the lossy read shows.
+        Ok(match String::from_utf8(buf) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut at: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, at)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                at += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+impl MemStore {
+    /// An empty store whose long texts go to the file `texts`, which
+    /// exists (a private file of the scratch folder) and is written when the
+    /// first one comes.
+    pub(crate) fn new(texts: &Path) -> MemStore {
+        MemStore {
+            sessions: Vec::new(),
+            session_at: HashMap::new(),
+            calls: Vec::new(),
+            call_at: HashMap::new(),
+            results: Vec::new(),
+            result_at: HashMap::new(),
+            rows_of_sessions: 0,
+            texts: TextFile { path: texts.to_path_buf(), out: None, reader: None, len: 0 },
+            bytes: 0,
+        }
+    }
+
+    fn intern(&mut self, id: &str) -> u32 {
+        if let Some(&at) = self.session_at.get(id) {
+            return at;
+        }
+        let at = u32::try_from(self.sessions.len()).unwrap_or(u32::MAX);
+        self.sessions.push(MemSession { id: id.to_string(), info: None });
+        self.session_at.insert(id.to_string(), at);
+        self.bytes += 2 * id.len() + ROW_COST;
+        at
+    }
+
+    fn blob(&mut self, text: &str) -> rusqlite::Result<Blob> {
+        if text.len() <= INLINE {
+            self.bytes += text.len();
+            return Ok(Blob::Held(text.into()));
+        }
+        self.texts.put(text)
+    }
+
+    fn key(&self, session: &str, id: &str) -> Option<(u32, Box<str>)> {
+        self.session_at.get(session).map(|&s| (s, id.into()))
+    }
+
+    /// `INSERT INTO sessions`: the first row of a session is kept (the
+    /// writer writes each session once a run).
+    pub(crate) fn session(&mut self, id: &str, info: SessionInfo) {
+        let at = self.intern(id) as usize;
+        if self.sessions[at].info.is_none() {
+            self.bytes += [&info.parent, &info.agent, &info.source, &info.started]
+                .iter()
+                .map(|s| s.as_ref().map_or(0, String::len))
+                .sum::<usize>();
+            self.sessions[at].info = Some(info);
+            self.rows_of_sessions += 1;
+        }
+    }
+
+    /// The `sessions` row of `id`.
+    pub(crate) fn session_info(&self, id: &str) -> Option<&SessionInfo> {
+        self.session_at.get(id).and_then(|&at| self.sessions[at as usize].info.as_ref())
+    }
+
+    /// `INSERT INTO calls` (the writer checked the key is new).
+    pub(crate) fn call(
+        &mut self,
+        session: &str,
+        id: &str,
+        seq: i64,
+        tool: &str,
+        input: &str,
+        time: Option<&str>,
+    ) -> rusqlite::Result<()> {
+        let s = self.intern(session);
+        if self.call_at.contains_key(&(s, id.into())) {
+            return Err(key_conflict("calls.session_id, calls.id"));
+        }
+        let input = self.blob(input)?;
+        self.bytes += 2 * id.len() + tool.len() + time.map_or(0, str::len) + ROW_COST;
+        let call = MemCall { session: s, id: id.into(), seq, tool: tool.into(), input, time: time.map(Into::into) };
+        self.call_at.insert((s, id.into()), self.calls.len() as u32);
+        self.calls.push(Some(call));
+        Ok(())
+    }
+
+    /// `INSERT … ON CONFLICT DO NOTHING` into `results`: was it new?
+    pub(crate) fn result(
+        &mut self,
+        session: &str,
+        call_id: &str,
+        text: &str,
+        is_error: Option<i64>,
+        exit_code: Option<i64>,
+        time: Option<&str>,
+    ) -> rusqlite::Result<bool> {
+        let s = self.intern(session);
+        if self.result_at.contains_key(&(s, call_id.into())) {
+            return Ok(false);
+        }
+        let text = self.blob(text)?;
+        self.bytes += 2 * call_id.len() + time.map_or(0, str::len) + ROW_COST;
+        let row =
+            MemResult { session: s, call_id: call_id.into(), text, is_error, exit_code, time: time.map(Into::into) };
+        self.result_at.insert((s, call_id.into()), self.results.len() as u32);
+        self.results.push(Some(row));
+        Ok(true)
+    }
+
+    /// The stored result of a call: text, flag, exit code, time.
+    pub(crate) fn stored_result(
+        &mut self,
+        session: &str,
+        call_id: &str,
+    ) -> rusqlite::Result<Option<super::StoredResult>> {
+        let Some(key) = self.key(session, call_id) else { return Ok(None) };
+        let Some(&at) = self.result_at.get(&key) else { return Ok(None) };
+        let Some(r) = &self.results[at as usize] else { return Ok(None) };
+        let (blob, is_error, exit_code, time) = (r.text.clone(), r.is_error, r.exit_code, r.time.clone());
+        Ok(Some((self.text(&blob)?, is_error, exit_code, time.map(String::from))))
+    }
+
+    /// `UPDATE results SET …` of an existing result.
+    pub(crate) fn replace_result(
+        &mut self,
+        session: &str,
+        call_id: &str,
+        text: &str,
+        is_error: Option<i64>,
+        exit_code: Option<i64>,
+        time: Option<&str>,
+    ) -> rusqlite::Result<()> {
+        let Some(key) = self.key(session, call_id) else { return Ok(()) };
+        let Some(&at) = self.result_at.get(&key) else { return Ok(()) };
+        let text = self.blob(text)?;
+        if let Some(r) = self.results[at as usize].as_mut() {
+            *r = MemResult { session: key.0, call_id: key.1, text, is_error, exit_code, time: time.map(Into::into) };
+        }
+        Ok(())
+    }
+
+    /// `UPDATE calls SET session_id, seq` and `UPDATE results SET
+    /// session_id` of one call: did a call move?
+    pub(crate) fn move_call(&mut self, from: &str, to: &str, call_id: &str, seq: i64) -> rusqlite::Result<bool> {
+        let Some(key) = self.key(from, call_id) else { return Ok(false) };
+        let t = self.intern(to);
+        let moved = match self.call_at.get(&key).copied() {
+            Some(at) => {
+                if self.call_at.contains_key(&(t, call_id.into())) {
+                    return Err(key_conflict("calls.session_id, calls.id"));
+                }
+                self.call_at.remove(&key);
+                self.call_at.insert((t, call_id.into()), at);
+                if let Some(c) = self.calls[at as usize].as_mut() {
+                    c.session = t;
+                    c.seq = seq;
+                }
+                true
+            }
+            None => false,
+        };
+        if let Some(at) = self.result_at.get(&key).copied() {
+            if self.result_at.contains_key(&(t, call_id.into())) {
+                return Err(key_conflict("results.session_id, results.call_id"));
+            }
+            self.result_at.remove(&key);
+            self.result_at.insert((t, call_id.into()), at);
+            if let Some(r) = self.results[at as usize].as_mut() {
+                r.session = t;
+            }
+        }
+        Ok(moved)
+    }
+
+    /// `DELETE` the call and the result of `call_id` in `session`: how
+    /// many results and calls went.
+    pub(crate) fn forget_call(&mut self, session: &str, call_id: &str) -> (usize, usize) {
+        let Some(key) = self.key(session, call_id) else { return (0, 0) };
+        let results = match self.result_at.remove(&key) {
+            Some(at) => {
+                self.results[at as usize] = None;
+                while self.results.last().is_some_and(Option::is_none) {
+                    self.results.pop();
+                }
+                1
+            }
+            None => 0,
+        };
+        let calls = match self.call_at.remove(&key) {
+            Some(at) => {
+                self.calls[at as usize] = None;
+                while self.calls.last().is_some_and(Option::is_none) {
+                    self.calls.pop();
+                }
+                1
+            }
+            None => 0,
+        };
+        (results, calls)
+    }
+
+    /// Every text written is readable by `text` from here on.
+    pub(crate) fn seal(&mut self) -> rusqlite::Result<()> {
+        self.texts.flush()
+    }
+
+    /// The text of `blob` (after `seal`).
+    pub(crate) fn text(&self, blob: &Blob) -> rusqlite::Result<String> {
+        match blob {
+            Blob::Held(s) => Ok(s.to_string()),
+            Blob::Filed { at, len } => self.texts.get(*at, *len),
+        }
+    }
+
+    /// The result of call `id` in session `session`.
+    pub(crate) fn result_of(&self, session: u32, id: &str) -> Option<&MemResult> {
+        let at = *self.result_at.get(&(session, id.into()))?;
+        self.results[at as usize].as_ref()
+    }
+
+    /// Is there a call `call_id` in session `session`?
+    pub(crate) fn has_call(&self, session: u32, call_id: &str) -> bool {
+        self.call_at.contains_key(&(session, call_id.into()))
+    }
+
+    /// Copy every row into the empty tracelint database `conn`, under the
+    /// same rowids.
+    pub(crate) fn copy_into(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        self.seal()?;
+        let mut insert = conn.prepare_cached(
+            "INSERT INTO sessions (id, parent_id, agent, source, started_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for s in &self.sessions {
+            if let Some(i) = &s.info {
+                insert.execute(params![s.id, i.parent, i.agent, i.source, i.started])?;
+            }
+        }
+        let mut insert = conn.prepare_cached(
+            "INSERT INTO calls (rowid, session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for (at, c) in self.calls.iter().enumerate() {
+            let Some(c) = c else { continue };
+            let input = self.text(&c.input)?;
+            let session = &self.sessions[c.session as usize].id;
+            insert.execute(params![at as i64 + 1, session, &*c.id, c.seq, &*c.tool, input, c.time.as_deref()])?;
+        }
+        let mut insert = conn.prepare_cached(
+            "INSERT INTO results (rowid, session_id, call_id, text, is_error, exit_code, returned_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for (at, r) in self.results.iter().enumerate() {
+            let Some(r) = r else { continue };
+            let text = self.text(&r.text)?;
+            let session = &self.sessions[r.session as usize].id;
+            insert.execute(params![
+                at as i64 + 1,
+                session,
+                &*r.call_id,
+                text,
+                r.is_error,
+                r.exit_code,
+                r.time.as_deref()
+            ])?;
+        }
+        Ok(())
+    }
+
+    /// Remove the text file (the scratch folder goes with the run anyway).
+    pub(crate) fn discard(self) {
+        let path = self.texts.path.clone();
+        drop(self);
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// Read `store` as the scratch database it stands for would be read
+/// (`source::read` of the tracelint format), for `path`'s transcripts.
+pub(crate) fn read_kept(
+    path: &Path,
+    store: &MemStore,
+    opts: &SourceOptions,
+    progress: &mut dyn FnMut(u64, u64),
+    sink: &mut dyn FnMut(Session),
+) -> Result<SourceStats> {
+    let mut cx = ReadContext::new(opts, progress, sink);
+    read_mem(store, &mut cx).map_err(|e| match e {
+        ReadError::Sql(e) => Error::input(path, crate::source::open::sqlite_problem(&e)),
+        ReadError::Unsupported(problem) => Error::input(path, problem),
+    })?;
+    Ok(cx.stats())
+}
+
+/// Read the rows an import kept in memory (import/mem.rs) as `read` reads
+/// them from the database: sessions in the order of their ids, each with
+/// its calls by (seq, rowid) beside their results, then the results that
+/// answer no call, by rowid; the same events, counts and progress.
+fn read_mem(store: &MemStore, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+    let mut index = SessionIndex::default();
+    for s in store.sessions.iter() {
+        if let Some(i) = &s.info {
+            let id = ValueRef::Text(s.id.as_bytes());
+            let (parent, started) = (text_ref(i.parent.as_deref()), text_ref(i.started.as_deref()));
+            index.insert(id, parent, started, text_ref(i.agent.as_deref()), text_ref(i.source.as_deref()));
+        }
+    }
+    if !index.is_empty() {
+        cx.expect_sessions(index.len() as u64);
+    }
+    // The rows of each session, by rowid.
+    let mut calls: Vec<Vec<usize>> = vec![Vec::new(); store.sessions.len()];
+    for (at, c) in store.calls.iter().enumerate() {
+        if let Some(c) = c {
+            calls[c.session as usize].push(at);
+        }
+    }
+    let mut orphans: Vec<Vec<usize>> = vec![Vec::new(); store.sessions.len()];
+    for (at, r) in store.results.iter().enumerate() {
+        if let Some(r) = r
+            && !store.has_call(r.session, &r.call_id)
+        {
+            orphans[r.session as usize].push(at);
+        }
+    }
+    let mut order: Vec<usize> =
+        (0..store.sessions.len()).filter(|&s| !calls[s].is_empty() || !orphans[s].is_empty()).collect();
+    order.sort_unstable_by(|&a, &b| store.sessions[a].id.as_bytes().cmp(store.sessions[b].id.as_bytes()));
+    for s in order {
+        let id = &store.sessions[s].id;
+        let mut session = index.open(id, Dialect::TRACELINT, cx);
+        let mut rows = std::mem::take(&mut calls[s]);
+        rows.sort_by_key(|&at| store.calls[at].as_ref().map(|c| c.seq));
+        for at in rows {
+            cx.row();
+            let (Some(c), Some(session)) = (&store.calls[at], session.as_mut()) else { continue };
+            // As `opt_text` and `text_of` read the columns: no NULL here.
+            let input = Some(store.text(&c.input)?).filter(|s| !s.is_empty());
+            let result = store.result_of(c.session, &c.id);
+            let text = match result {
+                Some(r) => store.text(&r.text)?,
+                None => String::new(),
+            };
+            let row = RowRef {
+                orphan: false,
+                row: at as i64 + 1,
+                call_id: ValueRef::Text(c.id.as_bytes()),
+                tool: ValueRef::Text(c.tool.as_bytes()),
+                input,
+                called_at: text_ref(c.time.as_deref()),
+                has_result: result.is_some(),
+                text,
+                is_error: int_ref(result.and_then(|r| r.is_error)),
+                exit_code: int_ref(result.and_then(|r| r.exit_code)),
+                returned_at: text_ref(result.and_then(|r| r.time.as_deref())),
+            };
+            push_row(row, session);
+        }
+        for at in std::mem::take(&mut orphans[s]) {
+            cx.row();
+            let (Some(r), Some(session)) = (&store.results[at], session.as_mut()) else { continue };
+            let text = store.text(&r.text)?;
+            let row = RowRef {
+                orphan: true,
+                row: at as i64 + 1,
+                call_id: ValueRef::Text(r.call_id.as_bytes()),
+                tool: ValueRef::Null,
+                input: None,
+                called_at: ValueRef::Null,
+                has_result: true,
+                text,
+                is_error: int_ref(r.is_error),
+                exit_code: int_ref(r.exit_code),
+                returned_at: text_ref(r.time.as_deref()),
+            };
+            push_row(row, session);
+        }
+        if let Some(session) = session {
+            emit(session, cx)?;
+        }
+        cx.session_done();
+    }
+    Ok(())
+}
