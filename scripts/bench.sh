@@ -11,7 +11,9 @@
 # (small-message database, default CALLS * 1.325: about 2 million messages at
 # the default), JSONL_CALLS (Claude Code folder, default CALLS / 20), RUNS
 # (default 5), BENCH_DIR (default target/bench), SCALE_CALLS (the one-session
-# scaling case: N and 10 N calls, default CALLS / 50).
+# scaling case: N and 10 N calls, default CALLS / 50), BIG_CALLS (the
+# memory case: a Claude Code folder of about 6 GB at the default 1100000,
+# scanned once; 0 skips it).
 # The databases and transcripts are generated once (deterministic, seed 1)
 # and reused; their names carry their size.
 set -euo pipefail
@@ -40,52 +42,65 @@ gen() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { m = int((NR + 1) / 2); print v[m] }'; }
 
-# measure LABEL CMD...: RUNS runs after one warm-up; sets WALL (s) and RSS (MB), medians.
+# measure CMD...: RUNS runs after one warm-up; sets WALL (s), CPU (user +
+# system, s) and RSS (peak, MB), medians.
 measure() {
-  local walls=() rss=() out
+  local walls=() cpus=() rss=() out
   "$@" >/dev/null 2>&1 || true
   for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f "%e %M" -o "$DIR/time.out" "$@" >/dev/null 2>&1 || true
-    out=$(tail -n 1 "$DIR/time.out")
-    walls+=("${out% *}")
-    rss+=("${out#* }")
+    /usr/bin/time -f "%e %U %S %M" -o "$DIR/time.out" "$@" >/dev/null 2>&1 || true
+    read -r w u s m < <(tail -n 1 "$DIR/time.out")
+    walls+=("$w")
+    cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')")
+    rss+=("$m")
   done
   WALL=$(printf '%s\n' "${walls[@]}" | median)
+  CPU=$(printf '%s\n' "${cpus[@]}" | median)
   RSS=$(printf '%s\n' "${rss[@]}" | median | awk '{ printf "%.0f", $1 / 1024 }')
 }
+# ratio A B: A / B to two decimals (0 when B is 0).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 echo "tracelint benchmark · $(date -u +%Y-%m-%dT%H:%MZ) · $(nproc) cores · $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs) · $RUNS runs, medians, warm cache"
 # read_s: `cargo xtask read-floor`, the rows a scan reads stepped and copied
 # on one thread and each message checked as JSON (serde_json, building
 # nothing) on another: what any scan built on SQLite and serde_json pays
 # before decoding or judging anything. read/floor is its ratio.
-printf '%-22s %9s %9s %10s %9s %7s %10s %10s %8s %10s\n' database calls MB floor_s scan_s ratio scan_RSS floor_RSS read_s read/floor
-# database NAME PROFILE CALLS: one table row; sets RATIO and READ_RATIO.
+# cpu: user + system seconds; cpu_ratio is the scan's over the floor's.
+printf '%-22s %9s %9s %10s %9s %7s %9s %9s %9s %10s %10s %8s %10s\n' database calls MB floor_s scan_s ratio floor_cpu scan_cpu cpu_ratio scan_RSS floor_RSS read_s read/floor
+# database NAME PROFILE CALLS: one table row; sets RATIO, CPU_RATIO,
+# SCAN_RSS and READ_RATIO.
 database() {
   local db="$DIR/$2-$3.db"
   gen "$db" "$2" "$3"
   mb=$(du -m "$db" | cut -f1)
   measure sqlite3 "$db" "SELECT sum(length(content)) FROM messages"
-  floor="$WALL"; floor_rss="$RSS"
+  floor="$WALL"; floor_cpu="$CPU"; floor_rss="$RSS"
   measure "$XTASK" read-floor "$db"
   read="$WALL"
-  READ_RATIO=$(awk -v a="$read" -v b="$floor" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+  READ_RATIO=$(ratio "$read" "$floor")
   measure "$BIN" scan "$db" --format json --no-index
-  RATIO=$(awk -v a="$WALL" -v b="$floor" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-  printf '%-22s %9s %9s %10s %9s %7s %8sMB %8sMB %8s %10s\n' "$1" "$3" "$mb" "$floor" "$WALL" "$RATIO" "$RSS" "$floor_rss" "$read" "$READ_RATIO"
+  RATIO=$(ratio "$WALL" "$floor")
+  CPU_RATIO=$(ratio "$CPU" "$floor_cpu")
+  SCAN_RSS="$RSS"
+  printf '%-22s %9s %9s %10s %9s %7s %9s %9s %9s %8sMB %8sMB %8s %10s\n' "$1" "$3" "$mb" "$floor" "$WALL" "$RATIO" "$floor_cpu" "$CPU" "$CPU_RATIO" "$RSS" "$floor_rss" "$read" "$READ_RATIO"
 }
 database startup large 1000
 database quarter large "$((CALLS / 4))"
 database full large "$CALLS"
 large_ratio="$RATIO"
+large_cpu="$CPU_RATIO"
+large_rss="$SCAN_RSS"
 large_read="$READ_RATIO"
 database small-messages small "$SMALL_CALLS"
 small_ratio="$RATIO"
+small_cpu="$CPU_RATIO"
 small_read="$READ_RATIO"
 # Start-up: the whole scan of the 1,000-call database, in milliseconds.
 measure "$BIN" scan "$DIR/large-1000.db" --format json --no-index
 echo "start-up (1,000-call database, whole scan): $(awk -v s="$WALL" 'BEGIN { printf "%.0f", s * 1000 }') ms (target < 50 ms)"
-echo "scan / floor: large messages (full) ${large_ratio}x, small messages ${small_ratio}x"
+echo "scan / floor: large messages (full) ${large_ratio}x wall, ${large_cpu}x CPU; small messages ${small_ratio}x wall, ${small_cpu}x CPU (targets: wall <= 1.5x, CPU <= 2.5x)"
+echo "peak RSS, full large-message database ($(du -m "$DIR/large-$CALLS.db" | cut -f1) MB): $large_rss MB (target <= 200 MB)"
 echo "read and JSON check alone / floor: large messages ${large_read}x, small messages ${small_read}x"
 echo "targets: scan of the full and small-message databases <= 1.5x the floor, peak RSS <= 200 MB and flat from quarter to full"
 
@@ -132,7 +147,7 @@ JSONL_CALLS="${JSONL_CALLS:-$((CALLS / 20))}"
 for spec in "quarter:$((JSONL_CALLS / 4))" "full:$JSONL_CALLS"; do
   name="${spec%%:*}"
   calls="${spec#*:}"
-  src="$DIR/claude-folder-$calls"
+  src="$DIR/claude-folder-v2-$calls"
   if [ ! -d "$src" ]; then
     rm -rf "$src.tmp"
     "$XTASK" bench-db claude-code-large "$src.tmp" --calls "$calls" --sessions "$(( (calls + 174) / 175 ))" --seed 1 >/dev/null
@@ -144,14 +159,14 @@ for spec in "quarter:$((JSONL_CALLS / 4))" "full:$JSONL_CALLS"; do
   measure "$BIN" scan "$src" --format json --no-index
   rate=$(awk -v m="$mb" -v s="$WALL" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }')
   floor_rate=$(awk -v m="$mb" -v s="$floor" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }')
-  ratio=$(awk -v a="$WALL" -v b="$floor" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-  echo "JSONL scan $name: $calls calls, $mb MB in $(ls "$src" | wc -l) files: $WALL s = $rate MB/s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s = $floor_rate MB/s; ${ratio}x the floor (target <= 1.5x, flat memory)"
+  times=$(ratio "$WALL" "$floor")
+  echo "JSONL scan $name: $calls calls, $mb MB in $(ls "$src" | wc -l) files: $WALL s = $rate MB/s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s = $floor_rate MB/s; ${times}x the floor (target <= 1.5x, flat memory)"
 done
 # JSONL, a folder shaped like real ones (`--profile real`): about 225 calls
 # a MB, short results with a tail of big ones, prompts and text lines
 # between calls, sub-agent files. Same floor, same target.
 REAL_CALLS="${REAL_CALLS:-$((JSONL_CALLS * 68 / 50))}"
-real="$DIR/claude-real-$REAL_CALLS"
+real="$DIR/claude-real-v2-$REAL_CALLS"
 if [ ! -d "$real" ]; then
   rm -rf "$real.tmp"
   "$XTASK" bench-db claude-code-large "$real.tmp" --profile real --calls "$REAL_CALLS" --sessions "$(( (REAL_CALLS + 169) / 170 ))" --seed 1 >/dev/null
@@ -161,8 +176,8 @@ mb=$(du -sm "$real" | cut -f1)
 measure "$XTASK" json-floor "$real"
 floor="$WALL"
 measure "$BIN" scan "$real" --format json --no-index
-ratio=$(awk -v a="$WALL" -v b="$floor" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-echo "JSONL scan real-shaped: $REAL_CALLS calls, $mb MB in $(find "$real" -name '*.jsonl' | wc -l) files: $WALL s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s; ${ratio}x the floor (target <= 1.5x)"
+times=$(ratio "$WALL" "$floor")
+echo "JSONL scan real-shaped: $REAL_CALLS calls, $mb MB in $(find "$real" -name '*.jsonl' | wc -l) files: $WALL s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s; ${times}x the floor (target <= 1.5x)"
 # The index on the full folder: unchanged, then after one new session (a
 # copy of a transcript under a new session id). A changed folder is read in
 # part: the new file and the file it shares call and line ids with
@@ -209,7 +224,7 @@ for n in "$N" "$((N * 10))"; do
   fi
   measure "$BIN" scan "$db" --format json --no-index
   eval "peri_$n=$WALL"
-  src="$DIR/one-transcript-$n"
+  src="$DIR/one-transcript-v2-$n"
   if [ ! -d "$src" ]; then
     rm -rf "$src.tmp"
     "$XTASK" bench-db claude-code-large "$src.tmp" --calls "$n" --sessions 1 --seed 1 >/dev/null
@@ -221,3 +236,20 @@ done
 big=$((N * 10))
 scale_ratio "Peri database" "$N" "$(eval echo "\$peri_$N")" "$big" "$(eval echo "\$peri_$big")"
 scale_ratio "Claude Code transcript" "$N" "$(eval echo "\$jsonl_$N")" "$big" "$(eval echo "\$jsonl_$big")"
+
+# Memory at any size: a Claude Code folder of the bench's shape at about
+# 6 GB (BIG_CALLS calls, 175 a session), scanned once beside its floor.
+BIG_CALLS="${BIG_CALLS:-1100000}"
+if [ "$BIG_CALLS" -gt 0 ]; then
+  big="$DIR/claude-folder-v2-$BIG_CALLS"
+  if [ ! -d "$big" ]; then
+    rm -rf "$big.tmp"
+    "$XTASK" bench-db claude-code-large "$big.tmp" --calls "$BIG_CALLS" --sessions "$(( (BIG_CALLS + 174) / 175 ))" --seed 1 >/dev/null
+    mv "$big.tmp" "$big"
+  fi
+  mb=$(du -sm "$big" | cut -f1)
+  RUNS=1 measure "$XTASK" json-floor "$big"
+  floor="$WALL"
+  RUNS=1 measure "$BIN" scan "$big" --format json --no-index
+  echo "JSONL scan at $mb MB: $BIG_CALLS calls in $(ls "$big" | wc -l) files: $WALL s ($(ratio "$WALL" "$floor")x the floor, $floor s), peak RSS $RSS MB (target <= 200 MB)"
+fi

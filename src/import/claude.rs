@@ -21,7 +21,7 @@
 //! lines that embed sub-agent messages are skipped, so nothing is counted
 //! twice.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde_json::Value;
@@ -121,8 +121,68 @@ struct Pending {
 struct Run {
     /// Every line uuid seen, and whether it was first seen on a sub-agent's
     /// line (a side question replays its parent's lines under their uuids).
-    uuids: HashMap<String, bool>,
+    uuids: Uuids,
     pending: Vec<Pending>,
+}
+
+/// Line uuids seen, each with whether it was first seen on a sub-agent's
+/// line. A run meets two for every call, so a canonical uuid (lowercase hex
+/// in 8-4-4-4-12 groups, what Claude Code writes) is kept as its 128 bits:
+/// 16 bytes an entry where a `String` key took about 100, which is most of
+/// a 6 GB folder's peak memory. Any other spelling is kept as it is, so two
+/// spellings never meet.
+#[derive(Default)]
+struct Uuids {
+    seen: HashSet<u128>,
+    /// The canonical ones whose flag is set.
+    side: HashSet<u128>,
+    other: HashMap<String, bool>,
+}
+
+impl Uuids {
+    fn get(&self, uuid: &str) -> Option<bool> {
+        match canonical_uuid(uuid) {
+            Some(n) => self.seen.contains(&n).then(|| self.side.contains(&n)),
+            None => self.other.get(uuid).copied(),
+        }
+    }
+
+    fn insert(&mut self, uuid: &str, sidechain: bool) {
+        match canonical_uuid(uuid) {
+            Some(n) => {
+                self.seen.insert(n);
+                if sidechain {
+                    self.side.insert(n);
+                } else {
+                    self.side.remove(&n);
+                }
+            }
+            None => {
+                self.other.insert(uuid.to_string(), sidechain);
+            }
+        }
+    }
+}
+
+/// `uuid` as a number when it is spelled canonically: 36 bytes, dashes at
+/// 8, 13, 18 and 23, lowercase hex digits elsewhere. One number has one
+/// such spelling, so the map keyed by it is exact.
+fn canonical_uuid(uuid: &str) -> Option<u128> {
+    let b = uuid.as_bytes();
+    if b.len() != 36 {
+        return None;
+    }
+    let mut n: u128 = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let digit = match c {
+            b'-' if matches!(i, 8 | 13 | 18 | 23) => continue,
+            b'0'..=b'9' if !matches!(i, 8 | 13 | 18 | 23) => c - b'0',
+            b'a'..=b'f' if !matches!(i, 8 | 13 | 18 | 23) => c - b'a' + 10,
+            _ => return None,
+        };
+        n = (n << 4) | u128::from(digit);
+    }
+    Some(n)
 }
 
 impl ImportRun for Run {
@@ -177,13 +237,13 @@ impl Run {
             w.shared_key(super::record::Key::Line, uuid);
             match self.uuids.get(uuid) {
                 None => {
-                    self.uuids.insert(uuid.to_string(), sidechain);
+                    self.uuids.insert(uuid, sidechain);
                 }
                 // The parent's own copy of a line a side question replayed
                 // (and was read first): read it, so that its calls move to
                 // the parent that made them.
                 Some(true) if !sidechain => {
-                    self.uuids.insert(uuid.to_string(), false);
+                    self.uuids.insert(uuid, false);
                 }
                 Some(_) => {
                     w.stats.duplicates += 1;
@@ -308,5 +368,60 @@ fn content_text(v: &Value) -> String {
             None => v.to_string(),
         },
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::{Uuids, canonical_uuid};
+
+    #[test]
+    fn only_a_canonical_spelling_is_kept_as_a_number() {
+        let id = "0f8e2c1a-3b4d-4e5f-9a6b-7c8d9e0f1a2b";
+        assert_eq!(canonical_uuid(id), Some(0x0f8e2c1a_3b4d_4e5f_9a6b_7c8d9e0f1a2b));
+        for other in [
+            "0F8E2C1A-3B4D-4E5F-9A6B-7C8D9E0F1A2B",
+            "0f8e2c1a3b4d4e5f9a6b7c8d9e0f1a2b",
+            "0f8e2c1a-3b4d-4e5f-9a6b-7c8d9e0f1a2",
+            "0f8e2c1a-3b4d-4e5f-9a6b-7c8d9e0f1a2bc",
+            "0f8e2c1a-3b4d-4e5f-9a6b+7c8d9e0f1a2b",
+            "0f8e2c1a-3b4d-4e5f-9a6b-7c8d9e0f1a2g",
+            "0f8e2c1a--b4d-4e5f-9a6b-7c8d9e0f1a2b",
+            "msg_01",
+            "",
+        ] {
+            assert_eq!(canonical_uuid(other), None, "{other}");
+        }
+    }
+
+    /// The compact set answers as a map keyed by the string would, whatever
+    /// the spellings: a mixed-case copy of a uuid is another line.
+    #[test]
+    fn the_set_answers_as_a_string_map() {
+        let ids = [
+            "0f8e2c1a-3b4d-4e5f-9a6b-7c8d9e0f1a2b",
+            "0F8E2C1A-3B4D-4E5F-9A6B-7C8D9E0F1A2B",
+            "00000000-0000-0000-0000-000000000000",
+            "line-7",
+            "0f8e2c1a-3b4d-4e5f-9a6b-7c8d9e0f1a2c",
+        ];
+        let mut set = Uuids::default();
+        let mut model: HashMap<String, bool> = HashMap::new();
+        // Every sequence of three steps (id, sidechain flag) over the ids.
+        for step in 0..(ids.len() * 2).pow(3) {
+            let mut k = step;
+            for _ in 0..3 {
+                let (id, side) = (ids[k % ids.len()], (k / ids.len()) % 2 == 1);
+                k /= ids.len() * 2;
+                assert_eq!(set.get(id), model.get(id).copied(), "{id}");
+                set.insert(id, side);
+                model.insert(id.to_string(), side);
+            }
+            for id in ids {
+                assert_eq!(set.get(id), model.get(id).copied(), "{id} after step {step}");
+            }
+        }
     }
 }

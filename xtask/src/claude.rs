@@ -29,6 +29,23 @@ pub fn generate_claude_large(path: &Path, calls: u64, seed: u64, sessions: u64) 
     Ok(written)
 }
 
+/// The uuid of line `n` of the kind `scope` (an assistant, user or text
+/// line, of one session in the real profile): lowercase 8-4-4-4-12 hex with
+/// version 4 and variant bits, as Claude Code writes them, and distinct for
+/// distinct (scope, n). The 64 bits of `n` and a 58-bit hash of `scope`.
+fn line_uuid(scope: &str, n: u64) -> String {
+    let h = scope.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let h = h >> 6;
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        n >> 32,
+        (n >> 16) & 0xffff,
+        n & 0xfff,
+        0x8000 | ((n >> 12) & 0xf) << 10 | (h >> 48) & 0x3ff,
+        h & 0xffff_ffff_ffff
+    )
+}
+
 /// One session file with the calls numbered `calls`.
 fn write_session(path: &Path, calls: std::ops::Range<u64>, session: &str, rng: &mut Rng) -> std::io::Result<u64> {
     let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
@@ -64,7 +81,7 @@ fn write_session(path: &Path, calls: std::ops::Range<u64>, session: &str, rng: &
             _ => ("Glob", json!({"pattern": "**/*.rs"})),
         };
         let call_id = format!("toolu_{:020x}", rng.next_u64());
-        let (a, u) = (format!("a-{n:08}"), format!("u-{n:08}"));
+        let (a, u) = (line_uuid("a", n), line_uuid("u", n));
         let ts = format!("2026-04-02T09:{:02}:{:02}.000Z", (n / 60) % 60, n % 60);
         let assistant = json!({
             "parentUuid": if parent == "null" { serde_json::Value::Null } else { parent.clone().into() },
@@ -160,7 +177,7 @@ fn write_real(path: &Path, calls: u64, session: &str, agent: Option<&str>, rng: 
         let ts = format!("2026-05-0{}T{:02}:{:02}:{:02}.000Z", 1 + n % 9, (n / 3600) % 24, (n / 60) % 60, n % 60);
         // A prompt or a text-only answer now and then.
         if r.is_multiple_of(7) {
-            let u = format!("t-{tag}-{n:08}");
+            let u = line_uuid(&format!("t-{tag}"), n);
             let text = "Now run the tests again and fix what fails; keep the public API as it is.";
             written += emit(
                 json!({"parentUuid": parent, "uuid": u, "timestamp": ts, "type": "user",
@@ -193,7 +210,7 @@ fn write_real(path: &Path, calls: u64, session: &str, agent: Option<&str>, rng: 
             _ => ("TodoWrite", json!({"todos": [{"content": "fix the tests", "status": "in_progress"}]})),
         };
         let call_id = format!("toolu_{:020x}", rng.next_u64());
-        let (a, u) = (format!("a-{tag}-{n:08}"), format!("u-{tag}-{n:08}"));
+        let (a, u) = (line_uuid(&format!("a-{tag}"), n), line_uuid(&format!("u-{tag}"), n));
         let mut content = vec![json!({"type": "tool_use", "id": call_id, "name": tool, "input": input})];
         if r.is_multiple_of(3) {
             content.insert(0, json!({"type": "text", "text": "Let me look at that."}));
@@ -219,4 +236,30 @@ fn write_real(path: &Path, calls: u64, session: &str, agent: Option<&str>, rng: 
     }
     out.flush()?;
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_uuid;
+
+    #[test]
+    fn line_uuids_are_canonical_and_distinct() {
+        let mut seen = std::collections::HashSet::new();
+        for scope in ["a", "u", "t-000000000001-main", "a-000000000001-main", "a-000000000001-agent7"] {
+            for n in [0, 1, 0xfff, 0x1000, 0xffff, 0x1_0000, u64::from(u32::MAX) + 1, u64::MAX] {
+                let id = line_uuid(scope, n);
+                let b = id.as_bytes();
+                assert_eq!(b.len(), 36, "{id}");
+                for (i, c) in b.iter().enumerate() {
+                    match i {
+                        8 | 13 | 18 | 23 => assert_eq!(*c, b'-', "{id}"),
+                        _ => assert!(c.is_ascii_digit() || (b'a'..=b'f').contains(c), "{id}"),
+                    }
+                }
+                assert_eq!(b[14], b'4', "{id}: version 4");
+                assert!(matches!(b[19], b'8' | b'9' | b'a' | b'b'), "{id}: variant");
+                assert!(seen.insert(id.clone()), "{id} twice");
+            }
+        }
+    }
 }
