@@ -27,7 +27,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::claude_line::ClaudeLine;
-use super::{ImportRun, Importer, Item, LineReader, ResultRow, SessionRow, Writer};
+use super::{ImportRun, Importer, Item, ResultRow, SessionRow, TypedParse, Writer};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
@@ -80,6 +80,10 @@ impl Importer for Claude {
 
     fn run(&self) -> Box<dyn ImportRun> {
         Box::new(Run::default())
+    }
+
+    fn lines_ahead(&self) -> Option<Option<TypedParse>> {
+        Some(Some(typed))
     }
 
     /// Its files bind only through what the writer shares (sessions, call
@@ -189,7 +193,7 @@ impl ImportRun for Run {
     fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
         let source = path.display().to_string();
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let mut lines = LineReader::open_typed(path, Some(typed))?;
+        let mut lines = w.lines(path, Some(typed))?;
         while let Some(item) = lines.next_item(&mut w.stats)? {
             let line = match item {
                 Item::Typed(t) => match t.downcast::<ClaudeLine>() {

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
+use super::{ImportRun, Importer, ResultRow, SessionRow, TypedParse, Writer};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::rows::decode_arguments;
@@ -51,6 +51,10 @@ impl Importer for Codex {
         Box::new(Codex)
     }
 
+    fn lines_ahead(&self) -> Option<Option<TypedParse>> {
+        Some(None)
+    }
+
     /// Its files bind only through what the writer shares (sessions, call
     /// ids).
     fn separable(&self) -> bool {
@@ -70,7 +74,7 @@ fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut session = stem.strip_prefix("rollout-").map_or(stem.clone(), |s| s.get(20..).unwrap_or(s).to_string());
     let mut started = false;
-    let mut lines = LineReader::open(path)?;
+    let mut lines = w.lines(path, None)?;
     while let Some(v) = lines.next_record(&mut w.stats)? {
         line(&v, &mut session, &mut started, &source, w)
             .map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)))?;

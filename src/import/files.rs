@@ -134,6 +134,15 @@ pub(super) struct Parsed {
 /// Bytes of lines parsed ahead per block; two blocks wait at most.
 pub(super) const AHEAD_BYTES: usize = 1 << 20;
 
+/// The read buffer of a file read ahead, whole.
+const AHEAD_BUFFER: usize = 1 << 16;
+
+/// The read buffer of a file read here, mostly only its first lines to
+/// recognise its format: a first read of 64 KiB for a first line of a few
+/// hundred bytes read a tenth of a folder of small transcripts twice. A
+/// longer line is read in more steps, not cut.
+const HERE_BUFFER: usize = 1 << 13;
+
 /// The longest line read, in bytes: 32 times the text of a million-token
 /// context (a line holds one message). A longer one is read past, never
 /// held, and counted as an invalid line.
@@ -210,11 +219,12 @@ pub(super) struct SizedReader {
 }
 
 impl SizedReader {
-    pub(super) fn open(path: &Path) -> Result<SizedReader> {
+    /// `path` read through a buffer of `capacity` bytes.
+    pub(super) fn open(path: &Path, capacity: usize) -> Result<SizedReader> {
         let cannot = |e: std::io::Error| Error::input(path, io_problem(&e));
         let file = crate::source::open::open_regular(path).map_err(cannot)?;
         let size = file.metadata().map_err(cannot)?.len();
-        Ok(SizedReader { reader: BufReader::with_capacity(1 << 16, file.take(size)), size })
+        Ok(SizedReader { reader: BufReader::with_capacity(capacity, file.take(size)), size })
     }
 
     /// The next line into `buf`, with its newline; 0 at the end. A last
@@ -248,7 +258,7 @@ impl LineReader {
 
     /// `open`, the lines parsed by `typed` where it can (`next_item`).
     pub(crate) fn open_typed(path: &Path, typed: Option<TypedParse>) -> Result<LineReader> {
-        let mut reader = SizedReader::open(path)?;
+        let mut reader = SizedReader::open(path, AHEAD_BUFFER)?;
         let (tx, blocks) = crossbeam_channel::bounded(2);
         let spawned = std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || {
             let mut buf = Vec::new();
@@ -290,7 +300,7 @@ impl LineReader {
 
     /// A reader that reads on this thread, only as far as it is asked.
     pub(crate) fn open_here(path: &Path) -> Result<LineReader> {
-        let lines = Lines::Here { reader: SizedReader::open(path)?, buf: Vec::new() };
+        let lines = Lines::Here { reader: SizedReader::open(path, HERE_BUFFER)?, buf: Vec::new() };
         Ok(LineReader::new(path, lines))
     }
 

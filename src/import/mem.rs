@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rusqlite::types::ValueRef;
@@ -107,9 +107,74 @@ pub(crate) struct MemStore {
 #[derive(Debug)]
 struct TextFile {
     path: PathBuf,
-    out: Option<BufWriter<File>>,
+    out: Option<Behind>,
     reader: Option<File>,
     len: u64,
+}
+
+/// Bytes of texts gathered before they are handed to the writing thread.
+const BEHIND_BLOCK: usize = 1 << 20;
+
+/// A file written on a thread of its own: the importer's thread copies a
+/// text into a block and goes on, and the copy into the kernel (a tenth of
+/// a transcript scan's time on one thread) is made beside it. At most two
+/// blocks wait, so memory stays bounded.
+#[derive(Debug)]
+struct Behind {
+    block: Vec<u8>,
+    blocks: Option<crossbeam_channel::Sender<Vec<u8>>>,
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Behind {
+    fn new(file: File) -> std::io::Result<Behind> {
+        let (tx, rx) = crossbeam_channel::bounded::<Vec<u8>>(2);
+        let thread = std::thread::Builder::new().name("tracelint-texts".into()).spawn(move || {
+            let mut file = file;
+            for block in rx {
+                file.write_all(&block)?;
+            }
+            Ok(())
+        })?;
+        Ok(Behind { block: Vec::with_capacity(BEHIND_BLOCK), blocks: Some(tx), thread: Some(thread) })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.block.extend_from_slice(bytes);
+        if self.block.len() >= BEHIND_BLOCK {
+            let block = std::mem::replace(&mut self.block, Vec::with_capacity(BEHIND_BLOCK));
+            let sent = self.blocks.as_ref().is_some_and(|tx| tx.send(block).is_ok());
+            if !sent {
+                // The thread stopped: its error says why.
+                return self.finish();
+            }
+        }
+        Ok(())
+    }
+
+    /// Write what is left and wait for the thread: everything written is
+    /// in the file, or the first error that stopped it.
+    fn finish(&mut self) -> std::io::Result<()> {
+        let block = std::mem::take(&mut self.block);
+        if let Some(tx) = self.blocks.take()
+            && !block.is_empty()
+        {
+            let _ = tx.send(block);
+        }
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            None => Ok(()),
+            Some(Ok(done)) => done,
+            Some(Err(_)) => Err(std::io::Error::other("the thread writing texts stopped")),
+        }
+    }
+}
+
+impl Drop for Behind {
+    /// Nothing is written after the store is gone (and its file removed).
+    fn drop(&mut self) {
+        self.block.clear();
+        let _ = self.finish();
+    }
 }
 
 /// The failure of the text file as SQLite would report the scratch
@@ -137,13 +202,19 @@ impl TextFile {
             return Err(rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_TOOBIG), None));
         };
         if self.out.is_none() {
-            // Made private beforehand by the caller (`MemStore::new`).
-            let file =
-                std::fs::OpenOptions::new().write(true).truncate(true).open(&self.path).map_err(|e| io_failure(&e))?;
-            self.out = Some(BufWriter::with_capacity(1 << 20, file));
+            // Made private beforehand by the caller (`MemStore::new`); the
+            // texts of an earlier `flush` are kept.
+            let fresh = self.len == 0;
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(fresh)
+                .append(!fresh)
+                .open(&self.path)
+                .map_err(|e| io_failure(&e))?;
+            self.out = Some(Behind::new(file).map_err(|e| io_failure(&e))?);
         }
         let Some(out) = self.out.as_mut() else { unreachable!("opened above") };
-        out.write_all(text.as_bytes()).map_err(|e| io_failure(&e))?;
+        out.write(text.as_bytes()).map_err(|e| io_failure(&e))?;
         let at = self.len;
         self.len += u64::from(len);
         self.reader = None;
@@ -152,10 +223,10 @@ impl TextFile {
 
     /// Everything written is readable from here on.
     fn flush(&mut self) -> rusqlite::Result<()> {
-        if let Some(out) = self.out.as_mut() {
-            out.flush().map_err(|e| io_failure(&e))?;
+        if let Some(mut out) = self.out.take() {
+            out.finish().map_err(|e| io_failure(&e))?;
         }
-        if self.reader.is_none() && self.out.is_some() {
+        if self.reader.is_none() && self.len > 0 {
             self.reader = Some(File::open(&self.path).map_err(|e| io_failure(&e))?);
         }
         Ok(())

@@ -52,6 +52,14 @@ pub(crate) trait Importer: Sync {
     /// Its name (the agent written to `sessions.agent`, and the dialect its
     /// sessions are judged in), how it is recognised and where it lives.
     fn info(&self) -> &'static FormatInfo;
+    /// How its runs read a file of lines, when each run's `file` opens its
+    /// lines with `Writer::lines` first thing: the import then opens the
+    /// next file's reader (its helper thread reads and parses) while this
+    /// one is written, so a folder of small files keeps both cores busy.
+    /// `None`: its files are opened when their turn comes.
+    fn lines_ahead(&self) -> Option<Option<TypedParse>> {
+        None
+    }
     /// Is `record`, the first JSON record of a file, one of this format's?
     /// No two importers claim the same record.
     fn recognise(&self, record: &Value) -> bool;
@@ -458,8 +466,10 @@ fn import_files_with(
     // The files of each run that writes at its finish.
     let mut deferred: Vec<Vec<PathBuf>> = IMPORTERS.iter().map(|_| Vec::new()).collect();
     let mut reading = None;
+    // What the next file was recognised as, found while this one was read.
+    let mut next: Option<Result<Option<usize>>> = None;
     let result = (|| -> Result<()> {
-        for file in files {
+        for (i, file) in files.iter().enumerate() {
             if let Some(last) = reading {
                 done += size(last);
                 progress(done.min(total), total);
@@ -470,9 +480,10 @@ fn import_files_with(
             if let Some(rec) = &mut writer.record {
                 rec.file(file);
             }
-            let recognised = match forced {
-                Some(at) => Some(at),
-                None => recognise_at(file)?,
+            let recognised = match (forced, next.take()) {
+                (Some(at), _) => Some(at),
+                (None, Some(known)) => known?,
+                (None, None) => recognise_at(file)?,
             };
             let Some(at) = recognised else {
                 let broken = is_json_document(file) && read_document(file, &mut ImportStats::default())?.is_none();
@@ -490,7 +501,23 @@ fn import_files_with(
             let importer = IMPORTERS[at];
             let before = writer.stats.clone_counts();
             let run = runs[at].get_or_insert_with(|| importer.run());
+            if let Some(after) = files.get(i + 1) {
+                let known = match forced {
+                    Some(at) => Ok(Some(at)),
+                    None => recognise_at(after),
+                };
+                if let Ok(Some(at)) = known
+                    && let Some(typed) = IMPORTERS[at].lines_ahead()
+                {
+                    writer.ahead.push((after.clone(), LineReader::open_typed(after, typed)));
+                }
+                if forced.is_none() {
+                    next = Some(known);
+                }
+            }
             run.file(file, &mut writer)?;
+            // A reader its run did not take stops reading.
+            writer.ahead.retain(|(at, _)| at != file);
             let read = writer.stats.surrogates - surrogates;
             if let Some(rec) = &mut writer.record {
                 rec.bound |= !importer.separable() || run.writes_at_finish();
@@ -846,5 +873,41 @@ mod tests {
             assert_eq!(Dialect::from_name(d.as_str()), Some(d), "{d} is not a named dialect");
             assert_eq!(infos().filter(|o| o.dialect == d).count(), 1, "{d} twice");
         }
+    }
+
+    /// Readers opened ahead go to their own files: a folder whose files
+    /// alternate between formats read ahead with their own parser (Claude
+    /// Code's typed lines, Codex's and Pi's values) and one read at its
+    /// turn (Gemini) imports what each format's files import alone.
+    #[test]
+    fn readers_opened_ahead_go_to_their_own_files() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-traces");
+        let of = |dir: &str| transcript_files(&[root.join(dir)]).unwrap();
+        let (claude, codex, pi, gemini) = (of("claude-code"), of("codex"), of("pi"), of("gemini"));
+        assert!(claude.len() >= 3 && !codex.is_empty() && !pi.is_empty() && !gemini.is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let calls = |name: &str, files: &[PathBuf]| -> Vec<(String, String, String)> {
+            let db = dir.path().join(format!("{name}.db"));
+            let store = Store::Scratch { input: &db, at: &db };
+            let conn = open_scratch(&store).unwrap();
+            import_files(&conn, &store, files, None).unwrap();
+            let mut stmt = conn
+                .prepare(
+                    "SELECT s.source, c.id, coalesce(r.text, '-') FROM calls c JOIN sessions s ON s.id = c.session_id
+                     LEFT JOIN results r ON r.session_id = c.session_id AND r.call_id = c.id ORDER BY 1, 2",
+                )
+                .unwrap();
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(|r| r.unwrap()).collect()
+        };
+        let mut mixed = vec![claude[0].clone(), codex[0].clone(), claude[1].clone(), gemini[0].clone()];
+        mixed.extend([pi[0].clone(), claude[2].clone()]);
+        let mut alone = calls("claude", &claude[..3]);
+        for (name, files) in [("codex", &codex[..1]), ("gemini", &gemini[..1]), ("pi", &pi[..1])] {
+            alone.extend(calls(name, files));
+        }
+        alone.sort();
+        let together = calls("mixed", &mixed);
+        assert!(!together.is_empty());
+        assert_eq!(together, alone);
     }
 }

@@ -30,7 +30,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::branches::{Branches, seen};
-use super::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
+use super::{ImportRun, Importer, ResultRow, SessionRow, TypedParse, Writer};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
@@ -83,6 +83,10 @@ impl Importer for Pi {
     fn run(&self) -> Box<dyn ImportRun> {
         Box::new(Pi)
     }
+
+    fn lines_ahead(&self) -> Option<Option<TypedParse>> {
+        Some(None)
+    }
 }
 
 impl ImportRun for Pi {
@@ -93,7 +97,7 @@ impl ImportRun for Pi {
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("pi");
         let session = stem.rsplit_once('_').map_or(stem, |(_, id)| id).to_string();
         let mut f = File { source: &source, session, ..File::default() };
-        let mut lines = LineReader::open(path)?;
+        let mut lines = w.lines(path, None)?;
         while let Some(v) = lines.next_record(&mut w.stats)? {
             f.entry(&v, w).map_err(sql)?;
         }

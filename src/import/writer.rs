@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
 use super::mem::{self, MemStore, SessionInfo};
-use super::{ImportStats, record};
+use super::{ImportStats, LineReader, TypedParse, record};
 use crate::error::{Error, Result};
 use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 
@@ -42,6 +42,10 @@ pub(crate) struct Writer<'c> {
     pub(super) mem: Option<Box<MemStore>>,
     /// The bytes `mem` may hold before it is copied into `conn`.
     pub(super) mem_budget: usize,
+    /// The readers of this file and the next, each opened while the file
+    /// before it was written (`Importer::lines_ahead`), or why it could not
+    /// be opened: that is said when its turn comes, as if opened then.
+    pub(super) ahead: Vec<(PathBuf, Result<LineReader>)>,
     pub stats: ImportStats,
 }
 
@@ -74,6 +78,7 @@ impl<'c> Writer<'c> {
             record: None,
             mem: None,
             mem_budget: mem::BUDGET,
+            ahead: Vec::new(),
             stats: ImportStats::default(),
         }
     }
@@ -83,6 +88,16 @@ impl<'c> Writer<'c> {
     pub(super) fn in_memory(&mut self, texts: &Path) {
         if self.owners.is_some() {
             self.mem = Some(Box::new(MemStore::new(texts)));
+        }
+    }
+
+    /// The lines of `path`, parsed by `typed` where it can: the reader
+    /// opened ahead for it, or one opened now. A run's `typed` is the one
+    /// its importer's `lines_ahead` names.
+    pub(crate) fn lines(&mut self, path: &Path, typed: Option<TypedParse>) -> Result<LineReader> {
+        match self.ahead.iter().position(|(at, _)| at == path) {
+            Some(i) => self.ahead.remove(i).1,
+            None => LineReader::open_typed(path, typed),
         }
     }
 
