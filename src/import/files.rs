@@ -132,7 +132,7 @@ pub(super) struct Parsed {
 }
 
 /// Bytes of lines parsed ahead per block; two blocks wait at most.
-pub(super) const AHEAD_BYTES: usize = 1 << 20;
+pub(super) const AHEAD_BYTES: usize = 1 << 18;
 
 /// The read buffer of a file read ahead, whole.
 const AHEAD_BUFFER: usize = 1 << 16;
