@@ -97,11 +97,13 @@ fn terminal_width(terminal: bool) -> Option<u16> {
     columns.or_else(|| terminal.then(|| asked().unwrap_or(80)))
 }
 
-/// A progress bar on stderr, only for scans that last more than a second.
+/// A progress bar on stderr, only for scans that last more than a second
+/// (`TRACELINT_PROGRESS_AFTER_MS` milliseconds).
 fn draw_progress() {
     use std::time::{Duration, Instant};
+    let after = std::env::var("TRACELINT_PROGRESS_AFTER_MS").ok().and_then(|v| v.trim().parse::<u64>().ok());
     let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(1) {
+    while start.elapsed() < Duration::from_millis(after.unwrap_or(1000)) {
         if tracelint::app::progress::is_finished() {
             return;
         }
