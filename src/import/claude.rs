@@ -283,14 +283,22 @@ impl Run {
             }
             Ok(())
         };
-        for block in blocks {
-            match (kind, block.get("type").and_then(Value::as_str)) {
-                ("assistant", Some("tool_use")) => {
+        for mut block in blocks {
+            let of = |t: &str| block.get("type").and_then(Value::as_str) == Some(t);
+            let (call, result) = (of("tool_use"), of("tool_result"));
+            match (kind, call, result) {
+                ("assistant", true, _) => {
                     ensure_session(w)?;
+                    // Taken out of the block, not copied: the block is
+                    // dropped after this call anyway.
+                    let input = match &mut block {
+                        Value::Object(o) => o.remove("input"),
+                        _ => None,
+                    }
+                    .unwrap_or(Value::Null);
                     let id = block.get("id").and_then(Value::as_str).unwrap_or("");
                     let name =
                         block.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
-                    let input = block.get("input").cloned().unwrap_or(Value::Null);
                     // A resumed session can repeat a call under a new line uuid
                     // and session id: tool_use ids are global, keep the first.
                     // A side-question sub-agent (`agent-aside_question-*`)
@@ -306,7 +314,7 @@ impl Run {
                     }
                     w.call(&session, id, name, &input, time)?;
                 }
-                ("user", Some("tool_result")) => {
+                ("user", _, true) => {
                     let call_id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or("").to_string();
                     let mut text = content_text(block.get("content").unwrap_or(&Value::Null));
                     if text.is_empty()
