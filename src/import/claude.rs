@@ -83,7 +83,7 @@ impl Importer for Claude {
     }
 
     fn lines_ahead(&self) -> Option<Option<TypedParse>> {
-        Some(Some(typed))
+        Some(LINES)
     }
 
     /// Its files bind only through what the writer shares (sessions, call
@@ -103,6 +103,9 @@ impl Claude {
             || v.get("type").and_then(Value::as_str).is_some_and(|t| METADATA_RECORDS.contains(&t))
     }
 }
+
+/// How a run reads its lines, ahead or at their turn: one parse for both.
+const LINES: Option<TypedParse> = Some(typed);
 
 /// The reader thread's parse of a line (`claude_line`).
 fn typed(text: &str) -> Option<Box<dyn std::any::Any + Send>> {
@@ -193,7 +196,7 @@ impl ImportRun for Run {
     fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
         let source = path.display().to_string();
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let mut lines = w.lines(path, Some(typed))?;
+        let mut lines = w.lines(path, LINES)?;
         while let Some(item) = lines.next_item(&mut w.stats)? {
             let line = match item {
                 Item::Typed(t) => match t.downcast::<ClaudeLine>() {

@@ -145,8 +145,10 @@ impl Behind {
             let block = std::mem::replace(&mut self.block, Vec::with_capacity(BEHIND_BLOCK));
             let sent = self.blocks.as_ref().is_some_and(|tx| tx.send(block).is_ok());
             if !sent {
-                // The thread stopped: its error says why.
-                return self.finish();
+                // The thread stopped: its error says why. A text is never
+                // dropped without one.
+                let stopped = self.finish().err();
+                return Err(stopped.unwrap_or_else(|| std::io::Error::other("the thread writing texts stopped")));
             }
         }
         Ok(())
