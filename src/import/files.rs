@@ -251,46 +251,101 @@ pub(super) fn io_problem(e: &std::io::Error) -> String {
     crate::source::open::io_problem(e)
 }
 
+/// One file to read and parse ahead: its reader, its parser, and where
+/// its blocks go.
+struct Job {
+    reader: SizedReader,
+    typed: Option<TypedParse>,
+    tx: crossbeam_channel::Sender<Ahead>,
+}
+
+impl Job {
+    /// `path` opened here (so an error opening it is said now), and the
+    /// lines its reader will receive.
+    fn open(path: &Path, typed: Option<TypedParse>) -> Result<(Job, Lines)> {
+        let reader = SizedReader::open(path, AHEAD_BUFFER)?;
+        let (tx, blocks) = crossbeam_channel::bounded(2);
+        Ok((Job { reader, typed, tx }, Lines::Ahead { blocks, block: Vec::new().into_iter(), done: false }))
+    }
+
+    /// Read the whole file, a block at a time, until its end, an error, or
+    /// its reader being dropped.
+    fn read(mut self) {
+        let mut buf = Vec::new();
+        loop {
+            let (mut block, mut bytes) = (Vec::new(), 0);
+            while bytes < AHEAD_BYTES {
+                match self.reader.next_line(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        bytes += n;
+                        block.push(parse_bytes_with(&buf, self.typed));
+                    }
+                    Err(e) => {
+                        let _ = self.tx.send(Ahead::Block(block));
+                        let _ = self.tx.send(Ahead::Failed(e));
+                        return;
+                    }
+                }
+            }
+            let end = bytes < AHEAD_BYTES;
+            // A closed channel: the importer stopped reading.
+            if self.tx.send(Ahead::Block(block)).is_err() {
+                return;
+            }
+            if end {
+                let _ = self.tx.send(Ahead::End);
+                return;
+            }
+        }
+    }
+}
+
+/// One helper thread that reads and parses files in the order they were
+/// opened, each to its end (or until its reader is dropped) before the
+/// next. A folder of many small transcripts queues several files ahead of
+/// the one being written, and their parse never competes for a core with
+/// the parse of the file the importer waits for (a thread per file did).
+///
+/// The importer must take the readers in the order it opened them, and
+/// drop one it will not read to its end before it reads the next: the
+/// helper waits on a reader's two blocks in flight before it moves on.
+pub(crate) struct ReadAhead {
+    jobs: crossbeam_channel::Sender<Job>,
+}
+
+impl ReadAhead {
+    /// The helper thread, started.
+    pub(crate) fn start() -> std::io::Result<ReadAhead> {
+        let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
+        std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || {
+            for job in queue {
+                job.read();
+            }
+        })?;
+        Ok(ReadAhead { jobs })
+    }
+
+    /// `LineReader::open_typed`, read by the helper after every file
+    /// opened before it.
+    pub(crate) fn open(&self, path: &Path, typed: Option<TypedParse>) -> Result<LineReader> {
+        let (job, lines) = Job::open(path, typed)?;
+        self.jobs.send(job).map_err(|_| Error::input(path, "the reader thread stopped".to_string()))?;
+        Ok(LineReader::new(path, lines))
+    }
+}
+
 impl LineReader {
     pub(crate) fn open(path: &Path) -> Result<LineReader> {
         LineReader::open_typed(path, None)
     }
 
-    /// `open`, the lines parsed by `typed` where it can (`next_item`).
+    /// `open`, the lines parsed by `typed` where it can (`next_item`), on
+    /// a helper thread of its own.
     pub(crate) fn open_typed(path: &Path, typed: Option<TypedParse>) -> Result<LineReader> {
-        let mut reader = SizedReader::open(path, AHEAD_BUFFER)?;
-        let (tx, blocks) = crossbeam_channel::bounded(2);
-        let spawned = std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || {
-            let mut buf = Vec::new();
-            loop {
-                let (mut block, mut bytes) = (Vec::new(), 0);
-                while bytes < AHEAD_BYTES {
-                    match reader.next_line(&mut buf) {
-                        Ok(0) => break,
-                        Ok(n) => {
-                            bytes += n;
-                            block.push(parse_bytes_with(&buf, typed));
-                        }
-                        Err(e) => {
-                            let _ = tx.send(Ahead::Block(block));
-                            let _ = tx.send(Ahead::Failed(e));
-                            return;
-                        }
-                    }
-                }
-                let end = bytes < AHEAD_BYTES;
-                // A closed channel: the importer stopped reading.
-                if tx.send(Ahead::Block(block)).is_err() {
-                    return;
-                }
-                if end {
-                    let _ = tx.send(Ahead::End);
-                    return;
-                }
-            }
-        });
+        let (job, lines) = Job::open(path, typed)?;
+        let spawned = std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || job.read());
         spawned.map_err(|e| Error::input(path, format!("cannot start a reader thread: {e}")))?;
-        let lines = Lines::Ahead { blocks, block: Vec::new().into_iter(), done: false };
         Ok(LineReader::new(path, lines))
     }
 

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use serde_json::Value;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::FormatInfo;
 
@@ -216,6 +216,12 @@ pub(crate) struct BrokenLine {
 /// Broken lines listed one by one, per file; the rest are counted on the
 /// last one listed.
 pub(crate) const BROKEN_PER_FILE: u64 = 100;
+
+/// Files recognised and opened ahead of the one being written, read by one
+/// helper in order (`files::ReadAhead`): enough that a run of small
+/// transcripts after a large one, or a large one after small ones, keeps
+/// the helper parsing while the importer writes.
+const FILES_AHEAD: usize = 4;
 
 /// The warnings about files that were skipped as no known transcript:
 /// one line for all of them, not one per file (`known` names the formats,
@@ -466,8 +472,12 @@ fn import_files_with(
     // The files of each run that writes at its finish.
     let mut deferred: Vec<Vec<PathBuf>> = IMPORTERS.iter().map(|_| Vec::new()).collect();
     let mut reading = None;
-    // What the next file was recognised as, found while this one was read.
-    let mut next: Option<Result<Option<usize>>> = None;
+    // What the files after this one (up to `files[queued]`) were
+    // recognised as, found while this one was read, in order.
+    let mut next: std::collections::VecDeque<Result<Option<usize>>> = std::collections::VecDeque::new();
+    let mut queued = 0;
+    // The helper that reads and parses the files opened ahead, started by the first.
+    let mut lane: Option<files::ReadAhead> = None;
     let result = (|| -> Result<()> {
         for (i, file) in files.iter().enumerate() {
             if let Some(last) = reading {
@@ -480,10 +490,10 @@ fn import_files_with(
             if let Some(rec) = &mut writer.record {
                 rec.file(file);
             }
-            let recognised = match (forced, next.take()) {
-                (Some(at), _) => Some(at),
-                (None, Some(known)) => known?,
-                (None, None) => recognise_at(file)?,
+            let recognised = match forced {
+                Some(at) => Some(at),
+                None if i < queued => next.pop_front().unwrap_or_else(|| recognise_at(file))?,
+                None => recognise_at(file)?,
             };
             let Some(at) = recognised else {
                 let broken = is_json_document(file) && read_document(file, &mut ImportStats::default())?.is_none();
@@ -501,7 +511,9 @@ fn import_files_with(
             let importer = IMPORTERS[at];
             let before = writer.stats.clone_counts();
             let run = runs[at].get_or_insert_with(|| importer.run());
-            if let Some(after) = files.get(i + 1) {
+            queued = queued.max(i + 1);
+            while queued < files.len().min(i + 1 + FILES_AHEAD) {
+                let after = &files[queued];
                 let known = match forced {
                     Some(at) => Ok(Some(at)),
                     None => recognise_at(after),
@@ -509,11 +521,19 @@ fn import_files_with(
                 if let Ok(Some(at)) = known
                     && let Some(typed) = IMPORTERS[at].lines_ahead()
                 {
-                    writer.ahead.push((after.clone(), LineReader::open_typed(after, typed)));
+                    let reader = match &lane {
+                        Some(lane) => lane.open(after, typed),
+                        None => match files::ReadAhead::start() {
+                            Ok(started) => lane.insert(started).open(after, typed),
+                            Err(e) => Err(Error::input(after, format!("cannot start a reader thread: {e}"))),
+                        },
+                    };
+                    writer.ahead.push((after.clone(), reader));
                 }
                 if forced.is_none() {
-                    next = Some(known);
+                    next.push_back(known);
                 }
+                queued += 1;
             }
             run.file(file, &mut writer)?;
             // A reader its run did not take stops reading.
@@ -692,6 +712,46 @@ mod tests {
         let mut r = LineReader::open(&path).unwrap();
         r.next_record(&mut ImportStats::default()).unwrap();
         drop(r);
+    }
+
+    /// Files queued on one `ReadAhead` helper are read in order, each to
+    /// its end or until its reader is dropped: a reader dropped half-way
+    /// (with blocks still waiting) does not stop the files after it, and
+    /// each reader gets its own file's lines.
+    #[test]
+    fn files_queued_on_one_helper_are_read_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let pad = "x".repeat(900);
+        let paths: Vec<PathBuf> = (0..6)
+            .map(|f| {
+                let path = dir.path().join(format!("{f}.jsonl"));
+                // Files 1 and 4 span several blocks, the rest one.
+                let n = if f % 3 == 1 { 1200 } else { 3 };
+                let text: String = (0..n).map(|i| format!("{{\"f\":{f},\"n\":{i},\"pad\":\"{pad}\"}}\n")).collect();
+                std::fs::write(&path, text).unwrap();
+                path
+            })
+            .collect();
+        let lane = files::ReadAhead::start().unwrap();
+        let mut readers: Vec<LineReader> = paths.iter().map(|p| lane.open(p, None).unwrap()).collect();
+        assert!(
+            lane.open(&dir.path().join("missing.jsonl"), None).is_err(),
+            "a file that cannot be opened is said at once"
+        );
+        let mut stats = ImportStats::default();
+        for (f, mut r) in readers.drain(..).enumerate() {
+            if f == 1 {
+                // Dropped after one line, two blocks still in flight.
+                assert_eq!(r.next_record(&mut stats).unwrap().unwrap()["f"], 1);
+                continue;
+            }
+            let mut n = 0;
+            while let Some(v) = r.next_record(&mut stats).unwrap() {
+                assert_eq!((v["f"].as_u64(), v["n"].as_u64()), (Some(f as u64), Some(n)));
+                n += 1;
+            }
+            assert_eq!(n, if f % 3 == 1 { 1200 } else { 3 }, "file {f}");
+        }
     }
 
     /// A transcript is read up to the size it had when it was opened: what
