@@ -26,7 +26,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::claude_line::ClaudeLine;
+use super::claude_line::{Block, ClaudeLine, Content};
 use super::{ImportRun, Importer, Item, ResultRow, SessionRow, TypedParse, Writer};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
@@ -269,7 +269,7 @@ impl Run {
             (main, None)
         };
         let time = v.time.as_deref();
-        let Some(Value::Array(blocks)) = v.content else {
+        let Some(Content::Blocks(blocks)) = v.content else {
             return Ok(());
         };
         let mut wrote_session = false;
@@ -286,22 +286,13 @@ impl Run {
             }
             Ok(())
         };
-        for mut block in blocks {
-            let of = |t: &str| block.get("type").and_then(Value::as_str) == Some(t);
-            let (call, result) = (of("tool_use"), of("tool_result"));
-            match (kind, call, result) {
-                ("assistant", true, _) => {
+        for block in blocks {
+            match (kind, block) {
+                ("assistant", Block::Call { id, name, input }) => {
                     ensure_session(w)?;
-                    // Taken out of the block, not copied: the block is
-                    // dropped after this call anyway.
-                    let input = match &mut block {
-                        Value::Object(o) => o.remove("input"),
-                        _ => None,
-                    }
-                    .unwrap_or(Value::Null);
-                    let id = block.get("id").and_then(Value::as_str).unwrap_or("");
-                    let name =
-                        block.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
+                    let input = input.unwrap_or(Value::Null);
+                    let id = id.as_deref().unwrap_or("");
+                    let name = name.as_deref().filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
                     // A resumed session can repeat a call under a new line uuid
                     // and session id: tool_use ids are global, keep the first.
                     // A side-question sub-agent (`agent-aside_question-*`)
@@ -317,15 +308,15 @@ impl Run {
                     }
                     w.call(&session, id, name, &input, time)?;
                 }
-                ("user", _, true) => {
-                    let call_id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or("").to_string();
-                    let mut text = content_text(block.get("content").unwrap_or(&Value::Null));
+                ("user", Block::Result { tool_use_id, content, is_error }) => {
+                    let call_id = tool_use_id.unwrap_or_default();
+                    let mut text = content_text(content.as_ref().unwrap_or(&Value::Null));
                     if text.is_empty()
                         && let Some(s) = &v.tool_use_result
                     {
                         text = s.clone();
                     }
-                    let flag = block.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+                    let flag = is_error.unwrap_or(false);
                     match w.session_of_call(&call_id)? {
                         Some(owner) => w.result(&ResultRow {
                             session: &owner,

@@ -29,7 +29,7 @@ pub(super) struct ClaudeLine {
     pub agent: Option<String>,
     pub time: Option<String>,
     /// `message.content`, when `message` is an object that has it.
-    pub content: Option<Value>,
+    pub content: Option<Content>,
     /// `toolUseResult`, when it is a string.
     pub tool_use_result: Option<String>,
 }
@@ -52,7 +52,7 @@ impl ClaudeLine {
             agent,
             time,
             content: match o.remove("message") {
-                Some(Value::Object(mut m)) => m.remove("content"),
+                Some(Value::Object(mut m)) => m.remove("content").map(Content::of_value),
                 _ => None,
             },
             tool_use_result,
@@ -63,10 +63,11 @@ impl ClaudeLine {
     /// is not a JSON object `Value` would read alike (then the line reader
     /// parses it as a `Value`).
     pub(super) fn parse(text: &str) -> Option<ClaudeLine> {
-        if !text.starts_with('{') || memchr::memmem::find(text.as_bytes(), b"\\ud").is_some() {
-            return None;
-        }
-        if memchr::memmem::find(text.as_bytes(), b"\\uD").is_some() {
+        // Built once: a finder built for every line cost 4% of the parse.
+        static ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
+        let bytes = text.as_bytes();
+        if !text.starts_with('{') || ESCAPE.find_iter(bytes).any(|at| matches!(bytes.get(at + 2), Some(b'd' | b'D'))) {
             return None;
         }
         let mut de = serde_json::Deserializer::from_str(text);
@@ -187,8 +188,210 @@ impl Leaf {
     }
 }
 
+/// `message.content` as the importer reads it.
+#[derive(Debug, PartialEq)]
+pub(super) enum Content {
+    /// An array: its items, each as a block.
+    Blocks(Vec<Block>),
+    /// Anything else (a prompt's string, …): nothing the importer reads.
+    Other,
+}
+
+/// One item of a content array: what the importer reads of a `tool_use`
+/// or a `tool_result` block (each field `None` when absent or of another
+/// JSON type); every other item (text, thinking, images …) is `Other`,
+/// stepped over without being built.
+#[derive(Debug, PartialEq)]
+pub(super) enum Block {
+    /// `"type": "tool_use"`.
+    Call {
+        id: Option<String>,
+        name: Option<String>,
+        input: Option<Value>,
+    },
+    /// `"type": "tool_result"`.
+    Result {
+        tool_use_id: Option<String>,
+        content: Option<Value>,
+        is_error: Option<bool>,
+    },
+    Other,
+}
+
+impl Content {
+    /// The same, read from a `Value`.
+    fn of_value(v: Value) -> Content {
+        match v {
+            Value::Array(items) => Content::Blocks(items.into_iter().map(Block::of_value).collect()),
+            _ => Content::Other,
+        }
+    }
+}
+
+impl Block {
+    /// The same, read from a `Value`.
+    fn of_value(v: Value) -> Block {
+        let Value::Object(mut o) = v else { return Block::Other };
+        let mut text = |k: &str| match o.remove(k) {
+            Some(Value::String(s)) => Some(s),
+            _ => None,
+        };
+        match text("type").as_deref() {
+            Some("tool_use") => Block::Call { id: text("id"), name: text("name"), input: o.remove("input") },
+            Some("tool_result") => Block::Result {
+                tool_use_id: text("tool_use_id"),
+                is_error: o.get("is_error").and_then(Value::as_bool),
+                content: o.remove("content"),
+            },
+            _ => Block::Other,
+        }
+    }
+}
+
+impl<'de> de::Deserialize<'de> for Content {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Content, D::Error> {
+        d.deserialize_any(ContentVisitor)
+    }
+}
+
+struct ContentVisitor;
+
+impl<'de> Visitor<'de> for ContentVisitor {
+    type Value = Content;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Content, E> {
+        Ok(Content::Other)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Content, E> {
+        Ok(Content::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Content, E> {
+        Ok(Content::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Content, E> {
+        Ok(Content::Other)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Content, E> {
+        Ok(Content::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Content, E> {
+        Ok(Content::Other)
+    }
+    fn visit_none<E>(self) -> Result<Content, E> {
+        Ok(Content::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
+        let mut blocks = Vec::new();
+        while let Some(block) = seq.next_element::<Block>()? {
+            blocks.push(block);
+        }
+        Ok(Content::Blocks(blocks))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Content, A::Error> {
+        SkipVisitor.visit_map(map).map(|_| Content::Other)
+    }
+}
+
+impl<'de> de::Deserialize<'de> for Block {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Block, D::Error> {
+        d.deserialize_any(BlockVisitor)
+    }
+}
+
+struct BlockVisitor;
+
+/// The keys of a block the importer reads.
+const BLOCK_KEYS: &[&str] = &["type", "id", "name", "input", "tool_use_id", "content", "is_error"];
+
+impl<'de> Visitor<'de> for BlockVisitor {
+    type Value = Block;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Block, E> {
+        Ok(Block::Other)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Block, E> {
+        Ok(Block::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Block, E> {
+        Ok(Block::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Block, E> {
+        Ok(Block::Other)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Block, E> {
+        Ok(Block::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Block, E> {
+        Ok(Block::Other)
+    }
+    fn visit_none<E>(self) -> Result<Block, E> {
+        Ok(Block::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Block, A::Error> {
+        SkipVisitor.visit_seq(seq).map(|_| Block::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Block, A::Error> {
+        // A key written twice keeps its last value, as in `Value`; the
+        // values are built only once the block's type says they are read.
+        let (mut kind, mut id, mut name, mut tool_use_id, mut is_error) = (None, None, None, None, None);
+        let (mut input, mut content) = (None, None);
+        while let Some(key) = map.next_key::<BlockKey>()? {
+            match key.0 {
+                Some("input") => input = Some(map.next_value::<Value>()?),
+                Some("content") => content = Some(map.next_value::<Value>()?),
+                Some(key) => {
+                    let leaf = map.next_value::<Leaf>()?;
+                    match key {
+                        "is_error" => is_error = if let Leaf::Bool(b) = leaf { Some(b) } else { None },
+                        "type" => kind = leaf.text(),
+                        "id" => id = leaf.text(),
+                        "name" => name = leaf.text(),
+                        _ => tool_use_id = leaf.text(),
+                    }
+                }
+                None => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(match kind.as_deref() {
+            Some("tool_use") => Block::Call { id, name, input },
+            Some("tool_result") => Block::Result { tool_use_id, content, is_error },
+            _ => Block::Other,
+        })
+    }
+}
+
+/// A key of a block, kept when it is one the importer reads.
+struct BlockKey(Option<&'static str>);
+
+impl<'de> de::Deserialize<'de> for BlockKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<BlockKey, D::Error> {
+        d.deserialize_str(BlockKeyVisitor)
+    }
+}
+
+struct BlockKeyVisitor;
+
+impl<'de> Visitor<'de> for BlockKeyVisitor {
+    type Value = BlockKey;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E>(self, s: &str) -> Result<BlockKey, E> {
+        Ok(BlockKey(BLOCK_KEYS.iter().find(|k| **k == s).copied()))
+    }
+}
+
 /// `message`: its `content` when it is an object.
-struct Message(Option<Value>);
+struct Message(Option<Content>);
 
 impl<'de> de::Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Message, D::Error> {
@@ -232,7 +435,7 @@ impl<'de> Visitor<'de> for MessageVisitor {
         let mut content = None;
         while let Some(key) = map.next_key::<Key>()? {
             match key.0 {
-                Some("content") => content = Some(map.next_value::<Value>()?),
+                Some("content") => content = Some(map.next_value::<Content>()?),
                 _ => {
                     map.next_value::<Skip>()?;
                 }
@@ -336,6 +539,15 @@ mod tests {
             r#"{"x":"unterminated}"#,
             r#"{"x":01}"#,
             &deep,
+            // Content blocks: the fields of a call or a result in any
+            // order, written twice, of another type; items that are not
+            // blocks; blocks the importer does not read.
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"hi"},{"id":"c1","input":{"a":[1,{"b":null}]},"name":"Bash","type":"tool_use"},{"type":"thinking","thinking":"x","signature":"s"},7,"s",null,[{"type":"tool_use"}]]}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"a"},"b",{"x":1}],"is_error":true},{"type":"tool_result","tool_use_id":7,"content":{"text":"t"},"is_error":"yes"},{"content":"late type","type":"tool_result"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","type":"text","id":"c"},{"type":"text","type":"tool_use","id":"c","id":5,"name":"A","name":"B","input":1,"input":{"k":"v"}},{"type":"tool_result","is_error":false,"is_error":1,"content":"a","content":["b"]},{"type":{"no":1},"id":"c"},{}]}}"#,
+            r#"{"message":{"content":{"type":"tool_use","id":"c"}}}"#,
+            r#"{"message":{"content":"a prompt","role":"user"}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","input":{"x":1e400}}]}}"#,
         ];
         for line in lines {
             same(line);
@@ -344,6 +556,19 @@ mod tests {
         assert!(ClaudeLine::parse(r#"{"x":1e400}"#).is_none(), "a number Value refuses is refused");
         let line = ClaudeLine::parse(lines[2]).unwrap();
         assert_eq!(line.kind.as_deref(), Some("assistant"), "a key written twice keeps its last value");
-        assert_eq!(line.content, Some(serde_json::json!([2])));
+        assert_eq!(line.content, Some(Content::Blocks(vec![Block::Other])));
+        let line = ClaudeLine::parse(lines[17]).unwrap();
+        let Some(Content::Blocks(blocks)) = line.content else { panic!("content blocks") };
+        assert_eq!(
+            blocks[1],
+            Block::Call { id: None, name: Some("B".into()), input: Some(serde_json::json!({"k": "v"})) },
+            "the last of a key written twice"
+        );
+        assert_eq!(
+            blocks[2],
+            Block::Result { tool_use_id: None, content: Some(serde_json::json!(["b"])), is_error: None }
+        );
+        assert_eq!(blocks[0], Block::Other);
+        assert!(ClaudeLine::parse(lines[20]).is_none(), "a number Value refuses, inside a call's input");
     }
 }
