@@ -21,7 +21,7 @@
 //! lines that embed sub-agent messages are skipped, so nothing is counted
 //! twice.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::path::Path;
 
 use serde_json::Value;
@@ -414,7 +414,7 @@ mod tests {
             "0f8e2c1a-3b4d-4e5f-9a6b-7c8d9e0f1a2c",
         ];
         let mut set = Uuids::default();
-        let mut model: HashMap<String, bool> = HashMap::new();
+        let mut model: HashMap<String, bool> = HashMap::default();
         // Every sequence of three steps (id, sidechain flag) over the ids.
         for step in 0..(ids.len() * 2).pow(3) {
             let mut k = step;

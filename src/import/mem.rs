@@ -11,7 +11,7 @@
 //! the store into the scratch database (`Writer::spill`) and goes on there:
 //! memory stays bounded at any size.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -275,11 +275,11 @@ impl MemStore {
     pub(crate) fn new(texts: &Path) -> MemStore {
         MemStore {
             sessions: Vec::new(),
-            session_at: HashMap::new(),
+            session_at: HashMap::default(),
             calls: Vec::new(),
-            call_at: HashMap::new(),
+            call_at: HashMap::default(),
             results: Vec::new(),
-            result_at: HashMap::new(),
+            result_at: HashMap::default(),
             rows_of_sessions: 0,
             texts: TextFile { path: texts.to_path_buf(), out: None, reader: None, len: 0 },
             bytes: 0,

@@ -2,7 +2,7 @@
 //! through (upserts keyed by session and call id, the records of what each
 //! file gave), and the databases it writes: `--into`'s or a scratch one.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -65,16 +65,16 @@ pub(crate) struct SessionRow<'a> {
 impl<'c> Writer<'c> {
     pub(crate) fn new(conn: &'c Connection) -> Self {
         let empty = conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM calls)", [], |r| r.get::<_, bool>(0));
-        let owners = empty.unwrap_or(false).then(HashMap::new);
+        let owners = empty.unwrap_or(false).then(HashMap::default);
         Writer {
             conn,
-            next_seq: HashMap::new(),
-            sessions: HashSet::new(),
+            next_seq: HashMap::default(),
+            sessions: HashSet::default(),
             owners,
             owners_cap: OWNERS_CAP,
             failed: std::cell::Cell::new(None),
             reading: None,
-            file_sessions: HashMap::new(),
+            file_sessions: HashMap::default(),
             record: None,
             mem: None,
             mem_budget: mem::BUDGET,
