@@ -423,7 +423,8 @@ pub fn present_with_exit<'a>(
 /// moves, OSC titles and links) removed, so that `ESC[31mError:ESC[0m` is
 /// read as `Error:`. Borrowed when there is none.
 pub fn plain(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains('\u{1b}') {
+    // memchr's vector search: `str::contains(char)` was 9% of the judge.
+    if memchr::memchr(0x1b, text.as_bytes()).is_none() {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
