@@ -110,7 +110,14 @@ pub const EXAMINED_PREFIX_BYTES: usize = crate::model::TEXT_CAP;
 /// costs 0.1 to 3 ms to compile).
 pub(crate) struct LazyRegex {
     pattern: &'static str,
-    cell: std::sync::OnceLock<Regex>,
+    cell: std::sync::OnceLock<Matcher>,
+}
+
+/// A compiled rule: its regex, and the bytes a match can start with when
+/// every match starts at the text's first byte.
+struct Matcher {
+    regex: Regex,
+    first: Option<Box<[bool; 256]>>,
 }
 
 impl LazyRegex {
@@ -118,14 +125,48 @@ impl LazyRegex {
         LazyRegex { pattern, cell: std::sync::OnceLock::new() }
     }
 
-    fn get(&self) -> &Regex {
+    fn get(&self) -> &Matcher {
         // The unit tests compile every pattern of the registry.
-        self.cell.get_or_init(|| Regex::new(self.pattern).expect("rule patterns compile"))
+        self.cell.get_or_init(|| Matcher {
+            regex: Regex::new(self.pattern).expect("rule patterns compile"),
+            first: first_bytes(self.pattern),
+        })
     }
 
+    /// Does the pattern match `text`? An anchored pattern whose first
+    /// byte cannot start `text` is answered without running the regex: a
+    /// search that fails at once still cost about 40 ns, and a result
+    /// meets twenty such rules.
     pub(crate) fn is_match(&self, text: &str) -> bool {
-        self.get().is_match(text)
+        let m = self.get();
+        if let Some(first) = &m.first
+            && !text.as_bytes().first().is_some_and(|b| first[usize::from(*b)])
+        {
+            return false;
+        }
+        m.regex.is_match(text)
     }
+}
+
+/// The bytes every match of `pattern` can start with, when every match
+/// starts at the start of the text (`^` outside multi-line mode) and its
+/// prefixes are a finite set of non-empty literals; `None` otherwise.
+fn first_bytes(pattern: &str) -> Option<Box<[bool; 256]>> {
+    use regex_syntax::hir::Look;
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    if !hir.properties().look_set_prefix().contains(Look::Start) {
+        return None;
+    }
+    let mut extractor = Extractor::new();
+    extractor.kind(ExtractKind::Prefix);
+    let prefixes = extractor.extract(&hir);
+    let literals = prefixes.literals()?;
+    let mut first = Box::new([false; 256]);
+    for literal in literals {
+        first[usize::from(*literal.as_bytes().first()?)] = true;
+    }
+    (!literals.is_empty()).then_some(first)
 }
 
 struct Compiled {

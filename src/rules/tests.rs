@@ -79,6 +79,25 @@ fn every_pattern_compiles() {
     }
 }
 
+/// The first-byte check is taken only where it is sound: every match
+/// starts at the text's start, with one of a finite set of literals.
+#[test]
+fn only_anchored_literal_prefixes_get_a_first_byte_check() {
+    let set = |p: &str| first_bytes(p).map(|f| (0..=255u8).filter(|b| f[usize::from(*b)]).collect::<Vec<u8>>());
+    assert_eq!(set(r"^(?:Error|ERROR):"), Some(vec![b'E']));
+    assert_eq!(set(r"^(?:Failed to|Unable to|Cannot) \S"), Some(vec![b'C', b'F', b'U']));
+    assert_eq!(set(r"(?i)^error"), Some(vec![b'E', b'e']));
+    assert_eq!(set("^✗ "), Some(vec![0xE2]), "the first byte of a UTF-8 literal");
+    for not in [r"(?m)^Exit code", r"^[^\n]{0,120}?failed", r"^a|b", r"a", r"^(?:x)?", r"^\s*Error", r"\A|^x"] {
+        assert_eq!(set(not), None, "{not}");
+    }
+    // Whatever the check says, the answer is the regex's.
+    let rule = LazyRegex::new(r"^(?:Error|ERROR):|^Traceback");
+    for (text, want) in [("Error: x", true), ("Traceback (most", true), (" Error:", false), ("", false), ("e", false)] {
+        assert_eq!(rule.is_match(text), want, "{text:?}");
+    }
+}
+
 #[test]
 fn content_rule_ids_are_unique() {
     let mut seen = std::collections::HashSet::new();
