@@ -258,7 +258,7 @@ impl Run {
                 }
             }
         }
-        let main = v.session.clone().unwrap_or_else(|| stem.to_string());
+        let main = v.session.unwrap_or_else(|| stem.to_string());
         let (session, parent) = if sidechain {
             let agent = match v.agent.as_deref() {
                 Some(a) => format!("agent-{a}"),
@@ -310,7 +310,7 @@ impl Run {
                 }
                 ("user", Block::Result { tool_use_id, content, is_error }) => {
                     let call_id = tool_use_id.unwrap_or_default();
-                    let mut text = content_text(content.as_ref().unwrap_or(&Value::Null));
+                    let mut text = content_text(content.unwrap_or(Value::Null));
                     if text.is_empty()
                         && let Some(s) = &v.tool_use_result
                     {
@@ -346,32 +346,38 @@ impl Run {
     }
 }
 
-/// The text of a message content value: a string, or the text of its
-/// blocks, one per line.
-fn content_text(v: &Value) -> String {
+/// The text of a message content value: a string (moved, not copied: a
+/// result's text was a tenth of the importer's thread as a copy), or the
+/// text of its blocks, one per line.
+fn content_text(v: Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s,
         Value::Null => String::new(),
         Value::Array(items) => {
             let mut out = String::new();
             for item in items {
                 let piece = match item {
-                    Value::String(s) => Some(s.as_str()),
-                    Value::Object(o) => o.get("text").and_then(Value::as_str),
+                    Value::String(s) => Some(s),
+                    Value::Object(mut o) => match o.remove("text") {
+                        Some(Value::String(t)) => Some(t),
+                        _ => None,
+                    },
                     _ => None,
                 };
                 if let Some(p) = piece {
-                    if !out.is_empty() {
+                    if out.is_empty() {
+                        out = p;
+                    } else {
                         out.push('\n');
+                        out.push_str(&p);
                     }
-                    out.push_str(p);
                 }
             }
             out
         }
         Value::Object(o) => match o.get("text").and_then(Value::as_str) {
             Some(t) => t.to_string(),
-            None => v.to_string(),
+            None => Value::Object(o).to_string(),
         },
         other => other.to_string(),
     }
