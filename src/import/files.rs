@@ -131,8 +131,15 @@ pub(super) struct Parsed {
     pub(super) problem: Option<String>,
 }
 
-/// Bytes of lines parsed ahead per block; two blocks wait at most.
+/// Bytes of lines parsed ahead per block.
 pub(super) const AHEAD_BYTES: usize = 1 << 18;
+
+/// Blocks of a file parsed ahead that wait for the importer, at most: 2 MiB
+/// of lines, so the helper finishes a typical transcript (under 1 MiB) and
+/// goes on to the next while the importer still writes this one. Two
+/// blocks made the helper wait on every file; interleaved runs on the
+/// real-shaped folder: 0.80-0.84 s against 0.84-0.92 s.
+pub(super) const BLOCKS_IN_FLIGHT: usize = 8;
 
 /// The read buffer of a file read ahead, whole.
 const AHEAD_BUFFER: usize = 1 << 16;
@@ -264,7 +271,7 @@ impl Job {
     /// lines its reader will receive.
     fn open(path: &Path, typed: Option<TypedParse>) -> Result<(Job, Lines)> {
         let reader = SizedReader::open(path, AHEAD_BUFFER)?;
-        let (tx, blocks) = crossbeam_channel::bounded(2);
+        let (tx, blocks) = crossbeam_channel::bounded(BLOCKS_IN_FLIGHT);
         Ok((Job { reader, typed, tx }, Lines::Ahead { blocks, block: Vec::new().into_iter(), done: false }))
     }
 
@@ -309,7 +316,7 @@ impl Job {
 ///
 /// The importer must take the readers in the order it opened them, and
 /// drop one it will not read to its end before it reads the next: the
-/// helper waits on a reader's two blocks in flight before it moves on.
+/// helper waits on a reader's blocks in flight before it moves on.
 pub(crate) struct ReadAhead {
     jobs: crossbeam_channel::Sender<Job>,
 }

@@ -726,7 +726,7 @@ mod tests {
             .map(|f| {
                 let path = dir.path().join(format!("{f}.jsonl"));
                 // Files 1 and 4 span several blocks, the rest one.
-                let n = if f % 3 == 1 { 1200 } else { 3 };
+                let n = if f % 3 == 1 { 3500 } else { 3 };
                 let text: String = (0..n).map(|i| format!("{{\"f\":{f},\"n\":{i},\"pad\":\"{pad}\"}}\n")).collect();
                 std::fs::write(&path, text).unwrap();
                 path
@@ -741,7 +741,10 @@ mod tests {
         let mut stats = ImportStats::default();
         for (f, mut r) in readers.drain(..).enumerate() {
             if f == 1 {
-                // Dropped after one line, two blocks still in flight.
+                // Dropped after one line, the helper waiting on its blocks.
+                assert!(
+                    std::fs::metadata(&paths[1]).unwrap().len() as usize > (files::BLOCKS_IN_FLIGHT + 2) * AHEAD_BYTES
+                );
                 assert_eq!(r.next_record(&mut stats).unwrap().unwrap()["f"], 1);
                 continue;
             }
@@ -750,7 +753,7 @@ mod tests {
                 assert_eq!((v["f"].as_u64(), v["n"].as_u64()), (Some(f as u64), Some(n)));
                 n += 1;
             }
-            assert_eq!(n, if f % 3 == 1 { 1200 } else { 3 }, "file {f}");
+            assert_eq!(n, if f % 3 == 1 { 3500 } else { 3 }, "file {f}");
         }
     }
 
