@@ -54,8 +54,9 @@ pub(crate) trait Importer: Sync {
     fn info(&self) -> &'static FormatInfo;
     /// How its runs read a file of lines, when each run's `file` opens its
     /// lines with `Writer::lines` first thing: the import then opens the
-    /// next file's reader (its helper thread reads and parses) while this
-    /// one is written, so a folder of small files keeps both cores busy.
+    /// readers of the next files (`FILES_AHEAD`, read and parsed in order
+    /// by one helper thread) while this one is written, so a folder of
+    /// small files keeps both cores busy.
     /// `None`: its files are opened when their turn comes.
     fn lines_ahead(&self) -> Option<Option<TypedParse>> {
         None

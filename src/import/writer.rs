@@ -42,8 +42,8 @@ pub(crate) struct Writer<'c> {
     pub(super) mem: Option<Box<MemStore>>,
     /// The bytes `mem` may hold before it is copied into `conn`.
     pub(super) mem_budget: usize,
-    /// The readers of this file and the next, each opened while the file
-    /// before it was written (`Importer::lines_ahead`), or why it could not
+    /// The readers of this file and the next ones, each opened while a
+    /// file before it was written (`Importer::lines_ahead`), or why it could not
     /// be opened: that is said when its turn comes, as if opened then.
     pub(super) ahead: Vec<(PathBuf, Result<LineReader>)>,
     pub stats: ImportStats,
