@@ -83,7 +83,8 @@ fn every_pattern_compiles() {
 /// starts at the text's start, with one of a finite set of literals.
 #[test]
 fn only_anchored_literal_prefixes_get_a_first_byte_check() {
-    let set = |p: &str| first_bytes(p).map(|f| (0..=255u8).filter(|b| f[usize::from(*b)]).collect::<Vec<u8>>());
+    let set =
+        |p: &str| prefilter::first_bytes(p).map(|f| (0..=255u8).filter(|b| f[usize::from(*b)]).collect::<Vec<u8>>());
     assert_eq!(set(r"^(?:Error|ERROR):"), Some(vec![b'E']));
     assert_eq!(set(r"^(?:Failed to|Unable to|Cannot) \S"), Some(vec![b'C', b'F', b'U']));
     assert_eq!(set(r"(?i)^error"), Some(vec![b'E', b'e']));
@@ -96,6 +97,61 @@ fn only_anchored_literal_prefixes_get_a_first_byte_check() {
     for (text, want) in [("Error: x", true), ("Traceback (most", true), (" Error:", false), ("", false), ("e", false)] {
         assert_eq!(rule.is_match(text), want, "{text:?}");
     }
+}
+
+#[test]
+fn needles_are_literals_every_match_contains() {
+    let of = |p: &str| {
+        prefilter::literals(p).map(|set| set.into_iter().map(|l| String::from_utf8(l).unwrap()).collect::<Vec<_>>())
+    };
+    assert_eq!(of(r"(?m)^[A-Za-z][\w-]*: ?\r?\nLine \|\r?\n +\d+ \| "), Some(vec!["\nLine |".into()]));
+    assert_eq!(of(r"(?:abc){2,}xy"), Some(vec!["abc".into()]), "the longer literal of a concatenation");
+    assert_eq!(of(r"\d+ (?:failed|error)s?\b"), Some(vec!["error".into(), "failed".into()]));
+    assert_eq!(of("不存在"), Some(vec!["不存在".into()]));
+    // Anchored: only when a long run of any characters may open the match.
+    assert_eq!(of(r"^[^\n]{0,120}?\b(?:failed|error)\b"), Some(vec!["error".into(), "failed".into()]));
+    assert_eq!(of(r"^.*(?:failed|error)"), Some(vec!["error".into(), "failed".into()]));
+    assert_eq!(of(r"^[^\n]{0,8}(?:failed|error)"), None);
+    assert_eq!(of(r"^(?:[A-Z][a-z]+ )?Error: "), None);
+    // No needle: a branch without a literal, an optional literal, a case-insensitive one, short ones.
+    for none in [r"error|\d+", r"(?:error)?x", r"(?i)error", r"ab|cd", r"\w+", r"a", r"(?:error){0,3}"] {
+        assert_eq!(of(none), None, "{none}");
+    }
+    for pattern in [r"\bfailed\b", r"(?:failed|error|Timeout)\("] {
+        let needles = prefilter::Needles::of(pattern).unwrap();
+        assert!(needles.any_in("the build failed, Timeout(error)"), "{pattern}");
+        assert!(!needles.any_in("all good"), "{pattern}");
+    }
+}
+
+/// Whatever the prefilters say, every rule answers as its regex does: on
+/// every example of every rule, and on those examples cut and padded.
+#[test]
+fn prefilters_never_change_an_answer() {
+    let examples: Vec<String> = CONTENT_RULES
+        .iter()
+        .flat_map(|r| r.fires_on.iter().chain(r.ignores))
+        .chain(CLASS_RULES.iter().chain(EXIT_CLASS_RULES).flat_map(|r| r.fires_on.iter().chain(r.ignores)))
+        .flat_map(|t| {
+            let half = t.char_indices().nth(t.chars().count() / 2).map_or(0, |(i, _)| i);
+            [t.to_string(), format!("log line\n{t}"), t[..half].to_string(), t[half..].to_string()]
+        })
+        .collect();
+    let patterns = CONTENT_RULES
+        .iter()
+        .map(|r| r.pattern)
+        .chain(CLASS_RULES.iter().chain(EXIT_CLASS_RULES).map(|r| r.pattern))
+        .chain(benign::BENIGN_EXITS.iter().map(|b| b.command));
+    let mut filtered = 0;
+    for pattern in patterns {
+        let rule = LazyRegex::new(pattern);
+        let re = Regex::new(pattern).unwrap();
+        filtered += usize::from(rule.get().needles.is_some());
+        for text in &examples {
+            assert_eq!(rule.is_match(text), re.is_match(text), "{pattern} on {text:?}");
+        }
+    }
+    assert!(filtered >= 5, "only {filtered} patterns have needles");
 }
 
 #[test]

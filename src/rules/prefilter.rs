@@ -1,0 +1,142 @@
+//! Cheap tests run before a rule's regex, each a necessary condition of a
+//! match, so a text they reject is answered "no" without the regex: the
+//! bytes an anchored match can start with (`first_bytes`), and literals one
+//! of which every match contains (`Needles`). Most results match no rule,
+//! so most of the matching a scan does is finding that out.
+
+use aho_corasick::{AhoCorasick, packed};
+use memchr::memmem;
+use regex_syntax::hir::{Hir, HirKind};
+
+/// The bytes every match of `pattern` can start with, when every match
+/// starts at the start of the text (`^` outside multi-line mode) and its
+/// prefixes are a finite set of non-empty literals; `None` otherwise.
+pub(super) fn first_bytes(pattern: &str) -> Option<Box<[bool; 256]>> {
+    use regex_syntax::hir::Look;
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    if !hir.properties().look_set_prefix().contains(Look::Start) {
+        return None;
+    }
+    let mut extractor = Extractor::new();
+    extractor.kind(ExtractKind::Prefix);
+    let prefixes = extractor.extract(&hir);
+    let literals = prefixes.literals()?;
+    let mut first = Box::new([false; 256]);
+    for literal in literals {
+        first[usize::from(*literal.as_bytes().first()?)] = true;
+    }
+    (!literals.is_empty()).then_some(first)
+}
+
+/// Literals one of which is in every text the pattern matches, searched
+/// for at once (`memchr`'s `memmem` for one, Aho-Corasick's vector search
+/// for several).
+pub(super) enum Needles {
+    One(memmem::Finder<'static>),
+    Packed(packed::Searcher),
+    Many(AhoCorasick),
+}
+
+/// Shorter literals would let most texts through: the search would cost
+/// its scan and save nothing.
+const SHORTEST: usize = 3;
+
+/// More literals than a vector search (Teddy) handles at once would make
+/// the search slower than many a regex.
+const MOST: usize = 64;
+
+impl Needles {
+    /// The needles of `pattern` (`literals`), ready to search for.
+    pub(super) fn of(pattern: &str) -> Option<Needles> {
+        let set = literals(pattern)?;
+        if set.len() == 1 {
+            return Some(Needles::One(memmem::Finder::new(&set[0]).into_owned()));
+        }
+        // The vector search itself (Teddy), not the automaton: for a few
+        // needles its heuristics pick a search for their first bytes, and
+        // an `e` is in every line of English. Where it cannot be built,
+        // the automaton.
+        let mut packed = packed::Config::new().builder();
+        match packed.extend(&set).build() {
+            Some(searcher) => Some(Needles::Packed(searcher)),
+            None => AhoCorasick::new(&set).ok().map(Needles::Many),
+        }
+    }
+
+    /// Is one of the needles in `text`? When not, the pattern cannot match.
+    pub(super) fn any_in(&self, text: &str) -> bool {
+        match self {
+            Needles::One(finder) => finder.find(text.as_bytes()).is_some(),
+            Needles::Packed(searcher) => searcher.find(text).is_some(),
+            Needles::Many(ac) => ac.is_match(text),
+        }
+    }
+}
+
+/// The needles of `pattern`, sorted: `None` when some match need contain
+/// no literal of at least `SHORTEST` bytes, when the set is too large to
+/// search fast, or when the pattern is anchored and fails soon anyway.
+pub(super) fn literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    // An anchored search stops at the first byte that cannot go on a
+    // match, sooner than any search of the whole text, unless the match
+    // may open with a long run of any characters.
+    if hir.properties().look_set_prefix().contains(regex_syntax::hir::Look::Start) && !opens_with_run(&hir) {
+        return None;
+    }
+    let mut set = required(&hir)?;
+    set.sort();
+    set.dedup();
+    let searchable = !set.is_empty() && set.len() <= MOST && set.iter().all(|l| l.len() >= SHORTEST);
+    searchable.then_some(set)
+}
+
+/// Literals one of which every match of `hir` contains, or `None` when
+/// there is no such set (a class, an optional part, a branch without one).
+/// A case-insensitive letter is a class, so it is never a needle.
+fn required(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    match hir.kind() {
+        HirKind::Literal(lit) => Some(vec![lit.0.to_vec()]),
+        HirKind::Capture(cap) => required(&cap.sub),
+        HirKind::Repetition(rep) if rep.min >= 1 => required(&rep.sub),
+        // Every part of a concatenation is in the match: the part whose
+        // literals are the most selective speaks for the whole.
+        HirKind::Concat(parts) => parts.iter().filter_map(required).max_by_key(|set| selectivity(set)),
+        // A match is one branch's: the union of every branch's literals.
+        HirKind::Alternation(branches) => {
+            let mut all = Vec::new();
+            for branch in branches {
+                all.extend(required(branch)?);
+            }
+            Some(all)
+        }
+        _ => None,
+    }
+}
+
+/// May a match of `hir` open with a run of up to `RUN` or more
+/// characters of a class (`[^\n]{0,120}`, `.*`)?
+fn opens_with_run(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Capture(cap) => opens_with_run(&cap.sub),
+        HirKind::Concat(parts) => {
+            parts.iter().find(|p| !matches!(p.kind(), HirKind::Look(_))).is_some_and(opens_with_run)
+        }
+        HirKind::Alternation(branches) => branches.iter().any(opens_with_run),
+        HirKind::Repetition(rep) => rep.max.is_none_or(|max| max >= RUN) && matches!(rep.sub.kind(), HirKind::Class(_)),
+        _ => false,
+    }
+}
+
+/// A run this long before a match can fail costs an anchored search more
+/// than a search for needles costs.
+const RUN: u32 = 16;
+
+/// How well a set of literals rejects texts: its shortest literal first
+/// (capped: beyond a few bytes a literal is rare anyway), then fewer
+/// literals.
+fn selectivity(set: &[Vec<u8>]) -> (usize, std::cmp::Reverse<usize>) {
+    let shortest = set.iter().map(Vec::len).min().unwrap_or(0);
+    (shortest.min(8), std::cmp::Reverse(set.len()))
+}
