@@ -19,6 +19,9 @@ pub const REPLY_PREFIX: &str = "HTTP error reply: ";
 /// (the first command of the last pipeline is an HTTP client)?
 pub fn is_request(input: &Value) -> bool {
     let Some(line) = benign::command_line(input) else { return false };
+    if !may_name_a_client(&line) {
+        return false;
+    }
     let pipelines = benign::pipelines(&line);
     let program = |p: &Vec<String>| p.first().and_then(|c| c.split(' ').next()).unwrap_or("").to_string();
     // The last pipeline is the request, or only prints after it
@@ -26,6 +29,14 @@ pub fn is_request(input: &Value) -> bool {
     let Some(at) = pipelines.iter().rposition(|(p, _)| CLIENTS.contains(&program(p).as_str())) else { return false };
     pipelines[at..pipelines.len() - 1].iter().all(|(_, joint)| *joint == benign::Joint::And)
         && pipelines[at + 1..].iter().all(|(p, _)| matches!(program(p).as_str(), "echo" | "printf"))
+}
+
+/// Can a program of `line` be an HTTP client? Without quotes or
+/// backslashes every word of a command line is a piece of it, so a client
+/// named nowhere in it runs nowhere in it: most lines are answered without
+/// being parsed.
+fn may_name_a_client(line: &str) -> bool {
+    line.contains(['\'', '"', '\\']) || ["curl", "wget", "http", "xh"].iter().any(|c| line.contains(c))
 }
 
 /// A line of curl's progress meter (printed on stderr, so often mixed in).
@@ -107,6 +118,11 @@ mod tests {
         assert!(is_request(&json!({"command": "cd /p && curl -X POST http://x/login -d '{}'"})));
         assert!(!is_request(&json!({"command": "curl -s http://x | jq . > out.json; echo done"})));
         assert!(!is_request(&json!({"command": "grep curl notes.md"})));
+        // Quoted or escaped, a client's name is still found.
+        assert!(is_request(&json!({"command": "'cu'rl -s localhost/api"})));
+        assert!(is_request(&json!({"command": "c\\url -s localhost:8080"})));
+        assert!(is_request(&json!({"command": ["bash", "-c", "\"/usr/bin/wget\" -qO- localhost"]})));
+        assert!(!is_request(&json!({"command": "cargo test --workspace"})));
         assert!(is_request(&json!({"command": "sleep 3 && curl -s -X POST http://x/login && echo \"\""})));
         let meter = "{\"error\":\"Unauthorized\"}\n  % Total    % Received % Xferd  Average Speed\n  Dload  Upload\n 0 100 24 0 24 0 0 66 0 --:--:-- --:--:-- --:--:-- 67";
         assert_eq!(failed_reply(meter).as_deref(), Some("HTTP error reply: Unauthorized"));

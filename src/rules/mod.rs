@@ -211,38 +211,43 @@ pub fn detect_in(dialect: Dialect, tool: &str, text: &str) -> Option<&'static Co
 }
 
 fn first_content(dialect: Option<Dialect>, tool: &str, text: &str) -> Option<&'static ContentRule> {
-    first_content_as(dialect, tool, tool_class(tool), masked::Masking::default(), text)
+    first_content_as(dialect, tool, tool_class(tool), &masked::Masking::default, text)
 }
 
 /// The first content rule that reads a result of `tool` (of `class`, its
-/// command line masked as `masking`) and fires on `text`.
+/// command line masked as `masking` says) and fires on `text`. The masking
+/// is asked for only when a masked-pipelines rule matched, and once: most
+/// shell results match none, and reading a command line costs more than
+/// the rules' prefilters.
 fn first_content_as(
     dialect: Option<Dialect>,
     tool: &str,
     class: ToolClass,
-    masking: masked::Masking,
+    masking: &dyn Fn() -> masked::Masking,
     text: &str,
 ) -> Option<&'static ContentRule> {
     let head = examined(text);
+    let known = std::cell::OnceCell::new();
     CONTENT_RULES
         .iter()
         .zip(&COMPILED.content)
         .find(|(r, re)| {
             in_scope(r.tools, tool)
                 && in_dialect(r.formats, dialect)
-                && reads_result(r, class, masking)
+                && reads_class(r, class)
                 && re.is_match(&head)
+                && (r.reads != Reads::MaskedPipelines || masked::reads(r.id, *known.get_or_init(masking)))
         })
         .map(|(r, _)| r)
 }
 
-/// Does `rule` read a result of a tool of `class` (see `Reads`)?
-fn reads_result(rule: &ContentRule, class: ToolClass, masking: masked::Masking) -> bool {
+/// Does `rule` read a result of a tool of `class` (see `Reads`; a
+/// masked-pipelines rule also asks how the command line masks)?
+fn reads_class(rule: &ContentRule, class: ToolClass) -> bool {
     match rule.reads {
         Reads::Any => true,
         Reads::Verdicts => class == ToolClass::Verdict,
-        Reads::MaskedPipelines => class == ToolClass::Shell && masked::reads(rule.id, masking),
-        Reads::ShellOutput => class == ToolClass::Shell,
+        Reads::MaskedPipelines | Reads::ShellOutput => class == ToolClass::Shell,
         // Read only through `detect_result`, on the reply it presents.
         Reads::HttpReplies => false,
     }
@@ -506,13 +511,15 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
     let head = examined(r.text);
     let said_exit = exit_code_of(&head);
     let status_ok = !r.flagged && r.exit_code.unwrap_or(0) == 0 && said_exit.unwrap_or(0) == 0;
-    let masking = if class == ToolClass::Shell && status_ok {
-        masked::masking_of(r.input, &head)
-    } else {
-        masked::Masking::default()
+    let masking = || {
+        if class == ToolClass::Shell && status_ok {
+            masked::masking_of(r.input, &head)
+        } else {
+            masked::Masking::default()
+        }
     };
     let dialect = Some(r.dialect);
-    let (rule, shown) = match first_content_as(dialect, r.tool, class, masking, r.text) {
+    let (rule, shown) = match first_content_as(dialect, r.tool, class, &masking, r.text) {
         Some(rule) => (rule, head.into_owned()),
         None if status_ok && class == ToolClass::Shell && http::is_request(r.input) => {
             let reply = http::failed_reply(&head)?;
@@ -524,7 +531,7 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
         None => {
             let code = r.exit_code.filter(|&c| c != 0)?;
             let line = format!("Exit code {code}");
-            (first_content_as(dialect, r.tool, class, masked::Masking::default(), &line)?, line)
+            (first_content_as(dialect, r.tool, class, &masked::Masking::default, &line)?, line)
         }
     };
     // A shell command that exited 0 succeeded: a generic shape in its output
@@ -562,6 +569,10 @@ fn is_benign(rule: &str, input: &Value, shown: &str, output: &str) -> bool {
 /// `Process exited with code N`, `<exit_code>N</exit_code>`, Copilot's
 /// `<shellId: N completed with exit code X>`).
 pub fn exit_code_of(text: &str) -> Option<i64> {
+    // Most texts report none: a search that builds no capture groups first.
+    if !COMPILED.exit_code.is_match(text) {
+        return None;
+    }
     let c = COMPILED.exit_code.captures(text)?;
     c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3))?.as_str().parse().ok()
 }
