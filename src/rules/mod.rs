@@ -131,9 +131,10 @@ impl LazyRegex {
     fn get(&self) -> &Matcher {
         // The unit tests compile every pattern of the registry.
         self.cell.get_or_init(|| {
-            let first = prefilter::first_bytes(self.pattern);
+            let hir = prefilter::parse(self.pattern);
+            let first = hir.as_ref().and_then(prefilter::first_bytes);
             // An anchored literal start is cheaper to test than a search.
-            let needles = if first.is_none() { prefilter::Needles::of(self.pattern) } else { None };
+            let needles = hir.as_ref().filter(|_| first.is_none()).and_then(prefilter::Needles::of);
             Matcher { regex: Regex::new(self.pattern).expect("rule patterns compile"), first, needles }
         })
     }

@@ -8,19 +8,24 @@ use aho_corasick::{AhoCorasick, packed};
 use memchr::memmem;
 use regex_syntax::hir::{Hir, HirKind};
 
-/// The bytes every match of `pattern` can start with, when every match
+/// The syntax tree the prefilters are found from; `None` for a pattern
+/// regex-syntax refuses (the regex then compiles it or fails alone).
+pub(super) fn parse(pattern: &str) -> Option<Hir> {
+    regex_syntax::Parser::new().parse(pattern).ok()
+}
+
+/// The bytes every match of the pattern `hir` can start with, when every match
 /// starts at the start of the text (`^` outside multi-line mode) and its
 /// prefixes are a finite set of non-empty literals; `None` otherwise.
-pub(super) fn first_bytes(pattern: &str) -> Option<Box<[bool; 256]>> {
+pub(super) fn first_bytes(hir: &Hir) -> Option<Box<[bool; 256]>> {
     use regex_syntax::hir::Look;
     use regex_syntax::hir::literal::{ExtractKind, Extractor};
-    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
     if !hir.properties().look_set_prefix().contains(Look::Start) {
         return None;
     }
     let mut extractor = Extractor::new();
     extractor.kind(ExtractKind::Prefix);
-    let prefixes = extractor.extract(&hir);
+    let prefixes = extractor.extract(hir);
     let literals = prefixes.literals()?;
     let mut first = Box::new([false; 256]);
     for literal in literals {
@@ -47,9 +52,9 @@ const SHORTEST: usize = 3;
 const MOST: usize = 64;
 
 impl Needles {
-    /// The needles of `pattern` (`literals`), ready to search for.
-    pub(super) fn of(pattern: &str) -> Option<Needles> {
-        let set = literals(pattern)?;
+    /// The needles of the pattern `hir` (`literals`), ready to search for.
+    pub(super) fn of(hir: &Hir) -> Option<Needles> {
+        let set = literals(hir)?;
         if set.len() == 1 {
             return Some(Needles::One(memmem::Finder::new(&set[0]).into_owned()));
         }
@@ -74,18 +79,17 @@ impl Needles {
     }
 }
 
-/// The needles of `pattern`, sorted: `None` when some match need contain
+/// The needles of the pattern `hir`, sorted: `None` when some match need contain
 /// no literal of at least `SHORTEST` bytes, when the set is too large to
 /// search fast, or when the pattern is anchored and fails soon anyway.
-pub(super) fn literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
-    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+pub(super) fn literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
     // An anchored search stops at the first byte that cannot go on a
     // match, sooner than any search of the whole text, unless the match
     // may open with a long run of any characters.
-    if hir.properties().look_set_prefix().contains(regex_syntax::hir::Look::Start) && !opens_with_run(&hir) {
+    if hir.properties().look_set_prefix().contains(regex_syntax::hir::Look::Start) && !opens_with_run(hir) {
         return None;
     }
-    let mut set = required(&hir)?;
+    let mut set = required(hir)?;
     set.sort();
     set.dedup();
     let searchable = !set.is_empty() && set.len() <= MOST && set.iter().all(|l| l.len() >= SHORTEST);

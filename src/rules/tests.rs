@@ -83,8 +83,11 @@ fn every_pattern_compiles() {
 /// starts at the text's start, with one of a finite set of literals.
 #[test]
 fn only_anchored_literal_prefixes_get_a_first_byte_check() {
-    let set =
-        |p: &str| prefilter::first_bytes(p).map(|f| (0..=255u8).filter(|b| f[usize::from(*b)]).collect::<Vec<u8>>());
+    let set = |p: &str| {
+        prefilter::parse(p)
+            .and_then(|h| prefilter::first_bytes(&h))
+            .map(|f| (0..=255u8).filter(|b| f[usize::from(*b)]).collect::<Vec<u8>>())
+    };
     assert_eq!(set(r"^(?:Error|ERROR):"), Some(vec![b'E']));
     assert_eq!(set(r"^(?:Failed to|Unable to|Cannot) \S"), Some(vec![b'C', b'F', b'U']));
     assert_eq!(set(r"(?i)^error"), Some(vec![b'E', b'e']));
@@ -102,7 +105,9 @@ fn only_anchored_literal_prefixes_get_a_first_byte_check() {
 #[test]
 fn needles_are_literals_every_match_contains() {
     let of = |p: &str| {
-        prefilter::literals(p).map(|set| set.into_iter().map(|l| String::from_utf8(l).unwrap()).collect::<Vec<_>>())
+        prefilter::parse(p)
+            .and_then(|h| prefilter::literals(&h))
+            .map(|set| set.into_iter().map(|l| String::from_utf8(l).unwrap()).collect::<Vec<_>>())
     };
     assert_eq!(of(r"(?m)^[A-Za-z][\w-]*: ?\r?\nLine \|\r?\n +\d+ \| "), Some(vec!["\nLine |".into()]));
     assert_eq!(of(r"(?:abc){2,}xy"), Some(vec!["abc".into()]), "the longer literal of a concatenation");
@@ -118,7 +123,7 @@ fn needles_are_literals_every_match_contains() {
         assert_eq!(of(none), None, "{none}");
     }
     for pattern in [r"\bfailed\b", r"(?:failed|error|Timeout)\("] {
-        let needles = prefilter::Needles::of(pattern).unwrap();
+        let needles = prefilter::Needles::of(&prefilter::parse(pattern).unwrap()).unwrap();
         assert!(needles.any_in("the build failed, Timeout(error)"), "{pattern}");
         assert!(!needles.any_in("all good"), "{pattern}");
     }
