@@ -11,12 +11,13 @@ use serde_json::value::RawValue;
 use crate::model::{Call, Event, TEXT_CAP, ToolResult};
 use crate::source::json::{self, Decoded, string_ends, string_ends_bytes};
 
-/// A stored message, with only what the analysis reads. Its `content` is
-/// kept raw (`Msg`), or, for a tool row read in one pass, decoded as the
-/// string it must then be (`PlainMsg`).
+/// A stored message, with only what the analysis reads. Its `content` and
+/// `tool_calls` are kept raw (`Msg`), or, for a row read in one pass,
+/// decoded as what they must then be: the string of a tool row
+/// (`PlainMsg`), the blocks and mirrored calls of another (`BlockMsg`).
 #[derive(Deserialize)]
-#[serde(bound(deserialize = "'de: 'a, C: Deserialize<'de>"))]
-struct Message<'a, C> {
+#[serde(bound(deserialize = "'de: 'a, C: Deserialize<'de>, T: Deserialize<'de>"))]
+struct Message<'a, C, T = &'a RawValue> {
     #[serde(borrow, default)]
     role: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -27,8 +28,8 @@ struct Message<'a, C> {
     content: Option<C>,
     #[serde(borrow, default)]
     is_error: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    tool_calls: Option<&'a RawValue>,
+    #[serde(default = "none")]
+    tool_calls: Option<T>,
     #[serde(borrow, default)]
     version: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "type")]
@@ -43,14 +44,36 @@ fn none<C>() -> Option<C> {
 
 type Msg<'a> = Message<'a, &'a RawValue>;
 type PlainMsg<'a> = Message<'a, String>;
+type BlockMsg<'a> = Message<'a, Vec<Block<'a>>, Vec<Mirror<'a>>>;
+
+/// What a one-pass parse decoded already, for `read_msg`.
+enum Read<'a> {
+    /// Nothing: `content` and `tool_calls` are read from the raw message.
+    Raw,
+    /// The text of a tool result.
+    Text(Decoded),
+    /// The blocks of `content` and the calls of `tool_calls`, each `None`
+    /// when the message has none (or `null`).
+    Items(Option<Vec<Block<'a>>>, Option<Vec<Mirror<'a>>>),
+}
 
 impl<'a> PlainMsg<'a> {
     /// The message as `read_msg` takes it: its string content as the
     /// decoded text of a tool result (which is all a string content can be).
-    fn split(self) -> (Msg<'a>, Option<Decoded>) {
+    fn split(self) -> (Msg<'a>, Read<'a>) {
         let text = self.content.map(|text| Decoded { text, cut: false, repaired: false });
         let Message { role, id, tool_call_id, is_error, tool_calls, version, kind, message, .. } = self;
-        (Message { role, id, tool_call_id, content: None, is_error, tool_calls, version, kind, message }, text)
+        let msg = Message { role, id, tool_call_id, content: None, is_error, tool_calls, version, kind, message };
+        (msg, text.map_or(Read::Raw, Read::Text))
+    }
+}
+
+impl<'a> BlockMsg<'a> {
+    /// The message as `read_msg` takes it, its blocks and calls decoded.
+    fn split(self) -> (Msg<'a>, Read<'a>) {
+        let Message { role, id, tool_call_id, content, is_error, tool_calls, version, kind, message } = self;
+        let msg = Message { role, id, tool_call_id, content: None, is_error, tool_calls: None, version, kind, message };
+        (msg, Read::Items(content, tool_calls))
     }
 }
 
@@ -122,17 +145,29 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
         let (msg, text) = plain.split();
         return read_msg(msg, role_column, row, out, 0, text);
     }
+    // Any other row whose blocks and calls all decode (an assistant's, as a
+    // rule): decoded in the same pass. The general path reads what this one
+    // reads when it succeeds: the same types over the same bytes; a row it
+    // cannot read (a string content, an odd block) takes the general path,
+    // as does a tool message (its content is a text, not blocks).
+    if role_column != "tool"
+        && let Ok(whole) = serde_json::from_str::<BlockMsg>(content)
+        && whole.role.as_deref() != Some("tool")
+    {
+        let (msg, items) = whole.split();
+        return read_msg(msg, role_column, row, out, 0, items);
+    }
     parse_general(content, role_column, row, out)
 }
 
 /// `parse_message` for any row: content kept raw, then decoded.
 fn parse_general(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
     match serde_json::from_str::<Msg>(content) {
-        Ok(msg) => read_msg(msg, role_column, row, out, 0, None),
+        Ok(msg) => read_msg(msg, role_column, row, out, 0, Read::Raw),
         Err(e) => match json::replace_lone_surrogates(content) {
             Some((fixed, _)) => {
                 let msg = serde_json::from_str::<Msg>(&fixed).map_err(|_| invalid(&e))?;
-                read_msg(msg, role_column, row, out, 0, None).map(|_| true)
+                read_msg(msg, role_column, row, out, 0, Read::Raw).map(|_| true)
             }
             None => Err(invalid(&e)),
         },
@@ -169,7 +204,7 @@ pub(super) fn parse_long_result(
         return None;
     }
     let text = string_ends_bytes(&b[open..=close], TEXT_CAP)?;
-    Some(read_msg(msg, role_column, row, out, 0, Some(text)))
+    Some(read_msg(msg, role_column, row, out, 0, Read::Text(text)))
 }
 
 /// The index of the quote that closes the JSON string opened at `open`.
@@ -189,15 +224,15 @@ fn invalid(e: &serde_json::Error) -> String {
     if e.is_data() { format!("unexpected message shape: {e}") } else { format!("invalid JSON: {e}") }
 }
 
-/// `Ok(true)`: a text needed a repair (lone surrogate escapes). `long` is
-/// a tool result's text when the fast path decoded it already.
-fn read_msg(
-    msg: Msg<'_>,
+/// `Ok(true)`: a text needed a repair (lone surrogate escapes). `pre` is
+/// what a one-pass parse decoded already.
+fn read_msg<'a>(
+    msg: Msg<'a>,
     role_column: &str,
     row: i64,
     out: &mut Vec<Event>,
     depth: u8,
-    long: Option<Decoded>,
+    pre: Read<'a>,
 ) -> Result<bool, String> {
     // The V1 envelope of later Peri versions: {"version":1,"type":"message","message":…}.
     if msg.role.is_none() && (msg.version.is_some() || msg.kind.is_some()) {
@@ -211,7 +246,7 @@ fn read_msg(
         }
         let inner = msg.message.filter(|_| depth == 0).ok_or("envelope without a message object")?;
         let inner: Msg = serde_json::from_str(inner.get()).map_err(|_| "envelope without a message object")?;
-        return read_msg(inner, role_column, row, out, depth + 1, None);
+        return read_msg(inner, role_column, row, out, depth + 1, Read::Raw);
     }
     let role: &str = msg.role.as_deref().unwrap_or(role_column);
     let time = msg.id.as_deref().and_then(uuid_v7_time);
@@ -221,9 +256,9 @@ fn read_msg(
             Some(raw) if !raw.get().starts_with(['{', '[', 'n']) => raw_id(raw),
             _ => return Err("tool message without tool_call_id".into()),
         };
-        let d = match long {
-            Some(d) => d,
-            None => msg.content.map(raw_text).unwrap_or_default(),
+        let d = match pre {
+            Read::Text(d) => d,
+            _ => msg.content.map(raw_text).unwrap_or_default(),
         };
         let flag = Some(is_true(msg.is_error));
         out.push(Event::Result(ToolResult {
@@ -239,14 +274,22 @@ fn read_msg(
     }
 
     let mut repaired = false;
-    let mut seen: Vec<String> = Vec::new();
-    if let Some(raw) = msg.content.filter(|r| r.get().starts_with('[')) {
-        for b in items::<Block>(raw) {
+    // The calls read from this message so far are `out[start..]`'s: a
+    // mirrored call already read as a block is not counted twice.
+    let start = out.len();
+    let (blocks, mirrors) = match pre {
+        Read::Items(blocks, mirrors) => (blocks, mirrors),
+        _ => (
+            msg.content.filter(|r| r.get().starts_with('[')).map(items::<Block>),
+            msg.tool_calls.filter(|r| role == "assistant" && r.get().starts_with('[')).map(items::<Mirror>),
+        ),
+    };
+    if let Some(blocks) = blocks {
+        for b in blocks {
             match b.kind.as_deref() {
                 Some("tool_use") if role == "assistant" => {
                     let id = b.id.map(raw_id).unwrap_or_default();
                     let name = b.name.map(Cow::into_owned).unwrap_or_default();
-                    seen.push(id.clone());
                     out.push(Event::Call(make_call(id, name, b.input.unwrap_or(Value::Null), time, row)));
                 }
                 Some("tool_result") => {
@@ -262,13 +305,14 @@ fn read_msg(
         }
     }
     if role == "assistant"
-        && let Some(raw) = msg.tool_calls.filter(|r| r.get().starts_with('['))
+        && let Some(mirrors) = mirrors
     {
-        for c in items::<Mirror>(raw) {
-            let id = c.id.map(raw_id).unwrap_or_default();
-            if seen.contains(&id) {
+        for c in mirrors {
+            let id = c.id.map(raw_id_ref).unwrap_or_default();
+            if out[start..].iter().any(|e| matches!(e, Event::Call(c) if *c.id == *id)) {
                 continue;
             }
+            let id = id.into_owned();
             let name = c.name.map(Cow::into_owned).unwrap_or_default();
             let input = match c.arguments.map(|a| serde_json::from_str(a.get())) {
                 None | Some(Err(_)) => Value::Null,
@@ -276,7 +320,6 @@ fn read_msg(
                 Some(Ok(Value::String(s))) => json::nested(s),
                 Some(Ok(v)) => v,
             };
-            seen.push(id.clone());
             out.push(Event::Call(make_call(id, name, input, time, row)));
         }
     }
@@ -289,8 +332,23 @@ fn is_true(raw: Option<&RawValue>) -> bool {
 
 /// An id: a string's text, or a number's digits.
 fn raw_id(raw: &RawValue) -> String {
+    raw_id_ref(raw).into_owned()
+}
+
+/// `raw_id`, borrowed when the id is a string without escapes (as ids are):
+/// its text is then its bytes between the quotes.
+fn raw_id_ref(raw: &RawValue) -> Cow<'_, str> {
+    const CAP: usize = 256;
     let t = raw.get().trim();
-    if t.starts_with('"') { string_ends(t, 256).text } else { t.to_string() }
+    if !t.starts_with('"') {
+        return Cow::Borrowed(t);
+    }
+    match t.get(1..t.len() - 1) {
+        Some(body) if t.len() <= 2 * CAP + 2 && !body.bytes().any(|c| c == b'\\' || c == b'"' || c < 0x20) => {
+            Cow::Borrowed(body)
+        }
+        _ => Cow::Owned(string_ends(t, CAP).text),
+    }
 }
 
 /// The text of a `MessageContent` (a string, or the text of its blocks),
@@ -490,7 +548,7 @@ mod tests {
         let full = |text: &str| -> Vec<Event> {
             let mut out = vec![];
             let msg: Msg = serde_json::from_str(text).unwrap();
-            read_msg(msg, "tool", 7, &mut out, 0, None).unwrap();
+            read_msg(msg, "tool", 7, &mut out, 0, Read::Raw).unwrap();
             out
         };
         for (content, tail) in [
@@ -551,6 +609,54 @@ mod tests {
             let b = parse_general(json, "tool", 3, &mut general);
             assert_eq!((a, fast), (b, general), "{json}");
         }
+    }
+
+    /// The one-pass path for other rows reads what the general path reads.
+    #[test]
+    fn block_rows_read_as_the_general_path_reads_them() {
+        let cases = [
+            r#"{"role":"assistant","id":"019e9069-e494-70c6-a6a3-a4506513270e","content":[{"type":"tool_use","id":"a","name":"Read","input":{"file_path":"/a"}}],"tool_calls":[{"id":"a","name":"Read","arguments":{"file_path":"/a"}},{"id":"b","name":"Bash","arguments":"{\"command\":\"ls\"}"}]}"#,
+            r#"{"role":"assistant","content":"prose","tool_calls":[{"id":"c8","name":"Read","arguments":"{}"}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"x\u0031","name":"Grep","input":{}}],"tool_calls":[{"id":"x1","name":"Grep"}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":7,"name":"Grep"},{"type":5}],"tool_calls":[{"id":7}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"q","name":"A"}],"tool_calls":{"id":"q"}}"#,
+            r#"{"role":"assistant","content":null,"tool_calls":null}"#,
+            r#"{"role":"assistant","content":[],"tool_calls":[{"id":"lone \ud800","name":"B","arguments":{}}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"s","name":"C","input":{"k":"lone \udc00"}}]}"#,
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"Error: no"}],"is_error":true}],"tool_calls":[{"id":"u"}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"d"}],"content":[]}"#,
+            r#"{"version":1,"type":"message","message":{"role":"assistant","content":[{"type":"tool_use","id":"e","name":"D","input":{}}]}}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"f","name":"ExecuteExtraTool","input":{"tool_name":"Real","params":{"p":1}}}],"tool_calls":[{"id":"f"},{"id":"g","name":"E","arguments":[1]}]}"#,
+            r#"{"role":"assistant","content":[["tool_use","h","ByPosition"]]}"#,
+            r#"{"role":"tool","tool_call_id":"t","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}"#,
+            r#"{not json"#,
+        ];
+        for role in ["assistant", "user", ""] {
+            for json in &cases {
+                let (mut fast, mut general) = (vec![], vec![]);
+                let a = parse_message(json, role, 3, &mut fast);
+                let b = parse_general(json, role, 3, &mut general);
+                assert_eq!((a, fast), (b, general), "{role}: {json}");
+            }
+        }
+        // The one pass is taken where it should be.
+        assert!(serde_json::from_str::<BlockMsg>(cases[0]).is_ok());
+        assert!(serde_json::from_str::<BlockMsg>(cases[1]).is_err(), "a string content takes the general path");
+    }
+
+    #[test]
+    fn raw_ids_borrow_only_plain_strings() {
+        let id = |json: &str| raw_id_ref(serde_json::from_str::<&RawValue>(json).unwrap()).into_owned();
+        for (json, want) in
+            [(r#""abc""#, "abc"), (r#""a\"b""#, "a\"b"), (r#""x\u0031""#, "x1"), ("42", "42"), (r#""""#, "")]
+        {
+            assert_eq!(id(json), want, "{json}");
+            let raw: &RawValue = serde_json::from_str(json).unwrap();
+            assert_eq!(id(json), raw_id(raw), "{json}");
+        }
+        let long = format!("\"{}\"", "i".repeat(600));
+        assert_eq!(id(&long), string_ends(&long, 256).text, "a long id is cut as before");
+        assert!(id(&long).len() < 600);
     }
 
     #[test]

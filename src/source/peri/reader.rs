@@ -43,29 +43,35 @@ struct Batch {
     bytes: Vec<u8>,
 }
 
-/// A row turned into events.
+/// A row turned into events: `events` of them, in order, in its batch's
+/// `Parsed::events` (one buffer a batch, not one allocation a row).
 struct ParsedRow {
     rowid: i64,
     thread: usize,
-    events: Vec<Event>,
+    events: usize,
     malformed: Option<Malformed>,
 }
 
-fn parse_row(row: &RawRow, buffer: &[u8]) -> ParsedRow {
-    let mut events = Vec::new();
+/// A batch turned into events.
+struct Parsed {
+    rows: Vec<ParsedRow>,
+    events: Vec<Event>,
+}
+
+fn parse_row(row: &RawRow, buffer: &[u8], events: &mut Vec<Event>) -> ParsedRow {
+    let before = events.len();
     let malformed = match &row.content {
         Ok(range) => {
             let bytes = &buffer[range.clone()];
-            let fast = (bytes.len() > 4 * TEXT_CAP)
-                .then(|| parse_long_result(bytes, row.role, row.rowid, &mut events))
-                .flatten();
+            let fast =
+                (bytes.len() > 4 * TEXT_CAP).then(|| parse_long_result(bytes, row.role, row.rowid, events)).flatten();
             let parsed = fast.unwrap_or_else(|| {
                 // Valid UTF-8 is the rule; check it fast, repair it only when not.
                 let content = match std::str::from_utf8(bytes) {
                     Ok(s) => Cow::Borrowed(s),
                     Err(_) => String::from_utf8_lossy(bytes),
                 };
-                parse_message(&content, row.role, row.rowid, &mut events)
+                parse_message(&content, row.role, row.rowid, events)
             });
             match parsed {
                 Ok(false) => None,
@@ -85,7 +91,7 @@ fn parse_row(row: &RawRow, buffer: &[u8]) -> ParsedRow {
             file: None,
         }),
     };
-    ParsedRow { rowid: row.rowid, thread: row.thread, events, malformed }
+    ParsedRow { rowid: row.rowid, thread: row.thread, events: events.len() - before, malformed }
 }
 
 /// What is known of a thread (session) while its rows stream by.
@@ -101,20 +107,24 @@ struct ThreadState {
 struct Assembler<'a, 'c> {
     states: Vec<ThreadState>,
     next: u64,
-    pending: BTreeMap<u64, Vec<ParsedRow>>,
+    pending: BTreeMap<u64, Parsed>,
     cx: &'a mut ReadContext<'c>,
 }
 
 impl Assembler<'_, '_> {
-    fn accept(&mut self, (seq, rows): (u64, Vec<ParsedRow>)) {
-        self.pending.insert(seq, rows);
-        while let Some(rows) = self.pending.remove(&self.next) {
+    fn accept(&mut self, (seq, parsed): (u64, Parsed)) {
+        self.pending.insert(seq, parsed);
+        while let Some(Parsed { rows, events }) = self.pending.remove(&self.next) {
             self.next += 1;
+            let mut events = events.into_iter();
             for row in rows {
                 let t = &mut self.states[row.thread];
-                let Some(empty) = &t.empty else { continue };
+                let Some(empty) = &t.empty else {
+                    events.by_ref().take(row.events).for_each(drop);
+                    continue;
+                };
                 let session = t.open.get_or_insert_with(|| empty.clone());
-                session.events.extend(row.events);
+                session.events.extend(events.by_ref().take(row.events));
                 session.malformed.extend(row.malformed);
                 if row.rowid == t.last_row
                     && let Some(done) = t.open.take()
@@ -161,7 +171,7 @@ pub(super) fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()
     // slower still: 0.84 s.)
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1)).clamp(1, 8);
     let (work_tx, work_rx) = crossbeam_channel::bounded::<(u64, Batch)>(2 * workers);
-    let (done_tx, done_rx) = crossbeam_channel::bounded::<(u64, Vec<ParsedRow>)>(2 * workers);
+    let (done_tx, done_rx) = crossbeam_channel::bounded::<(u64, Parsed)>(2 * workers);
     // Emptied batches come back for reuse: fresh multi-megabyte buffers
     // would cost a page fault and a zeroed page for every 4 KiB read.
     let (free_tx, free_rx) = crossbeam_channel::bounded::<Batch>(4 * workers);
@@ -361,11 +371,13 @@ fn last_rows_by_seeks(conn: &Connection) -> rusqlite::Result<Option<HashMap<Stri
 /// A parser thread: batches in, parsed rows out, emptied batches back.
 fn parse_batches(
     work: crossbeam_channel::Receiver<(u64, Batch)>,
-    done: crossbeam_channel::Sender<(u64, Vec<ParsedRow>)>,
+    done: crossbeam_channel::Sender<(u64, Parsed)>,
     free: crossbeam_channel::Sender<Batch>,
 ) {
     for (seq, mut batch) in work {
-        let parsed = batch.rows.iter().map(|r| parse_row(r, &batch.bytes)).collect();
+        let mut events = Vec::with_capacity(batch.rows.len() + batch.rows.len() / 2);
+        let rows = batch.rows.iter().map(|r| parse_row(r, &batch.bytes, &mut events)).collect();
+        let parsed = Parsed { rows, events };
         batch.rows.clear();
         batch.bytes.clear();
         let _ = free.try_send(batch);
