@@ -12,6 +12,7 @@ pub mod content;
 pub mod findings;
 pub mod http;
 pub mod masked;
+mod plan;
 mod prefilter;
 pub mod reasons;
 pub mod registry;
@@ -212,31 +213,26 @@ pub fn detect_in(dialect: Dialect, tool: &str, text: &str) -> Option<&'static Co
 }
 
 fn first_content(dialect: Option<Dialect>, tool: &str, text: &str) -> Option<&'static ContentRule> {
-    first_content_as(dialect, tool, tool_class(tool), &masked::Masking::default, text)
+    first_content_as(&plan::of(dialect, tool), &masked::Masking::default, text)
 }
 
-/// The first content rule that reads a result of `tool` (of `class`, its
-/// command line masked as `masking` says) and fires on `text`. The masking
-/// is asked for only when a masked-pipelines rule matched, and once: most
-/// shell results match none, and reading a command line costs more than
-/// the rules' prefilters.
+/// The first content rule of `plan` (the rules that read a result of its
+/// tool, in registry order) that fires on `text`, the command line masked
+/// as `masking` says. The masking is asked for only when a masked-pipelines
+/// rule matched, and once: most shell results match none, and reading a
+/// command line costs more than the rules' prefilters.
 fn first_content_as(
-    dialect: Option<Dialect>,
-    tool: &str,
-    class: ToolClass,
+    plan: &plan::ToolPlan,
     masking: &dyn Fn() -> masked::Masking,
     text: &str,
 ) -> Option<&'static ContentRule> {
     let head = examined(text);
     let known = std::cell::OnceCell::new();
-    CONTENT_RULES
+    plan.content
         .iter()
-        .zip(&COMPILED.content)
+        .map(|&i| (&CONTENT_RULES[usize::from(i)], &COMPILED.content[usize::from(i)]))
         .find(|(r, re)| {
-            in_scope(r.tools, tool)
-                && in_dialect(r.formats, dialect)
-                && reads_class(r, class)
-                && re.is_match(&head)
+            re.is_match(&head)
                 && (r.reads != Reads::MaskedPipelines || masked::reads(r.id, *known.get_or_init(masking)))
         })
         .map(|(r, _)| r)
@@ -508,7 +504,8 @@ pub fn plain(text: &str) -> std::borrow::Cow<'_, str> {
 /// (or nothing) is also read for an earlier command's own error that its
 /// pipeline masked (see `masked`).
 pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
-    let class = tool_class(r.tool);
+    let plan = plan::of(Some(r.dialect), r.tool);
+    let class = plan.class;
     let head = examined(r.text);
     let said_exit = exit_code_of(&head);
     let status_ok = !r.flagged && r.exit_code.unwrap_or(0) == 0 && said_exit.unwrap_or(0) == 0;
@@ -520,7 +517,7 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
         }
     };
     let dialect = Some(r.dialect);
-    let (rule, shown) = match first_content_as(dialect, r.tool, class, &masking, r.text) {
+    let (rule, shown) = match first_content_as(&plan, &masking, r.text) {
         Some(rule) => (rule, head.into_owned()),
         None if status_ok && class == ToolClass::Shell && http::is_request(r.input) => {
             let reply = http::failed_reply(&head)?;
@@ -532,7 +529,7 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
         None => {
             let code = r.exit_code.filter(|&c| c != 0)?;
             let line = format!("Exit code {code}");
-            (first_content_as(dialect, r.tool, class, &masked::Masking::default, &line)?, line)
+            (first_content_as(&plan, &masked::Masking::default, &line)?, line)
         }
     };
     // A shell command that exited 0 succeeded: a generic shape in its output
@@ -639,21 +636,23 @@ pub fn classify_result(r: &Reading<'_>, content: Option<&ContentRule>) -> Option
 
 /// The category of a program that failed: the first exit rule, else `nonzero-exit`.
 fn exit_class(dialect: Dialect, tool: &str, shown: &str) -> Option<&'static ClassRule> {
-    EXIT_CLASS_RULES
+    plan::of(Some(dialect), tool)
+        .exit_classify
         .iter()
-        .zip(&COMPILED.exit_classify)
-        .find(|(r, re)| in_scope(r.tools, tool) && in_dialect(r.formats, Some(dialect)) && re.is_match(shown))
-        .map(|(r, _)| r)
+        .map(|&i| usize::from(i))
+        .find(|&i| COMPILED.exit_classify[i].is_match(shown))
+        .map(|i| &EXIT_CLASS_RULES[i])
         .or_else(|| CLASS_RULES.iter().find(|r| r.id == "nonzero-exit"))
 }
 
 fn first_class(dialect: Option<Dialect>, tool: &str, text: &str) -> Option<&'static ClassRule> {
     let head = examined(unwrap_text(text));
-    CLASS_RULES
+    plan::of(dialect, tool)
+        .classify
         .iter()
-        .zip(&COMPILED.classify)
-        .find(|(r, re)| in_scope(r.tools, tool) && in_dialect(r.formats, dialect) && re.is_match(&head))
-        .map(|(r, _)| r)
+        .map(|&i| usize::from(i))
+        .find(|&i| COMPILED.classify[i].is_match(&head))
+        .map(|i| &CLASS_RULES[i])
 }
 
 #[cfg(test)]

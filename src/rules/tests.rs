@@ -63,7 +63,9 @@ fn every_content_rule_has_examples_that_behave() {
         }
         for text in rule.fires_on {
             assert!(re.is_match(&examined(text)), "{} must fire on {text:?}", rule.id);
-            assert!(first_content_as(dialect, tool, class, &|| masking, text).is_some(), "{text:?} must be detected");
+            let plan = plan::of(dialect, tool);
+            assert_eq!(plan.class, class);
+            assert!(first_content_as(&plan, &|| masking, text).is_some(), "{text:?} must be detected");
         }
         for text in rule.ignores {
             assert!(!re.is_match(&examined(text)), "{} must ignore {text:?}", rule.id);

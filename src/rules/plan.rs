@@ -1,0 +1,126 @@
+//! Which rules read one tool's results, worked out once per tool.
+//!
+//! A result meets the content rules in registry order, and each used to
+//! ask in turn whether the result's tool and dialect are in its scope and
+//! whether it reads that class of tool: about 80 rules and a thousand
+//! string comparisons for every result, a tenth of a scan's instructions
+//! on a database of short results. A scan meets few distinct tools, so
+//! the answer is listed once per (tool, dialect): the indexes of the rules
+//! that apply, in registry order. Matching walks only those, in the same
+//! order, so the first rule that fires is the same rule.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::classify::{CLASS_RULES, EXIT_CLASS_RULES};
+use super::content::CONTENT_RULES;
+use super::tools::{ToolClass, tool_class};
+use super::{in_dialect, in_scope, reads_class};
+use crate::model::Dialect;
+
+/// The rules that apply to the results of one tool in one dialect.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct ToolPlan {
+    /// The tool's class (`tools::tool_class`).
+    pub(super) class: ToolClass,
+    /// Content rules in the tool's and the dialect's scope that read
+    /// results of its class (`reads_class`), as indexes of `CONTENT_RULES`.
+    pub(super) content: Box<[u16]>,
+    /// Classification rules in scope, as indexes of `CLASS_RULES`.
+    pub(super) classify: Box<[u16]>,
+    /// Exit classification rules in scope, as indexes of `EXIT_CLASS_RULES`.
+    pub(super) exit_classify: Box<[u16]>,
+}
+
+impl ToolPlan {
+    /// The plan worked out from the registry, without the cache.
+    pub(super) fn build(dialect: Option<Dialect>, tool: &str) -> ToolPlan {
+        let class = tool_class(tool);
+        let indexes = |keep: &mut dyn FnMut(usize) -> bool, n: usize| -> Box<[u16]> {
+            (0..n).filter(|&i| keep(i)).map(|i| u16::try_from(i).expect("fewer than 65,536 rules")).collect()
+        };
+        let content = indexes(
+            &mut |i| {
+                let r = &CONTENT_RULES[i];
+                in_scope(r.tools, tool) && in_dialect(r.formats, dialect) && reads_class(r, class)
+            },
+            CONTENT_RULES.len(),
+        );
+        let classify = indexes(
+            &mut |i| in_scope(CLASS_RULES[i].tools, tool) && in_dialect(CLASS_RULES[i].formats, dialect),
+            CLASS_RULES.len(),
+        );
+        let exit_classify = indexes(
+            &mut |i| in_scope(EXIT_CLASS_RULES[i].tools, tool) && in_dialect(EXIT_CLASS_RULES[i].formats, dialect),
+            EXIT_CLASS_RULES.len(),
+        );
+        ToolPlan { class, content, classify, exit_classify }
+    }
+}
+
+/// Plans kept per thread: past this many distinct tool names (an input
+/// that names a new tool in every call) plans are built and not kept, so
+/// memory stays bounded.
+const KEPT: usize = 4096;
+
+type Plans = foldhash::HashMap<Box<str>, Vec<(Option<Dialect>, Rc<ToolPlan>)>>;
+
+thread_local! {
+    static PLANS: RefCell<Plans> = RefCell::new(Plans::default());
+}
+
+/// The plan for the results of `tool` in a session of `dialect` (`None`:
+/// only rules without a dialect scope).
+pub(super) fn of(dialect: Option<Dialect>, tool: &str) -> Rc<ToolPlan> {
+    PLANS.with(|plans| {
+        if let Some(kept) = plans.borrow().get(tool)
+            && let Some((_, plan)) = kept.iter().find(|(d, _)| *d == dialect)
+        {
+            return plan.clone();
+        }
+        let plan = Rc::new(ToolPlan::build(dialect, tool));
+        let mut plans = plans.borrow_mut();
+        if plans.len() < KEPT || plans.contains_key(tool) {
+            plans.entry(tool.into()).or_default().push((dialect, plan.clone()));
+        }
+        plan
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept plan is the plan the registry gives, for every dialect
+    /// (and none), for tools in and out of the rules' scopes.
+    #[test]
+    fn kept_plans_are_the_registry_s() {
+        let mut tools: Vec<&str> = CONTENT_RULES.iter().flat_map(|r| r.tools.iter().copied()).collect();
+        tools.extend(CLASS_RULES.iter().chain(EXIT_CLASS_RULES).flat_map(|r| r.tools.iter().copied()));
+        tools.extend(["Bash", "Read", "Edit", "get_weather", "mcp__fs__readFile", "", "é"]);
+        let dialects = std::iter::once(None).chain(Dialect::ALL.iter().copied().map(Some));
+        for dialect in dialects {
+            for tool in &tools {
+                // Twice: built, then kept.
+                for _ in 0..2 {
+                    assert_eq!(*of(dialect, tool), ToolPlan::build(dialect, tool), "{tool} in {dialect:?}");
+                }
+            }
+        }
+        let bash = of(Some(Dialect::CLAUDE_CODE), "Bash");
+        assert_eq!(bash.class, ToolClass::Shell);
+        assert!(!bash.content.is_empty() && bash.content.windows(2).all(|w| w[0] < w[1]), "registry order");
+        let scoped_out = of(Some(Dialect::CLAUDE_CODE), "get_weather");
+        assert!(scoped_out.content.len() < CONTENT_RULES.len(), "scopes leave rules out");
+    }
+
+    /// Past `KEPT` tool names, plans are still right but no longer kept.
+    #[test]
+    fn plans_kept_are_bounded() {
+        for i in 0..KEPT + 10 {
+            let tool = format!("tool_{i}");
+            assert_eq!(*of(Some(Dialect::PERI), &tool), ToolPlan::build(Some(Dialect::PERI), &tool));
+        }
+        PLANS.with(|p| assert!(p.borrow().len() <= KEPT));
+    }
+}
