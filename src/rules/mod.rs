@@ -171,21 +171,21 @@ struct Compiled {
     exit_classify: Vec<LazyRegex>,
     wrapper: Regex,
     benign: Vec<LazyRegex>,
-    exit_code: Regex,
+    /// `EXIT_CODE`, behind its needles: most texts report no exit code,
+    /// and an unanchored multi-line search of a clean 8 KiB text is long.
+    exit_code: LazyRegex,
 }
 
-static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    Compiled {
+/// How a result reports the exit code of its process (see `exit_code_of`).
+const EXIT_CODE: &str = r"(?m)^(?:Exit code:?|Exit Code:|Process exited with code|Command (?:failed|exited) with (?:exit )?code) (-?\d+)\.?\s*$|<exit_code>(-?\d+)</exit_code>|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code (-?\d+)>";
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     content: CONTENT_RULES.iter().map(|r| LazyRegex::new(r.pattern)).collect(),
     classify: CLASS_RULES.iter().map(|r| LazyRegex::new(r.pattern)).collect(),
     exit_classify: EXIT_CLASS_RULES.iter().map(|r| LazyRegex::new(r.pattern)).collect(),
     wrapper: Regex::new(content::PERI_WRAPPER).expect("wrapper compiles"),
     benign: benign::BENIGN_EXITS.iter().map(|b| LazyRegex::new(b.command)).collect(),
-    exit_code: Regex::new(
-        r"(?m)^(?:Exit code:?|Exit Code:|Process exited with code|Command (?:failed|exited) with (?:exit )?code) (-?\d+)\.?\s*$|<exit_code>(-?\d+)</exit_code>|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code (-?\d+)>",
-    )
-    .expect("exit code compiles"),
-}
+    exit_code: LazyRegex::new(EXIT_CODE),
 });
 
 fn in_scope(scope: &[&str], tool: &str) -> bool {
@@ -571,7 +571,7 @@ pub fn exit_code_of(text: &str) -> Option<i64> {
     if !COMPILED.exit_code.is_match(text) {
         return None;
     }
-    let c = COMPILED.exit_code.captures(text)?;
+    let c = COMPILED.exit_code.get().regex.captures(text)?;
     c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3))?.as_str().parse().ok()
 }
 

@@ -148,7 +148,8 @@ fn prefilters_never_change_an_answer() {
         .iter()
         .map(|r| r.pattern)
         .chain(CLASS_RULES.iter().chain(EXIT_CLASS_RULES).map(|r| r.pattern))
-        .chain(benign::BENIGN_EXITS.iter().map(|b| b.command));
+        .chain(benign::BENIGN_EXITS.iter().map(|b| b.command))
+        .chain([EXIT_CODE]);
     let mut filtered = 0;
     for pattern in patterns {
         let rule = LazyRegex::new(pattern);
@@ -159,6 +160,7 @@ fn prefilters_never_change_an_answer() {
         }
     }
     assert!(filtered >= 5, "only {filtered} patterns have needles");
+    assert!(LazyRegex::new(EXIT_CODE).get().needles.is_some(), "the exit-code search has needles");
 }
 
 #[test]

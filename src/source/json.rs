@@ -191,63 +191,113 @@ fn decode_literal(lit: &str) -> (String, bool) {
 /// Runs without escapes are copied whole: the hot path of every id and
 /// result text read.
 pub(crate) fn unescape(lit: &str) -> Option<(String, bool)> {
-    let body = lit.strip_prefix('"')?.strip_suffix('"')?;
-    let b = body.as_bytes();
-    // No early exit, so that the check runs vectorised over the whole body.
-    if b.iter().fold(false, |control, &c| control | (c < 0x20)) {
-        return None; // JSON strings hold no raw control characters
+    let b = lit.as_bytes();
+    if b.first() != Some(&b'"') {
+        return None;
     }
-    let mut out = String::with_capacity(body.len());
-    let mut repaired = false;
-    let mut i = 0;
-    loop {
-        let Some(k) = memchr::memchr2(b'\\', b'"', &b[i..]) else {
-            out.push_str(&body[i..]);
-            return Some((out, repaired));
-        };
-        let at = i + k;
-        if b[at] == b'"' {
-            return None; // an unescaped quote: the literal ended early
+    let mut text = String::with_capacity(b.len());
+    let (close, repaired) = scan_string(lit, 0, Some(&mut text))?;
+    (close == b.len() - 1).then_some((text, repaired))
+}
+
+/// Bytes of a chunk with the high bit of every byte that is a control
+/// character, a quote or a backslash (`SPECIAL`); exact for the lowest such
+/// byte, which is all `first_special` reads (a borrow may mark the bytes
+/// above it too).
+fn specials(chunk: u64) -> u64 {
+    const ONES: u64 = u64::MAX / 255;
+    let control = chunk.wrapping_sub(ONES * 0x20) & !chunk;
+    let q = chunk ^ (ONES * u64::from(b'"'));
+    let quote = q.wrapping_sub(ONES) & !q;
+    let s = chunk ^ (ONES * u64::from(b'\\'));
+    let slash = s.wrapping_sub(ONES) & !s;
+    (control | quote | slash) & (ONES << 7)
+}
+
+/// The index of the first control character, quote or backslash in `b` at
+/// or after `i`, eight bytes at a time.
+fn first_special(b: &[u8], mut i: usize) -> Option<usize> {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let found = specials(u64::from_le_bytes(chunk.try_into().ok()?));
+        if found != 0 {
+            return Some(i + found.trailing_zeros() as usize / 8);
         }
-        out.push_str(&body[i..at]);
+        i += 8;
+    }
+    b[i..].iter().position(|&c| c < 0x20 || c == b'"' || c == b'\\').map(|k| i + k)
+}
+
+/// Reads the JSON string that opens at `b[open]` (a quote), checked as JSON
+/// requires (no raw control character, only JSON's escapes), and, with
+/// `out`, appends its text there: lone UTF-16 surrogate escapes become
+/// U+FFFD (as `parse_lossy` does), and the flag says whether any did. The
+/// index of its closing quote; `None` when it is not a valid string.
+/// Runs without escapes are found eight bytes at a time and copied whole:
+/// the hot path of every id and result text read.
+fn scan_string(t: &str, open: usize, mut out: Option<&mut String>) -> Option<(usize, bool)> {
+    let b = t.as_bytes();
+    let mut repaired = false;
+    let mut run = open + 1;
+    let mut i = run;
+    loop {
+        let at = first_special(b, i)?;
+        match b[at] {
+            b'"' => {
+                // `run` and `at` are next to ASCII bytes: character boundaries.
+                if let Some(out) = out.as_deref_mut() {
+                    out.push_str(&t[run..at]);
+                }
+                return Some((at, repaired));
+            }
+            b'\\' => {}
+            _ => return None, // a raw control character
+        }
+        let escape = *b.get(at + 1)?;
         i = at + 2;
-        match *b.get(at + 1)? {
-            b'"' => out.push('"'),
-            b'\\' => out.push('\\'),
-            b'/' => out.push('/'),
-            b'b' => out.push('\u{8}'),
-            b'f' => out.push('\u{c}'),
-            b'n' => out.push('\n'),
-            b'r' => out.push('\r'),
-            b't' => out.push('\t'),
+        let decoded: Option<char> = match escape {
+            b'"' => Some('"'),
+            b'\\' => Some('\\'),
+            b'/' => Some('/'),
+            b'b' => Some('\u{8}'),
+            b'f' => Some('\u{c}'),
+            b'n' => Some('\n'),
+            b'r' => Some('\r'),
+            b't' => Some('\t'),
             b'u' => {
                 let unit = hex_unit(b.get(i..)?)?;
                 i += 4;
-                let low = || {
-                    let rest = b.get(i..)?;
-                    (rest.starts_with(b"\\u"))
-                        .then(|| hex_unit(&rest[2..]))
-                        .flatten()
-                        .filter(|u| (0xDC00..0xE000).contains(u))
-                };
-                let ch = match unit {
-                    0xD800..=0xDBFF => low().map(|lo| {
-                        i += 6;
-                        0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)
-                    }),
-                    0xDC00..=0xDFFF => None,
-                    u => Some(u32::from(u)),
-                };
-                match ch.and_then(char::from_u32) {
-                    Some(c) => out.push(c),
-                    None => {
+                if out.is_none() {
+                    // Only checked: any four hex digits are an escape.
+                    None
+                } else {
+                    let low = || {
+                        let rest = b.get(i..)?;
+                        (rest.starts_with(b"\\u"))
+                            .then(|| hex_unit(&rest[2..]))
+                            .flatten()
+                            .filter(|u| (0xDC00..0xE000).contains(u))
+                    };
+                    let ch = match unit {
+                        0xD800..=0xDBFF => low().map(|lo| {
+                            i += 6;
+                            0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)
+                        }),
+                        0xDC00..=0xDFFF => None,
+                        u => Some(u32::from(u)),
+                    };
+                    Some(ch.and_then(char::from_u32).unwrap_or_else(|| {
                         repaired = true;
-                        out.push('\u{fffd}');
-                    }
+                        '\u{fffd}'
+                    }))
                 }
             }
             _ => return None,
+        };
+        if let Some(out) = out.as_deref_mut() {
+            out.push_str(&t[run..at]);
+            out.extend(decoded);
         }
+        run = i;
     }
 }
 
@@ -316,10 +366,117 @@ pub(crate) fn string_ends_bytes(b: &[u8], cap: usize) -> Option<Decoded> {
     Some(Decoded { text: format!("{head}\n{tail}"), cut: true, repaired })
 }
 
+/// Reads `text` as one JSON object whose values are all scalars (strings,
+/// numbers, `true`, `false`, `null`), building nothing but one string:
+/// `each` is given every member in order, its key (which holds no escape)
+/// and its value's raw text, as serde_json's `RawValue` would give it; the
+/// text of the string value of the member `decode` is appended to `into`
+/// as it is read (`scan_string`), and the flag says whether a lone
+/// surrogate escape in it had to be replaced. `None` when the text is
+/// anything else, or when `each` says so: a nested value, a key with an
+/// escape, any syntax error; the caller then parses it with serde, which
+/// decides. Every string is checked as JSON requires (no raw control
+/// character, only JSON's escapes).
+pub(crate) fn flat_object<'a>(
+    text: &'a str,
+    decode: &str,
+    into: &mut String,
+    mut each: impl FnMut(&'a str, &'a str) -> Option<()>,
+) -> Option<bool> {
+    let b = text.as_bytes();
+    let mut repaired = false;
+    let mut i = skip_space(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_space(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return (skip_space(b, i + 1) == b.len()).then_some(repaired);
+    }
+    loop {
+        // A key: a string without escapes.
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = first_special(b, i + 1)?;
+        if b[end] != b'"' {
+            return None;
+        }
+        let key = &text[i + 1..end];
+        i = skip_space(b, end + 1);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_space(b, i + 1);
+        let start = i;
+        i = match *b.get(i)? {
+            b'"' if key == decode => {
+                let (close, r) = scan_string(text, i, Some(&mut *into))?;
+                repaired |= r;
+                close + 1
+            }
+            b'"' => scan_string(text, i, None)?.0 + 1,
+            b't' if b[i..].starts_with(b"true") => i + 4,
+            b'f' if b[i..].starts_with(b"false") => i + 5,
+            b'n' if b[i..].starts_with(b"null") => i + 4,
+            b'-' | b'0'..=b'9' => number_end(b, i)?,
+            _ => return None,
+        };
+        each(key, &text[start..i])?;
+        i = skip_space(b, i);
+        match *b.get(i)? {
+            b',' => i = skip_space(b, i + 1),
+            b'}' => return (skip_space(b, i + 1) == b.len()).then_some(repaired),
+            _ => return None,
+        }
+    }
+}
+
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the JSON number that starts at `i`, which must be one:
+/// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+fn number_end(b: &[u8], mut i: usize) -> Option<usize> {
+    let digits = |i: usize| b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => i += digits(i),
+        _ => return None,
+    }
+    if b.get(i) == Some(&b'.') {
+        let n = digits(i + 1);
+        if n == 0 {
+            return None;
+        }
+        i += 1 + n;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let n = digits(i);
+        if n == 0 {
+            return None;
+        }
+        i += n;
+    }
+    Some(i)
+}
+
 #[cfg(test)]
 mod ends_tests {
     use super::tests::parse_lossy;
     use super::*;
+    use serde_json::value::RawValue;
 
     /// The fast decoder says what serde_json (with the surrogate repair)
     /// says, on valid literals, repaired ones and broken ones.
@@ -353,6 +510,53 @@ mod ends_tests {
                 _ => None,
             };
             assert_eq!(unescape(lit), serde, "{lit}");
+        }
+    }
+
+    /// `flat_object` gives the members serde_json gives, raw values as
+    /// `RawValue` spells them, and refuses what is not a flat object.
+    #[test]
+    fn flat_objects_are_read_as_serde_reads_them() {
+        let members = |text: &str| {
+            let mut got = Vec::new();
+            let mut decoded = String::new();
+            flat_object(text, "d", &mut decoded, |k, v| {
+                got.push((k.to_string(), v.to_string()));
+                Some(())
+            })
+            .map(|repaired| (got, decoded, repaired))
+        };
+        let text = r#" {"a": "x\ty" , "n":-0.5e+3,"t":true,"f":false,"z":null,"d":"\u00e9\ud800"} "#;
+        let serde: Vec<(String, String)> =
+            serde_json::from_str::<std::collections::BTreeMap<String, Box<RawValue>>>(text)
+                .unwrap()
+                .into_iter()
+                .map(|(k, v)| (k, v.get().to_string()))
+                .collect();
+        let (mut got, decoded, repaired) = members(text).unwrap();
+        got.sort();
+        assert_eq!(got, serde);
+        assert_eq!((decoded.as_str(), repaired), ("é\u{fffd}", true));
+        assert_eq!(members("{}").map(|m| m.0.len()), Some(0));
+        for refused in [
+            r#"{"a":{}}"#,
+            r#"{"a":[1]}"#,
+            r#"{"\u0061":1}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":.5}"#,
+            r#"{"a":+1}"#,
+            r#"{"a":1e}"#,
+            r#"{"a":nul}"#,
+            r#"{"a":"\q"}"#,
+            "{\"a\":\"\u{1f}\"}",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1} x"#,
+            r#"["a"]"#,
+            r#"{"a":"open}"#,
+        ] {
+            assert!(members(refused).is_none(), "{refused}");
         }
     }
 

@@ -129,6 +129,18 @@ struct TextBlock<'a> {
 /// and the two ends of a result's text (`TEXT_CAP` bytes each); the rest
 /// is skipped over in place, borrowed rather than copied.
 pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Result<bool, String> {
+    parse_message_with(content, role_column, row, out, true)
+}
+
+/// `parse_message`, with the serde-free reading of flat tool rows or
+/// without it (the tests hold the two to the same answers).
+fn parse_message_with(
+    content: &str,
+    role_column: &str,
+    row: i64,
+    out: &mut Vec<Event>,
+    flat: bool,
+) -> Result<bool, String> {
     json::check_size(content.as_bytes())?;
     if content.len() > 4 * TEXT_CAP
         && let Some(done) = parse_long_result(content.as_bytes(), role_column, row, out)
@@ -136,14 +148,18 @@ pub fn parse_message(content: &str, role_column: &str, row: i64, out: &mut Vec<E
         return done;
     }
     // A tool row short enough that `raw_text` would decode its string
-    // whole: decoded by serde in the same pass. Anything else (an array, a
-    // lone surrogate, a broken row) takes the general path below.
-    if role_column == "tool"
-        && content.len() <= 2 * TEXT_CAP + 2
-        && let Ok(plain) = serde_json::from_str::<PlainMsg>(content)
-    {
-        let (msg, text) = plain.split();
-        return read_msg(msg, role_column, row, out, 0, text);
+    // whole: its members read without serde when they are all scalars
+    // (`flat_tool_row`), else decoded by serde in the same pass. Anything
+    // else (an array, a lone surrogate, a broken row) takes the general
+    // path below.
+    if role_column == "tool" && content.len() <= 2 * TEXT_CAP + 2 {
+        if flat && let Some(done) = flat_tool_row(content, row, out) {
+            return done;
+        }
+        if let Ok(plain) = serde_json::from_str::<PlainMsg>(content) {
+            let (msg, text) = plain.split();
+            return read_msg(msg, role_column, row, out, 0, text);
+        }
     }
     // Any other row whose blocks and calls all decode (an assistant's, as a
     // rule): decoded in the same pass. The general path reads what this one
@@ -172,6 +188,67 @@ fn parse_general(content: &str, role_column: &str, row: i64, out: &mut Vec<Event
             None => Err(invalid(&e)),
         },
     }
+}
+
+/// A tool row whose members are all scalars, the usual shape
+/// (`{"role":"tool","id":…,"tool_call_id":…,"content":"…","is_error":false}`),
+/// read without serde (`json::flat_object`) into the result `read_msg`
+/// would push for it. `None` when the row is not of that shape or holds
+/// anything serde would decide otherwise (a member the envelope or an
+/// assistant's row has, a key written twice, an escape in the role or
+/// the id, a content that does not decode): it is then parsed with serde.
+fn flat_tool_row(content: &str, row: i64, out: &mut Vec<Event>) -> Option<Result<bool, String>> {
+    #[derive(Default)]
+    struct Members<'a> {
+        role: Option<Option<&'a str>>,
+        id: Option<Option<&'a str>>,
+        tool_call_id: Option<&'a str>,
+        content: Option<()>,
+        is_error: Option<&'a str>,
+    }
+    // A string without escapes, or null, as the `Cow<str>` members take it.
+    fn plain(raw: &str) -> Option<Option<&str>> {
+        if raw == "null" {
+            return Some(None);
+        }
+        let body = raw.strip_prefix('"')?.strip_suffix('"')?;
+        (!body.contains('\\')).then_some(Some(body))
+    }
+    fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+        // serde refuses a member written twice.
+        slot.is_none().then(|| *slot = Some(value))
+    }
+    let mut m = Members::default();
+    let mut text = String::with_capacity(content.len());
+    let repaired = json::flat_object(content, "content", &mut text, |key, raw| match key {
+        "role" => once(&mut m.role, plain(raw)?),
+        "id" => once(&mut m.id, plain(raw)?),
+        "tool_call_id" => once(&mut m.tool_call_id, raw),
+        // A string is decoded into `text` as it is read (whole, as
+        // `string_ends` decodes one this short), and null is none.
+        "content" if raw == "null" || raw.starts_with('"') => once(&mut m.content, ()),
+        "content" => None,
+        "is_error" => once(&mut m.is_error, raw),
+        "tool_calls" | "version" | "type" | "message" => None,
+        _ => Some(()),
+    })?;
+    if m.role.flatten().is_some_and(|r| r != "tool") {
+        return None;
+    }
+    let call_id = match m.tool_call_id {
+        Some(raw) if raw != "null" => raw_id_ref(raw).into_owned(),
+        _ => return Some(Err("tool message without tool_call_id".into())),
+    };
+    out.push(Event::Result(ToolResult {
+        call_id,
+        text,
+        truncated: false,
+        flag: Some(m.is_error == Some("true")),
+        exit_code: None,
+        time: m.id.flatten().and_then(uuid_v7_time),
+        row,
+    }));
+    Some(Ok(repaired))
 }
 
 /// The fast path for a tool row whose `content` is one long string (a big
@@ -308,7 +385,7 @@ fn read_msg<'a>(
         && let Some(mirrors) = mirrors
     {
         for c in mirrors {
-            let id = c.id.map(raw_id_ref).unwrap_or_default();
+            let id = c.id.map(|raw| raw_id_ref(raw.get())).unwrap_or_default();
             if out[start..].iter().any(|e| matches!(e, Event::Call(c) if *c.id == *id)) {
                 continue;
             }
@@ -332,14 +409,14 @@ fn is_true(raw: Option<&RawValue>) -> bool {
 
 /// An id: a string's text, or a number's digits.
 fn raw_id(raw: &RawValue) -> String {
-    raw_id_ref(raw).into_owned()
+    raw_id_ref(raw.get()).into_owned()
 }
 
 /// `raw_id`, borrowed when the id is a string without escapes (as ids are):
 /// its text is then its bytes between the quotes.
-fn raw_id_ref(raw: &RawValue) -> Cow<'_, str> {
+fn raw_id_ref(raw: &str) -> Cow<'_, str> {
     const CAP: usize = 256;
-    let t = raw.get().trim();
+    let t = raw.trim();
     if !t.starts_with('"') {
         return Cow::Borrowed(t);
     }
@@ -611,6 +688,140 @@ mod tests {
         }
     }
 
+    /// Tool rows read without serde (`flat_tool_row`) read as serde reads
+    /// them: the same events, the same repair flag, the same error.
+    fn same_with_and_without_flat(json: &str) {
+        for role in ["tool", "assistant", ""] {
+            let (mut flat, mut serde) = (vec![], vec![]);
+            let a = parse_message_with(json, role, 3, &mut flat, true);
+            let b = parse_message_with(json, role, 3, &mut serde, false);
+            assert_eq!((a, flat), (b, serde), "{role}: {json:?}");
+        }
+    }
+
+    #[test]
+    fn flat_tool_rows_read_as_serde_reads_them() {
+        let cases = [
+            r#"{"role":"tool","id":"019e9069-e494-70c6-a6a3-a4506513270e","tool_call_id":"c1","content":"ok","is_error":false}"#,
+            r#" { "role" : "tool" , "tool_call_id" : "c1" , "content" : "a\n\"b\"\t\/\b\f\r\\" , "is_error" : true } "#,
+            r#"{"role":"tool","tool_call_id":"c\u0032","content":"\u00e9 \ud83d\ude00 \u4E2D","is_error":true}"#,
+            r#"{"role":"tool","tool_call_id":"c5","content":"lone \ud800 and \udc00"}"#,
+            r#"{"role":"tool","tool_call_id":7,"content":null,"is_error":null}"#,
+            r#"{"role":"tool","tool_call_id":-1.5e3,"content":"n"}"#,
+            r#"{"role":"tool","tool_call_id":true,"content":"t"}"#,
+            r#"{"role":"tool","tool_call_id":null,"content":"x"}"#,
+            r#"{"role":"tool","tool_call_id":"c3"}"#,
+            r#"{"role":"tool","content":"no id"}"#,
+            r#"{"role":null,"tool_call_id":"c6","content":"role null"}"#,
+            r#"{"tool_call_id":"c6","content":"no role: the column's"}"#,
+            r#"{"role":"to\u006cl","tool_call_id":"c6","content":"escaped role"}"#,
+            r#"{"role":"assistant","tool_call_id":"c6","content":"another role"}"#,
+            r#"{"role":5,"tool_call_id":"c6","content":"x"}"#,
+            r#"{"role":"tool","id":"\u0030","tool_call_id":"c6","content":"escaped id"}"#,
+            r#"{"role":"tool","id":42,"tool_call_id":"c6","content":"x"}"#,
+            r#"{"role":"tool","tool_call_id":"c9","content":"dup","content":"licate"}"#,
+            r#"{"role":"tool","role":"tool","tool_call_id":"c9","content":"x"}"#,
+            r#"{"role":"tool","tool_call_id":"c9","tool_call_id":"c9","content":"x"}"#,
+            r#"{"role":"tool","tool_call_id":"c9","content":"x","is_error":true,"is_error":false}"#,
+            r#"{"role":"tool","tool_call_id":"c9","content":"x","extra":1,"extra":"again","more":null}"#,
+            r#"{"role":"tool","tool_call_id":"c9","content":"x","extra":{"nested":1}}"#,
+            r#"{"role":"tool","tool_call_id":"c9","content":"x","extra":[1]}"#,
+            r#"{"role":"tool","tool_call_id":"c9","content":"x","extra":"lone \ud800"}"#,
+            r#"{"role":"tool","tool_call_id":"c4","content":[{"type":"text","text":"x"},"y"]}"#,
+            r#"{"role":"tool","tool_call_id":"c4","content":12}"#,
+            r#"{"role":"tool","tool_call_id":"c4","content":false}"#,
+            r#"{"version":1,"type":"message","message":{"role":"tool","tool_call_id":"c7","content":"in an envelope"}}"#,
+            r#"{"role":"tool","tool_call_id":"c7","content":"x","version":1}"#,
+            r#"{"role":"tool","tool_call_id":"c7","content":"x","type":"message"}"#,
+            r#"{"tool_call_id":"c7","content":"x","type":"message"}"#,
+            r#"{"tool_call_id":"c7","content":"x","version":2}"#,
+            r#"{"type":"reminder","version":1}"#,
+            r#"{"role":"tool","tool_call_id":"c7","content":"x","tool_calls":[]}"#,
+            r#"{"role":"tool","tool_call_id":"c7","content":"x","message":null}"#,
+            r#"{"role":"tool","tool_call_id":"c8","content":"bad \x escape"}"#,
+            r#"{"role":"tool","tool_call_id":"c8","content":"short \u12"}"#,
+            "{\"role\":\"tool\",\"tool_call_id\":\"c8\",\"content\":\"raw\ncontrol\"}",
+            "{\"role\":\"tool\",\"tool_call_id\":\"c\t8\",\"content\":\"raw tab in an id\"}",
+            "{\"ro\u{1}le\":\"tool\",\"tool_call_id\":\"c8\",\"content\":\"control in a key\"}",
+            r#"{"rol\u0065":"tool","tool_call_id":"c8","content":"escaped key"}"#,
+            r#"{"role":"tool","tool_call_id":"c8","content":"x",}"#,
+            r#"{"role":"tool","tool_call_id":"c8","content":"x"} trailing"#,
+            r#"{"role":"tool","tool_call_id":"c8","content":"x"}}"#,
+            r#"{"role":"tool","tool_call_id":01,"content":"x"}"#,
+            r#"{"role":"tool","tool_call_id":1.,"content":"x"}"#,
+            r#"{"role":"tool","tool_call_id":-,"content":"x"}"#,
+            r#"{"role":"tool","tool_call_id":1e,"content":"x"}"#,
+            r#"{"role":"tool","tool_call_id":"c8","content":"x","is_error":tru}"#,
+            r#"{"role":"tool","tool_call_id":"c8","content":"x","is_error":falsey}"#,
+            r#"{"role":"tool","tool_call_id":"c8" "content":"x"}"#,
+            r#"{"role":"tool","tool_call_id":"c8","content":"unclosed}"#,
+            r#"{"role":"tool","tool_call_id":"c8","content":"ends in a backslash\"}"#,
+            r#"{}"#,
+            r#"  {  }  "#,
+            r#"[]"#,
+            r#""#,
+            r#"{"#,
+            "{\"role\":\"tool\",\"tool_call_id\":\"c8\",\"content\":\"é 中 😀\"}",
+        ];
+        for json in cases {
+            same_with_and_without_flat(json);
+        }
+        let long_id = format!(r#"{{"role":"tool","tool_call_id":"{}","content":"x"}}"#, "i".repeat(600));
+        same_with_and_without_flat(&long_id);
+        // The usual row is read without serde.
+        let mut out = vec![];
+        assert_eq!(flat_tool_row(cases[0], 3, &mut out), Some(Ok(false)));
+    }
+
+    /// Seeded mutations of tool rows (bytes JSON gives meaning to, put in,
+    /// taken out or swapped), each read with and without `flat_tool_row`:
+    /// the answers must agree, whatever the bytes.
+    #[test]
+    fn flat_tool_rows_agree_with_serde_on_mutated_rows() {
+        let seeds = [
+            r#"{"role":"tool","id":"019e9069-e494-70c6-a6a3-a4506513270e","tool_call_id":"call_1","content":"line \"one\"\n\tline two \u00e9","is_error":false}"#,
+            r#"{"role":"tool","tool_call_id":12,"content":null,"is_error":true,"x":-0.5E+2}"#,
+            r#"{"tool_call_id":"a","content":"\ud83d\ude00 \\ done"}"#,
+        ];
+        let alphabet: &[&str] = &[
+            "\"", "\\", "{", "}", "[", "]", ":", ",", " ", "\n", "\u{1}", "u", "0", "1", "-", ".", "e", "+", "t", "n",
+            "é", "\\u", "d8", "00",
+        ];
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut flat_taken = 0;
+        for round in 0..6000 {
+            let mut row = seeds[round % seeds.len()].to_string();
+            for _ in 0..1 + next(3) {
+                let at = (0..=row.len())
+                    .filter(|&i| row.is_char_boundary(i))
+                    .nth(next(row.chars().count() + 1))
+                    .unwrap_or(0);
+                match next(3) {
+                    0 => row.insert_str(at, alphabet[next(alphabet.len())]),
+                    1 => {
+                        if let Some(c) = row[at..].chars().next() {
+                            row.replace_range(at..at + c.len_utf8(), "");
+                        }
+                    }
+                    _ => {
+                        if let Some(c) = row[at..].chars().next() {
+                            row.replace_range(at..at + c.len_utf8(), alphabet[next(alphabet.len())]);
+                        }
+                    }
+                }
+            }
+            flat_taken += usize::from(flat_tool_row(&row, 3, &mut vec![]).is_some());
+            same_with_and_without_flat(&row);
+        }
+        assert!(flat_taken > 500, "the mutated rows reach the flat path ({flat_taken})");
+    }
+
     /// The one-pass path for other rows reads what the general path reads.
     #[test]
     fn block_rows_read_as_the_general_path_reads_them() {
@@ -646,7 +857,7 @@ mod tests {
 
     #[test]
     fn raw_ids_borrow_only_plain_strings() {
-        let id = |json: &str| raw_id_ref(serde_json::from_str::<&RawValue>(json).unwrap()).into_owned();
+        let id = |json: &str| raw_id_ref(serde_json::from_str::<&RawValue>(json).unwrap().get()).into_owned();
         for (json, want) in
             [(r#""abc""#, "abc"), (r#""a\"b""#, "a\"b"), (r#""x\u0031""#, "x1"), ("42", "42"), (r#""""#, "")]
         {
