@@ -8,7 +8,6 @@ pub mod findings;
 pub mod normalize;
 pub mod sequence;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
@@ -263,7 +262,7 @@ fn judge_calls(session: Session, redaction: Redaction) -> JudgedSession {
     paired.duplicates.retain(|&i| !calls_in[i].id.is_empty());
     // Per file: was it modified by a successful edit/write with no successful
     // read since? Walked in call order, so only earlier calls count.
-    let mut modified_unread: HashMap<&str, bool> = HashMap::new();
+    let mut modified_unread: foldhash::HashMap<&str, bool> = foldhash::HashMap::default();
     let mut outcomes = Vec::with_capacity(paired.pairs.len());
     for p in &paired.pairs {
         let call = &calls_in[p.call];
@@ -325,7 +324,7 @@ fn judge_pair(
     format: Dialect,
     call: &Call,
     result: &ToolResult,
-    modified_unread: &HashMap<&str, bool>,
+    modified_unread: &foldhash::HashMap<&str, bool>,
     redaction: Redaction,
 ) -> Outcome {
     let flagged = result.flag == Some(true);

@@ -3,7 +3,7 @@
 //! oscillation, abandonment, recovery, the argument changes that repaired a
 //! call, and whether the error text helped.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
@@ -121,7 +121,7 @@ fn failure(c: &JudgedCall) -> Option<&Failure> {
 
 /// Analyse one judged session.
 pub fn analyze(s: &JudgedSession) -> SessionSequences {
-    let mut by_tool: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_tool: foldhash::HashMap<&str, Vec<usize>> = foldhash::HashMap::default();
     for (i, c) in s.calls.iter().enumerate() {
         by_tool.entry(c.tool.as_str()).or_default().push(i);
     }
