@@ -231,8 +231,21 @@ fn hide_secrets(s: &mut JudgedSession, redaction: Redaction) {
     if let Some(o) = s.origin.as_mut() {
         hide(o);
     }
+    // A session calls a few tools many times: each name is read once.
+    let mut tools: Vec<(String, Option<String>)> = Vec::new();
     for c in &mut s.calls {
-        hide(&mut c.tool);
+        let known = tools.iter().position(|(name, _)| *name == c.tool);
+        let i = known.unwrap_or_else(|| {
+            let hidden = match redaction.apply(&c.tool) {
+                std::borrow::Cow::Owned(o) => Some(o),
+                std::borrow::Cow::Borrowed(_) => None,
+            };
+            tools.push((c.tool.clone(), hidden));
+            tools.len() - 1
+        });
+        if let Some(hidden) = &tools[i].1 {
+            c.tool.clone_from(hidden);
+        }
         hide(&mut c.call_id);
         for v in c.violations.iter_mut().flatten() {
             hide(&mut v.text);
@@ -443,6 +456,28 @@ mod tests {
         assert!(both.flagged && !both.is_hidden());
         assert_eq!(both.message, "Error: old_string not found in /x");
         assert_eq!(s.calls[3].outcome, Outcome::Success);
+    }
+
+    /// A tool name is read for secrets once a session, and every call of
+    /// the tool gets the redacted name (and none without redaction).
+    #[test]
+    fn secrets_in_tool_names_are_hidden_on_every_call() {
+        let secret = "mcp__x__sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA";
+        let session = || {
+            let events = Builder::new()
+                .call(secret, json!({}), "ok", Some(false))
+                .call("Read", json!({}), "ok", Some(false))
+                .call(secret, json!({}), "ok", Some(false))
+                .events;
+            Session { id: "s".into(), events, ..Session::default() }
+        };
+        let judge = Judge::new(Arc::default(), sequence::DEFAULT_STREAK_THRESHOLD);
+        let on = judge.clone().judge(session());
+        let tools: Vec<&str> = on.calls.iter().map(|c| c.tool.as_str()).collect();
+        assert_eq!(tools[1], "Read");
+        assert!(tools[0] == tools[2] && !tools[0].contains("AAAAAAAA"), "{tools:?}");
+        let off = judge.redacting(Redaction::Off).judge(session());
+        assert!(off.calls.iter().filter(|c| c.tool == secret).count() == 2);
     }
 
     #[test]

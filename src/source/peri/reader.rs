@@ -155,6 +155,7 @@ pub(super) fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()
     cx.progress(0, total);
 
     let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut by_bytes: foldhash::HashMap<Vec<u8>, usize> = foldhash::HashMap::default();
     let mut stmt = match touched {
         Some(_) => conn.prepare(
             "SELECT rowid, thread_id, role, content FROM messages
@@ -214,21 +215,38 @@ pub(super) fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()
             if read.is_multiple_of(1024) {
                 assembler.cx.progress(rowid.max(0) as u64, total);
             }
-            let thread = match r.get_ref(1)? {
-                ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t),
-                other => Cow::Owned(text_of(other)),
+            // A thread id is looked up by its bytes (foldhash, no UTF-8
+            // check): the id is the same on every row of a thread. Ids
+            // are named as `text_of` spells them, so that two spellings
+            // one repair makes equal are one thread, as before.
+            let raw = match r.get_ref(1)? {
+                ValueRef::Text(t) | ValueRef::Blob(t) => Some(t),
+                _ => None,
             };
-            let index = match ids.get(thread.as_ref()) {
+            let index = match raw.and_then(|t| by_bytes.get(t)) {
                 Some(&i) => i,
                 None => {
-                    let states = &mut assembler.states;
-                    states.push(ThreadState {
-                        empty: sessions.open(&thread, INFO.dialect, assembler.cx),
-                        last_row: last_row.get(thread.as_ref()).copied().unwrap_or(i64::MAX),
-                        open: None,
-                    });
-                    ids.insert(thread.to_string(), states.len() - 1);
-                    states.len() - 1
+                    let thread = match r.get_ref(1)? {
+                        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t),
+                        other => Cow::Owned(text_of(other)),
+                    };
+                    let i = match ids.get(thread.as_ref()) {
+                        Some(&i) => i,
+                        None => {
+                            let states = &mut assembler.states;
+                            states.push(ThreadState {
+                                empty: sessions.open(&thread, INFO.dialect, assembler.cx),
+                                last_row: last_row.get(thread.as_ref()).copied().unwrap_or(i64::MAX),
+                                open: None,
+                            });
+                            ids.insert(thread.to_string(), states.len() - 1);
+                            states.len() - 1
+                        }
+                    };
+                    if let Some(t) = raw {
+                        by_bytes.insert(t.to_vec(), i);
+                    }
+                    i
                 }
             };
             if assembler.states[index].empty.is_none() {
