@@ -99,6 +99,23 @@ fn count_call(t: &mut ToolReport, outcome: &Outcome) {
     }
 }
 
+/// The counts of `from` (a session's, by `count_call`) added to `into`.
+fn add_counts(into: &mut ToolReport, from: &ToolReport) {
+    into.calls += from.calls;
+    into.errors += from.errors;
+    into.flagged_errors += from.flagged_errors;
+    into.content_errors += from.content_errors;
+    into.hidden_errors += from.hidden_errors;
+    for (category, n) in &from.categories {
+        match into.categories.get_mut(category) {
+            Some(m) => *m += n,
+            None => {
+                into.categories.insert(category.clone(), *n);
+            }
+        }
+    }
+}
+
 fn tool_entry<'a>(map: &'a mut BTreeMap<String, ToolReport>, tool: &str) -> &'a mut ToolReport {
     // Look up by reference first: this runs for every call.
     if !map.contains_key(tool) {
@@ -194,12 +211,21 @@ impl Aggregator {
         self.see(s);
         let mut counted = 0u64;
         let (mut results, mut with_text) = (0u64, 0u64);
+        // Each tool's counts for the session, added to the source's and the
+        // scan's rows once a tool (a session calls a few tools many times).
+        let mut per_tool: Vec<ToolReport> = Vec::new();
         for c in &s.calls {
             if self.options.filters.call_ok(c) {
                 counted += 1;
                 results += u64::from(c.result.is_some());
                 with_text += u64::from(c.result.as_ref().is_some_and(|r| !r.text.trim_start().is_empty()));
-                self.count(c);
+                self.count(c, &mut per_tool);
+            }
+        }
+        for counts in &per_tool {
+            add_counts(tool_entry(&mut self.tools, &counts.tool), counts);
+            if let Some(per_source) = self.source_tools.last_mut() {
+                add_counts(tool_entry(per_source, &counts.tool), counts);
             }
         }
         let filters = &self.options.filters;
@@ -387,14 +413,15 @@ impl Aggregator {
     }
 
     /// Count one call that passed the filters.
-    fn count(&mut self, c: &JudgedCall) {
+    fn count(&mut self, c: &JudgedCall, per_tool: &mut Vec<ToolReport>) {
         if let (Some(ts), Some(v)) = (self.schemas.get(&c.tool), &c.violations) {
             self.schema_agg.add(ts, c, v);
         }
-        count_call(tool_entry(&mut self.tools, &c.tool), &c.outcome);
-        if let Some(per_source) = self.source_tools.last_mut() {
-            count_call(tool_entry(per_source, &c.tool), &c.outcome);
-        }
+        let i = per_tool.iter().position(|t| t.tool == c.tool).unwrap_or_else(|| {
+            per_tool.push(ToolReport { tool: c.tool.clone(), ..ToolReport::default() });
+            per_tool.len() - 1
+        });
+        count_call(&mut per_tool[i], &c.outcome);
         match &c.outcome {
             Outcome::Success => {}
             Outcome::Unpaired => self.totals.unpaired_calls += 1,

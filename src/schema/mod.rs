@@ -28,6 +28,9 @@ pub struct ToolSchema {
     /// The required parameters whose schema does not allow a blank string
     /// (`"minLength": 0` does): decided once, checked on every call.
     not_blank: Vec<String>,
+    /// The allowed values of each top-level parameter that has an enum:
+    /// asked for every argument of every call (`enum_of`).
+    enums: Vec<(String, Vec<Value>)>,
 }
 
 impl ToolSchema {
@@ -51,6 +54,9 @@ impl ToolSchema {
             })
             .cloned()
             .collect();
+        let enums = schema.get("properties").and_then(Value::as_object).map_or(Vec::new(), |p| {
+            p.iter().filter_map(|(name, s)| Some((name.clone(), s.get("enum")?.as_array()?.clone()))).collect()
+        });
         Ok(ToolSchema {
             tool: tool.to_string(),
             origin: origin.to_string(),
@@ -59,6 +65,7 @@ impl ToolSchema {
             properties,
             required,
             not_blank,
+            enums,
         })
     }
 
@@ -84,7 +91,7 @@ impl ToolSchema {
 
     /// The allowed values of a top-level parameter, if it has an enum.
     pub fn enum_of(&self, param: &str) -> Option<&Vec<Value>> {
-        self.schema.get("properties")?.get(param)?.get("enum")?.as_array()
+        self.enums.iter().find(|(name, _)| name == param).map(|(_, values)| values)
     }
 }
 
@@ -288,6 +295,25 @@ mod tests {
     fn grep() -> ToolSchema {
         let b = builtin::for_dialect(Dialect::CLAUDE_CODE).into_iter().find(|(t, _)| *t == "Grep").unwrap();
         ToolSchema::new(b.0, b.1, "built-in claude-code").unwrap()
+    }
+
+    /// `enum_of` answers from the top-level properties only, as the
+    /// schema says them.
+    #[test]
+    fn enums_of_top_level_parameters() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "mode": {"enum": ["a", "b"]},
+                "free": {"type": "string"},
+                "nested": {"type": "object", "properties": {"inner": {"enum": [1]}}}
+            }
+        });
+        let ts = ToolSchema::new("T", schema, "test").unwrap();
+        assert_eq!(ts.enum_of("mode"), Some(&vec![Value::from("a"), Value::from("b")]));
+        for none in ["free", "nested", "inner", "absent"] {
+            assert_eq!(ts.enum_of(none), None, "{none}");
+        }
     }
 
     #[test]
