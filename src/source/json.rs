@@ -437,6 +437,100 @@ pub(crate) fn flat_object<'a>(
     }
 }
 
+/// The most arrays and objects, one inside another, that the serde-free
+/// readers follow (`value_end`); a deeper value is left to serde, whose own
+/// limit (128) then decides.
+pub(crate) const NESTING: usize = 100;
+
+/// The end of the JSON value that starts at `text[i]`, checked as JSON
+/// requires (strings as `scan_string` checks them, numbers by their
+/// grammar, arrays and objects whole); `depth` is how many arrays and
+/// objects enclose it. `None` when it is not one valid value, or is nested
+/// past `NESTING`.
+pub(crate) fn value_end(text: &str, i: usize, depth: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    match *b.get(i)? {
+        b'"' => Some(scan_string(text, i, None)?.0 + 1),
+        b't' if b[i..].starts_with(b"true") => Some(i + 4),
+        b'f' if b[i..].starts_with(b"false") => Some(i + 5),
+        b'n' if b[i..].starts_with(b"null") => Some(i + 4),
+        b'-' | b'0'..=b'9' => number_end(b, i),
+        b'[' if depth < NESTING => array(text, i, |at| value_end(text, at, depth + 1)),
+        b'{' if depth < NESTING => object(text, i, |_, at| value_end(text, at, depth + 1)),
+        _ => None,
+    }
+}
+
+/// Reads the JSON array that opens at `text[i]` (`[`): `each` is given the
+/// index each item starts at and returns the index it ends at, having read
+/// it (`value_end` reads any). The index after the closing bracket.
+pub(crate) fn array(text: &str, i: usize, mut each: impl FnMut(usize) -> Option<usize>) -> Option<usize> {
+    let b = text.as_bytes();
+    if b.get(i) != Some(&b'[') {
+        return None;
+    }
+    let mut j = skip_space(b, i + 1);
+    if b.get(j) == Some(&b']') {
+        return Some(j + 1);
+    }
+    loop {
+        j = skip_space(b, each(j)?);
+        match *b.get(j)? {
+            b',' => j = skip_space(b, j + 1),
+            b']' => return Some(j + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Reads the JSON object that opens at `text[i]` (`{`): `each` is given
+/// every member's key, which must hold no escape (serde compares decoded
+/// keys: an escaped one is left to it), and the index its value starts at,
+/// and returns the index the value ends at, having read it. The index
+/// after the closing brace.
+pub(crate) fn object<'a>(
+    text: &'a str,
+    i: usize,
+    mut each: impl FnMut(&'a str, usize) -> Option<usize>,
+) -> Option<usize> {
+    let b = text.as_bytes();
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut j = skip_space(b, i + 1);
+    if b.get(j) == Some(&b'}') {
+        return Some(j + 1);
+    }
+    loop {
+        if b.get(j) != Some(&b'"') {
+            return None;
+        }
+        let end = first_special(b, j + 1)?;
+        if b[end] != b'"' {
+            return None;
+        }
+        let key = &text[j + 1..end];
+        j = skip_space(b, end + 1);
+        if b.get(j) != Some(&b':') {
+            return None;
+        }
+        j = skip_space(b, each(key, skip_space(b, j + 1))?);
+        match *b.get(j)? {
+            b',' => j = skip_space(b, j + 1),
+            b'}' => return Some(j + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Reads `text` as one JSON object and nothing else but whitespace around
+/// it (see `object`).
+pub(crate) fn whole_object<'a>(text: &'a str, each: impl FnMut(&'a str, usize) -> Option<usize>) -> Option<()> {
+    let b = text.as_bytes();
+    let end = object(text, skip_space(b, 0), each)?;
+    (skip_space(b, end) == b.len()).then_some(())
+}
+
 fn skip_space(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;

@@ -11,38 +11,57 @@ use serde_json::value::RawValue;
 use crate::model::{Call, Event, TEXT_CAP, ToolResult};
 use crate::source::json::{self, Decoded, string_ends, string_ends_bytes};
 
+/// A JSON value kept as its text, as serde_json's `RawValue` gives it
+/// (checked, whitespace around it left out): read by serde through
+/// `RawValue`, or made by the serde-free readers from a value they checked
+/// (`flat_tool_row`, `block_row`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Raw<'a>(&'a str);
+
+impl<'a> Raw<'a> {
+    fn get(self) -> &'a str {
+        self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'de RawValue>::deserialize(d).map(|r| Raw(r.get()))
+    }
+}
+
 /// A stored message, with only what the analysis reads. Its `content` and
 /// `tool_calls` are kept raw (`Msg`), or, for a row read in one pass,
 /// decoded as what they must then be: the string of a tool row
 /// (`PlainMsg`), the blocks and mirrored calls of another (`BlockMsg`).
 #[derive(Deserialize)]
 #[serde(bound(deserialize = "'de: 'a, C: Deserialize<'de>, T: Deserialize<'de>"))]
-struct Message<'a, C, T = &'a RawValue> {
+struct Message<'a, C, T = Raw<'a>> {
     #[serde(borrow, default)]
     role: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    tool_call_id: Option<&'a RawValue>,
+    tool_call_id: Option<Raw<'a>>,
     #[serde(default = "none")]
     content: Option<C>,
     #[serde(borrow, default)]
-    is_error: Option<&'a RawValue>,
+    is_error: Option<Raw<'a>>,
     #[serde(default = "none")]
     tool_calls: Option<T>,
     #[serde(borrow, default)]
-    version: Option<&'a RawValue>,
+    version: Option<Raw<'a>>,
     #[serde(borrow, default, rename = "type")]
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
+    message: Option<Raw<'a>>,
 }
 
 fn none<C>() -> Option<C> {
     None
 }
 
-type Msg<'a> = Message<'a, &'a RawValue>;
+type Msg<'a> = Message<'a, Raw<'a>>;
 type PlainMsg<'a> = Message<'a, String>;
 type BlockMsg<'a> = Message<'a, Vec<Block<'a>>, Vec<Mirror<'a>>>;
 
@@ -82,35 +101,35 @@ struct Block<'a> {
     #[serde(borrow, default, rename = "type")]
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Raw<'a>>,
     #[serde(borrow, default)]
     name: Option<Cow<'a, str>>,
     #[serde(default)]
     input: Option<Value>,
     #[serde(borrow, default)]
-    tool_use_id: Option<&'a RawValue>,
+    tool_use_id: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+    content: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    is_error: Option<&'a RawValue>,
+    is_error: Option<Raw<'a>>,
 }
 
 #[derive(Deserialize)]
 struct Mirror<'a> {
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Raw<'a>>,
     #[serde(borrow, default)]
     name: Option<Cow<'a, str>>,
     /// Parsed only when the call is not a copy of a block already read.
     #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    arguments: Option<Raw<'a>>,
 }
 
 /// The items of a JSON array, each as `T`; an item that is not one is
 /// left out. One pass when every item fits, the usual case.
-fn items<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Vec<T> {
+fn items<'a, T: Deserialize<'a>>(raw: Raw<'a>) -> Vec<T> {
     serde_json::from_str::<Vec<T>>(raw.get()).unwrap_or_else(|_| {
-        let all: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
+        let all: Vec<Raw> = serde_json::from_str(raw.get()).unwrap_or_default();
         all.into_iter().filter_map(|item| serde_json::from_str(item.get()).ok()).collect()
     })
 }
@@ -118,7 +137,7 @@ fn items<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Vec<T> {
 #[derive(Deserialize)]
 struct TextBlock<'a> {
     #[serde(borrow, default)]
-    text: Option<&'a RawValue>,
+    text: Option<Raw<'a>>,
 }
 
 /// Turn one stored message into calls and results, appended to `out`.
@@ -166,6 +185,12 @@ fn parse_message_with(
     // reads when it succeeds: the same types over the same bytes; a row it
     // cannot read (a string content, an odd block) takes the general path,
     // as does a tool message (its content is a text, not blocks).
+    if role_column != "tool"
+        && flat
+        && let Some(done) = block_row(content, role_column, row, out)
+    {
+        return done;
+    }
     if role_column != "tool"
         && let Ok(whole) = serde_json::from_str::<BlockMsg>(content)
         && whole.role.as_deref() != Some("tool")
@@ -251,6 +276,134 @@ fn flat_tool_row(content: &str, row: i64, out: &mut Vec<Event>) -> Option<Result
     Some(Ok(repaired))
 }
 
+/// Any other row (an assistant's, as a rule) read without serde into what
+/// the one-pass serde read (`BlockMsg`) gives `read_msg`: its members, its
+/// content blocks and its mirrored calls, each read once, every value
+/// checked as JSON requires; only a call's `input` is built, by serde from
+/// its text. `None` whenever serde might decide otherwise: the row or an
+/// item of another shape, a member written twice, a member of the wrong
+/// type, an escape in a key or in a text member (`role`, `id`, `type`,
+/// `name`), the envelope's members, a `tool` role, nesting past
+/// `json::NESTING`; serde then reads the row as before.
+fn block_row(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -> Option<Result<bool, String>> {
+    fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+        // serde refuses a member written twice.
+        slot.is_none().then(|| *slot = Some(value))
+    }
+    // A string without escapes, or null, as a `Cow<str>` member takes it.
+    fn plain(raw: &str) -> Option<Option<Cow<'_, str>>> {
+        if raw == "null" {
+            return Some(None);
+        }
+        let body = raw.strip_prefix('"')?.strip_suffix('"')?;
+        (!body.contains('\\')).then_some(Some(Cow::Borrowed(body)))
+    }
+    // Any value, or null, as a `RawValue` member takes it.
+    fn raw(raw: &str) -> Option<Raw<'_>> {
+        (raw != "null").then_some(Raw(raw))
+    }
+    // Blocks sit in the message's `content` array: two levels deep.
+    const ITEM: usize = 2;
+    let b = content.as_bytes();
+    let value = |at: usize, depth: usize| json::value_end(content, at, depth).map(|end| (&content[at..end], end));
+    let mut role = None;
+    let mut id = None;
+    let mut tool_call_id = None;
+    let mut is_error = None;
+    let mut blocks: Option<Option<Vec<Block>>> = None;
+    let mut mirrors: Option<Option<Vec<Mirror>>> = None;
+    json::whole_object(content, |key, at| match key {
+        "role" => value(at, 1).and_then(|(v, end)| once(&mut role, plain(v)?).map(|_| end)),
+        "id" => value(at, 1).and_then(|(v, end)| once(&mut id, plain(v)?).map(|_| end)),
+        "tool_call_id" => value(at, 1).and_then(|(v, end)| once(&mut tool_call_id, raw(v)).map(|_| end)),
+        "is_error" => value(at, 1).and_then(|(v, end)| once(&mut is_error, raw(v)).map(|_| end)),
+        "content" if b[at..].starts_with(b"null") => once(&mut blocks, None).map(|_| at + 4),
+        "content" => {
+            let mut list = Vec::new();
+            let end = json::array(content, at, |item| {
+                let mut k = Block {
+                    kind: None,
+                    id: None,
+                    name: None,
+                    input: None,
+                    tool_use_id: None,
+                    content: None,
+                    is_error: None,
+                };
+                let (mut kind, mut bid, mut name, mut input) = (None, None, None, None);
+                let (mut tool_use_id, mut result, mut flag) = (None, None, None);
+                let end = json::object(content, item, |key, at| {
+                    let (v, end) = value(at, ITEM + 1)?;
+                    match key {
+                        "type" => once(&mut kind, plain(v)?),
+                        "id" => once(&mut bid, raw(v)),
+                        "name" => once(&mut name, plain(v)?),
+                        "input" => once(&mut input, raw(v)),
+                        "tool_use_id" => once(&mut tool_use_id, raw(v)),
+                        "content" => once(&mut result, raw(v)),
+                        "is_error" => once(&mut flag, raw(v)),
+                        _ => Some(()),
+                    }?;
+                    Some(end)
+                })?;
+                k.kind = kind.flatten();
+                k.id = bid.flatten();
+                k.name = name.flatten();
+                // Built by serde from its text, as in place: the same value.
+                k.input = match input.flatten() {
+                    Some(v) => Some(serde_json::from_str::<Value>(v.get()).ok()?),
+                    None => None,
+                };
+                k.tool_use_id = tool_use_id.flatten();
+                k.content = result.flatten();
+                k.is_error = flag.flatten();
+                list.push(k);
+                Some(end)
+            })?;
+            once(&mut blocks, Some(list)).map(|_| end)
+        }
+        "tool_calls" if b[at..].starts_with(b"null") => once(&mut mirrors, None).map(|_| at + 4),
+        "tool_calls" => {
+            let mut list = Vec::new();
+            let end = json::array(content, at, |item| {
+                let (mut mid, mut name, mut arguments) = (None, None, None);
+                let end = json::object(content, item, |key, at| {
+                    let (v, end) = value(at, ITEM + 1)?;
+                    match key {
+                        "id" => once(&mut mid, raw(v)),
+                        "name" => once(&mut name, plain(v)?),
+                        "arguments" => once(&mut arguments, raw(v)),
+                        _ => Some(()),
+                    }?;
+                    Some(end)
+                })?;
+                list.push(Mirror { id: mid.flatten(), name: name.flatten(), arguments: arguments.flatten() });
+                Some(end)
+            })?;
+            once(&mut mirrors, Some(list)).map(|_| end)
+        }
+        // The envelope's: serde reads it (see `read_msg`).
+        "version" | "type" | "message" => None,
+        _ => value(at, 1).map(|(_, end)| end),
+    })?;
+    let role: Option<Cow<str>> = role.flatten();
+    if role.as_deref() == Some("tool") {
+        return None;
+    }
+    let msg = Message {
+        role,
+        id: id.flatten(),
+        tool_call_id: tool_call_id.flatten(),
+        content: None,
+        is_error: is_error.flatten(),
+        tool_calls: None,
+        version: None,
+        kind: None,
+        message: None,
+    };
+    Some(read_msg(msg, role_column, row, out, 0, Read::Items(blocks.flatten(), mirrors.flatten())))
+}
+
 /// The fast path for a tool row whose `content` is one long string (a big
 /// command output or file): the string's end is found with a vectorised
 /// search for its closing quote, serde parses the row without it, and only
@@ -277,7 +430,7 @@ pub(super) fn parse_long_result(
     let msg: Msg = serde_json::from_str(&rest).ok()?;
     // The key found must be the tool message's own `content`, not a nested one.
     let is_tool = msg.role.as_deref().map_or(msg.version.is_none() && role_column == "tool", |r| r == "tool");
-    if !is_tool || msg.content.map(RawValue::get) != Some("\"\"") {
+    if !is_tool || msg.content.map(Raw::get) != Some("\"\"") {
         return None;
     }
     let text = string_ends_bytes(&b[open..=close], TEXT_CAP)?;
@@ -403,12 +556,12 @@ fn read_msg<'a>(
     Ok(repaired)
 }
 
-fn is_true(raw: Option<&RawValue>) -> bool {
+fn is_true(raw: Option<Raw<'_>>) -> bool {
     raw.is_some_and(|r| r.get().trim() == "true")
 }
 
 /// An id: a string's text, or a number's digits.
-fn raw_id(raw: &RawValue) -> String {
+fn raw_id(raw: Raw<'_>) -> String {
     raw_id_ref(raw.get()).into_owned()
 }
 
@@ -430,12 +583,12 @@ fn raw_id_ref(raw: &str) -> Cow<'_, str> {
 
 /// The text of a `MessageContent` (a string, or the text of its blocks),
 /// long texts kept only at their ends.
-fn raw_text(raw: &RawValue) -> Decoded {
+fn raw_text(raw: Raw<'_>) -> Decoded {
     let t = raw.get().trim();
     match t.as_bytes().first() {
         Some(b'"') => string_ends(t, TEXT_CAP),
         Some(b'[') => {
-            let items: Vec<&RawValue> = serde_json::from_str(t).unwrap_or_default();
+            let items: Vec<Raw> = serde_json::from_str(t).unwrap_or_default();
             let mut all = Decoded::default();
             for item in items {
                 let piece = match item.get().trim().as_bytes().first() {
@@ -773,8 +926,67 @@ mod tests {
         assert_eq!(flat_tool_row(cases[0], 3, &mut out), Some(Ok(false)));
     }
 
-    /// Seeded mutations of tool rows (bytes JSON gives meaning to, put in,
-    /// taken out or swapped), each read with and without `flat_tool_row`:
+    /// Other rows read without serde (`block_row`) read as serde reads
+    /// them.
+    #[test]
+    fn block_rows_read_as_serde_reads_them() {
+        let cases = [
+            r#"{"role":"assistant","id":"019e9069-e494-70c6-a6a3-a4506513270e","content":[{"type":"tool_use","id":"a","name":"Read","input":{"file_path":"/a"}}],"tool_calls":[{"id":"a","name":"Read","arguments":{"file_path":"/a"}},{"id":"b","name":"Bash","arguments":"{\"command\":\"ls\"}"}]}"#,
+            r#" { "role" : "assistant" , "content" : [ { "type" : "text" , "text" : "thinking \"aloud\"" } , { "type" : "tool_use" , "id" : "c" , "name" : "Grep" , "input" : { "pattern" : "a\\(b" , "n" : [ 1 , -2.5e3 , true , null , { } , [ ] ] } } ] , "tool_calls" : [ ] } "#,
+            r#"{"role":"assistant","content":"prose","tool_calls":[{"id":"c8","name":"Read","arguments":"{}"}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"x\u0031","name":"Grep","input":{}}],"tool_calls":[{"id":"x1","name":"Grep"}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":7,"name":"Grep"},{"type":5}],"tool_calls":[{"id":7}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"q","name":"A"}],"tool_calls":{"id":"q"}}"#,
+            r#"{"role":"assistant","content":null,"tool_calls":null}"#,
+            r#"{"role":"assistant","content":[],"tool_calls":[{"id":"lone \ud800","name":"B","arguments":{}}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"s","name":"C","input":{"k":"lone \udc00"}}]}"#,
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"Error: no"}],"is_error":true}],"tool_calls":[{"id":"u"}]}"#,
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":9,"content":"plain","is_error":false}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"d"}],"content":[]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"d","id":"e"}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"d","input":{},"input":null}]}"#,
+            r#"{"role":"assistant","content":[],"tool_calls":[{"id":"m","id":"n"}]}"#,
+            r#"{"role":"assistant","role":"assistant","content":[]}"#,
+            r#"{"version":1,"type":"message","message":{"role":"assistant","content":[{"type":"tool_use","id":"e","name":"D","input":{}}]}}"#,
+            r#"{"role":"assistant","type":"message","content":[{"type":"tool_use","id":"e","name":"D","input":{}}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"f","name":"ExecuteExtraTool","input":{"tool_name":"Real","params":{"p":1}}}],"tool_calls":[{"id":"f"},{"id":"g","name":"E","arguments":[1]}]}"#,
+            r#"{"role":"assistant","content":[["tool_use","h","ByPosition"]]}"#,
+            r#"{"role":"tool","tool_call_id":"t","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"i","name":"N\u0061me","input":{}}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool\u005fuse","id":"i","name":"Name","input":{}}]}"#,
+            r#"{"r\u006fle":"assistant","content":[{"type":"tool_use","id":"i","name":"Name","input":{}}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"i","name":"Name","input":{"big":1e400}}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"i","name":"Name","input":{"a":1,"a":2}}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"i","name":null,"input":null}],"tool_calls":[{"id":null,"name":null,"arguments":null}]}"#,
+            r#"{"role":"assistant","id":null,"tool_call_id":null,"is_error":null,"content":[{"type":"tool_use","id":"j"}]}"#,
+            r#"{"role":"assistant","extra":{"deep":[[[{"x":"y\n"}]]]},"content":[{"type":"tool_use","id":"k","name":"K","input":"a string input"}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"l","name":"L","input":{}},]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"l","name":"L","input":{}}] x}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"l","name":"L","input":{"a":01}}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"l","name":"L","input":{"a":"\x"}}]}"#,
+            r#"{"role":"assistant","content":nul}"#,
+            r#"{"role":"assistant","content":nullx}"#,
+            r#"{"role":"assistant","tool_calls":null,"tool_calls":[]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"o","name":"O","input":{}}],"tool_calls":[{"id":"o","name":"O","arguments":{"unused":"but \"checked\""}},{"id":"p","name":"P","arguments":"not json"}]}"#,
+            r#"{not json"#,
+            r#"{}"#,
+        ];
+        for json in cases {
+            same_with_and_without_flat(json);
+        }
+        let deep = format!(
+            r#"{{"role":"assistant","content":[{{"type":"tool_use","id":"z","name":"Z","input":{}{}}}]}}"#,
+            "[".repeat(120),
+            "]".repeat(120)
+        );
+        same_with_and_without_flat(&deep);
+        let mut out = vec![];
+        assert!(block_row(cases[0], "assistant", 3, &mut out).is_some(), "the usual row is read without serde");
+        assert!(block_row(&deep, "assistant", 3, &mut out).is_none(), "past the nesting bound: serde's");
+    }
+
+    /// Seeded mutations of rows (bytes JSON gives meaning to, put in, taken
+    /// out or swapped), each read with and without the serde-free readers:
     /// the answers must agree, whatever the bytes.
     #[test]
     fn flat_tool_rows_agree_with_serde_on_mutated_rows() {
@@ -782,6 +994,8 @@ mod tests {
             r#"{"role":"tool","id":"019e9069-e494-70c6-a6a3-a4506513270e","tool_call_id":"call_1","content":"line \"one\"\n\tline two \u00e9","is_error":false}"#,
             r#"{"role":"tool","tool_call_id":12,"content":null,"is_error":true,"x":-0.5E+2}"#,
             r#"{"tool_call_id":"a","content":"\ud83d\ude00 \\ done"}"#,
+            r#"{"role":"assistant","id":"019e9069-e494-70c6-a6a3-a4506513270e","content":[{"type":"tool_use","id":"c1","name":"Edit","input":{"file_path":"/a","n":[1,-2.5]}}],"tool_calls":[{"id":"c1","name":"Edit","arguments":{"file_path":"/a"}}]}"#,
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"ok"}],"is_error":false}]}"#,
         ];
         let alphabet: &[&str] = &[
             "\"", "\\", "{", "}", "[", "]", ":", ",", " ", "\n", "\u{1}", "u", "0", "1", "-", ".", "e", "+", "t", "n",
@@ -795,7 +1009,7 @@ mod tests {
             (state % n as u64) as usize
         };
         let mut flat_taken = 0;
-        for round in 0..6000 {
+        for round in 0..10_000 {
             let mut row = seeds[round % seeds.len()].to_string();
             for _ in 0..1 + next(3) {
                 let at = (0..=row.len())
@@ -816,10 +1030,12 @@ mod tests {
                     }
                 }
             }
-            flat_taken += usize::from(flat_tool_row(&row, 3, &mut vec![]).is_some());
+            flat_taken += usize::from(
+                flat_tool_row(&row, 3, &mut vec![]).is_some() || block_row(&row, "assistant", 3, &mut vec![]).is_some(),
+            );
             same_with_and_without_flat(&row);
         }
-        assert!(flat_taken > 500, "the mutated rows reach the flat path ({flat_taken})");
+        assert!(flat_taken > 1000, "the mutated rows reach the serde-free paths ({flat_taken})");
     }
 
     /// The one-pass path for other rows reads what the general path reads.
@@ -863,7 +1079,7 @@ mod tests {
         {
             assert_eq!(id(json), want, "{json}");
             let raw: &RawValue = serde_json::from_str(json).unwrap();
-            assert_eq!(id(json), raw_id(raw), "{json}");
+            assert_eq!(id(json), raw_id(Raw(raw.get())), "{json}");
         }
         let long = format!("\"{}\"", "i".repeat(600));
         assert_eq!(id(&long), string_ends(&long, 256).text, "a long id is cut as before");
