@@ -383,6 +383,11 @@ impl MemStore {
         let Some(&at) = self.result_at.get(&key) else { return Ok(None) };
         let Some(r) = &self.results[at as usize] else { return Ok(None) };
         let (blob, is_error, exit_code, time) = (r.text.clone(), r.is_error, r.exit_code, r.time.clone());
+        if matches!(blob, Blob::Filed { .. }) {
+            // The text may still be on its way to the file: it is read
+            // back only once everything written is there.
+            self.texts.flush()?;
+        }
         Ok(Some((self.text(&blob)?, is_error, exit_code, time.map(String::from))))
     }
 

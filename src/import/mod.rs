@@ -876,6 +876,38 @@ mod tests {
         assert_eq!(dump(OWNERS_CAP, true), kept, "a database with calls is asked");
     }
 
+    /// The sessions (as `Debug` text), rows read and import counts of
+    /// `files` imported as a scan imports them: with the rows kept in
+    /// memory within `keep` bytes, or (`None`) straight into the scratch
+    /// database; and whether they stayed in memory.
+    fn import_and_read(
+        dir: &Path,
+        tag: &str,
+        files: &[PathBuf],
+        keep: Option<usize>,
+    ) -> (String, u64, ImportStats, bool) {
+        let db = dir.join(format!("{tag}.db"));
+        let store = Store::Scratch { input: &db, at: &db };
+        let conn = open_scratch(&store).unwrap();
+        let texts = dir.join(format!("{tag}.texts"));
+        std::fs::write(&texts, "").unwrap();
+        let keep = keep.map(|budget| Keep { texts: &texts, budget });
+        let (stats, mem) =
+            import_files_with(&conn, &store, files, None, OWNERS_CAP, false, keep, &mut |_, _| {}).unwrap();
+        let mut sessions = Vec::new();
+        let opts = crate::SourceOptions::default();
+        let read = match &mem {
+            Some(m) => read_kept(&db, m, &opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
+            None => {
+                crate::source::read(&db, &conn, crate::source::Format::TRACELINT, &opts, &mut |_, _| {}, &mut |s| {
+                    sessions.push(s)
+                })
+            }
+        }
+        .unwrap();
+        (format!("{sessions:?}"), read.rows, stats, mem.is_some())
+    }
+
     /// Issue 26: the rows a scan keeps in memory read back as the scratch
     /// database reads, for every transcript sample, whether they stay in
     /// memory, move to the database at once, or move half-way; and so do
@@ -888,30 +920,8 @@ mod tests {
         for info in infos() {
             let sample = root.join(info.sample);
             let files = transcript_files(std::slice::from_ref(&sample)).unwrap();
-            let opts = crate::SourceOptions::default();
             let read = |keep: Option<usize>, tag: &str| {
-                let db = dir.path().join(format!("{}-{tag}.db", info.sample));
-                let store = Store::Scratch { input: &db, at: &db };
-                let conn = open_scratch(&store).unwrap();
-                let texts = dir.path().join(format!("{}-{tag}.texts", info.sample));
-                std::fs::write(&texts, "").unwrap();
-                let keep = keep.map(|budget| Keep { texts: &texts, budget });
-                let (stats, mem) =
-                    import_files_with(&conn, &store, &files, None, OWNERS_CAP, false, keep, &mut |_, _| {}).unwrap();
-                let mut sessions = Vec::new();
-                let read = match &mem {
-                    Some(m) => read_kept(&db, m, &opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
-                    None => crate::source::read(
-                        &db,
-                        &conn,
-                        crate::source::Format::TRACELINT,
-                        &opts,
-                        &mut |_, _| {},
-                        &mut |s| sessions.push(s),
-                    ),
-                }
-                .unwrap();
-                (format!("{sessions:?}"), read.rows, stats, mem.is_some())
+                import_and_read(dir.path(), &format!("{}-{tag}", info.sample), &files, keep)
             };
             let database = read(None, "db");
             let kept = read(Some(mem::BUDGET), "kept");
@@ -928,6 +938,49 @@ mod tests {
             samples += 1;
         }
         assert!(samples >= 10, "every transcript format has a sample");
+    }
+
+    /// A Gemini message written again after its call finished brings its
+    /// result again: a long text kept in the text file is read back to
+    /// compare while texts are still being written (it failed as a disk
+    /// I/O error), and a changed one replaces it.
+    #[test]
+    fn a_result_written_again_is_compared_while_texts_are_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let chats = dir.path().join("3f6c0a1e9b").join("chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let head = r#"{"sessionId": "s1", "projectHash": "3f6c0a1e9b", "startTime": "2026-06-01T10:00:00.000Z", "kind": "main"}"#;
+        let message = |call: &str, output: &str| {
+            let call = serde_json::json!({
+                "id": call, "name": "read_file", "args": {"absolute_path": "/p"}, "status": "success",
+                "timestamp": "2026-06-01T10:00:02.000Z",
+                "result": [{"functionResponse": {"id": call, "name": "read_file", "response": {"output": output}}}]
+            });
+            let m = serde_json::json!({"id": format!("m-{call}"), "timestamp": "2026-06-01T10:00:02.000Z", "type": "gemini", "content": "", "toolCalls": [call]});
+            m.to_string()
+        };
+        let long = format!("Error: {}", "é".repeat(300));
+        let changed = format!("{long} (changed)");
+        let lines = [
+            head.to_string(),
+            message("a", &long),
+            message("b", "fine"),
+            message("a", &long),
+            message("b", &changed),
+            message("c", &long),
+            message("c", &changed),
+            message("c", &changed),
+        ];
+        std::fs::write(chats.join("session-2026-06-01T10-00-s1.jsonl"), lines.join("\n") + "\n").unwrap();
+        let files = transcript_files(&[dir.path().to_path_buf()]).unwrap();
+        let database = import_and_read(dir.path(), "db", &files, None);
+        assert!(database.0.contains("(changed)"), "{}", database.0);
+        for budget in [mem::BUDGET, 0, 500] {
+            let kept = import_and_read(dir.path(), &budget.to_string(), &files, Some(budget));
+            assert_eq!(kept.3, budget == mem::BUDGET);
+            assert_eq!(kept.0, database.0, "within {budget} bytes");
+            assert_eq!((kept.1, &kept.2), (database.1, &database.2), "within {budget} bytes: counts");
+        }
     }
 
     #[test]
