@@ -887,6 +887,18 @@ mod tests {
         files: &[PathBuf],
         keep: Option<usize>,
     ) -> (String, u64, ImportStats, bool) {
+        import_and_read_owning(dir, tag, files, keep, OWNERS_CAP)
+    }
+
+    /// `import_and_read`, keeping the owners of at most `owners_cap` call
+    /// ids in memory (past them, the rows move too).
+    fn import_and_read_owning(
+        dir: &Path,
+        tag: &str,
+        files: &[PathBuf],
+        keep: Option<usize>,
+        owners_cap: usize,
+    ) -> (String, u64, ImportStats, bool) {
         let db = dir.join(format!("{tag}.db"));
         let store = Store::Scratch { input: &db, at: &db };
         let conn = open_scratch(&store).unwrap();
@@ -894,7 +906,7 @@ mod tests {
         std::fs::write(&texts, "").unwrap();
         let keep = keep.map(|budget| Keep { texts: &texts, budget });
         let (stats, kept) =
-            import_files_with(&conn, &store, files, None, OWNERS_CAP, false, keep, &mut |_, _| {}).unwrap();
+            import_files_with(&conn, &store, files, None, owners_cap, false, keep, &mut |_, _| {}).unwrap();
         let mut sessions = Vec::new();
         let opts = crate::SourceOptions::default();
         let read = match &kept {
@@ -934,6 +946,17 @@ mod tests {
                 let moved = read(Some(budget), &budget.to_string());
                 assert!(!moved.3, "{}: over {budget} bytes the rows move", info.sample);
                 assert_eq!(moved.0, database.0, "{}: moved past {budget} bytes", info.sample);
+                assert_eq!((moved.1, &moved.2), (database.1, &database.2), "{}: counts", info.sample);
+            }
+            // Past 3 call owners the rows move and the owners are asked
+            // of the database.
+            for budget in [0, 1500, mem::BUDGET] {
+                let tag = format!("{}-owners-{budget}", info.sample);
+                let moved = import_and_read_owning(dir.path(), &tag, &files, Some(budget), 3);
+                if database.2.calls > 3 {
+                    assert!(!moved.3, "{}: past 3 owners the rows move", info.sample);
+                }
+                assert_eq!(moved.0, database.0, "{}: past {budget} bytes or 3 owners", info.sample);
                 assert_eq!((moved.1, &moved.2), (database.1, &database.2), "{}: counts", info.sample);
             }
             samples += 1;
@@ -1066,6 +1089,13 @@ mod tests {
             assert_eq!(moved.0, database.0, "moved past {budget} bytes");
             assert_eq!((moved.1, &moved.2), (database.1, &database.2), "moved past {budget} bytes: counts");
         }
+        for owners in [0, 1, 5, 20] {
+            let moved =
+                import_and_read_owning(dir.path(), &format!("owners-{owners}"), &files, Some(mem::BUDGET), owners);
+            assert!(!moved.3, "past {owners} call owners the rows move");
+            assert_eq!(moved.0, database.0, "moved past {owners} call owners");
+            assert_eq!((moved.1, &moved.2), (database.1, &database.2), "moved past {owners} owners: counts");
+        }
     }
 
     /// A scratch database whose texts are in a file beside it is never
@@ -1108,6 +1138,64 @@ mod tests {
         let longest: i64 =
             conn.query_row("SELECT max(length(CAST(text AS BLOB))) FROM results", [], |r| r.get(0)).unwrap();
         assert_eq!(longest as usize, texts.iter().map(String::len).max().unwrap());
+    }
+
+    /// The tables a scan's scratch database is made again with before
+    /// the rows move (mem::FILED_TABLES) have the columns of
+    /// `sql/schema.sql`, and its indexes its keys.
+    #[test]
+    fn the_scratch_tables_made_again_are_the_schema_s() {
+        let dir = tempfile::tempdir().unwrap();
+        let (files, _) = texts_around_the_edge(dir.path());
+        let shape = |conn: &Connection| -> Vec<String> {
+            let mut out = Vec::new();
+            for table in ["calls", "results"] {
+                let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})")).unwrap();
+                let cols = stmt
+                    .query_map([], |r| {
+                        Ok(format!(
+                            "{table}.{}: {} notnull={} default={:?}",
+                            r.get::<_, String>(1)?,
+                            r.get::<_, String>(2)?,
+                            r.get::<_, i64>(3)?,
+                            r.get::<_, Option<String>>(4)?
+                        ))
+                    })
+                    .unwrap()
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                    .unwrap();
+                out.extend(cols);
+                let mut stmt = conn.prepare(&format!("PRAGMA index_list({table})")).unwrap();
+                let mut keys = stmt
+                    .query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
+                    .unwrap()
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                    .unwrap()
+                    .into_iter()
+                    .map(|(name, unique)| {
+                        let mut stmt = conn.prepare(&format!("PRAGMA index_info({name})")).unwrap();
+                        let cols: Vec<String> =
+                            stmt.query_map([], |r| r.get(2)).unwrap().collect::<rusqlite::Result<_>>().unwrap();
+                        format!("{table} index unique={unique} ({})", cols.join(", "))
+                    })
+                    .collect::<Vec<_>>();
+                keys.sort();
+                out.extend(keys);
+            }
+            out
+        };
+        let db = dir.path().join("schema.db");
+        let store = Store::Scratch { input: &db, at: &db };
+        let schema = shape(&open_scratch(&store).unwrap());
+        let db = dir.path().join("moved.db");
+        let store = Store::Scratch { input: &db, at: &db };
+        let conn = open_scratch(&store).unwrap();
+        let file = dir.path().join("texts");
+        std::fs::write(&file, "").unwrap();
+        let keep = Keep { texts: &file, budget: 0 };
+        import_files_with(&conn, &store, &files, None, 5, false, Some(keep), &mut |_, _| {}).unwrap();
+        assert_eq!(shape(&conn), schema);
+        assert!(schema.iter().any(|s| s == "calls index unique=1 (session_id, id)"), "{schema:?}");
     }
 
     #[test]

@@ -123,6 +123,9 @@ impl<'c> Writer<'c> {
             || (self.mem.is_some() && self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap));
         if over && let Some(mem) = self.mem.take() {
             self.texts = Some(mem.copy_into(self.conn).inspect_err(|e| self.seen(e))?);
+            if self.owners.is_none() {
+                self.conn.execute_batch(mem::FILED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
+            }
         }
         Ok(())
     }
@@ -266,6 +269,10 @@ impl<'c> Writer<'c> {
         self.check_mem()?;
         if self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap) {
             self.owners = None;
+            if self.texts.is_some() {
+                // The scratch database's calls were copied without it.
+                self.conn.execute_batch(mem::FILED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
+            }
         }
         self.stats.calls += 1;
         Ok(())
