@@ -26,7 +26,7 @@ use rusqlite::{Connection, Row, ToSql, params};
 use crate::error::{Error, Result};
 use crate::model::{Dialect, Session};
 use crate::source::rows::{SessionIndex, Stream, emit, opt_text, stream_by_session, text_of};
-use crate::source::tracelint::{ROWS, RowRef, SESSIONS, int_ref, push_row, text_ref};
+use crate::source::tracelint::{RowRef, SESSIONS, int_ref, push_row, text_ref};
 use crate::source::{ReadContext, ReadError, ReadResult, SourceOptions, SourceStats};
 
 /// Texts longer than this are kept in the text file, not in memory.
@@ -694,12 +694,32 @@ pub(crate) fn read_kept(
     Ok(cx.stats())
 }
 
+/// `source::tracelint::ROWS` for the scratch database: the same rows in
+/// the same order, without sorting each session's calls. `ROWS` puts a
+/// session's calls before its orphan results by a constant column, which
+/// SQLite cannot take from an index: it sorted every call of a session
+/// (200,000 rows in the bench's one-session case) in a temporary B-tree.
+/// Here orphan results sort after calls by their seq, `i64::MAX`, which no
+/// call of the scratch database has (the writer numbers them from 1), so
+/// calls come in `calls_by_seq` order as they are, then orphans by rowid.
+const FILED_ROWS: &str = "\
+SELECT c.session_id, 0, c.seq, c.rowid, c.id, c.tool, c.input, c.called_at,
+       r.call_id IS NOT NULL, r.text, r.is_error, r.exit_code, r.returned_at
+  FROM calls c INDEXED BY calls_by_seq
+  LEFT JOIN results r ON r.session_id = c.session_id AND r.call_id = c.id
+UNION ALL
+SELECT r.session_id, 1, 9223372036854775807, r.rowid, r.call_id, NULL, NULL, NULL, 1, r.text, r.is_error, r.exit_code,
+       r.returned_at
+  FROM results r
+ WHERE NOT EXISTS (SELECT 1 FROM calls c WHERE c.session_id = r.session_id AND c.id = r.call_id)
+ORDER BY 1, 3, 4";
+
 /// Read the scratch database `conn`, whose long texts are in `texts`, as
 /// the tracelint adapter (`source/tracelint.rs`) reads a database that
-/// holds them: the same query, rows and events.
+/// holds them: the same rows (`FILED_ROWS`) and events.
 fn read_filed(conn: &Connection, texts: &TextFile, cx: &mut ReadContext<'_>) -> ReadResult<()> {
     let index = SessionIndex::load(conn, SESSIONS)?;
-    let stream = Stream { dialect: Dialect::TRACELINT, index: &index, sql: ROWS };
+    let stream = Stream { dialect: Dialect::TRACELINT, index: &index, sql: FILED_ROWS };
     let read_row = |r: &Row<'_>, session: &mut Session| {
         // As `opt_text` reads the input: a reference is to a long text.
         let input = match r.get_ref(6)? {

@@ -46,7 +46,7 @@ pub(crate) const SESSIONS: &str = "SELECT id, parent_id, started_at, agent, sour
 
 /// Calls beside their results by (session, seq, rowid), then results that
 /// answer no call; column 0 is the session id.
-pub(crate) const ROWS: &str = "\
+const ROWS: &str = "\
 SELECT c.session_id, 0, c.seq, c.rowid, c.id, c.tool, c.input, c.called_at,
        r.call_id IS NOT NULL, r.text, r.is_error, r.exit_code, r.returned_at
   FROM calls c LEFT JOIN results r ON r.session_id = c.session_id AND r.call_id = c.id
