@@ -887,17 +887,19 @@ mod tests {
         files: &[PathBuf],
         keep: Option<usize>,
     ) -> (String, u64, ImportStats, bool) {
-        import_and_read_owning(dir, tag, files, keep, OWNERS_CAP)
+        import_and_read_owning(dir, tag, files, keep, OWNERS_CAP, &crate::SourceOptions::default())
     }
 
     /// `import_and_read`, keeping the owners of at most `owners_cap` call
-    /// ids in memory (past them, the rows move too).
+    /// ids in memory (past them, the rows move too), reading the sessions
+    /// `opts` wants.
     fn import_and_read_owning(
         dir: &Path,
         tag: &str,
         files: &[PathBuf],
         keep: Option<usize>,
         owners_cap: usize,
+        opts: &crate::SourceOptions,
     ) -> (String, u64, ImportStats, bool) {
         let db = dir.join(format!("{tag}.db"));
         let store = Store::Scratch { input: &db, at: &db };
@@ -908,14 +910,11 @@ mod tests {
         let (stats, kept) =
             import_files_with(&conn, &store, files, None, owners_cap, false, keep, &mut |_, _| {}).unwrap();
         let mut sessions = Vec::new();
-        let opts = crate::SourceOptions::default();
         let read = match &kept {
-            Some(k) => read_kept(&db, &conn, k, &opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
-            None => {
-                crate::source::read(&db, &conn, crate::source::Format::TRACELINT, &opts, &mut |_, _| {}, &mut |s| {
-                    sessions.push(s)
-                })
-            }
+            Some(k) => read_kept(&db, &conn, k, opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
+            None => crate::source::read(&db, &conn, crate::source::Format::TRACELINT, opts, &mut |_, _| {}, &mut |s| {
+                sessions.push(s)
+            }),
         }
         .unwrap();
         (format!("{sessions:?}"), read.rows, stats, kept.as_ref().is_some_and(|k| k.rows().is_some()))
@@ -948,11 +947,34 @@ mod tests {
                 assert_eq!(moved.0, database.0, "{}: moved past {budget} bytes", info.sample);
                 assert_eq!((moved.1, &moved.2), (database.1, &database.2), "{}: counts", info.sample);
             }
+            // Sessions left out (sub-agents, or all but those of a prefix)
+            // are read past alike.
+            let first = database.0.split("id: \"").nth(1).and_then(|s| s.get(..1)).unwrap_or("x").to_string();
+            let filters = [
+                crate::SourceOptions { no_subagents: true, ..Default::default() },
+                crate::SourceOptions {
+                    session: Some(crate::source::SessionFilter::Prefix(first)),
+                    ..Default::default()
+                },
+            ];
+            for (n, opts) in filters.iter().enumerate() {
+                let read = |keep: Option<usize>, tag: &str| {
+                    let tag = format!("{}-filter{n}-{tag}", info.sample);
+                    import_and_read_owning(dir.path(), &tag, &files, keep, OWNERS_CAP, opts)
+                };
+                let database = read(None, "db");
+                for budget in [mem::BUDGET, 0, 1500] {
+                    let other = read(Some(budget), &budget.to_string());
+                    assert_eq!(other.0, database.0, "{}: filter {n}, {budget} bytes", info.sample);
+                    assert_eq!(other.1, database.1, "{}: filter {n}, {budget} bytes: rows", info.sample);
+                }
+            }
             // Past 3 call owners the rows move and the owners are asked
             // of the database.
             for budget in [0, 1500, mem::BUDGET] {
                 let tag = format!("{}-owners-{budget}", info.sample);
-                let moved = import_and_read_owning(dir.path(), &tag, &files, Some(budget), 3);
+                let opts = crate::SourceOptions::default();
+                let moved = import_and_read_owning(dir.path(), &tag, &files, Some(budget), 3, &opts);
                 if database.2.calls > 3 {
                     assert!(!moved.3, "{}: past 3 owners the rows move", info.sample);
                 }
@@ -1009,8 +1031,8 @@ mod tests {
 
     /// Claude Code transcripts whose texts and inputs sit on both sides of
     /// `mem::INLINE` (multi-byte characters across it), long ones, empty
-    /// ones, a result written twice and results that answer no call, in
-    /// two sessions.
+    /// ones, a result written twice, results that answer no call, calls
+    /// that get none, results before their calls, in two sessions.
     fn texts_around_the_edge(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
         let project = dir.join("-home-u-proj");
         std::fs::create_dir_all(&project).unwrap();
@@ -1045,9 +1067,24 @@ mod tests {
                 let id = format!("toolu_{n}_{i}");
                 // The input is as long as the text, in its own characters.
                 let input = serde_json::json!({"command": text.chars().rev().collect::<String>()});
-                line("assistant", serde_json::json!([{"type": "tool_use", "id": id, "name": "Bash", "input": input}]));
+                let call = serde_json::json!([{"type": "tool_use", "id": id, "name": "Bash", "input": input}]);
                 let result = serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": text, "is_error": i % 3 == 0});
-                line("user", serde_json::json!([result]));
+                match i % 6 {
+                    // A result before its call, and a call that gets none.
+                    4 => {
+                        line("user", serde_json::json!([result]));
+                        line("assistant", call);
+                    }
+                    _ => {
+                        line("assistant", call);
+                        line("user", serde_json::json!([result]));
+                    }
+                }
+                if i % 6 == 3 {
+                    let id = format!("unanswered_{n}_{i}");
+                    let call = serde_json::json!([{"type": "tool_use", "id": id, "name": "Read", "input": {"file_path": text}}]);
+                    line("assistant", call);
+                }
                 if i % 4 == 1 {
                     // Written again, otherwise: the first one stays.
                     let again = serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": format!("{text} again")});
@@ -1090,8 +1127,9 @@ mod tests {
             assert_eq!((moved.1, &moved.2), (database.1, &database.2), "moved past {budget} bytes: counts");
         }
         for owners in [0, 1, 5, 20] {
-            let moved =
-                import_and_read_owning(dir.path(), &format!("owners-{owners}"), &files, Some(mem::BUDGET), owners);
+            let opts = crate::SourceOptions::default();
+            let tag = format!("owners-{owners}");
+            let moved = import_and_read_owning(dir.path(), &tag, &files, Some(mem::BUDGET), owners, &opts);
             assert!(!moved.3, "past {owners} call owners the rows move");
             assert_eq!(moved.0, database.0, "moved past {owners} call owners");
             assert_eq!((moved.1, &moved.2), (database.1, &database.2), "moved past {owners} owners: counts");
