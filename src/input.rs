@@ -215,9 +215,11 @@ pub(crate) struct Source {
     /// For transcripts opened with `open_recorded`, when every file is of
     /// a separable format: what each file gave (import/record.rs).
     pub records: Option<Vec<import::record::FileRecord>>,
-    /// Imported transcripts kept in memory (import/mem.rs): read from
-    /// here, not from `conn`, which then holds nothing.
-    mem: Option<Box<import::MemStore>>,
+    /// What the import of transcripts kept outside `conn` (import/mem.rs):
+    /// every row (then `conn` holds nothing), or the long texts `conn`
+    /// refers to. Read with `import::read_kept`, never by the tracelint
+    /// adapter.
+    kept: Option<import::Kept>,
     _scratch: Option<ScratchDir>,
 }
 
@@ -261,7 +263,7 @@ fn open_with(path: &Path, opts: &SourceOptions, record: bool, notes: &mut Vec<St
         format,
         broken: Vec::new(),
         records: None,
-        mem: None,
+        kept: None,
         _scratch: None,
     })
 }
@@ -309,7 +311,7 @@ fn import_transcripts(
     let texts = tmp.path().join("texts");
     scratch::private_file(&texts)
         .map_err(|e| Error::input(path, format!("cannot make a scratch file in $TMPDIR ({}): {e}", in_tmp())))?;
-    let (stats, mem) = import::import_files_kept(&conn, &store, files, agent, record, &texts, &mut progress::set)?;
+    let (stats, kept) = import::import_files_kept(&conn, &store, files, agent, record, &texts, &mut progress::set)?;
     let src = Source {
         path: path.to_path_buf(),
         label,
@@ -320,7 +322,7 @@ fn import_transcripts(
         format: Format::TRACELINT,
         broken: stats.broken_lines.clone(),
         records: None,
-        mem,
+        kept,
         _scratch: Some(tmp),
     };
     Ok((src, stats))
@@ -398,8 +400,8 @@ impl Source {
     /// it is whole; the progress bar follows.
     pub(crate) fn read(&self, opts: &SourceOptions, sink: &mut dyn FnMut(Session)) -> Result<SourceStats> {
         progress::begin(&self.label);
-        let read = |sink: &mut dyn FnMut(Session)| match &self.mem {
-            Some(mem) => import::read_kept(&self.path, mem, opts, &mut progress::set, sink),
+        let read = |sink: &mut dyn FnMut(Session)| match &self.kept {
+            Some(kept) => import::read_kept(&self.path, &self.conn, kept, opts, &mut progress::set, sink),
             None => source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, sink),
         };
         if self.broken.is_empty() {
@@ -429,7 +431,7 @@ impl Source {
             sink(s);
         })?;
         for (id, malformed) in broken {
-            let parent: Option<String> = match &self.mem {
+            let parent: Option<String> = match self.kept.as_ref().and_then(import::Kept::rows) {
                 Some(mem) => mem.session_info(&id).and_then(|i| i.parent.clone()),
                 None => self
                     .conn

@@ -8,21 +8,25 @@
 //! the scratch folder and read back once, when their session is judged, so
 //! memory holds ids, names and short texts only. Past `BUDGET` bytes of
 //! those, or past the owners the writer keeps in memory, the writer copies
-//! the store into the scratch database (`Writer::spill`) and goes on there:
-//! memory stays bounded at any size.
+//! the store into the scratch database (`Writer::check_mem`) and goes on
+//! there: memory stays bounded at any size. The long texts stay in the
+//! file then: the database holds a reference to each (`filed_ref`, a
+//! 12-byte blob where the text would be), so its pages hold rows, not
+//! texts, and it is read by `read_filed`, never by the tracelint adapter
+//! (its schema version says so: `FILED_SCHEMA`).
 
 use foldhash::HashMap;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use rusqlite::types::ValueRef;
-use rusqlite::{Connection, params};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, Row, ToSql, params};
 
 use crate::error::{Error, Result};
 use crate::model::{Dialect, Session};
-use crate::source::rows::{SessionIndex, emit};
-use crate::source::tracelint::{RowRef, int_ref, push_row, text_ref};
+use crate::source::rows::{SessionIndex, Stream, emit, opt_text, stream_by_session, text_of};
+use crate::source::tracelint::{RowRef, SESSIONS, int_ref, push_row, text_ref};
 use crate::source::{ReadContext, ReadError, ReadResult, SourceOptions, SourceStats};
 
 /// Texts longer than this are kept in the text file, not in memory.
@@ -36,6 +40,11 @@ pub(super) const BUDGET: usize = 64 << 20;
 /// its maps, their hash table entries).
 const ROW_COST: usize = 160;
 
+/// The schema version a scratch database is given once it holds
+/// references to the text file: the tracelint adapter refuses to read it,
+/// so its references are never taken for texts.
+pub(crate) const FILED_SCHEMA: &str = "1 (a scan's scratch copy; long texts in a file beside it)";
+
 /// A text, held or in the text file.
 #[derive(Debug, Clone)]
 pub(crate) enum Blob {
@@ -45,6 +54,26 @@ pub(crate) enum Blob {
         at: u64,
         len: u32,
     },
+}
+
+/// The reference to `len` bytes at `at` of the text file, as the scratch
+/// database stores it in place of the text: a blob, `at` then `len`, little
+/// endian. The writer binds every text as TEXT, so a blob is one of these.
+pub(crate) fn filed_ref(at: u64, len: u32) -> [u8; 12] {
+    let mut r = [0u8; 12];
+    r[..8].copy_from_slice(&at.to_le_bytes());
+    r[8..].copy_from_slice(&len.to_le_bytes());
+    r
+}
+
+impl ToSql for Blob {
+    /// A held text as TEXT, a filed one as its reference.
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            Blob::Held(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+            Blob::Filed { at, len } => ToSqlOutput::Owned(rusqlite::types::Value::Blob(filed_ref(*at, *len).to_vec())),
+        })
+    }
 }
 
 /// One row of `sessions`.
@@ -105,7 +134,7 @@ pub(crate) struct MemStore {
 
 /// The file long texts are appended to.
 #[derive(Debug)]
-struct TextFile {
+pub(crate) struct TextFile {
     path: PathBuf,
     out: Option<Behind>,
     reader: Option<File>,
@@ -199,10 +228,17 @@ fn key_conflict(table: &str) -> rusqlite::Error {
 }
 
 impl TextFile {
-    fn put(&mut self, text: &str) -> rusqlite::Result<Blob> {
+    /// Where `text` will be if it is the next one `put`.
+    pub(crate) fn next(&self, text: &str) -> rusqlite::Result<Blob> {
         let Ok(len) = u32::try_from(text.len()) else {
             return Err(rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_TOOBIG), None));
         };
+        Ok(Blob::Filed { at: self.len, len })
+    }
+
+    /// Append `text`: where it is.
+    pub(crate) fn put(&mut self, text: &str) -> rusqlite::Result<Blob> {
+        let Blob::Filed { len, .. } = self.next(text)? else { unreachable!("`next` files") };
         if self.out.is_none() {
             // Made private beforehand by the caller (`MemStore::new`); the
             // texts of an earlier `flush` are kept.
@@ -224,7 +260,7 @@ impl TextFile {
     }
 
     /// Everything written is readable from here on.
-    fn flush(&mut self) -> rusqlite::Result<()> {
+    pub(crate) fn flush(&mut self) -> rusqlite::Result<()> {
         if let Some(mut out) = self.out.take() {
             out.finish().map_err(|e| io_failure(&e))?;
         }
@@ -246,6 +282,19 @@ impl TextFile {
             Ok(s) => s,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         })
+    }
+
+    /// A text column of the scratch database as `text_of` reads it, its
+    /// reference to this file read from the file (after `flush`).
+    pub(crate) fn text_of(&self, v: ValueRef<'_>) -> rusqlite::Result<String> {
+        match v {
+            ValueRef::Blob(r) if r.len() == 12 => {
+                let (at, len) = r.split_at(8);
+                let at = u64::from_le_bytes(at.try_into().unwrap_or_default());
+                self.get(at, u32::from_le_bytes(len.try_into().unwrap_or_default()))
+            }
+            v => Ok(text_of(v)),
+        }
     }
 }
 
@@ -383,6 +432,11 @@ impl MemStore {
         let Some(&at) = self.result_at.get(&key) else { return Ok(None) };
         let Some(r) = &self.results[at as usize] else { return Ok(None) };
         let (blob, is_error, exit_code, time) = (r.text.clone(), r.is_error, r.exit_code, r.time.clone());
+        if matches!(blob, Blob::Filed { .. }) {
+            // The text may still be on its way to the file: it is read
+            // back only once everything written is there.
+            self.texts.flush()?;
+        }
         Ok(Some((self.text(&blob)?, is_error, exit_code, time.map(String::from))))
     }
 
@@ -489,14 +543,32 @@ impl MemStore {
         self.call_at.contains_key(&(session, call_id.into()))
     }
 
-    /// Copy every row into the empty tracelint database `conn`, under the
-    /// same rowids.
-    pub(crate) fn copy_into(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        self.seal()?;
+    /// Copy every row into the empty scratch database `conn`, under the
+    /// same rowids, long texts as references to the text file, which is
+    /// handed back for the writes that follow.
+    ///
+    /// The tables are made again without their keys and the rows appended
+    /// in rowid order; the keys are indexed after (`FILED_KEYS`): an index
+    /// built from sorted keys at once, not one random insert a row (the
+    /// copy of 110,000 calls took 1.4 s, most of it SQLite page I/O).
+    pub(crate) fn copy_into(self, conn: &Connection) -> rusqlite::Result<TextFile> {
+        // Memory is given back as the rows go: the maps at once, each row
+        // once written.
+        let MemStore { sessions, session_at, calls, call_at, results, result_at, texts, .. } = self;
+        drop((session_at, call_at, result_at));
+        conn.execute("UPDATE tracelint_meta SET value = ?1 WHERE key = 'schema_version'", [FILED_SCHEMA])?;
+        let empty: bool = conn.query_row(
+            "SELECT NOT EXISTS (SELECT 1 FROM calls) AND NOT EXISTS (SELECT 1 FROM results)",
+            [],
+            |r| r.get(0),
+        )?;
+        if empty {
+            conn.execute_batch(FILED_TABLES)?;
+        }
         let mut insert = conn.prepare_cached(
             "INSERT INTO sessions (id, parent_id, agent, source, started_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
-        for s in &self.sessions {
+        for s in &sessions {
             if let Some(i) = &s.info {
                 insert.execute(params![s.id, i.parent, i.agent, i.source, i.started])?;
             }
@@ -504,56 +576,174 @@ impl MemStore {
         let mut insert = conn.prepare_cached(
             "INSERT INTO calls (rowid, session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
-        for (at, c) in self.calls.iter().enumerate() {
+        for (at, c) in calls.into_iter().enumerate() {
             let Some(c) = c else { continue };
-            let input = self.text(&c.input)?;
-            let session = &self.sessions[c.session as usize].id;
-            insert.execute(params![at as i64 + 1, session, &*c.id, c.seq, &*c.tool, input, c.time.as_deref()])?;
+            let session = &sessions[c.session as usize].id;
+            insert.execute(params![at as i64 + 1, session, &*c.id, c.seq, &*c.tool, c.input, c.time.as_deref()])?;
         }
         let mut insert = conn.prepare_cached(
             "INSERT INTO results (rowid, session_id, call_id, text, is_error, exit_code, returned_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
-        for (at, r) in self.results.iter().enumerate() {
+        for (at, r) in results.into_iter().enumerate() {
             let Some(r) = r else { continue };
-            let text = self.text(&r.text)?;
-            let session = &self.sessions[r.session as usize].id;
+            let session = &sessions[r.session as usize].id;
             insert.execute(params![
                 at as i64 + 1,
                 session,
                 &*r.call_id,
-                text,
+                r.text,
                 r.is_error,
                 r.exit_code,
                 r.time.as_deref()
             ])?;
         }
-        Ok(())
-    }
-
-    /// Remove the text file (the scratch folder goes with the run anyway).
-    pub(crate) fn discard(self) {
-        let path = self.texts.path.clone();
-        drop(self);
-        let _ = std::fs::remove_file(path);
+        if empty {
+            // A duplicate key here is the store's bug, and fails the copy
+            // as the keyed insert would have.
+            conn.execute_batch(FILED_KEYS)?;
+        }
+        Ok(texts)
     }
 }
 
-/// Read `store` as the scratch database it stands for would be read
-/// (`source::read` of the tracelint format), for `path`'s transcripts.
+/// The scratch database's `calls` and `results` made again, empty, with
+/// the columns of `sql/schema.sql` but no key, for `copy_into` to append
+/// to; `FILED_KEYS` indexes them after. `calls_by_id` is made when the
+/// writer stops keeping call owners in memory (`Writer::call`), the only
+/// time it is asked.
+const FILED_TABLES: &str = "
+DROP TABLE calls;
+DROP TABLE results;
+CREATE TABLE calls (
+  session_id TEXT NOT NULL REFERENCES sessions(id),
+  id         TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
+  tool       TEXT NOT NULL,
+  input      TEXT,
+  called_at  TEXT
+);
+CREATE TABLE results (
+  session_id  TEXT NOT NULL,
+  call_id     TEXT NOT NULL,
+  text        TEXT NOT NULL DEFAULT '',
+  is_error    INTEGER CHECK (is_error IN (0, 1)),
+  exit_code   INTEGER,
+  returned_at TEXT
+);";
+
+/// The keys of `sql/schema.sql`'s `calls` and `results` as unique indexes
+/// (the writer's upserts name them as they name the primary keys), and
+/// the order calls are read in.
+const FILED_KEYS: &str = "
+CREATE UNIQUE INDEX calls_key ON calls (session_id, id);
+CREATE UNIQUE INDEX results_key ON results (session_id, call_id);
+CREATE INDEX calls_by_seq ON calls (session_id, seq);";
+
+/// The index `session_of_call` asks once call owners are no longer kept
+/// in memory.
+pub(crate) const FILED_CALLS_BY_ID: &str = "CREATE INDEX IF NOT EXISTS calls_by_id ON calls (id)";
+
+/// What a scan's import kept outside the scratch database: every row
+/// (it stayed within the budget), or the long texts the rows in the
+/// database refer to.
+#[derive(Debug)]
+pub(crate) enum Kept {
+    Rows(Box<MemStore>),
+    Texts(TextFile),
+}
+
+impl Kept {
+    /// Every text written is readable from here on.
+    pub(crate) fn seal(&mut self) -> rusqlite::Result<()> {
+        match self {
+            Kept::Rows(m) => m.seal(),
+            Kept::Texts(t) => t.flush(),
+        }
+    }
+
+    /// The rows, if they are in memory.
+    pub(crate) fn rows(&self) -> Option<&MemStore> {
+        match self {
+            Kept::Rows(m) => Some(m),
+            Kept::Texts(_) => None,
+        }
+    }
+}
+
+/// Read the transcripts of `path` imported by a scan: from the rows kept in
+/// memory, or from the scratch database `conn` and the texts kept beside
+/// it, as the tracelint adapter reads a database that holds them all.
 pub(crate) fn read_kept(
     path: &Path,
-    store: &MemStore,
+    conn: &Connection,
+    kept: &Kept,
     opts: &SourceOptions,
     progress: &mut dyn FnMut(u64, u64),
     sink: &mut dyn FnMut(Session),
 ) -> Result<SourceStats> {
     let mut cx = ReadContext::new(opts, progress, sink);
-    read_mem(store, &mut cx).map_err(|e| match e {
+    match kept {
+        Kept::Rows(store) => read_mem(store, &mut cx),
+        Kept::Texts(texts) => read_filed(conn, texts, &mut cx),
+    }
+    .map_err(|e| match e {
         ReadError::Sql(e) => Error::input(path, crate::source::open::sqlite_problem(&e)),
         ReadError::Unsupported(problem) => Error::input(path, problem),
     })?;
     Ok(cx.stats())
+}
+
+/// `source::tracelint::ROWS` for the scratch database: the same rows in
+/// the same order, without sorting each session's calls. `ROWS` puts a
+/// session's calls before its orphan results by a constant column, which
+/// SQLite cannot take from an index: it sorted every call of a session
+/// (200,000 rows in the bench's one-session case) in a temporary B-tree.
+/// Here orphan results sort after calls by their seq, `i64::MAX`, which no
+/// call of the scratch database has (the writer numbers them from 1), so
+/// calls come in `calls_by_seq` order as they are, then orphans by rowid.
+const FILED_ROWS: &str = "\
+SELECT c.session_id, 0, c.seq, c.rowid, c.id, c.tool, c.input, c.called_at,
+       r.call_id IS NOT NULL, r.text, r.is_error, r.exit_code, r.returned_at
+  FROM calls c INDEXED BY calls_by_seq
+  LEFT JOIN results r ON r.session_id = c.session_id AND r.call_id = c.id
+UNION ALL
+SELECT r.session_id, 1, 9223372036854775807, r.rowid, r.call_id, NULL, NULL, NULL, 1, r.text, r.is_error, r.exit_code,
+       r.returned_at
+  FROM results r
+ WHERE NOT EXISTS (SELECT 1 FROM calls c WHERE c.session_id = r.session_id AND c.id = r.call_id)
+ORDER BY 1, 3, 4";
+
+/// Read the scratch database `conn`, whose long texts are in `texts`, as
+/// the tracelint adapter (`source/tracelint.rs`) reads a database that
+/// holds them: the same rows (`FILED_ROWS`) and events.
+fn read_filed(conn: &Connection, texts: &TextFile, cx: &mut ReadContext<'_>) -> ReadResult<()> {
+    let index = SessionIndex::load(conn, SESSIONS)?;
+    let stream = Stream { dialect: Dialect::TRACELINT, index: &index, sql: FILED_ROWS };
+    let read_row = |r: &Row<'_>, session: &mut Session| {
+        // As `opt_text` reads the input: a reference is to a long text.
+        let input = match r.get_ref(6)? {
+            v @ ValueRef::Blob(_) => Some(texts.text_of(v)?).filter(|s| !s.is_empty()),
+            v => opt_text(v),
+        };
+        let row = RowRef {
+            orphan: r.get::<_, i64>(1)? != 0,
+            row: r.get(3)?,
+            call_id: r.get_ref(4)?,
+            tool: r.get_ref(5)?,
+            input,
+            called_at: r.get_ref(7)?,
+            has_result: r.get::<_, i64>(8)? == 1,
+            text: texts.text_of(r.get_ref(9)?)?,
+            is_error: r.get_ref(10)?,
+            exit_code: r.get_ref(11)?,
+            returned_at: r.get_ref(12)?,
+        };
+        push_row(row, session);
+        Ok(())
+    };
+    stream_by_session(conn, cx, stream, read_row, emit)?;
+    Ok(())
 }
 
 /// Read the rows an import kept in memory (import/mem.rs) as `read` reads

@@ -33,7 +33,7 @@ pub(crate) mod record;
 mod writer;
 
 pub(crate) use files::*;
-pub(crate) use mem::{MemStore, read_kept};
+pub(crate) use mem::{Kept, read_kept};
 pub(crate) use writer::*;
 
 use std::path::{Path, PathBuf};
@@ -418,7 +418,8 @@ pub(crate) fn import_files_counted(
 /// `import_files_counted` into the scratch database `conn` of a scan, the
 /// rows kept in memory (long texts in the file `texts`) while they are
 /// within the budget (import/mem.rs): then they are returned, and `conn`
-/// holds nothing.
+/// holds nothing; past it, `conn` holds the rows and the long texts stay
+/// in `texts`, returned too. Read either with `read_kept`.
 pub(crate) fn import_files_kept(
     conn: &Connection,
     store: &Store<'_>,
@@ -427,7 +428,7 @@ pub(crate) fn import_files_kept(
     record: bool,
     texts: &Path,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(ImportStats, Option<Box<MemStore>>)> {
+) -> Result<(ImportStats, Option<Kept>)> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
     let keep = Keep { texts, budget: mem::BUDGET };
     import_files_with(conn, store, files, forced, OWNERS_CAP, record, Some(keep), progress)
@@ -443,7 +444,7 @@ struct Keep<'a> {
 
 /// `import_files`, keeping the owners of at most `owners_cap` call ids in
 /// memory, (`record`) what each file gave, and (`keep`) the rows in
-/// memory while they fit, returned.
+/// memory while they fit, or the long texts in their file, returned.
 #[allow(clippy::too_many_arguments)]
 fn import_files_with(
     conn: &Connection,
@@ -454,7 +455,7 @@ fn import_files_with(
     record: bool,
     keep: Option<Keep<'_>>,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(ImportStats, Option<Box<MemStore>>)> {
+) -> Result<(ImportStats, Option<Kept>)> {
     let size = |f: &Path| std::fs::metadata(f).map_or(0, |m| m.len());
     let total: u64 = files.iter().map(|f| size(f)).sum();
     let mut done = 0;
@@ -569,9 +570,9 @@ fn import_files_with(
     })();
     // A full disk met while a transcript was read is the database's
     // failure, not the transcript's.
-    let mut mem = writer.take_mem();
-    let result = result.and_then(|()| match mem.as_mut() {
-        Some(m) => m.seal().map_err(|e| {
+    let mut kept = writer.take_kept();
+    let result = result.and_then(|()| match kept.as_mut() {
+        Some(k) => k.seal().map_err(|e| {
             writer.seen(&e);
             sql(e)
         }),
@@ -592,7 +593,7 @@ fn import_files_with(
     if let Some(rec) = writer.record.take() {
         writer.stats.records = rec.finish(&writer.stats);
     }
-    Ok((writer.stats, mem))
+    Ok((writer.stats, kept))
 }
 
 #[cfg(test)]
@@ -876,6 +877,49 @@ mod tests {
         assert_eq!(dump(OWNERS_CAP, true), kept, "a database with calls is asked");
     }
 
+    /// The sessions (as `Debug` text), rows read and import counts of
+    /// `files` imported as a scan imports them: with the rows kept in
+    /// memory within `keep` bytes, or (`None`) straight into the scratch
+    /// database; and whether they stayed in memory.
+    fn import_and_read(
+        dir: &Path,
+        tag: &str,
+        files: &[PathBuf],
+        keep: Option<usize>,
+    ) -> (String, u64, ImportStats, bool) {
+        import_and_read_owning(dir, tag, files, keep, OWNERS_CAP, &crate::SourceOptions::default())
+    }
+
+    /// `import_and_read`, keeping the owners of at most `owners_cap` call
+    /// ids in memory (past them, the rows move too), reading the sessions
+    /// `opts` wants.
+    fn import_and_read_owning(
+        dir: &Path,
+        tag: &str,
+        files: &[PathBuf],
+        keep: Option<usize>,
+        owners_cap: usize,
+        opts: &crate::SourceOptions,
+    ) -> (String, u64, ImportStats, bool) {
+        let db = dir.join(format!("{tag}.db"));
+        let store = Store::Scratch { input: &db, at: &db };
+        let conn = open_scratch(&store).unwrap();
+        let texts = dir.join(format!("{tag}.texts"));
+        std::fs::write(&texts, "").unwrap();
+        let keep = keep.map(|budget| Keep { texts: &texts, budget });
+        let (stats, kept) =
+            import_files_with(&conn, &store, files, None, owners_cap, false, keep, &mut |_, _| {}).unwrap();
+        let mut sessions = Vec::new();
+        let read = match &kept {
+            Some(k) => read_kept(&db, &conn, k, opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
+            None => crate::source::read(&db, &conn, crate::source::Format::TRACELINT, opts, &mut |_, _| {}, &mut |s| {
+                sessions.push(s)
+            }),
+        }
+        .unwrap();
+        (format!("{sessions:?}"), read.rows, stats, kept.as_ref().is_some_and(|k| k.rows().is_some()))
+    }
+
     /// Issue 26: the rows a scan keeps in memory read back as the scratch
     /// database reads, for every transcript sample, whether they stay in
     /// memory, move to the database at once, or move half-way; and so do
@@ -888,30 +932,8 @@ mod tests {
         for info in infos() {
             let sample = root.join(info.sample);
             let files = transcript_files(std::slice::from_ref(&sample)).unwrap();
-            let opts = crate::SourceOptions::default();
             let read = |keep: Option<usize>, tag: &str| {
-                let db = dir.path().join(format!("{}-{tag}.db", info.sample));
-                let store = Store::Scratch { input: &db, at: &db };
-                let conn = open_scratch(&store).unwrap();
-                let texts = dir.path().join(format!("{}-{tag}.texts", info.sample));
-                std::fs::write(&texts, "").unwrap();
-                let keep = keep.map(|budget| Keep { texts: &texts, budget });
-                let (stats, mem) =
-                    import_files_with(&conn, &store, &files, None, OWNERS_CAP, false, keep, &mut |_, _| {}).unwrap();
-                let mut sessions = Vec::new();
-                let read = match &mem {
-                    Some(m) => read_kept(&db, m, &opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
-                    None => crate::source::read(
-                        &db,
-                        &conn,
-                        crate::source::Format::TRACELINT,
-                        &opts,
-                        &mut |_, _| {},
-                        &mut |s| sessions.push(s),
-                    ),
-                }
-                .unwrap();
-                (format!("{sessions:?}"), read.rows, stats, mem.is_some())
+                import_and_read(dir.path(), &format!("{}-{tag}", info.sample), &files, keep)
             };
             let database = read(None, "db");
             let kept = read(Some(mem::BUDGET), "kept");
@@ -925,9 +947,293 @@ mod tests {
                 assert_eq!(moved.0, database.0, "{}: moved past {budget} bytes", info.sample);
                 assert_eq!((moved.1, &moved.2), (database.1, &database.2), "{}: counts", info.sample);
             }
+            // Sessions left out (sub-agents, or all but those of a prefix)
+            // are read past alike.
+            let first = database.0.split("id: \"").nth(1).and_then(|s| s.get(..1)).unwrap_or("x").to_string();
+            let filters = [
+                crate::SourceOptions { no_subagents: true, ..Default::default() },
+                crate::SourceOptions {
+                    session: Some(crate::source::SessionFilter::Prefix(first)),
+                    ..Default::default()
+                },
+            ];
+            for (n, opts) in filters.iter().enumerate() {
+                let read = |keep: Option<usize>, tag: &str| {
+                    let tag = format!("{}-filter{n}-{tag}", info.sample);
+                    import_and_read_owning(dir.path(), &tag, &files, keep, OWNERS_CAP, opts)
+                };
+                let database = read(None, "db");
+                for budget in [mem::BUDGET, 0, 1500] {
+                    let other = read(Some(budget), &budget.to_string());
+                    assert_eq!(other.0, database.0, "{}: filter {n}, {budget} bytes", info.sample);
+                    assert_eq!(other.1, database.1, "{}: filter {n}, {budget} bytes: rows", info.sample);
+                }
+            }
+            // Past 3 call owners the rows move and the owners are asked
+            // of the database.
+            for budget in [0, 1500, mem::BUDGET] {
+                let tag = format!("{}-owners-{budget}", info.sample);
+                let opts = crate::SourceOptions::default();
+                let moved = import_and_read_owning(dir.path(), &tag, &files, Some(budget), 3, &opts);
+                if database.2.calls > 3 {
+                    assert!(!moved.3, "{}: past 3 owners the rows move", info.sample);
+                }
+                assert_eq!(moved.0, database.0, "{}: past {budget} bytes or 3 owners", info.sample);
+                assert_eq!((moved.1, &moved.2), (database.1, &database.2), "{}: counts", info.sample);
+            }
             samples += 1;
         }
         assert!(samples >= 10, "every transcript format has a sample");
+    }
+
+    /// A Gemini message written again after its call finished brings its
+    /// result again: a long text kept in the text file is read back to
+    /// compare while texts are still being written (it failed as a disk
+    /// I/O error), and a changed one replaces it.
+    #[test]
+    fn a_result_written_again_is_compared_while_texts_are_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let chats = dir.path().join("3f6c0a1e9b").join("chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let head = r#"{"sessionId": "s1", "projectHash": "3f6c0a1e9b", "startTime": "2026-06-01T10:00:00.000Z", "kind": "main"}"#;
+        let message = |call: &str, output: &str| {
+            let call = serde_json::json!({
+                "id": call, "name": "read_file", "args": {"absolute_path": "/p"}, "status": "success",
+                "timestamp": "2026-06-01T10:00:02.000Z",
+                "result": [{"functionResponse": {"id": call, "name": "read_file", "response": {"output": output}}}]
+            });
+            let m = serde_json::json!({"id": format!("m-{call}"), "timestamp": "2026-06-01T10:00:02.000Z", "type": "gemini", "content": "", "toolCalls": [call]});
+            m.to_string()
+        };
+        let long = format!("Error: {}", "é".repeat(300));
+        let changed = format!("{long} (changed)");
+        let lines = [
+            head.to_string(),
+            message("a", &long),
+            message("b", "fine"),
+            message("a", &long),
+            message("b", &changed),
+            message("c", &long),
+            message("c", &changed),
+            message("c", &changed),
+        ];
+        std::fs::write(chats.join("session-2026-06-01T10-00-s1.jsonl"), lines.join("\n") + "\n").unwrap();
+        let files = transcript_files(&[dir.path().to_path_buf()]).unwrap();
+        let database = import_and_read(dir.path(), "db", &files, None);
+        assert!(database.0.contains("(changed)"), "{}", database.0);
+        for budget in [mem::BUDGET, 0, 500] {
+            let kept = import_and_read(dir.path(), &budget.to_string(), &files, Some(budget));
+            assert_eq!(kept.3, budget == mem::BUDGET);
+            assert_eq!(kept.0, database.0, "within {budget} bytes");
+            assert_eq!((kept.1, &kept.2), (database.1, &database.2), "within {budget} bytes: counts");
+        }
+    }
+
+    /// Claude Code transcripts whose texts and inputs sit on both sides of
+    /// `mem::INLINE` (multi-byte characters across it), long ones, empty
+    /// ones, a result written twice, results that answer no call, calls
+    /// that get none, results before their calls, in two sessions.
+    fn texts_around_the_edge(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
+        let project = dir.join("-home-u-proj");
+        std::fs::create_dir_all(&project).unwrap();
+        let edge = mem::INLINE;
+        let mut texts: Vec<String> = [0, 1, edge - 1, edge, edge + 1, edge + 2, 4096, 200_000]
+            .iter()
+            .map(|&n| "Error: no such file ".chars().cycle().take(n).collect())
+            .collect();
+        texts.push(format!("{}é", "a".repeat(edge - 1))); // é across the edge: 257 bytes
+        texts.push(format!("{}é", "a".repeat(edge - 2))); // 256 bytes
+        texts.push(format!("{}😀", "a".repeat(edge - 3))); // 4 bytes across the edge: 257 bytes
+        texts.push(format!("{}😀", "a".repeat(edge - 4))); // 256 bytes
+        texts.push("é".repeat(edge / 2)); // 256 bytes
+        texts.push("é".repeat(edge / 2 + 1)); // 258 bytes
+        texts.push(format!("Error: {}", "ü😀\u{7f}\t\"\\".repeat(5000)));
+        let mut files = Vec::new();
+        for (n, session) in
+            ["5f0e5c3a-7b2d-4e8f-9a10-2c3d4e5f6a7b", "1f0e5c3a-7b2d-4e8f-9a10-2c3d4e5f6a7b"].iter().enumerate()
+        {
+            let mut lines = Vec::new();
+            let mut uuid = 0;
+            let mut line = |kind: &str, content: serde_json::Value| {
+                uuid += 1;
+                let line = serde_json::json!({
+                    "type": kind, "sessionId": session, "uuid": format!("{n}-{uuid}"),
+                    "timestamp": format!("2026-04-02T09:{:02}:{:02}.000Z", uuid / 60, uuid % 60),
+                    "message": {"role": if kind == "user" { "user" } else { "assistant" }, "content": content}
+                });
+                lines.push(line.to_string());
+            };
+            for (i, text) in texts.iter().enumerate() {
+                let id = format!("toolu_{n}_{i}");
+                // The input is as long as the text, in its own characters.
+                let input = serde_json::json!({"command": text.chars().rev().collect::<String>()});
+                let call = serde_json::json!([{"type": "tool_use", "id": id, "name": "Bash", "input": input}]);
+                let result = serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": text, "is_error": i % 3 == 0});
+                match i % 6 {
+                    // A result before its call, and a call that gets none.
+                    4 => {
+                        line("user", serde_json::json!([result]));
+                        line("assistant", call);
+                    }
+                    _ => {
+                        line("assistant", call);
+                        line("user", serde_json::json!([result]));
+                    }
+                }
+                if i % 6 == 3 {
+                    let id = format!("unanswered_{n}_{i}");
+                    let call = serde_json::json!([{"type": "tool_use", "id": id, "name": "Read", "input": {"file_path": text}}]);
+                    line("assistant", call);
+                }
+                if i % 4 == 1 {
+                    // Written again, otherwise: the first one stays.
+                    let again = serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": format!("{text} again")});
+                    line("user", serde_json::json!([again]));
+                }
+                if i % 5 == 2 {
+                    let orphan = serde_json::json!({"type": "tool_result", "tool_use_id": format!("gone_{n}_{i}"), "content": text});
+                    line("user", serde_json::json!([orphan]));
+                }
+            }
+            let file = project.join(format!("{session}.jsonl"));
+            std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+            files.push(file);
+        }
+        (files, texts)
+    }
+
+    /// Issue 26: texts kept in the text file, while the rows are in memory
+    /// or after they moved to the scratch database at any point, read back
+    /// whole and in their place: as a database that holds them reads.
+    #[test]
+    fn long_texts_read_back_whether_rows_stay_in_memory_or_move() {
+        let dir = tempfile::tempdir().unwrap();
+        let (files, texts) = texts_around_the_edge(dir.path());
+        let database = import_and_read(dir.path(), "db", &files, None);
+        for text in &texts {
+            assert!(database.0.contains(&format!("{text:?}")), "the text of {} bytes is read", text.len());
+        }
+        assert!(database.2.duplicates > 0 && database.0.contains("gone_"), "{:?}", database.2);
+        let kept = import_and_read(dir.path(), "kept", &files, Some(mem::BUDGET));
+        assert!(kept.3, "within the budget the rows stay in memory");
+        assert_eq!(kept.0, database.0, "kept in memory");
+        assert_eq!((kept.1, &kept.2), (database.1, &database.2), "kept in memory: counts");
+        let mut budgets = vec![0, 1, 100];
+        budgets.extend((1..=40).map(|k| k * 250));
+        for budget in budgets {
+            let moved = import_and_read(dir.path(), &budget.to_string(), &files, Some(budget));
+            assert!(!moved.3, "past {budget} bytes the rows move");
+            assert_eq!(moved.0, database.0, "moved past {budget} bytes");
+            assert_eq!((moved.1, &moved.2), (database.1, &database.2), "moved past {budget} bytes: counts");
+        }
+        for owners in [0, 1, 5, 20] {
+            let opts = crate::SourceOptions::default();
+            let tag = format!("owners-{owners}");
+            let moved = import_and_read_owning(dir.path(), &tag, &files, Some(mem::BUDGET), owners, &opts);
+            assert!(!moved.3, "past {owners} call owners the rows move");
+            assert_eq!(moved.0, database.0, "moved past {owners} call owners");
+            assert_eq!((moved.1, &moved.2), (database.1, &database.2), "moved past {owners} owners: counts");
+        }
+    }
+
+    /// A scratch database whose texts are in a file beside it is never
+    /// read as a tracelint database (its references are not texts), while
+    /// `import --into` writes every text into the database.
+    #[test]
+    fn only_a_scan_keeps_texts_beside_its_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let (files, texts) = texts_around_the_edge(dir.path());
+        let db = dir.path().join("scratch.db");
+        let store = Store::Scratch { input: &db, at: &db };
+        let conn = open_scratch(&store).unwrap();
+        let file = dir.path().join("texts");
+        std::fs::write(&file, "").unwrap();
+        let keep = Keep { texts: &file, budget: 0 };
+        let (_, kept) =
+            import_files_with(&conn, &store, &files, None, OWNERS_CAP, false, Some(keep), &mut |_, _| {}).unwrap();
+        assert!(matches!(kept, Some(Kept::Texts(_))));
+        let filed: i64 =
+            conn.query_row("SELECT count(*) FROM results WHERE typeof(text) = 'blob'", [], |r| r.get(0)).unwrap();
+        assert!(filed > 0, "long texts are in the file");
+        let opts = crate::SourceOptions::default();
+        let read =
+            crate::source::read(&db, &conn, crate::source::Format::TRACELINT, &opts, &mut |_, _| {}, &mut |_| {});
+        let err = read.unwrap_err().to_string();
+        assert!(err.contains("is not supported"), "{err}");
+
+        let into = dir.path().join("into.db");
+        let store = Store::Into { named: &into, at: &into };
+        let conn = open_target(&store).unwrap();
+        import_files(&conn, &store, &files, None).unwrap();
+        let kinds: Vec<String> = conn
+            .prepare("SELECT DISTINCT typeof(text) FROM results UNION SELECT DISTINCT typeof(input) FROM calls")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(kinds, ["text"]);
+        let longest: i64 =
+            conn.query_row("SELECT max(length(CAST(text AS BLOB))) FROM results", [], |r| r.get(0)).unwrap();
+        assert_eq!(longest as usize, texts.iter().map(String::len).max().unwrap());
+    }
+
+    /// The tables a scan's scratch database is made again with before
+    /// the rows move (mem::FILED_TABLES) have the columns of
+    /// `sql/schema.sql`, and its indexes its keys.
+    #[test]
+    fn the_scratch_tables_made_again_are_the_schema_s() {
+        let dir = tempfile::tempdir().unwrap();
+        let (files, _) = texts_around_the_edge(dir.path());
+        let shape = |conn: &Connection| -> Vec<String> {
+            let mut out = Vec::new();
+            for table in ["calls", "results"] {
+                let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})")).unwrap();
+                let cols = stmt
+                    .query_map([], |r| {
+                        Ok(format!(
+                            "{table}.{}: {} notnull={} default={:?}",
+                            r.get::<_, String>(1)?,
+                            r.get::<_, String>(2)?,
+                            r.get::<_, i64>(3)?,
+                            r.get::<_, Option<String>>(4)?
+                        ))
+                    })
+                    .unwrap()
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                    .unwrap();
+                out.extend(cols);
+                let mut stmt = conn.prepare(&format!("PRAGMA index_list({table})")).unwrap();
+                let mut keys = stmt
+                    .query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))
+                    .unwrap()
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                    .unwrap()
+                    .into_iter()
+                    .map(|(name, unique)| {
+                        let mut stmt = conn.prepare(&format!("PRAGMA index_info({name})")).unwrap();
+                        let cols: Vec<String> =
+                            stmt.query_map([], |r| r.get(2)).unwrap().collect::<rusqlite::Result<_>>().unwrap();
+                        format!("{table} index unique={unique} ({})", cols.join(", "))
+                    })
+                    .collect::<Vec<_>>();
+                keys.sort();
+                out.extend(keys);
+            }
+            out
+        };
+        let db = dir.path().join("schema.db");
+        let store = Store::Scratch { input: &db, at: &db };
+        let schema = shape(&open_scratch(&store).unwrap());
+        let db = dir.path().join("moved.db");
+        let store = Store::Scratch { input: &db, at: &db };
+        let conn = open_scratch(&store).unwrap();
+        let file = dir.path().join("texts");
+        std::fs::write(&file, "").unwrap();
+        let keep = Keep { texts: &file, budget: 0 };
+        import_files_with(&conn, &store, &files, None, 5, false, Some(keep), &mut |_, _| {}).unwrap();
+        assert_eq!(shape(&conn), schema);
+        assert!(schema.iter().any(|s| s == "calls index unique=1 (session_id, id)"), "{schema:?}");
     }
 
     #[test]

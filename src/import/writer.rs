@@ -5,10 +5,11 @@
 use foldhash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension, ToSql, params};
 use serde_json::Value;
 
-use super::mem::{self, MemStore, SessionInfo};
+use super::mem::{self, Blob, Kept, MemStore, SessionInfo, TextFile};
 use super::{ImportStats, LineReader, TypedParse, record};
 use crate::error::{Error, Result};
 use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
@@ -42,6 +43,11 @@ pub(crate) struct Writer<'c> {
     pub(super) mem: Option<Box<MemStore>>,
     /// The bytes `mem` may hold before it is copied into `conn`.
     pub(super) mem_budget: usize,
+    /// Once `mem` was copied into `conn` (a scan's scratch database): the
+    /// file its long texts are in, and those written after it; `conn`
+    /// holds references to them (`mem::filed_ref`). `None`: `conn` holds
+    /// its texts (`import --into`, or the rows are still in memory).
+    pub(super) texts: Option<TextFile>,
     /// The readers of this file and the next ones, each opened while a
     /// file before it was written (`Importer::lines_ahead`), or why it could not
     /// be opened: that is said when its turn comes, as if opened then.
@@ -78,6 +84,7 @@ impl<'c> Writer<'c> {
             record: None,
             mem: None,
             mem_budget: mem::BUDGET,
+            texts: None,
             ahead: Vec::new(),
             stats: ImportStats::default(),
         }
@@ -101,21 +108,49 @@ impl<'c> Writer<'c> {
         }
     }
 
-    /// The rows kept in memory, if they still are: the import is over.
-    pub(super) fn take_mem(&mut self) -> Option<Box<MemStore>> {
-        self.mem.take()
+    /// What the import kept outside `conn`, if anything: the import is over.
+    pub(super) fn take_kept(&mut self) -> Option<Kept> {
+        match self.mem.take() {
+            Some(mem) => Some(Kept::Rows(mem)),
+            None => self.texts.take().map(Kept::Texts),
+        }
     }
 
     /// Past the budget, or past the owners kept in memory: the rows go to
-    /// `conn`, and every write after them.
+    /// `conn`, and every write after them; long texts stay in their file.
     fn check_mem(&mut self) -> rusqlite::Result<()> {
         let over = self.mem.as_ref().is_some_and(|m| m.bytes > self.mem_budget)
             || (self.mem.is_some() && self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap));
-        if over && let Some(mut mem) = self.mem.take() {
-            mem.copy_into(self.conn).inspect_err(|e| self.seen(e))?;
-            mem.discard();
+        if over && let Some(mem) = self.mem.take() {
+            self.texts = Some(mem.copy_into(self.conn).inspect_err(|e| self.seen(e))?);
+            if self.owners.is_none() {
+                self.conn.execute_batch(mem::FILED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
+            }
         }
         Ok(())
+    }
+
+    /// `text` as `conn` stores it: a long one put in the text file, when
+    /// `conn` keeps its long texts there.
+    fn stored(&mut self, text: &str) -> rusqlite::Result<Option<Blob>> {
+        match &mut self.texts {
+            Some(file) if text.len() > mem::INLINE => file.put(text).inspect_err(|e| note(&self.failed, e)).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// A text column of `conn` as it was written (`stored`).
+    fn text_back(&mut self, v: SqlValue) -> rusqlite::Result<String> {
+        match (v, &mut self.texts) {
+            (SqlValue::Text(s), _) => Ok(s),
+            (SqlValue::Blob(r), Some(file)) => {
+                // It may still be on its way to the file.
+                file.flush().inspect_err(|e| note(&self.failed, e))?;
+                file.text_of(rusqlite::types::ValueRef::Blob(&r))
+            }
+            // What `get::<String>` says of a column that is not text.
+            (v, _) => Err(rusqlite::Error::InvalidColumnType(0, "text".into(), v.data_type())),
+        }
     }
 
     /// The file being read wrote to `session` (for the records).
@@ -215,6 +250,11 @@ impl<'c> Writer<'c> {
         match &mut self.mem {
             Some(mem) => mem.call(session, id, seq, tool, &input, time).inspect_err(|e| self.seen(e))?,
             None => {
+                let filed = self.stored(&input)?;
+                let input: &dyn ToSql = match &filed {
+                    Some(r) => r,
+                    None => &input,
+                };
                 self.conn
                     .prepare_cached(
                         "INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -229,6 +269,10 @@ impl<'c> Writer<'c> {
         self.check_mem()?;
         if self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap) {
             self.owners = None;
+            if self.texts.is_some() {
+                // The scratch database's calls were copied without it.
+                self.conn.execute_batch(mem::FILED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
+            }
         }
         self.stats.calls += 1;
         Ok(())
@@ -265,14 +309,30 @@ impl<'c> Writer<'c> {
             }
             return self.check_mem();
         }
+        // A long text goes to the file only if its row is new: where it
+        // will be is known before.
+        let filed = match &self.texts {
+            Some(file) if r.text.len() > mem::INLINE => Some(file.next(r.text).inspect_err(|e| self.seen(e))?),
+            _ => None,
+        };
+        let text: &dyn ToSql = match &filed {
+            Some(at) => at,
+            None => &r.text,
+        };
         let n = self
             .conn
             .prepare_cached(
                 "INSERT INTO results (session_id, call_id, text, is_error, exit_code, returned_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(session_id, call_id) DO NOTHING",
             )?
-            .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])
+            .execute(params![r.session, r.call_id, text, r.flag.map(i64::from), r.exit_code, r.time])
             .inspect_err(|e| self.seen(e))?;
+        if n == 1
+            && let Some(at) = filed
+        {
+            let put = self.stored(r.text)?;
+            debug_assert!(matches!((at, put), (Blob::Filed { at: a, .. }, Some(Blob::Filed { at: b, .. })) if a == b));
+        }
         if n == 1 {
             self.stats.results += 1;
         } else {
@@ -306,13 +366,19 @@ impl Writer<'_> {
                 }
             };
         }
-        let old: Option<StoredResult> = self
+        let old = self
             .conn
             .prepare_cached(
                 "SELECT text, is_error, exit_code, returned_at FROM results WHERE session_id = ?1 AND call_id = ?2",
             )?
-            .query_row(params![r.session, r.call_id], |x| Ok((x.get(0)?, x.get(1)?, x.get(2)?, x.get(3)?)))
+            .query_row(params![r.session, r.call_id], |x| {
+                Ok((x.get::<_, SqlValue>(0)?, x.get(1)?, x.get(2)?, x.get(3)?))
+            })
             .optional()?;
+        let old: Option<StoredResult> = match old {
+            Some((text, is_error, exit_code, time)) => Some((self.text_back(text)?, is_error, exit_code, time)),
+            None => None,
+        };
         let new = (r.text.to_string(), r.flag.map(i64::from), r.exit_code, r.time.map(str::to_string));
         match old {
             None => self.result(r),
@@ -321,12 +387,17 @@ impl Writer<'_> {
                 Ok(())
             }
             Some(_) => {
+                let filed = self.stored(r.text)?;
+                let text: &dyn ToSql = match &filed {
+                    Some(at) => at,
+                    None => &r.text,
+                };
                 self.conn
                     .prepare_cached(
                         "UPDATE results SET text = ?3, is_error = ?4, exit_code = ?5, returned_at = ?6
                      WHERE session_id = ?1 AND call_id = ?2",
                     )?
-                    .execute(params![r.session, r.call_id, r.text, r.flag.map(i64::from), r.exit_code, r.time])
+                    .execute(params![r.session, r.call_id, text, r.flag.map(i64::from), r.exit_code, r.time])
                     .inspect_err(|e| self.seen(e))?;
                 Ok(())
             }

@@ -42,8 +42,10 @@ pub(crate) static INFO: FormatInfo = FormatInfo {
 
 /// The fourth column names the session's dialect (its agent), the fifth the
 /// file it was imported from.
-const SESSIONS: &str = "SELECT id, parent_id, started_at, agent, source FROM sessions";
+pub(crate) const SESSIONS: &str = "SELECT id, parent_id, started_at, agent, source FROM sessions";
 
+/// Calls beside their results by (session, seq, rowid), then results that
+/// answer no call; column 0 is the session id.
 const ROWS: &str = "\
 SELECT c.session_id, 0, c.seq, c.rowid, c.id, c.tool, c.input, c.called_at,
        r.call_id IS NOT NULL, r.text, r.is_error, r.exit_code, r.returned_at
