@@ -390,51 +390,20 @@ pub(crate) fn flat_object<'a>(
 ) -> Option<bool> {
     let b = text.as_bytes();
     let mut repaired = false;
-    let mut i = skip_space(b, 0);
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    i = skip_space(b, i + 1);
-    if b.get(i) == Some(&b'}') {
-        return (skip_space(b, i + 1) == b.len()).then_some(repaired);
-    }
-    loop {
-        // A key: a string without escapes.
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let end = first_special(b, i + 1)?;
-        if b[end] != b'"' {
-            return None;
-        }
-        let key = &text[i + 1..end];
-        i = skip_space(b, end + 1);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i = skip_space(b, i + 1);
-        let start = i;
-        i = match *b.get(i)? {
+    whole_object(text, |key, at| {
+        let end = match *b.get(at)? {
             b'"' if key == decode => {
-                let (close, r) = scan_string(text, i, Some(&mut *into))?;
+                let (close, r) = scan_string(text, at, Some(&mut *into))?;
                 repaired |= r;
                 close + 1
             }
-            b'"' => scan_string(text, i, None)?.0 + 1,
-            b't' if b[i..].starts_with(b"true") => i + 4,
-            b'f' if b[i..].starts_with(b"false") => i + 5,
-            b'n' if b[i..].starts_with(b"null") => i + 4,
-            b'-' | b'0'..=b'9' => number_end(b, i)?,
-            _ => return None,
+            b'{' | b'[' => return None,
+            _ => value_end(text, at, 1)?,
         };
-        each(key, &text[start..i])?;
-        i = skip_space(b, i);
-        match *b.get(i)? {
-            b',' => i = skip_space(b, i + 1),
-            b'}' => return (skip_space(b, i + 1) == b.len()).then_some(repaired),
-            _ => return None,
-        }
-    }
+        each(key, &text[at..end])?;
+        Some(end)
+    })?;
+    Some(repaired)
 }
 
 /// The most arrays and objects, one inside another, that the serde-free
@@ -464,6 +433,8 @@ pub(crate) fn value_end(text: &str, i: usize, depth: usize) -> Option<usize> {
 /// Reads the JSON array that opens at `text[i]` (`[`): `each` is given the
 /// index each item starts at and returns the index it ends at, having read
 /// it (`value_end` reads any). The index after the closing bracket.
+/// (`object` walks its members the same way; one loop for both, with the
+/// closing byte a parameter, cost 2% more instructions on a scan.)
 pub(crate) fn array(text: &str, i: usize, mut each: impl FnMut(usize) -> Option<usize>) -> Option<usize> {
     let b = text.as_bytes();
     if b.get(i) != Some(&b'[') {
