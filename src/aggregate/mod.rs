@@ -99,23 +99,6 @@ fn count_call(t: &mut ToolReport, outcome: &Outcome) {
     }
 }
 
-/// The counts of `from` (a session's, by `count_call`) added to `into`.
-fn add_counts(into: &mut ToolReport, from: &ToolReport) {
-    into.calls += from.calls;
-    into.errors += from.errors;
-    into.flagged_errors += from.flagged_errors;
-    into.content_errors += from.content_errors;
-    into.hidden_errors += from.hidden_errors;
-    for (category, n) in &from.categories {
-        match into.categories.get_mut(category) {
-            Some(m) => *m += n,
-            None => {
-                into.categories.insert(category.clone(), *n);
-            }
-        }
-    }
-}
-
 fn tool_entry<'a>(map: &'a mut BTreeMap<String, ToolReport>, tool: &str) -> &'a mut ToolReport {
     // Look up by reference first: this runs for every call.
     if !map.contains_key(tool) {
@@ -124,9 +107,19 @@ fn tool_entry<'a>(map: &'a mut BTreeMap<String, ToolReport>, tool: &str) -> &'a 
     map.get_mut(tool).expect("inserted above")
 }
 
-/// A tool row's counts added to the row of the same tool in `map`.
+/// A tool row's counts added to the row of the same tool in `map`,
+/// refused past what a scan can count (for `merge`).
 fn add_tool(map: &mut BTreeMap<String, ToolReport>, tr: &ToolReport) -> Result<(), String> {
-    use sequences::add;
+    add_tool_with(map, tr, sequences::add)
+}
+
+/// A tool row's counts added to the row of the same tool in `map`, each
+/// by `add`.
+fn add_tool_with<E>(
+    map: &mut BTreeMap<String, ToolReport>,
+    tr: &ToolReport,
+    mut add: impl FnMut(&mut u64, u64) -> Result<(), E>,
+) -> Result<(), E> {
     let mine = tool_entry(map, &tr.tool);
     add(&mut mine.calls, tr.calls)?;
     add(&mut mine.errors, tr.errors)?;
@@ -222,10 +215,15 @@ impl Aggregator {
                 self.count(c, &mut per_tool);
             }
         }
+        // A session's own counts: plain sums, as `count_call` makes them.
+        let sum = |to: &mut u64, n: u64| -> Result<(), std::convert::Infallible> {
+            *to += n;
+            Ok(())
+        };
         for counts in &per_tool {
-            add_counts(tool_entry(&mut self.tools, &counts.tool), counts);
+            let Ok(()) = add_tool_with(&mut self.tools, counts, sum);
             if let Some(per_source) = self.source_tools.last_mut() {
-                add_counts(tool_entry(per_source, &counts.tool), counts);
+                let Ok(()) = add_tool_with(per_source, counts, sum);
             }
         }
         let filters = &self.options.filters;

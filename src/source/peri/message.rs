@@ -321,15 +321,6 @@ fn block_row(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -
         "content" => {
             let mut list = Vec::new();
             let end = json::array(content, at, |item| {
-                let mut k = Block {
-                    kind: None,
-                    id: None,
-                    name: None,
-                    input: None,
-                    tool_use_id: None,
-                    content: None,
-                    is_error: None,
-                };
                 let (mut kind, mut bid, mut name, mut input) = (None, None, None, None);
                 let (mut tool_use_id, mut result, mut flag) = (None, None, None);
                 let end = json::object(content, item, |key, at| {
@@ -346,18 +337,20 @@ fn block_row(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -
                     }?;
                     Some(end)
                 })?;
-                k.kind = kind.flatten();
-                k.id = bid.flatten();
-                k.name = name.flatten();
                 // Built by serde from its text, as in place: the same value.
-                k.input = match input.flatten() {
+                let input = match input.flatten() {
                     Some(v) => Some(serde_json::from_str::<Value>(v.get()).ok()?),
                     None => None,
                 };
-                k.tool_use_id = tool_use_id.flatten();
-                k.content = result.flatten();
-                k.is_error = flag.flatten();
-                list.push(k);
+                list.push(Block {
+                    kind: kind.flatten(),
+                    id: bid.flatten(),
+                    name: name.flatten(),
+                    input,
+                    tool_use_id: tool_use_id.flatten(),
+                    content: result.flatten(),
+                    is_error: flag.flatten(),
+                });
                 Some(end)
             })?;
             once(&mut blocks, Some(list)).map(|_| end)
