@@ -90,6 +90,10 @@ pub(crate) struct SessionInfo {
 pub(crate) struct MemSession {
     pub id: String,
     pub info: Option<SessionInfo>,
+    /// The bytes and the calls written to it, about (rows moved away or
+    /// forgotten stay counted where they were written).
+    bytes: usize,
+    calls: usize,
 }
 
 /// One row of `calls`.
@@ -130,6 +134,15 @@ pub(crate) struct MemStore {
     texts: TextFile,
     /// What the rows hold in memory, about.
     pub bytes: usize,
+    /// The most `MemSession::bytes` and `calls` of any session.
+    pub largest: Largest,
+}
+
+/// The most bytes and calls written to one session of a store.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Largest {
+    pub bytes: usize,
+    pub calls: usize,
 }
 
 /// The file long texts are appended to.
@@ -332,7 +345,19 @@ impl MemStore {
             rows_of_sessions: 0,
             texts: TextFile { path: texts.to_path_buf(), out: None, reader: None, len: 0 },
             bytes: 0,
+            largest: Largest::default(),
         }
+    }
+
+    /// Session `at` was given the bytes the store grew by since `before`,
+    /// and `calls` calls.
+    fn charge(&mut self, at: u32, before: usize, calls: usize) {
+        let grown = self.bytes - before;
+        let s = &mut self.sessions[at as usize];
+        s.bytes += grown;
+        s.calls += calls;
+        self.largest.bytes = self.largest.bytes.max(s.bytes);
+        self.largest.calls = self.largest.calls.max(s.calls);
     }
 
     fn intern(&mut self, id: &str) -> u32 {
@@ -340,9 +365,11 @@ impl MemStore {
             return at;
         }
         let at = u32::try_from(self.sessions.len()).unwrap_or(u32::MAX);
-        self.sessions.push(MemSession { id: id.to_string(), info: None });
+        self.sessions.push(MemSession { id: id.to_string(), info: None, bytes: 0, calls: 0 });
         self.session_at.insert(id.to_string(), at);
+        let before = self.bytes;
         self.bytes += 2 * id.len() + ROW_COST;
+        self.charge(at, before, 0);
         at
     }
 
@@ -363,10 +390,12 @@ impl MemStore {
     pub(crate) fn session(&mut self, id: &str, info: SessionInfo) {
         let at = self.intern(id) as usize;
         if self.sessions[at].info.is_none() {
+            let before = self.bytes;
             self.bytes += [&info.parent, &info.agent, &info.source, &info.started]
                 .iter()
                 .map(|s| s.as_ref().map_or(0, String::len))
                 .sum::<usize>();
+            self.charge(at as u32, before, 0);
             self.sessions[at].info = Some(info);
             self.rows_of_sessions += 1;
         }
@@ -391,8 +420,10 @@ impl MemStore {
         if self.call_at.contains_key(&(s, id.into())) {
             return Err(key_conflict("calls.session_id, calls.id"));
         }
+        let before = self.bytes;
         let input = self.blob(input)?;
         self.bytes += 2 * id.len() + tool.len() + time.map_or(0, str::len) + ROW_COST;
+        self.charge(s, before, 1);
         let call = MemCall { session: s, id: id.into(), seq, tool: tool.into(), input, time: time.map(Into::into) };
         self.call_at.insert((s, id.into()), self.calls.len() as u32);
         self.calls.push(Some(call));
@@ -413,8 +444,10 @@ impl MemStore {
         if self.result_at.contains_key(&(s, call_id.into())) {
             return Ok(false);
         }
+        let before = self.bytes;
         let text = self.blob(text)?;
         self.bytes += 2 * call_id.len() + time.map_or(0, str::len) + ROW_COST;
+        self.charge(s, before, 0);
         let row =
             MemResult { session: s, call_id: call_id.into(), text, is_error, exit_code, time: time.map(Into::into) };
         self.result_at.insert((s, call_id.into()), self.results.len() as u32);
@@ -452,7 +485,9 @@ impl MemStore {
     ) -> rusqlite::Result<()> {
         let Some(key) = self.key(session, call_id) else { return Ok(()) };
         let Some(&at) = self.result_at.get(&key) else { return Ok(()) };
+        let before = self.bytes;
         let text = self.blob(text)?;
+        self.charge(key.0, before, 0);
         if let Some(r) = self.results[at as usize].as_mut() {
             *r = MemResult { session: key.0, call_id: key.1, text, is_error, exit_code, time: time.map(Into::into) };
         }

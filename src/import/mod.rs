@@ -430,16 +430,18 @@ pub(crate) fn import_files_kept(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(ImportStats, Option<Kept>)> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    let keep = Keep { texts, budget: mem::BUDGET };
+    let keep = Keep { texts, budget: mem::BUDGET, whole_session: true };
     import_files_with(conn, store, files, forced, OWNERS_CAP, record, Some(keep), progress)
 }
 
 /// Rows kept in memory while they are within `budget` bytes, long texts in
-/// the file `texts` (import/mem.rs).
+/// the file `texts` (import/mem.rs); with `whole_session`, the largest
+/// session's rows beyond the budget (`Writer::mem_whole_session`).
 #[derive(Debug, Clone, Copy)]
 struct Keep<'a> {
     texts: &'a Path,
     budget: usize,
+    whole_session: bool,
 }
 
 /// `import_files`, keeping the owners of at most `owners_cap` call ids in
@@ -468,6 +470,7 @@ fn import_files_with(
     if let Some(keep) = keep {
         writer.in_memory(keep.texts);
         writer.mem_budget = keep.budget;
+        writer.mem_whole_session = keep.whole_session;
     }
     // One run per format, started by its first file, in registry order.
     let mut runs: Vec<Option<Box<dyn ImportRun>>> = IMPORTERS.iter().map(|_| None).collect();
@@ -901,12 +904,25 @@ mod tests {
         owners_cap: usize,
         opts: &crate::SourceOptions,
     ) -> (String, u64, ImportStats, bool) {
+        import_and_read_keeping(dir, tag, files, keep.map(|b| (b, false)), owners_cap, opts)
+    }
+
+    /// `import_and_read_owning`, `keep` being the budget and whether the
+    /// largest session is held beyond it.
+    fn import_and_read_keeping(
+        dir: &Path,
+        tag: &str,
+        files: &[PathBuf],
+        keep: Option<(usize, bool)>,
+        owners_cap: usize,
+        opts: &crate::SourceOptions,
+    ) -> (String, u64, ImportStats, bool) {
         let db = dir.join(format!("{tag}.db"));
         let store = Store::Scratch { input: &db, at: &db };
         let conn = open_scratch(&store).unwrap();
         let texts = dir.join(format!("{tag}.texts"));
         std::fs::write(&texts, "").unwrap();
-        let keep = keep.map(|budget| Keep { texts: &texts, budget });
+        let keep = keep.map(|(budget, whole_session)| Keep { texts: &texts, budget, whole_session });
         let (stats, kept) =
             import_files_with(&conn, &store, files, None, owners_cap, false, keep, &mut |_, _| {}).unwrap();
         let mut sessions = Vec::new();
@@ -1136,6 +1152,42 @@ mod tests {
         }
     }
 
+    /// Issue 26: a session is judged whole, so a scan holds the rows of its
+    /// largest session beyond the budget, and that session's call owners
+    /// beyond their cap; the other sessions' rows past the budget move
+    /// to the scratch database. The same sessions are read either way.
+    #[test]
+    fn the_largest_session_is_held_beyond_the_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let (files, _) = texts_around_the_edge(dir.path());
+        assert!(files.len() > 1);
+        let opts = crate::SourceOptions::default();
+        let one = &files[..1];
+        let database = import_and_read(dir.path(), "one-db", one, None);
+        for budget in [0, 100, 1000] {
+            for owners in [0, 3, OWNERS_CAP] {
+                let tag = format!("one-{budget}-{owners}");
+                let held = import_and_read_keeping(dir.path(), &tag, one, Some((budget, true)), owners, &opts);
+                assert!(held.3, "one session stays in memory past {budget} bytes and {owners} owners");
+                assert_eq!(held.0, database.0, "one session, {budget} bytes, {owners} owners");
+                assert_eq!((held.1, &held.2), (database.1, &database.2), "one session, {budget} bytes: counts");
+                let moved =
+                    import_and_read_keeping(dir.path(), &format!("{tag}-m"), one, Some((budget, false)), owners, &opts);
+                assert!(!moved.3, "without the allowance, past {budget} bytes it moves");
+            }
+        }
+        let database = import_and_read(dir.path(), "all-db", &files, None);
+        for budget in [0, 100, 1000] {
+            let tag = format!("all-{budget}");
+            let moved = import_and_read_keeping(dir.path(), &tag, &files, Some((budget, true)), OWNERS_CAP, &opts);
+            assert!(!moved.3, "{} sessions past {budget} bytes beyond the largest move", files.len());
+            assert_eq!(moved.0, database.0, "all sessions, {budget} bytes");
+            assert_eq!((moved.1, &moved.2), (database.1, &database.2), "all sessions, {budget} bytes: counts");
+        }
+        let held = import_and_read_keeping(dir.path(), "all-kept", &files, Some((mem::BUDGET, true)), 0, &opts);
+        assert!(!held.3, "past the owners of the largest session, the rows move");
+    }
+
     /// A scratch database whose texts are in a file beside it is never
     /// read as a tracelint database (its references are not texts), while
     /// `import --into` writes every text into the database.
@@ -1148,7 +1200,7 @@ mod tests {
         let conn = open_scratch(&store).unwrap();
         let file = dir.path().join("texts");
         std::fs::write(&file, "").unwrap();
-        let keep = Keep { texts: &file, budget: 0 };
+        let keep = Keep { texts: &file, budget: 0, whole_session: false };
         let (_, kept) =
             import_files_with(&conn, &store, &files, None, OWNERS_CAP, false, Some(keep), &mut |_, _| {}).unwrap();
         assert!(matches!(kept, Some(Kept::Texts(_))));
@@ -1230,7 +1282,7 @@ mod tests {
         let conn = open_scratch(&store).unwrap();
         let file = dir.path().join("texts");
         std::fs::write(&file, "").unwrap();
-        let keep = Keep { texts: &file, budget: 0 };
+        let keep = Keep { texts: &file, budget: 0, whole_session: false };
         import_files_with(&conn, &store, &files, None, 5, false, Some(keep), &mut |_, _| {}).unwrap();
         assert_eq!(shape(&conn), schema);
         assert!(schema.iter().any(|s| s == "calls index unique=1 (session_id, id)"), "{schema:?}");

@@ -43,6 +43,11 @@ pub(crate) struct Writer<'c> {
     pub(super) mem: Option<Box<MemStore>>,
     /// The bytes `mem` may hold before it is copied into `conn`.
     pub(super) mem_budget: usize,
+    /// Whether the rows of `mem`'s largest session are held beyond
+    /// `mem_budget` (and its calls' owners beyond `owners_cap`): a session
+    /// is judged whole, so memory holds it then anyway, and its rows are
+    /// read back from memory, not by one B-tree search each.
+    pub(super) mem_whole_session: bool,
     /// Once `mem` was copied into `conn` (a scan's scratch database): the
     /// file its long texts are in, and those written after it; `conn`
     /// holds references to them (`mem::filed_ref`). `None`: `conn` holds
@@ -84,6 +89,7 @@ impl<'c> Writer<'c> {
             record: None,
             mem: None,
             mem_budget: mem::BUDGET,
+            mem_whole_session: false,
             texts: None,
             ahead: Vec::new(),
             stats: ImportStats::default(),
@@ -119,8 +125,11 @@ impl<'c> Writer<'c> {
     /// Past the budget, or past the owners kept in memory: the rows go to
     /// `conn`, and every write after them; long texts stay in their file.
     fn check_mem(&mut self) -> rusqlite::Result<()> {
-        let over = self.mem.as_ref().is_some_and(|m| m.bytes > self.mem_budget)
-            || (self.mem.is_some() && self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap));
+        let over = self.mem.as_ref().is_some_and(|m| {
+            let whole = if self.mem_whole_session { m.largest } else { mem::Largest::default() };
+            m.bytes > self.mem_budget + whole.bytes
+                || self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap + whole.calls)
+        });
         if over && let Some(mem) = self.mem.take() {
             self.texts = Some(mem.copy_into(self.conn).inspect_err(|e| self.seen(e))?);
             if self.owners.is_none() {
@@ -267,7 +276,8 @@ impl<'c> Writer<'c> {
             owners.entry(id.to_string()).or_default().push(session.to_string());
         }
         self.check_mem()?;
-        if self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap) {
+        // While the rows are in memory, `check_mem` moves them first.
+        if self.mem.is_none() && self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap) {
             self.owners = None;
             if self.texts.is_some() {
                 // The scratch database's calls were copied without it.
