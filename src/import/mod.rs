@@ -27,6 +27,7 @@ mod mem;
 pub(crate) mod openhands;
 pub(crate) mod openhands_app;
 pub(crate) mod otel;
+mod owners;
 pub(crate) mod pi;
 pub(crate) mod qwen;
 pub(crate) mod record;

@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, ToSql, params};
 use serde_json::Value;
 
 use super::mem::{self, Blob, Kept, MemStore, SessionInfo, TextFile};
+use super::owners::Owners;
 use super::{ImportStats, LineReader, TypedParse, record};
 use crate::error::{Error, Result};
 use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
@@ -25,8 +26,8 @@ pub(crate) struct Writer<'c> {
     /// each call id, in the order their rows were inserted, so that
     /// `session_of_call` and the duplicate check need no query. `None`:
     /// the database is asked, as it is once the map holds more than
-    /// `owners_cap` ids (about 160 bytes each), so memory stays bounded.
-    pub(super) owners: Option<HashMap<String, Vec<String>>>,
+    /// `owners_cap` ids, so memory stays bounded.
+    pub(super) owners: Option<Owners>,
     pub(super) owners_cap: usize,
     /// The storage failure a write met (a full disk, an I/O error, a value
     /// too big), so the error can name what the user gave, not the file
@@ -60,8 +61,8 @@ pub(crate) struct Writer<'c> {
     pub stats: ImportStats,
 }
 
-/// Call ids whose owners an import keeps in memory (about 32 MB); past it,
-/// the database is asked.
+/// Call ids whose owners an import keeps in memory (import/owners.rs);
+/// past it, the database is asked.
 pub(super) const OWNERS_CAP: usize = 200_000;
 
 /// A session as an importer sees it.
@@ -76,7 +77,7 @@ pub(crate) struct SessionRow<'a> {
 impl<'c> Writer<'c> {
     pub(crate) fn new(conn: &'c Connection) -> Self {
         let empty = conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM calls)", [], |r| r.get::<_, bool>(0));
-        let owners = empty.unwrap_or(false).then(HashMap::default);
+        let owners = empty.unwrap_or(false).then(Owners::default);
         Writer {
             conn,
             next_seq: HashMap::default(),
@@ -221,7 +222,7 @@ impl<'c> Writer<'c> {
         self.shared_key(record::Key::Call, id);
         // The query answers with the oldest row holding the id.
         if let Some(owners) = &self.owners {
-            return Ok(owners.get(id).and_then(|o| o.first()).cloned());
+            return Ok(owners.first(id).map(str::to_string));
         }
         self.conn
             .prepare_cached("SELECT session_id FROM calls WHERE id = ?1 LIMIT 1")?
@@ -241,7 +242,7 @@ impl<'c> Writer<'c> {
         self.touch(session);
         self.shared_key(record::Key::Call, id);
         let exists = match &self.owners {
-            Some(owners) => owners.get(id).is_some_and(|o| o.iter().any(|s| s == session)),
+            Some(owners) => owners.holds(id, session),
             None => self
                 .conn
                 .prepare_cached("SELECT 1 FROM calls WHERE session_id = ?1 AND id = ?2")?
@@ -273,7 +274,7 @@ impl<'c> Writer<'c> {
             }
         }
         if let Some(owners) = &mut self.owners {
-            owners.entry(id.to_string()).or_default().push(session.to_string());
+            owners.push(id, session);
         }
         self.check_mem()?;
         // While the rows are in memory, `check_mem` moves them first.
@@ -423,10 +424,8 @@ impl Writer<'_> {
         let seq = self.take_seq(to)?;
         if let Some(mem) = &mut self.mem {
             let moved = mem.move_call(from, to, call_id, seq).inspect_err(|e| self.seen(e))?;
-            if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| moved)
-                && let Some(s) = o.iter_mut().find(|s| *s == from)
-            {
-                *s = to.to_string();
+            if let Some(o) = self.owners.as_mut().filter(|_| moved) {
+                o.moved(call_id, from, to);
             }
             return self.check_mem();
         }
@@ -435,10 +434,8 @@ impl Writer<'_> {
             .prepare_cached("UPDATE calls SET session_id = ?2, seq = ?4 WHERE session_id = ?1 AND id = ?3")?
             .execute(params![from, to, call_id, seq])
             .inspect_err(|e| self.seen(e))?;
-        if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| moved > 0)
-            && let Some(s) = o.iter_mut().find(|s| *s == from)
-        {
-            *s = to.to_string();
+        if let Some(o) = self.owners.as_mut().filter(|_| moved > 0) {
+            o.moved(call_id, from, to);
         }
         self.conn
             .prepare_cached("UPDATE results SET session_id = ?2 WHERE session_id = ?1 AND call_id = ?3")?
@@ -455,8 +452,8 @@ impl Writer<'_> {
             let (r, n) = mem.forget_call(session, call_id);
             self.stats.results = self.stats.results.saturating_sub(r as u64);
             self.stats.calls = self.stats.calls.saturating_sub(n as u64);
-            if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| n > 0) {
-                o.retain(|s| s != session);
+            if let Some(o) = self.owners.as_mut().filter(|_| n > 0) {
+                o.forgot(call_id, session);
             }
             return Ok(());
         }
@@ -472,8 +469,8 @@ impl Writer<'_> {
             .execute(params![session, call_id])
             .inspect_err(|e| self.seen(e))?;
         self.stats.calls = self.stats.calls.saturating_sub(n as u64);
-        if let Some(o) = self.owners.as_mut().and_then(|o| o.get_mut(call_id)).filter(|_| n > 0) {
-            o.retain(|s| s != session);
+        if let Some(o) = self.owners.as_mut().filter(|_| n > 0) {
+            o.forgot(call_id, session);
         }
         Ok(())
     }
