@@ -212,8 +212,9 @@ rm -f "$DIR/import.db"
 # calls and at 10 N. Time grows about 10x when every step is linear in the
 # session's length (target: the 10 N run at most 13x the N run).
 N="${SCALE_CALLS:-$((CALLS / 50))}"
+# A session is judged whole, so its peak RSS grows with it (shown, no target).
 scale_ratio() {
-  echo "one session, $1: $2 calls $3 s, $4 calls $5 s: $(awk -v a="$5" -v b="$3" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')x for 10x the calls (target <= 13x)"
+  echo "one session, $1: $2 calls $3 s, $4 calls $5 s: $(awk -v a="$5" -v b="$3" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')x for 10x the calls (target <= 13x); peak RSS $6 -> $7 MB"
 }
 for n in "$N" "$((N * 10))"; do
   db="$DIR/one-session-$n.db"
@@ -223,7 +224,7 @@ for n in "$N" "$((N * 10))"; do
     mv "$db.tmp" "$db"
   fi
   measure "$BIN" scan "$db" --format json --no-index
-  eval "peri_$n=$WALL"
+  eval "peri_$n=$WALL; peri_rss_$n=$RSS"
   src="$DIR/one-transcript-v2-$n"
   if [ ! -d "$src" ]; then
     rm -rf "$src.tmp"
@@ -231,11 +232,13 @@ for n in "$N" "$((N * 10))"; do
     mv "$src.tmp" "$src"
   fi
   measure "$BIN" scan "$src" --format json --no-index
-  eval "jsonl_$n=$WALL"
+  eval "jsonl_$n=$WALL; jsonl_rss_$n=$RSS"
 done
 big=$((N * 10))
-scale_ratio "Peri database" "$N" "$(eval echo "\$peri_$N")" "$big" "$(eval echo "\$peri_$big")"
-scale_ratio "Claude Code transcript" "$N" "$(eval echo "\$jsonl_$N")" "$big" "$(eval echo "\$jsonl_$big")"
+scale_ratio "Peri database" "$N" "$(eval echo "\$peri_$N")" "$big" "$(eval echo "\$peri_$big")" \
+  "$(eval echo "\$peri_rss_$N")" "$(eval echo "\$peri_rss_$big")"
+scale_ratio "Claude Code transcript" "$N" "$(eval echo "\$jsonl_$N")" "$big" "$(eval echo "\$jsonl_$big")" \
+  "$(eval echo "\$jsonl_rss_$N")" "$(eval echo "\$jsonl_rss_$big")"
 
 # Memory at any size: a Claude Code folder of the bench's shape at about
 # 6 GB (BIG_CALLS calls, 175 a session), scanned once beside its floor.
