@@ -10,8 +10,8 @@
 # Knobs: CALLS (large-message database, default 1000000), SMALL_CALLS
 # (small-message database, default CALLS * 1.325: about 2 million messages at
 # the default), JSONL_CALLS (Claude Code folder, default CALLS / 20), RUNS
-# (default 5), BENCH_DIR (default target/bench), SCALE_CALLS (the one-session
-# scaling case: N and 10 N calls, default CALLS / 50), BIG_CALLS (the
+# (default 5), BENCH_DIR (default target/bench), SCALE_CALLS (the scaling
+# cases, one session and repeated ids: N and 10 N calls, default CALLS / 50), BIG_CALLS (the
 # memory case: a Claude Code folder of about 6 GB at the default 1100000,
 # scanned once; 0 skips it).
 # The databases and transcripts are generated once (deterministic, seed 1)
@@ -239,6 +239,23 @@ scale_ratio "Peri database" "$N" "$(eval echo "\$peri_$N")" "$big" "$(eval echo 
   "$(eval echo "\$peri_rss_$N")" "$(eval echo "\$peri_rss_$big")"
 scale_ratio "Claude Code transcript" "$N" "$(eval echo "\$jsonl_$N")" "$big" "$(eval echo "\$jsonl_$big")" \
   "$(eval echo "\$jsonl_rss_$N")" "$(eval echo "\$jsonl_rss_$big")"
+
+# Repeated ids: Qwen Code chats of 20 calls each whose ids start again in
+# every session (call_1, call_2, ...), as a local model numbers them; 10 N
+# calls are 10 times the sessions sharing each id. Looking an id's sessions
+# up in a list made this quadratic (3,000 and 30,000 sessions: 0.86 and
+# 162 s for `import`).
+for n in "$N" "$((N * 10))"; do
+  src="$DIR/repeated-ids-$n"
+  if [ ! -d "$src" ]; then
+    rm -rf "$src.tmp"
+    "$XTASK" bench-db qwen-repeated-ids "$src.tmp" --sessions "$(( (n + 19) / 20 ))" --calls 20 >/dev/null
+    mv "$src.tmp" "$src"
+  fi
+  measure "$BIN" scan "$src" --format json --no-index
+  eval "ids_$n=$WALL; ids_rss_$n=$RSS"
+done
+echo "repeated ids, $((N / 20)) -> $((N / 2)) sessions of 20 calls: $(eval echo "\$ids_$N") s -> $(eval echo "\$ids_$big") s: $(awk -v a="$(eval echo "\$ids_$big")" -v b="$(eval echo "\$ids_$N")" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')x for 10x the calls (target <= 13x); peak RSS $(eval echo "\$ids_rss_$N") -> $(eval echo "\$ids_rss_$big") MB"
 
 # Memory at any size: a Claude Code folder of the bench's shape at about
 # 6 GB (BIG_CALLS calls, 175 a session), scanned once beside its floor.

@@ -13,26 +13,52 @@
 use foldhash::HashMap;
 
 /// The sessions holding one call id, oldest row first: nearly always one.
+/// An id repeated in every session (`#1`, a model's `call_0`) is held by
+/// thousands, so a list of more is also counted by session: asking whether
+/// a session holds the id costs the same at any length.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Held {
     One(u32),
-    /// None, or more than one.
-    Many(Vec<u32>),
+    /// None, or more than one, and how many times each session is listed.
+    Many(Vec<u32>, HashMap<u32, u32>),
 }
 
 impl Held {
     fn as_slice(&self) -> &[u32] {
         match self {
             Held::One(s) => std::slice::from_ref(s),
-            Held::Many(v) => v,
+            Held::Many(v, _) => v,
+        }
+    }
+
+    fn of(list: Vec<u32>) -> Held {
+        match list[..] {
+            [one] => Held::One(one),
+            _ => {
+                let mut count = HashMap::default();
+                for s in &list {
+                    *count.entry(*s).or_insert(0) += 1;
+                }
+                Held::Many(list, count)
+            }
+        }
+    }
+
+    fn contains(&self, s: u32) -> bool {
+        match self {
+            Held::One(one) => *one == s,
+            Held::Many(_, count) => count.contains_key(&s),
         }
     }
 
     fn push(&mut self, s: u32) {
         match self {
-            Held::One(first) => *self = Held::Many(vec![*first, s]),
-            Held::Many(v) if v.is_empty() => *self = Held::One(s),
-            Held::Many(v) => v.push(s),
+            Held::One(first) => *self = Held::of(vec![*first, s]),
+            Held::Many(v, _) if v.is_empty() => *self = Held::One(s),
+            Held::Many(v, count) => {
+                v.push(s);
+                *count.entry(s).or_insert(0) += 1;
+            }
         }
     }
 }
@@ -70,7 +96,7 @@ impl Owners {
     /// Does `session` hold `id`?
     pub(crate) fn holds(&self, id: &str, session: &str) -> bool {
         match (self.ids.get(id), self.number.get(session)) {
-            (Some(held), Some(n)) => held.as_slice().contains(n),
+            (Some(held), Some(&n)) => held.contains(n),
             _ => false,
         }
     }
@@ -90,14 +116,14 @@ impl Owners {
     pub(crate) fn moved(&mut self, id: &str, from: &str, to: &str) {
         let (Some(&f), true) = (self.number.get(from), self.ids.contains_key(id)) else { return };
         let t = self.number_of(to);
-        match self.ids.get_mut(id) {
-            Some(Held::One(s)) if *s == f => *s = t,
-            Some(Held::Many(v)) => {
-                if let Some(s) = v.iter_mut().find(|s| **s == f) {
-                    *s = t;
-                }
+        if let Some(held) = self.ids.get_mut(id)
+            && held.contains(f)
+        {
+            let mut list = held.as_slice().to_vec();
+            if let Some(s) = list.iter_mut().find(|s| **s == f) {
+                *s = t;
             }
-            _ => {}
+            *held = Held::of(list);
         }
     }
 
@@ -105,13 +131,9 @@ impl Owners {
     pub(crate) fn forgot(&mut self, id: &str, session: &str) {
         let Some(&n) = self.number.get(session) else { return };
         if let Some(held) = self.ids.get_mut(id)
-            && held.as_slice().contains(&n)
+            && held.contains(n)
         {
-            let left: Vec<u32> = held.as_slice().iter().copied().filter(|s| *s != n).collect();
-            *held = match left[..] {
-                [one] => Held::One(one),
-                _ => Held::Many(left),
-            };
+            *held = Held::of(held.as_slice().iter().copied().filter(|s| *s != n).collect());
         }
     }
 }

@@ -18,6 +18,7 @@ mod langgraph;
 mod large;
 mod man;
 mod peri;
+mod qwen;
 mod rng;
 mod samples;
 mod zed;
@@ -53,6 +54,9 @@ usage:
       --profile real: a folder shaped like real ones (about 225 calls a MB, short
         results with a 2% tail of 20-120 KB, prompts and text lines between calls, one
         session in eight with a sub-agent file).
+  cargo xtask bench-db qwen-repeated-ids OUT --sessions N --calls K
+      A folder of N Qwen Code chats of K calls each whose call ids start again in every
+      session (call_1, call_2, ...), for the bench's repeated-ids case.
   cargo xtask json-floor [--validate-only] PATH...
       The JSONL floor of scripts/bench.sh: parse every line of the *.jsonl files under
       PATH (file or folder) into a serde_json::Value, on one thread, and print lines and
@@ -209,9 +213,14 @@ fn bench_db(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failure
                 bytes / 1_000_000
             )
         }
+        "qwen-repeated-ids" => {
+            let sessions = opts.number("sessions", 1)?;
+            let bytes = qwen::generate_repeated_ids(&path, sessions, calls).map_err(|e| fail(e.to_string()))?;
+            format!("wrote {}: {sessions} sessions of {calls} calls, {} MB", path.display(), bytes / 1_000_000)
+        }
         other => {
             return Err(Failure::Usage(format!(
-                "unknown benchmark database `{other}` (peri-large or claude-code-large)"
+                "unknown benchmark database `{other}` (peri-large, claude-code-large or qwen-repeated-ids)"
             )));
         }
     };
