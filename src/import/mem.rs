@@ -118,6 +118,64 @@ pub(crate) struct MemResult {
     pub time: Option<Box<str>>,
 }
 
+/// A row keyed by its session and call id.
+trait Keyed {
+    fn key(&self) -> (u32, &str);
+}
+
+impl Keyed for MemCall {
+    fn key(&self) -> (u32, &str) {
+        (self.session, &self.id)
+    }
+}
+
+impl Keyed for MemResult {
+    fn key(&self) -> (u32, &str) {
+        (self.session, &self.call_id)
+    }
+}
+
+/// The live rows of a table by (session, call id), each key read from its
+/// row, so an id is kept once, in its row (a map keyed by a copy of it made
+/// a third of the store's memory), and a lookup allocates nothing. Every
+/// entry names a live row: a row leaves the index before it is deleted.
+#[derive(Debug, Default)]
+struct RowIndex {
+    table: hashbrown::HashTable<u32>,
+    state: foldhash::fast::RandomState,
+}
+
+impl RowIndex {
+    fn hash(state: &foldhash::fast::RandomState, s: u32, id: &str) -> u64 {
+        std::hash::BuildHasher::hash_one(state, (s, id))
+    }
+
+    fn is<T: Keyed>(rows: &[Option<T>], at: u32, s: u32, id: &str) -> bool {
+        rows.get(at as usize).and_then(Option::as_ref).is_some_and(|r| r.key() == (s, id))
+    }
+
+    /// The row of `(s, id)`.
+    fn find<T: Keyed>(&self, rows: &[Option<T>], s: u32, id: &str) -> Option<u32> {
+        self.table.find(Self::hash(&self.state, s, id), |&at| Self::is(rows, at, s, id)).copied()
+    }
+
+    /// Row `at` of `rows`, live, is keyed `(s, id)`, which no other row is.
+    fn insert<T: Keyed>(&mut self, rows: &[Option<T>], s: u32, id: &str, at: u32) {
+        let state = &self.state;
+        let rehash = |&i: &u32| {
+            let (s, id) = rows.get(i as usize).and_then(Option::as_ref).map_or((u32::MAX, ""), Keyed::key);
+            Self::hash(state, s, id)
+        };
+        self.table.insert_unique(Self::hash(state, s, id), at, rehash);
+    }
+
+    /// Take `(s, id)` out, while its row is still keyed so: its row.
+    fn remove<T: Keyed>(&mut self, rows: &[Option<T>], s: u32, id: &str) -> Option<u32> {
+        let entry = self.table.find_entry(Self::hash(&self.state, s, id), |&at| Self::is(rows, at, s, id));
+        entry.ok().map(|e| e.remove().0)
+    }
+}
+
 /// The store. Row `i` of `calls` and `results` has rowid `i + 1`; a deleted
 /// row is `None`, and trailing deleted rows are dropped, so the next rowid
 /// is one more than the greatest live one, as SQLite gives it.
@@ -126,9 +184,9 @@ pub(crate) struct MemStore {
     pub sessions: Vec<MemSession>,
     session_at: HashMap<String, u32>,
     pub calls: Vec<Option<MemCall>>,
-    call_at: HashMap<(u32, Box<str>), u32>,
+    call_at: RowIndex,
     pub results: Vec<Option<MemResult>>,
-    result_at: HashMap<(u32, Box<str>), u32>,
+    result_at: RowIndex,
     /// Sessions with a `sessions` row.
     pub rows_of_sessions: usize,
     texts: TextFile,
@@ -339,9 +397,9 @@ impl MemStore {
             sessions: Vec::new(),
             session_at: HashMap::default(),
             calls: Vec::new(),
-            call_at: HashMap::default(),
+            call_at: RowIndex::default(),
             results: Vec::new(),
-            result_at: HashMap::default(),
+            result_at: RowIndex::default(),
             rows_of_sessions: 0,
             texts: TextFile { path: texts.to_path_buf(), out: None, reader: None, len: 0 },
             bytes: 0,
@@ -381,8 +439,9 @@ impl MemStore {
         self.texts.put(text)
     }
 
-    fn key(&self, session: &str, id: &str) -> Option<(u32, Box<str>)> {
-        self.session_at.get(session).map(|&s| (s, id.into()))
+    /// The number of `session`, if it has rows.
+    fn number(&self, session: &str) -> Option<u32> {
+        self.session_at.get(session).copied()
     }
 
     /// `INSERT INTO sessions`: the first row of a session is kept (the
@@ -417,7 +476,7 @@ impl MemStore {
         time: Option<&str>,
     ) -> rusqlite::Result<()> {
         let s = self.intern(session);
-        if self.call_at.contains_key(&(s, id.into())) {
+        if self.call_at.find(&self.calls, s, id).is_some() {
             return Err(key_conflict("calls.session_id, calls.id"));
         }
         let before = self.bytes;
@@ -425,8 +484,8 @@ impl MemStore {
         self.bytes += 2 * id.len() + tool.len() + time.map_or(0, str::len) + ROW_COST;
         self.charge(s, before, 1);
         let call = MemCall { session: s, id: id.into(), seq, tool: tool.into(), input, time: time.map(Into::into) };
-        self.call_at.insert((s, id.into()), self.calls.len() as u32);
         self.calls.push(Some(call));
+        self.call_at.insert(&self.calls, s, id, self.calls.len() as u32 - 1);
         Ok(())
     }
 
@@ -441,7 +500,7 @@ impl MemStore {
         time: Option<&str>,
     ) -> rusqlite::Result<bool> {
         let s = self.intern(session);
-        if self.result_at.contains_key(&(s, call_id.into())) {
+        if self.result_at.find(&self.results, s, call_id).is_some() {
             return Ok(false);
         }
         let before = self.bytes;
@@ -450,8 +509,8 @@ impl MemStore {
         self.charge(s, before, 0);
         let row =
             MemResult { session: s, call_id: call_id.into(), text, is_error, exit_code, time: time.map(Into::into) };
-        self.result_at.insert((s, call_id.into()), self.results.len() as u32);
         self.results.push(Some(row));
+        self.result_at.insert(&self.results, s, call_id, self.results.len() as u32 - 1);
         Ok(true)
     }
 
@@ -461,8 +520,8 @@ impl MemStore {
         session: &str,
         call_id: &str,
     ) -> rusqlite::Result<Option<super::StoredResult>> {
-        let Some(key) = self.key(session, call_id) else { return Ok(None) };
-        let Some(&at) = self.result_at.get(&key) else { return Ok(None) };
+        let Some(s) = self.number(session) else { return Ok(None) };
+        let Some(at) = self.result_at.find(&self.results, s, call_id) else { return Ok(None) };
         let Some(r) = &self.results[at as usize] else { return Ok(None) };
         let (blob, is_error, exit_code, time) = (r.text.clone(), r.is_error, r.exit_code, r.time.clone());
         if matches!(blob, Blob::Filed { .. }) {
@@ -483,13 +542,14 @@ impl MemStore {
         exit_code: Option<i64>,
         time: Option<&str>,
     ) -> rusqlite::Result<()> {
-        let Some(key) = self.key(session, call_id) else { return Ok(()) };
-        let Some(&at) = self.result_at.get(&key) else { return Ok(()) };
+        let Some(s) = self.number(session) else { return Ok(()) };
+        let Some(at) = self.result_at.find(&self.results, s, call_id) else { return Ok(()) };
         let before = self.bytes;
         let text = self.blob(text)?;
-        self.charge(key.0, before, 0);
+        self.charge(s, before, 0);
         if let Some(r) = self.results[at as usize].as_mut() {
-            *r = MemResult { session: key.0, call_id: key.1, text, is_error, exit_code, time: time.map(Into::into) };
+            // Its key, (session, call id), stays.
+            (r.text, r.is_error, r.exit_code, r.time) = (text, is_error, exit_code, time.map(Into::into));
         }
         Ok(())
     }
@@ -497,32 +557,32 @@ impl MemStore {
     /// `UPDATE calls SET session_id, seq` and `UPDATE results SET
     /// session_id` of one call: did a call move?
     pub(crate) fn move_call(&mut self, from: &str, to: &str, call_id: &str, seq: i64) -> rusqlite::Result<bool> {
-        let Some(key) = self.key(from, call_id) else { return Ok(false) };
+        let Some(f) = self.number(from) else { return Ok(false) };
         let t = self.intern(to);
-        let moved = match self.call_at.get(&key).copied() {
+        let moved = match self.call_at.find(&self.calls, f, call_id) {
             Some(at) => {
-                if self.call_at.contains_key(&(t, call_id.into())) {
+                if self.call_at.find(&self.calls, t, call_id).is_some() {
                     return Err(key_conflict("calls.session_id, calls.id"));
                 }
-                self.call_at.remove(&key);
-                self.call_at.insert((t, call_id.into()), at);
+                self.call_at.remove(&self.calls, f, call_id);
                 if let Some(c) = self.calls[at as usize].as_mut() {
                     c.session = t;
                     c.seq = seq;
                 }
+                self.call_at.insert(&self.calls, t, call_id, at);
                 true
             }
             None => false,
         };
-        if let Some(at) = self.result_at.get(&key).copied() {
-            if self.result_at.contains_key(&(t, call_id.into())) {
+        if let Some(at) = self.result_at.find(&self.results, f, call_id) {
+            if self.result_at.find(&self.results, t, call_id).is_some() {
                 return Err(key_conflict("results.session_id, results.call_id"));
             }
-            self.result_at.remove(&key);
-            self.result_at.insert((t, call_id.into()), at);
+            self.result_at.remove(&self.results, f, call_id);
             if let Some(r) = self.results[at as usize].as_mut() {
                 r.session = t;
             }
+            self.result_at.insert(&self.results, t, call_id, at);
         }
         Ok(moved)
     }
@@ -530,8 +590,8 @@ impl MemStore {
     /// `DELETE` the call and the result of `call_id` in `session`: how
     /// many results and calls went.
     pub(crate) fn forget_call(&mut self, session: &str, call_id: &str) -> (usize, usize) {
-        let Some(key) = self.key(session, call_id) else { return (0, 0) };
-        let results = match self.result_at.remove(&key) {
+        let Some(s) = self.number(session) else { return (0, 0) };
+        let results = match self.result_at.remove(&self.results, s, call_id) {
             Some(at) => {
                 self.results[at as usize] = None;
                 while self.results.last().is_some_and(Option::is_none) {
@@ -541,7 +601,7 @@ impl MemStore {
             }
             None => 0,
         };
-        let calls = match self.call_at.remove(&key) {
+        let calls = match self.call_at.remove(&self.calls, s, call_id) {
             Some(at) => {
                 self.calls[at as usize] = None;
                 while self.calls.last().is_some_and(Option::is_none) {
@@ -569,13 +629,13 @@ impl MemStore {
 
     /// The result of call `id` in session `session`.
     pub(crate) fn result_of(&self, session: u32, id: &str) -> Option<&MemResult> {
-        let at = *self.result_at.get(&(session, id.into()))?;
+        let at = self.result_at.find(&self.results, session, id)?;
         self.results[at as usize].as_ref()
     }
 
     /// Is there a call `call_id` in session `session`?
     pub(crate) fn has_call(&self, session: u32, call_id: &str) -> bool {
-        self.call_at.contains_key(&(session, call_id.into()))
+        self.call_at.find(&self.calls, session, call_id).is_some()
     }
 
     /// Copy every row into the empty scratch database `conn`, under the
