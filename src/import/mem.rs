@@ -136,9 +136,10 @@ impl Keyed for MemResult {
 }
 
 /// The live rows of a table by (session, call id), each key read from its
-/// row, so an id is kept once, in its row (a map keyed by a copy of it made
-/// a third of the store's memory), and a lookup allocates nothing. Every
-/// entry names a live row: a row leaves the index before it is deleted.
+/// row, so an id is kept once, in its row, and a lookup allocates nothing
+/// (maps keyed by a copy of each id, built again for every lookup, put the
+/// 6 GB bench folder's peak RSS at 172–177 MB; this, 167 MB). Every entry
+/// names a live row: a row leaves the index before it is deleted.
 #[derive(Debug, Default)]
 struct RowIndex {
     table: hashbrown::HashTable<u32>,

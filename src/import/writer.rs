@@ -277,7 +277,9 @@ impl<'c> Writer<'c> {
             owners.push(id, session);
         }
         self.check_mem()?;
-        // While the rows are in memory, `check_mem` moves them first.
+        // The owners are dropped only once the rows are in `conn` (which
+        // `check_mem` decides, allowing the largest session its own): the
+        // queries that stand in for them read `conn`.
         if self.mem.is_none() && self.owners.as_ref().is_some_and(|o| o.len() > self.owners_cap) {
             self.owners = None;
             if self.texts.is_some() {
