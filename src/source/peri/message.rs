@@ -312,6 +312,8 @@ fn block_row(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -
     let mut is_error = None;
     let mut blocks: Option<Option<Vec<Block>>> = None;
     let mut mirrors: Option<Option<Vec<Mirror>>> = None;
+    // The blocks' inputs as written, for the mirror (see "arguments").
+    let mut inputs: Vec<&str> = Vec::new();
     json::whole_object(content, |key, at| match key {
         "role" => value(at, 1).and_then(|(v, end)| once(&mut role, plain(v)?).map(|_| end)),
         "id" => value(at, 1).and_then(|(v, end)| once(&mut id, plain(v)?).map(|_| end)),
@@ -339,7 +341,10 @@ fn block_row(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -
                 })?;
                 // Built by serde from its text, as in place: the same value.
                 let input = match input.flatten() {
-                    Some(v) => Some(serde_json::from_str::<Value>(v.get()).ok()?),
+                    Some(v) => {
+                        inputs.push(v.get());
+                        Some(serde_json::from_str::<Value>(v.get()).ok()?)
+                    }
                     None => None,
                 };
                 list.push(Block {
@@ -361,7 +366,24 @@ fn block_row(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -
             let end = json::array(content, at, |item| {
                 let (mut mid, mut name, mut arguments) = (None, None, None);
                 let end = json::object(content, item, |key, at| {
-                    let (v, end) = value(at, ITEM + 1)?;
+                    // The mirror repeats a block's input, byte for byte as
+                    // a rule: a copy of a value already checked is valid,
+                    // and an object, array or string ends where its copy
+                    // does. One comparison instead of a second check.
+                    let copy = (key == "arguments")
+                        .then(|| {
+                            let i = list.len();
+                            let same = |r: &&&str| {
+                                matches!(r.as_bytes().first(), Some(b'{' | b'[' | b'"'))
+                                    && b[at..].starts_with(r.as_bytes())
+                            };
+                            inputs.get(i).filter(same).or_else(|| inputs.iter().find(same))
+                        })
+                        .flatten();
+                    let (v, end) = match copy {
+                        Some(r) => (&content[at..at + r.len()], at + r.len()),
+                        None => value(at, ITEM + 1)?,
+                    };
                     match key {
                         "id" => once(&mut mid, raw(v)),
                         "name" => once(&mut name, plain(v)?),
@@ -993,6 +1015,8 @@ mod tests {
             r#"{"tool_call_id":"a","content":"\ud83d\ude00 \\ done"}"#,
             r#"{"role":"assistant","id":"019e9069-e494-70c6-a6a3-a4506513270e","content":[{"type":"tool_use","id":"c1","name":"Edit","input":{"file_path":"/a","n":[1,-2.5]}}],"tool_calls":[{"id":"c1","name":"Edit","arguments":{"file_path":"/a"}}]}"#,
             r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"ok"}],"is_error":false}]}"#,
+            // The mirror's arguments a copy of the input (read by comparison).
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"Edit","input":{"p":"/a","n":[1,-2.5]}},{"type":"tool_use","id":"c2","name":"X","input":12}],"tool_calls":[{"id":"c1","name":"Edit","arguments":{"p":"/a","n":[1,-2.5]}},{"id":"c2","name":"X","arguments":123}]}"#,
         ];
         let alphabet: &[&str] = &[
             "\"", "\\", "{", "}", "[", "]", ":", ",", " ", "\n", "\u{1}", "u", "0", "1", "-", ".", "e", "+", "t", "n",
