@@ -507,19 +507,24 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
     let plan = plan::of(Some(r.dialect), r.tool);
     let class = plan.class;
     let head = examined(r.text);
-    let said_exit = exit_code_of(&head);
-    let status_ok = !r.flagged && r.exit_code.unwrap_or(0) == 0 && said_exit.unwrap_or(0) == 0;
+    // Asked only of a shell's result: most results are not, and the search
+    // for an exit code is then saved.
+    let ok = std::cell::OnceCell::new();
+    let shell_ok = || {
+        *ok.get_or_init(|| {
+            class == ToolClass::Shell
+                && !r.flagged
+                && r.exit_code.unwrap_or(0) == 0
+                && exit_code_of(&head).unwrap_or(0) == 0
+        })
+    };
     let masking = || {
-        if class == ToolClass::Shell && status_ok {
-            masked::masking_of(r.input, &head)
-        } else {
-            masked::Masking::default()
-        }
+        if shell_ok() { masked::masking_of(r.input, &head) } else { masked::Masking::default() }
     };
     let dialect = Some(r.dialect);
     let (rule, shown) = match first_content_as(&plan, &masking, r.text) {
         Some(rule) => (rule, head.into_owned()),
-        None if status_ok && class == ToolClass::Shell && http::is_request(r.input) => {
+        None if shell_ok() && http::is_request(r.input) => {
             let reply = http::failed_reply(&head)?;
             let rule = CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
                 c.reads == Reads::HttpReplies && in_dialect(c.formats, dialect) && re.is_match(&reply)
