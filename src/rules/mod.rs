@@ -122,6 +122,8 @@ struct Matcher {
     regex: Regex,
     first: Option<Box<[bool; 256]>>,
     needles: Option<prefilter::Needles>,
+    /// The literals `needles` searches for, for a plan's gate (plan.rs).
+    literals: Option<Vec<Vec<u8>>>,
 }
 
 impl LazyRegex {
@@ -135,8 +137,10 @@ impl LazyRegex {
             let hir = prefilter::parse(self.pattern);
             let first = hir.as_ref().and_then(prefilter::first_bytes);
             // An anchored literal start is cheaper to test than a search.
-            let needles = hir.as_ref().filter(|_| first.is_none()).and_then(prefilter::Needles::of);
-            Matcher { regex: Regex::new(self.pattern).expect("rule patterns compile"), first, needles }
+            let literals = hir.as_ref().filter(|_| first.is_none()).and_then(prefilter::literals);
+            let needles = literals.as_deref().and_then(prefilter::Needles::of_literals);
+            let literals = literals.filter(|_| needles.is_some());
+            Matcher { regex: Regex::new(self.pattern).expect("rule patterns compile"), first, needles, literals }
         })
     }
 
@@ -145,6 +149,13 @@ impl LazyRegex {
     /// still cost about 40 ns, and a result meets twenty such rules; an
     /// unanchored search of a clean output costs 1 µs for some patterns.
     pub(crate) fn is_match(&self, text: &str) -> bool {
+        self.is_match_gated(text, false)
+    }
+
+    /// `is_match`, told that none of its needles is in `text` when
+    /// `absent` (a plan's gate found none of any rule's): a rule with
+    /// needles then answers no without searching.
+    fn is_match_gated(&self, text: &str, absent: bool) -> bool {
         let m = self.get();
         if let Some(first) = &m.first
             && !text.as_bytes().first().is_some_and(|b| first[usize::from(*b)])
@@ -152,11 +163,16 @@ impl LazyRegex {
             return false;
         }
         if let Some(needles) = &m.needles
-            && !needles.any_in(text)
+            && (absent || !needles.any_in(text))
         {
             return false;
         }
         m.regex.is_match(text)
+    }
+
+    /// The literals its needles search for, if it has needles.
+    fn literals(&self) -> Option<&[Vec<u8>]> {
+        self.get().literals.as_deref()
     }
 }
 
@@ -228,11 +244,14 @@ fn first_content_as(
 ) -> Option<&'static ContentRule> {
     let head = examined(text);
     let known = std::cell::OnceCell::new();
+    // One search for every needle of the plan's rules: most texts hold
+    // none, and each rule with needles then answers without its own.
+    let absent = plan.gate().is_some_and(|gate| !gate.any_in(&head));
     plan.content
         .iter()
         .map(|&i| (&CONTENT_RULES[usize::from(i)], &COMPILED.content[usize::from(i)]))
         .find(|(r, re)| {
-            re.is_match(&head)
+            re.is_match_gated(&head, absent)
                 && (r.reads != Reads::MaskedPipelines || masked::reads(r.id, *known.get_or_init(masking)))
         })
         .map(|(r, _)| r)

@@ -14,12 +14,12 @@ use std::rc::Rc;
 
 use super::classify::{CLASS_RULES, EXIT_CLASS_RULES};
 use super::content::CONTENT_RULES;
+use super::prefilter::Needles;
 use super::tools::{ToolClass, tool_class};
-use super::{in_dialect, in_scope, reads_class};
+use super::{COMPILED, in_dialect, in_scope, reads_class};
 use crate::model::Dialect;
 
 /// The rules that apply to the results of one tool in one dialect.
-#[derive(Debug, PartialEq, Eq)]
 pub(super) struct ToolPlan {
     /// The tool's class (`tools::tool_class`).
     pub(super) class: ToolClass,
@@ -30,6 +30,30 @@ pub(super) struct ToolPlan {
     pub(super) classify: Box<[u16]>,
     /// Exit classification rules in scope, as indexes of `EXIT_CLASS_RULES`.
     pub(super) exit_classify: Box<[u16]>,
+    /// One search for the needles of all its content rules that have
+    /// needles, built when first asked (`gate`); `None` inside when they
+    /// are too many to search for at once (Teddy's limit) or there are none.
+    gate: std::cell::OnceCell<Option<Needles>>,
+}
+
+/// Plans are the same plan when they list the same rules (the gate is
+/// worked out from them).
+impl PartialEq for ToolPlan {
+    fn eq(&self, other: &ToolPlan) -> bool {
+        (self.class, &self.content, &self.classify, &self.exit_classify)
+            == (other.class, &other.content, &other.classify, &other.exit_classify)
+    }
+}
+
+impl std::fmt::Debug for ToolPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolPlan")
+            .field("class", &self.class)
+            .field("content", &self.content)
+            .field("classify", &self.classify)
+            .field("exit_classify", &self.exit_classify)
+            .finish()
+    }
 }
 
 impl ToolPlan {
@@ -54,7 +78,31 @@ impl ToolPlan {
             &mut |i| in_scope(EXIT_CLASS_RULES[i].tools, tool) && in_dialect(EXIT_CLASS_RULES[i].formats, dialect),
             EXIT_CLASS_RULES.len(),
         );
-        ToolPlan { class, content, classify, exit_classify }
+        ToolPlan { class, content, classify, exit_classify, gate: std::cell::OnceCell::new() }
+    }
+
+    /// A search for every needle of its content rules: when it finds none
+    /// in a text, no rule with needles can match it. Only a vector search
+    /// (Teddy) is worth it: the automaton a larger set needs costs more
+    /// than the few searches it would save.
+    pub(super) fn gate(&self) -> Option<&Needles> {
+        self.gate
+            .get_or_init(|| {
+                let mut all: Vec<Vec<u8>> = Vec::new();
+                for &i in &self.content {
+                    all.extend(COMPILED.content[usize::from(i)].literals().into_iter().flatten().cloned());
+                }
+                all.sort();
+                all.dedup();
+                // A single rule's needles are searched for by the rule itself.
+                let rules = self.content.iter().filter(|&&i| COMPILED.content[usize::from(i)].literals().is_some());
+                if rules.count() < 2 {
+                    return None;
+                }
+                let mut packed = aho_corasick::packed::Config::new().builder();
+                packed.extend(&all).build().map(Needles::Packed)
+            })
+            .as_ref()
     }
 }
 
@@ -112,6 +160,37 @@ mod tests {
         assert!(!bash.content.is_empty() && bash.content.windows(2).all(|w| w[0] < w[1]), "registry order");
         let scoped_out = of(Some(Dialect::CLAUDE_CODE), "get_weather");
         assert!(scoped_out.content.len() < CONTENT_RULES.len(), "scopes leave rules out");
+    }
+
+    /// A plan's gate finds a needle in a text exactly when one of its
+    /// rules' needles is there: on every content rule's examples, for
+    /// every dialect and for tools in and out of the rules' scopes.
+    #[test]
+    fn gates_find_what_their_rules_needles_find() {
+        let texts: Vec<String> = CONTENT_RULES
+            .iter()
+            .flat_map(|r| r.fires_on.iter().chain(r.ignores))
+            .flat_map(|t| [t.to_string(), format!("ok\n{t}"), t.to_lowercase()])
+            .chain(["".to_string(), "all good".to_string()])
+            .collect();
+        let mut tools: Vec<&str> = CONTENT_RULES.iter().flat_map(|r| r.tools.iter().copied()).collect();
+        tools.extend(["Bash", "Read", "Edit", "get_weather", "mcp__fs__readFile"]);
+        let mut gated = 0;
+        for dialect in std::iter::once(None).chain(Dialect::ALL.iter().copied().map(Some)) {
+            for tool in &tools {
+                let plan = ToolPlan::build(dialect, tool);
+                let Some(gate) = plan.gate() else { continue };
+                gated += 1;
+                for text in &texts {
+                    let any = plan.content.iter().any(|&i| {
+                        let m = COMPILED.content[usize::from(i)].get();
+                        m.needles.as_ref().is_some_and(|n| n.any_in(text))
+                    });
+                    assert_eq!(gate.any_in(text), any, "{tool} in {dialect:?} on {text:?}");
+                }
+            }
+        }
+        assert!(gated > 0, "some plan has a gate");
     }
 
     /// Past `KEPT` tool names, plans are still right but no longer kept.

@@ -53,8 +53,13 @@ const MOST: usize = 64;
 
 impl Needles {
     /// The needles of the pattern `hir` (`literals`), ready to search for.
+    #[cfg(test)]
     pub(super) fn of(hir: &Hir) -> Option<Needles> {
-        let set = literals(hir)?;
+        Needles::of_literals(&literals(hir)?)
+    }
+
+    /// The search for `set`, literals as `literals` gives them.
+    pub(super) fn of_literals(set: &[Vec<u8>]) -> Option<Needles> {
         if set.len() == 1 {
             return Some(Needles::One(memmem::Finder::new(&set[0]).into_owned()));
         }
@@ -63,9 +68,9 @@ impl Needles {
         // an `e` is in every line of English. Where it cannot be built,
         // the automaton.
         let mut packed = packed::Config::new().builder();
-        match packed.extend(&set).build() {
+        match packed.extend(set).build() {
             Some(searcher) => Some(Needles::Packed(searcher)),
-            None => AhoCorasick::new(&set).ok().map(Needles::Many),
+            None => AhoCorasick::new(set).ok().map(Needles::Many),
         }
     }
 
