@@ -168,6 +168,24 @@ static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
 static ANY: LazyLock<regex::RegexSet> =
     LazyLock::new(|| regex::RegexSet::new(SHAPES.iter().map(|s| s.re.as_str())).expect("secret patterns"));
 
+/// Might one of `texts` hold a secret? `false` means `redact` leaves
+/// every one of them as it is. They are joined by NUL bytes and searched
+/// once: a session's call ids are thousands of short strings, and one
+/// search of them all costs a fraction of a search each. A NUL is neither
+/// a word character nor a space, and each shape's edges (`\b`, a `^` only
+/// in `(?:^|[^A-Za-z0-9])`, a `$` only after a lazy run of anything) hold
+/// beside it as at a string's end, so whatever matches in one text
+/// matches in the joined ones (a match across two texts only makes the
+/// caller look at each).
+pub(crate) fn may_hold_secret<'a>(texts: impl Iterator<Item = &'a str>) -> bool {
+    let mut joined = String::new();
+    for t in texts {
+        joined.push_str(t);
+        joined.push('\0');
+    }
+    ANY.is_match(&joined)
+}
+
 /// `text` with secret shapes replaced.
 pub fn redact(text: &str) -> Cow<'_, str> {
     if !ANY.is_match(text) {
@@ -190,6 +208,40 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::redact;
+
+    /// Whatever one text redacts, the joined texts are searched further:
+    /// each shape's examples, among ids, at either end and alone.
+    #[test]
+    fn joined_texts_hold_what_each_holds() {
+        use super::may_hold_secret;
+        let ids = ["call_d9fb4f627a8733d4", "toolu_01ABCdef", "#3", "", "call_1"];
+        let secrets = [
+            "sk-ant-api03-abcdefghijklmnopqrstuvwx",
+            "AKIAIOSFODNN7EXAMPLE",
+            "ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+            "token: abc123def456",
+            "password=hunter22",
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIE",
+            "https://user:pass@example.com/x",
+            "me:pw@example.com",
+            "Bearer eyJhbGciOiJIUzI1NiJ9.abc.def",
+            "xoxb-123-456-abcdefghij",
+            "hf_abcdefghijklmnopqrstuvwxyzABCDEF",
+            "SK0123456789abcdef0123456789abcdef",
+            "sk-…",
+            "--token s3cr3t",
+        ];
+        for secret in secrets {
+            assert!(redact(secret) != secret, "{secret:?} is a secret");
+            for at in 0..=ids.len() {
+                let mut texts = ids.to_vec();
+                texts.insert(at, secret);
+                assert!(may_hold_secret(texts.iter().copied()), "{secret:?} at {at}");
+            }
+        }
+        assert!(!may_hold_secret(ids.iter().copied()), "plain ids hold none");
+        assert!(!may_hold_secret(std::iter::empty()));
+    }
 
     #[test]
     fn secret_shapes() {

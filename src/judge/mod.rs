@@ -231,6 +231,8 @@ fn hide_secrets(s: &mut JudgedSession, redaction: Redaction) {
     if let Some(o) = s.origin.as_mut() {
         hide(o);
     }
+    // Call ids are searched for secrets all at once first: most hold none.
+    let ids_may_hold = crate::redact::may_hold_secret(s.calls.iter().map(|c| c.call_id.as_str()));
     // A session calls a few tools many times: each name is read once.
     let mut tools: Vec<(String, Option<String>)> = Vec::new();
     for c in &mut s.calls {
@@ -246,7 +248,9 @@ fn hide_secrets(s: &mut JudgedSession, redaction: Redaction) {
         if let Some(hidden) = &tools[i].1 {
             c.tool.clone_from(hidden);
         }
-        hide(&mut c.call_id);
+        if ids_may_hold {
+            hide(&mut c.call_id);
+        }
         for v in c.violations.iter_mut().flatten() {
             hide(&mut v.text);
         }
