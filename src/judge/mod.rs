@@ -367,15 +367,19 @@ fn judge_pair(
     // key's length, and what is left of them would be shown.
     let examined = rules::examined(unwrapped);
     let shown = redaction.apply(&examined);
-    let message = first_line(&shown, redaction);
+    // The most informative line, sanitized and redacted again (a key split
+    // by invisible characters is whole once they are gone): the message
+    // is it cut, the template its placeholders.
+    let line = normalize::shown_line(&shown, redaction);
+    let message = sanitize::truncate(&line, MESSAGE_CHARS);
     let mut failure = Failure {
         flagged,
         content_rule: content.map(|r| r.id),
         category: class.map_or(Category::Other, |r| r.category),
         reason: class.map_or(JudgeReason::Unclassified.id(), |r| r.id),
         label: class.map_or(JudgeReason::Unclassified.label(), |r| r.label),
-        // From the whole first line: truncating first would split one template in two.
-        template: normalize::template_with(&shown, redaction),
+        // From the whole line: truncating first would split one template in two.
+        template: normalize::placeholders(&line),
         message,
     };
     if failure.category == Category::EditMatchNotFound {
@@ -388,14 +392,6 @@ fn judge_pair(
         }
     }
     Outcome::Failed(failure)
-}
-
-/// The message of a failure: its most informative line, not a banner,
-/// sanitized, redacted again (a key split by invisible characters is
-/// whole once they are gone), then cut.
-fn first_line(examined: &str, redaction: Redaction) -> String {
-    let line = normalize::informative_line(examined);
-    sanitize::truncate(&redaction.apply(&sanitize::one_line(line)), MESSAGE_CHARS)
 }
 
 #[cfg(test)]

@@ -79,9 +79,19 @@ pub fn template(text: &str) -> String {
 /// placeholders and the cut: `xoxb-123-…` would no longer look like a Slack
 /// token once its digits are `<n>`, and a key cut short not like a key.
 pub fn template_with(text: &str, redaction: Redaction) -> String {
-    let line = informative_line(text);
-    let clean = sanitize::one_line(line);
-    let mut t = redaction.apply(&clean).into_owned();
+    placeholders(&shown_line(text, redaction))
+}
+
+/// The line of `text` a failure is shown and grouped by: its most
+/// informative line (see `informative_line`), sanitized, secrets redacted.
+pub fn shown_line(text: &str, redaction: Redaction) -> String {
+    redaction.apply(&sanitize::one_line(informative_line(text))).into_owned()
+}
+
+/// The template of a line `shown_line` gave: variable parts replaced by
+/// placeholders, then cut to `TEMPLATE_CHARS`.
+pub fn placeholders(line: &str) -> String {
+    let mut t = line.to_string();
     for s in STEPS.iter() {
         if s.re.is_match(&t) {
             t = s.re.replace_all(&t, s.with).into_owned();
