@@ -20,21 +20,19 @@ pub(crate) struct SchemaAgg {
 impl SchemaAgg {
     /// Count one (counted) call validated against `ts`.
     pub(crate) fn add(&mut self, ts: &ToolSchema, c: &JudgedCall, violations: &[Violation]) {
-        // Looked up by reference first: this runs for every call.
-        if !self.tools.get(&c.tool).is_some_and(|m| m.contains_key(&ts.origin)) {
-            self.tools.entry(c.tool.clone()).or_default().insert(
-                ts.origin.clone(),
-                SchemaToolRow {
-                    tool: c.tool.clone(),
-                    origin: ts.origin.clone(),
-                    validated: 0,
-                    violations: 0,
-                    accepted_violations: 0,
-                    categories: BTreeMap::new(),
-                },
-            );
-        }
-        let row = self.tools.get_mut(&c.tool).and_then(|m| m.get_mut(&ts.origin)).expect("inserted above");
+        // Looked up by reference, once when the row exists: this runs for
+        // every call.
+        let row = match self.tools.get_mut(&c.tool).and_then(|m| m.get_mut(&ts.origin)) {
+            Some(row) => row,
+            None => self.tools.entry(c.tool.clone()).or_default().entry(ts.origin.clone()).or_insert(SchemaToolRow {
+                tool: c.tool.clone(),
+                origin: ts.origin.clone(),
+                validated: 0,
+                violations: 0,
+                accepted_violations: 0,
+                categories: BTreeMap::new(),
+            }),
+        };
         row.validated += 1;
         if let Some(first) = violations.first() {
             row.violations += 1;
