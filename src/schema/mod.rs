@@ -4,7 +4,6 @@
 
 pub(crate) mod builtin;
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use jsonschema::error::ValidationErrorKind;
@@ -180,7 +179,9 @@ pub fn validate(ts: &ToolSchema, input: &Value) -> Vec<Violation> {
 /// The schemas in effect for one source.
 #[derive(Default)]
 pub struct SchemaSet {
-    tools: HashMap<String, ToolSchema>,
+    /// Looked up twice for every call (validation, counting): foldhash,
+    /// not SipHash, which was 1% of a scan.
+    tools: foldhash::HashMap<String, ToolSchema>,
 }
 
 impl std::fmt::Debug for SchemaSet {
