@@ -119,8 +119,26 @@ pub(super) enum Lines {
 /// then the end of the file or the error that stopped it.
 pub(super) enum Ahead {
     Block(Vec<Parsed>),
+    /// The last line, without a newline where the file ended when it was
+    /// opened: whether the file has grown since (the line is still being
+    /// written, and is not read) is asked when the importer takes it, as a
+    /// reader on the importer's thread asks, not when the helper, which
+    /// may be far ahead, read it.
+    Unfinished(Parsed, Growth),
     End,
     Failed(std::io::Error),
+}
+
+/// What tells whether a file has grown past the size it was opened at.
+pub(super) struct Growth {
+    file: File,
+    size: u64,
+}
+
+impl Growth {
+    fn grown(&self) -> bool {
+        self.file.metadata().is_ok_and(|m| m.len() > self.size)
+    }
 }
 
 /// A line parsed ahead: `None` for a blank line, how many lone surrogate
@@ -238,18 +256,26 @@ impl SizedReader {
     /// line without a newline where the file ended when it was opened, in a
     /// file that has grown since, is still being written: it is not read.
     pub(super) fn next_line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
-        buf.clear();
-        let n = read_line_at_most(&mut self.reader, buf, MAX_LINE_BYTES)?;
-        let take = self.reader.get_ref();
-        if n > 0
-            && buf.last() != Some(&b'\n')
-            && take.limit() == 0
-            && take.get_ref().metadata().is_ok_and(|m| m.len() > self.size)
-        {
+        let (n, unfinished) = self.read_line(buf)?;
+        if unfinished.is_some_and(|g| g.grown()) {
             buf.clear();
             return Ok(0);
         }
         Ok(n)
+    }
+
+    /// The next line into `buf`, with its newline (0 at the end), and, for
+    /// a last line without a newline where the file ended when it was
+    /// opened, what tells whether the file has grown since.
+    fn read_line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<(usize, Option<Growth>)> {
+        buf.clear();
+        let n = read_line_at_most(&mut self.reader, buf, MAX_LINE_BYTES)?;
+        let take = self.reader.get_ref();
+        if n > 0 && buf.last() != Some(&b'\n') && take.limit() == 0 {
+            let file = take.get_ref().try_clone()?;
+            return Ok((n, Some(Growth { file, size: self.size })));
+        }
+        Ok((n, None))
     }
 }
 
@@ -282,9 +308,18 @@ impl Job {
         loop {
             let (mut block, mut bytes) = (Vec::new(), 0);
             while bytes < AHEAD_BYTES {
-                match self.reader.next_line(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
+                match self.reader.read_line(&mut buf) {
+                    Ok((0, _)) => break,
+                    Ok((_, Some(growth))) => {
+                        let last = parse_bytes_with(&buf, self.typed);
+                        if self.tx.send(Ahead::Block(block)).is_ok()
+                            && self.tx.send(Ahead::Unfinished(last, growth)).is_ok()
+                        {
+                            let _ = self.tx.send(Ahead::End);
+                        }
+                        return;
+                    }
+                    Ok((n, None)) => {
                         bytes += n;
                         block.push(parse_bytes_with(&buf, self.typed));
                     }
@@ -429,6 +464,11 @@ impl LineReader {
                 }
                 match blocks.recv() {
                     Ok(Ahead::Block(b)) => *block = b.into_iter(),
+                    Ok(Ahead::Unfinished(last, growth)) => {
+                        if !growth.grown() {
+                            *block = vec![last].into_iter();
+                        }
+                    }
                     Ok(Ahead::End) => *done = true,
                     Ok(Ahead::Failed(e)) => return Err(cannot_read(&self.path, e)),
                     Err(_) => {

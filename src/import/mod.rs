@@ -784,6 +784,10 @@ mod tests {
         for ahead in [true, false] {
             std::fs::write(&path, format!("{lines}{{\"n\":\"half")).unwrap();
             let r = if ahead { LineReader::open(&path) } else { LineReader::open_here(&path) }.unwrap();
+            // The helper reads the whole file, its unfinished last line
+            // included, before it grows: whether it grew is asked when the
+            // line is taken, not when the helper read it.
+            std::thread::sleep(std::time::Duration::from_millis(100));
             let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
             f.write_all(b" of a line\"}\n").unwrap();
             f.write_all(lines.as_bytes()).unwrap();
