@@ -366,20 +366,16 @@ fn block_row(content: &str, role_column: &str, row: i64, out: &mut Vec<Event>) -
             let end = json::array(content, at, |item| {
                 let (mut mid, mut name, mut arguments) = (None, None, None);
                 let end = json::object(content, item, |key, at| {
-                    // The mirror repeats a block's input, byte for byte as
-                    // a rule: a copy of a value already checked is valid,
-                    // and an object, array or string ends where its copy
-                    // does. One comparison instead of a second check.
-                    let copy = (key == "arguments")
-                        .then(|| {
-                            let i = list.len();
-                            let same = |r: &&&str| {
-                                matches!(r.as_bytes().first(), Some(b'{' | b'[' | b'"'))
-                                    && b[at..].starts_with(r.as_bytes())
-                            };
-                            inputs.get(i).filter(same).or_else(|| inputs.iter().find(same))
-                        })
-                        .flatten();
+                    // The mirror repeats the blocks' inputs in their order,
+                    // byte for byte as a rule: a copy of a value already
+                    // checked is valid, and an object, array or string ends
+                    // where its copy does. One comparison instead of a
+                    // second check (anything else is checked).
+                    let copy = inputs.get(list.len()).filter(|r| {
+                        key == "arguments"
+                            && matches!(r.as_bytes().first(), Some(b'{' | b'[' | b'"'))
+                            && b[at..].starts_with(r.as_bytes())
+                    });
                     let (v, end) = match copy {
                         Some(r) => (&content[at..at + r.len()], at + r.len()),
                         None => value(at, ITEM + 1)?,
