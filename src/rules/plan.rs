@@ -88,19 +88,20 @@ impl ToolPlan {
     pub(super) fn gate(&self) -> Option<&Needles> {
         self.gate
             .get_or_init(|| {
-                let mut all: Vec<Vec<u8>> = Vec::new();
+                let (mut all, mut rules) = (Vec::new(), 0);
                 for &i in &self.content {
-                    all.extend(COMPILED.content[usize::from(i)].literals().into_iter().flatten().cloned());
+                    if let Some(literals) = COMPILED.content[usize::from(i)].literals() {
+                        all.extend_from_slice(literals);
+                        rules += 1;
+                    }
+                }
+                // A single rule's needles are searched for by the rule itself.
+                if rules < 2 {
+                    return None;
                 }
                 all.sort();
                 all.dedup();
-                // A single rule's needles are searched for by the rule itself.
-                let rules = self.content.iter().filter(|&&i| COMPILED.content[usize::from(i)].literals().is_some());
-                if rules.count() < 2 {
-                    return None;
-                }
-                let mut packed = aho_corasick::packed::Config::new().builder();
-                packed.extend(&all).build().map(Needles::Packed)
+                Needles::packed(&all)
             })
             .as_ref()
     }

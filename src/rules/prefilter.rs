@@ -67,11 +67,12 @@ impl Needles {
         // needles its heuristics pick a search for their first bytes, and
         // an `e` is in every line of English. Where it cannot be built,
         // the automaton.
-        let mut packed = packed::Config::new().builder();
-        match packed.extend(set).build() {
-            Some(searcher) => Some(Needles::Packed(searcher)),
-            None => AhoCorasick::new(set).ok().map(Needles::Many),
-        }
+        Needles::packed(set).or_else(|| AhoCorasick::new(set).ok().map(Needles::Many))
+    }
+
+    /// The vector search (Teddy) for `set`, where it can be built.
+    pub(super) fn packed(set: &[Vec<u8>]) -> Option<Needles> {
+        packed::Config::new().builder().extend(set).build().map(Needles::Packed)
     }
 
     /// Is one of the needles in `text`? When not, the pattern cannot match.
