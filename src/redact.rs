@@ -31,9 +31,23 @@ impl Redaction {
     }
 }
 
+/// A secret shape: its pattern, compiled the first time a text holds it
+/// (`ANY` says which shapes a text holds; most scans meet few or none), and
+/// what its matches become.
 struct Shape {
-    re: Regex,
+    pattern: String,
+    re: std::sync::OnceLock<Regex>,
     with: With,
+}
+
+impl Shape {
+    fn new(pattern: String, with: With) -> Shape {
+        Shape { pattern, re: std::sync::OnceLock::new(), with }
+    }
+
+    fn regex(&self) -> &Regex {
+        self.re.get_or_init(|| Regex::new(&self.pattern).expect("secret pattern"))
+    }
 }
 
 /// What a match becomes: a replacement template, or a function of it.
@@ -59,10 +73,12 @@ fn userinfo(c: &Captures<'_>) -> String {
 const SECRET_NAME: &str = r"(?:(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|secret|private[_-]?key|api[_-]?key)(?:[_.-][a-z0-9]+)*|(?:[a-z0-9]+[_.-])*(?:pwd|token|(?:access|account|signing|encryption|master|client)[_-]?key|credentials?|auth))";
 
 /// An unquoted value assigned to a secret name (`DB_PASSWORD=x`).
-static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(r#"(?i)\b(?P<name>{SECRET_NAME}(?:\\?["'])?\s*[:=]\s*)(?P<value>[^\s"'\\,;]{{3,}})"#))
-        .expect("secret pattern")
-});
+static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(&assignment()).expect("secret pattern"));
+
+/// `ASSIGNMENT`'s pattern.
+fn assignment() -> String {
+    format!(r#"(?i)\b(?P<name>{SECRET_NAME}(?:\\?["'])?\s*[:=]\s*)(?P<value>[^\s"'\\,;]{{3,}})"#)
+}
 
 /// The next `&name=` of a query string in `value` (where the secret ends).
 static NEXT_PARAM: LazyLock<Regex> =
@@ -89,7 +105,7 @@ const PRE: &str = r"(?P<pre>^|[^A-Za-z0-9])";
 /// ordinary words and hex hashes never match; the assignment shape at the
 /// end catches the rest by the name they are given.
 static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
-    let shape = |p: &str, with| Shape { re: Regex::new(p).expect("secret pattern"), with: With::Text(with) };
+    let shape = |p: &str, with| Shape::new(p.to_string(), With::Text(with));
     let token = |p: &str, with| shape(&format!("{PRE}{p}"), with);
     vec![
         shape(
@@ -98,13 +114,11 @@ static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
         ),
         // The password of a URL's userinfo: `https://user:pw@`, `postgres://u:pw@`.
         shape(r#"\b([A-Za-z][A-Za-z0-9+.-]*://[^\s/:@'"`<>]*:)[^\s/@'"`<>]+@"#, "${1}[REDACTED]@"),
-        Shape {
-            re: Regex::new(
-                r#"(?P<pre>^|[^A-Za-z0-9_.%+-])(?P<user>[A-Za-z0-9_.%+-]+:)[^\s/@:'"`<>\[\]]+@(?P<host>(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|localhost)"#,
-            )
-            .expect("secret pattern"),
-            with: With::Fn(userinfo),
-        },
+        Shape::new(
+            r#"(?P<pre>^|[^A-Za-z0-9_.%+-])(?P<user>[A-Za-z0-9_.%+-]+:)[^\s/@:'"`<>\[\]]+@(?P<host>(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}|[0-9]{1,3}(?:\.[0-9]{1,3}){3}|localhost)"#
+                .to_string(),
+            With::Fn(userinfo),
+        ),
         // Webhook URLs are the credential themselves (`_` for `/`: a file name).
         shape(r"(hooks\.slack\.com[/_](?:services|workflows|triggers)[/_])[A-Za-z0-9+/_-]{8,}", "${1}[REDACTED]"),
         shape(r"(discord(?:app)?\.com[/_]api[/_]webhooks[/_])[0-9]+[/_][A-Za-z0-9_-]{8,}", "${1}[REDACTED]"),
@@ -153,7 +167,7 @@ static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
         // up to an `&` only where a query's next `name=` starts.
         shape(&format!(r#"(?i)\b({SECRET_NAME}(?:\\?["'])?\s*[:=]\s*\\?")[^"\\\n]{{3,}}"#), "${1}[REDACTED]"),
         shape(&format!(r#"(?i)\b({SECRET_NAME}(?:\\?["'])?\s*[:=]\s*')[^'\n]{{3,}}"#), "${1}[REDACTED]"),
-        Shape { re: ASSIGNMENT.clone(), with: With::Fn(assigned) },
+        Shape::new(assignment(), With::Fn(assigned)),
         // A command's option followed by its secret: `--password hunter2`
         // (after the assignments, whose names it would otherwise take).
         shape(
@@ -166,7 +180,7 @@ static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
 /// One pattern that matches wherever some shape does: most text holds no
 /// secret, and one pass says so.
 static ANY: LazyLock<regex::RegexSet> =
-    LazyLock::new(|| regex::RegexSet::new(SHAPES.iter().map(|s| s.re.as_str())).expect("secret patterns"));
+    LazyLock::new(|| regex::RegexSet::new(SHAPES.iter().map(|s| &s.pattern)).expect("secret patterns"));
 
 /// Might one of `texts` hold a secret? `false` means `redact` leaves
 /// every one of them as it is. They are joined by NUL bytes and searched
@@ -186,19 +200,27 @@ pub(crate) fn may_hold_secret<'a>(texts: impl Iterator<Item = &'a str>) -> bool 
     ANY.is_match(&joined)
 }
 
-/// `text` with secret shapes replaced.
+/// `text` with secret shapes replaced. The shapes are applied in order,
+/// each to the text the ones before it left; a shape that the set says is
+/// not in that text would change nothing, so it is skipped (and never
+/// compiled), and the set is asked again after each change.
 pub fn redact(text: &str) -> Cow<'_, str> {
     if !ANY.is_match(text) {
         return Cow::Borrowed(text);
     }
+    let mut held = ANY.matches(text);
     let mut out = Cow::Borrowed(text);
-    for s in SHAPES.iter() {
+    for (i, s) in SHAPES.iter().enumerate() {
+        if !held.matched(i) {
+            continue;
+        }
         let replaced = match s.with {
-            With::Text(t) => s.re.replace_all(&out, t),
-            With::Fn(f) => s.re.replace_all(&out, f),
+            With::Text(t) => s.regex().replace_all(&out, t),
+            With::Fn(f) => s.regex().replace_all(&out, f),
         };
         if let Cow::Owned(o) = replaced {
             out = Cow::Owned(o);
+            held = ANY.matches(&out);
         }
     }
     // A match that was kept (an address) changed nothing.
@@ -241,6 +263,69 @@ mod tests {
         }
         assert!(!may_hold_secret(ids.iter().copied()), "plain ids hold none");
         assert!(!may_hold_secret(std::iter::empty()));
+    }
+
+    /// Every shape applied in order, each compiled and run whatever the
+    /// set says: what `redact` must give.
+    fn every_shape(text: &str) -> String {
+        use super::{SHAPES, With};
+        let mut out = text.to_string();
+        for s in SHAPES.iter() {
+            out = match s.with {
+                With::Text(t) => s.regex().replace_all(&out, t).into_owned(),
+                With::Fn(f) => s.regex().replace_all(&out, f).into_owned(),
+            };
+        }
+        out
+    }
+
+    /// `redact` skips the shapes the set says a text does not hold, and
+    /// asks again after each change: secrets alone, in pairs and in the
+    /// places they are met, redacted as every shape in turn redacts them.
+    #[test]
+    fn skipping_shapes_the_set_rules_out_changes_nothing() {
+        let secrets = [
+            "sk-ant-api03-abcdefghijklmnopqrstuvwx",
+            "AKIAIOSFODNN7EXAMPLE",
+            "ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJyZWwzand0In0.Rel3JwtSig",
+            "xoxb-123456789012-Rel3SlackBotAbCdEf",
+            "hf_abcdefghijklmnopqrstuvwxyzABCDEF",
+            "SK0123456789abcdef0123456789abcdef",
+            "gsk_Tl22GroqQ…",
+            "hunter22",
+            "Tr0ub4dor&3xyz",
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
+            "https://hooks.slack.com/services/T0REL3AAA/B0REL3BBB/Rel3SlackHookAbCdEfGhIj",
+            "dXNlcjpwYXNzd29yZA==",
+        ];
+        let places: [&dyn Fn(&str) -> String; 8] = [
+            &|s| s.to_string(),
+            &|s| format!("password={s}"),
+            &|s| format!("Authorization: Bearer {s}"),
+            &|s| format!("Authorization: Basic {s}"),
+            &|s| format!("deploy --token {s} now"),
+            &|s| format!("https://admin:{s}@db.example.com/x"),
+            &|s| format!(r#"{{\"api_key\": \"{s}\"}}"#),
+            &|s| format!("toolu_{s}"),
+        ];
+        let mut texts = Vec::new();
+        for a in secrets {
+            for place in &places {
+                texts.push(place(a));
+            }
+            for b in secrets {
+                texts.push(format!("{a} and {b}"));
+                texts.push(format!("token: {a}{b}"));
+            }
+        }
+        let mut redacted = 0;
+        for text in &texts {
+            let want = every_shape(text);
+            redacted += usize::from(want != *text);
+            assert_eq!(redact(text), want, "for {text:?}");
+        }
+        assert!(redacted > texts.len() * 9 / 10, "the texts hold secrets: {redacted} of {}", texts.len());
     }
 
     #[test]
