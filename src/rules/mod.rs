@@ -106,20 +106,26 @@ impl Precision {
 /// keep no more than this of each end (`model::TEXT_CAP`).
 pub const EXAMINED_PREFIX_BYTES: usize = crate::model::TEXT_CAP;
 
-/// A rule's regex, compiled the first time a result reaches it: rules
-/// scoped to other stores, tools or classes are never compiled, and a
-/// scan's start-up pays only for the rules it uses (a Unicode pattern
-/// costs 0.1 to 3 ms to compile).
+/// A rule's regex, compiled the first time a result gets past its
+/// prefilters: rules scoped to other stores, tools or classes are never
+/// compiled, nor are rules whose prefilters turn away every text a scan
+/// meets, and a scan's start-up pays only for the rules that get as far
+/// as their regex (a Unicode pattern costs 0.1 to 3 ms to compile, its
+/// prefilters a tenth of that).
 pub(crate) struct LazyRegex {
     pattern: &'static str,
+    /// Whether its needles may be found whatever the case of their ASCII
+    /// letters when the pattern has no exact ones (`prefilter::folded_literals`).
+    folded: bool,
     cell: std::sync::OnceLock<Matcher>,
 }
 
-/// A compiled rule: its regex, and the tests that answer "no" before it
-/// (prefilter.rs): the bytes a match can start with when every match
-/// starts at the text's first byte, else literals every match contains.
+/// A rule's tests that answer "no" before its regex (prefilter.rs): the
+/// bytes a match can start with when every match starts at the text's
+/// first byte, else literals every match contains; and the regex, compiled
+/// when first run.
 struct Matcher {
-    regex: Regex,
+    regex: std::sync::OnceLock<Regex>,
     first: Option<Box<[bool; 256]>>,
     needles: Option<prefilter::Needles>,
     /// The literals `needles` searches for, for a plan's gate (plan.rs).
@@ -128,7 +134,15 @@ struct Matcher {
 
 impl LazyRegex {
     const fn new(pattern: &'static str) -> LazyRegex {
-        LazyRegex { pattern, cell: std::sync::OnceLock::new() }
+        LazyRegex { pattern, folded: false, cell: std::sync::OnceLock::new() }
+    }
+
+    /// A rule that may have case-insensitive needles: a classification
+    /// rule, most of which are `(?i)` and run only on failures, where a
+    /// search for them costs little and spares compiling the rules whose
+    /// words a scan's failures never hold.
+    const fn folded(pattern: &'static str) -> LazyRegex {
+        LazyRegex { pattern, folded: true, cell: std::sync::OnceLock::new() }
     }
 
     fn get(&self) -> &Matcher {
@@ -140,8 +154,17 @@ impl LazyRegex {
             let literals = hir.as_ref().filter(|_| first.is_none()).and_then(prefilter::literals);
             let needles = literals.as_deref().and_then(prefilter::Needles::of_literals);
             let literals = literals.filter(|_| needles.is_some());
-            Matcher { regex: Regex::new(self.pattern).expect("rule patterns compile"), first, needles, literals }
+            let needles = needles.or_else(|| {
+                let folded = hir.as_ref().filter(|_| self.folded && first.is_none());
+                folded.and_then(prefilter::folded_literals).and_then(|set| prefilter::Needles::folded(&set))
+            });
+            Matcher { regex: std::sync::OnceLock::new(), first, needles, literals }
         })
+    }
+
+    /// The compiled regex.
+    fn regex(&self) -> &Regex {
+        self.get().regex.get_or_init(|| Regex::new(self.pattern).expect("rule patterns compile"))
     }
 
     /// Does the pattern match `text`? A text that fails a prefilter is
@@ -167,7 +190,7 @@ impl LazyRegex {
         {
             return false;
         }
-        m.regex.is_match(text)
+        self.regex().is_match(text)
     }
 
     /// The literals its needles search for, if it has needles.
@@ -197,8 +220,8 @@ const EXIT_CODE: &str = r"(?m)^(?:Exit code:?|Exit Code:|Process exited with cod
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     content: CONTENT_RULES.iter().map(|r| LazyRegex::new(r.pattern)).collect(),
-    classify: CLASS_RULES.iter().map(|r| LazyRegex::new(r.pattern)).collect(),
-    exit_classify: EXIT_CLASS_RULES.iter().map(|r| LazyRegex::new(r.pattern)).collect(),
+    classify: CLASS_RULES.iter().map(|r| LazyRegex::folded(r.pattern)).collect(),
+    exit_classify: EXIT_CLASS_RULES.iter().map(|r| LazyRegex::folded(r.pattern)).collect(),
     wrapper: Regex::new(content::PERI_WRAPPER).expect("wrapper compiles"),
     benign: benign::BENIGN_EXITS.iter().map(|b| LazyRegex::new(b.command)).collect(),
     exit_code: LazyRegex::new(EXIT_CODE),
@@ -595,7 +618,7 @@ pub fn exit_code_of(text: &str) -> Option<i64> {
     if !COMPILED.exit_code.is_match(text) {
         return None;
     }
-    let c = COMPILED.exit_code.get().regex.captures(text)?;
+    let c = COMPILED.exit_code.regex().captures(text)?;
     c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3))?.as_str().parse().ok()
 }
 

@@ -41,6 +41,9 @@ pub(super) enum Needles {
     One(memmem::Finder<'static>),
     Packed(packed::Searcher),
     Many(AhoCorasick),
+    /// Literals found whatever the case of their ASCII letters
+    /// (`folded_literals`).
+    Folded(AhoCorasick),
 }
 
 /// Shorter literals would let most texts through: the search would cost
@@ -75,12 +78,18 @@ impl Needles {
         packed::Config::new().builder().extend(set).build().map(Needles::Packed)
     }
 
+    /// The search for `set`, literals as `folded_literals` gives them,
+    /// whatever the case of their ASCII letters in a text.
+    pub(super) fn folded(set: &[Vec<u8>]) -> Option<Needles> {
+        AhoCorasick::builder().ascii_case_insensitive(true).build(set).ok().map(Needles::Folded)
+    }
+
     /// Is one of the needles in `text`? When not, the pattern cannot match.
     pub(super) fn any_in(&self, text: &str) -> bool {
         match self {
             Needles::One(finder) => finder.find(text.as_bytes()).is_some(),
             Needles::Packed(searcher) => searcher.find(text).is_some(),
-            Needles::Many(ac) => ac.is_match(text),
+            Needles::Many(ac) | Needles::Folded(ac) => ac.is_match(text),
         }
     }
 }
@@ -100,6 +109,83 @@ pub(super) fn literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
     set.dedup();
     let searchable = !set.is_empty() && set.len() <= MOST && set.iter().all(|l| l.len() >= SHORTEST);
     searchable.then_some(set)
+}
+
+/// `literals` for a pattern whose letters may be of either case: literals,
+/// their ASCII letters in lower case, one of which every match contains
+/// whatever the case of those letters. A case-insensitive ASCII letter
+/// (`(?i)e`, the class `[Ee]`) is one of their letters; a letter with a
+/// third form (`k` and the Kelvin sign, `s` and the long s) or a wider
+/// class ends a literal. Searched for with `Needles::folded`.
+pub(super) fn folded_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    if hir.properties().look_set_prefix().contains(regex_syntax::hir::Look::Start) && !opens_with_run(hir) {
+        return None;
+    }
+    let mut set = required_folded(hir)?;
+    set.sort();
+    set.dedup();
+    let searchable = !set.is_empty() && set.len() <= MOST && set.iter().all(|l| l.len() >= SHORTEST);
+    searchable.then_some(set)
+}
+
+/// The lower-case ASCII letter a class stands for when it is that letter
+/// in either case and nothing else (`[Ee]`).
+fn either_case(hir: &Hir) -> Option<u8> {
+    use regex_syntax::hir::Class;
+    let pair = |a: u32, b: u32| {
+        let (a, b) = (u8::try_from(a).ok()?, u8::try_from(b).ok()?);
+        (a.is_ascii_uppercase() && b == a.to_ascii_lowercase()).then_some(b)
+    };
+    let HirKind::Class(class) = hir.kind() else { return None };
+    match class {
+        Class::Unicode(c) => match c.ranges() {
+            [x, y] if x.start() == x.end() && y.start() == y.end() => pair(x.start().into(), y.start().into()),
+            _ => None,
+        },
+        Class::Bytes(c) => match c.ranges() {
+            [x, y] if x.start() == x.end() && y.start() == y.end() => pair(x.start().into(), y.start().into()),
+            _ => None,
+        },
+    }
+}
+
+/// `required`, where a run of literals and either-case letters in a
+/// concatenation is one literal, in lower case.
+fn required_folded(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    match hir.kind() {
+        HirKind::Literal(lit) => Some(vec![lit.0.to_ascii_lowercase()]),
+        HirKind::Class(_) => either_case(hir).map(|b| vec![vec![b]]),
+        HirKind::Capture(cap) => required_folded(&cap.sub),
+        HirKind::Repetition(rep) if rep.min >= 1 => required_folded(&rep.sub),
+        HirKind::Concat(parts) => {
+            let mut sets = Vec::new();
+            let mut run: Vec<u8> = Vec::new();
+            for part in parts {
+                match (part.kind(), either_case(part)) {
+                    (HirKind::Literal(lit), _) => run.extend(lit.0.to_ascii_lowercase()),
+                    (_, Some(letter)) => run.push(letter),
+                    _ => {
+                        if !run.is_empty() {
+                            sets.push(vec![std::mem::take(&mut run)]);
+                        }
+                        sets.extend(required_folded(part));
+                    }
+                }
+            }
+            if !run.is_empty() {
+                sets.push(vec![run]);
+            }
+            sets.into_iter().max_by_key(|set| selectivity(set))
+        }
+        HirKind::Alternation(branches) => {
+            let mut all = Vec::new();
+            for branch in branches {
+                all.extend(required_folded(branch)?);
+            }
+            Some(all)
+        }
+        _ => None,
+    }
 }
 
 /// Literals one of which every match of `hir` contains, or `None` when

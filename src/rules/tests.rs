@@ -77,7 +77,7 @@ fn every_content_rule_has_examples_that_behave() {
 fn every_pattern_compiles() {
     let c = &*COMPILED;
     for re in c.content.iter().chain(&c.classify).chain(&c.exit_classify).chain(&c.benign) {
-        let _ = re.get();
+        let _ = re.regex();
     }
 }
 
@@ -131,6 +131,36 @@ fn needles_are_literals_every_match_contains() {
     }
 }
 
+#[test]
+fn folded_needles_are_literals_whatever_their_case() {
+    let of = |p: &str| {
+        prefilter::parse(p)
+            .and_then(|h| prefilter::folded_literals(&h))
+            .map(|set| set.into_iter().map(|l| String::from_utf8(l).unwrap()).collect::<Vec<_>>())
+    };
+    assert_eq!(of(r"(?i:connection reset)"), Some(vec!["connection re".into()]), "a run ends at `s`, see below");
+    assert_eq!(of(r"(?i)(?:Permission denied|\bEACCES\b)"), Some(vec!["eacce".into(), "ion denied".into()]));
+    assert_eq!(of(r"(?i)Missing \w+ parameter"), Some(vec![" parameter".into()]), "the more selective run");
+    assert_eq!(
+        of(r"old_string not found|(?i:did not match)"),
+        Some(vec!["did not match".into(), "old_string not found".into()])
+    );
+    // `k` and `s` have a third form (the Kelvin sign, the long s): a run ends there.
+    assert_eq!(of(r"(?i)kill process"), Some(vec!["ill proce".into()]));
+    // No needle: a branch without one, an anchored start, short runs, a class.
+    for none in [r"(?i)error|\d+", r"(?i)^error", r"(?i)ab|cd", r"(?i)[a-z]+", r"(?i)sks"] {
+        assert_eq!(of(none), None, "{none}");
+    }
+    let needles = prefilter::Needles::folded(&[b"connection refu".to_vec(), b"eacce".to_vec()]).unwrap();
+    for text in ["CONNECTION REFUSED", "Connection Refused by host", "open: eAcCeS"] {
+        assert!(needles.any_in(text), "{text}");
+    }
+    assert!(!needles.any_in("connection reset"));
+    // The Kelvin sign and the long s match `(?i)k` and `(?i)s`: the needles leave them out.
+    let rule = LazyRegex::folded(r"(?i)kill process");
+    assert!(rule.is_match("\u{212a}ill proce\u{17f}\u{17f}"));
+}
+
 /// Whatever the prefilters say, every rule answers as its regex does: on
 /// every example of every rule, and on those examples cut and padded.
 #[test]
@@ -150,16 +180,24 @@ fn prefilters_never_change_an_answer() {
         .chain(CLASS_RULES.iter().chain(EXIT_CLASS_RULES).map(|r| r.pattern))
         .chain(benign::BENIGN_EXITS.iter().map(|b| b.command))
         .chain([EXIT_CODE]);
-    let mut filtered = 0;
+    let (mut filtered, mut folded) = (0, 0);
     for pattern in patterns {
-        let rule = LazyRegex::new(pattern);
         let re = Regex::new(pattern).unwrap();
+        let rule = LazyRegex::new(pattern);
         filtered += usize::from(rule.get().needles.is_some());
+        let either = LazyRegex::folded(pattern);
+        folded += usize::from(matches!(either.get().needles, Some(prefilter::Needles::Folded(_))));
         for text in &examples {
-            assert_eq!(rule.is_match(text), re.is_match(text), "{pattern} on {text:?}");
+            // Also upper-cased: a case-insensitive needle is still found.
+            for text in [text.clone(), text.to_uppercase()] {
+                let want = re.is_match(&text);
+                assert_eq!(rule.is_match(&text), want, "{pattern} on {text:?}");
+                assert_eq!(either.is_match(&text), want, "{pattern}, case-insensitive needles, on {text:?}");
+            }
         }
     }
     assert!(filtered >= 5, "only {filtered} patterns have needles");
+    assert!(folded >= 20, "only {folded} patterns have case-insensitive needles");
     assert!(LazyRegex::new(EXIT_CODE).get().needles.is_some(), "the exit-code search has needles");
 }
 
