@@ -463,6 +463,15 @@ impl Source {
         self.format.adapter().rows_signature(&self.conn, row).ok().flatten()
     }
 
+    /// What the rows up to `row` are, told that those up to `then` were
+    /// `signature` when this run checked (see `Adapter::rows_signature_after`).
+    pub(crate) fn rows_signature_after(&self, then: i64, signature: &str, row: i64) -> Option<String> {
+        if self._scratch.is_some() {
+            return None;
+        }
+        self.format.adapter().rows_signature_after(&self.conn, then, signature, row).ok().flatten()
+    }
+
     /// The database's free pages: deleting rows adds to them.
     pub(crate) fn freelist(&self) -> Option<i64> {
         self.conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).ok()

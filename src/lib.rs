@@ -296,9 +296,23 @@ pub(crate) fn walk_source(
 /// What the index keeps to read `src` from `last_row` on next time, if
 /// its format can be read so.
 pub(crate) fn append_mark(src: &input::Source, last_row: Option<i64>) -> Option<index::AppendMark> {
+    append_mark_after(src, last_row, None)
+}
+
+/// `append_mark`, after `then`, the mark this run found the database
+/// still matched before it read the rows after it (`grown_since`): the
+/// rows' signature is worked out from its signature and the rows since.
+fn append_mark_after(
+    src: &input::Source,
+    last_row: Option<i64>,
+    then: Option<&index::AppendMark>,
+) -> Option<index::AppendMark> {
     let last_row = last_row?;
     let freelist = src.freelist()?;
-    let signature = src.rows_signature(last_row)?;
+    let signature = match then {
+        Some(then) => src.rows_signature_after(then.last_row, &then.signature, last_row)?,
+        None => src.rows_signature(last_row)?,
+    };
     src.appended_after(last_row)?;
     Some(index::AppendMark { last_row, freelist, signature })
 }
@@ -511,7 +525,7 @@ fn read_appended(
     let stats = read_judging_aside(&src.path, &judge, &mut build, |sink| src.read(&from, sink))?;
     Ok(index::Entry {
         files,
-        append: append_mark(src, Some(stats.last_row.unwrap_or(mark.last_row).max(mark.last_row))),
+        append: append_mark_after(src, Some(stats.last_row.unwrap_or(mark.last_row).max(mark.last_row)), Some(&mark)),
         partial: aggregate::Partial::of(build.agg.finish()),
         rows: build.rows,
         ..old

@@ -120,6 +120,20 @@ pub trait Adapter: Sync {
     fn rows_signature(&self, _conn: &Connection, _row: i64) -> rusqlite::Result<Option<String>> {
         Ok(None)
     }
+    /// `rows_signature` at `row`, after `then`, whose signature was
+    /// `signature` when this run checked it (Peri: the rows between the
+    /// two counted, not all of them). A row at or before `then` changed
+    /// since that check makes it differ from what `rows_signature` says,
+    /// so the next run's check sees the change.
+    fn rows_signature_after(
+        &self,
+        conn: &Connection,
+        _then: i64,
+        _signature: &str,
+        row: i64,
+    ) -> rusqlite::Result<Option<String>> {
+        self.rows_signature(conn, row)
+    }
 }
 
 /// Every SQLite format, in detection order (which is also the order

@@ -132,10 +132,21 @@ fn an_appended_peri_database_is_read_from_its_last_row() {
     }
     // `sessions` shares the entry (the same options): kept, with the new session's row.
     assert!(same(&cache, &["sessions", db_s, "--format", "json", "--limit", "0"])[0].starts_with("kept"));
+    // Another new session: appended to again, the rows' signature kept by
+    // the last run (worked out from the one before and the rows since) as
+    // a count of every row would give it.
+    sql(&format!(
+        "INSERT INTO threads (id, title, cwd, created_at, updated_at) SELECT id || '-newer', 'newer', cwd,
+           '2026-12-02T00:00:00Z', '2026-12-02T00:00:00Z' FROM threads WHERE id = {busiest};
+         INSERT INTO messages (message_id, thread_id, role, content) SELECT message_id || '-newer',
+           thread_id || '-newer', role, content FROM messages WHERE thread_id = {busiest} ORDER BY rowid;"
+    ));
+    let log = same(&cache, &["scan", db_s, "--format", "json"]);
+    assert!(log[0].starts_with("appended to") && log[0].ends_with("(262 sessions)"), "{log:?}");
     // A result added to an old session: read again, whole.
     sql("INSERT INTO messages (message_id, thread_id, role, content) SELECT message_id || '-again', thread_id, role,
            content FROM messages WHERE rowid = (SELECT max(rowid) FROM messages WHERE role = 'tool'
-           AND thread_id NOT LIKE '%-new')");
+           AND thread_id NOT LIKE '%-new' AND thread_id NOT LIKE '%-newer')");
     assert!(same(&cache, &["scan", db_s, "--format", "json"])[0].starts_with("read"));
     // A few rows deleted, their pages still in use: the rows' signature tells.
     sql(&format!(

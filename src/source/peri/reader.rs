@@ -157,10 +157,7 @@ pub(super) fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()
     let mut ids: HashMap<String, usize> = HashMap::new();
     let mut by_bytes: foldhash::HashMap<Vec<u8>, usize> = foldhash::HashMap::default();
     let mut stmt = match touched {
-        Some(_) => conn.prepare(
-            "SELECT rowid, thread_id, role, content FROM messages
-              WHERE thread_id IN (SELECT DISTINCT thread_id FROM messages WHERE rowid > ?1) ORDER BY rowid",
-        )?,
+        Some(_) => conn.prepare(TOUCHED_ROWS)?,
         None => conn.prepare("SELECT rowid, thread_id, role, content FROM messages WHERE rowid > ?1 ORDER BY rowid")?,
     };
     let mut rows = stmt.query([after.or(touched).unwrap_or(i64::MIN)])?;
@@ -324,10 +321,19 @@ pub(super) fn thread_index(conn: &Connection) -> rusqlite::Result<bool> {
     )
 }
 
+/// The rows of the threads that have a row after a row. `+thread_id`:
+/// see `NEW_THREADS` (format.rs).
+const TOUCHED_ROWS: &str = "SELECT rowid, thread_id, role, content FROM messages
+  WHERE thread_id IN (SELECT DISTINCT +thread_id FROM messages WHERE rowid > ?1) ORDER BY rowid";
+
+/// Each thread's last row among the rows after a row. `+thread_id`: see
+/// `NEW_THREADS` (format.rs).
+const LAST_ROWS_AFTER: &str = "SELECT thread_id, max(rowid) FROM messages WHERE rowid > ?1 GROUP BY +thread_id";
+
 /// `last_rows` of the rows after `row` only (a range of rowids).
 fn last_rows_after(conn: &Connection, row: i64) -> rusqlite::Result<HashMap<String, i64>> {
     let mut last = HashMap::new();
-    let mut stmt = conn.prepare("SELECT thread_id, max(rowid) FROM messages WHERE rowid > ?1 GROUP BY thread_id")?;
+    let mut stmt = conn.prepare(LAST_ROWS_AFTER)?;
     let mut rows = stmt.query([row])?;
     while let Some(r) = rows.next()? {
         last.insert(text_of(r.get_ref(0)?), r.get(1)?);
@@ -418,6 +424,21 @@ fn type_name(v: ValueRef<'_>) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The queries of the rows after a row read a range of rowids, never
+    /// the whole thread index: a run through the index after one new
+    /// session of a million-row database took a scan of it for each.
+    #[test]
+    fn rows_after_a_row_are_a_range_of_rowids() {
+        let conn = thread_table("TEXT", "CREATE INDEX idx_messages_thread_id ON messages (thread_id ASC);");
+        for sql in [super::super::format::NEW_THREADS, TOUCHED_ROWS, LAST_ROWS_AFTER] {
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let plan: Vec<String> =
+                stmt.query_map([0], |r| r.get::<_, String>(3)).unwrap().collect::<Result<_, _>>().unwrap();
+            assert!(plan.iter().any(|l| l.contains("INTEGER PRIMARY KEY (rowid>?)")), "{sql}: {plan:?}");
+            assert!(!plan.iter().any(|l| l.starts_with("SCAN messages")), "{sql}: {plan:?}");
+        }
+    }
 
     /// A `messages` table whose thread ids are of every SQLite type, with
     /// ids that collide once spelt as text (1, 1.0 and '1'; 'a' and x'61'),
