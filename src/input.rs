@@ -377,7 +377,7 @@ pub(crate) fn transcript_notes(
     Ok(())
 }
 
-pub(crate) use crate::import::record::FileRecord;
+pub(crate) use crate::import::record::{FileRecord, KeyFiles};
 
 /// What an import of the files of `records` (in their order) would have
 /// said of them, made again from each file's record.

@@ -404,16 +404,18 @@ fn read_in_part(
     }
     // The files kept, by the sessions and keys they hold.
     let mut by_session: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+    let kept_keys = now.iter().filter_map(|m| records.get(&m.path)).map(|r| r.keys.len()).sum();
+    let mut by_key = input::KeyFiles::with_capacity(kept_keys);
     for (i, m) in now.iter().enumerate().filter(|(i, _)| !read.contains(i)) {
         let Some(r) = records.get(&m.path) else { return Ok(None) };
         for s in &r.sessions {
             by_session.entry(s.as_str()).or_default().push(i);
         }
-        for k in &r.keys {
-            by_key.entry(*k).or_default().push(i);
+        for &k in &r.keys {
+            by_key.add(k, i);
         }
     }
+    let holding = |k: u64| by_key.files(k);
     // Import the files to read; files kept that share a session or a key
     // with them join them, until none does.
     let (src, stats) = loop {
@@ -425,15 +427,15 @@ fn read_in_part(
             for s in &r.sessions {
                 joined.extend(by_session.get(s.as_str()).into_iter().flatten().copied());
             }
-            for k in &r.keys {
-                joined.extend(by_key.get(k).into_iter().flatten().copied());
+            for &k in &r.keys {
+                joined.extend(holding(k));
             }
         }
         for s in &sessions {
             joined.extend(by_session.get(s.as_str()).into_iter().flatten().copied());
         }
-        for k in &keys {
-            joined.extend(by_key.get(k).into_iter().flatten().copied());
+        for &k in &keys {
+            joined.extend(holding(k));
         }
         joined.retain(|i| !read.contains(i));
         if joined.is_empty() {

@@ -42,6 +42,7 @@ pub(crate) struct FileRecord {
     /// Sessions it wrote to, and the sessions its broken lines are reported in.
     pub sessions: BTreeSet<String>,
     /// Hashes of the keys it defined or looked up, sorted, each once.
+    #[serde(with = "hex_keys")]
     pub keys: Vec<u64>,
     /// No importer recognised it.
     pub unrecognised: bool,
@@ -157,4 +158,135 @@ pub(crate) fn stats_of(
         }
     }
     stats
+}
+
+/// The files that hold each key: each key's files as a list threaded
+/// through one vector (a file, and the key's entry before it), from a
+/// foldhash map of each key's last entry, sized once. A folder's files
+/// hold a hundred thousand keys or more, and a SipHash map of a list each
+/// cost more than the rest of a run through the index that reads one new
+/// file.
+pub(crate) struct KeyFiles {
+    last: foldhash::HashMap<u64, usize>,
+    held: Vec<(usize, usize)>,
+}
+
+impl KeyFiles {
+    pub(crate) fn with_capacity(keys: usize) -> KeyFiles {
+        KeyFiles {
+            last: foldhash::HashMap::with_capacity_and_hasher(keys, Default::default()),
+            held: Vec::with_capacity(keys),
+        }
+    }
+
+    /// File `file` holds `key`.
+    pub(crate) fn add(&mut self, key: u64, file: usize) {
+        let before = self.last.insert(key, self.held.len()).unwrap_or(usize::MAX);
+        self.held.push((file, before));
+    }
+
+    /// The files that hold `key`, the last added first.
+    pub(crate) fn files(&self, key: u64) -> impl Iterator<Item = usize> + '_ {
+        let mut at = self.last.get(&key).copied().unwrap_or(usize::MAX);
+        std::iter::from_fn(move || {
+            let &(file, before) = self.held.get(at)?;
+            at = before;
+            Some(file)
+        })
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn each_key_gives_every_file_that_holds_it() {
+    let mut k = KeyFiles::with_capacity(0);
+    for (key, file) in [(7, 0), (9, 0), (7, 1), (u64::MAX, 2), (7, 3), (0, 3)] {
+        k.add(key, file);
+    }
+    let files = |key| k.files(key).collect::<Vec<_>>();
+    assert_eq!(files(7), [3, 1, 0]);
+    assert_eq!(files(9), [0]);
+    assert_eq!(files(u64::MAX), [2]);
+    assert_eq!(files(0), [3]);
+    assert!(files(8).is_empty());
+}
+
+/// A file's keys as the index keeps them: one string of 16 hexadecimal
+/// digits a key. A folder's files hold a hundred thousand keys or more,
+/// and reading them as JSON numbers was a third of a run through the index
+/// that reads one new file.
+mod hex_keys {
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+    /// Written as its JSON text (a string of hexadecimal digits needs no
+    /// escape), so that serde_json does not look at each digit again.
+    pub(super) fn serialize<S: Serializer>(keys: &[u64], s: S) -> Result<S::Ok, S::Error> {
+        let mut out = Vec::with_capacity(keys.len() * 16 + 2);
+        out.push(b'"');
+        for &k in keys {
+            out.extend((0..16).rev().map(|i| DIGITS[((k >> (4 * i)) & 0xf) as usize]));
+        }
+        out.push(b'"');
+        let text = String::from_utf8(out).map_err(serde::ser::Error::custom)?;
+        serde_json::value::RawValue::from_string(text).map_err(serde::ser::Error::custom)?.serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        let digits = text.as_bytes();
+        if digits.len() % 16 != 0 {
+            return Err(D::Error::custom("keys are not 16 hexadecimal digits each"));
+        }
+        let mut keys = Vec::with_capacity(digits.len() / 16);
+        let mut bad = 0;
+        for chunk in digits.chunks_exact(16) {
+            // A digit's value, or 16 or more for any other byte (collected
+            // in `bad` rather than tested digit by digit).
+            let (k, b) = chunk.iter().fold((0u64, 0u8), |(k, bad), &d| {
+                let v = VALUES[usize::from(d)];
+                (k << 4 | u64::from(v & 0xf), bad | v)
+            });
+            bad |= b;
+            keys.push(k);
+        }
+        if bad >= 16 {
+            return Err(D::Error::custom("a key is not lower-case hexadecimal"));
+        }
+        Ok(keys)
+    }
+
+    /// Each byte's value as a lower-case hexadecimal digit; 16 or more for
+    /// a byte that is not one.
+    const VALUES: [u8; 256] = {
+        let mut v = [0xf0u8; 256];
+        let mut i = 0;
+        while i < 16 {
+            v[DIGITS[i] as usize] = i as u8;
+            i += 1;
+        }
+        v
+    };
+
+    #[cfg(test)]
+    mod tests {
+        #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+        struct Keys(#[serde(with = "super")] Vec<u64>);
+
+        #[test]
+        fn keys_read_back_as_written() {
+            for keys in [vec![], vec![0], vec![1, 0xdead_beef, u64::MAX, 39_164_914_933_703_524]] {
+                let text = serde_json::to_string(&Keys(keys.clone())).unwrap();
+                assert_eq!(text.len(), 2 + 16 * keys.len(), "{text}");
+                assert_eq!(serde_json::from_str::<Keys>(&text).unwrap(), Keys(keys));
+            }
+            for bad in
+                [r#""abc""#, r#""000000000000000g""#, r#""+00000000000000f""#, r#""000000000000000A""#, "[1,2]", "12"]
+            {
+                assert!(serde_json::from_str::<Keys>(bad).is_err(), "{bad}");
+            }
+        }
+    }
 }

@@ -194,6 +194,56 @@ fn a_changed_transcript_folder_is_read_again() {
     assert!(log[0].starts_with("read"), "{log:?}");
 }
 
+/// A result in one file whose call is in a file of another session: the
+/// two share only the call id (and the line it answers), so a change to
+/// the result's file reads the call's file again through the keys they
+/// share, and the call keeps its result.
+#[test]
+fn a_file_bound_by_a_call_id_is_read_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let folder = dir.path().join("claude").join("-home-u-proj");
+    std::fs::create_dir_all(&folder).unwrap();
+    let line = |session: &str, uuid: &str, parent: &str, body: &str| {
+        format!(
+            r#"{{"parentUuid": {parent}, "isSidechain": false, "userType": "external", "cwd": "/home/u/proj", "sessionId": "{session}", "version": "2.1.30", "uuid": "{uuid}", "timestamp": "2026-04-02T09:00:01.000Z", {body}}}"#
+        )
+    };
+    let call = line(
+        "5e551011-aaaa-4bbb-8ccc-000000000001",
+        "u-call",
+        "null",
+        r#""type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_bound", "name": "Bash", "input": {"command": "make test"}}]}"#,
+    );
+    let result = line(
+        "5e551011-aaaa-4bbb-8ccc-000000000002",
+        "u-result",
+        r#""u-call""#,
+        r#""type": "user", "message": {"role": "user", "content": [{"tool_use_id": "toolu_bound", "type": "tool_result", "content": "Error: make: *** [test] Error 2"}]}"#,
+    );
+    std::fs::write(folder.join("5e551011-aaaa-4bbb-8ccc-000000000001.jsonl"), format!("{call}\n")).unwrap();
+    let results = folder.join("5e551011-aaaa-4bbb-8ccc-000000000002.jsonl");
+    std::fs::write(&results, format!("{result}\n")).unwrap();
+    age(dir.path());
+    let root_dir = dir.path().join("claude");
+    let f = root_dir.to_str().unwrap();
+    let args = ["scan", f, "--format", "json"];
+    assert!(same(&cache, &args)[0].starts_with("read"));
+    let v = json(&plain(&args));
+    assert_eq!((&v["totals"]["errors"], &v["totals"]["orphan_results"]), (&1.into(), &0.into()), "paired across files");
+    // A line added to the result's file only.
+    let text = line(
+        "5e551011-aaaa-4bbb-8ccc-000000000002",
+        "u-more",
+        r#""u-result""#,
+        r#""type": "user", "message": {"role": "user", "content": "thanks"}"#,
+    );
+    std::fs::write(&results, format!("{result}\n{text}\n")).unwrap();
+    age(dir.path());
+    let log = same(&cache, &args);
+    assert!(log[0].starts_with("read in part"), "{log:?}");
+}
+
 /// Every file of every transcript sample folder changed in turn (its
 /// time, a line added, a line taken off, removed), and a new file beside
 /// them: each re-run says and prints what a whole read does. The folders
