@@ -98,17 +98,7 @@ impl Needles {
 /// no literal of at least `SHORTEST` bytes, when the set is too large to
 /// search fast, or when the pattern is anchored and fails soon anyway.
 pub(super) fn literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
-    // An anchored search stops at the first byte that cannot go on a
-    // match, sooner than any search of the whole text, unless the match
-    // may open with a long run of any characters.
-    if hir.properties().look_set_prefix().contains(regex_syntax::hir::Look::Start) && !opens_with_run(hir) {
-        return None;
-    }
-    let mut set = required(hir)?;
-    set.sort();
-    set.dedup();
-    let searchable = !set.is_empty() && set.len() <= MOST && set.iter().all(|l| l.len() >= SHORTEST);
-    searchable.then_some(set)
+    searchable(hir, required)
 }
 
 /// `literals` for a pattern whose letters may be of either case: literals,
@@ -118,10 +108,18 @@ pub(super) fn literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
 /// third form (`k` and the Kelvin sign, `s` and the long s) or a wider
 /// class ends a literal. Searched for with `Needles::folded`.
 pub(super) fn folded_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    searchable(hir, required_folded)
+}
+
+/// The set `required` finds in `hir`, sorted, when it is worth a search.
+fn searchable(hir: &Hir, required: fn(&Hir) -> Option<Vec<Vec<u8>>>) -> Option<Vec<Vec<u8>>> {
+    // An anchored search stops at the first byte that cannot go on a
+    // match, sooner than any search of the whole text, unless the match
+    // may open with a long run of any characters.
     if hir.properties().look_set_prefix().contains(regex_syntax::hir::Look::Start) && !opens_with_run(hir) {
         return None;
     }
-    let mut set = required_folded(hir)?;
+    let mut set = required(hir)?;
     set.sort();
     set.dedup();
     let searchable = !set.is_empty() && set.len() <= MOST && set.iter().all(|l| l.len() >= SHORTEST);

@@ -117,12 +117,15 @@ fn an_appended_peri_database_is_read_from_its_last_row() {
     assert!(same(&cache, &["scan", db_s, "--format", "json"])[0].starts_with("read"));
     assert!(same(&cache, &["sessions", db_s, "--format", "json", "--limit", "0"])[0].starts_with("kept"));
     // A copy of the busiest thread under a new id: a new session.
-    sql(&format!(
-        "INSERT INTO threads (id, title, cwd, created_at, updated_at) SELECT id || '-new', 'new', cwd,
-           '2026-12-01T00:00:00Z', '2026-12-01T00:00:00Z' FROM threads WHERE id = {busiest};
-         INSERT INTO messages (message_id, thread_id, role, content) SELECT message_id || '-new',
-           thread_id || '-new', role, content FROM messages WHERE thread_id = {busiest} ORDER BY rowid;"
-    ));
+    let copy_busiest = |suffix: &str, day: &str| {
+        sql(&format!(
+            "INSERT INTO threads (id, title, cwd, created_at, updated_at) SELECT id || '{suffix}', 'copy', cwd,
+               '{day}T00:00:00Z', '{day}T00:00:00Z' FROM threads WHERE id = {busiest};
+             INSERT INTO messages (message_id, thread_id, role, content) SELECT message_id || '{suffix}',
+               thread_id || '{suffix}', role, content FROM messages WHERE thread_id = {busiest} ORDER BY rowid;"
+        ))
+    };
+    copy_busiest("-new", "2026-12-01");
     let log = same(&cache, &["scan", db_s, "--format", "json"]);
     assert!(log[0].starts_with("appended to") && log[0].ends_with("(261 sessions)"), "{log:?}");
     let v = json(&plain(&["scan", db_s, "--format", "json"]));
@@ -135,12 +138,7 @@ fn an_appended_peri_database_is_read_from_its_last_row() {
     // Another new session: appended to again, the rows' signature kept by
     // the last run (worked out from the one before and the rows since) as
     // a count of every row would give it.
-    sql(&format!(
-        "INSERT INTO threads (id, title, cwd, created_at, updated_at) SELECT id || '-newer', 'newer', cwd,
-           '2026-12-02T00:00:00Z', '2026-12-02T00:00:00Z' FROM threads WHERE id = {busiest};
-         INSERT INTO messages (message_id, thread_id, role, content) SELECT message_id || '-newer',
-           thread_id || '-newer', role, content FROM messages WHERE thread_id = {busiest} ORDER BY rowid;"
-    ));
+    copy_busiest("-newer", "2026-12-02");
     let log = same(&cache, &["scan", db_s, "--format", "json"]);
     assert!(log[0].starts_with("appended to") && log[0].ends_with("(262 sessions)"), "{log:?}");
     // A result added to an old session: read again, whole.
