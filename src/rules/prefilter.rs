@@ -147,26 +147,43 @@ fn either_case(hir: &Hir) -> Option<u8> {
     }
 }
 
-/// `required`, where a run of literals and either-case letters in a
-/// concatenation is one literal, in lower case.
+/// Literals one of which every match of `hir` contains, or `None` when
+/// there is no such set (a class, an optional part, a branch without one).
+/// A case-insensitive letter is a class, so it is never a needle.
+fn required(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    required_as(hir, false)
+}
+
+/// `required`, where an either-case letter counts as a literal letter and
+/// literals are in lower case.
 fn required_folded(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    required_as(hir, true)
+}
+
+/// `required`, or `required_folded` when `folded`.
+fn required_as(hir: &Hir, folded: bool) -> Option<Vec<Vec<u8>>> {
+    let literal = |lit: &[u8]| if folded { lit.to_ascii_lowercase() } else { lit.to_vec() };
+    let letter = |h: &Hir| either_case(h).filter(|_| folded);
     match hir.kind() {
-        HirKind::Literal(lit) => Some(vec![lit.0.to_ascii_lowercase()]),
-        HirKind::Class(_) => either_case(hir).map(|b| vec![vec![b]]),
-        HirKind::Capture(cap) => required_folded(&cap.sub),
-        HirKind::Repetition(rep) if rep.min >= 1 => required_folded(&rep.sub),
+        HirKind::Literal(lit) => Some(vec![literal(&lit.0)]),
+        HirKind::Class(_) => letter(hir).map(|b| vec![vec![b]]),
+        HirKind::Capture(cap) => required_as(&cap.sub, folded),
+        HirKind::Repetition(rep) if rep.min >= 1 => required_as(&rep.sub, folded),
+        // Every part of a concatenation is in the match: the part whose
+        // literals are the most selective speaks for the whole. A run of
+        // literals (and either-case letters) is one literal: syntax trees
+        // merge adjacent literals, but not letters of either case.
         HirKind::Concat(parts) => {
-            let mut sets = Vec::new();
-            let mut run: Vec<u8> = Vec::new();
+            let (mut sets, mut run) = (Vec::new(), Vec::new());
             for part in parts {
-                match (part.kind(), either_case(part)) {
-                    (HirKind::Literal(lit), _) => run.extend(lit.0.to_ascii_lowercase()),
-                    (_, Some(letter)) => run.push(letter),
+                match (part.kind(), letter(part)) {
+                    (HirKind::Literal(lit), _) => run.extend(literal(&lit.0)),
+                    (_, Some(b)) => run.push(b),
                     _ => {
                         if !run.is_empty() {
                             sets.push(vec![std::mem::take(&mut run)]);
                         }
-                        sets.extend(required_folded(part));
+                        sets.extend(required_as(part, folded));
                     }
                 }
             }
@@ -175,33 +192,11 @@ fn required_folded(hir: &Hir) -> Option<Vec<Vec<u8>>> {
             }
             sets.into_iter().max_by_key(|set| selectivity(set))
         }
-        HirKind::Alternation(branches) => {
-            let mut all = Vec::new();
-            for branch in branches {
-                all.extend(required_folded(branch)?);
-            }
-            Some(all)
-        }
-        _ => None,
-    }
-}
-
-/// Literals one of which every match of `hir` contains, or `None` when
-/// there is no such set (a class, an optional part, a branch without one).
-/// A case-insensitive letter is a class, so it is never a needle.
-fn required(hir: &Hir) -> Option<Vec<Vec<u8>>> {
-    match hir.kind() {
-        HirKind::Literal(lit) => Some(vec![lit.0.to_vec()]),
-        HirKind::Capture(cap) => required(&cap.sub),
-        HirKind::Repetition(rep) if rep.min >= 1 => required(&rep.sub),
-        // Every part of a concatenation is in the match: the part whose
-        // literals are the most selective speaks for the whole.
-        HirKind::Concat(parts) => parts.iter().filter_map(required).max_by_key(|set| selectivity(set)),
         // A match is one branch's: the union of every branch's literals.
         HirKind::Alternation(branches) => {
             let mut all = Vec::new();
             for branch in branches {
-                all.extend(required(branch)?);
+                all.extend(required_as(branch, folded)?);
             }
             Some(all)
         }

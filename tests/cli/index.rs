@@ -193,9 +193,10 @@ fn a_changed_transcript_folder_is_read_again() {
 }
 
 /// A result in one file whose call is in a file of another session: the
-/// two share only the call id (and the line it answers), so a change to
-/// the result's file reads the call's file again through the keys they
-/// share, and the call keeps its result.
+/// result is counted in the call's session, which binds the two files (as
+/// do the call id and the line id they share), so a change to the
+/// result's file reads the call's file again, and the call keeps its
+/// result.
 #[test]
 fn a_file_bound_by_a_call_id_is_read_with_it() {
     let dir = tempfile::tempdir().unwrap();
