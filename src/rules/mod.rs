@@ -172,13 +172,6 @@ impl LazyRegex {
     /// still cost about 40 ns, and a result meets twenty such rules; an
     /// unanchored search of a clean output costs 1 µs for some patterns.
     pub(crate) fn is_match(&self, text: &str) -> bool {
-        self.is_match_gated(text, false)
-    }
-
-    /// `is_match`, told that none of its needles is in `text` when
-    /// `absent` (a plan's gate found none of any rule's): a rule with
-    /// needles then answers no without searching.
-    fn is_match_gated(&self, text: &str, absent: bool) -> bool {
         let m = self.get();
         if let Some(first) = &m.first
             && !text.as_bytes().first().is_some_and(|b| first[usize::from(*b)])
@@ -186,7 +179,7 @@ impl LazyRegex {
             return false;
         }
         if let Some(needles) = &m.needles
-            && (absent || !needles.any_in(text))
+            && !needles.any_in(text)
         {
             return false;
         }
@@ -268,13 +261,16 @@ fn first_content_as(
     let head = examined(text);
     let known = std::cell::OnceCell::new();
     // One search for every needle of the plan's rules: most texts hold
-    // none, and each rule with needles then answers without its own.
-    let absent = plan.gate().is_some_and(|gate| !gate.any_in(&head));
-    plan.content
+    // none, and then only the rules without needles can match.
+    let rules = match plan.gate() {
+        Some(gate) if !gate.needles.any_in(&head) => &gate.unneedled,
+        _ => &plan.content,
+    };
+    rules
         .iter()
         .map(|&i| (&CONTENT_RULES[usize::from(i)], &COMPILED.content[usize::from(i)]))
         .find(|(r, re)| {
-            re.is_match_gated(&head, absent)
+            re.is_match(&head)
                 && (r.reads != Reads::MaskedPipelines || masked::reads(r.id, *known.get_or_init(masking)))
         })
         .map(|(r, _)| r)

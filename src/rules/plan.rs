@@ -33,7 +33,19 @@ pub(super) struct ToolPlan {
     /// One search for the needles of all its content rules that have
     /// needles, built when first asked (`gate`); `None` inside when they
     /// are too many to search for at once (Teddy's limit) or there are none.
-    gate: std::cell::OnceCell<Option<Needles>>,
+    gate: std::cell::OnceCell<Option<Gate>>,
+}
+
+/// A search for every needle of a plan's content rules, and the rules left
+/// to try on a text where it finds none.
+pub(super) struct Gate {
+    /// Every needle of every content rule of the plan that has needles.
+    pub(super) needles: Needles,
+    /// The plan's content rules without needles, in registry order: on a
+    /// text that holds no needle, the only ones that can match. Most of a
+    /// plan's rules have needles, so a clean result walks a few rules,
+    /// not all of them.
+    pub(super) unneedled: Box<[u16]>,
 }
 
 /// Plans are the same plan when they list the same rules (the gate is
@@ -85,14 +97,17 @@ impl ToolPlan {
     /// in a text, no rule with needles can match it. Only a vector search
     /// (Teddy) is worth it: the automaton a larger set needs costs more
     /// than the few searches it would save.
-    pub(super) fn gate(&self) -> Option<&Needles> {
+    pub(super) fn gate(&self) -> Option<&Gate> {
         self.gate
             .get_or_init(|| {
-                let (mut all, mut rules) = (Vec::new(), 0);
+                let (mut all, mut rules, mut unneedled) = (Vec::new(), 0, Vec::new());
                 for &i in &self.content {
-                    if let Some(literals) = COMPILED.content[usize::from(i)].literals() {
-                        all.extend_from_slice(literals);
-                        rules += 1;
+                    match COMPILED.content[usize::from(i)].literals() {
+                        Some(literals) => {
+                            all.extend_from_slice(literals);
+                            rules += 1;
+                        }
+                        None => unneedled.push(i),
                     }
                 }
                 // A single rule's needles are searched for by the rule itself.
@@ -101,7 +116,7 @@ impl ToolPlan {
                 }
                 all.sort();
                 all.dedup();
-                Needles::packed(&all)
+                Needles::packed(&all).map(|needles| Gate { needles, unneedled: unneedled.into() })
             })
             .as_ref()
     }
@@ -182,12 +197,19 @@ mod tests {
                 let plan = ToolPlan::build(dialect, tool);
                 let Some(gate) = plan.gate() else { continue };
                 gated += 1;
+                let unneedled: Vec<u16> = plan
+                    .content
+                    .iter()
+                    .copied()
+                    .filter(|&i| COMPILED.content[usize::from(i)].literals().is_none())
+                    .collect();
+                assert_eq!(*gate.unneedled, unneedled, "{tool} in {dialect:?}");
                 for text in &texts {
                     let any = plan.content.iter().any(|&i| {
                         let m = COMPILED.content[usize::from(i)].get();
                         m.needles.as_ref().is_some_and(|n| n.any_in(text))
                     });
-                    assert_eq!(gate.any_in(text), any, "{tool} in {dialect:?} on {text:?}");
+                    assert_eq!(gate.needles.any_in(text), any, "{tool} in {dialect:?} on {text:?}");
                 }
             }
         }
