@@ -238,7 +238,51 @@ fn a_file_bound_by_a_call_id_is_read_with_it() {
         r#""type": "user", "message": {"role": "user", "content": "thanks"}"#,
     );
     std::fs::write(&results, format!("{result}\n{text}\n")).unwrap();
+    // Only the changed file is dated back: the call's file is unchanged.
+    age(&results);
+    let log = same(&cache, &args);
+    assert!(log[0].starts_with("read in part"), "{log:?}");
+}
+
+/// A resumed session's file starts with copies of the lines of the session
+/// it resumes (same uuids, same tool ids, its own session id): a whole read
+/// counts each call once. The two files share no session, only those ids,
+/// so when the copy grows, only the keys bind the original to it: read
+/// without the original, the copied call would be counted twice.
+#[test]
+fn files_sharing_only_ids_are_read_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let folder = dir.path().join("claude").join("-home-u-proj");
+    std::fs::create_dir_all(&folder).unwrap();
+    let line = |session: &str, uuid: &str, parent: &str, body: &str| {
+        format!(
+            r#"{{"parentUuid": {parent}, "isSidechain": false, "userType": "external", "cwd": "/home/u/proj", "sessionId": "{session}", "version": "2.1.30", "uuid": "{uuid}", "timestamp": "2026-04-02T09:00:01.000Z", {body}}}"#
+        )
+    };
+    let (first, resumed) = ("5e551011-aaaa-4bbb-8ccc-000000000001", "5e551011-aaaa-4bbb-8ccc-000000000002");
+    let call = r#""type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_copied", "name": "Bash", "input": {"command": "make test"}}]}"#;
+    let result = r#""type": "user", "message": {"role": "user", "content": [{"tool_use_id": "toolu_copied", "type": "tool_result", "content": "Error: make: *** [test] Error 2"}]}"#;
+    let lines =
+        |session: &str| [line(session, "u-call", "null", call), line(session, "u-result", r#""u-call""#, result)];
+    let [c, r] = lines(first);
+    std::fs::write(folder.join(format!("{first}.jsonl")), format!("{c}\n{r}\n")).unwrap();
+    let [c, r] = lines(resumed);
+    let copy = folder.join(format!("{resumed}.jsonl"));
+    std::fs::write(&copy, format!("{c}\n{r}\n")).unwrap();
     age(dir.path());
+    let f = dir.path().join("claude");
+    let args = ["scan", f.to_str().unwrap(), "--format", "json"];
+    assert!(same(&cache, &args)[0].starts_with("read"));
+    let v = json(&plain(&args));
+    assert_eq!((&v["totals"]["calls"], &v["totals"]["errors"]), (&1.into(), &1.into()), "one call, counted once");
+    // The resumed session goes on: a line added to its file only.
+    let more =
+        line(resumed, "u-more", r#""u-result""#, r#""type": "user", "message": {"role": "user", "content": "go on"}"#);
+    std::fs::write(&copy, format!("{c}\n{r}\n{more}\n")).unwrap();
+    // Only the copy is dated back: the original is unchanged since the
+    // last run, so nothing but the ids can bring it into this one.
+    age(&copy);
     let log = same(&cache, &args);
     assert!(log[0].starts_with("read in part"), "{log:?}");
 }
