@@ -2,8 +2,10 @@
 # tracelint benchmark: scan time and peak memory against the sqlite3 floor
 # (reading every message byte once), measured in the same run, on generated
 # Peri databases: large messages (`cargo xtask bench-db peri-large`, about
-# 2 KB a message) and small ones (`--profile small`: about 650 bytes a
-# message, 2,500 sessions, 8 written at a time). Prints medians and ratios.
+# 2 KB a message), small ones (`--profile small`: about 650 bytes a
+# message, 2,500 sessions, 8 written at a time) and the shape issue 26
+# describes (large profile, 8 sessions at a time, results log-normal around
+# 650 bytes: about 2 GB a million calls). Prints medians and ratios.
 #
 # Needs the Rust toolchain, sqlite3 and GNU time:
 #   apt-get install sqlite3 time
@@ -31,11 +33,11 @@ cargo build --release --quiet -p xtask
 BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/tracelint"
 XTASK="${CARGO_TARGET_DIR:-$PWD/target}/release/xtask"
 
-# gen FILE PROFILE CALLS: the database FILE, generated once.
+# gen FILE PROFILE CALLS [OPTION...]: the database FILE, generated once.
 gen() {
   if [ ! -f "$1" ]; then
     rm -f "$1.tmp"
-    cargo -q xtask bench-db peri-large "$1.tmp" --profile "$2" --calls "$3" --seed 1 >/dev/null
+    cargo -q xtask bench-db peri-large "$1.tmp" --profile "$2" --calls "$3" --seed 1 "${@:4}" >/dev/null
     mv "$1.tmp" "$1"
   fi
 }
@@ -68,11 +70,12 @@ echo "tracelint benchmark · $(date -u +%Y-%m-%dT%H:%MZ) · $(nproc) cores · $(
 # before decoding or judging anything. read/floor is its ratio.
 # cpu: user + system seconds; cpu_ratio is the scan's over the floor's.
 printf '%-22s %9s %9s %10s %9s %7s %9s %9s %9s %10s %10s %8s %10s\n' database calls MB floor_s scan_s ratio floor_cpu scan_cpu cpu_ratio scan_RSS floor_RSS read_s read/floor
-# database NAME PROFILE CALLS: one table row; sets RATIO, CPU_RATIO,
-# SCAN_RSS and READ_RATIO.
+# database NAME PROFILE CALLS [TAG OPTION...]: one table row; sets RATIO,
+# CPU_RATIO, SCAN_RSS and READ_RATIO. With a TAG, the OPTIONs change the
+# profile (see `cargo xtask bench-db`) and the file name carries the TAG.
 database() {
-  local db="$DIR/$2-$3.db"
-  gen "$db" "$2" "$3"
+  local db="$DIR/$2-$3${4:+-$4}.db"
+  gen "$db" "$2" "$3" "${@:5}"
   mb=$(du -m "$db" | cut -f1)
   measure sqlite3 "$db" "SELECT sum(length(content)) FROM messages"
   floor="$WALL"; floor_cpu="$CPU"; floor_rss="$RSS"
@@ -96,10 +99,15 @@ database small-messages small "$SMALL_CALLS"
 small_ratio="$RATIO"
 small_cpu="$CPU_RATIO"
 small_read="$READ_RATIO"
+# The shape issue 26 describes: CALLS calls in about 2 GB, eight sessions
+# written at a time, results of mixed sizes (log-normal around 650 bytes).
+database issue-shape large "$CALLS" c8r650 --concurrent 8 --result-bytes 650
+shape_ratio="$RATIO"
+shape_cpu="$CPU_RATIO"
 # Start-up: the whole scan of the 1,000-call database, in milliseconds.
 measure "$BIN" scan "$DIR/large-1000.db" --format json --no-index
 echo "start-up (1,000-call database, whole scan): $(awk -v s="$WALL" 'BEGIN { printf "%.0f", s * 1000 }') ms (target < 50 ms)"
-echo "scan / floor: large messages (full) ${large_ratio}x wall, ${large_cpu}x CPU; small messages ${small_ratio}x wall, ${small_cpu}x CPU (targets: wall <= 1.5x, CPU <= 2.5x)"
+echo "scan / floor: large messages (full) ${large_ratio}x wall, ${large_cpu}x CPU; small messages ${small_ratio}x wall, ${small_cpu}x CPU; issue shape ${shape_ratio}x wall, ${shape_cpu}x CPU (targets: wall <= 1.5x, CPU <= 2.5x)"
 echo "peak RSS, full large-message database ($(du -m "$DIR/large-$CALLS.db" | cut -f1) MB): $large_rss MB (target <= 200 MB)"
 echo "read and JSON check alone / floor: large messages ${large_read}x, small messages ${small_read}x"
 echo "targets: scan of the full and small-message databases <= 1.5x the floor, peak RSS <= 200 MB and flat from quarter to full"
