@@ -192,6 +192,14 @@ fn a_changed_transcript_folder_is_read_again() {
     assert!(log[0].starts_with("read"), "{log:?}");
 }
 
+/// A Claude Code transcript line of `session`, its `uuid` and `parent` (a
+/// JSON value), with the members of `body`.
+fn claude_line(session: &str, uuid: &str, parent: &str, body: &str) -> String {
+    format!(
+        r#"{{"parentUuid": {parent}, "isSidechain": false, "userType": "external", "cwd": "/home/u/proj", "sessionId": "{session}", "version": "2.1.30", "uuid": "{uuid}", "timestamp": "2026-04-02T09:00:01.000Z", {body}}}"#
+    )
+}
+
 /// A result in one file whose call is in a file of another session: the
 /// result is counted in the call's session, which binds the two files (as
 /// do the call id and the line id they share), so a change to the
@@ -203,18 +211,13 @@ fn a_file_bound_by_a_call_id_is_read_with_it() {
     let cache = dir.path().join("cache");
     let folder = dir.path().join("claude").join("-home-u-proj");
     std::fs::create_dir_all(&folder).unwrap();
-    let line = |session: &str, uuid: &str, parent: &str, body: &str| {
-        format!(
-            r#"{{"parentUuid": {parent}, "isSidechain": false, "userType": "external", "cwd": "/home/u/proj", "sessionId": "{session}", "version": "2.1.30", "uuid": "{uuid}", "timestamp": "2026-04-02T09:00:01.000Z", {body}}}"#
-        )
-    };
-    let call = line(
+    let call = claude_line(
         "5e551011-aaaa-4bbb-8ccc-000000000001",
         "u-call",
         "null",
         r#""type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_bound", "name": "Bash", "input": {"command": "make test"}}]}"#,
     );
-    let result = line(
+    let result = claude_line(
         "5e551011-aaaa-4bbb-8ccc-000000000002",
         "u-result",
         r#""u-call""#,
@@ -231,7 +234,7 @@ fn a_file_bound_by_a_call_id_is_read_with_it() {
     let v = json(&plain(&args));
     assert_eq!((&v["totals"]["errors"], &v["totals"]["orphan_results"]), (&1.into(), &0.into()), "paired across files");
     // A line added to the result's file only.
-    let text = line(
+    let text = claude_line(
         "5e551011-aaaa-4bbb-8ccc-000000000002",
         "u-more",
         r#""u-result""#,
@@ -255,16 +258,12 @@ fn files_sharing_only_ids_are_read_together() {
     let cache = dir.path().join("cache");
     let folder = dir.path().join("claude").join("-home-u-proj");
     std::fs::create_dir_all(&folder).unwrap();
-    let line = |session: &str, uuid: &str, parent: &str, body: &str| {
-        format!(
-            r#"{{"parentUuid": {parent}, "isSidechain": false, "userType": "external", "cwd": "/home/u/proj", "sessionId": "{session}", "version": "2.1.30", "uuid": "{uuid}", "timestamp": "2026-04-02T09:00:01.000Z", {body}}}"#
-        )
-    };
     let (first, resumed) = ("5e551011-aaaa-4bbb-8ccc-000000000001", "5e551011-aaaa-4bbb-8ccc-000000000002");
     let call = r#""type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_copied", "name": "Bash", "input": {"command": "make test"}}]}"#;
     let result = r#""type": "user", "message": {"role": "user", "content": [{"tool_use_id": "toolu_copied", "type": "tool_result", "content": "Error: make: *** [test] Error 2"}]}"#;
-    let lines =
-        |session: &str| [line(session, "u-call", "null", call), line(session, "u-result", r#""u-call""#, result)];
+    let lines = |session: &str| {
+        [claude_line(session, "u-call", "null", call), claude_line(session, "u-result", r#""u-call""#, result)]
+    };
     let [c, r] = lines(first);
     std::fs::write(folder.join(format!("{first}.jsonl")), format!("{c}\n{r}\n")).unwrap();
     let [c, r] = lines(resumed);
@@ -277,8 +276,12 @@ fn files_sharing_only_ids_are_read_together() {
     let v = json(&plain(&args));
     assert_eq!((&v["totals"]["calls"], &v["totals"]["errors"]), (&1.into(), &1.into()), "one call, counted once");
     // The resumed session goes on: a line added to its file only.
-    let more =
-        line(resumed, "u-more", r#""u-result""#, r#""type": "user", "message": {"role": "user", "content": "go on"}"#);
+    let more = claude_line(
+        resumed,
+        "u-more",
+        r#""u-result""#,
+        r#""type": "user", "message": {"role": "user", "content": "go on"}"#,
+    );
     std::fs::write(&copy, format!("{c}\n{r}\n{more}\n")).unwrap();
     // Only the copy is dated back: the original is unchanged since the
     // last run, so nothing but the ids can bring it into this one.
