@@ -415,7 +415,6 @@ fn read_in_part(
             by_key.add(k, i);
         }
     }
-    let holding = |k: u64| by_key.files(k);
     // Import the files to read; files kept that share a session or a key
     // with them join them, until none does.
     let (src, stats) = loop {
@@ -428,14 +427,14 @@ fn read_in_part(
                 joined.extend(by_session.get(s.as_str()).into_iter().flatten().copied());
             }
             for &k in &r.keys {
-                joined.extend(holding(k));
+                joined.extend(by_key.files(k));
             }
         }
         for s in &sessions {
             joined.extend(by_session.get(s.as_str()).into_iter().flatten().copied());
         }
         for &k in &keys {
-            joined.extend(holding(k));
+            joined.extend(by_key.files(k));
         }
         joined.retain(|i| !read.contains(i));
         if joined.is_empty() {

@@ -48,6 +48,14 @@ impl Shape {
     fn regex(&self) -> &Regex {
         self.re.get_or_init(|| Regex::new(&self.pattern).expect("secret pattern"))
     }
+
+    /// `text` with every match of the shape replaced as it says.
+    fn replace_all<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        match self.with {
+            With::Text(t) => self.regex().replace_all(text, t),
+            With::Fn(f) => self.regex().replace_all(text, f),
+        }
+    }
 }
 
 /// What a match becomes: a replacement template, or a function of it.
@@ -214,11 +222,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         if !held.matched(i) {
             continue;
         }
-        let replaced = match s.with {
-            With::Text(t) => s.regex().replace_all(&out, t),
-            With::Fn(f) => s.regex().replace_all(&out, f),
-        };
-        if let Cow::Owned(o) = replaced {
+        if let Cow::Owned(o) = s.replace_all(&out) {
             out = Cow::Owned(o);
             held = ANY.matches(&out);
         }
@@ -268,13 +272,9 @@ mod tests {
     /// Every shape applied in order, each compiled and run whatever the
     /// set says: what `redact` must give.
     fn every_shape(text: &str) -> String {
-        use super::{SHAPES, With};
         let mut out = text.to_string();
-        for s in SHAPES.iter() {
-            out = match s.with {
-                With::Text(t) => s.regex().replace_all(&out, t).into_owned(),
-                With::Fn(f) => s.regex().replace_all(&out, f).into_owned(),
-            };
+        for s in super::SHAPES.iter() {
+            out = s.replace_all(&out).into_owned();
         }
         out
     }

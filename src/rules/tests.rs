@@ -104,13 +104,16 @@ fn only_anchored_literal_prefixes_get_a_first_byte_check() {
     }
 }
 
+/// The needles `find` gives for `pattern`, as strings.
+fn needles_of(pattern: &str, find: fn(&regex_syntax::hir::Hir) -> Option<Vec<Vec<u8>>>) -> Option<Vec<String>> {
+    prefilter::parse(pattern)
+        .and_then(|h| find(&h))
+        .map(|set| set.into_iter().map(|l| String::from_utf8(l).unwrap()).collect())
+}
+
 #[test]
 fn needles_are_literals_every_match_contains() {
-    let of = |p: &str| {
-        prefilter::parse(p)
-            .and_then(|h| prefilter::literals(&h))
-            .map(|set| set.into_iter().map(|l| String::from_utf8(l).unwrap()).collect::<Vec<_>>())
-    };
+    let of = |p: &str| needles_of(p, prefilter::literals);
     assert_eq!(of(r"(?m)^[A-Za-z][\w-]*: ?\r?\nLine \|\r?\n +\d+ \| "), Some(vec!["\nLine |".into()]));
     assert_eq!(of(r"(?:abc){2,}xy"), Some(vec!["abc".into()]), "the longer literal of a concatenation");
     assert_eq!(of(r"\d+ (?:failed|error)s?\b"), Some(vec!["error".into(), "failed".into()]));
@@ -133,11 +136,7 @@ fn needles_are_literals_every_match_contains() {
 
 #[test]
 fn folded_needles_are_literals_whatever_their_case() {
-    let of = |p: &str| {
-        prefilter::parse(p)
-            .and_then(|h| prefilter::folded_literals(&h))
-            .map(|set| set.into_iter().map(|l| String::from_utf8(l).unwrap()).collect::<Vec<_>>())
-    };
+    let of = |p: &str| needles_of(p, prefilter::folded_literals);
     assert_eq!(of(r"(?i:connection reset)"), Some(vec!["connection re".into()]), "a run ends at `s`, see below");
     assert_eq!(of(r"(?i)(?:Permission denied|\bEACCES\b)"), Some(vec!["eacce".into(), "ion denied".into()]));
     assert_eq!(of(r"(?i)Missing \w+ parameter"), Some(vec![" parameter".into()]), "the more selective run");

@@ -200,6 +200,21 @@ fn claude_line(session: &str, uuid: &str, parent: &str, body: &str) -> String {
     )
 }
 
+/// The members of an assistant line calling `make test` (Bash) as `id`.
+fn make_test(id: &str) -> String {
+    format!(
+        r#""type": "assistant", "message": {{"model": "claude-sonnet-4-5", "id": "msg_1", "type": "message", "role": "assistant", "content": [{{"type": "tool_use", "id": "{id}", "name": "Bash", "input": {{"command": "make test"}}}}]}}"#
+    )
+}
+
+/// The members of a user line with the failed result of the call `id`,
+/// not flagged as an error.
+fn make_failed(id: &str) -> String {
+    format!(
+        r#""type": "user", "message": {{"role": "user", "content": [{{"tool_use_id": "{id}", "type": "tool_result", "content": "Error: make: *** [test] Error 2"}}]}}"#
+    )
+}
+
 /// A result in one file whose call is in a file of another session: the
 /// result is counted in the call's session, which binds the two files (as
 /// do the call id and the line id they share), so a change to the
@@ -211,18 +226,9 @@ fn a_file_bound_by_a_call_id_is_read_with_it() {
     let cache = dir.path().join("cache");
     let folder = dir.path().join("claude").join("-home-u-proj");
     std::fs::create_dir_all(&folder).unwrap();
-    let call = claude_line(
-        "5e551011-aaaa-4bbb-8ccc-000000000001",
-        "u-call",
-        "null",
-        r#""type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_bound", "name": "Bash", "input": {"command": "make test"}}]}"#,
-    );
-    let result = claude_line(
-        "5e551011-aaaa-4bbb-8ccc-000000000002",
-        "u-result",
-        r#""u-call""#,
-        r#""type": "user", "message": {"role": "user", "content": [{"tool_use_id": "toolu_bound", "type": "tool_result", "content": "Error: make: *** [test] Error 2"}]}"#,
-    );
+    let call = claude_line("5e551011-aaaa-4bbb-8ccc-000000000001", "u-call", "null", &make_test("toolu_bound"));
+    let result =
+        claude_line("5e551011-aaaa-4bbb-8ccc-000000000002", "u-result", r#""u-call""#, &make_failed("toolu_bound"));
     std::fs::write(folder.join("5e551011-aaaa-4bbb-8ccc-000000000001.jsonl"), format!("{call}\n")).unwrap();
     let results = folder.join("5e551011-aaaa-4bbb-8ccc-000000000002.jsonl");
     std::fs::write(&results, format!("{result}\n")).unwrap();
@@ -259,10 +265,9 @@ fn files_sharing_only_ids_are_read_together() {
     let folder = dir.path().join("claude").join("-home-u-proj");
     std::fs::create_dir_all(&folder).unwrap();
     let (first, resumed) = ("5e551011-aaaa-4bbb-8ccc-000000000001", "5e551011-aaaa-4bbb-8ccc-000000000002");
-    let call = r#""type": "assistant", "message": {"model": "claude-sonnet-4-5", "id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_copied", "name": "Bash", "input": {"command": "make test"}}]}"#;
-    let result = r#""type": "user", "message": {"role": "user", "content": [{"tool_use_id": "toolu_copied", "type": "tool_result", "content": "Error: make: *** [test] Error 2"}]}"#;
+    let (call, result) = (make_test("toolu_copied"), make_failed("toolu_copied"));
     let lines = |session: &str| {
-        [claude_line(session, "u-call", "null", call), claude_line(session, "u-result", r#""u-call""#, result)]
+        [claude_line(session, "u-call", "null", &call), claude_line(session, "u-result", r#""u-call""#, &result)]
     };
     let [c, r] = lines(first);
     std::fs::write(folder.join(format!("{first}.jsonl")), format!("{c}\n{r}\n")).unwrap();
