@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Print a short hash of tracelint's sources under $1 (Cargo.lock, Cargo.toml,
+# Print a short hash of falseok's sources under $1 (Cargo.lock, Cargo.toml,
 # src/): the cache key of the installed binary, so a new version rebuilds.
 set -euo pipefail
 cd "${1:-.}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tracelint benchmark: scan time and peak memory against the sqlite3 floor
+# falseok benchmark: scan time and peak memory against the sqlite3 floor
 # (reading every message byte once), measured in the same run, on generated
 # Peri databases: large messages (`cargo xtask bench-db peri-large`, about
 # 2 KB a message), small ones (`--profile small`: about 650 bytes a
@@ -30,7 +30,7 @@ for tool in sqlite3 /usr/bin/time; do
 done
 cargo build --release --quiet
 cargo build --release --quiet -p xtask
-BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/tracelint"
+BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/falseok"
 XTASK="${CARGO_TARGET_DIR:-$PWD/target}/release/xtask"
 
 # gen FILE PROFILE CALLS [OPTION...]: the database FILE, generated once.
@@ -63,7 +63,7 @@ measure() {
 # ratio A B: A / B to two decimals (0 when B is 0).
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
-echo "tracelint benchmark · $(date -u +%Y-%m-%dT%H:%MZ) · $(nproc) cores · $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs) · $RUNS runs, medians, warm cache"
+echo "falseok benchmark · $(date -u +%Y-%m-%dT%H:%MZ) · $(nproc) cores · $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs) · $RUNS runs, medians, warm cache"
 # read_s: `cargo xtask read-floor`, the rows a scan reads stepped and copied
 # on one thread and each message checked as JSON (serde_json, building
 # nothing) on another: what any scan built on SQLite and serde_json pays

@@ -24,8 +24,8 @@ if not {"paths", "baseline", "args", "summary"} <= inputs:
     fail(f"action.yml inputs are {sorted(inputs)}")
 script = open("ci/action-check.sh").read()
 for name in ("PATHS", "BASELINE", "ARGS", "SUMMARY"):
-    if f"TRACELINT_{name}" not in script:
-        fail(f"ci/action-check.sh does not read TRACELINT_{name}")
+    if f"FALSEOK_{name}" not in script:
+        fail(f"ci/action-check.sh does not read FALSEOK_{name}")
 
 text = open("docs/ci.md").read()
 blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)

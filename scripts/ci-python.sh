@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python of tracelint's own CI tools, in a virtual environment of its
+# The Python of falseok's own CI tools, in a virtual environment of its
 # own under the target folder ($CARGO_TARGET_DIR, else target/):
 # target/ci-venv, made on first use with `python3 -m venv`. Never the
 # user's Python: nothing is installed outside it.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The fleet path on real engines (issue 23): installs pyspark and chdb, at
 # pinned versions, from PyPI into target/ci-venv if they are missing there
-# (scripts/ci-python.sh), finds Java 17 or later for Spark, builds tracelint
-# with --features parquet (debug, as the tests do; TRACELINT=path/to/tracelint
+# (scripts/ci-python.sh), finds Java 17 or later for Spark, builds falseok
+# with --features parquet (debug, as the tests do; FALSEOK=path/to/falseok
 # skips the build), and runs tests/engines/fleet_check.py: Spark (local mode)
 # and ClickHouse (chDB, in-process) count the Parquet exports of every sample,
 # plain and partitioned, exactly as `scan` does, and every ClickHouse and Spark
@@ -48,9 +48,9 @@ export JAVA_HOME=$home
 # version gets the pinned one.
 py=$(bash scripts/ci-python.sh "pyspark==$PYSPARK:pyspark" "chdb==$CHDB:chdb")
 
-if [ -z "${TRACELINT:-}" ]; then
+if [ -z "${FALSEOK:-}" ]; then
     cargo build --quiet --features parquet
     target=$(cargo metadata --format-version 1 --no-deps | "$py" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-    TRACELINT="$target/debug/tracelint"
+    FALSEOK="$target/debug/falseok"
 fi
-exec "$py" tests/engines/fleet_check.py "$TRACELINT"
+exec "$py" tests/engines/fleet_check.py "$FALSEOK"

@@ -1,25 +1,25 @@
--- tracelint trace schema, version 1.
+-- falseok trace schema, version 1.
 --
 -- Any agent framework can write its tool calls here directly, and
--- `tracelint import` writes transcripts of other agents here. `tracelint scan`
--- reads it (format `tracelint`); `sql/views.sql` adds views for the sqlite3 shell.
+-- `falseok import` writes transcripts of other agents here. `falseok scan`
+-- reads it (format `falseok`); `sql/views.sql` adds views for the sqlite3 shell.
 --
 -- Rules for writers:
 --   * one row in `sessions` per conversation (a sub-agent is its own session with `parent_id`);
 --   * one row in `calls` per tool call, `seq` = its position in the session (1, 2, …);
 --   * one row in `results` per result, linked by (session_id, call_id);
 --   * `results.is_error` is the agent's OWN error flag: 1 = flagged, 0 = not flagged,
---     NULL = the agent records no flag at all. Never derive it from the text: tracelint's
+--     NULL = the agent records no flag at all. Never derive it from the text: falseok's
 --     content rules judge the text, and a failure the flag misses is a hidden error;
 --   * times are RFC 3339 in UTC (`2026-03-01T09:00:00Z`), or NULL.
--- The schema version is the `schema_version` row of `tracelint_meta`; a change that
+-- The schema version is the `schema_version` row of `falseok_meta`; a change that
 -- breaks readers or writers gets a new version.
 
-CREATE TABLE IF NOT EXISTS tracelint_meta (
+CREATE TABLE IF NOT EXISTS falseok_meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
-INSERT OR IGNORE INTO tracelint_meta (key, value) VALUES ('schema_version', '1');
+INSERT OR IGNORE INTO falseok_meta (key, value) VALUES ('schema_version', '1');
 
 CREATE TABLE IF NOT EXISTS sessions (
   id         TEXT PRIMARY KEY,

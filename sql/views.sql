@@ -1,11 +1,11 @@
--- Views over the tracelint trace schema (sql/schema.sql) for the sqlite3 shell:
+-- Views over the falseok trace schema (sql/schema.sql) for the sqlite3 shell:
 --   sqlite3 traces.db < sql/views.sql
 --   sqlite3 -box traces.db 'SELECT * FROM per_tool'
 --
--- `content_error` here is an APPROXIMATION of tracelint's content rules that plain SQL
+-- `content_error` here is an APPROXIMATION of falseok's content rules that plain SQL
 -- can express: the `Error:` / `ERROR:` prefix, Claude Code's `<tool_use_error>`, and a
 -- non-zero `Exit code N` / `Process exited with code N` line or stored exit code. The rule
--- registry (`tracelint scan`) is the authority: it also knows tool- and format-scoped
+-- registry (`falseok scan`) is the authority: it also knows tool- and format-scoped
 -- rules and benign exits (grep finding nothing), which these views do not.
 
 DROP VIEW IF EXISTS pairs;

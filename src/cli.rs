@@ -11,18 +11,18 @@ use crate::render::Output;
 
 #[derive(Debug, Parser)]
 #[command(
-    name = "tracelint",
+    name = "falseok",
     version,
     about = "Find the tool-call failures AI agents hide from themselves.",
     long_about = "Find the tool-call failures AI agents hide from themselves.\n\n\
-        tracelint reads the traces agents keep (SQLite databases, JSONL and JSON transcripts), pairs every \
+        falseok reads the traces agents keep (SQLite databases, JSONL and JSON transcripts), pairs every \
         tool call with its result, and counts the hidden errors: results whose content says the call failed \
         while the stored flag says success.",
     after_help = "Examples:\n  \
-        tracelint scan                                  every default location found on this machine\n  \
-        tracelint scan ~/.claude/projects               a folder of transcripts\n  \
-        tracelint check threads.db --max-hidden 0       the CI gate: exit 1 on any hidden error\n  \
-        tracelint examples --category stale-edit-match  the calls behind a number\n\n\
+        falseok scan                                  every default location found on this machine\n  \
+        falseok scan ~/.claude/projects               a folder of transcripts\n  \
+        falseok check threads.db --max-hidden 0       the CI gate: exit 1 on any hidden error\n  \
+        falseok examples --category stale-edit-match  the calls behind a number\n\n\
         Exit codes: 0 clean, 1 the gate found defects, 2 usage, input or internal error."
 )]
 pub struct Cli {
@@ -34,97 +34,97 @@ pub struct Cli {
 pub enum Command {
     /// Scan trace databases and report errors, hidden errors and categories per tool.
     #[command(after_help = "Examples:\n  \
-        tracelint scan sample-traces/peri-postmortem.db\n  \
-        tracelint scan ~/.codex/sessions --since 7d --tool shell\n  \
-        tracelint scan threads.db --format json > report.json\n  \
-        tracelint scan threads.db --format markdown --summary \"$GITHUB_STEP_SUMMARY\"\n\n\
-        On a terminal, the table ends with the next commands: `tracelint examples`\n\
-        for the hidden errors, `tracelint show` for the session with the most of them.")]
+        falseok scan sample-traces/peri-postmortem.db\n  \
+        falseok scan ~/.codex/sessions --since 7d --tool shell\n  \
+        falseok scan threads.db --format json > report.json\n  \
+        falseok scan threads.db --format markdown --summary \"$GITHUB_STEP_SUMMARY\"\n\n\
+        On a terminal, the table ends with the next commands: `falseok examples`\n\
+        for the hidden errors, `falseok show` for the session with the most of them.")]
     Scan(ScanArgs),
     /// The CI gate: scan, then exit 1 if hidden errors (or other limits) are found.
     #[command(after_help = "Examples:\n  \
-        tracelint check threads.db                                  any hidden error fails\n  \
-        tracelint check threads.db --max-error-rate Edit=5%         a per-tool limit\n  \
-        tracelint check threads.db --fail-on guard-blind-streak      a rule or category\n  \
-        tracelint check threads.db --write-baseline tracelint-baseline.json\n  \
-        tracelint check threads.db --baseline tracelint-baseline.json --format github\n\n\
+        falseok check threads.db                                  any hidden error fails\n  \
+        falseok check threads.db --max-error-rate Edit=5%         a per-tool limit\n  \
+        falseok check threads.db --fail-on guard-blind-streak      a rule or category\n  \
+        falseok check threads.db --write-baseline falseok-baseline.json\n  \
+        falseok check threads.db --baseline falseok-baseline.json --format github\n\n\
         Exit codes: 0 passed, 1 the gate failed, 2 usage, input or internal error (also when the \
         filters leave nothing to judge, unless --allow-empty).")]
     Check(CheckArgs),
     /// The sessions, worst first: calls, errors, hidden errors, guard-blind streaks, time lost and a grade A-F.
     #[command(after_help = "Examples:\n  \
-        tracelint sessions sample-traces/peri-postmortem.db            the 20 worst sessions\n  \
-        tracelint sessions ~/.claude/projects --since 7d --limit 5\n  \
-        tracelint sessions threads.db --format csv --limit 0 > sessions.csv   every session\n\n\
+        falseok sessions sample-traces/peri-postmortem.db            the 20 worst sessions\n  \
+        falseok sessions ~/.claude/projects --since 7d --limit 5\n  \
+        falseok sessions threads.db --format csv --limit 0 > sessions.csv   every session\n\n\
         The grade: 100 points, minus the error rate in points, 3 per hidden error (at most 45), 20 per \
         guard-blind streak and 5 per abandoned failure (at most 25); A from 90, B 80, C 70, D 60, else F; \
         a hidden error caps it at B, five at C, a guard-blind streak at D (docs/analyses.md). \
-        Next step from a row: tracelint show SESSION PATH.")]
+        Next step from a row: falseok show SESSION PATH.")]
     Sessions(SessionsArgs),
     /// Prometheus metrics (text format): calls, flagged and hidden errors, guard-blind streaks per agent and tool.
     #[command(after_help = "Examples:\n  \
-        tracelint metrics sample-traces/peri-postmortem.db\n  \
-        tracelint metrics ~/.claude/projects --out /var/lib/node_exporter/textfile_collector/tracelint.prom\n  \
-        tracelint metrics sample-traces/crush.db | promtool check metrics\n\n\
+        falseok metrics sample-traces/peri-postmortem.db\n  \
+        falseok metrics ~/.claude/projects --out /var/lib/node_exporter/textfile_collector/falseok.prom\n  \
+        falseok metrics sample-traces/crush.db | promtool check metrics\n\n\
         Counters are totals of what the sources hold now (a full scan each time); the sum of \
-        tracelint_tool_errors_total{signal=\"hidden\"} is scan's hidden errors. Series, the textfile-collector \
+        falseok_tool_errors_total{signal=\"hidden\"} is scan's hidden errors. Series, the textfile-collector \
         recipe, a Grafana dashboard and alert rules: docs/metrics.md.")]
     Metrics(MetricsArgs),
     /// Print the calls and results behind a number: the hidden errors, or the failures of one category.
     #[command(after_help = "Examples:\n  \
-        tracelint examples sample-traces/peri-postmortem.db                           the hidden errors\n  \
-        tracelint examples --category stale-edit-match sample-traces/peri-postmortem.db\n  \
-        tracelint examples --category nonzero-exit --tool Bash --limit 3 ~/.claude/projects")]
+        falseok examples sample-traces/peri-postmortem.db                           the hidden errors\n  \
+        falseok examples --category stale-edit-match sample-traces/peri-postmortem.db\n  \
+        falseok examples --category nonzero-exit --tool Bash --limit 3 ~/.claude/projects")]
     Examples(ExamplesArgs),
     /// Print one session's calls in order with their verdicts.
     #[command(after_help = "Examples:\n  \
-        tracelint show 019e2a00 threads.db             a unique prefix of the session id\n  \
-        tracelint show 019e2a00 threads.db --call 5    one call in full, by sequence number or id")]
+        falseok show 019e2a00 threads.db             a unique prefix of the session id\n  \
+        falseok show 019e2a00 threads.db --call 5    one call in full, by sequence number or id")]
     Show(ShowArgs),
     /// List the whole rule registry (rules, reasons, benign exits, categories, findings) with its documentation.
-    #[command(after_help = "Examples:\n  tracelint rules\n  tracelint rules --format json")]
+    #[command(after_help = "Examples:\n  falseok rules\n  falseok rules --format json")]
     Rules(RulesArgs),
     /// List the tool schemas in effect (built in, from the trace, from --tool-schemas) and where each came from.
     #[command(
-        after_help = "Examples:\n  tracelint schemas\n  tracelint schemas sample-traces/llm.db --tool-schemas tools.json"
+        after_help = "Examples:\n  falseok schemas\n  falseok schemas sample-traces/llm.db --tool-schemas tools.json"
     )]
     Schemas(SchemasArgs),
     /// List the supported trace formats, how each is detected and where it lives by default.
-    #[command(after_help = "Examples:\n  tracelint formats")]
+    #[command(after_help = "Examples:\n  falseok formats")]
     Formats,
-    /// Import agents' transcripts (every transcript format `tracelint formats` lists) into a tracelint database (sql/schema.sql).
-    #[command(after_help = "Examples:\n  tracelint import ~/.claude/projects ~/.codex/sessions --into traces.db")]
+    /// Import agents' transcripts (every transcript format `falseok formats` lists) into a falseok database (sql/schema.sql).
+    #[command(after_help = "Examples:\n  falseok import ~/.claude/projects ~/.codex/sessions --into traces.db")]
     Import(ImportArgs),
     /// Write one row per judged call (NDJSON or Parquet) for DuckDB, ClickHouse or Spark.
     #[command(after_help = "Examples:\n  \
-        tracelint export sample-traces/crush.db > calls.ndjson\n  \
-        tracelint export ~/.claude/projects --out calls --partition\n  \
-        tracelint export threads.db --format parquet --out calls.parquet   (built with --features parquet)")]
+        falseok export sample-traces/crush.db > calls.ndjson\n  \
+        falseok export ~/.claude/projects --out calls --partition\n  \
+        falseok export threads.db --format parquet --out calls.parquet   (built with --features parquet)")]
     Export(ExportArgs),
     /// Follow trace stores as agents write them and print each new hidden error, flagged error, guard-blind
     /// streak and abandoned failure as it happens (docs/watch.md).
     #[command(after_help = "Examples:\n  \
-        tracelint watch ~/.claude/projects                      one line per new event\n  \
-        tracelint watch threads.db --format ndjson              one JSON object per event (schema/events-v1)\n  \
-        tracelint watch --exec ./notify.sh                       run a command per event, the event on stdin\n  \
-        tracelint watch --listen 127.0.0.1:9464                 Prometheus text at /metrics\n\n\
+        falseok watch ~/.claude/projects                      one line per new event\n  \
+        falseok watch threads.db --format ndjson              one JSON object per event (schema/events-v1)\n  \
+        falseok watch --exec ./notify.sh                       run a command per event, the event on stdin\n  \
+        falseok watch --listen 127.0.0.1:9464                 Prometheus text at /metrics\n\n\
         Stops with status 0 on Ctrl-C, SIGTERM or after --timeout.")]
     Watch(WatchArgs),
     /// Combine JSON reports (scan --format json) from many machines into the report one scan of all their sources gives.
     #[command(after_help = "Examples:\n  \
-        tracelint scan a.db --format json > a.json; tracelint scan b.db --format json > b.json\n  \
-        tracelint merge a.json b.json\n  \
-        tracelint merge reports/*.json --format json > fleet.json")]
+        falseok scan a.db --format json > a.json; falseok scan b.db --format json > b.json\n  \
+        falseok merge a.json b.json\n  \
+        falseok merge reports/*.json --format json > fleet.json")]
     Merge(MergeArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = "Examples:\n  \
-        tracelint completions bash > ~/.local/share/bash-completion/completions/tracelint\n  \
-        tracelint completions zsh > \"${fpath[1]}/_tracelint\"\n  \
-        tracelint completions fish > ~/.config/fish/completions/tracelint.fish")]
+        falseok completions bash > ~/.local/share/bash-completion/completions/falseok\n  \
+        falseok completions zsh > \"${fpath[1]}/_falseok\"\n  \
+        falseok completions fish > ~/.config/fish/completions/falseok.fish")]
     Completions(CompletionsArgs),
 }
 
-/// The names `tracelint formats` prints, in its order: the database formats,
+/// The names `falseok formats` prints, in its order: the database formats,
 /// then the transcript agents. `--source-format` offers them to the shell
 /// completions; a unit test of `input` keeps the list equal to the
 /// registries (this file imports nothing from the crate).
@@ -135,7 +135,7 @@ pub const FORMAT_NAMES: &[&str] = &[
     "kilo",
     "goose",
     "llm",
-    "tracelint",
+    "falseok",
     "langgraph",
     "openai-agents",
     "zed",
@@ -211,7 +211,7 @@ pub struct MetricsArgs {
     /// renamed into place): for node_exporter's textfile collector, which reads `*.prom`.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Let --out replace a file that is not tracelint's metrics. Never an input or a file in an input folder.
+    /// Let --out replace a file that is not falseok's metrics. Never an input or a file in an input folder.
     #[arg(long, requires = "out")]
     pub force: bool,
 }
@@ -259,7 +259,7 @@ pub struct WatchArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
-    /// JSON reports of `tracelint scan --format json` (contract v6), from any machines.
+    /// JSON reports of `falseok scan --format json` (contract v6), from any machines.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
     /// How to write the merged report; json is the same contract as a scan's.
@@ -284,10 +284,10 @@ pub struct ImportArgs {
     /// Transcript files, or folders to search for transcripts: `*.jsonl` lines and `*.json` documents (e.g. ~/.claude/projects, ~/.codex/sessions).
     #[arg(required = true)]
     pub sources: Vec<PathBuf>,
-    /// The tracelint database to write; created if missing, and it must not be another agent's database.
+    /// The falseok database to write; created if missing, and it must not be another agent's database.
     #[arg(long, value_name = "DB")]
     pub into: PathBuf,
-    /// Read every file as this agent's transcripts instead of recognising it (names: `tracelint formats`)
+    /// Read every file as this agent's transcripts instead of recognising it (names: `falseok formats`)
     #[arg(long, value_name = "NAME", value_parser = FormatName, hide_possible_values = true)]
     pub source_format: Option<String>,
 }
@@ -332,7 +332,7 @@ pub struct ScanArgs {
 pub struct SelectArgs {
     /// Trace databases, or transcripts (files or folders), to read. Without
     /// any, every default location of every supported format that exists is
-    /// read (see `tracelint formats`).
+    /// read (see `falseok formats`).
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub judging: JudgingArgs,
@@ -358,7 +358,7 @@ pub struct SelectArgs {
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub drift_min: u64,
     /// Keep what was judged in this folder instead of the user's cache
-    /// ($XDG_CACHE_HOME/tracelint): a re-run reads only what changed (docs/index.md).
+    /// ($XDG_CACHE_HOME/falseok): a re-run reads only what changed (docs/index.md).
     #[arg(long, value_name = "DIR", conflicts_with = "no_index")]
     pub index: Option<PathBuf>,
     /// Read and judge everything again, and keep nothing in the index.
@@ -387,14 +387,14 @@ pub struct ExportArgs {
     /// Write Hive-style day partitions under --out: date=YYYY-MM-DD/part-00000.<ext>.
     #[arg(long, requires = "out")]
     pub partition: bool,
-    /// Let --out replace a file that is not a tracelint export. Never an input, a file in an input folder,
+    /// Let --out replace a file that is not a falseok export. Never an input, a file in an input folder,
     /// a link to one, or a SQLite -wal, -journal or -shm file.
     #[arg(long, requires = "out")]
     pub force: bool,
     /// With --out DIR --partition: add only what is new since the last
     /// --incremental export into DIR (new sessions of an appended Peri
     /// database; a source that changed otherwise is exported again in place),
-    /// as the folder's _tracelint_export.json records (docs/export.md).
+    /// as the folder's _falseok_export.json records (docs/export.md).
     #[arg(long, requires = "partition")]
     pub incremental: bool,
 }
@@ -403,7 +403,7 @@ pub struct ExportArgs {
 /// command that judges takes them, so all agree on every call.
 #[derive(Debug, Clone, clap::Args)]
 pub struct JudgingArgs {
-    /// Read every PATH as this format instead of detecting it (names: `tracelint formats`).
+    /// Read every PATH as this format instead of detecting it (names: `falseok formats`).
     #[arg(long, value_name = "NAME", value_parser = FormatName, hide_possible_values = true)]
     pub source_format: Option<String>,
     /// Tool schemas (Anthropic, OpenAI or MCP tool list, JSON) over the built-in ones.
@@ -439,7 +439,7 @@ pub struct CheckArgs {
     /// Record the current findings as the baseline in FILE, print +N / -M, and exit 0.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
-    /// Let --write-baseline replace a file that is not a tracelint baseline. Never an input, a file in an
+    /// Let --write-baseline replace a file that is not a falseok baseline. Never an input, a file in an
     /// input folder, a link to one, or a SQLite -wal, -journal or -shm file.
     #[arg(long, requires = "write_baseline")]
     pub force: bool,
@@ -449,7 +449,7 @@ pub struct CheckArgs {
 pub struct ExamplesArgs {
     /// Trace databases or transcripts, as for `scan` (default: every default location found).
     pub paths: Vec<PathBuf>,
-    /// The category whose failures to show (see `tracelint rules`). Without it: the hidden errors, or, when
+    /// The category whose failures to show (see `falseok rules`). Without it: the hidden errors, or, when
     /// there is none, the flagged errors.
     #[arg(long, value_name = "SLUG")]
     pub category: Option<String>,

@@ -18,7 +18,7 @@ pub enum Error {
     Usage(String),
     /// Writing the report failed.
     Output(std::io::Error),
-    /// A bug: an invariant of tracelint itself broke (a worker thread stopped).
+    /// A bug: an invariant of falseok itself broke (a worker thread stopped).
     Internal(String),
 }
 
@@ -62,5 +62,5 @@ impl From<std::io::Error> for Error {
     }
 }
 
-/// A result whose error is tracelint's own `Error`.
+/// A result whose error is falseok's own `Error`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

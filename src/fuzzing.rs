@@ -38,8 +38,8 @@ pub mod redact {
     pub use crate::redact::redact;
 }
 
-/// Import the transcript `file` into a new tracelint database `db`, as
-/// `tracelint import --into` does.
+/// Import the transcript `file` into a new falseok database `db`, as
+/// `falseok import --into` does.
 pub fn import_into(file: &std::path::Path, db: &std::path::Path) -> crate::Result<()> {
     let store = crate::import::Store::Into { named: db, at: db };
     crate::import::import(&[file.to_path_buf()], &store, None).map(|_| ())

@@ -68,14 +68,14 @@ impl FailOn {
         }
         Category::from_slug(s).map(FailOn::Category).ok_or_else(|| {
             format!(
-                "unknown rule or category {s:?} for --fail-on (rules: {}; categories: see `tracelint rules`)",
+                "unknown rule or category {s:?} for --fail-on (rules: {}; categories: see `falseok rules`)",
                 FindingRule::ids().collect::<Vec<_>>().join(", ")
             )
         })
     }
 }
 
-/// The thresholds of `tracelint check`: what makes a report fail.
+/// The thresholds of `falseok check`: what makes a report fail.
 #[derive(Debug, Clone, Default)]
 pub struct Gate {
     /// The most hidden errors that pass (`--max-hidden`).
@@ -110,7 +110,7 @@ pub struct Entry {
 #[serde(deny_unknown_fields)]
 pub struct Baseline {
     /// The file's version, `BASELINE_VERSION`.
-    pub tracelint_baseline: u32,
+    pub falseok_baseline: u32,
     /// The known findings, sorted.
     pub entries: Vec<Entry>,
 }
@@ -159,7 +159,7 @@ pub fn baseline_of(report: &Report) -> Baseline {
         .collect();
     entries
         .sort_by(|a, b| (&a.rule, &a.tool, &a.category, &a.message).cmp(&(&b.rule, &b.tool, &b.category, &b.message)));
-    Baseline { tracelint_baseline: BASELINE_VERSION, entries }
+    Baseline { falseok_baseline: BASELINE_VERSION, entries }
 }
 
 /// Read and check the baseline file at `path`: a malformed one is an input error naming it.
@@ -175,9 +175,9 @@ pub fn read_baseline(path: &Path) -> Result<Baseline> {
         )
     })?;
     let b: Baseline =
-        serde_json::from_str(&text).map_err(|e| Error::input(path, format!("not a tracelint baseline: {e}")))?;
-    if b.tracelint_baseline != BASELINE_VERSION {
-        return Err(Error::input(path, format!("unsupported baseline version {}", b.tracelint_baseline)));
+        serde_json::from_str(&text).map_err(|e| Error::input(path, format!("not a falseok baseline: {e}")))?;
+    if b.falseok_baseline != BASELINE_VERSION {
+        return Err(Error::input(path, format!("unsupported baseline version {}", b.falseok_baseline)));
     }
     Ok(b)
 }
@@ -238,7 +238,7 @@ impl Verdict {
         let against = if self.baseline_used { " not in the baseline" } else { "" };
         if self.passed() {
             let mut s = format!(
-                "tracelint check passed: {} hidden error{}{} (limit {}), error rate {}",
+                "falseok check passed: {} hidden error{}{} (limit {}), error rate {}",
                 self.hidden,
                 if self.hidden == 1 { "" } else { "s" },
                 against,
@@ -254,7 +254,7 @@ impl Verdict {
         } else {
             let reasons: Vec<&str> =
                 self.failures.iter().filter(|v| v.source.is_none()).map(|v| v.text.as_str()).collect();
-            format!("tracelint check failed: {}.", reasons.join("; "))
+            format!("falseok check failed: {}.", reasons.join("; "))
         }
     }
 }
@@ -496,8 +496,8 @@ mod tests {
             message: String::new(),
             count,
         };
-        let old = Baseline { tracelint_baseline: 1, entries: vec![e("a", 3), e("b", 1)] };
-        let new = Baseline { tracelint_baseline: 1, entries: vec![e("a", 1), e("c", 2)] };
+        let old = Baseline { falseok_baseline: 1, entries: vec![e("a", 3), e("b", 1)] };
+        let new = Baseline { falseok_baseline: 1, entries: vec![e("a", 1), e("c", 2)] };
         assert_eq!(baseline_diff(&old, &new), (2, 3));
     }
 }

@@ -8,10 +8,10 @@
 //! a partial is the aggregator's whole state for those sessions
 //! (`aggregate::Partial`), and sources are taken in the order they are read.
 //!
-//! The index lives in the user's cache (`$XDG_CACHE_HOME/tracelint`, else
-//! `~/.cache/tracelint`, or `--index DIR`), never beside an input, in
+//! The index lives in the user's cache (`$XDG_CACHE_HOME/falseok`, else
+//! `~/.cache/falseok`, or `--index DIR`), never beside an input, in
 //! folders made `0700` and files `0600`. Entries sit under a key made of
-//! tracelint's version, its build (the executable's size and time, so a
+//! falseok's version, its build (the executable's size and time, so a
 //! rebuilt rule set never trusts an older one) and every option that
 //! changes a verdict or a count, so nothing is trusted across them. An
 //! entry that cannot be read is rebuilt with one warning. It keeps what
@@ -36,7 +36,7 @@ pub(crate) fn default_dir() -> Option<PathBuf> {
     env("XDG_CACHE_HOME")
         .filter(|p| p.is_absolute())
         .or_else(|| env("HOME").map(|h| h.join(".cache")))
-        .map(|c| c.join("tracelint"))
+        .map(|c| c.join("falseok"))
 }
 
 /// What one file was when it was read.
@@ -101,7 +101,7 @@ pub(crate) struct Entry {
     pub notes: Vec<String>,
     /// The source's counts.
     pub partial: Partial,
-    /// Its sessions' rows for `tracelint sessions`.
+    /// Its sessions' rows for `falseok sessions`.
     pub rows: Vec<SessionRow>,
     /// A transcript folder whose files and sessions are kept one by one
     /// beside the entry (`Parts`), so that it can be read again in part.
@@ -159,14 +159,14 @@ const MAX_ENTRIES: usize = 2000;
 /// other options: it is removed when an index is opened.
 const STALE_KEY: std::time::Duration = std::time::Duration::from_secs(14 * 24 * 3600);
 
-/// With `TRACELINT_INDEX_LOG` set, what the index did with each source
+/// With `FALSEOK_INDEX_LOG` set, what the index did with each source
 /// goes to stderr ("kept", "appended to", "read"), for debugging and tests.
 pub(crate) fn log(label: &str, what: &str, entry: &Entry) {
-    if std::env::var_os("TRACELINT_INDEX_LOG").is_some() {
+    if std::env::var_os("FALSEOK_INDEX_LOG").is_some() {
         // A debugging aid, off by default: straight to stderr, beside the progress bar.
         let _ = writeln!(
             std::io::stderr().lock(),
-            "tracelint: index: {what} {} ({} sessions)",
+            "falseok: index: {what} {} ({} sessions)",
             one_line(label),
             entry.rows.len()
         );
@@ -191,7 +191,7 @@ impl Entry {
     }
 }
 
-/// What judged data depends on: tracelint's version, the options that
+/// What judged data depends on: falseok's version, the options that
 /// change a verdict or a count, and (`build`) this very executable, whose
 /// rule set a rebuild may change (the executable's size and time).
 pub(crate) fn key(opts: &crate::ScanOptions, build: bool) -> u64 {

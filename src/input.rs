@@ -3,9 +3,9 @@
 //! path means the same thing to all of them.
 //!
 //! A folder, a `.jsonl` file or a `.json` document holds agent transcripts: they are imported
-//! into a throwaway tracelint database (in a private scratch folder in
+//! into a throwaway falseok database (in a private scratch folder in
 //! `$TMPDIR`, never beside them; see `scratch`) and read back with the
-//! tracelint adapter. Anything else is
+//! falseok adapter. Anything else is
 //! a SQLite trace database, opened read-only and recognised by its tables
 //! (or read as the format `--source-format` forces).
 
@@ -36,10 +36,10 @@ pub(crate) fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         // `formats` lists them).
         return Err(Error::Usage(
             "no traces found at the default locations\n  \
-             `tracelint formats` lists them; or name a database, transcript or folder:\n    \
-             tracelint scan PATH\n  \
-             or try the sample shipped in a clone of tracelint:\n    \
-             tracelint scan sample-traces/peri-postmortem.db"
+             `falseok formats` lists them; or name a database, transcript or folder:\n    \
+             falseok scan PATH\n  \
+             or try the sample shipped in a clone of falseok:\n    \
+             falseok scan sample-traces/peri-postmortem.db"
                 .into(),
         ));
     }
@@ -128,7 +128,7 @@ pub(crate) fn distinct(paths: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBu
 
 /// The format `--source-format NAME` forces, if given: a database format,
 /// or the agent whose transcripts every file is read as. Every name
-/// `tracelint formats` prints is accepted.
+/// `falseok formats` prints is accepted.
 pub(crate) fn forced_format(name: Option<&str>) -> Result<(Option<Format>, Option<Dialect>)> {
     let Some(name) = name else { return Ok((None, None)) };
     if let Some(f) = Format::from_name(name) {
@@ -217,7 +217,7 @@ pub(crate) struct Source {
     pub records: Option<Vec<import::record::FileRecord>>,
     /// What the import of transcripts kept outside `conn` (import/mem.rs):
     /// every row (then `conn` holds nothing), or the long texts `conn`
-    /// refers to. Read with `import::read_kept`, never by the tracelint
+    /// refers to. Read with `import::read_kept`, never by the falseok
     /// adapter.
     kept: Option<import::Kept>,
     _scratch: Option<ScratchDir>,
@@ -319,7 +319,7 @@ fn import_transcripts(
         dialects: stats.dialects.iter().copied().collect(),
         warnings: Vec::new(),
         conn,
-        format: Format::TRACELINT,
+        format: Format::FALSEOK,
         broken: stats.broken_lines.clone(),
         records: None,
         kept,
@@ -359,7 +359,7 @@ pub(crate) fn transcript_notes(
     if stats.files == 0 {
         let what = if !stats.unrecognised.is_empty() && stats.unrecognised.iter().all(|p| import::is_lone_ui_log(p)) {
             "holds only Cline or Roo Code UI logs (ui_messages.json), without the api_conversation_history.json \
-             of their task folder, which holds the calls and results tracelint reads"
+             of their task folder, which holds the calls and results falseok reads"
                 .to_string()
         } else if path.is_dir() {
             format!("is a directory with no {known} (*.jsonl, *.json)")
@@ -502,7 +502,7 @@ mod tests {
     }
 
     /// The names `--source-format` offers the shell completions are the
-    /// registries' names, in the order `tracelint formats` prints them.
+    /// registries' names, in the order `falseok formats` prints them.
     #[test]
     fn the_completed_format_names_are_the_registries() {
         let names: Vec<&str> = source::formats().chain(import::infos()).map(|f| f.name()).collect();

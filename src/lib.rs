@@ -1,4 +1,4 @@
-//! tracelint: find the tool-call failures AI agents hide from themselves.
+//! falseok: find the tool-call failures AI agents hide from themselves.
 //!
 //! The spine every command walks, in one direction:
 //!
@@ -14,7 +14,7 @@
 //! 6. `render`: one module per output format prints a `Report` (and `Verdict`).
 //!
 //! Transcripts (JSONL and JSON files) go through a scratch SQLite database
-//! (`import` writes it, `source::tracelint` reads it). `index` keeps each
+//! (`import` writes it, `source::falseok` reads it). `index` keeps each
 //! source's partial report, so a re-run reads only what changed.
 //!
 //! `app` holds one handler per command; `main` maps its status to an exit code.
@@ -73,7 +73,7 @@ pub use error::{Error, Result};
 pub use schema::{FileSchemas, SchemaSet, ToolSchema, Violation, validate};
 pub use source::{FormatInfo, Location, SourceOptions};
 
-/// Every format tracelint reads, as `tracelint formats` lists them: the
+/// Every format falseok reads, as `falseok formats` lists them: the
 /// SQLite formats (`database_formats`), then the transcript formats, each
 /// with its sample.
 pub fn formats() -> impl Iterator<Item = &'static FormatInfo> {

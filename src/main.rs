@@ -2,8 +2,8 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracelint::app::Terminal;
-use tracelint::cli::{Cli, Command};
+use falseok::app::Terminal;
+use falseok::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -27,42 +27,42 @@ fn main() -> ExitCode {
         Command::Scan(_) | Command::Check(_) | Command::Examples(_) | Command::Show(_) | Command::Export(_)
     );
     let bar = (scanning && std::io::stderr().is_terminal()).then(|| std::thread::spawn(draw_progress));
-    let result = tracelint::app::run(&cli, &term, &mut out, &mut err);
-    tracelint::app::progress::finish();
+    let result = falseok::app::run(&cli, &term, &mut out, &mut err);
+    falseok::app::progress::finish();
     if let Some(bar) = bar {
         let _ = bar.join();
     }
     // The status was decided before the output was written: a reader that
     // went away (`| head`) changes neither a pass nor a failure.
     let result =
-        result.and_then(|status| tracelint::app::keep_status_on_closed_pipe(status, out.flush().map_err(Into::into)));
+        result.and_then(|status| falseok::app::keep_status_on_closed_pipe(status, out.flush().map_err(Into::into)));
     match result {
         Ok(status) => ExitCode::from(status.code()),
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(err, "tracelint: error: {e}");
+            let _ = writeln!(err, "falseok: error: {e}");
             ExitCode::from(2)
         }
     }
 }
 
 /// Scratch data and half-written outputs never outlive the run: SIGINT,
-/// SIGTERM, SIGHUP and panics remove them (`tracelint::app::scratch`) before the
+/// SIGTERM, SIGHUP and panics remove them (`falseok::app::scratch`) before the
 /// process ends as the signal would have ended it (the shell shows 128 + its
 /// number, 130 for Ctrl-C). SIGXFSZ is caught, so a write over `ulimit -f`
-/// fails with an error that names the file instead of killing tracelint.
+/// fails with an error that names the file instead of killing falseok.
 fn end_cleanly_on_signals(watching: bool) {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
     let _ = signal_hook::flag::register(SIGXFSZ, std::sync::Arc::default());
-    // A signal ignored when tracelint started (`nohup`, `cmd &` in a script)
+    // A signal ignored when falseok started (`nohup`, `cmd &` in a script)
     // stays ignored.
     let ignored = ignored_signals();
     let ends: &[i32] = if watching { &[SIGHUP] } else { &[SIGINT, SIGTERM, SIGHUP] };
     let caught: Vec<i32> = ends.iter().copied().filter(|s| ignored & (1 << (s - 1)) == 0).collect();
     if let Ok(mut signals) = signal_hook::iterator::Signals::new(caught) {
-        let spawned = std::thread::Builder::new().name("tracelint-signals".into()).spawn(move || {
+        let spawned = std::thread::Builder::new().name("falseok-signals".into()).spawn(move || {
             if let Some(signal) = signals.forever().next() {
-                tracelint::app::scratch::remove_all();
+                falseok::app::scratch::remove_all();
                 let _ = signal_hook::low_level::emulate_default_handler(signal);
                 #[allow(clippy::exit)]
                 std::process::exit(128 + signal);
@@ -72,7 +72,7 @@ fn end_cleanly_on_signals(watching: bool) {
     }
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        tracelint::app::scratch::remove_all();
+        falseok::app::scratch::remove_all();
         report(info);
     }));
 }
@@ -89,7 +89,7 @@ fn ignored_signals() -> u64 {
 }
 
 /// The width output is fitted to: `COLUMNS` when set (also in a pipe:
-/// `COLUMNS=80 tracelint scan … | less` asks for 80), else on a terminal
+/// `COLUMNS=80 falseok scan … | less` asks for 80), else on a terminal
 /// what the terminal says (80 when it does not say); piped, none.
 fn terminal_width(terminal: bool) -> Option<u16> {
     let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<u16>().ok()).filter(|&c| c > 0);
@@ -98,13 +98,13 @@ fn terminal_width(terminal: bool) -> Option<u16> {
 }
 
 /// A progress bar on stderr, only for scans that last more than a second
-/// (`TRACELINT_PROGRESS_AFTER_MS` milliseconds).
+/// (`FALSEOK_PROGRESS_AFTER_MS` milliseconds).
 fn draw_progress() {
     use std::time::{Duration, Instant};
-    let after = std::env::var("TRACELINT_PROGRESS_AFTER_MS").ok().and_then(|v| v.trim().parse::<u64>().ok());
+    let after = std::env::var("FALSEOK_PROGRESS_AFTER_MS").ok().and_then(|v| v.trim().parse::<u64>().ok());
     let start = Instant::now();
     while start.elapsed() < Duration::from_millis(after.unwrap_or(1000)) {
-        if tracelint::app::progress::is_finished() {
+        if falseok::app::progress::is_finished() {
             return;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -113,8 +113,8 @@ fn draw_progress() {
     let style = indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {percent:>3}% ({elapsed})")
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style.progress_chars("=> "));
-    while !tracelint::app::progress::is_finished() {
-        let (done, total, label) = tracelint::app::progress::snapshot();
+    while !falseok::app::progress::is_finished() {
+        let (done, total, label) = falseok::app::progress::snapshot();
         bar.set_length(total.max(1));
         bar.set_position(done.min(total));
         bar.set_message(label);

@@ -42,11 +42,11 @@ pub fn synthetic_id(seq: usize) -> String {
 }
 
 /// Whose conventions a session's text follows: the SQLite format it was read
-/// from, or, for sessions of tracelint's own schema (imported transcripts),
+/// from, or, for sessions of falseok's own schema (imported transcripts),
 /// the agent that wrote them. Content and classification rules are scoped
 /// by dialect, so a scope naming an unknown dialect does not compile.
 ///
-/// `ALL` names the dialects of every format and importer tracelint ships;
+/// `ALL` names the dialects of every format and importer falseok ships;
 /// a new format with no rules of its own may name itself with
 /// `Dialect::new` in its own file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -65,9 +65,9 @@ impl Dialect {
     pub const GOOSE: Dialect = Dialect("goose");
     /// The conventions of llm (Simon Willison)'s traces.
     pub const LLM: Dialect = Dialect("llm");
-    /// tracelint's own schema written by an agent tracelint has no rules
+    /// falseok's own schema written by an agent falseok has no rules
     /// for: only rules without a dialect scope apply.
-    pub const TRACELINT: Dialect = Dialect("tracelint");
+    pub const FALSEOK: Dialect = Dialect("falseok");
     /// The conventions of Claude Code's traces.
     pub const CLAUDE_CODE: Dialect = Dialect("claude-code");
     /// The conventions of Codex's traces.
@@ -113,7 +113,7 @@ impl Dialect {
         Dialect::KILO,
         Dialect::GOOSE,
         Dialect::LLM,
-        Dialect::TRACELINT,
+        Dialect::FALSEOK,
         Dialect::CLAUDE_CODE,
         Dialect::CODEX,
         Dialect::GEMINI,
@@ -144,15 +144,26 @@ impl Dialect {
         self.0
     }
 
-    /// The named dialect called `name`.
+    /// Old names still understood, each with the dialect it now is: the
+    /// project was called tracelint until its rename to falseok, and a
+    /// database written by `tracelint import` may name its own schema so.
+    pub const ALIASES: &'static [(&'static str, Dialect)] = &[("tracelint", Dialect::FALSEOK)];
+
+    /// The named dialect called `name`, or whose old name it is.
     pub fn from_name(name: &str) -> Option<Dialect> {
-        Dialect::ALL.iter().copied().find(|d| d.0 == name)
+        let alias = || Dialect::ALIASES.iter().find(|(old, _)| *old == name).map(|&(_, d)| d);
+        Dialect::ALL.iter().copied().find(|d| d.0 == name).or_else(alias)
+    }
+
+    /// The old names this dialect is still known by.
+    pub fn aliases(self) -> impl Iterator<Item = &'static str> {
+        Dialect::ALIASES.iter().filter(move |(_, d)| *d == self).map(|&(old, _)| old)
     }
 }
 
 impl Default for Dialect {
     fn default() -> Self {
-        Dialect::TRACELINT
+        Dialect::FALSEOK
     }
 }
 
@@ -239,7 +250,7 @@ pub struct Session {
     /// When the session started, the fallback time for calls without one.
     pub started: Option<DateTime<Utc>>,
     /// The file the session was read from, when its source is a folder of
-    /// transcripts (tracelint's `sessions.source`); `None` for databases.
+    /// transcripts (falseok's `sessions.source`); `None` for databases.
     pub origin: Option<String>,
     /// Its calls and results, in storage order.
     pub events: Vec<Event>,

@@ -20,7 +20,7 @@ pub const CONTRACT_VERSION: u32 = 6;
 pub struct SourceReport {
     /// The PATH as given (redacted).
     pub path: String,
-    /// The format or transcript agent it was read as (`tracelint formats`).
+    /// The format or transcript agent it was read as (`falseok formats`).
     pub format: String,
     /// Sessions with at least one counted call.
     pub sessions: u64,
@@ -182,7 +182,7 @@ pub struct ReasonRow {
 /// rule).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Finding {
-    /// The finding rule (`tracelint rules`).
+    /// The finding rule (`falseok rules`).
     pub rule: FindingRule,
     /// The rule's severity, which `--fail-on` compares.
     pub severity: Severity,
@@ -489,11 +489,11 @@ pub fn percent(x: f64, decimals: usize) -> String {
     format!("{:.*}%", decimals, x * 100.0)
 }
 
-/// Version of the `tracelint sessions --format json` output
+/// Version of the `falseok sessions --format json` output
 /// (`schema/sessions-v1.schema.json`).
 pub const SESSIONS_VERSION: u32 = 1;
 
-/// `tracelint sessions --format json`: the sessions, worst first.
+/// `falseok sessions --format json`: the sessions, worst first.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SessionsReport {
     /// The output's version (`SESSIONS_VERSION`).

@@ -5,7 +5,7 @@
 //! every one of them when SIGINT, SIGTERM, SIGHUP or a panic ends the run.
 //!
 //! A run that had no chance to clean up (SIGKILL, an abort) leaves a folder
-//! named `tracelint-scratch-<pid>-…` whose lock nobody holds any more; the
+//! named `falseok-scratch-<pid>-…` whose lock nobody holds any more; the
 //! next run that makes a scratch folder removes it.
 
 use std::fs::File;
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 /// The start of every scratch folder's name; the pid follows.
-pub(crate) const PREFIX: &str = "tracelint-scratch-";
+pub(crate) const PREFIX: &str = "falseok-scratch-";
 
 /// The file inside a scratch folder its owner holds locked while it lives.
 const LOCK: &str = "lock";
@@ -37,7 +37,7 @@ pub(crate) fn register(path: &Path) -> io::Result<()> {
     let mut live = live();
     if live.closing {
         remove(path);
-        return Err(io::Error::new(io::ErrorKind::Interrupted, "tracelint is stopping"));
+        return Err(io::Error::new(io::ErrorKind::Interrupted, "falseok is stopping"));
     }
     live.paths.push(path.to_path_buf());
     Ok(())
@@ -99,7 +99,7 @@ impl ScratchDir {
             // cannot fall between the two.
             let mut live = live();
             if live.closing {
-                return Err(io::Error::new(io::ErrorKind::Interrupted, "tracelint is stopping"));
+                return Err(io::Error::new(io::ErrorKind::Interrupted, "falseok is stopping"));
             }
             let prefix = format!("{PREFIX}{}-", std::process::id());
             let mut builder = tempfile::Builder::new();

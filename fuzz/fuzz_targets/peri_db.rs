@@ -1,5 +1,5 @@
 //! Arbitrary bytes after the SQLite header as a trace database: a clean error or a report.
-//! The body is `tracelint_fuzz::peri_db` (src/lib.rs), which tests/seeds.rs also runs.
+//! The body is `falseok_fuzz::peri_db` (src/lib.rs), which tests/seeds.rs also runs.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| tracelint_fuzz::peri_db(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| falseok_fuzz::peri_db(data));

@@ -5,12 +5,12 @@
 
 use std::collections::HashSet;
 
-use tracelint::fuzzing::peri::parse_message;
-use tracelint::fuzzing::{crush, goose, llm, opencode, redact, sanitize};
-use tracelint::judge::{judge, sequence};
-use tracelint::model::Session;
-use tracelint::render::{csv, github, junit, markdown};
-use tracelint::rules;
+use falseok::fuzzing::peri::parse_message;
+use falseok::fuzzing::{crush, goose, llm, opencode, redact, sanitize};
+use falseok::judge::{judge, sequence};
+use falseok::model::Session;
+use falseok::render::{csv, github, junit, markdown};
+use falseok::rules;
 
 /// A target's body: it takes any bytes and must not panic.
 pub type Body = fn(&[u8]);
@@ -43,8 +43,8 @@ pub fn baseline(data: &[u8]) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("baseline.json");
     std::fs::write(&path, data).expect("write");
-    if let Ok(b) = tracelint::gate::read_baseline(&path) {
-        let _ = tracelint::gate::baseline_diff(&b, &b);
+    if let Ok(b) = falseok::gate::read_baseline(&path) {
+        let _ = falseok::gate::baseline_diff(&b, &b);
     }
 }
 
@@ -55,7 +55,7 @@ pub fn import_jsonl(data: &[u8]) {
     let file = dir.path().join("session.jsonl");
     std::fs::write(&file, data).expect("write");
     let db = dir.path().join("out.db");
-    let _ = tracelint::fuzzing::import_into(&file, &db);
+    let _ = falseok::fuzzing::import_into(&file, &db);
 }
 
 /// Arbitrary bytes as a trace database file: inputs that start with the
@@ -67,7 +67,7 @@ pub fn peri_db(data: &[u8]) {
     let mut bytes = b"SQLite format 3\0".to_vec();
     bytes.extend_from_slice(data);
     std::fs::write(&path, &bytes).expect("write");
-    let _ = tracelint::scan(&[path], &tracelint::ScanOptions::default(), &mut Vec::new());
+    let _ = falseok::scan(&[path], &falseok::ScanOptions::default(), &mut Vec::new());
 }
 
 /// A Peri `messages.content` value: parsed, then the session it forms
@@ -94,7 +94,7 @@ pub fn rules_text(data: &[u8]) {
         let _ = rules::detect(tool, &text);
         let _ = rules::classify(tool, &text);
     }
-    let t = tracelint::judge::normalize::template(&text);
+    let t = falseok::judge::normalize::template(&text);
     assert!(!t.contains('\n'));
     let clean = sanitize::one_line(&text);
     assert!(!clean.chars().any(|c| c.is_control()), "one_line leaves no control characters");

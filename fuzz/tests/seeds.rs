@@ -9,9 +9,9 @@ fn every_target_runs_on_each_of_its_seeds() {
     let targets = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz_targets");
     for entry in std::fs::read_dir(&targets).unwrap() {
         let name = entry.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned();
-        assert!(tracelint_fuzz::TARGETS.iter().any(|(t, _)| *t == name), "fuzz_targets/{name}.rs is not in TARGETS");
+        assert!(falseok_fuzz::TARGETS.iter().any(|(t, _)| *t == name), "fuzz_targets/{name}.rs is not in TARGETS");
     }
-    for (name, body) in tracelint_fuzz::TARGETS {
+    for (name, body) in falseok_fuzz::TARGETS {
         let dir = seeds.join(name);
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))

@@ -141,7 +141,7 @@ pub(crate) fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<(
     let wanted = match &args.category {
         None => Wanted::Hidden,
         Some(slug) => Wanted::Category(Category::from_slug(slug).ok_or_else(|| {
-            Error::Usage(format!("unknown category {:?}; `tracelint rules` lists them", one_line(slug)))
+            Error::Usage(format!("unknown category {:?}; `falseok rules` lists them", one_line(slug)))
         })?),
     };
     let opts = settings::judging(&args.judging, args.no_subagents)?;

@@ -92,7 +92,7 @@ fn parquet_writer(_file: File, _path: &Path) -> Result<Box<dyn RowWriter>> {
 
 fn no_parquet() -> Error {
     Error::Usage(
-        "--format parquet needs tracelint built with Parquet support: cargo install --locked --path . --features parquet"
+        "--format parquet needs falseok built with Parquet support: cargo install --locked --path . --features parquet"
             .into(),
     )
 }
@@ -127,7 +127,7 @@ impl Exporter<'_> {
                     let at = dir.join(&name).join(&file);
                     let shown_at = shown.join(&name).join(&file);
                     // The partition's own path: a file of its name that
-                    // tracelint did not write, a link into an input folder.
+                    // falseok did not write, a link into an input folder.
                     output::guard(&at, guard.inputs, Written::Export, guard.force)
                         .map_err(|e| with_path(e, &shown_at))?;
                     // Written in the export's folder, moved into its
@@ -268,15 +268,11 @@ pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &
         let _ = std::fs::remove_dir(dir);
     }
     for note in &notes {
-        writeln!(err, "tracelint: warning: {note}")?;
+        writeln!(err, "falseok: warning: {note}")?;
     }
     let rows = rows?;
     if let Some(path) = &args.out {
-        writeln!(
-            err,
-            "tracelint: exported {rows} calls to {}",
-            crate::sanitize::one_line(&path.display().to_string())
-        )?;
+        writeln!(err, "falseok: exported {rows} calls to {}", crate::sanitize::one_line(&path.display().to_string()))?;
     }
     Ok(())
 }

@@ -37,7 +37,7 @@ pub(crate) fn after_scan(report: &Report, paths: &[PathBuf], source_format: Opti
     }
     let args = reading(paths, source_format);
     let what = if tot.hidden_errors > 0 { "the hidden errors" } else { "the errors" };
-    let mut lines = vec![format!("Next: {what}, call by call:"), format!("  tracelint examples{args}")];
+    let mut lines = vec![format!("Next: {what}, call by call:"), format!("  falseok examples{args}")];
     // The session with the most hidden errors, first met on a tie.
     let mut by_session: Vec<(&str, &str, u64)> = Vec::new();
     for f in report.findings.iter().filter(|f| f.rule == FindingRule::HiddenError) {
@@ -55,7 +55,7 @@ pub(crate) fn after_scan(report: &Report, paths: &[PathBuf], source_format: Opti
         let given = paths.iter().any(|p| p.display().to_string() == *source);
         let args = if given { reading(&[PathBuf::from(source)], source_format) } else { args };
         lines.push(format!("and the session with the most of them ({n}):"));
-        lines.push(format!("  tracelint show {}{args}", quoted(session)));
+        lines.push(format!("  falseok show {}{args}", quoted(session)));
     }
     lines
 }

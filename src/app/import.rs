@@ -1,4 +1,4 @@
-//! `import`: transcripts into tracelint's own schema.
+//! `import`: transcripts into falseok's own schema.
 
 use std::io::Write;
 
@@ -37,10 +37,10 @@ pub(crate) fn run_import(args: &ImportArgs, out: &mut dyn Write, err: &mut dyn W
     let products: Vec<&str> = import::infos().map(|i| i.product).collect();
     let known = crate::input::or_list(&products);
     for note in import::unrecognised_notes(&stats.unrecognised, &format!("{known} transcript")) {
-        writeln!(err, "tracelint: warning: {note}")?;
+        writeln!(err, "falseok: warning: {note}")?;
     }
     for note in import::broken_line_notes(&stats.broken_lines) {
-        writeln!(err, "tracelint: warning: {note}")?;
+        writeln!(err, "falseok: warning: {note}")?;
     }
     writeln!(
         out,

@@ -1,6 +1,6 @@
 //! `export --out DIR --partition --incremental`: an hourly job adds only
 //! what is new to a Hive-partitioned dataset. The folder's manifest
-//! (`_tracelint_export.json`, which engines skip: its name starts with
+//! (`_falseok_export.json`, which engines skip: its name starts with
 //! `_`) records, per source, what it was when exported (the index's file
 //! marks, and a Peri database's last row) and the partition files that
 //! hold its rows. A run then, per source:
@@ -30,7 +30,7 @@ use crate::index::{self, AppendMark, FileMark};
 use crate::sanitize::one_line;
 
 /// The manifest's file name in the dataset folder.
-pub(crate) const MANIFEST: &str = "_tracelint_export.json";
+pub(crate) const MANIFEST: &str = "_falseok_export.json";
 
 /// The manifest's shape.
 const VERSION: u32 = 1;
@@ -41,7 +41,7 @@ struct Manifest {
     /// `ndjson` or `parquet`: a dataset holds one.
     format: String,
     /// The options the rows were judged with (`index::key`, without the
-    /// build: a new tracelint appends to an older export).
+    /// build: a new falseok appends to an older export).
     options: String,
     sources: Vec<SourceState>,
     /// Files a run was putting in place when it stopped, if it did not finish.
@@ -76,12 +76,12 @@ fn read_manifest(path: &Path, shown: &Path) -> Result<Option<Manifest>> {
         Err(e) => return Err(Error::input(shown, format!("cannot read {MANIFEST}: {e}"))),
     };
     let m: Manifest = serde_json::from_slice(&text).map_err(|e| {
-        Error::input(shown, format!("{MANIFEST} is not a manifest tracelint wrote ({e}); export to a new folder"))
+        Error::input(shown, format!("{MANIFEST} is not a manifest falseok wrote ({e}); export to a new folder"))
     })?;
     if m.version != VERSION {
         return Err(Error::input(
             shown,
-            format!("{MANIFEST} is of version {}; this tracelint writes {VERSION}", m.version),
+            format!("{MANIFEST} is of version {}; this falseok writes {VERSION}", m.version),
         ));
     }
     Ok(Some(m))
@@ -238,11 +238,11 @@ pub(super) fn run(
         write_manifest(dir, &shown, &manifest)?;
     }
     for note in &notes {
-        writeln!(err, "tracelint: warning: {note}")?;
+        writeln!(err, "falseok: warning: {note}")?;
     }
     writeln!(
         err,
-        "tracelint: exported {rows} new calls to {} ({touched} of {} sources read; {MANIFEST} records the rest)",
+        "falseok: exported {rows} new calls to {} ({touched} of {} sources read; {MANIFEST} records the rest)",
         one_line(&shown.display().to_string()),
         manifest.sources.len()
     )?;

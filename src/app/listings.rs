@@ -14,13 +14,13 @@ use crate::sanitize::{one_line, truncate};
 use crate::schema::{self, SchemaSet};
 use crate::{import, input, source};
 
-/// The whole rule registry as one JSON document (`tracelint rules --format
+/// The whole rule registry as one JSON document (`falseok rules --format
 /// json`): `rules::REGISTRY` serialized as it is, keys sorted.
 pub(crate) fn rules_json() -> serde_json::Value {
     serde_json::to_value(&REGISTRY).expect("the registry is plain data")
 }
 
-/// `tracelint rules`: every table of the registry (`rules::REGISTRY`).
+/// `falseok rules`: every table of the registry (`rules::REGISTRY`).
 pub(crate) fn run_rules(args: &RulesArgs, out: &mut dyn Write) -> Result<()> {
     if args.format == RulesFormat::Json {
         serde_json::to_writer_pretty(&mut *out, &rules_json()).map_err(std::io::Error::from)?;
@@ -91,7 +91,7 @@ pub(crate) fn run_rules(args: &RulesArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// `tracelint formats`: every supported format, its detection signature,
+/// `falseok formats`: every supported format, its detection signature,
 /// its flag and its default locations (marked when present).
 pub(crate) fn run_formats(out: &mut dyn Write) -> Result<()> {
     for (i, f) in source::formats().enumerate() {
@@ -99,6 +99,9 @@ pub(crate) fn run_formats(out: &mut dyn Write) -> Result<()> {
             writeln!(out)?;
         }
         writeln!(out, "{} ({})", f.name(), f.agent)?;
+        for old in f.dialect.aliases() {
+            writeln!(out, "  also named:  {old} (the project's name until falseok)")?;
+        }
         writeln!(out, "  detected by: {}", f.signature)?;
         writeln!(out, "  error flag:  {}", f.flag)?;
         for loc in f.locations {
@@ -119,7 +122,7 @@ pub(crate) fn run_formats(out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// `tracelint schemas`: the tool schemas in effect for each source (or
+/// `falseok schemas`: the tool schemas in effect for each source (or
 /// every built-in set), with where each came from.
 pub(crate) fn run_schemas(args: &SchemasArgs, out: &mut dyn Write) -> Result<()> {
     let file = args.tool_schemas.as_deref().map(schema::load_file).transpose()?.unwrap_or_default();

@@ -55,13 +55,12 @@ fn read(path: &std::path::Path, text: &str, redaction: Redaction) -> Result<Repo
         Some(n) => {
             return Err(Error::input(
                 path,
-                format!("a report of contract v{n}; merge reads v{CONTRACT_VERSION} (scan again with this tracelint)"),
+                format!("a report of contract v{n}; merge reads v{CONTRACT_VERSION} (scan again with this falseok)"),
             ));
         }
-        None => return Err(Error::input(path, "not a tracelint JSON report (no schema_version)")),
+        None => return Err(Error::input(path, "not a falseok JSON report (no schema_version)")),
     }
-    serde_json::from_value(v)
-        .map_err(|e| Error::input(path, format!("not a tracelint v{CONTRACT_VERSION} report: {e}")))
+    serde_json::from_value(v).map_err(|e| Error::input(path, format!("not a falseok v{CONTRACT_VERSION} report: {e}")))
 }
 
 /// The merged report of `reports`. Their streak thresholds and drift
@@ -119,7 +118,7 @@ pub(crate) fn run_merge(args: &MergeArgs, term: &Terminal, out: &mut dyn Write, 
             } else {
                 format!("the same report as {}", shown(first))
             };
-            writeln!(err, "tracelint: warning: {}: {how}, counted once", shown(path))?;
+            writeln!(err, "falseok: warning: {}: {how}, counted once", shown(path))?;
             continue;
         }
         reports.push((path.display().to_string(), read(path, &text, redaction)?));
@@ -143,7 +142,7 @@ mod tests {
     /// and refuses the others as clap refuses a value, naming the ones it takes.
     #[test]
     fn merge_takes_the_outputs_that_merge() {
-        let parse = |format: &str| Cli::try_parse_from(["tracelint", "merge", "a.json", "--format", format]);
+        let parse = |format: &str| Cli::try_parse_from(["falseok", "merge", "a.json", "--format", format]);
         for o in Output::value_variants() {
             let name = o.to_possible_value().expect("named").get_name().to_string();
             match parse(&name) {
@@ -159,8 +158,7 @@ mod tests {
                 }
             }
         }
-        let Ok(Cli { command: Command::Merge(args), .. }) = Cli::try_parse_from(["tracelint", "merge", "a.json"])
-        else {
+        let Ok(Cli { command: Command::Merge(args), .. }) = Cli::try_parse_from(["falseok", "merge", "a.json"]) else {
             panic!("merge without --format")
         };
         assert_eq!(args.format, Output::Table);

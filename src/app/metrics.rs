@@ -1,4 +1,4 @@
-//! `tracelint metrics`: scan with `scan`'s options and print the report as
+//! `falseok metrics`: scan with `scan`'s options and print the report as
 //! Prometheus text (`render::metrics`), or write it whole to `--out` for
 //! node_exporter's textfile collector.
 
@@ -32,7 +32,7 @@ pub(crate) fn run_metrics(args: &MetricsArgs, out: &mut dyn Write, err: &mut dyn
     let report = crate::scan(&paths, &opts, &mut notes)?;
     let scanned_at = chrono::Utc::now();
     for note in notes.iter().chain(&report.warnings) {
-        writeln!(err, "tracelint: warning: {note}")?;
+        writeln!(err, "falseok: warning: {note}")?;
     }
     let text = crate::render::metrics::exposition(&report, scanned_at);
     match target {

@@ -104,10 +104,10 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         Command::Metrics(args) => done(metrics::run_metrics(args, out, err)),
         Command::Completions(args) => {
             // Into memory first: clap_complete panics when its writer fails
-            // (a closed pipe), and no input may make tracelint panic.
+            // (a closed pipe), and no input may make falseok panic.
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut script = Vec::new();
-            clap_complete::generate(args.shell, &mut cmd, "tracelint", &mut script);
+            clap_complete::generate(args.shell, &mut cmd, "falseok", &mut script);
             out.write_all(&script)?;
             Ok(ExitStatus::Clean)
         }

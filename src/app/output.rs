@@ -1,4 +1,4 @@
-//! The one guard for every file tracelint writes (`--summary`,
+//! The one guard for every file falseok writes (`--summary`,
 //! `--write-baseline`, `export --out` and its partitions, `import --into`),
 //! and the way each is written.
 //!
@@ -8,7 +8,7 @@
 //! trace location on this machine; a file inside a folder of those; a hard
 //! or symbolic link to one of them; the `-wal`, `-journal` or `-shm` file of
 //! a SQLite database. Not replaced without `--force`: an existing file that
-//! tracelint did not write (an export, a baseline). A summary is only ever
+//! falseok did not write (an export, a baseline). A summary is only ever
 //! appended to a text file.
 //!
 //! A file that is replaced is written beside its final name, private
@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::sanitize::one_line;
 use crate::scratch;
 
-/// What tracelint is about to write.
+/// What falseok is about to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Written {
     /// Markdown appended to a text file (GitHub's step summary).
@@ -35,7 +35,7 @@ pub(crate) enum Written {
     /// A folder of export partitions (created, or added to); each partition
     /// file is guarded as an `Export` when it is first written.
     ExportDir,
-    /// `import --into`: a tracelint database, created or added to.
+    /// `import --into`: a falseok database, created or added to.
     Database,
     /// `metrics --out`: Prometheus text, replaced.
     Metrics,
@@ -163,11 +163,11 @@ fn shown(path: &Path) -> String {
 
 /// Refuse to write `path` as `kind` when the module's rules forbid it, and
 /// say where to write instead of `path`: the file a symbolic link points
-/// to. `force` lets an export or a baseline replace a file tracelint did
+/// to. `force` lets an export or a baseline replace a file falseok did
 /// not write; nothing lets it write onto or beside an input.
 pub(crate) fn guard(path: &Path, inputs: &Inputs, kind: Written, force: bool) -> Result<PathBuf> {
     let what = kind.what();
-    let refuse = |why: String| Err(Error::input(path, format!("{why}; tracelint will not write its {what} there")));
+    let refuse = |why: String| Err(Error::input(path, format!("{why}; falseok will not write its {what} there")));
     let symlink = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     let target = match symlink {
         true => match std::fs::canonicalize(path) {
@@ -208,7 +208,7 @@ pub(crate) fn guard(path: &Path, inputs: &Inputs, kind: Written, force: bool) ->
         && let Some(id) = identity(&target)
         && let Some((_, linked)) = inputs.files_in_folders().into_iter().find(|(i, _)| *i == id)
     {
-        return refuse(format!("is a hard link to {}, in a folder tracelint reads", shown(&linked)));
+        return refuse(format!("is a hard link to {}, in a folder falseok reads", shown(&linked)));
     }
     if let Some(name) = target.file_name().and_then(|n| n.to_str()) {
         for suffix in ["-wal", "-journal", "-shm"] {
@@ -234,7 +234,7 @@ pub(crate) fn guard(path: &Path, inputs: &Inputs, kind: Written, force: bool) ->
     if let Some(kind) = crate::source::open::special_kind(&meta) {
         return Err(Error::input(
             path,
-            format!("is not a regular file ({kind}); tracelint writes its {what} only to one"),
+            format!("is not a regular file ({kind}); falseok writes its {what} only to one"),
         ));
     }
     let head = head(&target, 64 * 1024).unwrap_or_default();
@@ -243,24 +243,24 @@ pub(crate) fn guard(path: &Path, inputs: &Inputs, kind: Written, force: bool) ->
         Err(Error::input(
             path,
             format!(
-                "exists and is not {ours}; tracelint will not replace it (remove it, choose another path, or pass --force)"
+                "exists and is not {ours}; falseok will not replace it (remove it, choose another path, or pass --force)"
             ),
         ))
     };
     match kind {
         Written::Summary if sqlite => {
-            Err(Error::input(path, "is a SQLite database; tracelint appends its summary only to text"))
+            Err(Error::input(path, "is a SQLite database; falseok appends its summary only to text"))
         }
         Written::Summary if !is_text(&head) => {
-            Err(Error::input(path, "exists and is not a text file; tracelint appends its summary only to text"))
+            Err(Error::input(path, "exists and is not a text file; falseok appends its summary only to text"))
         }
         Written::Database if !head.is_empty() && !sqlite => {
-            Err(Error::input(path, "exists and is not a tracelint database; import writes only into its own schema"))
+            Err(Error::input(path, "exists and is not a falseok database; import writes only into its own schema"))
         }
-        Written::Baseline if !force && !head.is_empty() && !is_baseline(&target) => not_ours("a tracelint baseline"),
-        Written::Export if !force && !head.is_empty() && !is_export(&target, &head) => not_ours("a tracelint export"),
-        Written::Metrics if !force && !head.is_empty() && !head.starts_with(b"# HELP tracelint_") => {
-            not_ours("tracelint metrics")
+        Written::Baseline if !force && !head.is_empty() && !is_baseline(&target) => not_ours("a falseok baseline"),
+        Written::Export if !force && !head.is_empty() && !is_export(&target, &head) => not_ours("a falseok export"),
+        Written::Metrics if !force && !head.is_empty() && !head.starts_with(b"# HELP falseok_") => {
+            not_ours("falseok metrics")
         }
         _ => Ok(target),
     }
@@ -283,14 +283,14 @@ fn is_text(head: &[u8]) -> bool {
         }
 }
 
-/// A JSON object with the `tracelint_baseline` key (of any version).
+/// A JSON object with the `falseok_baseline` key (of any version).
 fn is_baseline(path: &Path) -> bool {
     let Some(bytes) = head(path, 256 << 20) else { return false };
-    serde_json::from_slice::<serde_json::Value>(&bytes).is_ok_and(|v| v.get("tracelint_baseline").is_some())
+    serde_json::from_slice::<serde_json::Value>(&bytes).is_ok_and(|v| v.get("falseok_baseline").is_some())
 }
 
 /// An NDJSON export (its first line a row of the export contract) or a
-/// Parquet export (tracelint's key in the footer's metadata).
+/// Parquet export (falseok's key in the footer's metadata).
 fn is_export(path: &Path, head: &[u8]) -> bool {
     if head.starts_with(b"PAR1") {
         let Ok(mut f) = File::open(path) else { return false };
@@ -301,7 +301,7 @@ fn is_export(path: &Path, head: &[u8]) -> bool {
         let read = f.seek(std::io::SeekFrom::Start(from)).and_then(|_| f.read_to_end(&mut tail));
         return read.is_ok()
             && tail.ends_with(b"PAR1")
-            && memchr::memmem::find(&tail, b"tracelint.export_version").is_some();
+            && memchr::memmem::find(&tail, b"falseok.export_version").is_some();
     }
     let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
     serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(first).is_ok_and(|row| {
@@ -328,7 +328,7 @@ impl Pending {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = target.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-        let temp = folder.join(format!(".{name}.tracelint-{}-{n}.tmp", std::process::id()));
+        let temp = folder.join(format!(".{name}.falseok-{}-{n}.tmp", std::process::id()));
         let cannot = |e: std::io::Error| Error::input(shown, format!("cannot write: {}", write_problem(&e)));
         scratch::register(&temp).map_err(cannot)?;
         // SQLite's journal, when the pending file is a database.
@@ -433,7 +433,7 @@ mod tests {
         assert!(is_export(&p, &head(&p, 4096).unwrap()));
         std::fs::write(&p, "{\"source\":\"a\"}\n").unwrap();
         assert!(!is_export(&p, &head(&p, 4096).unwrap()));
-        std::fs::write(&p, "{\"tracelint_baseline\":1,\"entries\":[]}").unwrap();
+        std::fs::write(&p, "{\"falseok_baseline\":1,\"entries\":[]}").unwrap();
         assert!(is_baseline(&p));
         std::fs::write(&p, "{\"entries\":[]}").unwrap();
         assert!(!is_baseline(&p));

@@ -26,7 +26,7 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
         (crate::scan(paths, &opts, &mut notes)?, None)
     };
     for note in notes.iter().chain(&report.warnings) {
-        writeln!(err, "tracelint: warning: {note}")?;
+        writeln!(err, "falseok: warning: {note}")?;
     }
     // Databases here; transcripts' broken lines were named, file by file, in the notes.
     for src in report.sources.iter().filter(|s| crate::source::Format::from_name(&s.format).is_some()) {
@@ -34,7 +34,7 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
         if n > 0 {
             let path = sanitize::one_line(&src.path);
             let rows = plural(n as u64, "row");
-            writeln!(err, "tracelint: warning: {path}: {rows} skipped or repaired (see the malformed-row findings)")?;
+            writeln!(err, "falseok: warning: {path}: {rows} skipped or repaired (see the malformed-row findings)")?;
         }
     }
     Ok((report, page))
@@ -186,7 +186,7 @@ fn cut_summary(md: &mut Vec<u8>, limit: usize) {
     md.extend_from_slice(b"\n_Summary truncated at 512 KiB; see --format json._\n");
 }
 
-/// `tracelint scan`: the report; GitHub and JUnit output use the default
+/// `falseok scan`: the report; GitHub and JUnit output use the default
 /// gate (any hidden error fails), but a scan never fails.
 pub(crate) fn run_scan(
     args: &ScanArgs,
@@ -199,7 +199,7 @@ pub(crate) fn run_scan(
     let summary = args.summary.as_deref().map(|s| output::guard(s, &inputs, Written::Summary, false)).transpose()?;
     let (report, page) = build_report(args, &paths, err)?;
     if let Some(why) = empty_window(&report, args) {
-        writeln!(err, "tracelint: warning: nothing to report: {why}")?;
+        writeln!(err, "falseok: warning: nothing to report: {why}")?;
     }
     render(args, &report, page.as_ref(), term, None, summary.as_deref(), out)?;
     if term.hints && args.format == Output::Table {
@@ -209,7 +209,7 @@ pub(crate) fn run_scan(
     Ok(ExitStatus::Clean)
 }
 
-/// `tracelint check`: the gate. The verdict is decided before anything is
+/// `falseok check`: the gate. The verdict is decided before anything is
 /// written, so a reader that goes away cannot change the exit status.
 pub(crate) fn run_check(
     args: &CheckArgs,
@@ -232,7 +232,7 @@ pub(crate) fn run_check(
                 "nothing to judge: {why} (pass --allow-empty if an empty window is fine)"
             )));
         }
-        writeln!(err, "tracelint: warning: nothing to judge: {why} (--allow-empty)")?;
+        writeln!(err, "falseok: warning: nothing to judge: {why} (--allow-empty)")?;
     }
     if let (Some(path), Some(at)) = (&args.write_baseline, write_baseline) {
         // An empty file, or (--force) one that is not a baseline, has none.
@@ -250,7 +250,7 @@ pub(crate) fn run_check(
         pending.commit()?;
         writeln!(
             out,
-            "tracelint: baseline {} written: +{added} / -{removed} findings ({} entries, {} findings).",
+            "falseok: baseline {} written: +{added} / -{removed} findings ({} entries, {} findings).",
             sanitize::one_line(&path.display().to_string()),
             new.entries.len(),
             report.findings.len()
@@ -286,7 +286,7 @@ fn write_check(
         let n: u64 = v.stale.iter().map(|e| e.count).sum();
         writeln!(
             err,
-            "tracelint: note: {n} baseline findings ({} entries) no longer occur; old sessions may have rotated out (refresh with --write-baseline)",
+            "falseok: note: {n} baseline findings ({} entries) no longer occur; old sessions may have rotated out (refresh with --write-baseline)",
             v.stale.len()
         )?;
     }

@@ -1,4 +1,4 @@
-//! `tracelint sessions`: every session judged, worst first.
+//! `falseok sessions`: every session judged, worst first.
 
 use std::io::Write;
 
@@ -61,7 +61,7 @@ pub(crate) fn run_sessions(
         None => crate::walk(&paths, &opts, &mut notes, &mut rows)?,
     }
     for note in &notes {
-        writeln!(err, "tracelint: warning: {note}")?;
+        writeln!(err, "falseok: warning: {note}")?;
     }
     let mut all = rows.rows;
     sessions::sort(&mut all);

@@ -30,7 +30,7 @@ pub(crate) trait RowWriter: Send {
 pub(crate) struct CallRow {
     /// The PATH the call was read from, as given.
     pub source: String,
-    /// The format the source was read as (`tracelint formats`).
+    /// The format the source was read as (`falseok formats`).
     pub format: String,
     /// The agent that wrote the session (a format or a transcript agent).
     pub agent: String,

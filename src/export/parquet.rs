@@ -207,9 +207,9 @@ impl<W: Write + Send> Writer<W> {
             .set_compression(Compression::SNAPPY)
             .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
             .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
-            .set_created_by(format!("tracelint {}", env!("CARGO_PKG_VERSION")))
+            .set_created_by(format!("falseok {}", env!("CARGO_PKG_VERSION")))
             .set_key_value_metadata(Some(vec![KeyValue::new(
-                "tracelint.export_version".to_string(),
+                "falseok.export_version".to_string(),
                 EXPORT_VERSION.to_string(),
             )]))
             .build();

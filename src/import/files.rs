@@ -360,7 +360,7 @@ impl ReadAhead {
     /// The helper thread, started.
     pub(crate) fn start() -> std::io::Result<ReadAhead> {
         let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
-        std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || {
+        std::thread::Builder::new().name("falseok-lines".into()).spawn(move || {
             for job in queue {
                 job.read();
             }
@@ -386,7 +386,7 @@ impl LineReader {
     /// a helper thread of its own.
     pub(crate) fn open_typed(path: &Path, typed: Option<TypedParse>) -> Result<LineReader> {
         let (job, lines) = Job::open(path, typed)?;
-        let spawned = std::thread::Builder::new().name("tracelint-lines".into()).spawn(move || job.read());
+        let spawned = std::thread::Builder::new().name("falseok-lines".into()).spawn(move || job.read());
         spawned.map_err(|e| Error::input(path, format!("cannot start a reader thread: {e}")))?;
         Ok(LineReader::new(path, lines))
     }

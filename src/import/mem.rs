@@ -2,7 +2,7 @@
 //! would write to the scratch database, kept as rows with the database's
 //! own rules (upserts keyed by session and call id, rowids given as SQLite
 //! gives them), so a scan reads it back as it would read the database
-//! (`source::tracelint::read_mem`), without writing or reading a B-tree.
+//! (`source::falseok::read_mem`), without writing or reading a B-tree.
 //!
 //! Texts and inputs longer than `INLINE` bytes are appended to a file in
 //! the scratch folder and read back once, when their session is judged, so
@@ -12,7 +12,7 @@
 //! there: memory stays bounded at any size. The long texts stay in the
 //! file then: the database holds a reference to each (`filed_ref`, a
 //! 12-byte blob where the text would be), so its pages hold rows, not
-//! texts, and it is read by `read_filed`, never by the tracelint adapter
+//! texts, and it is read by `read_filed`, never by the falseok adapter
 //! (its schema version says so: `FILED_SCHEMA`).
 
 use foldhash::HashMap;
@@ -25,8 +25,8 @@ use rusqlite::{Connection, Row, ToSql, params};
 
 use crate::error::{Error, Result};
 use crate::model::{Dialect, Session};
+use crate::source::falseok::{RowRef, SESSIONS, int_ref, push_row, text_ref};
 use crate::source::rows::{SessionIndex, Stream, emit, opt_text, stream_by_session, text_of};
-use crate::source::tracelint::{RowRef, SESSIONS, int_ref, push_row, text_ref};
 use crate::source::{ReadContext, ReadError, ReadResult, SourceOptions, SourceStats};
 
 /// Texts longer than this are kept in the text file, not in memory.
@@ -41,7 +41,7 @@ pub(super) const BUDGET: usize = 64 << 20;
 const ROW_COST: usize = 160;
 
 /// The schema version a scratch database is given once it holds
-/// references to the text file: the tracelint adapter refuses to read it,
+/// references to the text file: the falseok adapter refuses to read it,
 /// so its references are never taken for texts.
 pub(crate) const FILED_SCHEMA: &str = "1 (a scan's scratch copy; long texts in a file beside it)";
 
@@ -230,7 +230,7 @@ struct Behind {
 impl Behind {
     fn new(file: File) -> std::io::Result<Behind> {
         let (tx, rx) = crossbeam_channel::bounded::<Vec<u8>>(2);
-        let thread = std::thread::Builder::new().name("tracelint-texts".into()).spawn(move || {
+        let thread = std::thread::Builder::new().name("falseok-texts".into()).spawn(move || {
             let mut file = file;
             for block in rx {
                 file.write_all(&block)?;
@@ -652,7 +652,7 @@ impl MemStore {
         // once written.
         let MemStore { sessions, session_at, calls, call_at, results, result_at, texts, .. } = self;
         drop((session_at, call_at, result_at));
-        conn.execute("UPDATE tracelint_meta SET value = ?1 WHERE key = 'schema_version'", [FILED_SCHEMA])?;
+        conn.execute("UPDATE falseok_meta SET value = ?1 WHERE key = 'schema_version'", [FILED_SCHEMA])?;
         let empty: bool = conn.query_row(
             "SELECT NOT EXISTS (SELECT 1 FROM calls) AND NOT EXISTS (SELECT 1 FROM results)",
             [],
@@ -769,7 +769,7 @@ impl Kept {
 
 /// Read the transcripts of `path` imported by a scan: from the rows kept in
 /// memory, or from the scratch database `conn` and the texts kept beside
-/// it, as the tracelint adapter reads a database that holds them all.
+/// it, as the falseok adapter reads a database that holds them all.
 pub(crate) fn read_kept(
     path: &Path,
     conn: &Connection,
@@ -790,7 +790,7 @@ pub(crate) fn read_kept(
     Ok(cx.stats())
 }
 
-/// `source::tracelint::ROWS` for the scratch database: the same rows in
+/// `source::falseok::ROWS` for the scratch database: the same rows in
 /// the same order, without sorting each session's calls. `ROWS` puts a
 /// session's calls before its orphan results by a constant column, which
 /// SQLite cannot take from an index: it sorted every call of a session
@@ -811,11 +811,11 @@ SELECT r.session_id, 1, 9223372036854775807, r.rowid, r.call_id, NULL, NULL, NUL
 ORDER BY 1, 3, 4";
 
 /// Read the scratch database `conn`, whose long texts are in `texts`, as
-/// the tracelint adapter (`source/tracelint.rs`) reads a database that
+/// the falseok adapter (`source/falseok.rs`) reads a database that
 /// holds them: the same rows (`FILED_ROWS`) and events.
 fn read_filed(conn: &Connection, texts: &TextFile, cx: &mut ReadContext<'_>) -> ReadResult<()> {
     let index = SessionIndex::load(conn, SESSIONS)?;
-    let stream = Stream { dialect: Dialect::TRACELINT, index: &index, sql: FILED_ROWS };
+    let stream = Stream { dialect: Dialect::FALSEOK, index: &index, sql: FILED_ROWS };
     let read_row = |r: &Row<'_>, session: &mut Session| {
         // As `opt_text` reads the input: a reference is to a long text.
         let input = match r.get_ref(6)? {
@@ -878,7 +878,7 @@ fn read_mem(store: &MemStore, cx: &mut ReadContext<'_>) -> ReadResult<()> {
     order.sort_unstable_by(|&a, &b| store.sessions[a].id.as_bytes().cmp(store.sessions[b].id.as_bytes()));
     for s in order {
         let id = &store.sessions[s].id;
-        let mut session = index.open(id, Dialect::TRACELINT, cx);
+        let mut session = index.open(id, Dialect::FALSEOK, cx);
         let mut rows = std::mem::take(&mut calls[s]);
         rows.sort_by_key(|&at| store.calls[at].as_ref().map(|c| c.seq));
         for at in rows {

@@ -1,5 +1,5 @@
-//! `tracelint import`: agent transcripts (JSONL, or whole JSON documents,
-//! or Aider's Markdown history) into tracelint's own trace schema
+//! `falseok import`: agent transcripts (JSONL, or whole JSON documents,
+//! or Aider's Markdown history) into falseok's own trace schema
 //! (`sql/schema.sql`).
 //!
 //! JSONL files are read line by line (a 500 MB transcript is never held
@@ -117,7 +117,7 @@ pub(crate) trait ImportRun {
     }
 }
 
-/// Every transcript format, in the order `tracelint formats` lists them.
+/// Every transcript format, in the order `falseok formats` lists them.
 pub(crate) static IMPORTERS: &[&dyn Importer] = &[
     &claude::Claude,
     &codex::Codex,
@@ -241,12 +241,12 @@ pub(crate) fn unrecognised_notes(unrecognised: &[PathBuf], known: &str) -> Vec<S
         [] => {}
         [one] => notes.push(format!(
             "{}: a Cline or Roo Code UI log, without the api_conversation_history.json of its task folder, \
-             which holds the calls and results tracelint reads; skipped",
+             which holds the calls and results falseok reads; skipped",
             shown(one)
         )),
         [first, rest @ ..] => notes.push(format!(
             "{} Cline or Roo Code UI logs (ui_messages.json) without the api_conversation_history.json of \
-             their task folder, which holds the calls and results tracelint reads; skipped (first: {})",
+             their task folder, which holds the calls and results falseok reads; skipped (first: {})",
             rest.len() + 1,
             shown(first)
         )),
@@ -933,7 +933,7 @@ mod tests {
         let mut sessions = Vec::new();
         let read = match &kept {
             Some(k) => read_kept(&db, &conn, k, opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
-            None => crate::source::read(&db, &conn, crate::source::Format::TRACELINT, opts, &mut |_, _| {}, &mut |s| {
+            None => crate::source::read(&db, &conn, crate::source::Format::FALSEOK, opts, &mut |_, _| {}, &mut |s| {
                 sessions.push(s)
             }),
         }
@@ -1194,7 +1194,7 @@ mod tests {
     }
 
     /// A scratch database whose texts are in a file beside it is never
-    /// read as a tracelint database (its references are not texts), while
+    /// read as a falseok database (its references are not texts), while
     /// `import --into` writes every text into the database.
     #[test]
     fn only_a_scan_keeps_texts_beside_its_database() {
@@ -1213,8 +1213,7 @@ mod tests {
             conn.query_row("SELECT count(*) FROM results WHERE typeof(text) = 'blob'", [], |r| r.get(0)).unwrap();
         assert!(filed > 0, "long texts are in the file");
         let opts = crate::SourceOptions::default();
-        let read =
-            crate::source::read(&db, &conn, crate::source::Format::TRACELINT, &opts, &mut |_, _| {}, &mut |_| {});
+        let read = crate::source::read(&db, &conn, crate::source::Format::FALSEOK, &opts, &mut |_, _| {}, &mut |_| {});
         let err = read.unwrap_err().to_string();
         assert!(err.contains("is not supported"), "{err}");
 

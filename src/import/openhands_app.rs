@@ -86,7 +86,7 @@ pub(crate) struct Sessions {
 
 impl Sessions {
     /// Keep one event of `session` (read from the folder `source`); `false`
-    /// when it is not one tracelint reads (a message, a state change).
+    /// when it is not one falseok reads (a message, a state change).
     pub(crate) fn keep(&mut self, doc: &Value, session: &str, source: &str) -> bool {
         let Some(id) = doc.get("id").and_then(Value::as_u64) else { return false };
         let Some(kept) = kept(doc) else { return false };

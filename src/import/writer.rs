@@ -13,7 +13,7 @@ use super::mem::{self, Blob, Kept, MemStore, SessionInfo, TextFile};
 use super::owners::Owners;
 use super::{ImportStats, LineReader, TypedParse, record};
 use crate::error::{Error, Result};
-use crate::source::tracelint::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
+use crate::source::falseok::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 
 /// The database side of an import: upserts into the schema's tables.
 pub(crate) struct Writer<'c> {
@@ -606,7 +606,7 @@ pub(super) fn temp_dir() -> String {
     crate::sanitize::one_line(&std::env::temp_dir().display().to_string())
 }
 
-/// Open (or create) the database of `store` as a tracelint database,
+/// Open (or create) the database of `store` as a falseok database,
 /// refusing anything else. An empty file is a new database.
 pub(crate) fn open_target(store: &Store<'_>) -> Result<Connection> {
     let into = store.at();
@@ -620,17 +620,17 @@ pub(crate) fn open_target(store: &Store<'_>) -> Result<Connection> {
         // Recognise it before writing anything.
         let conn = crate::source::open::open_read_only(into)?.conn;
         let format = crate::source::detect(into, &conn).map_err(|_| {
-            Error::input(named, "exists and is not a tracelint database; import writes only into its own schema")
+            Error::input(named, "exists and is not a falseok database; import writes only into its own schema")
         })?;
-        if format != crate::source::Format::TRACELINT {
+        if format != crate::source::Format::FALSEOK {
             return Err(Error::input(
                 named,
-                format!("is a {} trace database; import writes only into tracelint's own schema", format.as_str()),
+                format!("is a {} trace database; import writes only into falseok's own schema", format.as_str()),
             ));
         }
-        let version = crate::source::tracelint::schema_version(&conn).map_err(sql)?;
+        let version = crate::source::falseok::schema_version(&conn).map_err(sql)?;
         if version.as_deref() != Some(SCHEMA_VERSION) {
-            return Err(Error::input(named, "tracelint schema of another version; import writes version 1 only"));
+            return Err(Error::input(named, "falseok schema of another version; import writes version 1 only"));
         }
     }
     let conn = Connection::open(into).map_err(sql)?;
@@ -642,7 +642,7 @@ pub(crate) fn open_target(store: &Store<'_>) -> Result<Connection> {
     Ok(conn)
 }
 
-/// A throwaway tracelint database (an empty file, or none) for transcripts
+/// A throwaway falseok database (an empty file, or none) for transcripts
 /// that are read, not kept: nothing in it is ever synced to disk.
 pub(crate) fn open_scratch(store: &Store<'_>) -> Result<Connection> {
     let sql = |e: rusqlite::Error| store.failed(&e);

@@ -597,7 +597,7 @@ mod tests {
 
     /// A reason the judge writes is a classification rule's id or a row of
     /// `rules::JUDGE_REASONS`, never a string written here: so every reason
-    /// a report can show is in `tracelint rules` (which lists the registry).
+    /// a report can show is in `falseok rules` (which lists the registry).
     #[test]
     fn every_reason_the_judge_writes_comes_from_the_registry() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/judge");

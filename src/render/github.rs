@@ -42,7 +42,7 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
     if let Some((v, g)) = verdict
         && !v.passed()
     {
-        emit("error", "tracelint check", &v.sentence(report, g), out)?;
+        emit("error", "falseok check", &v.sentence(report, g), out)?;
     }
     let mut order: Vec<usize> = match verdict {
         Some((v, _)) => v.new_findings.clone(),
@@ -56,8 +56,8 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
         let f = &report.findings[i];
         let level = f.severity.as_str();
         let title = match &f.tool {
-            Some(t) => format!("tracelint {} ({t})", f.rule),
-            None => format!("tracelint {}", f.rule),
+            Some(t) => format!("falseok {} ({t})", f.rule),
+            None => format!("falseok {}", f.rule),
         };
         let mut place = String::new();
         if !f.source.is_empty() {
@@ -72,7 +72,7 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
     if left_out > 0 {
         writeln!(
             out,
-            "::notice title=tracelint::{}",
+            "::notice title=falseok::{}",
             data(&format!(
                 "{left_out} more findings were not annotated (GitHub shows {MAX_ERRORS} errors and {MAX_WARNINGS} warnings per step); see the job summary (--summary) or --format json"
             ))

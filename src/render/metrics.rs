@@ -1,4 +1,4 @@
-//! `tracelint metrics`: the report as Prometheus text exposition (format
+//! `falseok metrics`: the report as Prometheus text exposition (format
 //! 0.0.4), for node_exporter's textfile collector and `watch --listen`.
 //!
 //! Deterministic: families in name order, series in label order, labels in
@@ -93,18 +93,18 @@ impl Family {
 /// The names of every family `exposition` writes, in output order (for
 /// tests of dashboards and alert rules that must name only these).
 pub const FAMILIES: &[&str] = &[
-    "tracelint_build_info",
-    "tracelint_failure_streaks_total",
-    "tracelint_guard_blind_streaks_total",
-    "tracelint_guard_threshold_calls",
-    "tracelint_last_scan_timestamp_seconds",
-    "tracelint_lost_seconds_total",
-    "tracelint_retries_total",
-    "tracelint_sessions_total",
-    "tracelint_sources",
-    "tracelint_timed_failures_total",
-    "tracelint_tool_calls_total",
-    "tracelint_tool_errors_total",
+    "falseok_build_info",
+    "falseok_failure_streaks_total",
+    "falseok_guard_blind_streaks_total",
+    "falseok_guard_threshold_calls",
+    "falseok_last_scan_timestamp_seconds",
+    "falseok_lost_seconds_total",
+    "falseok_retries_total",
+    "falseok_sessions_total",
+    "falseok_sources",
+    "falseok_timed_failures_total",
+    "falseok_tool_calls_total",
+    "falseok_tool_errors_total",
 ];
 
 /// The report as Prometheus text exposition format 0.0.4.
@@ -113,15 +113,15 @@ pub fn exposition(report: &Report, scanned_at: DateTime<Utc>) -> String {
     let agent = |tool: &str| agent_of.get(tool).map_or_else(|| all_formats(report), Clone::clone);
 
     let mut build = Family::new(
-        "tracelint_build_info",
+        "falseok_build_info",
         "gauge",
-        "Always 1: the tracelint version and a fingerprint of its rule set (a change of rules changes verdicts).",
+        "Always 1: the falseok version and a fingerprint of its rule set (a change of rules changes verdicts).",
         &["contract", "rules", "version"],
     );
     build.add(&[&report.schema_version.to_string(), &rules_fingerprint(), env!("CARGO_PKG_VERSION")], 1);
 
     let mut last = Family::new(
-        "tracelint_last_scan_timestamp_seconds",
+        "falseok_last_scan_timestamp_seconds",
         "gauge",
         "When the scan behind these numbers was made, in seconds since the Unix epoch.",
         &[],
@@ -130,7 +130,7 @@ pub fn exposition(report: &Report, scanned_at: DateTime<Utc>) -> String {
     last.add(&[], u64::try_from(scanned_at.timestamp_millis()).unwrap_or(0));
 
     let mut threshold = Family::new(
-        "tracelint_guard_threshold_calls",
+        "falseok_guard_threshold_calls",
         "gauge",
         "Consecutive same-message failures that make a streak a guard's business (--streak-threshold).",
         &[],
@@ -138,9 +138,9 @@ pub fn exposition(report: &Report, scanned_at: DateTime<Utc>) -> String {
     threshold.add(&[], report.streaks.threshold);
 
     let mut sources =
-        Family::new("tracelint_sources", "gauge", "Sources read (databases, transcript files or folders).", &["agent"]);
+        Family::new("falseok_sources", "gauge", "Sources read (databases, transcript files or folders).", &["agent"]);
     let mut sessions = Family::new(
-        "tracelint_sessions_total",
+        "falseok_sessions_total",
         "counter",
         "Sessions with at least one counted call, per agent (source format).",
         &["agent"],
@@ -150,13 +150,13 @@ pub fn exposition(report: &Report, scanned_at: DateTime<Utc>) -> String {
         sessions.add(&[&s.format], s.sessions);
     }
 
-    let mut calls = Family::new("tracelint_tool_calls_total", "counter", "Tool calls counted.", &["agent", "tool"]);
+    let mut calls = Family::new("falseok_tool_calls_total", "counter", "Tool calls counted.", &["agent", "tool"]);
     for t in &report.tools {
         calls.add(&[&agent(&t.tool), &t.tool], t.calls);
     }
 
     let mut errors = Family::new(
-        "tracelint_tool_errors_total",
+        "falseok_tool_errors_total",
         "counter",
         "Failed tool calls by category; signal=flagged: the source marked the result as an error, \
          signal=hidden: only its content says so (the two partition the errors).",
@@ -169,13 +169,13 @@ pub fn exposition(report: &Report, scanned_at: DateTime<Utc>) -> String {
     }
 
     let mut blind = Family::new(
-        "tracelint_guard_blind_streaks_total",
+        "falseok_guard_blind_streaks_total",
         "counter",
         "Streaks at or above the guard threshold whose every failure was hidden: a guard reading the flag never fired.",
         &["agent", "tool"],
     );
     let mut streaks = Family::new(
-        "tracelint_failure_streaks_total",
+        "falseok_failure_streaks_total",
         "counter",
         "Streaks at or above the guard threshold: consecutive calls of a tool failing with the same message.",
         &["agent", "tool"],
@@ -195,20 +195,20 @@ pub fn exposition(report: &Report, scanned_at: DateTime<Utc>) -> String {
     }
 
     let mut retries = Family::new(
-        "tracelint_retries_total",
+        "falseok_retries_total",
         "counter",
         "Calls of the tool after each failure up to its first success (every later call when none succeeded).",
         &["agent", "category", "tool"],
     );
     let mut lost = Family::new(
-        "tracelint_lost_seconds_total",
+        "falseok_lost_seconds_total",
         "counter",
         "Seconds from each timed failure to the tool's next success, or to the session's last recorded time.",
         &["agent", "category", "tool"],
     )
     .milli();
     let mut timed = Family::new(
-        "tracelint_timed_failures_total",
+        "falseok_timed_failures_total",
         "counter",
         "Failures whose lost time could be measured (divide lost seconds by these for a mean).",
         &["agent", "category", "tool"],
@@ -421,13 +421,13 @@ mod tests {
     fn the_counters_add_up_to_the_totals() {
         let r = report();
         let text = exposition(&r, at());
-        assert_eq!(sum(&text, "tracelint_tool_calls_total", ""), 30.0);
-        assert_eq!(sum(&text, "tracelint_tool_errors_total", "signal=\"hidden\""), 5.0);
-        assert_eq!(sum(&text, "tracelint_tool_errors_total", "signal=\"flagged\""), 2.0);
-        assert_eq!(sum(&text, "tracelint_guard_blind_streaks_total", ""), 1.0);
-        assert_eq!(sum(&text, "tracelint_sessions_total", ""), 5.0);
+        assert_eq!(sum(&text, "falseok_tool_calls_total", ""), 30.0);
+        assert_eq!(sum(&text, "falseok_tool_errors_total", "signal=\"hidden\""), 5.0);
+        assert_eq!(sum(&text, "falseok_tool_errors_total", "signal=\"flagged\""), 2.0);
+        assert_eq!(sum(&text, "falseok_guard_blind_streaks_total", ""), 1.0);
+        assert_eq!(sum(&text, "falseok_sessions_total", ""), 5.0);
         // Not the same sums when a row is wrong: the test can fail.
-        assert_ne!(sum(&text, "tracelint_tool_errors_total", ""), 6.0);
+        assert_ne!(sum(&text, "falseok_tool_errors_total", ""), 6.0);
     }
 
     #[test]
@@ -439,20 +439,20 @@ mod tests {
             assert!(text.contains(&format!("# TYPE {name} {kind}\n")), "{name}");
         }
         let want = [
-            "tracelint_tool_calls_total{agent=\"claude-code,codex\",tool=\"Bash\"} 10",
-            "tracelint_tool_calls_total{agent=\"claude-code\",tool=\"Edit\"} 20",
-            "tracelint_tool_errors_total{agent=\"claude-code,codex\",category=\"nonzero-exit\",signal=\"flagged\",tool=\"Bash\"} 2",
-            "tracelint_tool_errors_total{agent=\"claude-code,codex\",category=\"nonzero-exit\",signal=\"hidden\",tool=\"Bash\"} 1",
-            "tracelint_tool_errors_total{agent=\"claude-code\",category=\"stale-edit-match\",signal=\"flagged\",tool=\"Edit\"} 0",
-            "tracelint_guard_blind_streaks_total{agent=\"claude-code\",tool=\"Edit\"} 1",
-            "tracelint_guard_blind_streaks_total{agent=\"claude-code,codex\",tool=\"Bash\"} 0",
-            "tracelint_failure_streaks_total{agent=\"claude-code\",tool=\"Edit\"} 2",
-            "tracelint_lost_seconds_total{agent=\"claude-code\",category=\"stale-edit-match\",tool=\"Edit\"} 61.5",
-            "tracelint_retries_total{agent=\"claude-code\",category=\"stale-edit-match\",tool=\"Edit\"} 4",
-            "tracelint_sessions_total{agent=\"codex\"} 2",
-            "tracelint_sources{agent=\"claude-code\"} 1",
-            "tracelint_guard_threshold_calls 5",
-            "tracelint_last_scan_timestamp_seconds 1780315200.25",
+            "falseok_tool_calls_total{agent=\"claude-code,codex\",tool=\"Bash\"} 10",
+            "falseok_tool_calls_total{agent=\"claude-code\",tool=\"Edit\"} 20",
+            "falseok_tool_errors_total{agent=\"claude-code,codex\",category=\"nonzero-exit\",signal=\"flagged\",tool=\"Bash\"} 2",
+            "falseok_tool_errors_total{agent=\"claude-code,codex\",category=\"nonzero-exit\",signal=\"hidden\",tool=\"Bash\"} 1",
+            "falseok_tool_errors_total{agent=\"claude-code\",category=\"stale-edit-match\",signal=\"flagged\",tool=\"Edit\"} 0",
+            "falseok_guard_blind_streaks_total{agent=\"claude-code\",tool=\"Edit\"} 1",
+            "falseok_guard_blind_streaks_total{agent=\"claude-code,codex\",tool=\"Bash\"} 0",
+            "falseok_failure_streaks_total{agent=\"claude-code\",tool=\"Edit\"} 2",
+            "falseok_lost_seconds_total{agent=\"claude-code\",category=\"stale-edit-match\",tool=\"Edit\"} 61.5",
+            "falseok_retries_total{agent=\"claude-code\",category=\"stale-edit-match\",tool=\"Edit\"} 4",
+            "falseok_sessions_total{agent=\"codex\"} 2",
+            "falseok_sources{agent=\"claude-code\"} 1",
+            "falseok_guard_threshold_calls 5",
+            "falseok_last_scan_timestamp_seconds 1780315200.25",
         ];
         for line in want {
             assert!(text.lines().any(|l| l == line), "missing {line}\n{text}");
@@ -473,7 +473,7 @@ mod tests {
         shuffled.sources.reverse();
         assert_eq!(exposition(&shuffled, at()), text);
         // Series of a family are sorted.
-        let calls = series(&text, "tracelint_tool_errors_total");
+        let calls = series(&text, "falseok_tool_errors_total");
         assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
     }
 
@@ -484,14 +484,11 @@ mod tests {
         r.tools = vec![tool(weird, 1, 0, 0), tool("x\ry", 1, 0, 0), tool("x\ty", 2, 0, 0)];
         r.source_tools = vec![];
         let text = exposition(&r, at());
-        assert!(
-            text.contains(r#"tracelint_tool_calls_total{agent="claude-code,codex",tool="a\"b\\c\nd"} 1"#),
-            "{text}"
-        );
+        assert!(text.contains(r#"falseok_tool_calls_total{agent="claude-code,codex",tool="a\"b\\c\nd"} 1"#), "{text}");
         // Two names that differ only in control characters: one series, summed.
         assert!(text.contains("tool=\"x\u{fffd}y\"} 3\n"), "{text}");
         assert_eq!(
-            series(&text, "tracelint_tool_calls_total").iter().filter(|(l, _)| l.contains("x\u{fffd}y")).count(),
+            series(&text, "falseok_tool_calls_total").iter().filter(|(l, _)| l.contains("x\u{fffd}y")).count(),
             1
         );
         // No raw control character reaches the text but the line ends.
@@ -503,10 +500,10 @@ mod tests {
         let mut r = report();
         r.source_tools.clear();
         let text = exposition(&r, at());
-        assert!(text.contains("tracelint_tool_calls_total{agent=\"claude-code,codex\",tool=\"Edit\"} 20"), "{text}");
+        assert!(text.contains("falseok_tool_calls_total{agent=\"claude-code,codex\",tool=\"Edit\"} 20"), "{text}");
         r.sources.clear();
         let text = exposition(&r, at());
-        assert!(text.contains("tracelint_tool_calls_total{agent=\"unknown\",tool=\"Edit\"} 20"), "{text}");
+        assert!(text.contains("falseok_tool_calls_total{agent=\"unknown\",tool=\"Edit\"} 20"), "{text}");
         // An empty report still gives every family, and nothing else.
         let mut empty = report();
         empty.tools.clear();

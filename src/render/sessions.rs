@@ -1,4 +1,4 @@
-//! `tracelint sessions`: the sessions worst first, as a table, JSON
+//! `falseok sessions`: the sessions worst first, as a table, JSON
 //! (`schema/sessions-v1.schema.json`) or CSV.
 
 use std::io::Write;
@@ -49,7 +49,7 @@ pub fn table(r: &SessionsReport, style: &Style, out: &mut dyn Write) -> Result<(
     }
     writeln!(text, "{} of {} sessions shown, worst first (--limit N; 0 for all).", r.shown, r.total)?;
     if let Some(worst) = r.sessions.first() {
-        writeln!(text, "Next: tracelint show {} {}", one_line(&worst.session), one_line(&worst.source))?;
+        writeln!(text, "Next: falseok show {} {}", one_line(&worst.session), one_line(&worst.source))?;
     }
     let text = String::from_utf8_lossy(&text);
     match style.width {

@@ -1,6 +1,6 @@
 //! Benign exits: a command that exits non-zero to say "nothing found", not
 //! "failed". Claude Code's Bash tool treats exit code 1 of these programs
-//! as success (its `isError` is `exitCode != 0` except for these); so does tracelint, for the
+//! as success (its `isError` is `exitCode != 0` except for these); so does falseok, for the
 //! content rules that report an exit code.
 //!
 //! Data, like every rule: the rules an entry overrules, the exit codes it
@@ -33,7 +33,7 @@ pub struct BenignExit {
     /// Only when the result shows no output of the command: a search that
     /// printed an error (`rg: regex parse error`) failed, whatever its code.
     pub silent_only: bool,
-    /// Why the exit is an answer, not a failure (for `tracelint rules`).
+    /// Why the exit is an answer, not a failure (for `falseok rules`).
     pub doc: &'static str,
     /// Command lines the entry must match.
     pub fires_on: &'static [&'static str],

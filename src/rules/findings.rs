@@ -1,8 +1,8 @@
-//! Finding rules: the defects tracelint reports, one table row each.
+//! Finding rules: the defects falseok reports, one table row each.
 //!
 //! The judge emits the session findings and the aggregator the schema-drift
 //! ones (`Scope`) by `FindingRule`, the gate selects them by it
-//! (`--fail-on`), baselines and renderers key on its id, and `tracelint
+//! (`--fail-on`), baselines and renderers key on its id, and `falseok
 //! rules` prints this table. A new finding rule is one enum variant and one
 //! row here; the tests below keep the two in step.
 
@@ -122,7 +122,7 @@ pub struct FindingInfo {
     pub scope: Scope,
     /// What the finding means, one sentence.
     pub meaning: &'static str,
-    /// A message as tracelint prints it.
+    /// A message as falseok prints it.
     pub example: &'static str,
 }
 

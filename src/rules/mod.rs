@@ -67,7 +67,7 @@ pub enum Reads {
 }
 
 impl Reads {
-    /// How `tracelint rules` describes what a rule reads.
+    /// How `falseok rules` describes what a rule reads.
     pub fn as_str(self) -> &'static str {
         match self {
             Reads::Any => "any result",

@@ -31,7 +31,7 @@ pub struct JudgeReasonInfo {
     pub category: Option<Category>,
     /// The short human label shown next to the category.
     pub label: &'static str,
-    /// When the judge gives the reason, and what follows (for `tracelint rules`).
+    /// When the judge gives the reason, and what follows (for `falseok rules`).
     pub doc: &'static str,
 }
 

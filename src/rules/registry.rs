@@ -1,5 +1,5 @@
 //! The whole registry as one value: every table of `rules/`, which
-//! `tracelint rules --format json` serializes as it is. A table that is
+//! `falseok rules --format json` serializes as it is. A table that is
 //! not here is not listed; the test below fails when a `pub static` table
 //! of `rules/` is missing.
 
@@ -60,7 +60,7 @@ pub struct Registry {
     pub categories: &'static [CategoryInfo],
     /// Who has to change for a category's failures to stop (`category.rs`).
     pub cause_classes: &'static [CauseClassInfo],
-    /// The defects tracelint reports (`findings.rs`).
+    /// The defects falseok reports (`findings.rs`).
     pub finding_rules: &'static [FindingInfo],
     /// Which tools read or modify files, for stale edits (`tools.rs`).
     pub tool_roles: &'static [ToolRole],

@@ -386,7 +386,7 @@ fn format_scope_limits_rules() {
 }
 
 #[test]
-fn every_scope_names_a_dialect_tracelint_reads() {
+fn every_scope_names_a_dialect_falseok_reads() {
     let scopes = CONTENT_RULES.iter().map(|r| (r.id, r.formats)).chain(CLASS_RULES.iter().map(|r| (r.id, r.formats)));
     for (id, scope) in scopes {
         for d in scope {

@@ -202,7 +202,7 @@ pub const CUSTOM_TOOL_DIALECTS: &[crate::model::Dialect] = &[
     crate::model::Dialect::OPENAI_AGENTS,
     crate::model::Dialect::OTEL,
     crate::model::Dialect::LLM,
-    crate::model::Dialect::TRACELINT,
+    crate::model::Dialect::FALSEOK,
 ];
 
 /// Does `tool` return a file's or a program's own text (a reader or a

@@ -127,7 +127,7 @@ impl Adapter for Llm {
             let names: Vec<String> = views.iter().map(|v| format!("`{v}`")).collect();
             return Err(ReadError::Unsupported(format!(
                 "the llm trace tables are views here ({}): not read, since a view can run without end \
-                 (tracelint reads tables)",
+                 (falseok reads tables)",
                 names.join(", ")
             )));
         }

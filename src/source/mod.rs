@@ -4,6 +4,7 @@
 pub(crate) mod adk;
 pub(crate) mod crush;
 pub(crate) mod cursor;
+pub(crate) mod falseok;
 pub(crate) mod goose;
 pub(crate) mod json;
 pub(crate) mod kilo;
@@ -14,7 +15,6 @@ pub(crate) mod openai_agents;
 pub(crate) mod opencode;
 pub(crate) mod peri;
 pub(crate) mod rows;
-pub(crate) mod tracelint;
 pub(crate) mod zed;
 
 use std::path::{Path, PathBuf};
@@ -90,7 +90,7 @@ pub trait Adapter: Sync {
         self.matches(s)
     }
     /// Why a database that does not `match` is still recognisably this
-    /// format, in a variant this tracelint cannot read.
+    /// format, in a variant this falseok cannot read.
     fn unsupported(&self, _s: &Schema<'_>) -> rusqlite::Result<Option<&'static str>> {
         Ok(None)
     }
@@ -137,7 +137,7 @@ pub trait Adapter: Sync {
 }
 
 /// Every SQLite format, in detection order (which is also the order
-/// `tracelint formats` lists them in; the signatures do not overlap).
+/// `falseok formats` lists them in; the signatures do not overlap).
 pub(crate) static ADAPTERS: &[&dyn Adapter] = &[
     &peri::Peri,
     &crush::Crush,
@@ -145,7 +145,7 @@ pub(crate) static ADAPTERS: &[&dyn Adapter] = &[
     &kilo::Kilo,
     &goose::Goose,
     &llm::Llm,
-    &tracelint::Tracelint,
+    &falseok::Falseok,
     &langgraph::LangGraph,
     &openai_agents::OpenAiAgents,
     &zed::Zed,
@@ -158,16 +158,18 @@ pub(crate) static ADAPTERS: &[&dyn Adapter] = &[
 pub struct Format(&'static dyn Adapter);
 
 impl Format {
-    /// tracelint's own schema, which `import` writes.
-    pub const TRACELINT: Format = Format(&tracelint::Tracelint);
+    /// falseok's own schema, which `import` writes.
+    pub const FALSEOK: Format = Format(&falseok::Falseok);
 
     /// Every supported format, in detection order.
     pub fn all() -> impl Iterator<Item = Format> {
         ADAPTERS.iter().map(|&a| Format(a))
     }
 
+    /// The format called `name`, or whose old name it is (`tracelint`).
     pub fn from_name(name: &str) -> Option<Format> {
-        Format::all().find(|f| f.as_str() == name)
+        let dialect = Dialect::from_name(name)?;
+        Format::all().find(|f| f.info().dialect == dialect)
     }
 
     /// The name used in reports and by `--source-format`.
@@ -253,14 +255,14 @@ impl Location {
     }
 }
 
-/// A supported format (SQLite or transcript), described for `tracelint
+/// A supported format (SQLite or transcript), described for `falseok
 /// formats` and the README.
 #[derive(Debug)]
 pub struct FormatInfo {
     /// The name used in reports and by `--source-format`, and the dialect
     /// its sessions are judged in.
     pub dialect: Dialect,
-    /// The agent that writes it, as `tracelint formats` describes it.
+    /// The agent that writes it, as `falseok formats` describes it.
     pub agent: &'static str,
     /// The agent's own name, for messages ("not a Claude Code, Codex or
     /// Gemini transcript").
@@ -399,7 +401,7 @@ fn views_in_place(path: &Path, conn: &Connection, format: Option<Format>) -> Res
         path,
         format!(
             "the {} trace tables are views here ({}): not read, since a view can run without end \
-             (tracelint reads tables)",
+             (falseok reads tables)",
             f.as_str(),
             names.join(", ")
         ),
@@ -431,7 +433,7 @@ pub(crate) fn detect(path: &Path, conn: &Connection) -> Result<Format> {
     Err(Error::input(
         path,
         format!(
-            "unknown trace schema (tables: {}); not one of {} (see `tracelint formats`, or force one with --source-format)",
+            "unknown trace schema (tables: {}); not one of {} (see `falseok formats`, or force one with --source-format)",
             crate::sanitize::one_line(&list),
             names.join(", ")
         ),
@@ -450,7 +452,7 @@ pub(crate) struct SourceStats {
 }
 
 /// Why an adapter stopped: SQLite failed, or the data is of a kind this
-/// tracelint cannot read.
+/// falseok cannot read.
 #[derive(Debug)]
 pub enum ReadError {
     Sql(rusqlite::Error),
@@ -634,8 +636,8 @@ mod tests {
                     Some("db") => open::open_read_only(&path).unwrap().conn,
                     Some("sql") => {
                         let conn = Connection::open_in_memory().unwrap();
-                        if path.ends_with("tracelint.sql") {
-                            conn.execute_batch(tracelint::SCHEMA_SQL).unwrap();
+                        if path.ends_with("falseok.sql") {
+                            conn.execute_batch(falseok::SCHEMA_SQL).unwrap();
                         }
                         conn.execute_batch(&std::fs::read_to_string(&path).unwrap()).unwrap();
                         conn

@@ -79,7 +79,7 @@ fn custom_statements(conn: &Connection, table: &str) -> ReadResult<(String, Stri
         && !table.as_bytes()[0].is_ascii_digit();
     if !plain {
         return Err(ReadError::Unsupported(format!(
-            "OpenAI Agents SDK items table {:?} has a name tracelint does not read",
+            "OpenAI Agents SDK items table {:?} has a name falseok does not read",
             crate::sanitize::one_line(table)
         )));
     }

@@ -17,9 +17,9 @@ use crate::model::{Dialect, Malformed, Session};
 struct SessionInfo {
     parent: Option<String>,
     started: Option<DateTime<Utc>>,
-    /// The dialect the table names for it (tracelint's `sessions.agent`).
+    /// The dialect the table names for it (falseok's `sessions.agent`).
     dialect: Option<Dialect>,
-    /// The file it was read from (tracelint's `sessions.source`).
+    /// The file it was read from (falseok's `sessions.source`).
     origin: Option<String>,
 }
 

@@ -161,7 +161,7 @@ fn llm_session_filter_reaches_both_generations() {
 /// The own-schema sample: schema, views, then the sample's rows.
 fn own_schema_sql() -> String {
     let sql = |p: &str| std::fs::read_to_string(root().join(p)).unwrap();
-    format!("{}\n{}\n{}", sql("sql/schema.sql"), sql("sql/views.sql"), sql("sample-traces/tracelint.sql"))
+    format!("{}\n{}\n{}", sql("sql/schema.sql"), sql("sql/views.sql"), sql("sample-traces/falseok.sql"))
 }
 
 #[test]
@@ -169,7 +169,7 @@ fn own_schema_sample() {
     let dir = tempfile::tempdir().unwrap();
     let db = db_from_sql(dir.path(), "traces.db", &own_schema_sql());
     let v = json(&run_in(dir.path(), &["scan", "traces.db", "--format", "json"]));
-    assert_eq!(v["sources"][0]["format"], "tracelint");
+    assert_eq!(v["sources"][0]["format"], "falseok");
     assert_eq!(counts(&v, "shell"), (2, 1, 0, 1));
     assert_eq!(counts(&v, "read_file"), (1, 1, 1, 0));
     assert_eq!(counts(&v, "http_get"), (2, 1, 0, 1), "a NULL flag is no flag: the error is hidden");
@@ -191,8 +191,50 @@ fn own_schema_sample() {
         .unwrap();
     assert_eq!((flagged, unpaired), (1, 1));
     // The shipped sample is what the SQL builds.
-    let shipped = json(&run_in(root(), &["scan", "sample-traces/tracelint.db", "--format", "json"]));
-    assert_eq!(shipped["totals"], v["totals"], "rebuild sample-traces/tracelint.db (see README)");
+    let shipped = json(&run_in(root(), &["scan", "sample-traces/falseok.db", "--format", "json"]));
+    assert_eq!(shipped["totals"], v["totals"], "rebuild sample-traces/falseok.db (see README)");
+}
+
+/// A database `tracelint import` wrote before the project's rename keeps
+/// its schema version in `tracelint_meta`: it is read as the same format,
+/// `--source-format tracelint` names it, and `import --into` adds to it.
+#[test]
+fn own_schema_written_under_the_old_name_is_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    db_from_sql(dir.path(), "new.db", &own_schema_sql());
+    db_from_sql(dir.path(), "old.db", &own_schema_sql().replace("falseok_meta", "tracelint_meta"));
+    let conn = rusqlite::Connection::open(dir.path().join("old.db")).unwrap();
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master WHERE name IN ('falseok_meta', 'tracelint_meta')", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(tables, 1, "the old database has only the old meta table");
+    drop(conn);
+    let new = json(&run_in(dir.path(), &["scan", "new.db", "--format", "json"]));
+    let old = json(&run_in(dir.path(), &["scan", "old.db", "--format", "json"]));
+    assert_eq!(old["sources"][0]["format"], "falseok");
+    assert_eq!(old["totals"], new["totals"]);
+    assert_eq!(old["tools"], new["tools"]);
+    let forced = json(&run_in(dir.path(), &["scan", "old.db", "--source-format", "tracelint", "--format", "json"]));
+    assert_eq!(forced["totals"], new["totals"]);
+    let formats = stdout(&run_in(dir.path(), &["formats"]));
+    assert!(formats.contains("also named:  tracelint"), "{formats}");
+    // A version the old table records is checked like the new one's.
+    let conn = rusqlite::Connection::open(dir.path().join("old.db")).unwrap();
+    conn.execute("UPDATE tracelint_meta SET value = '9' WHERE key = 'schema_version'", []).unwrap();
+    drop(conn);
+    let out = run_in(dir.path(), &["scan", "old.db"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("old.db: falseok schema version 9 is not supported"), "{}", stderr(&out));
+    // Import adds to one, and what it added is read with the rest.
+    db_from_sql(dir.path(), "grow.db", &own_schema_sql().replace("falseok_meta", "tracelint_meta"));
+    let cc = root().join("sample-traces/claude-code");
+    let out = run_in(dir.path(), &["import", cc.to_str().unwrap(), "--into", "grow.db"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let grown = json(&run_in(dir.path(), &["scan", "grow.db", "--format", "json"]));
+    let calls = |v: &Value| v["totals"]["calls"].as_u64().unwrap();
+    assert!(calls(&grown) > calls(&new), "{} calls after import, {} before", calls(&grown), calls(&new));
 }
 
 #[test]
@@ -200,11 +242,11 @@ fn own_schema_of_another_version_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     db_from_sql(dir.path(), "traces.db", &own_schema_sql());
     let conn = rusqlite::Connection::open(dir.path().join("traces.db")).unwrap();
-    conn.execute("UPDATE tracelint_meta SET value = '9' WHERE key = 'schema_version'", []).unwrap();
+    conn.execute("UPDATE falseok_meta SET value = '9' WHERE key = 'schema_version'", []).unwrap();
     drop(conn);
     let out = run_in(dir.path(), &["scan", "traces.db"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("traces.db: tracelint schema version 9 is not supported"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("traces.db: falseok schema version 9 is not supported"), "{}", stderr(&out));
 }
 
 #[test]
@@ -412,11 +454,11 @@ fn cursor_is_read_only_when_asked_for_and_never_reads_item_table() {
 /// unknown): Amit0119/Multi-Agent-booking-system, `checkpoints.sqlite` at
 /// 350fe20f5704a65be8bf336f3b2038c52ec89531 (219 checkpoints of 19 threads,
 /// 64 ToolMessages by the research's hand decoding). Run with
-/// `TRACELINT_REAL_LANGGRAPH=<path> cargo test --test adapters -- --ignored`.
+/// `FALSEOK_REAL_LANGGRAPH=<path> cargo test --test adapters -- --ignored`.
 #[test]
 #[ignore = "needs a file outside the repository"]
 fn langgraph_real_public_file() {
-    let Some(path) = std::env::var_os("TRACELINT_REAL_LANGGRAPH") else { return };
+    let Some(path) = std::env::var_os("FALSEOK_REAL_LANGGRAPH") else { return };
     let path = std::path::PathBuf::from(path);
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("checkpoints.sqlite");

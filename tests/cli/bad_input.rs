@@ -10,7 +10,7 @@ fn assert_rejected(dir: &std::path::Path, file: &str, expect: &str) {
     assert_eq!(out.status.code(), Some(2), "{file}: {err}");
     assert!(out.stdout.is_empty(), "{file}: nothing on stdout");
     assert_eq!(err.lines().count(), 1, "{file}: one line: {err}");
-    assert!(err.starts_with("tracelint: error: "), "{err}");
+    assert!(err.starts_with("falseok: error: "), "{err}");
     assert!(err.contains(file), "{file}: the path is named: {err}");
     assert!(err.contains(expect), "{file}: expected {expect:?} in {err}");
     assert!(!err.contains("panicked"), "{err}");
@@ -175,7 +175,7 @@ fn fifos_devices_and_sockets_are_refused_without_blocking() {
             let out = run_bounded(d, &tmp, &args);
             let err = stderr(&out);
             assert_eq!(out.status.code(), Some(2), "{cmd:?}: {err}");
-            assert_eq!(err, format!("tracelint: error: {name}: not a regular file ({kind})\n"), "{cmd:?}");
+            assert_eq!(err, format!("falseok: error: {name}: not a regular file ({kind})\n"), "{cmd:?}");
             assert!(tree(&tmp).is_empty(), "{cmd:?} left {:?} in $TMPDIR", tree(&tmp));
             assert_eq!(listing(d), before, "{cmd:?}: nothing written beside it");
         }

@@ -36,17 +36,17 @@ fn last_line_says_why() {
     let dir = small();
     let out = run_in(dir.path(), &["check", "threads.db"]);
     let last = stdout(&out).lines().last().unwrap().to_string();
-    assert_eq!(last, "tracelint check failed: 2 hidden errors (limit 0).");
+    assert_eq!(last, "falseok check failed: 2 hidden errors (limit 0).");
     let out = run_in(dir.path(), &["check", "threads.db", "--max-hidden", "5", "--max-error-rate", "Bash=10%"]);
     let last = stdout(&out).lines().last().unwrap().to_string();
-    assert_eq!(last, "tracelint check failed: Bash error rate 50.00% above 10.00%.");
+    assert_eq!(last, "falseok check failed: Bash error rate 50.00% above 10.00%.");
     let out = run_in(dir.path(), &["check", "threads.db", "--max-hidden", "5"]);
     let last = stdout(&out).lines().last().unwrap().to_string();
-    assert_eq!(last, "tracelint check passed: 2 hidden errors (limit 5), error rate 46.15%.");
+    assert_eq!(last, "falseok check passed: 2 hidden errors (limit 5), error rate 46.15%.");
     // Machine formats keep stdout clean; the sentence goes to stderr.
     let out = run_in(dir.path(), &["check", "threads.db", "--format", "json"]);
     assert!(serde_json::from_slice::<serde_json::Value>(&out.stdout).is_ok());
-    assert_eq!(stderr(&out).lines().last().unwrap(), "tracelint check failed: 2 hidden errors (limit 0).");
+    assert_eq!(stderr(&out).lines().last().unwrap(), "falseok check failed: 2 hidden errors (limit 0).");
 }
 
 #[test]
@@ -78,7 +78,7 @@ fn baseline_round_trip() {
     let out = run_in(d, &["check", "threads.db", "--baseline", "baseline.json"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stdout(&out).ends_with("tracelint check failed: 1 hidden error not in the baseline (limit 0).\n"),
+        stdout(&out).ends_with("falseok check failed: 1 hidden error not in the baseline (limit 0).\n"),
         "{}",
         stdout(&out)
     );
@@ -106,7 +106,7 @@ fn bad_baselines_exit_2() {
     std::fs::write(d.join("bad.json"), "{\"entries\": 3}").unwrap();
     let out = run_in(d, &["check", "threads.db", "--baseline", "bad.json"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("bad.json: not a tracelint baseline"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bad.json: not a falseok baseline"), "{}", stderr(&out));
     // Never overwrite a file that is not a baseline, and never the input.
     let out = run_in(d, &["check", "threads.db", "--write-baseline", "bad.json"]);
     assert_eq!(out.status.code(), Some(2));
@@ -140,8 +140,8 @@ fn summary_is_appended() {
     let out = run_in(dir.path(), &["check", "threads.db", "--format", "github", "--summary", "summary.md"]);
     assert_eq!(out.status.code(), Some(1));
     let text = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
-    assert!(text.starts_with("previous step\n# tracelint postmortem"), "{text}");
-    assert!(text.contains("tracelint check failed: 2 hidden errors (limit 0)."));
+    assert!(text.starts_with("previous step\n# falseok postmortem"), "{text}");
+    assert!(text.contains("falseok check failed: 2 hidden errors (limit 0)."));
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn github_annotations_are_capped() {
     assert_eq!((errors, warnings), (10, 4), "with the optional-but-required drift finding");
     assert!(text.lines().nth(1).unwrap().contains("guard-blind-streak"), "the most severe finding comes first");
     let last = text.lines().last().unwrap();
-    assert!(last.starts_with("::notice title=tracelint::321 more findings were not annotated"), "{last}");
+    assert!(last.starts_with("::notice title=falseok::321 more findings were not annotated"), "{last}");
 }
 
 #[test]
@@ -187,9 +187,9 @@ fn hostile_text_is_neutralized_in_every_format() {
             assert!(!text.contains("evil.example"), "{cmd} {format}: the OSC 8 link target is gone");
             for line in text.lines() {
                 let forged = line.starts_with("::")
-                    && !line.starts_with("::error title=tracelint")
-                    && !line.starts_with("::warning title=tracelint")
-                    && !line.starts_with("::notice title=tracelint");
+                    && !line.starts_with("::error title=falseok")
+                    && !line.starts_with("::warning title=falseok")
+                    && !line.starts_with("::notice title=falseok");
                 assert!(!forged, "{cmd} {format}: forged workflow command {line:?}");
             }
             match format {
@@ -294,7 +294,7 @@ fn rule_registry_golden() {
     assert_golden("rules.json", &stdout(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let ids: Vec<&str> = v["finding_rules"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, tracelint::rules::FindingRule::ids().collect::<Vec<_>>());
+    assert_eq!(ids, falseok::rules::FindingRule::ids().collect::<Vec<_>>());
 }
 
 /// `rules` lists every table of the registry, in JSON and as a table: every
@@ -302,7 +302,7 @@ fn rule_registry_golden() {
 /// classification rules' and the judge's own), read from the code's tables.
 #[test]
 fn rules_lists_every_table_and_every_reason() {
-    use tracelint::rules::{self, JudgeReason, REGISTRY};
+    use falseok::rules::{self, JudgeReason, REGISTRY};
     let v: serde_json::Value = serde_json::from_slice(&run_in(root(), &["rules", "--format", "json"]).stdout).unwrap();
     let text = stdout(&run_in(root(), &["rules"]));
     let listed = |key: &str, field: &str| -> Vec<String> {
@@ -322,7 +322,7 @@ fn rules_lists_every_table_and_every_reason() {
     for (key, field, ids) in &tables {
         assert_eq!(&listed(key, field), ids, "{key}");
         for id in ids {
-            assert!(text.contains(&format!("  {id} ")), "`tracelint rules` does not list {id} ({key})");
+            assert!(text.contains(&format!("  {id} ")), "`falseok rules` does not list {id} ({key})");
         }
     }
     let tools: Vec<String> = v["tool_roles"].as_array().unwrap().iter().map(|t| t["tool"].to_string()).collect();

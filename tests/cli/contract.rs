@@ -38,7 +38,7 @@ fn schema_lists_exactly_the_category_slugs() {
     let s = schema();
     let listed: Vec<&str> =
         s["$defs"]["category"]["enum"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-    let known: Vec<&str> = tracelint::rules::Category::all().map(|c| c.as_str()).collect();
+    let known: Vec<&str> = falseok::rules::Category::all().map(|c| c.as_str()).collect();
     assert_eq!(listed, known);
 }
 
@@ -56,6 +56,6 @@ fn schema_lists_exactly_the_finding_rules() {
     let v = &s["properties"]["findings"]["items"]["properties"]["rule"]["enum"];
     let listed: Vec<&str> =
         v.as_array().expect("findings.items.properties.rule.enum").iter().map(|v| v.as_str().unwrap()).collect();
-    let known: Vec<&str> = tracelint::rules::FindingRule::ids().collect();
+    let known: Vec<&str> = falseok::rules::FindingRule::ids().collect();
     assert_eq!(listed, known);
 }

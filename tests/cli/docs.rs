@@ -1,11 +1,11 @@
 //! Every command in README.md, CONTRIBUTING.md and docs/*.md runs here, on
 //! the shipped samples, so an example that stops working fails CI.
 //!
-//! - In a ```console block, `$ tracelint ARGS` (or `$ cargo run --release --
+//! - In a ```console block, `$ falseok ARGS` (or `$ cargo run --release --
 //!   ARGS`) runs and its output must be what follows, up to the next `$` line:
 //!   stdout, then stderr. A `...` line stands for any number of lines. A
 //!   `? N` line right after the command is the exit code (default 0).
-//! - In a ```sh block, every `tracelint ...` line (and `cargo run --release
+//! - In a ```sh block, every `falseok ...` line (and `cargo run --release
 //!   -- ...`) runs and must not exit 2; other lines (`cargo test`, `cargo
 //!   install`) are the reader's to run. `> FILE` at the end is honoured.
 //!
@@ -60,12 +60,12 @@ fn words(line: &str) -> Vec<String> {
     out
 }
 
-/// The tracelint arguments of a documented command line, and a file its
-/// stdout is redirected to; `None` for a line that is not a tracelint run.
+/// The falseok arguments of a documented command line, and a file its
+/// stdout is redirected to; `None` for a line that is not a falseok run.
 fn command(line: &str) -> Option<(Vec<String>, Option<String>)> {
     let line = line.split(" # ").next().unwrap_or(line).trim();
     let mut w = words(line);
-    let args = if w.first().map(String::as_str) == Some("tracelint") {
+    let args = if w.first().map(String::as_str) == Some("falseok") {
         w.split_off(1)
     } else if w.starts_with(&["cargo".into(), "run".into(), "--release".into(), "--".into()]) {
         w.split_off(4)
@@ -208,7 +208,7 @@ fn the_checker_splits_and_matches_like_the_docs_need() {
         words(r#"check a.db --summary "x y.md" --tool 'Edit'"#),
         vec!["check", "a.db", "--summary", "x y.md", "--tool", "Edit"]
     );
-    let (args, out) = command("tracelint scan a.db --format json > r.json   # note").unwrap();
+    let (args, out) = command("falseok scan a.db --format json > r.json   # note").unwrap();
     assert_eq!(
         (args, out.as_deref()),
         (vec!["scan".to_string(), "a.db".into(), "--format".into(), "json".into()], Some("r.json"))

@@ -171,7 +171,7 @@ fn parquet_holds_the_same_rows_and_values_as_ndjson() {
         assert_eq!(field.is_nullable(), nullable, "{}", field.name());
     }
     let meta = builder.metadata().file_metadata().key_value_metadata().unwrap();
-    assert!(meta.iter().any(|kv| kv.key == "tracelint.export_version" && kv.value.as_deref() == Some("2")));
+    assert!(meta.iter().any(|kv| kv.key == "falseok.export_version" && kv.value.as_deref() == Some("2")));
 }
 
 #[cfg(feature = "parquet")]
@@ -265,7 +265,7 @@ fn an_incremental_export_neither_loses_nor_doubles_a_row() {
     assert!(export().contains("(2 of 2 sources read"));
     check("first export");
     let files = tree(&d.join("ds"));
-    assert!(files.iter().any(|f| f == "_tracelint_export.json"), "{files:?}");
+    assert!(files.iter().any(|f| f == "_falseok_export.json"), "{files:?}");
     // Nothing new: nothing read, nothing written.
     assert!(export().contains("exported 0 new calls") && tree(&d.join("ds")) == files);
     check("unchanged");
@@ -311,7 +311,7 @@ fn an_incremental_export_neither_loses_nor_doubles_a_row() {
     check("a lost file");
     // A run that stopped after putting a file in place, before its manifest:
     // the file it named as pending goes.
-    let manifest = d.join("ds/_tracelint_export.json");
+    let manifest = d.join("ds/_falseok_export.json");
     let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
     let extra = "date=2026-12-01/part-ffffffffffffffff-00000.ndjson";
     let some = tree(&d.join("ds")).into_iter().find(|f| f.ends_with(".ndjson")).unwrap();

@@ -1,4 +1,4 @@
-//! Format detection, `--source-format` and `tracelint formats`.
+//! Format detection, `--source-format` and `falseok formats`.
 
 use crate::util::*;
 
@@ -10,7 +10,7 @@ fn formats_lists_every_format_with_its_signature() {
     let text = stdout(&out);
     let listed: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ') && !l.is_empty()).collect();
     // Every format of the registry, databases first, each as `name (agent)`.
-    let registry: Vec<String> = tracelint::formats().map(|f| format!("{} ({})", f.name(), f.agent)).collect();
+    let registry: Vec<String> = falseok::formats().map(|f| format!("{} ({})", f.name(), f.agent)).collect();
     assert!(registry.len() >= 25, "{registry:?}");
     assert_eq!(listed, registry);
     assert!(text.contains("detected by:") && text.contains("recognised:") && text.contains("default:"), "{text}");
@@ -22,7 +22,7 @@ fn unknown_source_format_is_a_usage_error() {
     db_from_sql(dir.path(), "threads.db", &fixture_sql("peri_small.sql"));
     let out = run_in(dir.path(), &["scan", "threads.db", "--source-format", "nope"]);
     assert_eq!(out.status.code(), Some(2));
-    let known: Vec<&str> = tracelint::formats().map(|f| f.name()).collect();
+    let known: Vec<&str> = falseok::formats().map(|f| f.name()).collect();
     assert!(known.starts_with(&["peri", "crush"]) && known.contains(&"claude-code"), "{known:?}");
     assert!(
         stderr(&out).contains(&format!("unknown format \"nope\"; known: {}\n", known.join(", "))),
@@ -42,7 +42,7 @@ fn unknown_schema_names_the_formats() {
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     // The database formats, every one, and no transcript format.
-    let databases: Vec<&str> = tracelint::database_formats().map(|f| f.name()).collect();
+    let databases: Vec<&str> = falseok::database_formats().map(|f| f.name()).collect();
     assert!(databases.contains(&"peri") && !databases.contains(&"claude-code"), "{databases:?}");
     assert!(
         err.contains(&format!(
@@ -131,7 +131,7 @@ fn a_forced_format_must_match_its_signature() {
     assert!(err.contains("sample-traces/goose.db: is not a crush database (--source-format crush"), "{err}");
 }
 
-/// Issue 21: every name `tracelint formats` prints is a `--source-format`
+/// Issue 21: every name `falseok formats` prints is a `--source-format`
 /// (a database format or an agent's transcripts).
 #[test]
 fn every_listed_format_is_accepted_by_source_format() {
@@ -237,8 +237,8 @@ fn no_traces_found_is_a_few_short_lines_pointing_to_formats_and_the_sample() {
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{cmd:?}");
         let err = stderr(&out);
-        assert!(err.starts_with("tracelint: error: no traces found at the default locations\n"), "{err}");
-        assert!(err.contains("`tracelint formats`") && err.contains("tracelint scan sample-traces/peri-postmortem.db"));
+        assert!(err.starts_with("falseok: error: no traces found at the default locations\n"), "{err}");
+        assert!(err.contains("`falseok formats`") && err.contains("falseok scan sample-traces/peri-postmortem.db"));
         assert!(err.len() < 400 && err.lines().count() <= 6, "{} characters:\n{err}", err.len());
         assert!(err.lines().all(|l| l.chars().count() <= 80), "{err}");
     }

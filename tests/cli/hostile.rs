@@ -48,12 +48,12 @@ fn live_wal_database_db_wal_and_shm_stay_byte_identical() {
     writer.execute_batch("COMMIT").unwrap();
 }
 
-/// Run tracelint as a user who cannot write `dir` (nobody, when the tests
+/// Run falseok as a user who cannot write `dir` (nobody, when the tests
 /// run as root; the caller's own permissions otherwise).
 fn run_unprivileged(dir: &Path, args: &[&str]) -> Output {
     let root = Command::new("id").arg("-u").output().map(|o| o.stdout == b"0\n").unwrap_or(false);
     // A copy of the binary inside the directory, so any user can run it.
-    let bin = dir.parent().unwrap().join("tracelint-bin");
+    let bin = dir.parent().unwrap().join("falseok-bin");
     std::fs::copy(BIN, &bin).unwrap();
     std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(dir.parent().unwrap(), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -272,7 +272,7 @@ fn odd_rows_big_deep_invalid_utf8_surrogates_nul() {
     assert!(hidden.iter().any(|m| m.contains("Error: bad \u{fffd}")), "{hidden:?}");
 }
 
-/// Start `tracelint ARGS` on a big transcript folder with `TMPDIR` = `tmp`,
+/// Start `falseok ARGS` on a big transcript folder with `TMPDIR` = `tmp`,
 /// and return it once its scratch folder exists, with that folder.
 fn started_on_transcripts(dir: &Path, tmp: &Path, args: &[&str]) -> (std::process::Child, PathBuf) {
     let mut child = Command::new(BIN)
@@ -289,7 +289,7 @@ fn started_on_transcripts(dir: &Path, tmp: &Path, args: &[&str]) -> (std::proces
 }
 
 /// The scratch copy of the transcripts is private while it exists, and
-/// SIGINT, SIGTERM and SIGHUP remove it before tracelint ends as the signal
+/// SIGINT, SIGTERM and SIGHUP remove it before falseok ends as the signal
 /// ends a process (the shell shows 130, 143, 129).
 #[test]
 fn an_interrupted_transcript_scan_leaves_nothing_in_tmpdir() {
@@ -319,7 +319,7 @@ fn an_interrupted_transcript_scan_leaves_nothing_in_tmpdir() {
     }
 }
 
-/// A signal ignored when tracelint starts (`nohup`, `trap '' HUP`) stays
+/// A signal ignored when falseok starts (`nohup`, `trap '' HUP`) stays
 /// ignored: the run goes on to its end.
 #[test]
 fn a_signal_ignored_at_the_start_stays_ignored() {
@@ -371,7 +371,7 @@ fn an_interrupted_import_into_a_new_database_leaves_none() {
 
 /// A run killed outright (SIGKILL, an abort) cannot clean up; the next run
 /// removes what it left, and only that: not a live run's folder, and not a
-/// folder that is not a tracelint scratch folder.
+/// folder that is not a falseok scratch folder.
 #[test]
 fn the_next_run_removes_what_a_killed_run_left() {
     let dir = tempfile::tempdir().unwrap();
@@ -384,21 +384,21 @@ fn the_next_run_removes_what_a_killed_run_left() {
     wait_bounded(&mut child);
     assert!(left.join("transcripts.db").exists(), "SIGKILL leaves the scratch folder");
     // A live run's folder: its lock is held.
-    let live = t.join("tracelint-scratch-1-live");
+    let live = t.join("falseok-scratch-1-live");
     std::fs::create_dir(&live).unwrap();
     let lock = std::fs::File::create(live.join("lock")).unwrap();
     lock.lock().unwrap();
-    std::fs::create_dir(t.join("tracelint-other")).unwrap();
+    std::fs::create_dir(t.join("falseok-other")).unwrap();
     // Not through the index: a warm entry for the sample would skip the
     // import, and with it the scratch folder whose making sweeps.
     let sample = root().join("sample-traces/claude-code");
     let out = run_bounded(d, t, &["scan".as_ref(), sample.as_os_str(), "--no-index".as_ref()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!left.exists(), "the killed run's folder is removed");
-    assert_eq!(listing(t), ["tracelint-other", "tracelint-scratch-1-live"]);
+    assert_eq!(listing(t), ["falseok-other", "falseok-scratch-1-live"]);
 }
 
-/// Run `tracelint ARGS` in `dir` under `ulimit -f BLOCKS` (KiB), with
+/// Run `falseok ARGS` in `dir` under `ulimit -f BLOCKS` (KiB), with
 /// `TMPDIR` = `tmp`: exit code and stderr.
 fn under_file_limit(dir: &Path, tmp: &Path, blocks: u32, args: &str) -> (Option<i32>, String) {
     let out = Command::new("bash")
@@ -441,16 +441,16 @@ fn file_size_limits_name_the_file_the_user_gave() {
         let (code, err) = under_file_limit(d, &tmp, *blocks, args);
         assert_eq!(code, Some(2), "{args}: killed or wrong exit: {err}");
         assert_eq!(err.lines().count(), 1, "{args}: {err}");
-        assert!(err.starts_with(&format!("tracelint: error: {named}")), "{args}: {err}");
+        assert!(err.starts_with(&format!("falseok: error: {named}")), "{args}: {err}");
         assert!(err.contains(what), "{args}: expected {what:?}: {err}");
-        assert!(!err.contains("transcripts.db") && !err.contains("tracelint-scratch"), "{args}: {err}");
+        assert!(!err.contains("transcripts.db") && !err.contains("falseok-scratch"), "{args}: {err}");
         assert_eq!(listing(d), before, "{args}: nothing left half-written");
         assert!(tree(&tmp).is_empty(), "{args}: {:?}", tree(&tmp));
     }
     assert_eq!(std::fs::read_to_string(d.join("s.md")).unwrap(), "# before\n", "the failed append is taken back");
 }
 
-/// tracelint under a memory ceiling (`ulimit -v`, MiB) and a file size
+/// falseok under a memory ceiling (`ulimit -v`, MiB) and a file size
 /// ceiling (a runaway SQLite sort spills temporary files), so that a bomb
 /// that escapes its bound fails the test rather than the machine; a
 /// generous time limit detects a hang and measures nothing.
@@ -506,7 +506,7 @@ fn views_in_place_of_trace_tables_are_refused() {
         ("adk.db", "events", None),
         ("langgraph.db", "writes", None),
         ("peri-postfix.db", "messages", None),
-        ("tracelint.db", "results", None),
+        ("falseok.db", "results", None),
         ("cursor.db", "cursorDiskKV", Some("cursor")),
     ] {
         let file = sample_changed(dir.path(), sample, &endless(table));

@@ -4,7 +4,7 @@
 //! page's escaping, size bound and gate.
 //!
 //! Chromium is Debian's `chromium` (`.ci/run` installs it). Without it these
-//! tests fail, unless `TRACELINT_SKIP_BROWSER=1` says to skip them.
+//! tests fail, unless `FALSEOK_SKIP_BROWSER=1` says to skip them.
 
 use std::io::ErrorKind;
 use std::net::TcpListener;
@@ -23,8 +23,8 @@ use crate::util::*;
 /// browser is a failure, never a silent pass.
 #[allow(clippy::print_stderr)] // the one note a skipped check leaves
 fn chromium() -> Option<PathBuf> {
-    if std::env::var("TRACELINT_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-        eprintln!("TRACELINT_SKIP_BROWSER=1: the headless-Chromium checks of the HTML report are skipped");
+    if std::env::var("FALSEOK_SKIP_BROWSER").is_ok_and(|v| v == "1") {
+        eprintln!("FALSEOK_SKIP_BROWSER=1: the headless-Chromium checks of the HTML report are skipped");
         return None;
     }
     let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].iter().map(PathBuf::from).find(|p| p.exists());
@@ -32,7 +32,7 @@ fn chromium() -> Option<PathBuf> {
         Some(p) => Some(p),
         None => panic!(
             "chromium is not installed (/usr/bin/chromium): .ci/run installs it (apt-get install -y chromium); \
-             set TRACELINT_SKIP_BROWSER=1 to skip the browser checks"
+             set FALSEOK_SKIP_BROWSER=1 to skip the browser checks"
         ),
     }
 }
@@ -413,15 +413,15 @@ fn the_network_and_console_checks_catch_what_they_look_for() {
     let bad = dir.path().join("bad.html");
     std::fs::write(
         &bad,
-        "<!DOCTYPE html><html><body><img src=\"http://tracelint-test.example/x.png\"><script>nope();</script></body></html>",
+        "<!DOCTYPE html><html><body><img src=\"http://falseok-test.example/x.png\"><script>nope();</script></body></html>",
     )
     .unwrap();
     let run = browse(&browser, &file_url(&bad), &["--dump-dom"]);
-    assert!(run.proxied.iter().any(|h| h == "tracelint-test.example"), "a fetch reaches the proxy: {:?}", run.proxied);
-    assert_eq!(run.page_fetches, vec!["http://tracelint-test.example/x.png".to_string()]);
+    assert!(run.proxied.iter().any(|h| h == "falseok-test.example"), "a fetch reaches the proxy: {:?}", run.proxied);
+    assert_eq!(run.page_fetches, vec!["http://falseok-test.example/x.png".to_string()]);
     assert_eq!(
         run.fetched(),
-        vec!["tracelint-test.example".to_string(), "http://tracelint-test.example/x.png".to_string()]
+        vec!["falseok-test.example".to_string(), "http://falseok-test.example/x.png".to_string()]
     );
     assert!(console_lines(&run.stderr).iter().any(|l| l.contains("Uncaught")), "{}", run.stderr);
 
@@ -477,13 +477,13 @@ fn check_writes_the_page_and_keeps_its_exit_code() {
     let text = stdout(&out);
     assert!(text.starts_with("<!DOCTYPE html>") && text.ends_with("</html>\n"));
     assert!(
-        text.contains("id=\"gate\">tracelint check failed: 329 hidden errors (limit 0)."),
+        text.contains("id=\"gate\">falseok check failed: 329 hidden errors (limit 0)."),
         "the verdict is on the page"
     );
-    assert!(stderr(&out).contains("tracelint check failed: 329 hidden errors (limit 0)."));
+    assert!(stderr(&out).contains("falseok check failed: 329 hidden errors (limit 0)."));
     let out = run_in(root(), &["check", "sample-traces/peri-postfix.db", "--format", "html"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("<p class=\"verdict good\" id=\"gate\">tracelint check passed"));
+    assert!(stdout(&out).contains("<p class=\"verdict good\" id=\"gate\">falseok check passed"));
     let out = run_in(root(), &["check", "sample-traces/peri-postfix.db", "--format", "html", "--max-hidden", "x"]);
     assert_eq!(out.status.code(), Some(2));
 }

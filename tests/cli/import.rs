@@ -1,4 +1,4 @@
-//! `tracelint import`: Claude Code and Codex transcripts into the own
+//! `falseok import`: Claude Code and Codex transcripts into the own
 //! schema, on the shipped JSONL samples (which carry the research's traps:
 //! repeated lines, per-block lines, a cross-file pair, both sub-agent
 //! layouts, a cut line, a lone surrogate, unknown record types).
@@ -21,7 +21,7 @@ fn dump(db: &Path) -> Vec<String> {
         "SELECT rowid, * FROM sessions ORDER BY id",
         "SELECT rowid, * FROM calls ORDER BY session_id, id",
         "SELECT rowid, * FROM results ORDER BY session_id, call_id",
-        "SELECT * FROM tracelint_meta",
+        "SELECT * FROM falseok_meta",
     ] {
         let mut stmt = conn.prepare(q).unwrap();
         let n = stmt.column_count();
@@ -226,7 +226,7 @@ fn broken_transcript_lines_are_malformed_row_findings() {
         assert_eq!(
             err,
             format!(
-                "tracelint: warning: {file}: 1 line is not a JSON record, skipped (line 2; a malformed-row finding)\n"
+                "falseok: warning: {file}: 1 line is not a JSON record, skipped (line 2; a malformed-row finding)\n"
             )
         );
         let v = json(&out);
@@ -241,7 +241,7 @@ fn broken_transcript_lines_are_malformed_row_findings() {
         );
         let out = run_in(d, &["check", path, "--fail-on", "malformed-row", "--max-hidden", "9"]);
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-        assert!(stdout(&out).contains("tracelint check failed: 1 malformed-row finding."), "{}", stdout(&out));
+        assert!(stdout(&out).contains("falseok check failed: 1 malformed-row finding."), "{}", stdout(&out));
     }
     // Many broken lines in one file; and a cut .json document.
     let junk: String = (0..150).map(|i| format!("{{\"n\": {i},\n")).collect();
@@ -293,7 +293,7 @@ fn every_file_is_read_once_however_often_it_is_given() {
         let warnings: Vec<String> = stderr(&out)
             .lines()
             .filter(|l| l.contains("read once"))
-            .map(|l| l.strip_prefix("tracelint: warning: ").unwrap().to_string())
+            .map(|l| l.strip_prefix("falseok: warning: ").unwrap().to_string())
             .collect();
         let v = json(&out);
         (totals(&v), v["sources"].as_array().unwrap().len(), warnings)

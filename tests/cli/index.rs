@@ -9,14 +9,14 @@ use std::process::{Command, Output};
 
 use crate::util::*;
 
-/// tracelint with the index under `cache` (as `$XDG_CACHE_HOME`), the
+/// falseok with the index under `cache` (as `$XDG_CACHE_HOME`), the
 /// index's log on.
 fn indexed(cache: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
         .current_dir(root())
         .env("XDG_CACHE_HOME", cache)
-        .env("TRACELINT_INDEX_LOG", "1")
+        .env("FALSEOK_INDEX_LOG", "1")
         .env_remove("NO_COLOR")
         .env_remove("COLUMNS")
         .output()
@@ -32,9 +32,9 @@ fn plain(args: &[&str]) -> Output {
 /// What the index did, from its log lines; the other stderr lines apart.
 fn split(o: &Output) -> (Vec<String>, String) {
     let err = stderr(o);
-    let (log, rest): (Vec<&str>, Vec<&str>) = err.lines().partition(|l| l.starts_with("tracelint: index: "));
+    let (log, rest): (Vec<&str>, Vec<&str>) = err.lines().partition(|l| l.starts_with("falseok: index: "));
     let rest: String = rest.iter().map(|l| format!("{l}\n")).collect();
-    (log.iter().map(|l| l.trim_start_matches("tracelint: index: ").to_string()).collect(), rest)
+    (log.iter().map(|l| l.trim_start_matches("falseok: index: ").to_string()).collect(), rest)
 }
 
 /// The run through the index says and prints exactly what `--no-index` does.
@@ -406,9 +406,9 @@ fn the_index_is_private_in_the_cache_never_beside_an_input() {
     let cache = dir.path().join("cache");
     same(&cache, &["scan", db.to_str().unwrap()]);
     assert_eq!(tree(&inputs), before, "nothing is written beside the input");
-    let all = files_under(&cache.join("tracelint"));
+    let all = files_under(&cache.join("falseok"));
     assert!(all.iter().any(|p| p.is_file()), "{all:?}");
-    for p in all.iter().chain([&cache.join("tracelint")]) {
+    for p in all.iter().chain([&cache.join("falseok")]) {
         let mode = std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         let want = if p.is_dir() { 0o700 } else { 0o600 };
         assert_eq!(mode, want, "{}", p.display());

@@ -16,7 +16,7 @@ fn completions_for_every_shell() {
         }
     }
     let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("tracelint.bash");
+    let script = dir.path().join("falseok.bash");
     std::fs::write(&script, stdout(&run_in(root(), &["completions", "bash"]))).unwrap();
     let syntax = Command::new("bash").arg("-n").arg(&script).output().unwrap();
     assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
@@ -36,7 +36,7 @@ fn every_subcommand_has_examples_in_its_help() {
     assert!(subs.len() >= 11, "{subs:?}");
     for sub in subs {
         let text = stdout(&run_in(root(), &[sub, "--help"]));
-        assert!(text.contains("Examples:\n  tracelint "), "tracelint {sub} --help has no examples:\n{text}");
+        assert!(text.contains("Examples:\n  falseok "), "falseok {sub} --help has no examples:\n{text}");
     }
 }
 
@@ -47,11 +47,11 @@ fn action(dir: &std::path::Path, paths: &str, baseline: &str) -> (i32, String, S
     let out = Command::new("bash")
         .arg(root().join("ci/action-check.sh"))
         .current_dir(dir)
-        .env("TRACELINT", BIN)
-        .env("TRACELINT_PATHS", paths)
-        .env("TRACELINT_BASELINE", baseline)
-        .env("TRACELINT_ARGS", "--max-error-rate 50%")
-        .env("TRACELINT_SUMMARY", "true")
+        .env("FALSEOK", BIN)
+        .env("FALSEOK_PATHS", paths)
+        .env("FALSEOK_BASELINE", baseline)
+        .env("FALSEOK_ARGS", "--max-error-rate 50%")
+        .env("FALSEOK_SUMMARY", "true")
         .env("GITHUB_STEP_SUMMARY", &summary)
         .env("GITHUB_OUTPUT", &output)
         .output()
@@ -71,14 +71,14 @@ fn the_action_fails_on_hidden_errors_and_passes_against_its_baseline() {
     let (code, annotations, summary, output) = action(dir.path(), &sample, "");
     assert_eq!(code, 1);
     assert!(
-        annotations.starts_with("::error title=tracelint check::tracelint check failed: 329 hidden errors"),
+        annotations.starts_with("::error title=falseok check::falseok check failed: 329 hidden errors"),
         "{annotations}"
     );
-    assert!(summary.contains("# tracelint postmortem"));
+    assert!(summary.contains("# falseok postmortem"));
     assert_eq!(output.lines().last(), Some("exit-code=1"));
-    let out = run_in(dir.path(), &["check", &sample, "--write-baseline", "tracelint-baseline.json"]);
+    let out = run_in(dir.path(), &["check", &sample, "--write-baseline", "falseok-baseline.json"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let (code, _, _, output) = action(dir.path(), &sample, "tracelint-baseline.json");
+    let (code, _, _, output) = action(dir.path(), &sample, "falseok-baseline.json");
     assert_eq!(code, 0, "every finding is in the baseline");
     assert_eq!(output.lines().last(), Some("exit-code=0"));
     // An error is exit 2, and the step fails with it.
@@ -88,7 +88,7 @@ fn the_action_fails_on_hidden_errors_and_passes_against_its_baseline() {
 }
 
 /// Issue 24 (new user F10): one set of format names. The shell completions
-/// offer for `--source-format` exactly the names `tracelint formats`
+/// offer for `--source-format` exactly the names `falseok formats`
 /// prints, in every command that takes it, and each of them is accepted.
 #[test]
 fn completions_offer_the_format_names_that_formats_prints() {
@@ -232,7 +232,7 @@ fn ci_examples_run_as_pasted() {
     let report = job.iter().find_map(|l| l.trim().strip_prefix("junit: ")).unwrap().to_string();
     assert!(script.iter().any(|l| l.contains("cargo install")), "{script:?}");
 
-    // The image: cargo (the stand-in) on PATH, tracelint nowhere.
+    // The image: cargo (the stand-in) on PATH, falseok nowhere.
     let image = d.join("usr-local-cargo-bin");
     std::fs::create_dir(&image).unwrap();
     let log = d.join("cargo.log");
@@ -240,16 +240,16 @@ fn ci_examples_run_as_pasted() {
         r#"#!/bin/sh
 echo "cargo $*" >> "{log}"
 [ "$1" = install ] || {{ echo "stand-in cargo: install only" >&2; exit 64; }}
-bin="$CARGO_HOME/bin/tracelint"
+bin="$CARGO_HOME/bin/falseok"
 if [ -e "$bin" ]; then
-  if grep -q tracelint "$CARGO_HOME/.crates.toml" 2>/dev/null; then echo "Ignored package tracelint, already installed"; exit 0; fi
-  echo 'error: binary `tracelint` already exists in destination' >&2
+  if grep -q falseok "$CARGO_HOME/.crates.toml" 2>/dev/null; then echo "Ignored package falseok, already installed"; exit 0; fi
+  echo 'error: binary `falseok` already exists in destination' >&2
   echo 'Add --force to overwrite' >&2
   exit 101
 fi
 mkdir -p "$CARGO_HOME/bin"
 ln -s "{bin}" "$bin"
-printf '[v1]\n"tracelint 0.1.0" = ["tracelint"]\n' > "$CARGO_HOME/.crates.toml"
+printf '[v1]\n"falseok 0.1.0" = ["falseok"]\n' > "$CARGO_HOME/.crates.toml"
 echo "  Installing $bin"
 "#,
         log = log.display(),
@@ -258,14 +258,14 @@ echo "  Installing $bin"
     std::fs::write(image.join("cargo"), cargo).unwrap();
     assert!(Command::new("chmod").arg("755").arg(image.join("cargo")).status().unwrap().success());
     let path = format!("{}:/usr/bin:/bin", image.display());
-    let no_tracelint = Command::new("sh").args(["-c", "command -v tracelint"]).env("PATH", &path).status().unwrap();
-    assert!(!no_tracelint.success(), "a tracelint on the image's PATH would hide the job's own install");
+    let no_falseok = Command::new("sh").args(["-c", "command -v falseok"]).env("PATH", &path).status().unwrap();
+    assert!(!no_falseok.success(), "a falseok on the image's PATH would hide the job's own install");
 
     let project = d.join("project");
     std::fs::create_dir_all(project.join("traces")).unwrap();
     let traces = project.join("traces/threads.db");
     std::fs::copy(root().join("sample-traces/peri-postfix.db"), &traces).unwrap();
-    let made = run_in(&project, &["check", "traces/threads.db", "--write-baseline", "tracelint-baseline.json"]);
+    let made = run_in(&project, &["check", "traces/threads.db", "--write-baseline", "falseok-baseline.json"]);
     assert!(made.status.success(), "{}", stderr(&made));
     let pipeline = || {
         let mut sh = format!("export CI_PROJECT_DIR='{}'\ncd \"$CI_PROJECT_DIR\"\n", project.display());
@@ -273,7 +273,7 @@ echo "  Installing $bin"
             let (k, val) = v.split_once(": ").unwrap();
             sh.push_str(&format!("export {k}=\"{val}\"\n"));
         }
-        sh.push_str("export TRACELINT_GIT_URL=https://git.example.invalid/tracelint.git\n");
+        sh.push_str("export FALSEOK_GIT_URL=https://git.example.invalid/falseok.git\n");
         for line in &script {
             sh.push_str(line);
             sh.push('\n');
@@ -305,10 +305,10 @@ echo "  Installing $bin"
     assert_eq!(code, 1);
     assert!(junit.contains("<failure"), "{junit}");
 
-    // Jenkins, with tracelint installed on the agent.
+    // Jenkins, with falseok installed on the agent.
     let agent_bin = d.join("agent-bin");
     std::fs::create_dir(&agent_bin).unwrap();
-    std::os::unix::fs::symlink(BIN, agent_bin.join("tracelint")).unwrap();
+    std::os::unix::fs::symlink(BIN, agent_bin.join("falseok")).unwrap();
     let stage = ci_block("Jenkins", "groovy").join("\n");
     let jenkins = |trace: Option<&str>| -> (String, Option<String>) {
         let ws = tempfile::tempdir().unwrap();
@@ -362,7 +362,7 @@ echo "  Installing $bin"
                 panic!("a Jenkins step this test does not know: {st}");
             }
         }
-        assert!(code.is_some(), "the stage never ran tracelint");
+        assert!(code.is_some(), "the stage never ran falseok");
         (result, None)
     };
     assert_eq!(jenkins(Some("sample-traces/peri-postfix.db")), ("SUCCESS".into(), None));

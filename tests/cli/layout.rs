@@ -83,7 +83,7 @@ fn imports(text: &str) -> BTreeSet<String> {
     for (i, _) in code.match_indices("crate::") {
         let before = code[..i].chars().last();
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-            continue; // `tracelint::crate::`-like or an identifier ending in crate
+            continue; // `falseok::crate::`-like or an identifier ending in crate
         }
         let name: String = code[i + 7..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
         if !name.is_empty() {
@@ -119,7 +119,7 @@ fn modules_import_only_along_the_spine() {
         let rel = file.strip_prefix(&src).unwrap();
         let module = module_of(rel);
         if module == "main" {
-            continue; // the binary uses `tracelint::`, not `crate::`
+            continue; // the binary uses `falseok::`, not `crate::`
         }
         let Some(ok) = allowed.get(module.as_str()) else {
             wrong.push(format!("{}: module `{module}` is not in the layering table", rel.display()));

@@ -1,4 +1,4 @@
-//! The integration tests: one binary, the real `tracelint` run on fixtures
+//! The integration tests: one binary, the real `falseok` run on fixtures
 //! and samples. One module per area; add to an existing one before adding a
 //! new one (a test in `layout` fails if a file here is not listed).
 

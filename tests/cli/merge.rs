@@ -39,7 +39,7 @@ fn merging_per_part_reports_equals_one_scan_of_all_parts() {
         &["sample-traces/peri-postmortem.db", "sample-traces/peri-postfix.db"],
         // Different formats and agents.
         &["sample-traces/crush.db", "sample-traces/opencode.db", "sample-traces/claude-code", "sample-traces/codex"],
-        &["sample-traces/llm.db", "sample-traces/goose.db", "sample-traces/gemini", "sample-traces/tracelint.db"],
+        &["sample-traces/llm.db", "sample-traces/goose.db", "sample-traces/gemini", "sample-traces/falseok.db"],
     ];
     for parts in cases {
         let whole = scan_json(parts, &["--drift-min", "2"]);
@@ -201,16 +201,10 @@ fn the_same_report_twice_is_counted_once_with_a_warning() {
     std::fs::hard_link(d.join("a.json"), d.join("hard.json")).unwrap();
     let once = json(&run_in(d, &["merge", "a.json", "b.json", "--format", "json"]));
     for (args, warning) in [
-        (&["a.json", "a.json", "b.json"][..], "tracelint: warning: a.json: given twice, counted once\n"),
-        (&["a.json", "b.json", "./a.json"], "tracelint: warning: ./a.json: the same report as a.json, counted once\n"),
-        (
-            &["a.json", "b.json", "hard.json"],
-            "tracelint: warning: hard.json: the same report as a.json, counted once\n",
-        ),
-        (
-            &["a.json", "copy.json", "b.json"],
-            "tracelint: warning: copy.json: the same report as a.json, counted once\n",
-        ),
+        (&["a.json", "a.json", "b.json"][..], "falseok: warning: a.json: given twice, counted once\n"),
+        (&["a.json", "b.json", "./a.json"], "falseok: warning: ./a.json: the same report as a.json, counted once\n"),
+        (&["a.json", "b.json", "hard.json"], "falseok: warning: hard.json: the same report as a.json, counted once\n"),
+        (&["a.json", "copy.json", "b.json"], "falseok: warning: copy.json: the same report as a.json, counted once\n"),
     ] {
         let mut cmd = vec!["merge"];
         cmd.extend_from_slice(args);

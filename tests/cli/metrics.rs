@@ -1,11 +1,11 @@
-//! `tracelint metrics`: the exposition text checked by the real `promtool`
+//! `falseok metrics`: the exposition text checked by the real `promtool`
 //! on every shipped sample, its counters against `scan --format json`,
 //! `--out` written whole or not at all, and the shipped Grafana dashboard
 //! and alert rules (docs/grafana, docs/prometheus) naming only metrics the
 //! text has, with the alert rules' own unit tests run by `promtool`.
 //!
 //! `promtool` is Debian's `prometheus` package (`.ci/run` installs it).
-//! Without it these tests fail, unless `TRACELINT_SKIP_PROMTOOL=1` says to
+//! Without it these tests fail, unless `FALSEOK_SKIP_PROMTOOL=1` says to
 //! skip the promtool checks.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,8 +19,8 @@ use crate::util::*;
 /// promtool is a failure, never a silent pass.
 #[allow(clippy::print_stderr)] // the one note a skipped check leaves
 fn promtool() -> Option<PathBuf> {
-    if std::env::var("TRACELINT_SKIP_PROMTOOL").is_ok_and(|v| v == "1") {
-        eprintln!("TRACELINT_SKIP_PROMTOOL=1: the promtool checks of the metrics are skipped");
+    if std::env::var("FALSEOK_SKIP_PROMTOOL").is_ok_and(|v| v == "1") {
+        eprintln!("FALSEOK_SKIP_PROMTOOL=1: the promtool checks of the metrics are skipped");
         return None;
     }
     let found = std::env::var_os("PATH")
@@ -30,7 +30,7 @@ fn promtool() -> Option<PathBuf> {
         Some(p) => Some(p),
         None => panic!(
             "promtool is not installed: .ci/run installs it (apt-get install -y prometheus); \
-             set TRACELINT_SKIP_PROMTOOL=1 to skip the promtool checks"
+             set FALSEOK_SKIP_PROMTOOL=1 to skip the promtool checks"
         ),
     }
 }
@@ -87,11 +87,11 @@ fn names(text: &str) -> BTreeSet<String> {
 /// hidden and flagged errors, guard-blind streaks, sessions.
 fn assert_adds_up(what: &str, text: &str, report: &serde_json::Value) {
     let (calls, flagged, hidden) = totals(report);
-    assert_eq!(sum(text, "tracelint_tool_calls_total", ""), calls, "{what}: calls");
-    assert_eq!(sum(text, "tracelint_tool_errors_total", "signal=\"hidden\""), hidden, "{what}: hidden");
-    assert_eq!(sum(text, "tracelint_tool_errors_total", "signal=\"flagged\""), flagged, "{what}: flagged");
+    assert_eq!(sum(text, "falseok_tool_calls_total", ""), calls, "{what}: calls");
+    assert_eq!(sum(text, "falseok_tool_errors_total", "signal=\"hidden\""), hidden, "{what}: hidden");
+    assert_eq!(sum(text, "falseok_tool_errors_total", "signal=\"flagged\""), flagged, "{what}: flagged");
     assert_eq!(
-        sum(text, "tracelint_tool_errors_total", ""),
+        sum(text, "falseok_tool_errors_total", ""),
         report["totals"]["errors"].as_u64().unwrap(),
         "{what}: the two signals partition the errors"
     );
@@ -101,11 +101,11 @@ fn assert_adds_up(what: &str, text: &str, report: &serde_json::Value) {
         .iter()
         .map(|r| r["hidden_at_or_above_threshold"].as_u64().unwrap())
         .sum();
-    assert_eq!(sum(text, "tracelint_guard_blind_streaks_total", ""), blind, "{what}: guard-blind streaks");
+    assert_eq!(sum(text, "falseok_guard_blind_streaks_total", ""), blind, "{what}: guard-blind streaks");
     let findings = report["findings"].as_array().unwrap().iter().filter(|f| f["rule"] == "guard-blind-streak").count();
     assert_eq!(blind, findings as u64, "{what}: one guard-blind-streak finding per streak");
     assert_eq!(
-        sum(text, "tracelint_sessions_total", ""),
+        sum(text, "falseok_sessions_total", ""),
         report["totals"]["sessions"].as_u64().unwrap(),
         "{what}: sessions"
     );
@@ -126,7 +126,7 @@ fn every_sample_passes_promtool_and_adds_up_to_scan() {
     let all: Vec<&str> = SAMPLES.to_vec();
     let text = metrics_text(&all);
     assert_adds_up("all samples", &text, &scan_json(&all, &[]));
-    let agents: BTreeSet<String> = family(&text, "tracelint_sessions_total").into_keys().collect();
+    let agents: BTreeSet<String> = family(&text, "falseok_sessions_total").into_keys().collect();
     assert!(agents.len() >= 20, "{agents:?}");
     if let Some(p) = &promtool {
         let (ok, said) = check_metrics(p, &text);
@@ -141,11 +141,11 @@ fn promtool_complains_about_broken_text() {
     let Some(p) = promtool() else { return };
     let good = metrics_text(&["sample-traces/crush.db"]);
     assert!(check_metrics(&p, &good).0);
-    let renamed = good.replace("tracelint_tool_calls_total", "tracelint_tool_calls");
+    let renamed = good.replace("falseok_tool_calls_total", "falseok_tool_calls");
     let (ok, said) = check_metrics(&p, &renamed);
     assert!(!ok && said.contains("_total"), "{said}");
     let no_help: String =
-        good.lines().filter(|l| !l.starts_with("# HELP tracelint_sources ")).map(|l| format!("{l}\n")).collect();
+        good.lines().filter(|l| !l.starts_with("# HELP falseok_sources ")).map(|l| format!("{l}\n")).collect();
     let (ok, said) = check_metrics(&p, &no_help);
     assert!(!ok && said.contains("no help text"), "{said}");
     // A label value left unescaped breaks the text.
@@ -156,12 +156,12 @@ fn promtool_complains_about_broken_text() {
 #[test]
 fn the_peri_sample_in_numbers() {
     let text = metrics_text(&["sample-traces/peri-postmortem.db"]);
-    let errors = family(&text, "tracelint_tool_errors_total");
+    let errors = family(&text, "falseok_tool_errors_total");
     let key = "agent=\"peri\",category=\"stale-edit-match\",signal=\"hidden\",tool=\"Edit\"";
     assert_eq!(errors.get(key), Some(&132.0), "{text}");
-    assert_eq!(sum(&text, "tracelint_tool_errors_total", "tool=\"Agent\",signal=\"hidden\""), 0);
-    assert_eq!(sum(&text, "tracelint_tool_errors_total", "signal=\"hidden\",tool=\"Agent\""), 45);
-    assert_eq!(family(&text, "tracelint_tool_calls_total").get("agent=\"peri\",tool=\"Edit\""), Some(&6233.0));
+    assert_eq!(sum(&text, "falseok_tool_errors_total", "tool=\"Agent\",signal=\"hidden\""), 0);
+    assert_eq!(sum(&text, "falseok_tool_errors_total", "signal=\"hidden\",tool=\"Agent\""), 45);
+    assert_eq!(family(&text, "falseok_tool_calls_total").get("agent=\"peri\",tool=\"Edit\""), Some(&6233.0));
     // No session or call ids: the labels are agent, category, signal, tool
     // and the build's.
     for l in text.lines().filter(|l| !l.starts_with('#')) {
@@ -176,7 +176,7 @@ fn the_peri_sample_in_numbers() {
     }
     // The same input, the same text but for the scan's time.
     let again = metrics_text(&["sample-traces/peri-postmortem.db"]);
-    let strip = |t: &str| t.lines().filter(|l| !l.starts_with("tracelint_last_scan")).collect::<Vec<_>>().join("\n");
+    let strip = |t: &str| t.lines().filter(|l| !l.starts_with("falseok_last_scan")).collect::<Vec<_>>().join("\n");
     assert_eq!(strip(&text), strip(&again));
 }
 
@@ -185,26 +185,26 @@ fn out_writes_the_file_whole_and_a_bad_path_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let crush = root().join("sample-traces/crush.db");
     let crush = crush.to_str().unwrap();
-    let out = run_in(dir.path(), &["metrics", crush, "--out", "tracelint.prom"]);
+    let out = run_in(dir.path(), &["metrics", crush, "--out", "falseok.prom"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
-    let written = std::fs::read_to_string(dir.path().join("tracelint.prom")).unwrap();
-    assert!(written.starts_with("# HELP tracelint_build_info "), "{written}");
-    assert!(written.contains("tracelint_tool_calls_total{"));
-    assert_eq!(listing(dir.path()), vec!["tracelint.prom"], "no temporary file left");
+    let written = std::fs::read_to_string(dir.path().join("falseok.prom")).unwrap();
+    assert!(written.starts_with("# HELP falseok_build_info "), "{written}");
+    assert!(written.contains("falseok_tool_calls_total{"));
+    assert_eq!(listing(dir.path()), vec!["falseok.prom"], "no temporary file left");
     // A bad PATH: one line, exit 2, and the old file stays as it was.
-    let out = run_in(dir.path(), &["metrics", "missing.db", "--out", "tracelint.prom"]);
+    let out = run_in(dir.path(), &["metrics", "missing.db", "--out", "falseok.prom"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("missing.db"), "{err}");
-    assert_eq!(std::fs::read_to_string(dir.path().join("tracelint.prom")).unwrap(), written);
-    assert_eq!(listing(dir.path()), vec!["tracelint.prom"]);
+    assert_eq!(std::fs::read_to_string(dir.path().join("falseok.prom")).unwrap(), written);
+    assert_eq!(listing(dir.path()), vec!["falseok.prom"]);
     // A bad PATH without an old file: nothing is created.
     let out = run_in(dir.path(), &["metrics", "missing.db", "--out", "new.prom"]);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(listing(dir.path()), vec!["tracelint.prom"]);
-    // A file that is not tracelint's is not replaced without --force.
+    assert_eq!(listing(dir.path()), vec!["falseok.prom"]);
+    // A file that is not falseok's is not replaced without --force.
     std::fs::write(dir.path().join("other.prom"), "node_thing 1\n").unwrap();
     let out = run_in(dir.path(), &["metrics", crush, "--out", "other.prom"]);
     assert_eq!(out.status.code(), Some(2));
@@ -213,7 +213,7 @@ fn out_writes_the_file_whole_and_a_bad_path_writes_nothing() {
     let out = run_in(dir.path(), &["metrics", crush, "--out", "other.prom", "--force"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // A folder that does not exist is named, and not made.
-    let out = run_in(dir.path(), &["metrics", crush, "--out", "nowhere/tracelint.prom"]);
+    let out = run_in(dir.path(), &["metrics", crush, "--out", "nowhere/falseok.prom"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("nowhere"), "{}", stderr(&out));
     assert!(!dir.path().join("nowhere").exists());
@@ -221,14 +221,14 @@ fn out_writes_the_file_whole_and_a_bad_path_writes_nothing() {
     let copy = dir.path().join("traces");
     std::fs::create_dir(&copy).unwrap();
     std::fs::copy(root().join("sample-traces/crush.db"), copy.join("crush.db")).unwrap();
-    let out = run_in(dir.path(), &["metrics", "traces", "--out", "traces/tracelint.prom"]);
+    let out = run_in(dir.path(), &["metrics", "traces", "--out", "traces/falseok.prom"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(listing(&copy), vec!["crush.db"]);
 }
 
 /// The metric names a PromQL expression uses.
 fn metric_names(expr: &str) -> BTreeSet<String> {
-    let re = regex::Regex::new(r"\btracelint_[a-z_]+").unwrap();
+    let re = regex::Regex::new(r"\bfalseok_[a-z_]+").unwrap();
     re.find_iter(expr).map(|m| m.as_str().to_string()).collect()
 }
 
@@ -237,7 +237,7 @@ fn the_dashboard_and_the_alert_rules_name_only_emitted_metrics() {
     let emitted = names(&metrics_text(&["sample-traces/peri-postmortem.db"]));
     assert!(emitted.len() >= 10, "{emitted:?}");
     let dashboard: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root().join("docs/grafana/tracelint-dashboard.json")).unwrap())
+        serde_json::from_str(&std::fs::read_to_string(root().join("docs/grafana/falseok-dashboard.json")).unwrap())
             .unwrap();
     let panels = dashboard["panels"].as_array().unwrap();
     let mut used = BTreeSet::new();
@@ -249,7 +249,7 @@ fn the_dashboard_and_the_alert_rules_name_only_emitted_metrics() {
             let names = metric_names(expr);
             assert!(!names.is_empty(), "{}: {expr}", panel["title"]);
             for n in &names {
-                assert!(emitted.contains(n), "panel {}: {n} is not a metric tracelint emits", panel["title"]);
+                assert!(emitted.contains(n), "panel {}: {n} is not a metric falseok emits", panel["title"]);
             }
             used.extend(names);
         }
@@ -257,17 +257,17 @@ fn the_dashboard_and_the_alert_rules_name_only_emitted_metrics() {
     // What the brief asks a dashboard to show.
     let exprs: Vec<&str> =
         panels.iter().flat_map(|p| p["targets"].as_array().unwrap()).map(|t| t["expr"].as_str().unwrap()).collect();
-    assert!(exprs.iter().any(|e| e.contains("signal=\"hidden\"") && e.contains("tracelint_tool_calls_total")));
+    assert!(exprs.iter().any(|e| e.contains("signal=\"hidden\"") && e.contains("falseok_tool_calls_total")));
     assert!(exprs.iter().any(|e| e.contains("by (category")));
-    for needed in ["tracelint_guard_blind_streaks_total", "tracelint_last_scan_timestamp_seconds"] {
+    for needed in ["falseok_guard_blind_streaks_total", "falseok_last_scan_timestamp_seconds"] {
         assert!(used.contains(needed), "no panel shows {needed}");
     }
-    let rules = std::fs::read_to_string(root().join("docs/prometheus/tracelint-alerts.yml")).unwrap();
+    let rules = std::fs::read_to_string(root().join("docs/prometheus/falseok-alerts.yml")).unwrap();
     let in_rules = metric_names(&rules);
-    assert!(in_rules.contains("tracelint_guard_blind_streaks_total"), "{in_rules:?}");
+    assert!(in_rules.contains("falseok_guard_blind_streaks_total"), "{in_rules:?}");
     for n in &in_rules {
         // The rules' texts may name the threshold gauge; it is emitted too.
-        assert!(emitted.contains(n), "the alert rules name {n}, which tracelint does not emit");
+        assert!(emitted.contains(n), "the alert rules name {n}, which falseok does not emit");
     }
 }
 
@@ -275,7 +275,7 @@ fn the_dashboard_and_the_alert_rules_name_only_emitted_metrics() {
 fn promtool_checks_and_tests_the_alert_rules() {
     let Some(p) = promtool() else { return };
     let dir = root().join("docs/prometheus");
-    for args in [&["check", "rules", "tracelint-alerts.yml"][..], &["test", "rules", "tracelint-alerts.test.yml"]] {
+    for args in [&["check", "rules", "falseok-alerts.yml"][..], &["test", "rules", "falseok-alerts.test.yml"]] {
         let out = Command::new(&p).args(args).current_dir(&dir).output().unwrap();
         let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         assert!(out.status.success(), "promtool {args:?}: {said}");

@@ -9,7 +9,7 @@ const PERI: &str = "sample-traces/peri-postmortem.db";
 #[test]
 fn the_sample_reads_like_the_founding_postmortem() {
     let out = stdout(&run_in(root(), &["scan", PERI]));
-    // The founding postmortem's sentence, with the classes tracelint names:
+    // The founding postmortem's sentence, with the classes falseok names:
     // the one call without `prompt` is a missing argument too (the
     // postmortem counted it a system fault), so 42 rather than 41.
     assert!(
@@ -43,10 +43,10 @@ fn classes_add_up_to_errors() {
     }
 }
 
-/// A tracelint database whose times are chosen so the cost can be worked
+/// A falseok database whose times are chosen so the cost can be worked
 /// out by hand (seconds after 10:00:00).
 const TIMED: &str = "
-INSERT INTO sessions (id, agent, started_at) VALUES ('s1', 'tracelint', '2026-06-01T10:00:00Z');
+INSERT INTO sessions (id, agent, started_at) VALUES ('s1', 'falseok', '2026-06-01T10:00:00Z');
 INSERT INTO calls (session_id, id, seq, tool, input, called_at) VALUES
   ('s1', 'a', 1, 'Bash', '{\"command\":\"cargoo build\"}', '2026-06-01T10:00:00Z'),
   ('s1', 'b', 2, 'Read', '{\"file_path\":\"/x\"}',        '2026-06-01T10:00:04Z'),
@@ -134,7 +134,7 @@ fn sessions_grade_the_sample_worst_first() {
     // `show` is the next step from a row: the table names it, and it runs.
     let table = stdout(&run_in(root(), &["sessions", PERI, "--limit", "3"]));
     assert!(table.contains("3 of 260 sessions shown, worst first"), "{table}");
-    let next = table.lines().find_map(|l| l.strip_prefix("Next: tracelint ")).expect("a next step").to_string();
+    let next = table.lines().find_map(|l| l.strip_prefix("Next: falseok ")).expect("a next step").to_string();
     let args: Vec<&str> = next.split(' ').collect();
     let shown = run_in(root(), &args);
     assert!(shown.status.success(), "{}", stderr(&shown));
@@ -173,7 +173,7 @@ fn the_documented_classes_are_the_code() {
         }
     }
     let code: std::collections::BTreeMap<String, String> =
-        tracelint::rules::Category::all().map(|c| (c.as_str().to_string(), c.class().as_str().to_string())).collect();
+        falseok::rules::Category::all().map(|c| (c.as_str().to_string(), c.class().as_str().to_string())).collect();
     assert_eq!(documented, code);
 }
 

@@ -1,13 +1,13 @@
 //! Failure shapes of real agent traces (issue 12), each distilled into a
 //! minimal case written here (no recorded trace is copied), run through the
-//! real binary: `tracelint export` prints one judged call per row.
+//! real binary: `falseok export` prints one judged call per row.
 
 use std::path::Path;
 
 use crate::util::{db_from_sql, json as json_of, run_in, stderr, stdout, tool, totals};
 use serde_json::{Value, json};
 
-/// The judged rows of `tracelint export PATH`, by call id.
+/// The judged rows of `falseok export PATH`, by call id.
 fn export(dir: &Path, path: &Path) -> std::collections::BTreeMap<String, Value> {
     let out = run_in(dir, &["export", path.to_str().unwrap()]);
     assert!(out.status.success(), "export failed: {}", stderr(&out));
@@ -332,8 +332,8 @@ fn custom_tools_of_a_framework_are_judged_by_what_they_say() {
            input TEXT, called_at TEXT, PRIMARY KEY (session_id, id));
          CREATE TABLE results (session_id TEXT NOT NULL, call_id TEXT NOT NULL, text TEXT NOT NULL DEFAULT '',
            is_error INTEGER, exit_code INTEGER, returned_at TEXT, PRIMARY KEY (session_id, call_id));
-         CREATE TABLE tracelint_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-         INSERT INTO tracelint_meta VALUES ('schema_version', '1');
+         CREATE TABLE falseok_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+         INSERT INTO falseok_meta VALUES ('schema_version', '1');
          INSERT INTO sessions VALUES ('s1', NULL, 'langgraph', NULL, '2026-06-01T10:00:00Z');\n",
     );
     for (k, (tool, input, text, exit, _)) in cases.iter().enumerate() {

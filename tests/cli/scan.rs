@@ -181,9 +181,9 @@ fn default_location() {
     };
     let out = bin().arg("scan").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    // The places are many: the message points to `tracelint formats`, which lists them.
+    // The places are many: the message points to `falseok formats`, which lists them.
     assert!(stderr(&out).contains("no traces found at the default locations"), "{}", stderr(&out));
-    assert!(stderr(&out).contains("`tracelint formats`"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("`falseok formats`"), "{}", stderr(&out));
     let peri = home.path().join(".peri/threads");
     std::fs::create_dir_all(&peri).unwrap();
     db_from_sql(&peri, "threads.db", &fixture_sql("peri_small.sql"));

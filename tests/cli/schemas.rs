@@ -139,7 +139,7 @@ fn bad_schema_files_exit_2() {
 }
 
 /// Issue 22, F13 (`repro_schemas_escape.sh`): parameter names a trace
-/// stores in its tool schemas reach `tracelint schemas` sanitized.
+/// stores in its tool schemas reach `falseok schemas` sanitized.
 #[test]
 fn stored_parameter_names_are_sanitized() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! A gate you can trust: no silent pass on an empty window, names that must
 //! exist, exit codes that do not depend on the reader, one guard for every
-//! file tracelint writes, and `scan` never saying that a check failed.
+//! file falseok writes, and `scan` never saying that a check failed.
 
 use std::io::Read;
 use std::path::Path;
@@ -120,7 +120,7 @@ fn outputs_never_land_on_an_input_or_a_foreign_file() {
     let (code, err) = check(d, &["scan", "threads.db", "--summary", "summary.md"]);
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(d.join("summary.md")).unwrap();
-    assert!(text.starts_with("# before\n") && text.contains("# tracelint postmortem"));
+    assert!(text.starts_with("# before\n") && text.contains("# falseok postmortem"));
 }
 
 #[test]
@@ -130,11 +130,11 @@ fn scan_reports_and_only_check_judges() {
         let out = run_in(dir.path(), &["scan", "threads.db", "--format", format]);
         assert_eq!(out.status.code(), Some(0));
         let text = stdout(&out);
-        assert!(!text.contains("check failed") && !text.contains("tracelint check"), "scan --format {format}:\n{text}");
+        assert!(!text.contains("check failed") && !text.contains("falseok check"), "scan --format {format}:\n{text}");
     }
     let out = run_in(dir.path(), &["check", "threads.db", "--format", "github"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).starts_with("::error title=tracelint check::tracelint check failed"));
+    assert!(stdout(&out).starts_with("::error title=falseok check::falseok check failed"));
 }
 
 /// Run `args` in a pseudo-terminal of `cols` columns (util-linux `script`)
@@ -176,15 +176,15 @@ fn scan_on_a_terminal_ends_with_the_next_commands() {
         tail,
         [
             "Next: the hidden errors, call by call:",
-            &format!("  tracelint examples {crush}"),
+            &format!("  falseok examples {crush}"),
             "and the session with the most of them (2):",
-            &format!("  tracelint show 5f0c6c2e-8d7a-4b8e-9a51-2b1e7f3c9d10 {crush}"),
+            &format!("  falseok show 5f0c6c2e-8d7a-4b8e-9a51-2b1e7f3c9d10 {crush}"),
         ],
         "{shown}"
     );
     // Each runs as printed, and shows what it says.
     for line in &tail[1..] {
-        if let Some(cmd) = line.trim().strip_prefix("tracelint ") {
+        if let Some(cmd) = line.trim().strip_prefix("falseok ") {
             let args: Vec<&str> = cmd.split(' ').collect();
             let out = run_in(Path::new("."), &args);
             assert!(out.status.success(), "{cmd}: {}", stderr(&out));
@@ -194,7 +194,7 @@ fn scan_on_a_terminal_ends_with_the_next_commands() {
     // Nothing hidden: the errors, and no session line.
     let postfix = sample("peri-postfix.db");
     let shown = terminal_shows(&format!("{BIN} scan {postfix}"));
-    assert!(shown.ends_with(&format!("Next: the errors, call by call:\n  tracelint examples {postfix}\n")), "{shown}");
+    assert!(shown.ends_with(&format!("Next: the errors, call by call:\n  falseok examples {postfix}\n")), "{shown}");
     // Not in a pipe, a file, or another format, not after check.
     for cmd in [
         format!("{BIN} scan {crush} | cat"),
@@ -239,7 +239,7 @@ fn the_transcript_import_has_a_labelled_progress_bar() {
     }
     let big = big.display().to_string();
     for cmd in ["scan", "examples"] {
-        let shell = format!("stty rows 40 cols 120; TRACELINT_PROGRESS_AFTER_MS=0 {BIN} {cmd} {big} >/dev/null");
+        let shell = format!("stty rows 40 cols 120; FALSEOK_PROGRESS_AFTER_MS=0 {BIN} {cmd} {big} >/dev/null");
         let out = Command::new("script").args(["-qec", &shell, "/dev/null"]).env_remove("COLUMNS").output().unwrap();
         let shown = String::from_utf8_lossy(&out.stdout).into_owned();
         let label = format!("importing {big} [");
@@ -266,7 +266,7 @@ fn tables_fit_an_80_column_terminal_and_piped_output_is_not_cut() {
     ));
 }
 
-/// `tracelint ARGS` with `COLUMNS=cols` (its stdout piped): what it printed.
+/// `falseok ARGS` with `COLUMNS=cols` (its stdout piped): what it printed.
 fn at_columns(cols: u16, args: &[&str]) -> String {
     let out = Command::new(BIN).args(args).current_dir(root()).env("COLUMNS", cols.to_string()).output().unwrap();
     assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}: {}", stderr(&out));
@@ -353,7 +353,7 @@ fn claude_copy(dir: &Path) -> std::path::PathBuf {
     cc.join("-home-u-proj/1f0e5c3a-7b2d-4e8f-9a10-2c3d4e5f6a7b.jsonl")
 }
 
-/// `tracelint ARGS` in `dir` with `HOME` = `home`: exit code and stderr.
+/// `falseok ARGS` in `dir` with `HOME` = `home`: exit code and stderr.
 fn run_home(dir: &Path, home: &Path, args: &[&str]) -> (i32, String) {
     let out = Command::new(BIN).args(args).current_dir(dir).env("HOME", home).output().unwrap();
     (out.status.code().unwrap(), stderr(&out))
@@ -378,7 +378,7 @@ fn assert_refused(dir: &Path, home: &Path, args: &[&str], output: &str, why: &st
     let (code, err) = run_home(dir, home, args);
     assert_eq!(code, 2, "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    assert!(err.starts_with(&format!("tracelint: error: {output}: ")), "{args:?}: {err}");
+    assert!(err.starts_with(&format!("falseok: error: {output}: ")), "{args:?}: {err}");
     assert!(err.contains(why), "{args:?}: expected {why:?} in {err}");
     assert!(contents(dir) == before, "{args:?}: files changed");
 }
@@ -463,18 +463,18 @@ fn outputs_never_land_in_a_default_trace_location() {
         let out = args[args.len() - 1];
         let (code, err) = run_home(d, home.path(), args);
         assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.starts_with(&format!("tracelint: error: {out}: is inside ")), "{args:?}: {err}");
+        assert!(err.starts_with(&format!("falseok: error: {out}: is inside ")), "{args:?}: {err}");
         assert!(err.contains("a default trace location") || err.contains("a trace given as input"), "{err}");
         assert_eq!(std::fs::read(&t).unwrap(), before, "{args:?}");
         assert!(!Path::new(new).exists(), "{args:?}");
     }
 }
 
-/// An existing file that tracelint did not write is replaced only with
+/// An existing file that falseok did not write is replaced only with
 /// --force; its own exports and baselines are replaced; a summary is
 /// appended to text (F15).
 #[test]
-fn only_files_tracelint_wrote_are_replaced_unless_forced() {
+fn only_files_falseok_wrote_are_replaced_unless_forced() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let home = tempfile::tempdir().unwrap();
@@ -487,7 +487,7 @@ fn only_files_tracelint_wrote_are_replaced_unless_forced() {
         home.path(),
         &["check", &crush, "--write-baseline", "notes.json"],
         "notes.json",
-        "is not a tracelint baseline",
+        "is not a falseok baseline",
     );
     std::fs::create_dir_all(d.join("parts/date=2025-09-01")).unwrap();
     std::fs::write(d.join("parts/date=2025-09-01/part-00000.ndjson"), "mine\n").unwrap();
@@ -506,7 +506,7 @@ fn only_files_tracelint_wrote_are_replaced_unless_forced() {
         assert_eq!(code, 0, "{args:?}: {err}");
     }
     assert!(std::fs::read_to_string(d.join("notes.txt")).unwrap().starts_with("{\"source\":"));
-    assert!(std::fs::read_to_string(d.join("notes.json")).unwrap().contains("\"tracelint_baseline\""));
+    assert!(std::fs::read_to_string(d.join("notes.json")).unwrap().contains("\"falseok_baseline\""));
     assert_eq!(listing(d), ["notes.json", "notes.txt", "parts"], "no temporary file left");
 }
 
@@ -563,9 +563,9 @@ fn the_summary_and_the_verdict_are_written_whatever_the_reader_does() {
             child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
             assert_eq!(wait_bounded(&mut child).code(), Some(1), "{format}: {err}");
             let text = std::fs::read_to_string(&summary).unwrap_or_default();
-            assert!(text.contains("# tracelint postmortem"), "{format}, read {reads}: summary not written");
+            assert!(text.contains("# falseok postmortem"), "{format}, read {reads}: summary not written");
             // After a table the sentence is on stdout, or on stderr when stdout was gone.
-            let said = err.contains("tracelint check failed");
+            let said = err.contains("falseok check failed");
             assert!(said || format == "table", "{format}, read {reads}: no verdict on stderr: {err}");
         }
     }
@@ -583,7 +583,7 @@ fn a_long_summary_is_cut_at_a_line_boundary() {
         "many.db",
         &format!(
             "{schema}
-             INSERT INTO sessions (id, agent) VALUES ('s', 'tracelint');
+             INSERT INTO sessions (id, agent) VALUES ('s', 'falseok');
              WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999)
              INSERT INTO calls (session_id, id, seq, tool, input) SELECT 's', 'c' || i, i + 1, printf('工具%05dツール', i), '{{}}' FROM n;
              WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999)

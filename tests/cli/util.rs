@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_tracelint");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_falseok");
 
 pub(crate) fn fixture_sql(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
@@ -20,7 +20,7 @@ pub(crate) fn db_from_sql(dir: &Path, file: &str, sql: &str) -> PathBuf {
     path
 }
 
-/// Run tracelint in `dir` with `args` and no colour- or width-related
+/// Run falseok in `dir` with `args` and no colour- or width-related
 /// environment (`COLUMNS` fits the output even in a pipe).
 pub(crate) fn run_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(BIN).args(args).current_dir(dir).env_remove("NO_COLOR").env_remove("COLUMNS").output().unwrap()
@@ -35,7 +35,7 @@ pub(crate) fn stderr(o: &Output) -> String {
 }
 
 pub(crate) fn json(o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "tracelint failed: {}", stderr(o));
+    assert!(o.status.success(), "falseok failed: {}", stderr(o));
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", stdout(o)))
 }
 
@@ -111,7 +111,7 @@ pub(crate) fn tool<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::
     v["tools"].as_array().unwrap().iter().find(|t| t["tool"] == name).unwrap_or_else(|| panic!("no tool {name}"))
 }
 
-/// The JSON report of `tracelint scan PATHS… --format json EXTRA…`, which
+/// The JSON report of `falseok scan PATHS… --format json EXTRA…`, which
 /// must exit 0 or 1.
 pub(crate) fn scan_json(paths: &[&str], extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["scan"];
@@ -159,7 +159,7 @@ pub(crate) fn finding_messages<'a>(v: &'a serde_json::Value, rule: &str) -> Vec<
         .collect()
 }
 
-/// A format of the registry (`tracelint::formats()`) and the sample it
+/// A format of the registry (`falseok::formats()`) and the sample it
 /// carries (`FormatInfo::sample`).
 pub(crate) struct Sample {
     /// The format's name (`--source-format`, `sources[].format`).
@@ -175,8 +175,8 @@ pub(crate) struct Sample {
 /// Every format's sample, in registry order. A new format brings its sample
 /// here by its `FormatInfo`, with no test file to edit.
 pub(crate) static REGISTRY: std::sync::LazyLock<Vec<Sample>> = std::sync::LazyLock::new(|| {
-    let opt_in: Vec<&str> = tracelint::opt_in_formats().collect();
-    tracelint::formats()
+    let opt_in: Vec<&str> = falseok::opt_in_formats().collect();
+    falseok::formats()
         .map(|f| {
             let stem = f.sample.rsplit_once('.').map_or(f.sample, |(stem, _)| stem);
             Sample {
@@ -228,7 +228,7 @@ pub(crate) fn padded_small_sql(rows: u32, blob: u32) -> String {
     sql
 }
 
-/// Run tracelint in `dir` with `args`, `TMPDIR` set to `tmp`, and a minute
+/// Run falseok in `dir` with `args`, `TMPDIR` set to `tmp`, and a minute
 /// to finish: a run still going after that is a hang, killed and failed.
 pub(crate) fn run_bounded(dir: &Path, tmp: &Path, args: &[&std::ffi::OsStr]) -> Output {
     use std::time::Duration;
@@ -331,7 +331,7 @@ pub(crate) fn wait_bounded(child: &mut std::process::Child) -> std::process::Exi
     }
 }
 
-/// The scratch folder a running tracelint made in `tmp`, once its database
+/// The scratch folder a running falseok made in `tmp`, once its database
 /// exists; `None` if `child` ended first.
 pub(crate) fn scratch_of(child: &mut std::process::Child, tmp: &Path) -> Option<PathBuf> {
     use std::time::{Duration, Instant};
@@ -343,7 +343,7 @@ pub(crate) fn scratch_of(child: &mut std::process::Child, tmp: &Path) -> Option<
         let found = std::fs::read_dir(tmp)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("tracelint-scratch-"));
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("falseok-scratch-"));
         if let Some(dir) = found.filter(|d| d.join("transcripts.db").exists()) {
             return Some(dir);
         }

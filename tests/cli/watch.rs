@@ -1,4 +1,4 @@
-//! `tracelint watch`: the events agree with scan, arrive within a second of
+//! `falseok watch`: the events agree with scan, arrive within a second of
 //! the write, once each across rewrites, with stores appearing, rotating
 //! and going away, a writer holding a transaction, signals and --exec.
 
@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::util::*;
 
-/// A running `tracelint watch`: its stdout lines as they come (with when
+/// A running `falseok watch`: its stdout lines as they come (with when
 /// they came), its stderr so far.
 struct Watching {
     child: Child,
@@ -475,10 +475,10 @@ fn http_get(addr: &str, path: &str) -> (String, String) {
     (head.to_string(), body.to_string())
 }
 
-/// The sum of `tracelint_tool_errors_total` with signal="hidden".
+/// The sum of `falseok_tool_errors_total` with signal="hidden".
 fn hidden_total(body: &str) -> f64 {
     body.lines()
-        .filter(|l| l.starts_with("tracelint_tool_errors_total{") && l.contains("signal=\"hidden\""))
+        .filter(|l| l.starts_with("falseok_tool_errors_total{") && l.contains("signal=\"hidden\""))
         .map(|l| l.rsplit(' ').next().unwrap().parse::<f64>().unwrap())
         .sum()
 }
@@ -498,20 +498,20 @@ fn listen_serves_metrics_that_follow_the_events() {
     assert!(head.starts_with("HTTP/1.1 200") && head.contains("text/plain; version=0.0.4"), "{head}");
     let (_, _, hidden) = totals(&scan_json(&[folder.to_str().unwrap()], &[]));
     assert_eq!(hidden_total(&body), hidden as f64, "{body}");
-    assert!(body.contains("tracelint_tool_calls_total{agent=\"claude-code\""), "{body}");
+    assert!(body.contains("falseok_tool_calls_total{agent=\"claude-code\""), "{body}");
     append(&file, &claude_hidden(1));
     w.next(Duration::from_secs(5)).expect("the event");
     let (_, after) = http_get(&addr, "/metrics");
     assert_eq!(hidden_total(&after), hidden as f64 + 1.0, "{after}");
-    // The scrape passes promtool, as `tracelint metrics` does (tests/cli/metrics.rs).
-    if std::env::var("TRACELINT_SKIP_PROMTOOL").as_deref() != Ok("1") {
+    // The scrape passes promtool, as `falseok metrics` does (tests/cli/metrics.rs).
+    if std::env::var("FALSEOK_SKIP_PROMTOOL").as_deref() != Ok("1") {
         let mut check = Command::new("promtool")
             .args(["check", "metrics"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("promtool (Debian's prometheus package); TRACELINT_SKIP_PROMTOOL=1 skips this check");
+            .expect("promtool (Debian's prometheus package); FALSEOK_SKIP_PROMTOOL=1 skips this check");
         check.stdin.take().unwrap().write_all(after.as_bytes()).unwrap();
         let said = check.wait_with_output().unwrap();
         assert!(

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """A real engine reads the export: DuckDB (its Python package) loads the
 NDJSON and the Parquet export of every sample, plain and partitioned, and its
-counts of rows, hidden and flagged errors must equal `tracelint scan --format
+counts of rows, hidden and flagged errors must equal `falseok scan --format
 json` totals. Then every ```sql duckdb block of docs/export.md runs over the
 partitioned Parquet export of each sample and its numbers are checked against
 the same scan report, so a recipe that stops working fails CI.
 
-Usage: duckdb_check.py TRACELINT_BINARY   (scripts/duckdb-check.sh builds it
+Usage: duckdb_check.py FALSEOK_BINARY   (scripts/duckdb-check.sh builds it
 and installs DuckDB). Prints one line per failed check and closes with
 "N passed, N failed"; exits 1 on any failure.
 """
@@ -54,10 +54,10 @@ class Checks:
             print(f"ok   {name}")
 
 
-def tracelint(binary, *args, stdout=None):
+def falseok(binary, *args, stdout=None):
     out = subprocess.run([binary, *args], cwd=ROOT, stdout=stdout or subprocess.PIPE, stderr=subprocess.PIPE)
     if out.returncode != 0:
-        raise RuntimeError(f"tracelint {' '.join(args)} exited {out.returncode}: {out.stderr.decode()}")
+        raise RuntimeError(f"falseok {' '.join(args)} exited {out.returncode}: {out.stderr.decode()}")
     return out.stdout
 
 
@@ -186,14 +186,14 @@ def main():
         for sample in SAMPLES:
             work = Path(tmp) / sample.replace("/", "_")
             work.mkdir()
-            report = json.loads(tracelint(binary, "scan", sample, "--format", "json"))
+            report = json.loads(falseok(binary, "scan", sample, "--format", "json"))
             t = report["totals"]
             ndjson = work / "calls.ndjson"
             with open(ndjson, "wb") as f:
-                tracelint(binary, "export", sample, stdout=f)
-            tracelint(binary, "export", sample, "--format", "parquet", "--out", str(work / "calls.parquet"))
-            tracelint(binary, "export", sample, "--format", "parquet", "--out", str(work / "calls"), "--partition")
-            tracelint(binary, "export", sample, "--out", str(work / "calls-ndjson"), "--partition")
+                falseok(binary, "export", sample, stdout=f)
+            falseok(binary, "export", sample, "--format", "parquet", "--out", str(work / "calls.parquet"))
+            falseok(binary, "export", sample, "--format", "parquet", "--out", str(work / "calls"), "--partition")
+            falseok(binary, "export", sample, "--out", str(work / "calls-ndjson"), "--partition")
             con = duckdb.connect()
             relations = {
                 "ndjson": f"read_ndjson('{ndjson}')",

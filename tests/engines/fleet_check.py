@@ -2,7 +2,7 @@
 """The fleet path on real engines: Spark (pyspark, local mode) and ClickHouse
 (chDB, the ClickHouse engine in-process) read the Parquet export of every
 sample, plain and partitioned, and their counts of rows, hidden and flagged
-errors must equal `tracelint scan --format json` totals. Then every
+errors must equal `falseok scan --format json` totals. Then every
 ```sql clickhouse and ```python spark block of docs/export.md runs over the
 partitioned export and its numbers are checked against the same scan report,
 so a recipe that stops working fails CI. Every sample is one machine of a
@@ -12,7 +12,7 @@ exports from several machines; the continue sample's calls have no time, so
 add up to one `scan` of every sample.
 
 Usage:
-  fleet_check.py TRACELINT_BINARY
+  fleet_check.py FALSEOK_BINARY
       export every sample and check it (scripts/fleet-check.sh builds the
       binary and installs pyspark and chdb);
   fleet_check.py --dataset DIR SCAN_JSON
@@ -55,7 +55,7 @@ DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 CLICKHOUSE_FILES = "file('calls/*/*.parquet', Parquet)"
 SPARK_READ = 'spark.read.parquet("calls")'
 START = 0.0
-TRACELINT_SECONDS = 0.0  # time spent in tracelint's scans and exports
+FALSEOK_SECONDS = 0.0  # time spent in falseok's scans and exports
 RECIPE_NAMES = ("hidden-per-tool-per-day", "worst-categories", "guard-blind-streaks")
 
 
@@ -82,13 +82,13 @@ class Checks:
             print(f"ok   {name}{took}", flush=True)
 
 
-def tracelint(binary, *args, stdout=None):
-    global TRACELINT_SECONDS
+def falseok(binary, *args, stdout=None):
+    global FALSEOK_SECONDS
     start = time.monotonic()
     out = subprocess.run([binary, *args], cwd=ROOT, stdout=stdout or subprocess.PIPE, stderr=subprocess.PIPE)
     if out.returncode != 0:
-        raise RuntimeError(f"tracelint {' '.join(args)} exited {out.returncode}: {out.stderr.decode()}")
-    TRACELINT_SECONDS += time.monotonic() - start
+        raise RuntimeError(f"falseok {' '.join(args)} exited {out.returncode}: {out.stderr.decode()}")
+    FALSEOK_SECONDS += time.monotonic() - start
     return out.stdout
 
 
@@ -262,7 +262,7 @@ def spark_session(tmp):
 
     return (
         SparkSession.builder.master("local[2]")
-        .appName("tracelint-fleet-check")
+        .appName("falseok-fleet-check")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.default.parallelism", "2")
         .config("spark.ui.enabled", "false")
@@ -437,13 +437,13 @@ def samples_main(binary, checks, docs, clickhouse, get_spark, tmp):
     reports = {}
     for sample in SAMPLES:
         host = host_name(sample)
-        report = json.loads(tracelint(binary, "scan", sample, "--format", "json"))
+        report = json.loads(falseok(binary, "scan", sample, "--format", "json"))
         reports[host] = report
         t = report["totals"]
         plain = plain_root / f"host={host}" / "calls.parquet"
         plain.parent.mkdir(parents=True)
-        tracelint(binary, "export", sample, "--format", "parquet", "--out", str(plain))
-        tracelint(binary, "export", sample, "--format", "parquet", "--out", str(fleet / f"host={host}"), "--partition")
+        falseok(binary, "export", sample, "--format", "parquet", "--out", str(plain))
+        falseok(binary, "export", sample, "--format", "parquet", "--out", str(fleet / f"host={host}"), "--partition")
         files = f"file('{plain}', Parquet)"
         checks.run(f"{sample}: clickhouse: parquet: rows, hidden, flagged, errors, unpaired equal scan",
                    lambda: totals_problems("clickhouse", clickhouse.totals(files), t))
@@ -475,7 +475,7 @@ def samples_main(binary, checks, docs, clickhouse, get_spark, tmp):
     checks.run("sample-traces/continue: spark: the default partition alone reads as null dates of type void",
                lambda: spark.partition_problems(spark.read(alone), False, True))
 
-    combined = json.loads(tracelint(binary, "scan", *SAMPLES, "--format", "json"))
+    combined = json.loads(falseok(binary, "scan", *SAMPLES, "--format", "json"))
     check_dataset(checks, "fleet of every sample (host=, date=)", fleet, combined, clickhouse, spark, docs)
     checks.run("fleet: spark discovers host= too",
                lambda: [] if sorted(r[0] for r in spark.read(fleet).select("host").distinct().collect()) == sorted(reports)
@@ -498,7 +498,7 @@ def main():
 
         clickhouse = ClickHouse()
         print(f"clickhouse {clickhouse.version} (chdb {chdb.__version__})", flush=True)
-        # Spark's JVM starts while tracelint scans and exports (2 cores).
+        # Spark's JVM starts while falseok scans and exports (2 cores).
         start = time.monotonic()
         starting = pool.submit(Spark, tmp)
 
@@ -521,7 +521,7 @@ def main():
             checks.run("every scan, export and engine ran", everything)
         finally:
             starting.result().spark.stop()
-    spent = f", {TRACELINT_SECONDS:.0f} s of it in tracelint's scans and exports" if TRACELINT_SECONDS else ""
+    spent = f", {FALSEOK_SECONDS:.0f} s of it in falseok's scans and exports" if FALSEOK_SECONDS else ""
     print(f"{time.monotonic() - START:.0f} s in all{spent}")
     print(f"{checks.passed} passed, {checks.failed} failed")
     return 1 if checks.failed else 0

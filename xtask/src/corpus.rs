@@ -1,12 +1,12 @@
-//! `cargo xtask corpus`: measure tracelint on the real-trace corpus.
+//! `cargo xtask corpus`: measure falseok on the real-trace corpus.
 //!
 //! The traces live outside the repository (`corpus/README.md`); their
 //! provenance (`corpus/sources.tsv`) and a person's verdict on every call
-//! (`corpus/labels/*.tsv`) live here. This runs the tracelint binary's
+//! (`corpus/labels/*.tsv`) live here. This runs the falseok binary's
 //! `export` over every source, joins its judged calls to the labels and
 //! counts, per agent and per split (`tune`, `held-out`): calls and flags
 //! against the labels, hidden-error precision and recall, and the share of
-//! `other` among the errors tracelint reports.
+//! `other` among the errors falseok reports.
 //!
 //! A label is joined to a judged call of the source that holds its file by
 //! (session, call id) when that is unique, else by call id alone when that
@@ -144,7 +144,7 @@ fn format_args(agent: &str) -> &'static [&'static str] {
     }
 }
 
-/// Run `tracelint export` over one source and parse its rows.
+/// Run `falseok export` over one source and parse its rows.
 pub fn export(bin: &Path, path: &Path, agent: &str) -> Result<Vec<Judged>, String> {
     let out = Command::new(bin)
         .arg("export")
@@ -202,7 +202,7 @@ impl Tally {
     }
 }
 
-/// A disagreement between a label and tracelint, for reading.
+/// A disagreement between a label and falseok, for reading.
 #[derive(Debug, Clone)]
 pub struct Miss {
     pub kind: &'static str,
@@ -219,7 +219,7 @@ pub struct Measure {
     /// (agent, split) → counts.
     pub tallies: BTreeMap<(String, String), Tally>,
     pub misses: Vec<(String, Miss)>,
-    /// Calls tracelint reported as `other`, with their first rule (tune split).
+    /// Calls falseok reported as `other`, with their first rule (tune split).
     pub others: Vec<(String, String, String)>,
     pub problems: Vec<String>,
 }

@@ -447,9 +447,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("a.db");
         generate_large(&db, &Shape { calls: 2000, ..Profile::Large.shape(3) }).unwrap();
-        let set =
-            tracelint::SchemaSet::build(Some(tracelint::model::Dialect::PERI), &[], &tracelint::FileSchemas::default())
-                .unwrap();
+        let set = falseok::SchemaSet::build(Some(falseok::model::Dialect::PERI), &[], &falseok::FileSchemas::default())
+            .unwrap();
         let conn = Connection::open(&db).unwrap();
         let mut st = conn
             .prepare(
@@ -468,7 +467,7 @@ mod tests {
                 (tool, input)
             };
             if let Some(ts) = set.get(&tool) {
-                assert!(tracelint::validate(ts, &input).is_empty(), "{tool}: {input}");
+                assert!(falseok::validate(ts, &input).is_empty(), "{tool}: {input}");
             }
         }
     }

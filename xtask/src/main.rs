@@ -1,4 +1,4 @@
-//! `cargo xtask`: the project's own tools. Never part of the tracelint binary.
+//! `cargo xtask`: the project's own tools. Never part of the falseok binary.
 //!
 //! * `cargo xtask samples [--check]`: rewrite the generated samples in
 //!   `sample-traces/`, or check that the generator still writes them byte for byte.
@@ -30,7 +30,7 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage:
   cargo xtask man [DIR]
-      Man pages for tracelint and each subcommand, from its command-line
+      Man pages for falseok and each subcommand, from its command-line
       definition (default DIR: target/man).
   cargo xtask samples [--check]
       Rewrite the generated samples: sample-traces/peri-postmortem.db and
@@ -62,17 +62,17 @@ usage:
       PATH (file or folder) into a serde_json::Value, on one thread, and print lines and
       bytes. --validate-only checks each line is JSON without building anything.
   cargo xtask corpus [--corpus DIR] [--bin PATH] [--agent NAME] [--details] [--rules]
-      Measure tracelint on the real-trace corpus (corpus/README.md): run
-      `tracelint export` (default --bin target/release/tracelint) over every source of
+      Measure falseok on the real-trace corpus (corpus/README.md): run
+      `falseok export` (default --bin target/release/falseok) over every source of
       corpus/sources.tsv under DIR (default /work/corpus), join the calls to
       corpus/labels/*.tsv, and print per agent and split the hidden-error precision,
       recall and share of `other`; --details lists the tune split's disagreements,
       --rules what each content rule found right and wrong, per agent and split.
   cargo xtask read-floor DB
       The least a reader of a Peri database's messages can do, for scripts/bench.sh:
-      the rows tracelint reads (rowid, thread, role, content, in rowid order) stepped
+      the rows falseok reads (rowid, thread, role, content, in rowid order) stepped
       and copied on this thread, each content checked as JSON (serde_json, building
-      nothing) on a second thread, in batches as tracelint hands them on.
+      nothing) on a second thread, in batches as falseok hands them on.
 OUT must not exist yet.";
 
 /// Why a command did not succeed: a mistake in the arguments (exit 2) or a
@@ -129,7 +129,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
             let opts = Opts::parse(&args[1..], &["corpus", "bin", "agent"], &["details", "rules"])?;
             opts.positional(0)?;
             let root = PathBuf::from(opts.values.get("corpus").map_or("/work/corpus", String::as_str));
-            let bin = PathBuf::from(opts.values.get("bin").map_or("target/release/tracelint", String::as_str));
+            let bin = PathBuf::from(opts.values.get("bin").map_or("target/release/falseok", String::as_str));
             let meta = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
             let (sources, labels) = corpus::load(&meta).map_err(Failure::Run)?;
             let m = corpus::measure(&root, &bin, &sources, &labels, opts.values.get("agent").map(String::as_str));
@@ -148,7 +148,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
             };
             let pages = man::write(&dir).map_err(|e| Failure::Run(format!("{}: {e}", dir.display())))?;
             println!(
-                "man: wrote {} pages to {} (read with `man -l {}/tracelint.1`)",
+                "man: wrote {} pages to {} (read with `man -l {}/falseok.1`)",
                 pages.len(),
                 dir.display(),
                 dir.display()
@@ -360,7 +360,7 @@ fn json_floor(args: &[String], out: &mut dyn std::io::Write) -> Result<(), Failu
 
 /// `cargo xtask read-floor DB`: a lower bound for any scan of a Peri
 /// database built on SQLite and a serde JSON parser, on 2 threads. It does
-/// what tracelint's reading does (the same query; content bytes copied
+/// what falseok's reading does (the same query; content bytes copied
 /// into batches of at most 512 rows or 2 MiB) and checks every content as
 /// JSON on a second thread, without decoding, judging or counting
 /// anything. scripts/bench.sh prints its time beside the scan's.

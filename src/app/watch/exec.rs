@@ -23,7 +23,7 @@ impl Exec {
         let (tx, rx) = crossbeam_channel::unbounded::<(u64, String)>();
         let (ptx, prx) = crossbeam_channel::unbounded::<String>();
         let worker = std::thread::Builder::new()
-            .name("tracelint-exec".into())
+            .name("falseok-exec".into())
             .spawn(move || {
                 for (n, json) in rx {
                     if let Err(problem) = run_one(&cmd, &json, timeout) {

@@ -1,4 +1,4 @@
-//! `tracelint watch`: follow trace stores as agents write them and print
+//! `falseok watch`: follow trace stores as agents write them and print
 //! each new event once (docs/watch.md).
 //!
 //! A PATH is a *target*; what is re-read when it changes is a *unit*: each
@@ -78,7 +78,7 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
                 crate::render::metrics::exposition(&report, Utc::now())
             }),
         )?;
-        writeln!(err, "tracelint: serving metrics at http://{bound}/metrics")?;
+        writeln!(err, "falseok: serving metrics at http://{bound}/metrics")?;
     }
     // Notifications, or polling when they cannot be had.
     let (tx, rx) = crossbeam_channel::unbounded::<PathBuf>();
@@ -89,7 +89,7 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
             Err(e) => {
                 writeln!(
                     err,
-                    "tracelint: warning: file-system notifications unavailable ({e}); polling every {} ms",
+                    "falseok: warning: file-system notifications unavailable ({e}); polling every {} ms",
                     FALLBACK_POLL.as_millis()
                 )?;
                 None
@@ -112,7 +112,7 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
     let (units, sessions) = w.size();
     writeln!(
         err,
-        "tracelint: watching {} ({units} {}, {sessions} {}); new events follow{}",
+        "falseok: watching {} ({units} {}, {sessions} {}); new events follow{}",
         plural(w.targets.len(), "PATH", "PATHs"),
         if units == 1 { "file" } else { "files" },
         if sessions == 1 { "session" } else { "sessions" },
@@ -138,7 +138,7 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
                 if notifier.take().is_some() {
                     writeln!(
                         err,
-                        "tracelint: warning: file-system notifications stopped; polling every {} ms",
+                        "falseok: warning: file-system notifications stopped; polling every {} ms",
                         poll.as_millis()
                     )?;
                 }
@@ -158,7 +158,7 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
         }
         if let Some(exec) = &w.exec {
             for problem in exec.problems.try_iter() {
-                writeln!(err, "tracelint: warning: {problem}")?;
+                writeln!(err, "falseok: warning: {problem}")?;
             }
         }
     };
@@ -166,7 +166,7 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
     if let Some(exec) = &mut w.exec {
         exec.finish();
         for problem in exec.problems.try_iter() {
-            writeln!(err, "tracelint: warning: {problem}")?;
+            writeln!(err, "falseok: warning: {problem}")?;
         }
     }
     result
@@ -409,9 +409,9 @@ impl Watch {
         let exists = std::fs::metadata(&self.targets[i].path).is_ok();
         let t = &mut self.targets[i];
         match (t.present, exists) {
-            (None, false) => writeln!(err, "tracelint: {}: does not exist yet; waiting for it", t.shown())?,
-            (Some(true), false) => writeln!(err, "tracelint: {}: disappeared; waiting for it to come back", t.shown())?,
-            (Some(false), true) => writeln!(err, "tracelint: {}: appeared; reading it", t.shown())?,
+            (None, false) => writeln!(err, "falseok: {}: does not exist yet; waiting for it", t.shown())?,
+            (Some(true), false) => writeln!(err, "falseok: {}: disappeared; waiting for it to come back", t.shown())?,
+            (Some(false), true) => writeln!(err, "falseok: {}: appeared; reading it", t.shown())?,
             _ => {}
         }
         if t.present == Some(true) && !exists {
@@ -439,7 +439,7 @@ impl Watch {
                 Ok(()) => t.watched = true,
                 Err(e) => writeln!(
                     err,
-                    "tracelint: warning: {}: no notifications ({e}); looked at every {} s",
+                    "falseok: warning: {}: no notifications ({e}); looked at every {} s",
                     t.shown(),
                     SAFETY_POLL.as_secs()
                 )?,
@@ -451,7 +451,7 @@ impl Watch {
             match crate::import::transcript_files(std::slice::from_ref(&t.path)) {
                 Ok(files) => files,
                 Err(e) => {
-                    writeln!(err, "tracelint: warning: {e}")?;
+                    writeln!(err, "falseok: warning: {e}")?;
                     return Ok(());
                 }
             }
@@ -464,7 +464,7 @@ impl Watch {
                 u.gone = true;
                 u.sig = None;
                 if t.path.is_dir() {
-                    writeln!(err, "tracelint: {}: disappeared", one_line(&path.display().to_string()))?;
+                    writeln!(err, "falseok: {}: disappeared", one_line(&path.display().to_string()))?;
                 }
             }
         }
@@ -512,7 +512,7 @@ impl Watch {
                 // Said once; a store being written may be briefly unreadable.
                 let problem = e.to_string();
                 if unit.problem.as_ref() != Some(&problem) {
-                    writeln!(err, "tracelint: warning: {problem}")?;
+                    writeln!(err, "falseok: warning: {problem}")?;
                     unit.problem = Some(problem);
                 }
                 // Read again at its next change.
@@ -524,7 +524,7 @@ impl Watch {
         // later, a line half-written when it was read would be noise.
         if self.starting {
             for note in &notes {
-                writeln!(err, "tracelint: warning: {note}")?;
+                writeln!(err, "falseok: warning: {note}")?;
             }
         }
         let now = Instant::now();

@@ -42,7 +42,7 @@ pub(super) fn start(addr: SocketAddr, metrics: Arc<dyn Fn() -> String + Send + S
         TcpListener::bind(addr).map_err(|e| Error::Usage(format!("--listen {addr}: cannot listen there: {e}")))?;
     let bound = listener.local_addr().unwrap_or(addr);
     std::thread::Builder::new()
-        .name("tracelint-metrics".into())
+        .name("falseok-metrics".into())
         .spawn(move || {
             for stream in listener.incoming().flatten() {
                 let _ = answer(stream, metrics.as_ref());

@@ -25,7 +25,7 @@ pub(super) fn drill_section(
     }
     section_start(h, "examples-section", "Example calls");
     h.push_str(
-        "<p>The first failed calls of each category and tool, as <code>tracelint examples</code> shows them: secrets redacted, long text cut.</p>\n",
+        "<p>The first failed calls of each category and tool, as <code>falseok examples</code> shows them: secrets redacted, long text cut.</p>\n",
     );
     // The pairs whose examples are embedded: most errors first.
     let top: std::collections::BTreeSet<&str> = tools.iter().take(TOP_TOOLS).map(|t| t.tool.as_str()).collect();
@@ -66,7 +66,7 @@ pub(super) fn drill_section(
                 };
                 let _ = writeln!(
                     h,
-                    "<p class=\"muted\">{why}all of them: <code>tracelint examples --category {} --tool {} --limit {}</code></p>",
+                    "<p class=\"muted\">{why}all of them: <code>falseok examples --category {} --tool {} --limit {}</code></p>",
                     esc(c),
                     esc_cut(&shell_word(&r.tool), 80),
                     r.errors

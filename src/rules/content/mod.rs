@@ -39,7 +39,7 @@ pub struct ContentRule {
     /// Which results the rule reads (`Reads`): every result, or only the
     /// verdicts of tools whose text is theirs.
     pub reads: Reads,
-    /// What the rule detects, and why (for `tracelint rules`).
+    /// What the rule detects, and why (for `falseok rules`).
     pub doc: &'static str,
     /// Texts the rule must fire on (for a tool in scope).
     pub fires_on: &'static [&'static str],

@@ -1,4 +1,4 @@
-//! tracelint's own trace schema (`sql/schema.sql`), written by `tracelint
+//! falseok's own trace schema (`sql/schema.sql`), written by `falseok
 //! import` or directly by any agent framework.
 //!
 //! `results.is_error` is the agent's own flag, NULL when it records none.
@@ -23,21 +23,21 @@ use crate::model::{Call, Dialect, Event, Session, ToolResult};
 /// The schema version this reader understands.
 pub(crate) const SCHEMA_VERSION: &str = "1";
 
-/// The schema, as `tracelint import` creates it.
+/// The schema, as `falseok import` creates it.
 pub(crate) const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
 /// The views for the sqlite3 shell.
 pub(crate) const VIEWS_SQL: &str = include_str!("../../sql/views.sql");
 
-pub(crate) struct Tracelint;
+pub(crate) struct Falseok;
 
 pub(crate) static INFO: FormatInfo = FormatInfo {
-    dialect: Dialect::TRACELINT,
-    agent: "tracelint's own schema (sql/schema.sql): `tracelint import`, or any framework",
-    product: "tracelint",
-    signature: "table `tracelint_meta` and tables `sessions`, `calls`, `results` as in sql/schema.sql",
+    dialect: Dialect::FALSEOK,
+    agent: "falseok's own schema (sql/schema.sql): `falseok import`, or any framework",
+    product: "falseok",
+    signature: "table `falseok_meta` (or `tracelint_meta`, written before the rename) and tables `sessions`, `calls`, `results` as in sql/schema.sql",
     flag: "`results.is_error` (1 flagged, 0 not flagged, NULL the agent records no flag)",
     locations: &[],
-    sample: "tracelint.db",
+    sample: "falseok.db",
 };
 
 /// The fourth column names the session's dialect (its agent), the fifth the
@@ -56,13 +56,13 @@ SELECT r.session_id, 1, 0, r.rowid, r.call_id, NULL, NULL, NULL, 1, r.text, r.is
  WHERE NOT EXISTS (SELECT 1 FROM calls c WHERE c.session_id = r.session_id AND c.id = r.call_id)
 ORDER BY 1, 2, 3, 4";
 
-impl Adapter for Tracelint {
+impl Adapter for Falseok {
     fn info(&self) -> &'static FormatInfo {
         &INFO
     }
 
     fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
-        Ok(s.has("tracelint_meta", &["key", "value"])?
+        Ok(meta_table(s)?.is_some()
             && s.has("calls", &["session_id", "id", "seq", "tool", "input"])?
             && s.has("results", &["session_id", "call_id", "text", "is_error"])?)
     }
@@ -71,7 +71,7 @@ impl Adapter for Tracelint {
         let version = schema_version(conn)?;
         if version.as_deref() != Some(SCHEMA_VERSION) {
             return Err(ReadError::Unsupported(format!(
-                "tracelint schema version {} is not supported (this tracelint reads version {SCHEMA_VERSION})",
+                "falseok schema version {} is not supported (this falseok reads version {SCHEMA_VERSION})",
                 version.as_deref().map_or("(none)".into(), crate::sanitize::one_line)
             )));
         }
@@ -82,11 +82,29 @@ impl Adapter for Tracelint {
     }
 }
 
+/// The table that records the schema version, with the query that reads
+/// it: `falseok_meta`, or in a database written before the project's
+/// rename, `tracelint_meta`. Both hold the same rows.
+const META_TABLES: [(&str, &str); 2] = [
+    ("falseok_meta", "SELECT value FROM falseok_meta WHERE key = 'schema_version'"),
+    ("tracelint_meta", "SELECT value FROM tracelint_meta WHERE key = 'schema_version'"),
+];
+
+/// The version query of the first of `META_TABLES` the database has, with
+/// its `key` and `value`.
+fn meta_table(s: &Schema<'_>) -> rusqlite::Result<Option<&'static str>> {
+    for (table, query) in META_TABLES {
+        if s.has(table, &["key", "value"])? {
+            return Ok(Some(query));
+        }
+    }
+    Ok(None)
+}
+
 /// The `schema_version` the database records, if any.
 pub(crate) fn schema_version(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    conn.query_row("SELECT value FROM tracelint_meta WHERE key = 'schema_version'", [], |r| r.get(0))
-        .optional()
-        .map(Option::flatten)
+    let Some(query) = meta_table(&Schema::new(conn))? else { return Ok(None) };
+    conn.query_row(query, [], |r| r.get(0)).optional().map(Option::flatten)
 }
 
 /// A call with its result, or an orphan result.

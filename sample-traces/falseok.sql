@@ -1,5 +1,5 @@
--- A small database in tracelint's own schema, as an agent framework would write it directly.
--- Build it with: cat sql/schema.sql sql/views.sql sample-traces/tracelint.sql | sqlite3 sample-traces/tracelint.db
+-- A small database in falseok's own schema, as an agent framework would write it directly.
+-- Build it with: cat sql/schema.sql sql/views.sql sample-traces/falseok.sql | sqlite3 sample-traces/falseok.db
 INSERT INTO sessions (id, parent_id, agent, source, started_at) VALUES
  ('run-2026-05-04-a', NULL, 'my-framework', NULL, '2026-05-04T12:00:00Z'),
  ('run-2026-05-04-a/researcher', 'run-2026-05-04-a', 'my-framework', NULL, '2026-05-04T12:01:00Z');
