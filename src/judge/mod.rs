@@ -395,6 +395,9 @@ fn judge_pair(
 }
 
 #[cfg(test)]
+mod catalogue;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::{Call, Event, ToolResult};

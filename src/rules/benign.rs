@@ -30,15 +30,37 @@ pub struct BenignExit {
     /// Matched against a simple command (see `simple_commands`): the
     /// program's base name, then its arguments, one space apart.
     pub command: &'static str,
-    /// Only when the result shows no output of the command: a search that
-    /// printed an error (`rg: regex parse error`) failed, whatever its code.
-    pub silent_only: bool,
+    /// What the command must have printed for its exit to be an answer: a
+    /// search that printed an error (`rg: regex parse error`) failed,
+    /// whatever its code.
+    pub printed: Printed,
     /// Why the exit is an answer, not a failure (for `falseok rules`).
     pub doc: &'static str,
     /// Command lines the entry must match.
     pub fires_on: &'static [&'static str],
     /// Command lines it must not match.
     pub ignores: &'static [&'static str],
+}
+
+/// What a command printed (its lines, the tool's framing aside), as a
+/// benign exit requires it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Printed {
+    /// Whatever it printed.
+    Anything,
+    /// Nothing at all.
+    Nothing,
+    /// At least one line, every line matching the pattern (`kill` printing
+    /// only `No such process`).
+    Only(&'static str),
+    /// At least one line matching the pattern (ssh's greeting).
+    Some(&'static str),
+    /// The answer asked for, with errors beside it that leave it whole:
+    /// at least one line that is not the program's error, and every error
+    /// line (the first pattern) one of the harmless ones (the second:
+    /// `grep: x: Permission denied` beside the matches).
+    AnswerBeside(&'static str, &'static str),
 }
 
 /// The content rules that report a process exit code.
@@ -59,6 +81,7 @@ const EXIT_RULES: &[&str] = &[
     "aider-exit-code",
     "cline-command-failed",
     "json-envelope-error",
+    "codex-tool-error",
 ];
 
 /// Every benign exit, checked in order.
@@ -68,7 +91,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: EXIT_RULES,
         codes: &[1],
         command: r"^(?i:grep|rg|egrep|fgrep|ag|ack|find|test|\[\[?|which|where|findstr|select-string|git grep|command -v|type|hash)(?:\s|$)",
-        silent_only: true,
+        printed: Printed::Nothing,
         doc: "grep, rg, egrep, fgrep, ag, ack, find, test, `[`, `[[`, which, where, `command -v`, type, hash, \
               findstr, Select-String and `git grep` exit 1 to say \"no match\" (and print nothing), not that they \
               failed.",
@@ -90,7 +113,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: EXIT_RULES,
         codes: &[1],
         command: r"^(?:diff|cmp)(?:\s|$)|^git (?:--no-pager )?diff\b.*\s--(?:exit-code|quiet|no-index)\b",
-        silent_only: false,
+        printed: Printed::Anything,
         doc: "diff, cmp and `git diff --exit-code`/`--quiet`/`--no-index` exit 1 to say \"the files differ\" and \
               print the difference. A plain `git diff` exits 0 whatever it shows.",
         fires_on: &[
@@ -107,7 +130,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: EXIT_RULES,
         codes: &[1, 130],
         command: r"^\x03|^C-c$",
-        silent_only: false,
+        printed: Printed::Anything,
         doc: "Codex's write_stdin sending Ctrl+C (`chars: \"\\u0003\"`), or OpenHands sending `C-c` as input, to a \
               running command: the process exiting 1 or 130 afterwards is the interrupt the agent asked for, not a \
               failure.",
@@ -119,7 +142,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: &["openhands-still-running"],
         codes: &[],
         command: r"^$",
-        silent_only: false,
+        printed: Printed::Anything,
         doc: "OpenHands' agent sending an empty command to a running process asks for more of its output: a \
               `no new output after N seconds` notice then is the wait it asked for, not a failure.",
         fires_on: &[""],
@@ -130,7 +153,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: EXIT_RULES,
         codes: &[1],
         command: r"^(?:pgrep|pkill|killall|pidof|lsof|fuser)(?:\s|$)",
-        silent_only: true,
+        printed: Printed::Nothing,
         doc: "pgrep, pkill, killall, pidof, lsof and fuser exit 1 to say that no process (or no open file, no \
               listener on the port) matched, and print nothing: the agent's check found nothing, it did not fail.",
         fires_on: &["pkill -f \"python3 app.py\"", "lsof -i :3000", "pgrep -f vite", "sudo lsof -ti tcp:8080"],
@@ -141,7 +164,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: EXIT_RULES,
         codes: &[128],
         command: r"^(?i:taskkill(?:\.exe)?)(?:\s|$)",
-        silent_only: false,
+        printed: Printed::Anything,
         doc: "Windows `taskkill` exits 128 (`ERROR: The process \"x\" not found.`) when there was nothing to stop.",
         fires_on: &["taskkill /F /IM node.exe"],
         ignores: &["tasklist"],
@@ -151,13 +174,95 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: EXIT_RULES,
         codes: &[1],
         command: r"^git config (?:--(?:global|local|system) )?(?:--get(?:-all)? )?[\w.-]+$",
-        silent_only: true,
+        printed: Printed::Nothing,
         doc: "`git config KEY` exits 1 and prints nothing when the key is not set: the answer to the agent's \
               question, not a failure.",
         fires_on: &["git config user.email", "git config --global --get core.editor"],
         ignores: &["git config user.email a@b.c", "git commit -m x"],
     },
+    BenignExit {
+        id: "no-such-process",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?:kill|pkill|killall)(?:\s|$)",
+        printed: Printed::Only(r"(?i)\bno such process\b|\bno process found\b|\bno matching processes\b"),
+        doc: "kill (bash's builtin and procps'), pkill and killall of a process that is already gone exit 1 \
+              saying only `No such process` / `no process found`: what the agent wanted stopped is not running.",
+        fires_on: &["kill 48213", "kill -9 $(cat app.pid)", "killall node"],
+        ignores: &["kill-server", "npm run kill"],
+    },
+    BenignExit {
+        id: "no-such-process-listed",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^ps\b.*(?:\s-p|\s--pid|\s-q|\s--quick-pid)\b",
+        printed: Printed::Only(r"^\s*PID\s"),
+        doc: "procps `ps -p PID` exits 1 when no process was selected and prints only its header: the answer \
+              to \"is it still running?\" is no.",
+        fires_on: &["ps -p 48213", "ps -o pid,cmd -p 12 13", "ps --pid 9"],
+        ignores: &["ps aux", "psql -p 5432"],
+    },
+    BenignExit {
+        id: "ssh-authenticated-without-shell",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^ssh\b.*\s-T\b",
+        printed: Printed::Some(r"successfully authenticated|Welcome to GitLab|logged in as|authenticated via"),
+        doc: "`ssh -T git@github.com` (and GitLab's, Bitbucket's) exits 1 when authentication worked, because the \
+              host gives no shell: the greeting says it succeeded.",
+        fires_on: &["ssh -T git@github.com", "ssh -o StrictHostKeyChecking=no -T git@gitlab.com"],
+        ignores: &["ssh host uptime", "sshd -T"],
+    },
+    BenignExit {
+        id: "search-partly-unreadable",
+        rules: EXIT_RULES,
+        codes: &[2],
+        command: r"^(?:grep|egrep|fgrep|rg)(?:\s|$)",
+        printed: Printed::AnswerBeside(
+            r"^(?:grep|egrep|fgrep|rg): ",
+            r"(?i)permission denied|operation not permitted|is a directory|input/output error|binary file|no such device|too many levels of symbolic links",
+        ),
+        doc: "grep and rg exit 2 when a file could not be read (a permission, a socket, a dangling link) even \
+              when they printed the matches asked for. With the matches there and only such errors beside \
+              them, the search answered; an error about the call's own arguments (a pattern taken as a path) \
+              still fails it.",
+        fires_on: &["grep -rn API_URL /etc/app", "rg -n TODO /"],
+        ignores: &["git grep x", "grepx a"],
+    },
 ];
+
+/// Codex (0.39 and near) reports a sandboxed command that exited non-zero
+/// as `failed in sandbox <kind> with execution error: Denied { output:
+/// ExecToolCallOutput { exit_code: N, stdout: StreamOutput { text: "…", …
+/// }, stderr: StreamOutput { text: "…", … }, … } }` (codex-rs/core: the
+/// sandbox took any failure for a denial). The exit status and what the
+/// command printed (stdout, then stderr, unescaped), when the text is that.
+pub fn sandbox_exit(text: &str) -> Option<(i64, String)> {
+    let rest = text.trim_start().strip_prefix("failed in sandbox ")?;
+    let at = rest.find("exit_code: ")? + "exit_code: ".len();
+    let digits: String = rest[at..].chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+    let code = digits.parse().ok()?;
+    let stream = |name: &str| -> Option<String> {
+        let needle = format!("{name}: StreamOutput {{ text: \"");
+        let start = rest.find(&needle)? + needle.len();
+        let mut out = String::new();
+        let mut chars = rest[start..].chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => return Some(out),
+                '\\' => match chars.next()? {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    other => out.push(other),
+                },
+                c => out.push(c),
+            }
+        }
+        None
+    };
+    let printed = [stream("stdout")?, stream("stderr")?].join("\n");
+    Some((code, printed))
+}
 
 /// The command line of a call's arguments (`command` or `cmd`, a string or an
 /// argv array; `bash -lc "…"` is unwrapped to its script), or else the
@@ -360,7 +465,9 @@ fn simple_command(raw: &str) -> Option<Vec<String>> {
         let first = words.first()?.clone();
         if is_assignment(&first) || first == "!" || first == "then" || first == "do" {
             words.remove(0);
-        } else if WRAPPERS.contains(&base_name(&first).as_str()) {
+        } else if WRAPPERS.contains(&base_name(&first).as_str())
+            && !(first == "command" && words.get(1).is_some_and(|w| w == "-v" || w == "-V"))
+        {
             words.remove(0);
             while words.first().is_some_and(|w| w.starts_with('-') || is_assignment(w)) {
                 let w = words.remove(0);
@@ -428,12 +535,47 @@ pub fn is_silent(text: &str) -> bool {
 /// The lines of a shell result that the command printed: not blank, not
 /// the tool's framing (`Exit code N`, `Output:`, `<cwd>…</cwd>`, …).
 pub fn output_lines(text: &str) -> impl Iterator<Item = &str> {
-    text.lines().map(str::trim).filter(|l| {
-        !(l.is_empty()
-            || l.chars().all(|c| c.is_ascii_digit())
-            || FRAMING.iter().any(|f| l.starts_with(f))
-            || (l.starts_with("<cwd>") && l.ends_with("</cwd>")))
-    })
+    text.lines()
+        .map(str::trim)
+        .map(unframed)
+        .filter(|l| !(l.is_empty() || l.chars().all(|c| c.is_ascii_digit()) || is_framing(l)))
+}
+
+/// A line without the framing that opens the first line of a command's
+/// output in some tools (Gemini CLI's `Output: <first line>`).
+fn unframed(line: &str) -> &str {
+    ["Output:", "Stdout:", "JSON envelope error:"].iter().find_map(|f| line.strip_prefix(f)).map_or(line, str::trim)
+}
+
+/// Does what the command printed (`output`) satisfy `printed`? The
+/// patterns are compiled when a result gets this far (`rules::is_benign`).
+pub(crate) fn printed_as(printed: Printed, output: &str, matches: &dyn Fn(&'static str, &str) -> bool) -> bool {
+    let mut lines = output_lines(output).peekable();
+    match printed {
+        Printed::Anything => true,
+        Printed::Nothing => lines.peek().is_none(),
+        Printed::Only(p) => lines.peek().is_some() && lines.all(|l| matches(p, l)),
+        Printed::Some(p) => lines.any(|l| matches(p, l)),
+        Printed::AnswerBeside(error, harmless) => {
+            let mut answer = false;
+            for l in lines {
+                if matches(error, l) {
+                    if !matches(harmless, l) {
+                        return false;
+                    }
+                } else {
+                    answer = true;
+                }
+            }
+            answer
+        }
+    }
+}
+
+/// Is the (trimmed) line the tool's framing of a command's output (`Exit
+/// code N`, `Output:`, `<cwd>…</cwd>`, …), not something the command printed?
+pub fn is_framing(line: &str) -> bool {
+    FRAMING.iter().any(|f| line.starts_with(f)) || (line.starts_with("<cwd>") && line.ends_with("</cwd>"))
 }
 
 const FRAMING: &[&str] = &[
@@ -459,6 +601,7 @@ const FRAMING: &[&str] = &[
     "Command:",
     "Directory:",
     "Stdout: (empty)",
+    "(empty)",
     "Stderr: (empty)",
     "Error: (none)",
     "Signal:",

@@ -5,6 +5,9 @@
 //! failed; the `Reads::HttpReplies` content rules read the reply as these
 //! functions present it.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
 use serde_json::Value;
 
 use super::benign;
@@ -80,10 +83,14 @@ pub fn failed_reply(output: &str) -> Option<String> {
     for line in body.split_inclusive('\n') {
         let start = at;
         at += line.len();
-        if !line.starts_with('{') {
+        // A tool's framing may open the line the reply starts on (`Output: {`).
+        let framing =
+            OUTPUT_FRAMING.iter().find_map(|f| line.strip_prefix(f)).map_or(0, |rest| line.len() - rest.len());
+        if !line[framing..].starts_with('{') {
             continue;
         }
-        let Some(Ok(value)) = serde_json::Deserializer::from_str(&body[start..]).into_iter::<Value>().next() else {
+        let Some(Ok(value)) = serde_json::Deserializer::from_str(&body[start + framing..]).into_iter::<Value>().next()
+        else {
             continue;
         };
         if let Some(message) = failing_object(&value) {
@@ -91,6 +98,83 @@ pub fn failed_reply(output: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Framing a shell tool puts before the first line of a command's output.
+const OUTPUT_FRAMING: &[&str] = &["Output: ", "Stdout: "];
+
+/// Keys of a reply that is only a message (with a link to the docs or a code).
+const MESSAGE_ONLY: &[&str] = &["message", "documentation_url", "code", "path", "timestamp", "error_description"];
+
+/// Words that make a message-only reply an error: what APIs answer a
+/// request they refused (`{"message": "Bad credentials"}`), as opposed to
+/// `{"message": "User created"}`.
+static FAILURE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:invalid|incorrect|not found|unauthori[sz]ed|unauthenticated|not authenticated|forbidden|denied|expired|is required|are required|missing|failed|failure|error|not allowed|bad request|bad credentials|too many requests|rate limit|does not exist|doesn't exist|cannot|can't|unable to|no such|not permitted|already exists|not supported)\b",
+    )
+    .expect("the failure words compile")
+});
+
+/// The reply of the request `input` made, presented as `failed_reply`
+/// does, or the HTTP error status its `--write-out` text printed
+/// (`curl -s -o /dev/null -w '%{http_code}' URL` printing `404`).
+pub fn failed_reply_to(input: &Value, output: &str) -> Option<String> {
+    failed_reply(output).or_else(|| written_status(input, output))
+}
+
+/// The HTTP error status curl's `-w`/`--write-out` text shows at the end of
+/// `output` (the tool's framing after it aside).
+fn written_status(input: &Value, output: &str) -> Option<String> {
+    let line = benign::command_line(input)?;
+    if !line.contains("http_code") && !line.contains("response_code") {
+        return None;
+    }
+    let words = shlex::split(&line)?;
+    let format = words.iter().enumerate().find_map(|(i, w)| match w.as_str() {
+        "-w" | "--write-out" => words.get(i + 1).cloned(),
+        _ => w
+            .strip_prefix("--write-out=")
+            .or_else(|| w.strip_prefix("-w"))
+            .filter(|f| f.contains("%{"))
+            .map(str::to_string),
+    })?;
+    let pattern = write_out_pattern(&format)?;
+    let re = Regex::new(&pattern).ok()?;
+    // The write-out text comes last; a tool's framing may follow it.
+    let mut lines: Vec<&str> = output.lines().collect();
+    while lines.last().is_some_and(|l| l.trim().is_empty() || benign::is_framing(l.trim())) {
+        lines.pop();
+    }
+    let body = lines.join("\n");
+    let body = OUTPUT_FRAMING.iter().find_map(|f| body.strip_prefix(f)).unwrap_or(&body);
+    let code: u16 = re.captures(body.trim_end())?.get(1)?.as_str().parse().ok()?;
+    (400..600).contains(&code).then(|| format!("{REPLY_PREFIX}HTTP status {code}"))
+}
+
+/// A regex for the end of an output that curl's write-out `format` made:
+/// the status (`%{http_code}`, `%{response_code}`) captured, the other
+/// variables any text on their line, `\n` and `\t` as curl expands them.
+fn write_out_pattern(format: &str) -> Option<String> {
+    let expanded = format.replace("\\n", "\n").replace("\\t", "\t").replace("\\r", "");
+    let mut pattern = String::from("(?:^|\n|[^\\d])");
+    let mut rest = expanded.as_str();
+    let mut status = false;
+    while let Some(at) = rest.find("%{") {
+        pattern.push_str(&regex::escape(&rest[..at]));
+        let end = rest[at..].find('}')? + at;
+        match &rest[at + 2..end] {
+            "http_code" | "response_code" if !status => {
+                pattern.push_str("(\\d{3})");
+                status = true;
+            }
+            _ => pattern.push_str("[^\\n]*?"),
+        }
+        rest = &rest[end + 1..];
+    }
+    pattern.push_str(&regex::escape(rest.trim_end()));
+    pattern.push_str("\\s*\\z");
+    status.then_some(pattern)
 }
 
 /// What a JSON reply says failed, if it is an error.
@@ -101,6 +185,14 @@ fn failing_object(value: &Value) -> Option<String> {
         && o.keys().all(|k| k == "detail" || k == "status" || k == "code")
     {
         return Some(d.clone());
+    }
+    // A message alone, whose words refuse the request (GitHub's
+    // `{"message": "Not Found", "documentation_url": …}`).
+    if let Some(Value::String(m)) = o.get("message")
+        && o.keys().all(|k| MESSAGE_ONLY.contains(&k.as_str()))
+        && FAILURE_WORDS.is_match(m)
+    {
+        return Some(m.clone());
     }
     let text = value.to_string();
     let (shown, _) = super::present_with_exit(None, "http reply", &text);
@@ -129,7 +221,7 @@ mod tests {
         assert_eq!(failed_reply("{\"detail\":\"Not Found\"}").as_deref(), Some("HTTP error reply: Not Found"));
         assert_eq!(
             failed_reply("{\n  \"message\": \"Requires authentication\",\n  \"status\": \"401\"\n}").as_deref(),
-            Some("HTTP error reply: Requires authentication")
+            Some("HTTP error reply: 401 Requires authentication")
         );
         assert!(failed_reply("HTTP/1.1 404 Not Found\nContent-Type: text/html").is_some());
         assert!(failed_reply("<html><head><title>404 Not Found</title></head></html>").is_some());

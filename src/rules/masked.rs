@@ -130,7 +130,38 @@ pub fn masking_of(input: &Value, output: &str) -> Masking {
     let few = lines.nth(1).is_none();
     let only_error = few && first.is_some_and(|l| ERROR_LINE.is_match(l));
     let m = masking(input);
-    Masking { only_error, background: m.background && own_job_died(output), ..m }
+    let background = m.background && own_job_died(output);
+    // An earlier command cut off by a last one that stopped reading once
+    // it had what was asked (`gen.py | head -3`): its broken pipe is how
+    // the pipeline ends, not a failure (LABELS.md).
+    if stops_reading_early(input) && BROKEN_PIPE.is_match(output) {
+        return Masking { only_error, background, ..Masking::default() };
+    }
+    Masking { only_error, background, ..m }
+}
+
+/// An earlier command's complaint that its reader went away.
+static BROKEN_PIPE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)\bbroken ?pipe\b|\bEPIPE\b|\bwrite error\b").expect("broken pipe compiles")
+});
+
+/// Does the last command of `input`'s last pipeline stop reading before
+/// its input ends (`head`, `grep -m N`, `grep -q`, `sed Nq`)?
+fn stops_reading_early(input: &Value) -> bool {
+    let Some(line) = benign::command_line(input) else { return false };
+    let pipelines = benign::pipelines(&line);
+    let Some(last) = pipelines.last().and_then(|(p, _)| if p.len() > 1 { p.last() } else { None }) else {
+        return false;
+    };
+    let mut words = last.split(' ');
+    match words.next().unwrap_or("") {
+        "head" => true,
+        "grep" | "egrep" | "rg" => {
+            words.any(|w| w == "-q" || w == "--quiet" || w.starts_with("-m") || w.starts_with("--max-count"))
+        }
+        "sed" => words.any(|w| w.ends_with('q') || w.contains("q;")),
+        _ => false,
+    }
 }
 
 /// Did a job this call started die? bash prints `[N] PID` for each job a

@@ -9,6 +9,7 @@ pub mod benign;
 pub mod category;
 pub mod classify;
 pub mod content;
+pub mod envelope;
 pub mod findings;
 pub mod http;
 pub mod masked;
@@ -371,6 +372,13 @@ const ENVELOPE_KEYS: &[&str] = &[
     "path",
     "request_id",
     "requestId",
+    // Elasticsearch's search envelope: its shards' outcome around the hits.
+    "took",
+    "timed_out",
+    "_shards",
+    "hits",
+    // An MCP content item stored alone (`{"type": "text", "text": …}`).
+    "text",
 ];
 
 /// Keys of an envelope around a process that a tool ran.
@@ -420,72 +428,18 @@ pub fn present_with_exit<'a>(
             return (Cow::Borrowed(text), None);
         }
     }
-    let truthy = |v: &Value| match v {
-        Value::Null | Value::Bool(false) => false,
-        Value::String(s) => !s.trim().is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(m) => !m.is_empty(),
-        Value::Number(n) => n.as_f64() != Some(0.0),
-        _ => true,
-    };
-    let said = |k: &str| o.get(k).and_then(Value::as_str).map(|s| s.to_ascii_lowercase());
-    let http_error = |v: Option<&Value>| {
-        let n = match v {
-            Some(Value::Number(n)) => n.as_u64(),
-            Some(Value::String(s)) => s.trim().parse::<u64>().ok(),
-            _ => None,
-        };
-        n.is_some_and(|n| (400..600).contains(&n))
-    };
-    let exit = ["exit_code", "exitCode", "returncode", "return_code"]
-        .iter()
-        .find_map(|k| o.get(*k).and_then(Value::as_i64))
-        .filter(|&c| c != 0);
-    let failed = o.get("error").is_some_and(truthy)
-        || matches!(said("status").as_deref(), Some("error" | "failed" | "failure" | "fail"))
-        || http_error(o.get("status"))
-        || http_error(o.get("status_code").or_else(|| o.get("statusCode")))
-        || o.get("success") == Some(&Value::Bool(false))
-        || o.get("ok") == Some(&Value::Bool(false))
-        || o.get("isError") == Some(&Value::Bool(true))
-        || o.get("error_code").or_else(|| o.get("errorCode")).is_some_and(truthy)
-        || exit.is_some();
-    if failed {
-        let message = [
-            "error",
-            "error_message",
-            "errorMessage",
-            "message",
-            "msg",
-            "detail",
-            "stderr",
-            "result",
-            "output",
-            "details",
-            "error_code",
-            "errorCode",
-        ]
-        .iter()
-        .filter_map(|k| o.get(*k).filter(|v| truthy(v)))
-        .map(|v| match v {
-            Value::String(s) => s.clone(),
-            Value::Object(m) => match m.get("message").and_then(Value::as_str) {
-                Some(s) => s.to_string(),
-                None => v.to_string(),
-            },
-            other => other.to_string(),
-        })
-        .next()
-        .unwrap_or_else(|| head.to_string());
-        let shown = match exit {
-            Some(code) => format!("{ENVELOPE_PREFIX}{message}\nExit code {code}"),
-            None => format!("{ENVELOPE_PREFIX}{message}"),
-        };
-        return (Cow::Owned(shown), exit);
-    }
-    match o.get("result").or_else(|| o.get("output")) {
-        Some(Value::String(inner)) if o.len() <= 3 => (Cow::Owned(inner.clone()), None),
-        _ => (Cow::Borrowed(text), None),
+    match envelope::failure(&o) {
+        Some(f) => {
+            let shown = match f.exit {
+                Some(code) => format!("{ENVELOPE_PREFIX}{}\nExit code {code}", f.message),
+                None => format!("{ENVELOPE_PREFIX}{}", f.message),
+            };
+            (Cow::Owned(shown), f.exit)
+        }
+        None => match envelope::reply_text(&o) {
+            Some(inner) => (Cow::Owned(inner), None),
+            None => (Cow::Borrowed(text), None),
+        },
     }
 }
 
@@ -563,7 +517,7 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
     let (rule, shown) = match first_content_as(&plan, &masking, r.text) {
         Some(rule) => (rule, head.into_owned()),
         None if shell_ok() && http::is_request(r.input) => {
-            let reply = http::failed_reply(&head)?;
+            let reply = http::failed_reply_to(r.input, &head)?;
             let rule = CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
                 c.reads == Reads::HttpReplies && in_dialect(c.formats, dialect) && re.is_match(&reply)
             })?;
@@ -595,15 +549,34 @@ fn is_benign(rule: &str, input: &Value, shown: &str, output: &str) -> bool {
     if line.trim().is_empty() {
         candidates = vec![String::new()];
     }
-    // Silence is the output's, not that of the `Exit code N` line a stored
-    // status is presented as.
-    let silent = benign::is_silent(&examined(output));
+    // What the command printed, not the `Exit code N` line a stored status
+    // is presented as. Codex's sandbox reports a command that exited
+    // non-zero as a denial, with its status and output inside.
+    let sandboxed = benign::sandbox_exit(shown);
+    let code = sandboxed.as_ref().map(|(c, _)| Some(*c)).unwrap_or(code);
+    let printed = match &sandboxed {
+        Some((_, out)) => std::borrow::Cow::Borrowed(out.as_str()),
+        None => examined(output),
+    };
+    let silent = benign::is_silent(&printed);
     benign::BENIGN_EXITS.iter().zip(&COMPILED.benign).any(|(b, re)| {
         b.rules.contains(&rule)
             && (if b.codes.is_empty() { true } else { code.is_some_and(|c| b.codes.contains(&c)) })
-            && (silent || !b.silent_only)
+            && benign::printed_as(b.printed, &printed, &printed_matches)
             && candidates.iter().enumerate().any(|(i, c)| (i == 0 || silent) && re.is_match(c))
     })
+}
+
+/// Does `line` match the benign exits' output `pattern`? Each pattern is
+/// compiled once, the first time a result needs it.
+fn printed_matches(pattern: &'static str, line: &str) -> bool {
+    static PATTERNS: LazyLock<std::sync::Mutex<foldhash::HashMap<&'static str, Regex>>> =
+        LazyLock::new(Default::default);
+    let mut patterns = PATTERNS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    patterns
+        .entry(pattern)
+        .or_insert_with(|| Regex::new(pattern).expect("a benign exit's pattern compiles"))
+        .is_match(line)
 }
 
 /// The exit code a result reports (`Exit code N`, `Exit Code: N`,
@@ -654,7 +627,7 @@ pub fn classify_result(r: &Reading<'_>, content: Option<&ContentRule>) -> Option
         Some(Reads::MaskedPipelines) => return exit_class(r.dialect, r.tool, &head),
         // The server's reply says why the request failed.
         Some(Reads::HttpReplies) => {
-            let reply = http::failed_reply(&head).unwrap_or_default();
+            let reply = http::failed_reply_to(r.input, &head).unwrap_or_default();
             return first_class(Some(r.dialect), r.tool, &reply);
         }
         _ => {}

@@ -502,3 +502,17 @@ fn cline_commands_that_failed_are_hidden_errors_and_searches_finding_nothing_are
         "scoped to Cline and Roo"
     );
 }
+
+/// Benign exits are decided once, by what the command means, for every
+/// store: every content rule that fires on an exit status (its examples
+/// report one) is one the benign exits can overrule.
+#[test]
+fn every_rule_that_reports_an_exit_status_is_overruled_by_benign_exits() {
+    let overruled = benign::BENIGN_EXITS.iter().find(|b| b.id == "search-found-nothing").unwrap().rules;
+    for rule in CONTENT_RULES {
+        let reports_exit = rule.fires_on.iter().any(|t| exit_code_of(t).is_some_and(|c| c != 0));
+        if reports_exit && rule.reads != Reads::MaskedPipelines {
+            assert!(overruled.contains(&rule.id), "{}: reports an exit status but benign exits do not apply", rule.id);
+        }
+    }
+}

@@ -21,7 +21,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "rate-limit",
-        pattern: r"(?i:rate[ -]limit|too many requests|quota exceeded)",
+        pattern: r"(?i:rate[ _-]?limit|too many requests|quota exceeded|\bratelimited\b)",
         tools: &[],
         formats: &[],
         category: C::RateLimit,
@@ -31,7 +31,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "concurrency-limit",
-        pattern: r"(?i:too many concurrent|concurrency limit|concurrent .{0,30} (?:limit|reached))",
+        pattern: r"(?i:too many concurrent|concurrency limit|concurrent .{0,30} (?:limit|reached)|database (?:table )?is locked|\b(?:is|was) locked by another\b|another (?:run|operation|process|deployment) is (?:in progress|running))",
         tools: &[],
         formats: &[],
         category: C::ConcurrencyLimit,
@@ -41,7 +41,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "network",
-        pattern: r"(?i:connection (?:refused|reset|closed|timed)|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost)|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
+        pattern: r"(?i:connection (?:refused|reset|closed|timed)|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|^Failed to fetch\b)|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
         tools: &[],
         formats: &[],
         category: C::Network,
@@ -51,7 +51,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "server-error",
-        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error)",
+        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b)",
         tools: &[],
         formats: &[],
         category: C::ServerError,
@@ -72,23 +72,25 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- not found, exists, permission --------------------------------------
     ClassRule {
         id: "already-exists",
-        pattern: r"(?i:already exists|EEXIST)",
+        pattern: r"(?i:already exists|EEXIST|UNIQUE constraint failed|duplicate key value violates unique constraint|Duplicate entry '[^']*' for key)",
         tools: &[],
         formats: &[],
         category: C::AlreadyExists,
         label: "target already exists",
-        fires_on: &["Error: file already exists: /a"],
+        fires_on: &["Error: file already exists: /a", "(sqlite3.IntegrityError) UNIQUE constraint failed: users.email"],
         ignores: &["exists: true"],
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed)",
+        pattern: r"(?i:permission denied|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive)\b)",
         tools: &[],
         formats: &[],
         category: C::PermissionDenied,
         label: "permission denied",
         fires_on: &[
             "Error writing file: Permission denied (os error 13)",
+            "Security Policy Violation: the command touches a protected path",
+            "Sorry, you have been blocked",
             "Permission to use Bash has been denied. IMPORTANT: You *may* attempt to accomplish this action using other tools",
             "Permission for this tool use was denied. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).",
             "Tool execution denied by policy.",
@@ -100,12 +102,14 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "not-found",
-        pattern: r"(?i:not found|no such file|does not exist|no longer exists|ENOENT|cannot find|couldn't find|No active project)|不存在",
+        pattern: r"(?i:not found|no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element)|不存在",
         tools: &[],
         formats: &[],
         category: C::NotFound,
         label: "does not exist",
         fires_on: &[
+            "no such table: user",
+            "ERROR:  relation \"orderz\" does not exist",
             "Error: File not found at /a.rs",
             "Search path does not exist: /x",
             "Folder not found: /y",

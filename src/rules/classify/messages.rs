@@ -154,9 +154,44 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["Field required fields are marked with *"],
     },
+    // --- JSON Schema's own messages (python-jsonschema, as the MCP SDKs quote them) ---
+    ClassRule {
+        id: "json-schema-required",
+        pattern: r"'[^'\n]{1,80}' is a required property\b",
+        tools: &[],
+        formats: &[],
+        category: C::MissingRequiredParam,
+        label: "required property missing (JSON Schema)",
+        fires_on: &["Input validation error: 'city' is a required property"],
+        ignores: &["'city' is a property of the address"],
+    },
+    ClassRule {
+        id: "json-schema-type",
+        pattern: r#"\bis not of type '(?:integer|number|string|boolean|array|object|null)'|"code": "invalid_type"|\bInput should be a valid (?:integer|number|string|boolean|list|dictionary|array)\b|\[type=(?:int|float|bool|string|list|dict)_(?:parsing|type)\b|\bexpected type '\w+'"#,
+        tools: &[],
+        formats: &[],
+        category: C::InvalidParamType,
+        label: "wrong type (JSON Schema, zod, pydantic)",
+        fires_on: &[
+            "Input validation error: 'three' is not of type 'integer'",
+            "1 validation error for get_forecastArguments\ndays\n  Input should be a valid integer, unable to parse string as an integer [type=int_parsing",
+            "Input validation error: [{\"code\": \"invalid_type\", \"expected\": \"string\"}]",
+        ],
+        ignores: &["the value is not of type safety concern"],
+    },
+    ClassRule {
+        id: "json-schema-unknown-property",
+        pattern: r"Additional properties are not allowed \('[^']+' (?:was|were) unexpected\)",
+        tools: &[],
+        formats: &[],
+        category: C::UnknownParam,
+        label: "unknown property (JSON Schema)",
+        fires_on: &["Input validation error: Additional properties are not allowed ('limit' was unexpected)"],
+        ignores: &["Additional properties are allowed"],
+    },
     ClassRule {
         id: "validation-error",
-        pattern: r"\bvalidation errors? for \w+|\bValidationError\b|\bInput validation error\b",
+        pattern: r"\bvalidation errors? for \w+|\bValidationError\b|\bInput validation error\b|\b[Tt]ool input validation error\b|\bargument validation errors?\b",
         tools: &[],
         formats: &[],
         category: C::InvalidParamValue,
@@ -275,7 +310,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "edit-anchor-not-found",
-        pattern: r"old_string not found|(?i:old_string.{0,40}did not match)|String to replace not found in file|Failed to find expected lines|Failed to find context '|0 occurrences found for old_string",
+        pattern: r"old_string not found|(?i:old_string.{0,40}did not match)|String to replace not found in file|Failed to find expected lines|Failed to find context '|0 occurrences found for old_string|Could not find exact match for edit",
         tools: &[],
         formats: &[],
         category: C::EditMatchNotFound,
@@ -305,7 +340,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "edit-no-op",
-        pattern: r"(?i:old_string and new_string are (?:exactly )?(?:the same|identical)|No changes to make|already contains the exact content|determined that no changes were necessary)",
+        pattern: r"(?i:old_string and new_string are (?:exactly )?(?:the same|identical)|No changes to make|already contains the exact content|determined that no changes were necessary|new content is the same as old content)",
         tools: &[],
         formats: &[],
         category: C::NoOpEdit,
@@ -383,7 +418,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "malformed-arguments",
-        pattern: r"(?i:(?:invalid|malformed|not valid) JSON|failed to parse (?:tool |function |exec_command |write_stdin )?arguments|参数解析失败|EOF while parsing)",
+        pattern: r"(?i:(?:invalid|malformed|not valid) JSON|not a valid key, value dictionary|failed to parse (?:tool |function |exec_command |write_stdin )?arguments|参数解析失败|EOF while parsing)",
         tools: &[],
         formats: &[],
         category: C::MalformedArguments,
@@ -397,7 +432,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "query-syntax-error",
-        pattern: r"(?i)\bsyntax error (?:at or near|near|at position|at line|at end of input|in (?:SQL|query|expression))\b|\bSQL syntax\b.{0,40}\bnear\b|\bParse error\b.{0,20}\b(?:query|SQL)\b",
+        pattern: r#"(?i)\bsyntax error (?:at or near|near|at position|at line|at end of input|in (?:SQL|query|expression))\b|\bSQL syntax\b.{0,40}\bnear\b|\bParse error\b.{0,20}\b(?:query|SQL)\b|\bnear "[^"\n]{0,40}": syntax error"#,
         tools: &[],
         formats: &[],
         category: C::InvalidParamValue,
@@ -411,7 +446,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "invalid-parameter-value",
-        pattern: r"(?i:^Unknown operation: |unknown variant `|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file)|不能为空|必须 >= ",
+        pattern: r"(?i:^Unknown operation: |^Invalid [\w -]{1,40}: |\bValueError\(|only \w+ (?:queries|statements) are allowed|unknown variant `|\binvalid [\w-]+(?: [\w-]+){0,3} format\b|No mapping found for \[|query_shard_exception|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file)|不能为空|必须 >= ",
         tools: &[],
         formats: &[],
         category: C::InvalidParamValue,
@@ -431,7 +466,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- unknown tool ------------------------------------------------------
     ClassRule {
         id: "unknown-tool",
-        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: )"#,
+        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: |MCP error -32602: Tool \S+ not found\b|You tried to use the tool \S+, but it doesn't exist)"#,
         tools: &[],
         formats: &[],
         category: C::UnknownTool,

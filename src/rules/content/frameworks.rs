@@ -432,22 +432,6 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     // --- more agents' own shapes --------------------------------------------
     ContentRule {
-        id: "claude-read-past-end",
-        pattern: r"^<system-reminder>Warning: the file exists but is shorter than the provided offset",
-        tools: &["Read"],
-        formats: &[Dialect::CLAUDE_CODE],
-        precision: Precision::High,
-        reads: Reads::Any,
-        doc: "Claude Code's Read with an `offset` past the end of the file returns no text, only a reminder that \
-              the file is shorter, unflagged: nothing was read.",
-        fires_on: &[
-            "<system-reminder>Warning: the file exists but is shorter than the provided offset (1800). The file has 1524 lines.</system-reminder>",
-        ],
-        ignores: &[
-            "     1\thello\n<system-reminder>Whenever you read a file, consider whether it looks malicious.</system-reminder>",
-        ],
-    },
-    ContentRule {
         id: "openai-agents-handoff-ignored",
         pattern: r"^Multiple handoffs detected, ignoring this one\.",
         tools: &[],

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 mod agents;
 mod any_tool;
+mod emitters;
 mod frameworks;
 
 use super::{Precision, Reads};
@@ -54,7 +55,7 @@ pub const PERI_WRAPPER: &str = r"^Tool execution failed: [^ ]+ - ";
 
 /// The parts of the table, in registry order (first match wins): one file
 /// per family of rules.
-const PARTS: &[&[ContentRule]] = &[agents::RULES, frameworks::RULES, any_tool::RULES];
+const PARTS: &[&[ContentRule]] = &[agents::RULES, frameworks::RULES, emitters::RULES, any_tool::RULES];
 const ALL: [ContentRule; super::registry::total(PARTS)] = super::registry::concat(PARTS);
 
 /// Every content rule, in registry order.

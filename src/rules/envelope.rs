@@ -1,0 +1,437 @@
+//! One JSON envelope walker for every store: does a tool's JSON reply say
+//! that the call failed, and where is the message that says why?
+//!
+//! The failure fields are those of `LABELS.md`: `success` or `ok` false,
+//! `status` of `error`/`failed`/`failure`/`unauthorized`/`forbidden`/
+//! `denied` (or an HTTP error status), a non-empty `error`, `errors` or
+//! `exception`, `isError` true, an error code, a non-zero exit status,
+//! `_shards.failed` above 0 with no hits (Elasticsearch), and a batch whose
+//! every item failed. The guards are the same fields saying success:
+//! `error: null`, `errors: []`, `failed: 0`.
+//!
+//! Replies are often nested: an MCP server's `CallToolResult`
+//! (`{"content": [{"type": "text", "text": "…"}], "isError": false}`) whose
+//! text is itself JSON, inside an ADK `response` (`{"result": {…}}`). The
+//! walker follows the keys that wrap a reply (`result`, `response`,
+//! `output`, `structuredContent`, `body`, MCP `content[].text`), parsing a
+//! string that holds a JSON object, a few levels deep; other keys are the
+//! reply's data and are never judged (a list of jobs whose `status` is
+//! `failed` is an answer, not a failure).
+
+use serde_json::{Map, Value};
+
+/// How deep the walker follows wrapped replies.
+const MAX_DEPTH: usize = 4;
+/// The longest string parsed as a nested reply.
+const MAX_NESTED: usize = 1 << 18;
+
+/// Keys whose value is the reply the envelope wraps.
+const WRAPPERS: &[&str] = &["result", "response", "output", "structuredContent", "body"];
+
+/// Keys of a batch's items.
+const BATCHES: &[&str] = &["results", "items", "responses", "operations", "records", "outcomes"];
+
+/// Values of `status` (case aside) that say the call failed.
+const FAILED_STATUS: &[&str] = &[
+    "error",
+    "errored",
+    "failed",
+    "failure",
+    "fail",
+    "unauthorized",
+    "unauthenticated",
+    "forbidden",
+    "denied",
+    "access_denied",
+    "permission_denied",
+];
+
+/// Keys of the message that says why, most telling first.
+const MESSAGE_KEYS: &[&str] = &[
+    "error",
+    "error_message",
+    "errorMessage",
+    "error_details",
+    "errorDetails",
+    "errors",
+    "exception",
+    "message",
+    "msg",
+    "detail",
+    "stderr",
+    "stdout",
+    "result",
+    "output",
+    "details",
+    "error_code",
+    "errorCode",
+];
+
+/// A failing envelope: the message it gives, and the exit status it reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvelopeFailure {
+    /// What the envelope says failed (its message, or the object itself).
+    pub message: String,
+    /// A non-zero exit status the envelope reports around a process.
+    pub exit: Option<i64>,
+}
+
+/// Does `v` say anything (not null, false, 0, empty, or a tool's
+/// placeholder for an empty stream such as ADK's `<no stderr captured>`)?
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::Bool(false) => false,
+        Value::String(s) => !s.trim().is_empty() && !is_placeholder(s),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(m) => !m.is_empty(),
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::Bool(true) => true,
+    }
+}
+
+/// A stream's placeholder for nothing captured (`<no stdout captured>`,
+/// google/adk-python's bash tool).
+fn is_placeholder(s: &str) -> bool {
+    let t = s.trim();
+    t.starts_with("<no ") && t.ends_with(" captured>") && t.len() < 40
+}
+
+/// A process envelope's streams, stdout then stderr, placeholders aside.
+fn process_streams(o: &Map<String, Value>) -> String {
+    let streams: Vec<&str> = ["stdout", "stderr", "output"]
+        .iter()
+        .filter_map(|k| o.get(*k).and_then(Value::as_str))
+        .map(str::trim_end)
+        .filter(|s| !s.is_empty() && !is_placeholder(s))
+        .collect();
+    streams.join("\n")
+}
+
+/// An HTTP error status, as a number or a numeric string.
+fn http_error(v: Option<&Value>) -> bool {
+    let n = match v {
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    };
+    n.is_some_and(|n| (400..600).contains(&n))
+}
+
+/// A string holding a JSON object, parsed.
+fn nested_object(s: &str) -> Option<Map<String, Value>> {
+    let t = s.trim();
+    if !t.starts_with('{') || t.len() > MAX_NESTED {
+        return None;
+    }
+    match serde_json::from_str::<Value>(t) {
+        Ok(Value::Object(o)) => Some(o),
+        _ => None,
+    }
+}
+
+/// The non-zero exit status of an envelope around a process.
+fn exit_of(o: &Map<String, Value>) -> Option<i64> {
+    ["exit_code", "exitCode", "returncode", "return_code"]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(Value::as_i64))
+        .filter(|&c| c != 0)
+}
+
+/// Does `o` itself (not what it wraps) say that the call failed?
+fn says_failed(o: &Map<String, Value>) -> bool {
+    let status = o.get("status").and_then(Value::as_str).map(|s| s.trim().to_ascii_lowercase());
+    o.get("error").is_some_and(truthy)
+        || o.get("errors").is_some_and(truthy)
+        || o.get("exception").is_some_and(truthy)
+        || status.as_deref().is_some_and(|s| FAILED_STATUS.contains(&s))
+        || http_error(o.get("status"))
+        || http_error(o.get("status_code").or_else(|| o.get("statusCode")))
+        || o.get("success") == Some(&Value::Bool(false))
+        || o.get("ok") == Some(&Value::Bool(false))
+        || o.get("isError") == Some(&Value::Bool(true))
+        || o.get("error_code").or_else(|| o.get("errorCode")).is_some_and(truthy)
+        || exit_of(o).is_some()
+        || shards_failed(o)
+        || batch_failed(o)
+}
+
+/// Elasticsearch: a search some of whose shards failed and that found nothing.
+fn shards_failed(o: &Map<String, Value>) -> bool {
+    let failed = o.get("_shards").and_then(|s| s.get("failed")).and_then(Value::as_u64).unwrap_or(0);
+    let hits = o.get("hits").and_then(|h| h.get("hits")).and_then(Value::as_array).map_or(0, Vec::len);
+    failed > 0 && hits == 0
+}
+
+/// A batch (`results`, `items`, …) of at least one item, every item of
+/// which says it failed.
+fn batch_failed(o: &Map<String, Value>) -> bool {
+    BATCHES.iter().filter_map(|k| o.get(*k).and_then(Value::as_array)).any(|items| {
+        !items.is_empty() && items.iter().all(|i| i.as_object().is_some_and(|m| says_failed(m) && !batch_failed(m)))
+    })
+}
+
+/// A status of `o` that tells more than "failed": an HTTP error status, or
+/// a word such as `unauthorized`.
+fn telling_status(o: &Map<String, Value>) -> Option<String> {
+    // Google's and others' `{"error": {"code": 403, "status": "PERMISSION_DENIED"}}`.
+    if let Some(Value::Object(e)) = o.get("error") {
+        let code = http_error(e.get("code")).then(|| e.get("code").map(Value::to_string)).flatten();
+        // gRPC-style `status` (Google), or the error's `type` (Anthropic's
+        // `overloaded_error`, OpenAI's `invalid_request_error`) and `code`
+        // (`invalid_api_key`).
+        let status = e
+            .get("status")
+            .and_then(Value::as_str)
+            .or_else(|| e.get("code").and_then(Value::as_str))
+            .or_else(|| e.get("type").and_then(Value::as_str))
+            .filter(|s| !s.is_empty());
+        match (code, status) {
+            (Some(c), Some(s)) => return Some(format!("{} {s}", c.trim_matches('"'))),
+            (Some(c), None) => return Some(c.trim_matches('"').to_string()),
+            (None, Some(s)) => return Some(s.to_string()),
+            (None, None) => {}
+        }
+    }
+    for k in ["status", "status_code", "statusCode"] {
+        if http_error(o.get(k)) {
+            return o.get(k).map(|v| v.as_str().map_or_else(|| v.to_string(), |s| s.trim().to_string()));
+        }
+    }
+    let status = o.get("status").and_then(Value::as_str)?.trim().to_ascii_lowercase();
+    (FAILED_STATUS.contains(&status.as_str()) && !GENERIC_STATUS.contains(&status.as_str())).then_some(status)
+}
+
+/// Failed statuses that say nothing more than "failed".
+const GENERIC_STATUS: &[&str] = &["error", "errored", "failed", "failure", "fail"];
+
+/// What an Elasticsearch search's first shard failure says.
+fn shard_failure(o: &Map<String, Value>) -> String {
+    let reason = o.get("_shards").and_then(|s| s.get("failures")).and_then(|f| f.get(0)).and_then(|f| f.get("reason"));
+    let kind = reason.and_then(|r| r.get("type")).and_then(Value::as_str);
+    let why = reason.and_then(|r| r.get("reason")).and_then(Value::as_str);
+    match (kind, why) {
+        (Some(k), Some(w)) => format!("shard failure: {k}: {w}"),
+        (None, Some(w)) => format!("shard failure: {w}"),
+        _ => "shard failure: the search failed on some shards and found nothing".to_string(),
+    }
+}
+
+/// The message of a failing envelope `o`.
+fn message_of(o: &Map<String, Value>) -> String {
+    let said = MESSAGE_KEYS.iter().filter_map(|k| o.get(*k).filter(|v| truthy(v))).find_map(|v| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(m) => Some(match m.get("message").and_then(Value::as_str) {
+            Some(s) => s.to_string(),
+            None => v.to_string(),
+        }),
+        Value::Array(items) => items.iter().find_map(|i| match i {
+            Value::String(s) => Some(s.clone()),
+            Value::Object(m) => m.get("message").and_then(Value::as_str).map(str::to_string),
+            _ => None,
+        }),
+        Value::Bool(_) => None,
+        other => Some(other.to_string()),
+    });
+    if let Some(s) = said {
+        return s;
+    }
+    // A batch: the first item's message.
+    if let Some(m) = BATCHES
+        .iter()
+        .filter_map(|k| o.get(*k).and_then(Value::as_array))
+        .find_map(|items| items.first().and_then(Value::as_object))
+    {
+        return message_of(m);
+    }
+    Value::Object(o.clone()).to_string()
+}
+
+/// The replies `o` wraps, each as an object: a wrapper key's object (or
+/// string holding one), and an MCP result's text contents holding JSON.
+fn wrapped(o: &Map<String, Value>) -> Vec<Map<String, Value>> {
+    let mut out = Vec::new();
+    for k in WRAPPERS {
+        match o.get(*k) {
+            Some(Value::Object(m)) => out.push(m.clone()),
+            Some(Value::String(s)) => out.extend(nested_object(s)),
+            _ => {}
+        }
+    }
+    if let Some(t) = content_item_text(o) {
+        out.extend(nested_object(t));
+    }
+    if let Some(Value::Array(parts)) = o.get("content") {
+        for p in parts {
+            if p.get("type").and_then(Value::as_str) == Some("text")
+                && let Some(t) = p.get("text").and_then(Value::as_str)
+            {
+                out.extend(nested_object(t));
+            }
+        }
+    }
+    out
+}
+
+/// Does the envelope `o`, or a reply it wraps, say the call failed?
+pub fn failure(o: &Map<String, Value>) -> Option<EnvelopeFailure> {
+    walk(o, 0)
+}
+
+fn walk(o: &Map<String, Value>, depth: usize) -> Option<EnvelopeFailure> {
+    if says_failed(o) {
+        // A failing MCP result's words are in its text contents.
+        let has_message = MESSAGE_KEYS.iter().any(|k| o.get(*k).is_some_and(truthy));
+        let exit = exit_of(o);
+        let mut message = match mcp_text(o) {
+            Some(t) if !has_message => t,
+            _ if shards_failed(o) => shard_failure(o),
+            // A process that exited non-zero: what it printed, which may be
+            // nothing (a search that found nothing is judged by its command).
+            _ if exit.is_some() && !o.get("error").is_some_and(truthy) => process_streams(o),
+            _ => message_of(o),
+        };
+        // The status says what kind of failure (401, `unauthorized`) where
+        // the message may not: it goes first, for the category.
+        if let Some(status) = telling_status(o)
+            && !message.contains(&status)
+        {
+            message = format!("{status} {message}");
+        }
+        return Some(EnvelopeFailure { message, exit });
+    }
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    wrapped(o).iter().find_map(|inner| walk(inner, depth + 1))
+}
+
+/// The text of one MCP content item stored alone (`{"type": "text",
+/// "text": "…"}`, as the Agents SDK keeps an MCP tool's output).
+fn content_item_text(o: &Map<String, Value>) -> Option<&str> {
+    const ITEM_KEYS: &[&str] = &["type", "text", "annotations", "_meta"];
+    (o.get("type").and_then(Value::as_str) == Some("text") && o.keys().all(|k| ITEM_KEYS.contains(&k.as_str())))
+        .then(|| o.get("text").and_then(Value::as_str))
+        .flatten()
+}
+
+/// The text contents of an MCP `CallToolResult`, joined by newlines.
+fn mcp_text(o: &Map<String, Value>) -> Option<String> {
+    let parts = o.get("content")?.as_array()?;
+    let texts: Vec<&str> = parts
+        .iter()
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// The reply text of an envelope that does not fail: the string of
+/// `{"result": "…"}` or `{"output": "…"}` (at most 3 keys), or the text
+/// contents of an MCP result (`content`, `isError`, `structuredContent`,
+/// `_meta`), followed through the wrappers; `None` when the envelope is
+/// data of its own.
+pub fn reply_text(o: &Map<String, Value>) -> Option<String> {
+    inner_text(o, 0)
+}
+
+fn inner_text(o: &Map<String, Value>, depth: usize) -> Option<String> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    if let Some(text) = content_item_text(o) {
+        return match nested_object(text) {
+            Some(inner) => inner_text(&inner, depth + 1).or_else(|| Some(text.to_string())),
+            None => Some(text.to_string()),
+        };
+    }
+    const MCP_KEYS: &[&str] = &["content", "isError", "structuredContent", "_meta"];
+    if o.contains_key("content") && o.keys().all(|k| MCP_KEYS.contains(&k.as_str())) {
+        let text = mcp_text(o)?;
+        return match nested_object(&text) {
+            Some(inner) => inner_text(&inner, depth + 1).or(Some(text)),
+            None => Some(text),
+        };
+    }
+    if o.len() > 3 {
+        return None;
+    }
+    match o.get("result").or_else(|| o.get("output")) {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Object(m)) => inner_text(m, depth + 1),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fails(v: Value) -> Option<String> {
+        failure(v.as_object().unwrap()).map(|f| f.message)
+    }
+
+    #[test]
+    fn failure_fields_and_their_guards() {
+        assert_eq!(fails(json!({"error": "boom"})).as_deref(), Some("boom"));
+        assert_eq!(fails(json!({"errors": [{"message": "bad field"}]})).as_deref(), Some("bad field"));
+        assert_eq!(
+            fails(json!({"status": "Unauthorized", "message": "key expired"})).as_deref(),
+            Some("unauthorized key expired"),
+            "a telling status goes first"
+        );
+        assert_eq!(
+            fails(json!({"error": {"code": 403, "message": "no", "status": "PERMISSION_DENIED"}})).as_deref(),
+            Some("403 PERMISSION_DENIED no")
+        );
+        assert_eq!(fails(json!({"status": "failed"})).as_deref(), Some(r#"{"status":"failed"}"#));
+        assert!(fails(json!({"exception": "ValueError('x')"})).is_some());
+        assert!(fails(json!({"error": {"code": 403, "status": "PERMISSION_DENIED"}})).is_some());
+        for ok in [
+            json!({"error": null, "errors": [], "failed": 0, "rows": []}),
+            json!({"status": "success", "error": false}),
+            json!({"status": "partial", "items": [1]}),
+            json!({"jobs": [{"status": "failed"}]}),
+            json!({"_shards": {"failed": 1}, "hits": {"hits": [{"_id": "1"}]}}),
+        ] {
+            assert_eq!(fails(ok.clone()), None, "{ok}");
+        }
+        assert!(fails(json!({"_shards": {"total": 2, "failed": 1}, "hits": {"hits": []}})).is_some());
+    }
+
+    #[test]
+    fn batches_fail_only_when_every_item_failed() {
+        let all = json!({"success": true, "results": [{"ok": false, "error": "x"}, {"success": false}]});
+        assert_eq!(fails(all).as_deref(), Some("x"));
+        assert_eq!(fails(json!({"success": true, "results": [{"success": false}, {"success": true}]})), None);
+        assert_eq!(fails(json!({"success": true, "results": []})), None);
+    }
+
+    #[test]
+    fn nested_and_stringified_replies() {
+        let inner = json!({"success": false, "error": "Repository not found"}).to_string();
+        let mcp = json!({"content": [{"type": "text", "text": inner}], "isError": false});
+        assert_eq!(fails(json!({"result": mcp.clone()})).as_deref(), Some("Repository not found"));
+        assert_eq!(fails(json!({"response": mcp.to_string()})).as_deref(), Some("Repository not found"));
+        let flagged = json!({"content": [{"type": "text", "text": "Error: Access denied"}], "isError": true});
+        assert_eq!(fails(flagged).as_deref(), Some("Error: Access denied"));
+        // Data of the reply is not followed.
+        assert_eq!(fails(json!({"data": {"status": "error"}, "ok": true})), None);
+        // Too deep is not followed.
+        let mut v = json!({"error": "deep"});
+        for _ in 0..=MAX_DEPTH {
+            v = json!({"result": v});
+        }
+        assert_eq!(fails(v), None);
+    }
+
+    #[test]
+    fn reply_texts() {
+        let text = |v: Value| reply_text(v.as_object().unwrap());
+        assert_eq!(text(json!({"result": "Error: x"})).as_deref(), Some("Error: x"));
+        let mcp =
+            json!({"content": [{"type": "text", "text": "Failed to fetch u - status code 404"}], "isError": false});
+        assert_eq!(text(json!({"result": mcp})).as_deref(), Some("Failed to fetch u - status code 404"));
+        assert_eq!(text(json!({"rows": [], "count": 0})), None);
+    }
+}
