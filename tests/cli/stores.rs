@@ -1,0 +1,125 @@
+//! Stores read right (issue 47): a folder's SQLite stores found by their
+//! content, default locations that hold nothing passed over, and the
+//! shapes of single stores that were read wrong.
+
+use crate::util::*;
+use std::path::Path;
+
+fn sample_sql(name: &str) -> String {
+    std::fs::read_to_string(root().join("sample-traces").join(name)).unwrap()
+}
+
+fn formats(v: &serde_json::Value) -> Vec<(String, String)> {
+    let dir = |p: &str| p.rsplit_once("proj").map_or(p.to_string(), |(_, rest)| rest.to_string());
+    v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (dir(s["path"].as_str().unwrap()), s["format"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// A project folder: a LangGraph store under a name of its own, an ADK
+/// store in `.adk`, a SQLite file of the app that is no trace store,
+/// foreign JSON, and a store deeper than the search goes.
+fn project(dir: &Path) -> std::path::PathBuf {
+    let proj = dir.join("proj");
+    std::fs::create_dir_all(proj.join(".adk")).unwrap();
+    db_from_sql(&proj, "graph-state.bin", &sample_sql("langgraph.sql"));
+    db_from_sql(&proj.join(".adk"), "session.db", &sample_sql("adk.sql"));
+    db_from_sql(&proj, "app.db", "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);");
+    std::fs::write(proj.join("package.json"), r#"{"name": "demo", "version": "1.0.0"}"#).unwrap();
+    std::fs::write(proj.join("notes.db"), "not a database at all\n".repeat(40)).unwrap();
+    let deep = proj.join("a/b/c/d/e/f/g");
+    std::fs::create_dir_all(&deep).unwrap();
+    db_from_sql(&deep, "checkpoints.db", &sample_sql("langgraph.sql"));
+    proj
+}
+
+#[test]
+fn a_folder_scan_finds_its_sqlite_stores_by_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let proj = project(dir.path());
+    let out = run_in(dir.path(), &["scan", "proj", "--format", "json"]);
+    let err = stderr(&out);
+    let v = json(&out);
+    assert_eq!(
+        formats(&v),
+        [("/graph-state.bin".to_string(), "langgraph".to_string()), ("/.adk/session.db".into(), "adk".into())],
+        "{err}"
+    );
+    assert!(
+        err.contains("proj: 2 SQLite trace stores found inside: graph-state.bin (langgraph), .adk/session.db (adk)"),
+        "{err}"
+    );
+    assert!(err.contains("app.db: unknown trace schema (tables: users)"), "the app's own database is named: {err}");
+    assert!(err.contains("more than 6 deep are not searched"), "the bound is said: {err}");
+    // The same counts as the two stores named.
+    let named = json(&run_in(&proj, &["scan", "graph-state.bin", ".adk/session.db", "--format", "json"]));
+    assert_eq!(totals(&v), totals(&named));
+    assert!(totals(&v).0 > 0);
+}
+
+#[test]
+fn a_folder_of_transcripts_and_a_store_reads_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("proj");
+    copy_tree(&root().join("sample-traces/claude-code"), &proj.join("transcripts"));
+    db_from_sql(&proj, "checkpoints.sqlite", &sample_sql("langgraph.sql"));
+    let out = run_in(dir.path(), &["scan", "proj", "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(
+        formats(&v),
+        [("".to_string(), "claude-code".to_string()), ("/checkpoints.sqlite".into(), "langgraph".into())],
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("found inside, read beside its transcripts: checkpoints.sqlite (langgraph)"));
+    // Named again beside the folder, the store is read once.
+    let again = run_in(dir.path(), &["scan", "proj", "proj/checkpoints.sqlite", "--format", "json"]);
+    assert_eq!(totals(&json(&again)), totals(&v));
+    // A folder whose one store is named beside it is read there alone.
+    std::fs::remove_dir_all(proj.join("transcripts")).unwrap();
+    let alone = json(&run_in(dir.path(), &["scan", "proj", "proj/checkpoints.sqlite", "--format", "json"]));
+    assert_eq!(formats(&alone), [("/checkpoints.sqlite".to_string(), "langgraph".to_string())]);
+}
+
+#[test]
+fn a_folder_whose_only_sqlite_file_is_no_store_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("proj")).unwrap();
+    db_from_sql(&dir.path().join("proj"), "app.db", "CREATE TABLE users (id INTEGER PRIMARY KEY);");
+    let out = run_in(dir.path(), &["scan", "proj"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("app.db: unknown trace schema (tables: users)"), "{err}");
+    // An empty folder says what it lacks.
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let out = run_in(dir.path(), &["scan", "empty"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("and no SQLite trace store"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_empty_default_folder_does_not_stop_the_scan() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    std::fs::create_dir_all(h.join(".claude/projects")).unwrap();
+    std::fs::create_dir_all(h.join(".codex/sessions/2026")).unwrap();
+    std::fs::create_dir_all(h.join(".adk")).unwrap();
+    db_from_sql(&h.join(".adk"), "session.db", &sample_sql("adk.sql"));
+    let out = std::process::Command::new(BIN)
+        .args(["scan", "--format", "json"])
+        .current_dir(h)
+        .env("HOME", h)
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("LLM_USER_PATH")
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    let v = json(&out);
+    let formats: Vec<&str> = v["sources"].as_array().unwrap().iter().map(|s| s["format"].as_str().unwrap()).collect();
+    assert_eq!(formats, ["adk"], "{}", stderr(&out));
+}
