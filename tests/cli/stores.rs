@@ -123,3 +123,49 @@ fn an_empty_default_folder_does_not_stop_the_scan() {
     let formats: Vec<&str> = v["sources"].as_array().unwrap().iter().map(|s| s["format"].as_str().unwrap()).collect();
     assert_eq!(formats, ["adk"], "{}", stderr(&out));
 }
+
+/// Write `lines` (JSON values) as one JSONL file at `dir/name`.
+fn jsonl(dir: &Path, name: &str, lines: &[serde_json::Value]) {
+    std::fs::create_dir_all(dir).unwrap();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+/// Pi: the calls of an assistant message that failed (or was aborted)
+/// before they ran have no result: unpaired, never flagged.
+#[test]
+fn pi_calls_of_a_failed_message_have_no_result() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("--w-demo--");
+    let msg = |id: &str, parent: &str, m: serde_json::Value| json!({"type": "message", "id": id, "parentId": parent, "timestamp": "2026-01-05T10:00:00.000Z", "message": m});
+    let call =
+        |id: &str, cmd: &str| json!({"type": "toolCall", "id": id, "name": "bash", "arguments": {"command": cmd}});
+    jsonl(
+        &s,
+        "2026-01-05T10-00-00-000Z_0000aaaa-1111-4222-8333-444455556666.jsonl",
+        &[
+            json!({"type": "session", "version": 3, "id": "0000aaaa-1111-4222-8333-444455556666", "timestamp": "2026-01-05T10:00:00.000Z", "cwd": "/w/demo"}),
+            msg("m1", "", json!({"role": "user", "content": [{"type": "text", "text": "build it"}]})),
+            msg("m2", "m1", json!({"role": "assistant", "content": [call("c1", "make")], "stopReason": "toolUse"})),
+            msg(
+                "m3",
+                "m2",
+                json!({"role": "toolResult", "toolCallId": "c1", "content": [{"type": "text", "text": "ok"}], "isError": false}),
+            ),
+            msg(
+                "m4",
+                "m3",
+                json!({"role": "assistant", "content": [call("c2", "make test"), call("c3", "make lint")], "stopReason": "error", "errorMessage": "overloaded"}),
+            ),
+            msg(
+                "m5",
+                "m4",
+                json!({"role": "assistant", "content": [call("c4", "ls")], "stopReason": "aborted", "errorMessage": "Request was aborted."}),
+            ),
+        ],
+    );
+    let v = scan_json(&[dir.path().to_str().unwrap()], &[]);
+    assert_eq!(totals(&v), (4, 0, 0), "no call of a stopped message is a flagged failure");
+    assert_eq!(v["totals"]["unpaired_calls"], 3);
+}
