@@ -169,3 +169,75 @@ fn pi_calls_of_a_failed_message_have_no_result() {
     assert_eq!(totals(&v), (4, 0, 0), "no call of a stopped message is a flagged failure");
     assert_eq!(v["totals"]["unpaired_calls"], 3);
 }
+
+/// A LangChain message as LangGraph 0.1's JSON serializer stored it: a
+/// constructor envelope around the message's fields.
+fn lc_message(class: &str, kwargs: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", class], "kwargs": kwargs})
+}
+
+/// SQL text for `value` as a JSON blob.
+fn blob(value: &serde_json::Value) -> String {
+    format!("CAST('{}' AS BLOB)", value.to_string().replace('\'', "''"))
+}
+
+/// LangGraph 0.1 (`checkpoints` keyed by `thread_ts`, JSON values, no
+/// `checkpoint_ns`): read, not "unknown trace schema". One database from
+/// before `writes` (ISO `thread_ts`), one with them (UUID v6 `thread_ts`)
+/// holding a pickled value, which is a malformed row, not the end of the scan.
+#[test]
+fn langgraph_0_1_databases_are_read() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let ai =
+        |calls: serde_json::Value| lc_message("AIMessage", json!({"content": "", "type": "ai", "tool_calls": calls}));
+    let tool = |id: &str, text: &str, status: Option<&str>| {
+        let mut k = json!({"content": text, "type": "tool", "tool_call_id": id});
+        if let Some(s) = status {
+            k["status"] = json!(s);
+        }
+        lc_message("ToolMessage", k)
+    };
+    let human = lc_message("HumanMessage", json!({"content": "tidy the notes", "type": "human"}));
+    let read = ai(json!([{"name": "read_file", "args": {"path": "notes.md"}, "id": "call_r1"}]));
+    let read_result = tool("call_r1", "Error: FileNotFoundError('notes.md')", Some("error"));
+    let list = ai(json!([{"name": "list_dir", "args": {"path": "."}, "id": "call_l1"}]));
+    let list_result = tool("call_l1", "todo.md\nREADME.md", None);
+    let state = |msgs: serde_json::Value| json!({"v": 1, "ts": "2024-06-20T10:00:03+00:00", "channel_values": {"messages": msgs}});
+    let early = format!(
+        "CREATE TABLE checkpoints (thread_id TEXT NOT NULL, thread_ts TEXT NOT NULL, parent_ts TEXT, checkpoint BLOB, \
+           metadata BLOB, PRIMARY KEY (thread_id, thread_ts));
+         INSERT INTO checkpoints VALUES ('t1', '2024-06-20T10:00:01.000000+00:00', NULL, {}, NULL);
+         INSERT INTO checkpoints VALUES ('t1', '2024-06-20T10:00:03.000000+00:00', '2024-06-20T10:00:01.000000+00:00', {}, NULL);",
+        blob(&state(json!([human, read]))),
+        blob(&state(json!([human, read, read_result, list, list_result]))),
+    );
+    db_from_sql(dir.path(), "early.sqlite", &early);
+    let v = json(&run_in(dir.path(), &["scan", "early.sqlite", "--format", "json"]));
+    assert_eq!(v["sources"][0]["format"], "langgraph");
+    assert_eq!(totals(&v), (2, 1, 0), "two calls of the latest checkpoint, once each; status error is the flag");
+    assert_eq!(v["totals"]["unpaired_calls"], 0);
+
+    let late = format!(
+        "CREATE TABLE checkpoints (thread_id TEXT NOT NULL, thread_ts TEXT NOT NULL, parent_ts TEXT, checkpoint BLOB, \
+           metadata BLOB, PRIMARY KEY (thread_id, thread_ts));
+         CREATE TABLE writes (thread_id TEXT NOT NULL, thread_ts TEXT NOT NULL, task_id TEXT NOT NULL, idx INTEGER NOT NULL, \
+           channel TEXT NOT NULL, value BLOB, PRIMARY KEY (thread_id, thread_ts, task_id, idx));
+         INSERT INTO checkpoints VALUES ('t2', '1ef2ef8a-1c2b-6d3e-8001-0123456789ab', NULL, {}, NULL);
+         INSERT INTO writes VALUES ('t2', '1ef2ef8a-1c2b-6d3e-8000-0123456789ab', 'task-a', 0, 'messages', {});
+         INSERT INTO writes VALUES ('t2', '1ef2ef8a-1c2b-6d3e-8000-0123456789ab', 'task-b', 0, 'messages', {});
+         INSERT INTO writes VALUES ('t2', '1ef2ef8a-1c2b-6d3e-8001-0123456789ab', 'task-c', 0, 'messages', X'80049505000000');
+         INSERT INTO writes VALUES ('t2', '1ef2ef8a-1c2b-6d3e-8001-0123456789ab', 'task-c', 1, '__start__', {});",
+        blob(&state(json!([human, list, list_result]))),
+        blob(&json!([list])),
+        blob(&json!([list_result])),
+        blob(&json!({"x": 1})),
+    );
+    db_from_sql(dir.path(), "late.sqlite", &late);
+    let out = run_in(dir.path(), &["scan", "late.sqlite", "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(totals(&v), (1, 0, 0), "the call in the writes and in the checkpoint counts once");
+    assert_eq!(v["totals"]["unpaired_calls"], 0);
+    let malformed = finding_messages(&v, "malformed-row");
+    assert!(malformed.iter().any(|m| m.contains("pickled value")), "{malformed:?}");
+}
