@@ -241,3 +241,101 @@ fn langgraph_0_1_databases_are_read() {
     let malformed = finding_messages(&v, "malformed-row");
     assert!(malformed.iter().any(|m| m.contains("pickled value")), "{malformed:?}");
 }
+
+/// Aider 0.52 (from `aider/io.py` and `coders/base_coder.py` of v0.52.0):
+/// a usage report whose `Cost:` is a line of its own after the quoted
+/// `> Tokens:` line, a block that failed to match and its retry, a
+/// `[Y/n]` shell prompt, and the next run of the same file.
+#[test]
+fn aider_0_52_failed_block_retry_cost_line_and_shell_prompt() {
+    let history = "# aider chat started at 2024-08-26 09:00:00
+
+> Aider v0.52.1  
+> Main model: claude-3-5-sonnet-20240620 with diff edit format, prompt cache, infinite output  
+
+#### make the counter start at one  
+
+counter.py
+```python
+<<<<<<< SEARCH
+start = 0
+=======
+start = 1
+>>>>>>> REPLACE
+```
+
+> Tokens: 2.4k sent, 1.1k cache write, 1.2k cache hit, 48 received.
+Cost: $0.01 message, $0.01 session.  
+> The LLM did not conform to the edit format.  
+> https://aider.chat/docs/troubleshooting/edit-errors.html  
+> # 1 SEARCH/REPLACE block failed to match!  
+>   
+> ## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in counter.py  
+> <<<<<<< SEARCH  
+> start = 0  
+> =======  
+> start = 1  
+> >>>>>>> REPLACE  
+>   
+> The SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc  
+
+counter.py
+```python
+<<<<<<< SEARCH
+START = 0
+=======
+START = 1
+>>>>>>> REPLACE
+```
+
+> Tokens: 2.6k sent, 1.1k cache write, 1.4k cache hit, 50 received.
+Cost: $0.01 message, $0.02 session. Use --no-stream for accurate caching costs.  
+> Applied edit to counter.py  
+> Commit 1a2b3c4 start the counter at one  
+
+#### check it  
+
+```bash
+python -m pytest -q
+```
+
+> Tokens: 2.7k sent, 20 received. Cost: $0.01 message, $0.03 session.  
+> python -m pytest -q  
+> Run shell command? [Y/n] y  
+> Running python -m pytest -q  
+> Command 'python -m pytest -q' exited with status 1  
+> To retry and share output with the LLM: /run python -m pytest -q  
+> You can find this command in your input history with up-arrow.  
+
+# aider chat started at 2024-08-26 10:00:00
+
+> Aider v0.52.1  
+
+#### and the reset  
+
+counter.py
+```python
+<<<<<<< SEARCH
+def reset():
+=======
+def reset(to=1):
+>>>>>>> REPLACE
+```
+
+> Tokens: 2.7k sent, 20 received. Cost: $0.01 message, $0.04 session.  
+> Applied edit to counter.py  
+";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".aider.chat.history.md"), history).unwrap();
+    let v = json(&run_in(dir.path(), &["scan", ".aider.chat.history.md", "--format", "json"]));
+    assert_eq!(v["totals"]["sessions"], 2);
+    assert_eq!(v["totals"]["unpaired_calls"], 0, "every edit keeps its verdict");
+    assert_eq!(
+        totals(&v),
+        (4, 1, 1),
+        "the failed block (flagged), its retry and the next run's edit (applied), the shell call (exit 1)"
+    );
+    assert_eq!(counts(&v, "edit"), (3, 1, 1, 0), "calls, errors, flagged, hidden of edit");
+    assert_eq!(tool(&v, "shell")["calls"], 1, "`Run shell command? [Y/n] y` is a shell call");
+    assert_eq!(tool(&v, "shell")["categories"], serde_json::json!({"nonzero-exit": 1}));
+}
