@@ -154,11 +154,12 @@ pub(crate) struct FoundStores {
 }
 
 /// The files under `dir` that begin with the SQLite header, the nearest
-/// first, by name within a folder, within the bounds: `STORE_DEPTH` folders deep, `STORE_LOOKS`
-/// files looked at, `STORE_COUNT` stores, files of `STORE_MIN_BYTES` to
-/// `STORE_MAX_BYTES`. Links are not followed, and only regular files are
-/// opened (never a FIFO); `STORE_SKIPPED_FOLDERS` are not entered. A
-/// folder that cannot be read is passed over.
+/// first, by name within a folder, within the bounds: `STORE_DEPTH`
+/// folders deep, `STORE_LOOKS` files looked at, `STORE_COUNT` stores,
+/// files of `STORE_MIN_BYTES` to `STORE_MAX_BYTES`. Links are not followed, and only regular files are
+/// opened (never a FIFO); `STORE_SKIPPED_FOLDERS` are not entered, and
+/// `*.jsonl` and `*.json` files, which the folder's transcript walk takes,
+/// are not looked at. A folder that cannot be read is passed over.
 pub(crate) fn find_stores(dir: &Path) -> FoundStores {
     let mut found = FoundStores { stores: Vec::new(), bounded: Vec::new() };
     let mut deep = false;
@@ -190,7 +191,8 @@ pub(crate) fn find_stores(dir: &Path) -> FoundStores {
                 queue.push_back((path, depth + 1));
                 continue;
             }
-            if !kind.is_file() {
+            // Transcripts are read as such: never opened twice.
+            if !kind.is_file() || path.extension().is_some_and(|e| e == "jsonl" || e == "json") {
                 continue;
             }
             let Ok(size) = entry.metadata().map(|m| m.len()) else { continue };
@@ -681,6 +683,42 @@ mod tests {
     fn the_completed_format_names_are_the_registries() {
         let names: Vec<&str> = source::formats().chain(import::infos()).map(|f| f.name()).collect();
         assert_eq!(names, crate::cli::FORMAT_NAMES);
+    }
+
+    /// The search for stores: by content whatever the name, nearest first,
+    /// never a link, a FIFO, a transcript, a file too small to be a
+    /// database or a skipped folder, and at most `STORE_COUNT` stores.
+    #[test]
+    fn stores_are_found_by_content_within_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let mut db = b"SQLite format 3\0".to_vec();
+        db.resize(1024, 0);
+        let put = |rel: &str, bytes: &[u8]| {
+            let p = d.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        };
+        put("a/b/state.bin", &db);
+        put("top.data", &db);
+        put("log.jsonl", &db);
+        put("node_modules/x/cache.db", &db);
+        put(".git/index.db", &db);
+        put("tiny.db", b"SQLite format 3\0");
+        put("notes.db", &[b'x'; 1024]);
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(d.join("top.data"), d.join("link.db")).unwrap();
+        let found = find_stores(d);
+        let names: Vec<String> =
+            found.stores.iter().map(|p| p.strip_prefix(d).unwrap().display().to_string()).collect();
+        assert_eq!(names, ["top.data", "a/b/state.bin"]);
+        assert!(found.bounded.is_empty(), "{:?}", found.bounded);
+        for i in 0..STORE_COUNT {
+            put(&format!("many/{i:03}.db"), &db);
+        }
+        let found = find_stores(d);
+        assert_eq!(found.stores.len(), STORE_COUNT);
+        assert_eq!(found.bounded, [format!("the search for SQLite stores stopped at {STORE_COUNT} stores")]);
     }
 
     #[test]
