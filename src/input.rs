@@ -29,7 +29,13 @@ pub(crate) fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         return Ok(paths.to_vec());
     }
     let mut found = source::default_sources();
-    found.extend(import::default_transcript_dirs());
+    // A default transcript folder that holds no transcript (an empty
+    // `~/.claude/projects`) is passed over: it must not end the scan
+    // before the other locations are read. One whose walk fails is kept,
+    // so that its error is said.
+    found.extend(import::default_transcript_dirs().into_iter().filter(|p| {
+        !p.is_dir() || import::transcript_files(std::slice::from_ref(p)).map_or(true, |f| import::any_recognised(&f))
+    }));
     if found.is_empty() {
         // A few short lines: where to look, what to name, and a sample
         // that is there in every clone (the places themselves are many;
@@ -44,6 +50,176 @@ pub(crate) fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         ));
     }
     Ok(found)
+}
+
+/// How deep below a named folder its SQLite stores are looked for: the
+/// folder itself is depth 0 (`checkpoints.db`), `.adk/session.db` is 1.
+pub(crate) const STORE_DEPTH: usize = 6;
+/// How many files of a folder have their first bytes read, at most, in
+/// the search for SQLite stores.
+pub(crate) const STORE_LOOKS: usize = 10_000;
+/// How many SQLite stores of a folder are opened, at most.
+pub(crate) const STORE_COUNT: usize = 64;
+/// The largest file of a folder opened as a SQLite store (a larger one is
+/// read only when named).
+pub(crate) const STORE_MAX_BYTES: u64 = 16 << 30;
+/// The smallest SQLite database: one page of 512 bytes.
+const STORE_MIN_BYTES: u64 = 512;
+/// Folders never searched for stores: a repository's own objects and
+/// installed packages, which hold no agent's trace.
+const STORE_SKIPPED_FOLDERS: &[&str] = &[".git", "node_modules", "__pycache__", ".venv"];
+
+/// The PATHs to read, each folder's SQLite trace stores beside it. A
+/// folder is searched (`find_stores`) for files that begin with the
+/// SQLite header, whatever their names, each opened and recognised as a
+/// named file is. Each store found is read as a source of its own, after
+/// the folder, which is read as transcripts only when it holds one some
+/// importer recognises (or when it holds no store: then its error is
+/// said). A SQLite file that is no trace store is passed over with a
+/// note, unless the folder holds nothing else to read: then its error
+/// ends the scan, naming it. What was found is named in a note. With
+/// `--source-format` naming a transcript agent, a folder is read as
+/// transcripts alone, as before. A store also named among `paths` is read
+/// there, not as the folder's.
+pub(crate) fn expand(paths: &[PathBuf], opts: &SourceOptions, notes: &mut Vec<String>) -> Vec<PathBuf> {
+    let mut out = Vec::with_capacity(paths.len());
+    // A store that is also named is read where it is named.
+    let named: Vec<_> = paths.iter().filter(|p| !p.is_dir()).filter_map(|p| identity(p)).collect();
+    for path in paths {
+        if opts.transcripts.is_some() || !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let shown = one_line(&path.display().to_string());
+        let mut found = find_stores(path);
+        let all = found.stores.len();
+        found.stores.retain(|p| identity(p).is_none_or(|id| !named.contains(&id)));
+        let elsewhere = all - found.stores.len();
+        for bound in &found.bounded {
+            notes.push(format!("{shown}: {bound} (see docs/formats.md); name a database to read it"));
+        }
+        if found.stores.is_empty() {
+            // A folder whose stores are all named is read for its
+            // transcripts only if it holds one.
+            let transcripts =
+                || import::transcript_files(std::slice::from_ref(path)).is_ok_and(|f| import::any_recognised(&f));
+            if elsewhere == 0 || transcripts() {
+                out.push(path.clone());
+            }
+            continue;
+        }
+        let mut read: Vec<(PathBuf, &'static str)> = Vec::new();
+        let mut refused: Vec<(PathBuf, Error)> = Vec::new();
+        for store in found.stores {
+            match source::open_as(&store, opts.format) {
+                Ok((_, format, _)) => read.push((store, format.as_str())),
+                Err(e) => refused.push((store, e)),
+            }
+        }
+        let transcripts =
+            import::transcript_files(std::slice::from_ref(path)).is_ok_and(|f| import::any_recognised(&f));
+        if read.is_empty() && !transcripts {
+            // Nothing else to read: the first refusal is the error.
+            out.extend(refused.into_iter().map(|(p, _)| p));
+            continue;
+        }
+        for (_, e) in &refused {
+            notes.push(format!("{e}; passed over (a SQLite file of the folder, not a trace store)"));
+        }
+        if transcripts {
+            out.push(path.clone());
+        }
+        let inside = |p: &Path| one_line(&p.strip_prefix(path).unwrap_or(p).display().to_string());
+        let names: Vec<String> = read.iter().take(8).map(|(p, f)| format!("{} ({f})", inside(p))).collect();
+        let more = match read.len().saturating_sub(names.len()) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let stores = match read.len() {
+            1 => "1 SQLite trace store".to_string(),
+            n => format!("{n} SQLite trace stores"),
+        };
+        let with = if transcripts { ", read beside its transcripts" } else { "" };
+        notes.push(format!("{shown}: {stores} found inside{with}: {}{more}", names.join(", ")));
+        out.extend(read.into_iter().map(|(p, _)| p));
+    }
+    out
+}
+
+/// The SQLite files of a folder, and what its bounds left out.
+pub(crate) struct FoundStores {
+    pub stores: Vec<PathBuf>,
+    /// Each bound reached, said once.
+    pub bounded: Vec<String>,
+}
+
+/// The files under `dir` that begin with the SQLite header, the nearest
+/// first, by name within a folder, within the bounds: `STORE_DEPTH`
+/// folders deep, `STORE_LOOKS` files looked at, `STORE_COUNT` stores,
+/// files of `STORE_MIN_BYTES` to `STORE_MAX_BYTES`. Links are not followed, and only regular files are
+/// opened (never a FIFO); `STORE_SKIPPED_FOLDERS` are not entered, and
+/// `*.jsonl` and `*.json` files, which the folder's transcript walk takes,
+/// are not looked at. A folder that cannot be read is passed over.
+pub(crate) fn find_stores(dir: &Path) -> FoundStores {
+    let mut found = FoundStores { stores: Vec::new(), bounded: Vec::new() };
+    let mut deep = false;
+    let mut looks = 0usize;
+    let mut queue: std::collections::VecDeque<(PathBuf, usize)> =
+        std::collections::VecDeque::from([(dir.to_path_buf(), 0)]);
+    // Breadth first: the stores nearest the folder are found first.
+    while let Some((at, depth)) = queue.pop_front() {
+        let Ok(entries) = std::fs::read_dir(&at) else { continue };
+        let mut entries: Vec<std::fs::DirEntry> = entries.filter_map(|e| e.ok()).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let Ok(kind) = entry.file_type() else { continue };
+            let path = entry.path();
+            if kind.is_dir() {
+                let skipped = entry.file_name().to_str().is_some_and(|n| STORE_SKIPPED_FOLDERS.contains(&n));
+                if skipped {
+                    continue;
+                }
+                if depth + 1 > STORE_DEPTH {
+                    if !deep {
+                        deep = true;
+                        found
+                            .bounded
+                            .push(format!("folders more than {STORE_DEPTH} deep are not searched for SQLite stores"));
+                    }
+                    continue;
+                }
+                queue.push_back((path, depth + 1));
+                continue;
+            }
+            // Transcripts are read as such: never opened twice.
+            if !kind.is_file() || path.extension().is_some_and(|e| e == "jsonl" || e == "json") {
+                continue;
+            }
+            let Ok(size) = entry.metadata().map(|m| m.len()) else { continue };
+            if size < STORE_MIN_BYTES {
+                continue;
+            }
+            if looks == STORE_LOOKS {
+                found.bounded.push(format!("the search for SQLite stores stopped after {STORE_LOOKS} files"));
+                return found;
+            }
+            looks += 1;
+            if sniff(&path) != Some(false) {
+                continue;
+            }
+            if size > STORE_MAX_BYTES {
+                let name = one_line(&path.strip_prefix(dir).unwrap_or(&path).display().to_string());
+                found.bounded.push(format!("{name} is over {} GiB, not read as a SQLite store", STORE_MAX_BYTES >> 30));
+                continue;
+            }
+            if found.stores.len() == STORE_COUNT {
+                found.bounded.push(format!("the search for SQLite stores stopped at {STORE_COUNT} stores"));
+                return found;
+            }
+            found.stores.push(path);
+        }
+    }
+    found
 }
 
 /// What a file or folder is, whatever the path that names it: (device,
@@ -362,7 +538,7 @@ pub(crate) fn transcript_notes(
              of their task folder, which holds the calls and results falseok reads"
                 .to_string()
         } else if path.is_dir() {
-            format!("is a directory with no {known} (*.jsonl, *.json)")
+            format!("is a directory with no {known} (*.jsonl, *.json) and no SQLite trace store")
         } else {
             format!("is not a {known}")
         };
@@ -507,6 +683,42 @@ mod tests {
     fn the_completed_format_names_are_the_registries() {
         let names: Vec<&str> = source::formats().chain(import::infos()).map(|f| f.name()).collect();
         assert_eq!(names, crate::cli::FORMAT_NAMES);
+    }
+
+    /// The search for stores: by content whatever the name, nearest first,
+    /// never a link, a FIFO, a transcript, a file too small to be a
+    /// database or a skipped folder, and at most `STORE_COUNT` stores.
+    #[test]
+    fn stores_are_found_by_content_within_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let mut db = b"SQLite format 3\0".to_vec();
+        db.resize(1024, 0);
+        let put = |rel: &str, bytes: &[u8]| {
+            let p = d.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        };
+        put("a/b/state.bin", &db);
+        put("top.data", &db);
+        put("log.jsonl", &db);
+        put("node_modules/x/cache.db", &db);
+        put(".git/index.db", &db);
+        put("tiny.db", b"SQLite format 3\0");
+        put("notes.db", &[b'x'; 1024]);
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(d.join("top.data"), d.join("link.db")).unwrap();
+        let found = find_stores(d);
+        let names: Vec<String> =
+            found.stores.iter().map(|p| p.strip_prefix(d).unwrap().display().to_string()).collect();
+        assert_eq!(names, ["top.data", "a/b/state.bin"]);
+        assert!(found.bounded.is_empty(), "{:?}", found.bounded);
+        for i in 0..STORE_COUNT {
+            put(&format!("many/{i:03}.db"), &db);
+        }
+        let found = find_stores(d);
+        assert_eq!(found.stores.len(), STORE_COUNT);
+        assert_eq!(found.bounded, [format!("the search for SQLite stores stopped at {STORE_COUNT} stores")]);
     }
 
     #[test]

@@ -167,7 +167,7 @@ pub(crate) fn walk_indexed(
     taker: &mut dyn index::Taker,
 ) -> Result<()> {
     let index = index::Index::open(root, opts, notes);
-    for path in &input::distinct(paths, notes) {
+    for path in &input::distinct(&input::expand(paths, &opts.source, notes), notes) {
         let label = opts.aggregate.redaction.apply(&path.display().to_string()).into_owned();
         let canonical = std::fs::canonicalize(path).map(|p| p.display().to_string());
         let transcripts = opts.source.transcripts.is_some() || input::is_transcripts(path);
@@ -537,7 +537,7 @@ fn read_appended(
 /// loop behind every command.
 pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visitor: &mut dyn Visitor) -> Result<()> {
     // Each file once, however often and under whatever names it is given.
-    for path in &input::distinct(paths, notes) {
+    for path in &input::distinct(&input::expand(paths, &opts.source, notes), notes) {
         let src = input::open(path, &opts.source, notes)?;
         let judge = judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
         // A file named after a token is shown redacted, like the trace text.

@@ -152,7 +152,7 @@ pub(super) fn run(
     let mut notes = Vec::new();
     let mut retired: Vec<String> = Vec::new();
     let mut touched = 0usize;
-    for path in &crate::input::distinct(paths, &mut notes) {
+    for path in &crate::input::distinct(&crate::input::expand(paths, &opts.source, &mut notes), &mut notes) {
         let label = opts.aggregate.redaction.apply(&path.display().to_string()).into_owned();
         let canonical =
             std::fs::canonicalize(path).map_or_else(|_| path.display().to_string(), |p| p.display().to_string());

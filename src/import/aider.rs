@@ -20,7 +20,11 @@
 //!   aider's words. A reply in a mode that never applies blocks (ask,
 //!   architect, whole) gets no verdict, and its blocks are not calls; a
 //!   block of a diff-mode reply that got none is an unpaired call;
-//! - each `Run shell command? …: y|n|s|d` prompt is one call of the tool
+//! - aider's own lines end in two spaces; in 0.52 a usage report whose
+//!   `Cost: …` goes on a line of its own (the prompt cache, the
+//!   `--no-stream` warning) leaves that line unquoted: it is read as
+//!   aider's, so the reply's blocks still get the verdict after it;
+//! - each `Run shell command? …: y|n|s|d` prompt (0.52: `… [Y/n] y`) is one call of the tool
 //!   `shell` (id `L<line>` of the fenced block it came from): declined, it
 //!   is a flagged failure; run, its result is what aider wrote after
 //!   `Running …` (`Error occurred while running command …`, or from 0.52 to
@@ -177,6 +181,9 @@ struct History<'a> {
     last_answer: Option<char>,
     /// The shell call waiting for what aider wrote after `Running`.
     running: Option<(String, Vec<String>)>,
+    /// The line read last was aider's `> Tokens: …` left open (no two
+    /// spaces at its end): its `Cost: …` follows on a line of its own.
+    tokens_open: bool,
 }
 
 fn is_head(l: &str) -> bool {
@@ -238,6 +245,13 @@ impl History<'_> {
     fn line(&mut self, n: usize, raw: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
         self.at = n;
         let trimmed = raw.trim();
+        // Aider 0.52 writes its usage report as one quoted text of two lines
+        // (`Tokens: …` and `Cost: …`, joined by a newline when the prompt
+        // cache was written and read, or before the `--no-stream` warning):
+        // only the first is quoted. The second is aider's, not a reply.
+        if std::mem::take(&mut self.tokens_open) && trimmed.starts_with("Cost: $") {
+            return Ok(());
+        }
         if let Some(rest) = trimmed.strip_prefix("# ")
             && rest.to_ascii_lowercase().starts_with(HEADER)
         {
@@ -388,6 +402,7 @@ impl History<'_> {
     fn tool_line(&mut self, n: usize, raw: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
         let raw_ends_closed = raw.ends_with("  ");
         let text = raw[1..].trim();
+        self.tokens_open = !raw_ends_closed && text.starts_with("Tokens: ");
         let session = self.session(w)?;
         if let Some(format) =
             text.split(" with ").nth(1).and_then(|r| r.strip_suffix(" edit format")).filter(|_| {
@@ -509,6 +524,9 @@ impl History<'_> {
             && !text.starts_with("Running ")
             && !text.starts_with("Add command output")
             && !text.starts_with("Added ")
+            // Aider 0.52's advice after a failed command, not its result.
+            && !text.starts_with("To retry and share output with the LLM: /run ")
+            && !text.starts_with("You can find this command in your input history")
         {
             said.push(text.to_string());
         }
@@ -709,9 +727,11 @@ fn same_text(a: &str, b: &str) -> bool {
     a.trim().lines().map(str::trim_end).eq(b.trim().lines().map(str::trim_end))
 }
 
-/// The answer letter of a confirmation prompt (`…? (Y)es/(N)o [Yes]: y`).
+/// The answer letter of a confirmation prompt (`…? (Y)es/(N)o [Yes]: y`;
+/// aider 0.52: `…? [Y/n] y`, `[y/N]`, `[y/n]`; before it `…? y`).
 fn prompt_answer(text: &str) -> Option<char> {
-    if !text.contains("(Y)es/(N)o") && !text.ends_with("? y") && !text.ends_with("? n") {
+    let bracketed = ["[Y/n] ", "[y/N] ", "[y/n] "].iter().any(|b| text.contains(b));
+    if !text.contains("(Y)es/(N)o") && !bracketed && !text.ends_with("? y") && !text.ends_with("? n") {
         return None;
     }
     let last = text.rsplit(' ').next()?;
@@ -732,6 +752,11 @@ mod tests {
         assert_eq!(prompt_answer("Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: n"), Some('n'));
         assert_eq!(prompt_answer("Create new file? (Y)es/(N)o [Yes]: y"), Some('y'));
         assert_eq!(prompt_answer("Applied edit to a.py"), None);
+        // Aider 0.52's prompts.
+        assert_eq!(prompt_answer("Run shell command? [Y/n] y"), Some('y'));
+        assert_eq!(prompt_answer("Run shell commands? [Y/n] n"), Some('n'));
+        assert_eq!(prompt_answer("Allow edits to a.py which was not previously added to chat? [Y/n] n"), Some('n'));
+        assert_eq!(prompt_answer("[Y/n] is how aider asks"), None);
         assert_eq!(file_name(&["src/app.py".into(), "```python".into()]), Some("src/app.py".into()));
     }
 }

@@ -373,6 +373,13 @@ fn recognise_at(path: &Path) -> Result<Option<usize>> {
     Ok(IMPORTERS.iter().position(|i| i.recognise_document(path, &doc)))
 }
 
+/// Does some importer recognise one of `files`, as an import of them
+/// would (stopping at the first)? An import of files none of which is
+/// recognised fails: a folder that would is not read as transcripts.
+pub(crate) fn any_recognised(files: &[PathBuf]) -> bool {
+    files.iter().any(|f| matches!(recognise_at(f), Ok(Some(_))))
+}
+
 /// Is `path` worth reading as one whole JSON document? A `.json` file is;
 /// so is a file of any other name whose first lines held no JSON record
 /// (pretty-printed spans in `traces.jsonl`), but not a file of records no

@@ -34,7 +34,7 @@ static INFO: FormatInfo = FormatInfo {
     agent: "OpenHands conversation folders, one JSON file per event, read through import",
     product: "OpenHands",
     signature: "`events/event-<idx>-<id>.json` files with `kind` (`ActionEvent`, `ObservationEvent`, …) beside `base_state.json`; the app's older `sessions/<id>/events/<n>.json` with `action`/`observation` and `cause`",
-    flag: "`observation.is_error`; `UserRejectObservation` and `AgentErrorEvent`; before the SDK, an error observation and an MCP result's `isError` (a non-zero `exit_code` is not flagged)",
+    flag: "`observation.is_error`; `UserRejectObservation` and `AgentErrorEvent`; before the SDK, an error observation, an MCP result's `isError` and a browser observation's `extras.error` (a non-zero `exit_code` is not flagged)",
     locations: &[Location::Home(".openhands/conversations"), Location::Home(".openhands/sessions")],
     sample: "openhands",
 };

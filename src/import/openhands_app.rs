@@ -11,6 +11,9 @@
 //! - The flag is an error observation (`observation: "error"`), and for an
 //!   MCP tool the protocol's own `isError` in the result it returns (the
 //!   JSON of a CallToolResult, whose text parts are the result's text).
+//! - A browser observation (`observation: "browse"`) keeps its own flag,
+//!   `extras.error: true` (`BrowserOutputObservation.error`, set when the
+//!   page or the browser action failed); it is read as the flag.
 //! - A command's exit status is `extras.metadata.exit_code` (`-1`: still
 //!   running or unknown, not kept); `success: false` only mirrors it.
 //! - An error observation with no `cause`, from the agent, is a call the
@@ -186,10 +189,12 @@ fn kept(doc: &Value) -> Option<Kept> {
                 .and_then(|m| m.get("exit_code"))
                 .and_then(Value::as_i64)
                 .filter(|&c| c != -1);
+            // The browser's own flag (`BrowserOutputObservation.error`).
+            let own = doc.get("extras").and_then(|x| x.get("error")).and_then(Value::as_bool) == Some(true);
             let (text, flag) = match observation {
                 "error" => (content, true),
                 "mcp" => mcp_result(&content),
-                _ => (content, false),
+                _ => (content, own),
             };
             Some(Kept::Result { cause, text, flag, exit_code })
         }
@@ -247,6 +252,26 @@ mod tests {
             Some("create_pr")
         );
         assert_eq!(refused_function("Agent got stuck in a loop"), None);
+    }
+
+    /// A browser observation's `extras.error` is its flag; an observation
+    /// without it, or with it false, is unflagged.
+    #[test]
+    fn the_browser_s_own_flag_is_read() {
+        let browse = |error: Value| {
+            json!({"id": 9, "cause": 8, "observation": "browse", "content": "net::ERR_NAME_NOT_RESOLVED",
+                   "extras": {"url": "http://nowhere.invalid", "trigger_by_action": "browse", "error": error}})
+        };
+        let flag = |doc: &Value| match kept(doc) {
+            Some(Kept::Result { flag, .. }) => Some(flag),
+            _ => None,
+        };
+        assert_eq!(flag(&browse(json!(true))), Some(true));
+        assert_eq!(flag(&browse(json!(false))), Some(false));
+        assert_eq!(flag(&browse(json!("yes"))), Some(false), "only a boolean is the flag");
+        let run = json!({"id": 5, "cause": 4, "observation": "run", "content": "ok",
+                         "extras": {"command": "ls", "metadata": {"exit_code": 0}}});
+        assert_eq!(flag(&run), Some(false));
     }
 
     #[test]

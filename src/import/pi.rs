@@ -21,15 +21,16 @@
 //! names its `parentSession`: a call already read in another session is
 //! counted once, where it was made first. The calls of an assistant message
 //! that ended `aborted` (the user pressed Esc) or with an `error` never ran
-//! and got no result: each is a flagged failure in the message's words
-//! (`Not run: the assistant message was aborted (Request was aborted.)`).
+//! and got no result: they stay unpaired (verdict none, never flagged), as
+//! the labelling guide decides (`../shared/LABELS.md`); a result that does
+//! come for one pairs as any other.
 
 use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::branches::{Branches, seen};
+use super::branches::Branches;
 use super::{ImportRun, Importer, ResultRow, SessionRow, TypedParse, Writer};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
@@ -113,11 +114,6 @@ struct File<'a> {
     branches: Branches,
     /// Calls another session made first (a fork's copies).
     copied: HashSet<String>,
-    /// Calls that got a result.
-    resulted: HashSet<String>,
-    /// Calls of an assistant message that was aborted or failed, which
-    /// never ran: (entry id, call id, why, time).
-    stopped: Vec<(String, String, String, Option<String>)>,
 }
 
 impl File<'_> {
@@ -156,7 +152,6 @@ impl File<'_> {
         let message = &v["message"];
         match message.get("role").and_then(Value::as_str) {
             Some("assistant") => {
-                let why = stopped_because(message);
                 let blocks = message.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
                 for block in blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall")) {
                     let tool =
@@ -174,9 +169,6 @@ impl File<'_> {
                         }
                         None => w.call_without_id(&self.session, tool, &input, time)?,
                     };
-                    if let Some(why) = &why {
-                        self.stopped.push((id.clone(), call.clone(), why.clone(), time.map(str::to_string)));
-                    }
                     self.branches.made(&id, &call);
                 }
             }
@@ -186,7 +178,6 @@ impl File<'_> {
                     w.stats.duplicates += 1;
                     return Ok(());
                 }
-                self.resulted.insert(call.to_string());
                 let text = text_of(message.get("content"));
                 let flag = message.get("isError").and_then(Value::as_bool);
                 let exit_code = exit_code(&text);
@@ -203,36 +194,7 @@ impl File<'_> {
         for call in self.branches.dropped(visible.as_ref()) {
             w.forget_call(&self.session, call)?;
         }
-        // A call whose message was stopped never ran: a failure, in the
-        // words of the message's end.
-        for (entry, call, why, time) in std::mem::take(&mut self.stopped) {
-            if !seen(visible.as_ref(), &entry) || self.resulted.contains(&call) {
-                continue;
-            }
-            let row = ResultRow {
-                session: &self.session,
-                call_id: &call,
-                text: &why,
-                flag: Some(true),
-                exit_code: None,
-                time: time.as_deref(),
-            };
-            w.result(&row)?;
-        }
         Ok(())
-    }
-}
-
-/// Why the calls of an assistant message never ran, when it ended
-/// `aborted` (the user pressed Esc) or with an `error` (the reply failed).
-fn stopped_because(message: &Value) -> Option<String> {
-    let said = message.get("errorMessage").and_then(Value::as_str).filter(|s| !s.is_empty());
-    match message.get("stopReason").and_then(Value::as_str)? {
-        "aborted" => {
-            Some(format!("Not run: the assistant message was aborted ({})", said.unwrap_or("Request was aborted.")))
-        }
-        "error" => Some(format!("Not run: the assistant message failed: {}", said.unwrap_or("unknown error"))),
-        _ => None,
     }
 }
 

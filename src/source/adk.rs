@@ -101,9 +101,55 @@ impl Adapter for Adk {
                 });
                 Ok(())
             },
-            emit,
+            |mut session, cx| {
+                drop_answered_placeholders(&mut session.events);
+                emit(session, cx)
+            },
         )?;
         Ok(())
+    }
+}
+
+/// What ADK answers first, under the call's own id, for a tool that needs
+/// the user's confirmation (`FunctionTool.run_async`, the MCP and bash
+/// tools: `{"error": "This tool call requires confirmation, please approve
+/// or reject."}`); the tool's real result follows under the same id once
+/// the user answers.
+const CONFIRMATION_PLACEHOLDER: &str = "This tool call requires confirmation";
+
+/// Is `text` (a response as `response_text` gives it) ADK's confirmation
+/// placeholder?
+fn is_confirmation_placeholder(text: &str) -> bool {
+    if !text.starts_with('{') || !text.contains(CONFIRMATION_PLACEHOLDER) {
+        return false;
+    }
+    serde_json::from_str::<Value>(text)
+        .is_ok_and(|v| v.get("error").and_then(Value::as_str).is_some_and(|e| e.starts_with(CONFIRMATION_PLACEHOLDER)))
+}
+
+/// Drop each confirmation placeholder that a later result of the same call
+/// answers: the last answer is the call's result, and is neither judged as
+/// a second result nor left an orphan. A placeholder never answered (the
+/// user did not reply) stays the call's result.
+fn drop_answered_placeholders(events: &mut Vec<Event>) {
+    let mut answered: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut drop = vec![false; events.len()];
+    for (i, e) in events.iter().enumerate().rev() {
+        if let Event::Result(r) = e {
+            if answered.contains(r.call_id.as_str()) && is_confirmation_placeholder(&r.text) {
+                drop[i] = true;
+            }
+            if !r.call_id.is_empty() {
+                answered.insert(r.call_id.as_str());
+            }
+        }
+    }
+    if drop.iter().any(|d| *d) {
+        let mut i = 0;
+        events.retain(|_| {
+            i += 1;
+            !drop[i - 1]
+        });
     }
 }
 
@@ -216,6 +262,48 @@ mod tests {
             json!({"role":"model","parts":[{"text":"x"},{"function_call":{"id":"adk-1","name":"get_weather","args":{"city":"Oslo"}}}]}),
         );
         assert!(matches!(&ev[0], Event::Call(c) if c.input["city"] == "Oslo"));
+    }
+
+    /// A tool that needs confirmation answers twice under one id: the
+    /// placeholder goes, the real answer stays the call's result.
+    #[test]
+    fn a_confirmation_placeholder_gives_way_to_the_answer() {
+        let mut events = parse(json!({"role":"model","parts":[
+            {"function_call":{"id":"adk-7","name":"delete_rows","args":{"table":"t"}}}]}));
+        let placeholder = json!({"role":"user","parts":[{"function_response":{"id":"adk-7","name":"delete_rows",
+            "response":{"error":"This tool call requires confirmation, please approve or reject."}}}]});
+        events.extend(parse(placeholder.clone()));
+        // ADK's own request for the user's answer, and the answer.
+        events.extend(parse(json!({"role":"model","parts":[{"function_call":{"id":"adk-8",
+            "name":"adk_request_confirmation","args":{"originalFunctionCall":{"id":"adk-7"}}}}]})));
+        events.extend(parse(json!({"role":"user","parts":[{"function_response":{"id":"adk-8",
+            "name":"adk_request_confirmation","response":{"confirmed":true}}}]})));
+        events.extend(parse(json!({"role":"user","parts":[{"function_response":{"id":"adk-7","name":"delete_rows",
+            "response":{"deleted":3}}}]})));
+        // A call never answered keeps its placeholder.
+        events.extend(parse(
+            json!({"role":"model","parts":[{"function_call":{"id":"adk-9","name":"delete_rows","args":{}}}]}),
+        ));
+        let mut waiting = placeholder;
+        waiting["parts"][0]["function_response"]["id"] = json!("adk-9");
+        events.extend(parse(waiting));
+        drop_answered_placeholders(&mut events);
+        let results: Vec<(&str, &str)> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Result(r) => Some((r.call_id.as_str(), r.text.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            results,
+            [
+                ("adk-8", r#"{"confirmed":true}"#),
+                ("adk-7", r#"{"deleted":3}"#),
+                ("adk-9", r#"{"error":"This tool call requires confirmation, please approve or reject."}"#),
+            ]
+        );
+        assert!(!is_confirmation_placeholder(r#"{"result":"This tool call requires confirmation"}"#));
     }
 
     #[test]

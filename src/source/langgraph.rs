@@ -22,6 +22,15 @@
 //! `ToolMessage`s linked by `tool_call_id`, flagged by `status = "error"`.
 //! A session is a thread, or a subgraph's namespace of a thread (its parent
 //! is the thread). Times come from the checkpoint ids (UUID v6).
+//!
+//! LangGraph 0.1 (`langgraph/checkpoint/sqlite.py` of its 0.1.x tags) kept
+//! `checkpoints (thread_id, thread_ts, parent_ts, checkpoint, metadata)`
+//! and, from 0.1.5, `writes (thread_id, thread_ts, task_id, idx, channel,
+//! value)`: no namespace and no `type` column. Values are JSON
+//! (`JsonPlusSerializer`: LangChain constructor envelopes), or pickle when
+//! they begin with byte 0x80 (`JsonPlusSerializerCompat`, never unpickled).
+//! `thread_ts` is an ISO time (before 0.1.10) or a UUID v6. Such a database
+//! is read the same way: a thread is a session.
 
 use std::collections::HashSet;
 
@@ -40,7 +49,7 @@ static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::LANGGRAPH,
     agent: "LangGraph SqliteSaver checkpoints",
     product: "LangGraph",
-    signature: "`checkpoints` with `checkpoint_ns`, `checkpoint_id`, `type`, `checkpoint` and `writes` with `task_id`, `channel`, `value`",
+    signature: "`checkpoints` with `checkpoint_ns`, `checkpoint_id`, `type`, `checkpoint` and `writes` with `task_id`, `channel`, `value`; or (LangGraph 0.1) `checkpoints` with `thread_id`, `thread_ts`, `checkpoint`",
     flag: "`ToolMessage.status = \"error\"` (ToolNode's caught exceptions); a tool returning `Error: …` stays `success`",
     locations: &[Location::Cwd("checkpoints.sqlite"), Location::Cwd("checkpoints.db")],
     sample: "langgraph.db",
@@ -65,6 +74,35 @@ const ROWS: &str = "SELECT CASE WHEN checkpoint_ns = '' THEN thread_id ELSE thre
                              WHERE m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns) \
     ORDER BY sid, kind, checkpoint_id, task_id, idx";
 
+/// LangGraph 0.1: a session per thread.
+const SESSIONS_V01: &str = "SELECT DISTINCT thread_id, NULL, NULL FROM checkpoints";
+
+/// LangGraph 0.1's writes (kind 0), then the latest checkpoint of each
+/// thread (kind 1), as `ROWS`; the serializer type told by the value's
+/// first byte (0x80: pickle).
+const ROWS_V01: &str = "SELECT thread_id AS sid, 0 AS kind, thread_ts, task_id, idx, \
+      CASE WHEN substr(value, 1, 1) = x'80' THEN 'pickle' ELSE 'json' END, value, rowid FROM writes \
+      WHERE substr(channel, 1, 2) <> '__' \
+    UNION ALL \
+    SELECT thread_id, 1, thread_ts, '', 0, \
+      CASE WHEN substr(checkpoint, 1, 1) = x'80' THEN 'pickle' ELSE 'json' END, checkpoint, rowid \
+      FROM checkpoints c WHERE thread_ts = (SELECT max(thread_ts) FROM checkpoints m WHERE m.thread_id = c.thread_id) \
+    ORDER BY sid, kind, thread_ts, task_id, idx";
+
+/// `ROWS_V01` of a database without `writes` (before LangGraph 0.1.5).
+const ROWS_V01_NO_WRITES: &str = "SELECT thread_id AS sid, 1 AS kind, thread_ts, '' AS task_id, 0 AS idx, \
+      CASE WHEN substr(checkpoint, 1, 1) = x'80' THEN 'pickle' ELSE 'json' END, checkpoint, rowid \
+      FROM checkpoints c WHERE thread_ts = (SELECT max(thread_ts) FROM checkpoints m WHERE m.thread_id = c.thread_id) \
+    ORDER BY sid, kind, thread_ts, task_id, idx";
+
+/// Is this LangGraph 0.1's schema (no `checkpoint_ns`)?
+fn is_v01(s: &Schema<'_>) -> rusqlite::Result<bool> {
+    Ok(s.has("checkpoints", &["thread_id", "thread_ts", "checkpoint"])?
+        && !s.has("checkpoints", &["checkpoint_ns"])?
+        && (!s.has("writes", &[])?
+            || s.has("writes", &["thread_id", "thread_ts", "task_id", "idx", "channel", "value"])?))
+}
+
 impl Adapter for LangGraph {
     fn info(&self) -> &'static FormatInfo {
         &INFO
@@ -72,12 +110,20 @@ impl Adapter for LangGraph {
 
     fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
         Ok(s.has("checkpoints", &["thread_id", "checkpoint_ns", "checkpoint_id", "type", "checkpoint"])?
-            && s.has("writes", &["thread_id", "checkpoint_id", "task_id", "idx", "channel", "type", "value"])?)
+            && s.has("writes", &["thread_id", "checkpoint_id", "task_id", "idx", "channel", "type", "value"])?
+            || is_v01(s)?)
     }
 
     fn read(&self, conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
-        let index = SessionIndex::load(conn, SESSIONS)?;
-        let stream = Stream { dialect: INFO.dialect, index: &index, sql: ROWS };
+        let schema = Schema::new(conn);
+        let v01 = is_v01(&schema)?;
+        let (sessions, sql) = match (v01, v01 && schema.has("writes", &[])?) {
+            (true, true) => (SESSIONS_V01, ROWS_V01),
+            (true, false) => (SESSIONS_V01, ROWS_V01_NO_WRITES),
+            _ => (SESSIONS, ROWS),
+        };
+        let index = SessionIndex::load(conn, sessions)?;
+        let stream = Stream { dialect: INFO.dialect, index: &index, sql };
         let mut state = Dedup::default();
         stream_by_session(
             conn,
@@ -90,7 +136,7 @@ impl Adapter for LangGraph {
                 let kind = opt_int(r.get_ref(1)?).unwrap_or(0);
                 let checkpoint = text_of(r.get_ref(2)?);
                 let row = opt_int(r.get_ref(7)?).unwrap_or(0);
-                let time = uuid6_time(&checkpoint);
+                let time = uuid6_time(&checkpoint).or_else(|| iso_time(&checkpoint));
                 if session.started.is_none() {
                     session.started = time;
                 }
@@ -479,6 +525,11 @@ fn unwrap_lc(v: Value, depth: usize) -> Value {
         Value::Array(a) => Value::Array(a.into_iter().map(|v| unwrap_lc(v, depth + 1)).collect()),
         v => v,
     }
+}
+
+/// An ISO time (LangGraph 0.1's first `thread_ts`), if it is one.
+fn iso_time(ts: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(ts).ok().map(|t| t.with_timezone(&Utc))
 }
 
 /// The time in a version-6 UUID (LangGraph's checkpoint ids), if it is one.

@@ -123,10 +123,14 @@ fn pi_sessions() {
 fn pi_held_out() {
     let v = scan_json(&["tests/fixtures/pi"], &[]);
     assert_eq!(v["totals"]["sessions"], 2);
-    assert_eq!(totals(&v), (6, 5, 1), "the fork's copies of toolu_p1/p2 are not counted again");
-    assert_eq!(tool(&v, "read")["categories"], json!({"user-rejected": 1}), "aborted before it ran");
+    assert_eq!(
+        totals(&v),
+        (6, 3, 1),
+        "the fork's copies of toolu_p1/p2 are not counted again; the two calls of the aborted message never ran"
+    );
+    assert_eq!(tool(&v, "read")["categories"], json!({}), "aborted before it ran: no result, not flagged");
     assert_eq!(tool(&v, "write")["categories"], json!({"permission-denied": 1}));
-    assert_eq!(v["totals"]["unpaired_calls"], 0);
+    assert_eq!(v["totals"]["unpaired_calls"], 2, "the aborted message's calls have no result (LABELS.md: none)");
 }
 
 #[test]

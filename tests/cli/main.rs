@@ -54,6 +54,8 @@ mod scan;
 mod schemas;
 /// no SQL built from strings outside tests
 mod sql_hygiene;
+/// stores read right: a folder's SQLite stores found by content, empty default locations passed over, and single stores' shapes (issue 47)
+mod stores;
 /// no silent pass, exit codes under a closed pipe, output guards, terminal width
 mod trust;
 /// shared helpers
