@@ -47,6 +47,13 @@ pub enum Verdict {
     Fail,
     Ok,
     NoResult,
+    /// The failure is in the output, but the agent's own command threw the
+    /// status away (`| tail`, `|| true`): counted neither as a hidden error
+    /// nor as a false alarm (LABELS.md).
+    Masked,
+    /// The user or the harness refused or cancelled the call: not a hidden
+    /// error, flagged or not (LABELS.md).
+    Rejected,
 }
 
 /// The columns of an export row the measure needs.
@@ -114,6 +121,8 @@ pub fn parse_labels(text: &str, agent: &str, origin: &str) -> Result<Vec<Label>,
                 "fail" => Verdict::Fail,
                 "ok" => Verdict::Ok,
                 "none" => Verdict::NoResult,
+                "masked" => Verdict::Masked,
+                "rejected" => Verdict::Rejected,
                 v => return Err(format!("{origin}: row {}: verdict `{v}`", i + 2)),
             };
             let flagged = match need(r, "flagged", origin)?.trim() {
@@ -319,6 +328,10 @@ pub fn tally_source(
                     },
                 ));
             }
+        }
+        // Neither a hidden error nor a false alarm, whatever was found.
+        if matches!(l.verdict, Verdict::Masked | Verdict::Rejected) {
+            continue;
         }
         if truth_hidden {
             tally.truth_hidden += 1;
@@ -627,6 +640,29 @@ mod tests {
         assert_eq!(t.recall(), Some(0.5));
         // Both found hidden errors carry no rule here: one right, one wrong.
         assert_eq!(t.by_rule.get("-"), Some(&(1, 1)));
+    }
+
+    /// Masked and rejected calls count neither as hidden errors nor as
+    /// false alarms, whatever the judge found.
+    #[test]
+    fn masked_and_rejected_calls_count_neither_way() {
+        let text = "local\tsession\tcall_id\tseq\ttool\tflagged\tverdict\tcategory\twhy\n\
+            a/x.db\ts1\tc1\t1\tt\t0\tmasked\t\tbuild failed, | tail\n\
+            a/x.db\ts1\tc2\t2\tt\t0\trejected\t\tuser declined\n\
+            a/x.db\ts1\tc3\t3\tt\t0\tfail\t\terror text\n";
+        let labels = parse_labels(text, "a", "labels").unwrap();
+        let refs: Vec<&Label> = labels.iter().collect();
+        let rows = vec![
+            judged("s1", 1, "c1", false, true),
+            judged("s1", 2, "c2", false, false),
+            judged("s1", 3, "c3", false, true),
+        ];
+        let mut t = Tally::default();
+        let mut misses = Vec::new();
+        tally_source("tune", &refs, &rows, &mut t, &mut misses);
+        assert_eq!((t.matched, t.truth_hidden, t.found_hidden, t.true_hidden), (3, 1, 1, 1));
+        assert!(misses.is_empty(), "{misses:?}");
+        assert_eq!(t.precision(), Some(1.0));
     }
 
     #[test]
