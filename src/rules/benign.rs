@@ -181,6 +181,29 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         ignores: &["git config user.email a@b.c", "git commit -m x"],
     },
     BenignExit {
+        id: "waited-as-asked",
+        rules: &["copilot-harness-wait", "openhands-still-running"],
+        codes: &[],
+        command: r"^(?i:sleep|start-sleep)(?:\s|$)",
+        printed: Printed::Anything,
+        doc: "A command whose purpose was waiting (`sleep 60`, `Start-Sleep 30`) that reached the harness's soft \
+              time limit waited as it was asked: not a failure (LABELS.md).",
+        fires_on: &["sleep 60", "Start-Sleep -Seconds 30"],
+        ignores: &["npm run dev", "sleepwatcher"],
+    },
+    BenignExit {
+        id: "interrupted-by-ctrl-c",
+        rules: EXIT_RULES,
+        codes: &[130, 3221225786, -1073741510],
+        command: r"^",
+        printed: Printed::Anything,
+        doc: "A command that ended because Ctrl-C was pressed (exit 130 on Unix, `STATUS_CONTROL_C_EXIT` \
+              0xC000013A on Windows) was cancelled by the user, not failed: rejected, never a hidden error \
+              (LABELS.md).",
+        fires_on: &["npm run dev", "python server.py"],
+        ignores: &[],
+    },
+    BenignExit {
         id: "no-such-process",
         rules: EXIT_RULES,
         codes: &[1],

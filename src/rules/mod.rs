@@ -514,7 +514,12 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
         if shell_ok() { masked::masking_of(r.input, &head) } else { masked::Masking::default() }
     };
     let dialect = Some(r.dialect);
-    let (rule, shown) = match first_content_as(&plan, &masking, r.text) {
+    // A result that only hands back an argument of the call (a
+    // `task_complete` or `report` tool echoing the summary it was given)
+    // says what the agent wrote, not what the tool did: only its exit
+    // status is read.
+    let said = if echoes_input(r.input, r.text) { None } else { first_content_as(&plan, &masking, r.text) };
+    let (rule, shown) = match said {
         Some(rule) => (rule, head.into_owned()),
         None if shell_ok() && http::is_request(r.input) => {
             let reply = http::failed_reply_to(r.input, &head)?;
@@ -536,6 +541,15 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
         return None;
     }
     if is_benign(rule.id, r.input, &shown, r.text) { None } else { Some(rule) }
+}
+
+/// Is `text` one of the call's own string arguments, given back whole?
+fn echoes_input(input: &Value, text: &str) -> bool {
+    let t = text.trim();
+    t.len() >= 24
+        && input
+            .as_object()
+            .is_some_and(|o| o.values().any(|v| v.as_str().is_some_and(|s| s.len() >= t.len() && s.trim() == t)))
 }
 
 /// Did `rule` fire on an exit code that the call's command makes benign?

@@ -317,6 +317,30 @@ pub(super) const RULES: &[ContentRule] = &[
         ignores: &["repetition limit not reached"],
     },
     ContentRule {
+        id: "copilot-harness-wait",
+        pattern: r"(?m)^<waiting for command with (?:sessionId|shellId): \S+ to exit timed out after \d+ seconds",
+        tools: &["bash", "powershell"],
+        formats: &[Dialect::COPILOT],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "GitHub Copilot CLI's shell tools give up on a command at their time limit and answer `<waiting \
+              for command with sessionId: S to exit timed out after N seconds. …>` after what it printed, \
+              unflagged: the call did not complete (a limit the harness imposed, LABELS.md). Emitter: the shell \
+              tool's time-out branch of the @github/copilot npm package (`e.message?.includes(\"timed out\")`); \
+              the wording is that of Copilot CLI 1.0 (corpus: Tokisaki7-Dev/HAWZX-AI). `<command with shellId: N \
+              is still running after N seconds>` is not counted: the command goes on and the agent reads it later. A \
+              `sleep` that waited is not counted (`waited-as-asked`), nor are the `read_*` tools.",
+        fires_on: &[
+            "<waiting for command with sessionId: main to exit timed out after 30 seconds. try again with read_powershell or abort it with stop_powershell tool>",
+            "warning: could not open directory 'x/': Permission denied\n<waiting for command with sessionId: commit to exit timed out after 30 seconds. try again with read_powershell>",
+        ],
+        ignores: &[
+            "<shellId: 0 completed with exit code 0>",
+            "waiting for command output",
+            "<command with shellId: 12 is still running after 30 seconds. The command is still running but hasn't produced output yet.>",
+        ],
+    },
+    ContentRule {
         id: "copilot-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code [1-9]\d*>",
         tools: &[],
