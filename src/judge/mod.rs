@@ -194,6 +194,40 @@ impl Judge {
     }
 }
 
+/// One call and its result judged alone, exactly as `Judge::judge` judges
+/// them inside their session (the live guard's entrance): `modified_unread`
+/// says, per file, whether an earlier successful call of the session
+/// modified it with no successful read since (stale edits). The tool
+/// schemas are built only when a failure is left unclassified, the one
+/// case where they change the verdict.
+pub fn judge_alone(
+    dialect: Dialect,
+    call: &Call,
+    result: &ToolResult,
+    modified_unread: &foldhash::HashMap<&str, bool>,
+    redaction: Redaction,
+    schemas: impl FnOnce() -> Arc<SchemaSet>,
+) -> Outcome {
+    let outcome = judge_pair(dialect, call, result, modified_unread, redaction);
+    if !matches!(&outcome, Outcome::Failed(f) if f.category == Category::Other) {
+        return outcome;
+    }
+    let schemas = schemas();
+    let mut c = JudgedCall {
+        seq: 1,
+        call_id: String::new(),
+        tool: call.tool.clone(),
+        input: Value::Null,
+        time: None,
+        row: 0,
+        outcome,
+        violations: schemas.get(&call.tool).map(|ts| validate(ts, &call.input)),
+        result: None,
+    };
+    reclassify(&mut c);
+    c.outcome
+}
+
 /// A failed call whose message no rule classified gets the category of its
 /// first schema violation: the arguments say what the text did not.
 fn reclassify(c: &mut JudgedCall) {
