@@ -563,6 +563,17 @@ pub struct GuardRunArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum GuardCommand {
+    /// Add the guard's hooks to the agent's settings file (a backup is kept; other hooks stay).
+    #[command(after_help = "Examples:\n  \
+        falseok guard install --agent claude-code              .claude/settings.json of this project\n  \
+        falseok guard install --agent codex --user --mode enforce   ~/.codex/hooks.json, denying repeats\n  \
+        falseok guard install --agent gemini --settings my.json     any settings file")]
+    Install(GuardInstallArgs),
+    /// Take the guard's hooks out of the agent's settings file again, and nothing else.
+    #[command(after_help = "Examples:\n  \
+        falseok guard uninstall --agent claude-code\n  \
+        falseok guard uninstall --agent qwen --user")]
+    Uninstall(GuardInstallArgs),
     /// List the verdicts the guard gave, oldest first.
     #[command(after_help = "Examples:\n  \
         falseok guard log                          every session's verdicts\n  \
@@ -581,4 +592,23 @@ pub struct GuardLogArgs {
     /// The guard's state folder, as given to `guard --state-dir`.
     #[arg(long, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GuardInstallArgs {
+    /// The agent whose settings to change.
+    #[arg(long, value_enum)]
+    pub agent: GuardAgent,
+    /// The project's settings, under the current folder (the default).
+    #[arg(long, conflicts_with_all = ["user", "settings"])]
+    pub project: bool,
+    /// The user's settings, under $HOME (Codex: $CODEX_HOME when set).
+    #[arg(long, conflicts_with = "settings")]
+    pub user: bool,
+    /// This settings file instead.
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+    /// The mode the installed hooks run the guard in (install only).
+    #[arg(long, value_enum, default_value_t = GuardMode::Advise)]
+    pub mode: GuardMode,
 }

@@ -583,3 +583,167 @@ fn a_replayed_sample_gets_exports_verdicts() {
     }
     assert_eq!(judged, replayed);
 }
+
+/// Run `falseok guard SUB ARGS` in `dir` with HOME set to `dir/home`, so
+/// that no real settings file is ever read or written.
+fn settings_cmd(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .arg("guard")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir.join("home"))
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap()
+}
+
+/// Each agent's settings file, and one that already has a hook of the
+/// user's, written with another indentation and key order than falseok's.
+fn settings_of(agent: &str) -> (&'static str, String) {
+    let theirs = |event: &str| {
+        format!(
+            "{{\n    \"theme\": \"dark\",\n    \"hooks\": {{\n        \"{event}\": [ {{ \"matcher\": \"Edit\", \"hooks\": [ {{ \"type\": \"command\", \"command\": \"./fmt.sh\" }} ] }} ]\n    }},\n    \"zz\": {{ \"b\": 1, \"a\": 2 }}\n}}\n"
+        )
+    };
+    match agent {
+        "claude-code" => (".claude/settings.json", theirs("PostToolUse")),
+        "codex" => (".codex/hooks.json", theirs("PostToolUse")),
+        "gemini" => (".gemini/settings.json", theirs("AfterTool")),
+        "qwen" => (".qwen/settings.json", theirs("PostToolUse")),
+        _ => (
+            ".github/hooks/falseok-guard.json",
+            "{\"version\": 1, \"hooks\": {\"postToolUse\": [{\"type\": \"command\", \"bash\": \"./log.sh\"}]}}\n"
+                .into(),
+        ),
+    }
+}
+
+/// The guard's commands in a settings file, per event.
+fn installed(file: &Path) -> Vec<(String, String)> {
+    let v: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let mut out = Vec::new();
+    for (event, list) in v["hooks"].as_object().unwrap() {
+        for g in list.as_array().unwrap() {
+            let hooks = g["hooks"].as_array().cloned().unwrap_or_else(|| vec![g.clone()]);
+            for h in hooks {
+                let cmd = h["command"].as_str().or(h["bash"].as_str()).unwrap().to_string();
+                out.push((event.clone(), cmd));
+            }
+        }
+    }
+    out
+}
+
+/// Issue 48: install is idempotent, keeps the user's hooks and a backup;
+/// uninstall leaves the file byte for byte as it was, with other hooks or
+/// none (a file install made is deleted again).
+#[test]
+fn install_then_uninstall_leaves_each_settings_file_as_it_was() {
+    for agent in ["claude-code", "codex", "gemini", "copilot", "qwen"] {
+        let (rel, original) = settings_of(agent);
+        for with_others in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let d = dir.path();
+            let file = d.join(rel);
+            if with_others {
+                std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                std::fs::write(&file, &original).unwrap();
+            }
+            let out = settings_cmd(d, &["install", "--agent", agent]);
+            assert!(out.status.success(), "{agent}: {}", stderr(&out));
+            let after = std::fs::read(&file).unwrap();
+            let commands = installed(&file);
+            let ours: Vec<&(String, String)> =
+                commands.iter().filter(|(_, c)| c.starts_with("falseok guard")).collect();
+            let events = if matches!(agent, "codex" | "gemini") { 2 } else { 3 };
+            assert_eq!(ours.len(), events, "{agent}: {commands:?}");
+            assert!(ours.iter().all(|(_, c)| *c == format!("falseok guard --agent {agent}")), "{agent}: {ours:?}");
+            assert_eq!(commands.len() - ours.len(), usize::from(with_others), "{agent}: the user's hook stays");
+            let backup = d.join(format!("{rel}.falseok-backup"));
+            assert_eq!(backup.exists(), with_others, "{agent}");
+            if with_others {
+                assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
+                let text = String::from_utf8(after.clone()).unwrap();
+                // Sorted, "a" would come before "b", and "hooks" before "version".
+                let kept = if agent == "copilot" {
+                    text.find("version") < text.find("hooks")
+                } else {
+                    text.find("theme") < text.find("zz") && text.find("\"b\"") < text.find("\"a\"")
+                };
+                assert!(kept, "{agent}: key order kept:\n{text}");
+            }
+            let again = settings_cmd(d, &["install", "--agent", agent]);
+            assert!(stdout(&again).contains("nothing changed"), "{agent}: {}", stdout(&again));
+            assert_eq!(std::fs::read(&file).unwrap(), after, "{agent}: install twice is install once");
+            let out = settings_cmd(d, &["uninstall", "--agent", agent]);
+            assert!(out.status.success(), "{agent}: {}", stderr(&out));
+            if with_others {
+                assert_eq!(std::fs::read_to_string(&file).unwrap(), original, "{agent}: byte for byte");
+                assert!(!backup.exists(), "{agent}");
+            } else {
+                assert!(!file.exists(), "{agent}: the file install made is gone");
+            }
+            let none = settings_cmd(d, &["uninstall", "--agent", agent]);
+            assert!(none.status.success() && stdout(&none).contains("nothing"), "{agent}: {}", stdout(&none));
+        }
+    }
+}
+
+/// --user writes under HOME, --settings anywhere; a hook the user edited
+/// since install stays edited; a file that is not JSON is refused in one
+/// line and left alone; the installed command runs the guard.
+#[test]
+fn install_targets_and_edits_since() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = settings_cmd(d, &["install", "--agent", "qwen", "--user", "--mode", "enforce"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let user = d.join("home/.qwen/settings.json");
+    assert!(installed(&user).iter().all(|(_, c)| c == "falseok guard --agent qwen --mode enforce"));
+    let refused = settings_cmd(d, &["install", "--agent", "copilot", "--user"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(stderr(&refused).lines().count(), 1, "{}", stderr(&refused));
+
+    let file = d.join("mine.json");
+    std::fs::write(&file, "{\"hooks\": {}}").unwrap();
+    assert!(settings_cmd(d, &["install", "--agent", "claude-code", "--settings", "mine.json"]).status.success());
+    // The user adds a setting after install: uninstall keeps it.
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    v["model"] = json!("opus");
+    std::fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    assert!(settings_cmd(d, &["uninstall", "--agent", "claude-code", "--settings", "mine.json"]).status.success());
+    let left: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(left, json!({"model": "opus"}));
+
+    std::fs::write(&file, "{ not json").unwrap();
+    let bad = settings_cmd(d, &["install", "--agent", "gemini", "--settings", "mine.json"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).starts_with("falseok: error: mine.json: not JSON") && stderr(&bad).lines().count() == 1,
+        "{}",
+        stderr(&bad)
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{ not json");
+
+    // What install wrote runs the guard, falseok found on PATH.
+    let project = settings_cmd(d, &["install", "--agent", "claude-code"]);
+    assert!(project.status.success());
+    let (_, cmd) = installed(&d.join(".claude/settings.json")).into_iter().find(|(e, _)| e == "PostToolUse").unwrap();
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let mut child = Command::new("sh")
+        .args(["-c", &cmd])
+        .current_dir(d)
+        .env("PATH", path)
+        .env("XDG_CACHE_HOME", d.join("cache"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(claude().hidden.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(answer(&stdout(&out)), claude().hidden_answer.unwrap());
+    assert!(d.join("cache/falseok/guard/guard-v1").is_dir(), "the state is in the index folder");
+}

@@ -8,6 +8,7 @@
 //! (enforce). It fails open: whatever goes wrong is one line on stderr and
 //! exit 1, which every agent takes as "no answer", never as a block.
 
+mod install;
 mod log;
 pub(crate) mod payload;
 mod state;
@@ -39,6 +40,8 @@ pub(crate) fn run(
 ) -> Result<ExitStatus> {
     match &args.command {
         Some(GuardCommand::Log(a)) => log::run(a, out).map(|()| ExitStatus::Clean),
+        Some(GuardCommand::Install(a)) => install::install(a, out).map(|()| ExitStatus::Clean),
+        Some(GuardCommand::Uninstall(a)) => install::uninstall(a, out).map(|()| ExitStatus::Clean),
         None => Ok(hook(&args.run, stdin, out, err)),
     }
 }
