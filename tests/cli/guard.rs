@@ -429,6 +429,13 @@ fn everything_that_goes_wrong_fails_open() {
         assert_eq!((code, out.as_str()), (1, ""), "{payload}");
         assert_eq!(err, format!("falseok guard: {said}; the call goes on unguarded\n"), "{payload}");
     }
+    // A mistyped option in the hook's command fails open too: 2 would block every call.
+    for args in [&["--mode", "bogus"][..], &["--streak-threshold", "1"], &["--no-such-option"]] {
+        let (code, out, err) = guard(d, args, &a.hidden.to_string());
+        assert_eq!((code, out.as_str()), (1, ""), "{args:?}: {err}");
+    }
+    let human = settings_cmd(d, &["install", "--agent", "nobody"]);
+    assert_eq!(human.status.code(), Some(2), "a person's usage error is still 2");
     // An event the guard has no business with is no error.
     let start = json!({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"});
     assert_eq!(guard(d, &[], &start.to_string()), (0, String::new(), String::new()));
