@@ -469,48 +469,182 @@ fn eight_concurrent_hooks_lose_no_count() {
     assert!(answer(&out)["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("8 times"));
 }
 
-/// The calls and results of Claude Code transcripts, by id, as written
-/// (the first of each id): (tool, input) and (content, is_error).
-type Calls = std::collections::HashMap<String, (String, Value)>;
-type Results = std::collections::HashMap<String, (Value, bool)>;
+/// A sample's calls by id, as written: (input, the fields of the hook
+/// event that carries its result). The tool's name is export's.
+type Replayed = std::collections::HashMap<String, (Value, Value)>;
 
-fn claude_transcripts(dir: &Path) -> (Calls, Results) {
-    let (mut calls, mut results) = (Calls::new(), Results::new());
+/// Every JSON line of every `.jsonl` file under `dir` (broken lines skipped).
+fn lines_of(dir: &Path) -> Vec<Value> {
+    let mut out = Vec::new();
     for rel in tree(dir).iter().filter(|p| p.ends_with(".jsonl")) {
-        for line in std::fs::read_to_string(dir.join(rel)).unwrap().lines() {
-            let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
-            let Some(blocks) = v["message"]["content"].as_array() else { continue };
-            for b in blocks {
-                match b["type"].as_str() {
-                    Some("tool_use") => {
-                        let id = b["id"].as_str().unwrap_or("").to_string();
-                        calls.entry(id).or_insert((b["name"].as_str().unwrap_or("").into(), b["input"].clone()));
-                    }
-                    Some("tool_result") => {
-                        let id = b["tool_use_id"].as_str().unwrap_or("").to_string();
-                        let content = match &b["content"] {
-                            Value::Null => v["toolUseResult"].clone(),
-                            c => c.clone(),
-                        };
-                        results.entry(id).or_insert((content, b["is_error"].as_bool().unwrap_or(false)));
-                    }
-                    _ => {}
+        let text = std::fs::read_to_string(dir.join(rel)).unwrap();
+        out.extend(text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()));
+    }
+    out
+}
+
+/// Claude Code: `tool_use` and `tool_result` blocks (the first of each id);
+/// a flagged result goes to `PostToolUseFailure` with its text as `error`.
+fn claude_replay(dir: &Path) -> Replayed {
+    let (mut inputs, mut results) = (std::collections::HashMap::new(), std::collections::HashMap::new());
+    for v in lines_of(dir) {
+        let Some(blocks) = v["message"]["content"].as_array() else { continue };
+        for b in blocks {
+            match b["type"].as_str() {
+                Some("tool_use") => {
+                    inputs.entry(b["id"].as_str().unwrap_or("").to_string()).or_insert(b["input"].clone());
                 }
+                Some("tool_result") => {
+                    let content = match &b["content"] {
+                        Value::Null => v["toolUseResult"].clone(),
+                        c => c.clone(),
+                    };
+                    let event = if b["is_error"] == true {
+                        let text = match &content {
+                            Value::String(s) => s.clone(),
+                            Value::Array(items) => items
+                                .iter()
+                                .filter_map(|i| i.as_str().or(i["text"].as_str()))
+                                .collect::<Vec<_>>()
+                                .join("\n"),
+                            other => other.to_string(),
+                        };
+                        json!({"hook_event_name": "PostToolUseFailure", "error": text, "is_interrupt": false})
+                    } else {
+                        json!({"hook_event_name": "PostToolUse", "tool_response": content})
+                    };
+                    results.entry(b["tool_use_id"].as_str().unwrap_or("").to_string()).or_insert(event);
+                }
+                _ => {}
             }
         }
     }
-    (calls, results)
+    inputs.into_iter().filter_map(|(id, input)| results.remove(&id).map(|r| (id, (input, r)))).collect()
 }
 
-/// Issue 48: every call of the shipped Claude Code sample, in scan's
-/// order, through the guard's hooks (before the call, then its result on
-/// the event Claude Code sends it to): each verdict equals export's (the
-/// same judge as scan), and the calls denied are exactly those repeating
-/// a run of five identical failures, counted from export's verdicts.
-#[test]
-fn a_replayed_sample_gets_exports_verdicts() {
-    let sample = root().join("sample-traces/claude-code");
-    let (calls, results) = claude_transcripts(&sample);
+/// Codex: `function_call` (arguments a JSON string), `custom_tool_call`
+/// and `local_shell_call`; every output goes to `PostToolUse` as written.
+fn codex_replay(dir: &Path) -> Replayed {
+    let (mut inputs, mut results) = (std::collections::HashMap::new(), std::collections::HashMap::new());
+    for v in lines_of(dir) {
+        let p = if v["payload"].is_object() { &v["payload"] } else { &v };
+        let id = p["call_id"].as_str().unwrap_or("").to_string();
+        match p["type"].as_str() {
+            Some("function_call") => {
+                let args = p["arguments"].as_str().map_or(Value::Null, |a| serde_json::from_str(a).unwrap_or(json!(a)));
+                inputs.entry(id).or_insert(args);
+            }
+            Some("custom_tool_call") => {
+                inputs.entry(id).or_insert(p["input"].clone());
+            }
+            Some("local_shell_call") => {
+                inputs.entry(id).or_insert(json!({"command": p["action"]["command"]}));
+            }
+            Some("function_call_output" | "custom_tool_call_output") => {
+                results.insert(id, json!({"hook_event_name": "PostToolUse", "tool_response": p["output"]}));
+            }
+            _ => {}
+        }
+    }
+    inputs.into_iter().filter_map(|(id, input)| results.remove(&id).map(|r| (id, (input, r)))).collect()
+}
+
+/// Gemini CLI: a message's `toolCalls` (the last copy of each); a call in
+/// `error` or `cancelled` carries its text as `tool_response.error`.
+fn gemini_replay(dir: &Path) -> Replayed {
+    let mut out = Replayed::new();
+    for v in lines_of(dir) {
+        for tc in v["toolCalls"].as_array().into_iter().flatten() {
+            let id = tc["id"].as_str().unwrap_or("").to_string();
+            let parts = tc["result"].as_array().cloned().unwrap_or_default();
+            let response = match tc["status"].as_str() {
+                Some("success") => json!({"llmContent": parts, "returnDisplay": tc["resultDisplay"]}),
+                Some("error" | "cancelled") => {
+                    let said = parts
+                        .iter()
+                        .filter_map(|p| p["functionResponse"]["response"]["error"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    json!({"llmContent": parts, "returnDisplay": "", "error": {"message": said}})
+                }
+                _ => continue,
+            };
+            out.insert(id, (tc["args"].clone(), json!({"hook_event_name": "AfterTool", "tool_response": response})));
+        }
+    }
+    out
+}
+
+/// Copilot CLI: `tool.execution_start` and `_complete` (camelCase hooks):
+/// a success's `result.content` as `toolResult`, a failure's
+/// `error.message` on `postToolUseFailure`; a call denied at the prompt
+/// (no completion) as the failure the CLI reports.
+fn copilot_replay(dir: &Path) -> Replayed {
+    let (mut inputs, mut results) = (std::collections::HashMap::new(), std::collections::HashMap::new());
+    for v in lines_of(dir) {
+        let data = &v["data"];
+        let id = data["toolCallId"].as_str().unwrap_or("").to_string();
+        match v["type"].as_str() {
+            Some("tool.execution_start") => {
+                inputs.entry(id).or_insert(data["arguments"].clone());
+            }
+            Some("tool.execution_complete") if data["success"] == true => {
+                let text = data["result"]["content"].clone();
+                let r = json!({"toolResult": {"resultType": "success", "textResultForLlm": text}});
+                results.insert(id, r);
+            }
+            Some("tool.execution_complete") => {
+                results.insert(id, json!({"error": data["error"]["message"]}));
+            }
+            Some("permission.completed") if data["result"]["kind"] == "denied-interactively-by-user" => {
+                results.entry(id).or_insert(json!({"error": "The user rejected this tool call."}));
+            }
+            _ => {}
+        }
+    }
+    inputs.into_iter().filter_map(|(id, input)| results.remove(&id).map(|r| (id, (input, r)))).collect()
+}
+
+/// Qwen Code: `functionCall` parts, and `tool_result` records: `error` or
+/// `cancelled` on `PostToolUseFailure`, anything else on `PostToolUse`.
+fn qwen_replay(dir: &Path) -> Replayed {
+    let (mut inputs, mut results) = (std::collections::HashMap::new(), std::collections::HashMap::new());
+    let text = |v: &Value| match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    for v in lines_of(dir) {
+        for part in v["message"]["parts"].as_array().into_iter().flatten() {
+            if let Some(call) = part.get("functionCall") {
+                inputs.entry(call["id"].as_str().unwrap_or("").to_string()).or_insert(call["args"].clone());
+            }
+            if let Some(resp) = part.get("functionResponse") {
+                let id = v["toolCallResult"]["callId"].as_str().or(resp["id"].as_str()).unwrap_or("").to_string();
+                let r = &resp["response"];
+                let error = r.get("error").filter(|e| !e.is_null());
+                let event = match (v["toolCallResult"]["status"].as_str(), error) {
+                    (Some("error" | "cancelled"), e) => json!({"hook_event_name": "PostToolUseFailure",
+                        "error": text(e.unwrap_or(&r["output"])), "is_interrupt": false}),
+                    (None, Some(e)) => {
+                        json!({"hook_event_name": "PostToolUseFailure", "error": text(e), "is_interrupt": false})
+                    }
+                    _ => json!({"hook_event_name": "PostToolUse", "tool_response": {"llmContent": text(&r["output"])}}),
+                };
+                results.insert(id, event);
+            }
+        }
+    }
+    inputs.into_iter().filter_map(|(id, input)| results.remove(&id).map(|r| (id, (input, r)))).collect()
+}
+
+/// Issue 48: every call of a shipped sample, in scan's order, through the
+/// guard's hooks (before the call, then its result on the event the agent
+/// sends it to): each verdict equals export's (the same judge as scan), and
+/// the calls denied are exactly those repeating a run of five identical
+/// failures, counted from export's verdicts.
+fn replay(sample: &str, agent: &str, replayed: &Replayed, before: &str, common: &Value) {
+    let sample = root().join(sample);
     let out = run_in(root(), &["export", sample.to_str().unwrap(), "--no-index"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -523,54 +657,45 @@ fn a_replayed_sample_gets_exports_verdicts() {
     };
     // Runs per (session, tool), from export: (template, length, input).
     let mut runs: std::collections::HashMap<(String, String), (Value, usize, Value)> = Default::default();
-    let (mut expected_denied, mut denied, mut replayed) = (Vec::new(), Vec::new(), 0);
+    let (mut expected_denied, mut denied, mut sent) = (Vec::new(), Vec::new(), 0);
+    let args = ["--mode", "enforce", "--agent", agent];
     for r in rows.iter().filter(|r| r["paired"] == true) {
-        let (session, id) = (r["session"].as_str().unwrap(), r["call_id"].as_str().unwrap());
-        let (tool, input) = calls.get(id).unwrap_or_else(|| panic!("call {id} not in the transcripts"));
-        let (content, is_error) = results.get(id).unwrap_or_else(|| panic!("result {id} not in the transcripts"));
-        let key = (session.to_string(), tool.clone());
+        let (session, id, tool) =
+            (r["session"].as_str().unwrap(), r["call_id"].as_str().unwrap(), r["tool"].as_str().unwrap());
+        let (input, after) = replayed.get(id).unwrap_or_else(|| panic!("{agent}: call {id} not in the sample"));
+        let key = (session.to_string(), tool.to_string());
         if runs.get(&key).is_some_and(|(_, len, last)| *len >= 5 && last == input) {
             expected_denied.push(id.to_string());
         }
-        let common = json!({"session_id": session, "cwd": "/home/u/proj", "permission_mode": "default",
-            "transcript_path": "/x.jsonl", "tool_name": tool, "tool_input": input, "tool_use_id": id});
-        let (code, out, err) =
-            guard(d, &["--mode", "enforce"], &merge(&common, json!({"hook_event_name": "PreToolUse"})).to_string());
-        assert_eq!(code, 0, "{err}");
+        // Copilot CLI's camelCase payloads name no event; the others do.
+        let (call, before_event) = if agent == "copilot" {
+            let call = json!({"sessionId": session, "toolName": tool, "toolArgs": input.to_string()});
+            (merge(common, call), json!({}))
+        } else {
+            let call = json!({"session_id": session, "tool_name": tool, "tool_input": input, "tool_use_id": id});
+            (merge(common, call), json!({"hook_event_name": before}))
+        };
+        let (code, out, err) = guard(d, &args, &merge(&call, before_event).to_string());
+        assert_eq!(code, 0, "{agent}: {err}");
         if out.contains("\"deny\"") {
             denied.push(id.to_string());
         }
-        let after = if *is_error {
-            let text = match content {
-                Value::String(s) => s.clone(),
-                Value::Array(items) => {
-                    items.iter().filter_map(|i| i.as_str().or(i["text"].as_str())).collect::<Vec<_>>().join("\n")
-                }
-                other => other.to_string(),
-            };
-            json!({"hook_event_name": "PostToolUseFailure", "error": text, "is_interrupt": false})
+        let (code, _, err) = guard(d, &args, &merge(&call, after.clone()).to_string());
+        assert_eq!(code, 0, "{agent}: {err}");
+        sent += 1;
+        if verdict(r) == "success" {
+            runs.remove(&key);
         } else {
-            json!({"hook_event_name": "PostToolUse", "tool_response": content})
-        };
-        let (code, _, err) = guard(d, &["--mode", "enforce"], &merge(&common, after).to_string());
-        assert_eq!(code, 0, "{err}");
-        replayed += 1;
-        match verdict(r) {
-            "success" => {
-                runs.remove(&key);
-            }
-            _ => {
-                let run = runs.entry(key).or_insert((Value::Null, 0, Value::Null));
-                *run = if run.0 == r["template"] {
-                    (run.0.clone(), run.1 + 1, input.clone())
-                } else {
-                    (r["template"].clone(), 1, input.clone())
-                };
-            }
+            let run = runs.entry(key).or_insert((Value::Null, 0, Value::Null));
+            *run = if run.0 == r["template"] {
+                (run.0.clone(), run.1 + 1, input.clone())
+            } else {
+                (r["template"].clone(), 1, input.clone())
+            };
         }
     }
-    assert!(replayed >= 15, "the sample's calls were replayed: {replayed}");
-    assert_eq!(denied, expected_denied);
+    assert!(sent >= 5, "{agent}: the sample's calls were replayed: {sent}");
+    assert_eq!(denied, expected_denied, "{agent}");
     let cut = |t: &Value| t.as_str().map(|t| t.chars().take(250).collect::<String>());
     let sessions: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["session"].as_str().unwrap()).collect();
     let mut judged = 0;
@@ -578,17 +703,51 @@ fn a_replayed_sample_gets_exports_verdicts() {
         let kept: Vec<Value> =
             log(d, session).into_iter().filter(|v| v["event"] == "after" && v["session"] == session).collect();
         let exported: Vec<&Value> = rows.iter().filter(|r| r["session"] == session && r["paired"] == true).collect();
-        assert_eq!(kept.len(), exported.len(), "{session}");
+        assert_eq!(kept.len(), exported.len(), "{agent}: {session}");
         for (k, e) in kept.iter().zip(exported) {
             let id = e["call_id"].as_str().unwrap();
-            assert_eq!(k["call_id"], e["call_id"]);
-            assert_eq!(k["verdict"], verdict(e), "{id}");
-            assert_eq!(k["category"], e["category"], "{id}");
-            assert_eq!(cut(&k["template"]), cut(&e["template"]), "{id}");
+            // Copilot CLI's camelCase payloads carry no call id: the order pairs them.
+            if agent != "copilot" {
+                assert_eq!(k["call_id"], e["call_id"]);
+            }
+            assert_eq!(k["verdict"], verdict(e), "{agent}: {id}");
+            assert_eq!(k["category"], e["category"], "{agent}: {id}");
+            assert_eq!(cut(&k["template"]), cut(&e["template"]), "{agent}: {id}");
             judged += 1;
         }
     }
-    assert_eq!(judged, replayed);
+    assert_eq!(judged, sent, "{agent}");
+}
+
+#[test]
+fn a_replayed_claude_code_sample_gets_exports_verdicts() {
+    let common = json!({"cwd": "/home/u/proj", "permission_mode": "default", "transcript_path": "/x.jsonl"});
+    replay(
+        "sample-traces/claude-code",
+        "claude-code",
+        &claude_replay(&root().join("sample-traces/claude-code")),
+        "PreToolUse",
+        &common,
+    );
+}
+
+#[test]
+fn a_replayed_codex_sample_gets_exports_verdicts() {
+    let common = json!({"cwd": "/home/u/web", "permission_mode": "default", "transcript_path": null,
+        "model": "gpt-5-codex", "turn_id": "turn-1"});
+    replay("sample-traces/codex", "codex", &codex_replay(&root().join("sample-traces/codex")), "PreToolUse", &common);
+}
+
+#[test]
+fn a_replayed_gemini_sample_gets_exports_verdicts() {
+    let common = json!({"cwd": "/p", "transcript_path": "/x.json", "timestamp": "2026-06-01T10:00:00.000Z"});
+    replay(
+        "sample-traces/gemini",
+        "gemini",
+        &gemini_replay(&root().join("sample-traces/gemini")),
+        "BeforeTool",
+        &common,
+    );
 }
 
 /// Run `falseok guard SUB ARGS` in `dir` with HOME set to `dir/home`, so
@@ -753,4 +912,18 @@ fn install_targets_and_edits_since() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(answer(&stdout(&out)), claude().hidden_answer.unwrap());
     assert!(d.join("cache/falseok/guard/guard-v1").is_dir(), "the state is in the index folder");
+}
+
+#[test]
+fn a_replayed_copilot_sample_gets_exports_verdicts() {
+    let sample = "sample-traces/copilot";
+    let common = json!({"cwd": "/home/dev/projects/widget", "timestamp": 1_781_000_000_000_u64});
+    replay(sample, "copilot", &copilot_replay(&root().join(sample)), "preToolUse", &common);
+}
+
+#[test]
+fn a_replayed_qwen_code_sample_gets_exports_verdicts() {
+    let common =
+        json!({"cwd": "/home/dev/shop", "transcript_path": "/x.jsonl", "timestamp": "2026-05-10T09:00:00.000Z"});
+    replay("sample-traces/qwen", "qwen", &qwen_replay(&root().join("sample-traces/qwen")), "PreToolUse", &common);
 }
