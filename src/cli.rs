@@ -556,6 +556,9 @@ pub struct GuardRunArgs {
     /// The run of identical failures (same tool, same error) after which a repeat is stopped.
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
     pub streak_threshold: usize,
+    /// With --mode enforce: when the run is this long, also end the agent's turn (Copilot CLI: deny only).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub stop_at: Option<usize>,
     /// Keep the guard's state in this folder instead of the index folder ($XDG_CACHE_HOME/falseok/guard).
     #[arg(long, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,

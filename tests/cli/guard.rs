@@ -927,3 +927,37 @@ fn a_replayed_qwen_code_sample_gets_exports_verdicts() {
         json!({"cwd": "/home/dev/shop", "transcript_path": "/x.jsonl", "timestamp": "2026-05-10T09:00:00.000Z"});
     replay("sample-traces/qwen", "qwen", &qwen_replay(&root().join("sample-traces/qwen")), "PreToolUse", &common);
 }
+
+/// --stop-at: a run that long also ends the turn (`continue: false`) on
+/// top of the denial; Copilot CLI's pre-call hook cannot, and only denies.
+#[test]
+fn a_longer_run_ends_the_turn() {
+    for a in [claude(), copilot()] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let args = ["--mode", "enforce", "--stop-at", "6"];
+        for _ in 0..5 {
+            guard(d, &args, &a.flagged.to_string());
+        }
+        assert_eq!(answer(&guard(d, &args, &a.again.to_string()).1), a.denial, "{}: five deny", a.name);
+        guard(d, &args, &a.flagged.to_string());
+        let (code, out, _) = guard(d, &args, &a.again.to_string());
+        assert_eq!(code, 0);
+        let said = answer(&out);
+        if a.name == "copilot" {
+            assert_eq!(said["permissionDecision"], "deny", "{said}");
+            assert!(said.get("continue").is_none(), "{said}");
+            continue;
+        }
+        let mut expected = a.denial.clone();
+        let reason =
+            expected["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().replace("5 times", "6 times");
+        expected["hookSpecificOutput"]["permissionDecisionReason"] = json!(reason);
+        expected["continue"] = json!(false);
+        let first = reason.split(" Refused:").next().unwrap();
+        expected["stopReason"] = json!(format!("{first} The turn was ended."));
+        assert_eq!(said, expected);
+        let actions: Vec<Value> = log(d, "cc-1").iter().map(|v| v["action"].clone()).collect();
+        assert_eq!(actions.last(), Some(&json!("stop")));
+    }
+}

@@ -8,15 +8,14 @@ use crate::error::{Error, Result};
 
 pub(super) fn run(args: &GuardLogArgs, out: &mut dyn Write) -> Result<()> {
     let dir = super::state::dir(args.state_dir.as_deref()).map_err(Error::Usage)?;
-    let mut sessions = super::state::all(&dir);
+    let mut verdicts = super::state::verdicts(&dir);
     if let Some(prefix) = &args.session {
-        sessions.retain(|s| s.session.starts_with(prefix.as_str()));
+        verdicts.retain(|v| v.session.starts_with(prefix.as_str()));
     }
-    let mut verdicts: Vec<&super::state::Verdict> = sessions.iter().flat_map(|s| &s.log).collect();
     // By time, then as kept: a session's verdicts stay in their order.
     verdicts.sort_by(|a, b| a.time.cmp(&b.time));
     if args.json {
-        for v in verdicts {
+        for v in &verdicts {
             serde_json::to_writer(&mut *out, v).map_err(|e| Error::Output(e.into()))?;
             writeln!(out)?;
         }
@@ -46,6 +45,7 @@ pub(super) fn run(args: &GuardLogArgs, out: &mut dyn Write) -> Result<()> {
         )?;
     }
     let count = |action: &str| verdicts.iter().filter(|v| v.action == action).count();
+    let sessions: std::collections::BTreeSet<&str> = verdicts.iter().map(|v| v.session.as_str()).collect();
     writeln!(
         out,
         "{} verdicts in {} sessions: {} hidden, {} flagged, {} told, {} denied",
@@ -54,7 +54,7 @@ pub(super) fn run(args: &GuardLogArgs, out: &mut dyn Write) -> Result<()> {
         verdicts.iter().filter(|v| v.verdict == "hidden").count(),
         verdicts.iter().filter(|v| v.verdict == "flagged").count(),
         count("context"),
-        count("deny")
+        count("deny") + count("stop")
     )?;
     Ok(())
 }

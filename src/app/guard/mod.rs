@@ -83,11 +83,11 @@ fn answer(args: &GuardRunArgs, stdin: &mut dyn Read) -> std::result::Result<Opti
     };
     if let Some(v) = verdict {
         match v.action.as_str() {
-            "deny" => locked.state.denied += 1,
+            "deny" | "stop" => locked.state.denied += 1,
             "context" => locked.state.advised += 1,
             _ => {}
         }
-        locked.state.record(v);
+        locked.record(v);
     }
     locked.save()?;
     Ok(reply)
@@ -132,7 +132,11 @@ fn before(args: &GuardRunArgs, hook: &Hook, st: &state::State) -> (Option<Verdic
         }
         GuardMode::Enforce => {
             let text = format!("{said} Refused: change the arguments or take another approach. {fix}");
-            ("deny", Some(payload::deny(hook, text.trim_end())))
+            let denial = payload::deny(hook, text.trim_end());
+            match args.stop_at.filter(|&n| run.len >= n).and_then(|_| payload::stop(hook, denial.clone(), &said)) {
+                Some(stop) => ("stop", Some(stop)),
+                None => ("deny", Some(denial)),
+            }
         }
     };
     (Some(verdict(hook, "repeat", Some((&run.category, &run.template)), run.len, action)), reply)

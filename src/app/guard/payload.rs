@@ -293,6 +293,18 @@ pub(crate) fn deny(hook: &Hook, reason: &str) -> Value {
     }
 }
 
+/// `denial` that also ends the agent's turn (`continue: false`), the
+/// reason shown to the user; `None` where a pre-call hook cannot (Copilot CLI).
+pub(crate) fn stop(hook: &Hook, denial: Value, said: &str) -> Option<Value> {
+    if hook.agent == GuardAgent::Copilot {
+        return None;
+    }
+    let mut v = denial;
+    v["continue"] = Value::Bool(false);
+    v["stopReason"] = Value::String(format!("{said} The turn was ended."));
+    Some(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

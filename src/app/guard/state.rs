@@ -1,8 +1,9 @@
 //! The guard's own state, one small JSON file per session in the index
 //! folder (`$XDG_CACHE_HOME/falseok/guard`, folders `0700`, files `0600`):
 //! the counts, the current run of identical failures of each tool, which
-//! files the session modified and has not read since (stale edits), and
-//! the verdicts given. The transcript is never read: agents write it late.
+//! files the session modified and has not read since (stale edits); and
+//! beside it the verdicts given, one JSON line each, appended. The
+//! transcript is never read: agents write it late.
 //!
 //! Hook processes of one session run at once (parallel tool calls): each
 //! takes the session's lock file (`File::try_lock`, waiting at most
@@ -23,8 +24,8 @@ const LAYOUT: &str = "guard-v1";
 const LOCK_WAIT: Duration = Duration::from_secs(3);
 /// A session with no hook event for this long is deleted.
 pub(crate) const QUIET: Duration = Duration::from_secs(24 * 3600);
-/// Verdicts kept per session: past this, the oldest half goes.
-const MAX_LOG: usize = 2000;
+/// The verdicts' file of a session: past this size, the oldest half goes.
+const MAX_LOG_BYTES: u64 = 1 << 20;
 /// Tools with a current run kept per session.
 const MAX_STREAKS: usize = 128;
 /// Files remembered per session for stale edits.
@@ -67,7 +68,8 @@ pub(crate) struct Verdict {
     pub template: Option<String>,
     /// The run of identical failures the call is in (or repeats).
     pub streak: usize,
-    /// `none`, `context` (the agent was told) or `deny` (the call was refused).
+    /// `none`, `context` (the agent was told), `deny` (the call was
+    /// refused) or `stop` (refused, and the agent's turn ended).
     pub action: String,
 }
 
@@ -86,7 +88,6 @@ pub(crate) struct State {
     pub streaks: Vec<Streak>,
     /// Files modified by a successful call, and whether not read since.
     pub files: Vec<(String, bool)>,
-    pub log: Vec<Verdict>,
 }
 
 impl State {
@@ -140,13 +141,6 @@ impl State {
             self.files.drain(..MAX_FILES / 2);
         }
         self.files.push((path.to_string(), modified));
-    }
-
-    pub(crate) fn record(&mut self, v: Verdict) {
-        if self.log.len() >= MAX_LOG {
-            self.log.drain(..MAX_LOG / 2);
-        }
-        self.log.push(v);
     }
 }
 
@@ -210,6 +204,8 @@ pub(crate) struct Locked {
     pub state: State,
     /// The state was new: the session's first event.
     pub fresh: bool,
+    /// Verdicts to append to the session's log when saved.
+    verdicts: Vec<Verdict>,
 }
 
 /// Take `session`'s lock in `dir` and read its state.
@@ -240,12 +236,25 @@ pub(crate) fn open(dir: &Path, session: &str) -> Result<Locked, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (State::default(), true),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
-    Ok(Locked { _lock: lock, path, state, fresh })
+    Ok(Locked { _lock: lock, path, state, fresh, verdicts: Vec::new() })
+}
+
+fn log_file(state_file: &Path) -> PathBuf {
+    state_file.with_extension("log.jsonl")
 }
 
 impl Locked {
-    /// Write the state aside, then rename it into place.
+    /// Keep `v` in the session's log (written by `save`).
+    pub(crate) fn record(&mut self, v: Verdict) {
+        self.verdicts.push(v);
+    }
+
+    /// Append the verdicts to the log (cut to its newer half past
+    /// `MAX_LOG_BYTES`), then write the state aside and rename it into place.
     pub(crate) fn save(&self) -> Result<(), String> {
+        if !self.verdicts.is_empty() {
+            self.append_verdicts().map_err(|e| format!("cannot write the guard's log: {e}"))?;
+        }
         let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
         let written = (|| -> std::io::Result<()> {
             let _ = std::fs::remove_file(&tmp);
@@ -259,6 +268,40 @@ impl Locked {
             let _ = std::fs::remove_file(&tmp);
             format!("cannot write the guard's state {}: {e}", self.path.display())
         })
+    }
+}
+
+impl Locked {
+    fn append_verdicts(&self) -> std::io::Result<()> {
+        let path = log_file(&self.path);
+        let mut lines = Vec::new();
+        for v in &self.verdicts {
+            serde_json::to_writer(&mut lines, v)?;
+            lines.push(b'\n');
+        }
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+        if size + lines.len() as u64 > MAX_LOG_BYTES {
+            // The newer half of the lines, then these: written aside, renamed.
+            let old = std::fs::read(&path).unwrap_or_default();
+            let half = old.len() / 2;
+            let from = old[half..].iter().position(|&b| b == b'\n').map_or(old.len(), |i| half + i + 1);
+            let mut kept = old[from..].to_vec();
+            kept.extend_from_slice(&lines);
+            let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+            let _ = std::fs::remove_file(&tmp);
+            let mut f = crate::scratch::private_file(&tmp)?;
+            f.write_all(&kept)?;
+            drop(f);
+            return std::fs::rename(&tmp, &path);
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.append(true).create(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        options.open(&path)?.write_all(&lines)
     }
 }
 
@@ -315,13 +358,22 @@ pub(crate) fn sweep(dir: &Path, quiet: Duration) {
     }
 }
 
-/// Every session's state in `dir`, by file name.
-pub(crate) fn all(dir: &Path) -> Vec<State> {
+/// Every verdict kept in `dir`: each session's, in order, sessions by file
+/// name. A line that cannot be read (a log cut by a full disk) is skipped.
+pub(crate) fn verdicts(dir: &Path) -> Vec<Verdict> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut paths: Vec<PathBuf> =
-        entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".log.jsonl")))
+        .collect();
     paths.sort();
-    paths.iter().filter_map(|p| serde_json::from_slice(&std::fs::read(p).ok()?).ok()).collect()
+    let mut out = Vec::new();
+    for p in paths {
+        let Ok(text) = std::fs::read_to_string(&p) else { continue };
+        out.extend(text.lines().filter_map(|l| serde_json::from_str::<Verdict>(l).ok()));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -355,6 +407,11 @@ mod tests {
             s.file(&format!("/f{i}"), true);
         }
         assert!(s.files.len() <= MAX_FILES);
+    }
+
+    #[test]
+    fn the_log_is_appended_and_bounded() {
+        let dir = tempfile::tempdir().unwrap();
         let v = Verdict {
             time: String::new(),
             session: String::new(),
@@ -368,10 +425,20 @@ mod tests {
             streak: 0,
             action: "none".into(),
         };
-        for _ in 0..(MAX_LOG + 10) {
-            s.record(v.clone());
+        let line = serde_json::to_vec(&v).unwrap().len() as u64 + 1;
+        let n = (MAX_LOG_BYTES / line) as usize + 10;
+        for i in 0..n {
+            let mut locked = open(dir.path(), "s").unwrap();
+            locked.record(Verdict { call_id: i.to_string(), ..v.clone() });
+            locked.save().unwrap();
         }
-        assert!(s.log.len() <= MAX_LOG);
+        let size = std::fs::metadata(dir.path().join(format!("session-{:016x}.log.jsonl", fnv(b"s")))).unwrap().len();
+        assert!(size <= MAX_LOG_BYTES, "{size}");
+        let kept = verdicts(dir.path());
+        assert!(kept.len() < n && kept.len() > n / 3, "{} of {n}", kept.len());
+        assert_eq!(kept.last().unwrap().call_id, (n - 1).to_string(), "the newest are kept");
+        let ids: Vec<usize> = kept.iter().map(|v| v.call_id.parse().unwrap()).collect();
+        assert!(ids.windows(2).all(|w| w[1] == w[0] + 1), "in order, none lost in between");
     }
 
     #[test]
