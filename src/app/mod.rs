@@ -106,7 +106,11 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         Command::Merge(args) => done(merge::run_merge(args, term, out, err)),
         Command::Watch(args) => done(watch::run_watch(args, out, err)),
         Command::Metrics(args) => done(metrics::run_metrics(args, out, err)),
-        Command::Guard(args) => guard::run(args, &mut std::io::stdin().lock(), out, err),
+        Command::Guard(args) => {
+            use std::io::IsTerminal;
+            let terminal = std::io::stdin().is_terminal();
+            guard::run(args, &mut std::io::stdin().lock(), terminal, out, err)
+        }
         Command::Completions(args) => {
             // Into memory first: clap_complete panics when its writer fails
             // (a closed pipe), and no input may make falseok panic.

@@ -35,9 +35,15 @@ const MAX_PAYLOAD: u64 = 64 << 20;
 pub(crate) fn run(
     args: &GuardArgs,
     stdin: &mut dyn Read,
+    stdin_is_terminal: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<ExitStatus> {
+    if args.command.is_none() && stdin_is_terminal {
+        return Err(crate::error::Error::Usage(
+            "falseok guard reads one hook payload on stdin, as an agent's hook runs it: see `falseok guard --help` and docs/guard.md".into(),
+        ));
+    }
     match &args.command {
         Some(GuardCommand::Log(a)) => log::run(a, out).map(|()| ExitStatus::Clean),
         Some(GuardCommand::Install(a)) => install::install(a, out).map(|()| ExitStatus::Clean),

@@ -85,7 +85,11 @@ pub(crate) fn parse(bytes: &[u8], agent: Option<GuardAgent>) -> Result<Option<Ho
         None => return Ok(None),
     };
     let session = str_of(&["session_id", "sessionId"]).filter(|s| !s.is_empty());
-    let Some(session) = session else { return Err("the hook payload has no session id".into()) };
+    let Some(mut session) = session else { return Err("the hook payload has no session id".into()) };
+    // A sub-agent's calls are its own session, as `scan` reads its transcript.
+    if let Some(agent_id) = str_of(&["agent_id", "agentId"]).filter(|a| !a.is_empty()) {
+        session = format!("{session}/agent-{agent_id}");
+    }
     let tool = str_of(&["tool_name", "toolName"]).filter(|s| !s.is_empty());
     let Some(tool) = tool else { return Err("the hook payload has no tool name".into()) };
     let input = o.get("tool_input").or_else(|| o.get("toolArgs")).cloned().unwrap_or(Value::Null);
@@ -336,6 +340,13 @@ mod tests {
         let qwen = hook(qwen);
         assert_eq!((qwen.agent, qwen.moment), (GuardAgent::Qwen, Moment::AfterFailure));
         assert_eq!(qwen.result.unwrap(), Outcome { text: "boom".into(), flag: Some(true), exit_code: None });
+    }
+
+    #[test]
+    fn a_sub_agent_is_its_own_session() {
+        let sub = json!({"session_id": "s", "agent_id": "a1", "agent_type": "Explore", "hook_event_name": "PreToolUse",
+            "tool_name": "Read", "tool_input": {}});
+        assert_eq!(hook(sub).session, "s/agent-a1");
     }
 
     #[test]
