@@ -340,20 +340,34 @@ fn private_dirs(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Delete the sessions of `dir` with no event for `quiet` (state, lock and
-/// any file left aside).
+/// Delete the sessions of `dir` with no event for `quiet`: its state, lock,
+/// log and any file left aside. A session's age is its state file's (the
+/// lock file is never written, so its own time says nothing).
 pub(crate) fn sweep(dir: &Path, quiet: Duration) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let now = SystemTime::now();
-    for p in entries.flatten().map(|e| e.path()) {
-        let old = std::fs::metadata(&p)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age > quiet);
-        let ours = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("session-"));
-        if old && ours {
-            let _ = std::fs::remove_file(&p);
+    let age = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok().and_then(|t| now.duration_since(t).ok());
+    let mut files: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let stem = name.strip_prefix("session-")?.get(..16)?.to_string();
+            Some((stem, p))
+        })
+        .collect();
+    files.sort();
+    let mut i = 0;
+    while i < files.len() {
+        let stem = files[i].0.clone();
+        let group: Vec<&PathBuf> = files[i..].iter().take_while(|(s, _)| *s == stem).map(|(_, p)| p).collect();
+        i += group.len();
+        let state = dir.join(format!("session-{stem}.json"));
+        let youngest = if state.exists() { age(&state) } else { group.iter().filter_map(|p| age(p)).min() };
+        if youngest.is_some_and(|a| a > quiet) {
+            for p in group {
+                let _ = std::fs::remove_file(p);
+            }
         }
     }
 }
@@ -453,12 +467,40 @@ mod tests {
     #[test]
     fn quiet_sessions_are_swept_and_others_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let locked = open(dir.path(), "s1").unwrap();
-        locked.save().unwrap();
-        drop(locked);
+        for session in ["s1", "s2"] {
+            let mut locked = open(dir.path(), session).unwrap();
+            locked.record(Verdict {
+                time: String::new(),
+                session: session.into(),
+                agent: String::new(),
+                event: "after".into(),
+                tool: "t".into(),
+                call_id: String::new(),
+                verdict: "success".into(),
+                category: None,
+                template: None,
+                streak: 0,
+                action: "none".into(),
+            });
+            locked.save().unwrap();
+        }
         std::fs::write(dir.path().join("unrelated.txt"), "x").unwrap();
         sweep(dir.path(), Duration::from_secs(3600));
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3, "nothing quiet yet");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 7, "nothing quiet yet");
+        std::thread::sleep(Duration::from_millis(300));
+        // s2 has an event now: its old lock file does not make it quiet.
+        open(dir.path(), "s2").unwrap().save().unwrap();
+        sweep(dir.path(), Duration::from_millis(200));
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let s2 = format!("session-{:016x}", fnv(b"s2"));
+        assert_eq!(
+            left,
+            vec![format!("{s2}.json"), format!("{s2}.lock"), format!("{s2}.log.jsonl"), "unrelated.txt".into()]
+        );
         std::thread::sleep(Duration::from_millis(20));
         sweep(dir.path(), Duration::from_millis(1));
         let left: Vec<String> = std::fs::read_dir(dir.path())
