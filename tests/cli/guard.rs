@@ -961,3 +961,25 @@ fn a_longer_run_ends_the_turn() {
         assert_eq!(actions.last(), Some(&json!("stop")));
     }
 }
+
+/// The Claude Code plugin (`plugin/claude-code`, listed in the repository's
+/// marketplace) installs the same hooks as `guard install`.
+#[test]
+fn the_claude_code_plugin_has_the_hooks_install_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(settings_cmd(d, &["install", "--agent", "claude-code"]).status.success());
+    let installed: Value = serde_json::from_slice(&std::fs::read(d.join(".claude/settings.json")).unwrap()).unwrap();
+    let plugin: Value =
+        serde_json::from_slice(&std::fs::read(root().join("plugin/claude-code/hooks/hooks.json")).unwrap()).unwrap();
+    assert_eq!(plugin["hooks"], installed["hooks"]);
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(root().join("plugin/claude-code/.claude-plugin/plugin.json")).unwrap())
+            .unwrap();
+    let market: Value =
+        serde_json::from_slice(&std::fs::read(root().join(".claude-plugin/marketplace.json")).unwrap()).unwrap();
+    assert_eq!(market["plugins"][0]["name"], manifest["name"]);
+    assert_eq!(market["plugins"][0]["source"], "./plugin/claude-code");
+    let cargo = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    assert!(cargo.contains(&format!("version = {}", manifest["version"])), "the plugin's version is the crate's");
+}
