@@ -403,6 +403,18 @@ fn the_threshold_is_the_runs_length_and_a_success_ends_the_run() {
     let (code, out, err) = guard(d, &args, &ok.to_string());
     assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
     assert_eq!(guard(d, &args, &a.again.to_string()).1, "", "the run ended");
+    // The log says the denial was followed by a success, one result later.
+    let kept = log(d, "cc-1");
+    let denial = kept.iter().find(|v| v["action"] == "deny").unwrap();
+    assert_eq!(denial["recovered_after"], 1, "{denial}");
+    assert!(kept.iter().filter(|v| v["action"] == "none").all(|v| v.get("recovered_after").is_none()));
+    let text = run_in(d, &["guard", "log", "--state-dir", d.join("state").to_str().unwrap()]);
+    assert!(stdout(&text).contains("deny → a success 1 results later"), "{}", stdout(&text));
+    assert!(
+        stdout(&text).ends_with("2 interventions (1 told, 1 denied), 2 followed by a success of the tool\n"),
+        "{}",
+        stdout(&text)
+    );
 }
 
 /// Unwritable state, an unknown payload shape, a payload without a
