@@ -411,7 +411,7 @@ fn the_threshold_is_the_runs_length_and_a_success_ends_the_run() {
     let text = run_in(d, &["guard", "log", "--state-dir", d.join("state").to_str().unwrap()]);
     assert!(stdout(&text).contains("deny → a success 1 results later"), "{}", stdout(&text));
     assert!(
-        stdout(&text).ends_with("\n5 verdicts in 1 sessions: 0 hidden, 3 flagged; 2 interventions (1 told, 1 denied), 2 followed by a success of the tool\n"),
+        stdout(&text).ends_with("\n5 verdicts in 1 session: 0 hidden, 3 flagged; 2 interventions (1 told, 1 denied), 2 followed by a success of the tool\n"),
         "{}",
         stdout(&text)
     );

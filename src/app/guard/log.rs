@@ -9,6 +9,7 @@ use std::io::Write;
 use super::state::Verdict;
 use crate::cli::GuardLogArgs;
 use crate::error::{Error, Result};
+use crate::render::plural;
 
 /// The guard acted on this verdict.
 fn intervened(v: &Verdict) -> bool {
@@ -87,12 +88,12 @@ pub(super) fn run(args: &GuardLogArgs, out: &mut dyn Write) -> Result<()> {
     let helped = recovered.iter().flatten().flatten().count();
     writeln!(
         out,
-        "{} verdicts in {} sessions: {} hidden, {} flagged; {} interventions ({} told, {} denied), {} followed by a success of the tool",
-        verdicts.len(),
-        sessions.len(),
+        "{} in {}: {} hidden, {} flagged; {} ({} told, {} denied), {} followed by a success of the tool",
+        plural(verdicts.len() as u64, "verdict"),
+        plural(sessions.len() as u64, "session"),
         verdicts.iter().filter(|v| v.verdict == "hidden").count(),
         verdicts.iter().filter(|v| v.verdict == "flagged").count(),
-        interventions,
+        plural(interventions as u64, "intervention"),
         count("context"),
         count("deny") + count("stop"),
         helped
