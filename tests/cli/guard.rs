@@ -995,3 +995,71 @@ fn the_claude_code_plugin_has_the_hooks_install_writes() {
     let cargo = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
     assert!(cargo.contains(&format!("version = {}", manifest["version"])), "the plugin's version is the crate's");
 }
+
+/// `falseok metrics` adds the guard's counts from the index folder (the
+/// default state, no --state-dir), which promtool accepts; without any,
+/// nothing is added.
+#[test]
+fn metrics_count_the_guards_verdicts_and_interventions() {
+    let a = claude();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cache = d.join("cache");
+    let metrics = || {
+        let out = Command::new(BIN)
+            .args(["metrics", root().join("sample-traces/crush.db").to_str().unwrap(), "--no-index"])
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    assert!(!metrics().contains("falseok_guard_verdicts_total"), "no guard state: no series");
+    let send = |payload: &Value| {
+        let mut child = Command::new(BIN)
+            .args(["guard", "--mode", "enforce"])
+            .env("XDG_CACHE_HOME", &cache)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+        assert!(child.wait().unwrap().success());
+    };
+    send(&a.success);
+    send(&a.hidden);
+    for _ in 0..5 {
+        send(&a.flagged);
+    }
+    send(&a.again);
+    let text = metrics();
+    let guard_lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("falseok_guard_verdicts_total") || l.starts_with("falseok_guard_interventions_total"))
+        .collect();
+    assert_eq!(
+        guard_lines,
+        vec![
+            "falseok_guard_verdicts_total{agent=\"claude-code\",verdict=\"flagged\"} 5",
+            "falseok_guard_verdicts_total{agent=\"claude-code\",verdict=\"hidden\"} 1",
+            "falseok_guard_verdicts_total{agent=\"claude-code\",verdict=\"success\"} 1",
+            "falseok_guard_interventions_total{action=\"context\",agent=\"claude-code\"} 2",
+            "falseok_guard_interventions_total{action=\"deny\",agent=\"claude-code\"} 1",
+        ]
+    );
+    if let Some(promtool) = std::env::var_os("PATH")
+        .and_then(|p| std::env::split_paths(&p).map(|d| d.join("promtool")).find(|p| p.is_file()))
+    {
+        let mut child = Command::new(promtool)
+            .args(["check", "metrics"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let said = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(out.status.success() && said.trim().is_empty(), "promtool: {said}");
+    }
+}

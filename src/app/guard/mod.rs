@@ -219,6 +219,46 @@ fn after(args: &GuardRunArgs, hook: &Hook, st: &mut state::State) -> (Option<Ver
     (Some(verdict(hook, kind, Some((f.category.as_str(), &f.template)), len, action)), reply)
 }
 
+/// Prometheus text of the verdicts the guard kept in the index folder, for
+/// `falseok metrics`: results judged per agent and verdict, and
+/// interventions per agent and action. Empty when the guard kept none.
+/// Totals of what the log holds now (it is bounded, and quiet sessions
+/// go), as the scan's counters are totals of what the traces hold now.
+pub(crate) fn exposition() -> String {
+    use std::collections::BTreeMap;
+    use std::fmt::Write as _;
+    let Ok(dir) = state::dir(None) else { return String::new() };
+    let mut judged: BTreeMap<(String, String), u64> = BTreeMap::new();
+    let mut acted: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for v in state::verdicts(&dir) {
+        if v.event == "after" {
+            *judged.entry((v.agent.clone(), v.verdict.clone())).or_default() += 1;
+        }
+        if matches!(v.action.as_str(), "context" | "deny" | "stop") {
+            *acted.entry((v.action, v.agent)).or_default() += 1;
+        }
+    }
+    let mut out = String::new();
+    // Label values are the guard's own words (agent names, verdicts,
+    // actions): nothing to escape, but a log edited by hand is not trusted.
+    let plain = |s: &str| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    if !judged.is_empty() {
+        out.push_str("# HELP falseok_guard_verdicts_total Results the live guard judged (falseok guard, docs/guard.md), by agent and verdict.\n");
+        out.push_str("# TYPE falseok_guard_verdicts_total counter\n");
+        for ((agent, verdict), n) in judged.iter().filter(|((a, v), _)| plain(a) && plain(v)) {
+            let _ = writeln!(out, "falseok_guard_verdicts_total{{agent=\"{agent}\",verdict=\"{verdict}\"}} {n}");
+        }
+    }
+    if !acted.is_empty() {
+        out.push_str("# HELP falseok_guard_interventions_total Calls the live guard acted on, by action (context: the agent was told; deny: the call was refused; stop: refused and the turn ended) and agent.\n");
+        out.push_str("# TYPE falseok_guard_interventions_total counter\n");
+        for ((action, agent), n) in acted.iter().filter(|((a, g), _)| plain(a) && plain(g)) {
+            let _ = writeln!(out, "falseok_guard_interventions_total{{action=\"{action}\",agent=\"{agent}\"}} {n}");
+        }
+    }
+    out
+}
+
 /// The first sentence of the category's fix, prefixed `Fix:`.
 fn first_fix(slug: &str) -> String {
     let Some(info) = crate::rules::Category::from_slug(slug).map(|c| c.info()) else { return String::new() };
