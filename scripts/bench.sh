@@ -25,13 +25,63 @@ SMALL_CALLS="${SMALL_CALLS:-$((CALLS * 53 / 40))}"
 RUNS="${RUNS:-5}"
 DIR="${BENCH_DIR:-target/bench}"
 mkdir -p "$DIR"
-for tool in sqlite3 /usr/bin/time; do
-  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install sqlite3 time)" >&2; exit 2; }
-done
+GUARD_ONLY="${GUARD_ONLY:-0}"
+if [ "$GUARD_ONLY" != 1 ]; then
+  for tool in sqlite3 /usr/bin/time; do
+    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install sqlite3 time)" >&2; exit 2; }
+  done
+fi
 cargo build --release --quiet
-cargo build --release --quiet -p xtask
+[ "$GUARD_ONLY" = 1 ] || cargo build --release --quiet -p xtask
 BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/falseok"
 XTASK="${CARGO_TARGET_DIR:-$PWD/target}/release/xtask"
+
+# The guard (docs/guard.md): one hook event per process, as an agent runs
+# it, beside a trivial process (`cat`) fed the same payload in the same run;
+# latencies read from bash's EPOCHREALTIME (no clock process in between).
+# Payloads of 1 KB, 64 KB and 1 MB (a Claude Code PostToolUse whose Bash
+# output is that long), on a session whose state already holds 1,000 calls.
+# Knobs: GUARD_RUNS (events per size, default 200); GUARD_ONLY=1 runs only
+# this part (no databases are generated). Targets: median <= 10x, p99 <= 25x.
+guard_bench() {
+  local runs="${GUARD_RUNS:-200}" gdir="$DIR/guard" size f i s g c
+  rm -rf "$gdir"
+  mkdir -p "$gdir"
+  local state=(--state-dir "$gdir/state")
+  # pct P FILE: the P-th percentile (nearest rank) of the numbers in FILE.
+  pct() { sort -g "$2" | awk -v p="$1" '{ v[NR] = $1 } END { r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'; }
+  # event FILE BYTES EVENT: a Claude Code hook payload of session `bench`.
+  event() {
+    local out
+    out=$(yes 'test parser::case ... ok' | head -c "$2" | tr '\n' ' ' || true)
+    printf '{"session_id":"bench","transcript_path":"/x.jsonl","cwd":"/w","permission_mode":"default","hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"cargo test"},"tool_response":{"stdout":"%s","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_b"}' "$3" "$out" >"$1"
+  }
+  event "$gdir/ok.json" 100 PostToolUse
+  printf '{"session_id":"bench","hook_event_name":"PostToolUseFailure","tool_name":"Edit","tool_input":{"file_path":"/w/a.rs"},"tool_use_id":"toolu_f","error":"String to replace not found in file."}' >"$gdir/fail.json"
+  for i in $(seq 500); do
+    "$BIN" guard "${state[@]}" <"$gdir/ok.json" >/dev/null
+    "$BIN" guard "${state[@]}" <"$gdir/fail.json" >/dev/null
+  done
+  for size in 1024 65536 1048576; do
+    f="$gdir/post-$size.json"
+    event "$f" "$size" PostToolUse
+    : >"$gdir/guard.us"
+    : >"$gdir/floor.us"
+    for i in $(seq "$runs"); do
+      s=$EPOCHREALTIME
+      "$BIN" guard "${state[@]}" <"$f" >/dev/null
+      g=$EPOCHREALTIME
+      cat <"$f" >/dev/null
+      c=$EPOCHREALTIME
+      awk -v a="$s" -v b="$g" 'BEGIN { printf "%.0f\n", (b - a) * 1e6 }' >>"$gdir/guard.us"
+      awk -v a="$g" -v b="$c" 'BEGIN { printf "%.0f\n", (b - a) * 1e6 }' >>"$gdir/floor.us"
+    done
+    local gm gp fm fp
+    gm=$(pct 50 "$gdir/guard.us"); gp=$(pct 99 "$gdir/guard.us")
+    fm=$(pct 50 "$gdir/floor.us"); fp=$(pct 99 "$gdir/floor.us")
+    echo "guard, $((size / 1024)) KB payload, 1,000-call session: median $((gm / 1000)).$(( (gm % 1000) / 100 )) ms, p99 $((gp / 1000)).$(( (gp % 1000) / 100 )) ms; floor (cat) median $((fm / 1000)).$(( (fm % 1000) / 100 )) ms, p99 $((fp / 1000)).$(( (fp % 1000) / 100 )) ms; ratio median $(ratio "$gm" "$fm")x, p99 $(ratio "$gp" "$fp")x (targets <= 10x, <= 25x)"
+  done
+}
 
 # gen FILE PROFILE CALLS [OPTION...]: the database FILE, generated once.
 gen() {
@@ -62,6 +112,12 @@ measure() {
 }
 # ratio A B: A / B to two decimals (0 when B is 0).
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+if [ "$GUARD_ONLY" = 1 ]; then
+  echo "falseok guard benchmark · $(date -u +%Y-%m-%dT%H:%MZ) · $(nproc) cores · ${GUARD_RUNS:-200} events a size"
+  guard_bench
+  exit 0
+fi
 
 echo "falseok benchmark · $(date -u +%Y-%m-%dT%H:%MZ) · $(nproc) cores · $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs) · $RUNS runs, medians, warm cache"
 # read_s: `cargo xtask read-floor`, the rows a scan reads stepped and copied
@@ -281,3 +337,5 @@ if [ "$BIG_CALLS" -gt 0 ]; then
   RUNS=1 measure "$BIN" scan "$big" --format json --no-index
   echo "JSONL scan at $mb MB: $BIG_CALLS calls in $(ls "$big" | wc -l) files: $WALL s ($(ratio "$WALL" "$floor")x the floor, $floor s), peak RSS $RSS MB (target <= 200 MB)"
 fi
+
+guard_bench

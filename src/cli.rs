@@ -116,6 +116,19 @@ pub enum Command {
         falseok merge a.json b.json\n  \
         falseok merge reports/*.json --format json > fleet.json")]
     Merge(MergeArgs),
+    /// The live guard: judge one tool call from an agent's hook (stdin), answer in the agent's dialect, and
+    /// stop the call that repeats a failure (docs/guard.md).
+    #[command(
+        args_conflicts_with_subcommands = true,
+        after_help = "Examples:\n  \
+        falseok guard --agent claude-code < payload.json        one hook event, as the agent runs it\n  \
+        falseok guard --mode enforce                            deny the call that repeats a streak of failures\n  \
+        falseok guard install --agent codex --project            add the hook to the agent's settings\n  \
+        falseok guard log                                        the verdicts the guard gave\n\n\
+        Exit codes: 0 answered (the verdict is on stdout, as the agent reads it); 1 the guard could not judge \
+        (a malformed payload, unwritable state): said on stderr, and every agent goes on as if there were no hook."
+    )]
+    Guard(GuardArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = "Examples:\n  \
         falseok completions bash > ~/.local/share/bash-completion/completions/falseok\n  \
@@ -500,4 +513,105 @@ pub struct SchemasArgs {
     pub tool_schemas: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
     pub format: RulesFormat,
+}
+
+/// The agents whose hooks `guard` answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GuardAgent {
+    #[value(name = "claude-code")]
+    ClaudeCode,
+    Codex,
+    Gemini,
+    Copilot,
+    Qwen,
+}
+
+/// What the guard does besides counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GuardMode {
+    /// Count and record only; say nothing to the agent.
+    Observe,
+    /// Tell the agent about hidden errors and repeated failures, never deny.
+    Advise,
+    /// As advise, and deny a call identical to one that failed --streak-threshold times in a row.
+    Enforce,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GuardArgs {
+    #[command(subcommand)]
+    pub command: Option<GuardCommand>,
+    #[command(flatten)]
+    pub run: GuardRunArgs,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct GuardRunArgs {
+    /// The agent whose hook runs the guard; without it, told from the payload's fields.
+    #[arg(long, value_enum)]
+    pub agent: Option<GuardAgent>,
+    /// observe (count only), advise (tell the agent) or enforce (also deny repeats).
+    #[arg(long, value_enum, default_value_t = GuardMode::Advise)]
+    pub mode: GuardMode,
+    /// The run of identical failures (same tool, same error) after which a repeat is stopped.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub streak_threshold: usize,
+    /// With --mode enforce: when the run is this long, also end the agent's turn (Copilot CLI: deny only).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub stop_at: Option<usize>,
+    /// Keep the guard's state in this folder instead of the index folder ($XDG_CACHE_HOME/falseok/guard).
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GuardCommand {
+    /// Add the guard's hooks to the agent's settings file (a backup is kept; other hooks stay).
+    #[command(after_help = "Examples:\n  \
+        falseok guard install --agent claude-code              .claude/settings.json of this project\n  \
+        falseok guard install --agent codex --user --mode enforce   ~/.codex/hooks.json, denying repeats\n  \
+        falseok guard install --agent gemini --settings my.json     any settings file")]
+    Install(GuardInstallArgs),
+    /// Take the guard's hooks out of the agent's settings file again, and nothing else.
+    #[command(after_help = "Examples:\n  \
+        falseok guard uninstall --agent claude-code\n  \
+        falseok guard uninstall --agent qwen --user")]
+    Uninstall(GuardInstallArgs),
+    /// List the verdicts the guard gave, oldest first.
+    #[command(after_help = "Examples:\n  \
+        falseok guard log                          every session's verdicts\n  \
+        falseok guard log --session 1f0e5c3a --json  one session, one JSON object per line")]
+    Log(GuardLogArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GuardLogArgs {
+    /// Only this session (an exact id or a prefix).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// One JSON object per line instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The guard's state folder, as given to `guard --state-dir`.
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GuardInstallArgs {
+    /// The agent whose settings to change.
+    #[arg(long, value_enum)]
+    pub agent: GuardAgent,
+    /// The project's settings, under the current folder (the default).
+    #[arg(long, conflicts_with_all = ["user", "settings"])]
+    pub project: bool,
+    /// The user's settings, under $HOME (Codex: $CODEX_HOME when set).
+    #[arg(long, conflicts_with = "settings")]
+    pub user: bool,
+    /// This settings file instead.
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+    /// The mode the installed hooks run the guard in (install only).
+    #[arg(long, value_enum, default_value_t = GuardMode::Advise)]
+    pub mode: GuardMode,
 }

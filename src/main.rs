@@ -6,7 +6,13 @@ use falseok::app::Terminal;
 use falseok::cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(usage_status(&e));
+        }
+    };
     // `watch` ends on SIGINT and SIGTERM itself, with status 0 (docs/watch.md).
     end_cleanly_on_signals(matches!(cli.command, Command::Watch(_)));
     let stdout = std::io::stdout();
@@ -43,6 +49,20 @@ fn main() -> ExitCode {
             let _ = writeln!(err, "falseok: error: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// The exit code of a command line clap refused: clap's (2 for an error),
+/// except for the hook `falseok guard`, which an agent runs on every tool
+/// call and reads 2 from as "block the call": there a mistyped option fails
+/// open with 1, like every other problem of the guard (docs/guard.md).
+fn usage_status(e: &clap::Error) -> u8 {
+    let args: Vec<String> = std::env::args().skip(1).take(2).collect();
+    let hook = args.first().is_some_and(|a| a == "guard")
+        && !args.get(1).is_some_and(|a| ["install", "uninstall", "log", "help"].contains(&a.as_str()));
+    match u8::try_from(e.exit_code()).unwrap_or(2) {
+        2 if hook => 1,
+        code => code,
     }
 }
 

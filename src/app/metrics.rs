@@ -34,7 +34,9 @@ pub(crate) fn run_metrics(args: &MetricsArgs, out: &mut dyn Write, err: &mut dyn
     for note in notes.iter().chain(&report.warnings) {
         writeln!(err, "falseok: warning: {note}")?;
     }
-    let text = crate::render::metrics::exposition(&report, scanned_at);
+    let mut text = crate::render::metrics::exposition(&report, scanned_at);
+    // The live guard's own counts, when it kept any (docs/guard.md).
+    text.push_str(&super::guard::exposition());
     match target {
         None => {
             out.write_all(text.as_bytes())?;

@@ -4,6 +4,7 @@
 
 pub(crate) mod drill;
 pub(crate) mod export;
+pub(crate) mod guard;
 pub(crate) mod hint;
 pub(crate) mod import;
 pub(crate) mod increment;
@@ -41,13 +42,16 @@ pub enum ExitStatus {
     Clean,
     /// Exit 1: the gate found defects.
     Findings,
+    /// Exit 1: `guard` could not judge and said why on stderr; every
+    /// agent's hook runner takes 1 as "ignored", never as a block (2 is).
+    FailedOpen,
 }
 
 impl ExitStatus {
     pub fn code(self) -> u8 {
         match self {
             ExitStatus::Clean => 0,
-            ExitStatus::Findings => 1,
+            ExitStatus::Findings | ExitStatus::FailedOpen => 1,
         }
     }
 }
@@ -102,6 +106,11 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         Command::Merge(args) => done(merge::run_merge(args, term, out, err)),
         Command::Watch(args) => done(watch::run_watch(args, out, err)),
         Command::Metrics(args) => done(metrics::run_metrics(args, out, err)),
+        Command::Guard(args) => {
+            use std::io::IsTerminal;
+            let terminal = std::io::stdin().is_terminal();
+            guard::run(args, &mut std::io::stdin().lock(), terminal, out, err)
+        }
         Command::Completions(args) => {
             // Into memory first: clap_complete panics when its writer fails
             // (a closed pipe), and no input may make falseok panic.

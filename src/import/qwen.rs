@@ -320,7 +320,7 @@ fn text_of(v: Option<&Value>) -> String {
 }
 
 /// The exit status of a shell result: its `Exit Code: N` line.
-fn exit_code(text: &str) -> Option<i64> {
+pub(crate) fn exit_code(text: &str) -> Option<i64> {
     text.lines().find_map(|l| l.trim_end().strip_prefix("Exit Code: ").and_then(|n| n.trim().parse().ok()))
 }
 

@@ -194,6 +194,40 @@ impl Judge {
     }
 }
 
+/// One call and its result judged alone, exactly as `Judge::judge` judges
+/// them inside their session (the live guard's entrance): `modified_unread`
+/// says, per file, whether an earlier successful call of the session
+/// modified it with no successful read since (stale edits). The tool
+/// schemas are built only when a failure is left unclassified, the one
+/// case where they change the verdict.
+pub fn judge_alone(
+    dialect: Dialect,
+    call: &Call,
+    result: &ToolResult,
+    modified_unread: &foldhash::HashMap<&str, bool>,
+    redaction: Redaction,
+    schemas: impl FnOnce() -> Arc<SchemaSet>,
+) -> Outcome {
+    let outcome = judge_pair(dialect, call, result, modified_unread, redaction);
+    if !matches!(&outcome, Outcome::Failed(f) if f.category == Category::Other) {
+        return outcome;
+    }
+    let schemas = schemas();
+    let mut c = JudgedCall {
+        seq: 1,
+        call_id: String::new(),
+        tool: call.tool.clone(),
+        input: Value::Null,
+        time: None,
+        row: 0,
+        outcome,
+        violations: schemas.get(&call.tool).map(|ts| validate(ts, &call.input)),
+        result: None,
+    };
+    reclassify(&mut c);
+    c.outcome
+}
+
 /// A failed call whose message no rule classified gets the category of its
 /// first schema violation: the arguments say what the text did not.
 fn reclassify(c: &mut JudgedCall) {
@@ -530,6 +564,48 @@ mod tests {
             ]
         );
         assert_eq!(failure(&s.calls[1]).reason, JudgeReason::StaleAfterOwnEdit.id());
+    }
+
+    /// The live guard's entrance gives every call the verdict the session
+    /// gives it, when told which files are modified and unread (stale
+    /// edits) and given the schemas (an unclassified failure).
+    #[test]
+    fn a_call_judged_alone_gets_its_sessions_verdict() {
+        use crate::schema::FileSchemas;
+        let f = |p: &str| json!({"file_path": p, "old_string": "x", "new_string": "y"});
+        let b = Builder::new()
+            .call("Edit", f("/a.rs"), "Replaced text (same line count) to a.rs", Some(false))
+            .call("Edit", f("/a.rs"), NOT_FOUND, Some(false))
+            .call("Tool", json!({}), "Error: it broke", Some(false))
+            .call("Read", f("/b.rs"), "     1\tfine", Some(false));
+        let events = b.events.clone();
+        let schema = json!({"type": "object", "required": ["needed"]});
+        let schemas =
+            Arc::new(SchemaSet::build(None, &[("Tool".to_string(), schema)], &FileSchemas::default()).unwrap());
+        let whole = Judge::new(schemas.clone(), 5).judge(Session {
+            id: "s".into(),
+            events: events.clone(),
+            ..Session::default()
+        });
+        let mut modified: Vec<(String, bool)> = Vec::new();
+        let mut built = 0;
+        for (n, pair) in events.chunks(2).enumerate() {
+            let (Event::Call(call), Event::Result(result)) = (&pair[0], &pair[1]) else { panic!("call, result") };
+            let map: foldhash::HashMap<&str, bool> = modified.iter().map(|(p, m)| (p.as_str(), *m)).collect();
+            let alone = judge_alone(Dialect::default(), call, result, &map, Redaction::On, || {
+                built += 1;
+                schemas.clone()
+            });
+            assert_eq!(alone, whole.calls[n].outcome, "call {}", n + 1);
+            if alone == Outcome::Success
+                && let Some((effect, path)) = file_effect(&call.tool, &call.input)
+            {
+                modified.push((path.to_string(), effect == FileEffect::Modifies));
+            }
+        }
+        assert_eq!(failure(&whole.calls[1]).category, Category::StaleEditMatch);
+        assert_eq!(failure(&whole.calls[2]).reason, JudgeReason::SchemaViolation.id());
+        assert_eq!(built, 1, "the schemas are built for the unclassified failure only");
     }
 
     #[test]

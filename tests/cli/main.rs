@@ -22,6 +22,8 @@ mod export;
 mod files;
 /// detection, --source-format, default locations
 mod formats;
+/// the live guard: each agent's hook payloads and answers, concurrent hooks, a replay against export
+mod guard;
 /// hostile traces: read-only, WAL, corrupt pages, huge and odd text
 mod hostile;
 /// --format html: the page in headless Chromium, its escaping, size bound and gate
