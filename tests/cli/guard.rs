@@ -1063,3 +1063,23 @@ fn metrics_count_the_guards_verdicts_and_interventions() {
         assert!(out.status.success() && said.trim().is_empty(), "promtool: {said}");
     }
 }
+
+/// `--state-dir` names a folder the user owns, maybe a shared one: the
+/// guard makes its own folder inside it private and leaves it as it was
+/// (`--state-dir /tmp` must never close `/tmp`).
+#[test]
+fn a_shared_state_dir_is_left_as_it_was() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let shared = d.path().join("state");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let payload = json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a", "stderr": "", "interrupted": false}});
+    let (code, _, err) = guard(d.path(), &["--agent", "claude-code"], &payload.to_string());
+    assert_eq!(code, 0, "{err}");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode(&shared), 0o1777, "the user's folder is not changed");
+    let own: Vec<_> = std::fs::read_dir(&shared).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(!own.is_empty() && own.iter().all(|p| mode(p) == 0o700), "{own:?}");
+}

@@ -316,7 +316,9 @@ fn lock_file(path: &Path) -> std::io::Result<File> {
     options.open(path)
 }
 
-/// `dir` and its parents made, `dir` and its parent kept `0700`.
+/// `dir` and its parents made, `dir` kept `0700`. Its parent is the
+/// user's `--state-dir` (or the cache's `falseok/guard`, made `0700` when
+/// made): never changed, for `--state-dir /tmp` must not close `/tmp`.
 fn private_dirs(dir: &Path) -> std::io::Result<()> {
     let mut b = std::fs::DirBuilder::new();
     b.recursive(true);
@@ -325,14 +327,12 @@ fn private_dirs(dir: &Path) -> std::io::Result<()> {
         use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
         b.mode(0o700);
         b.create(dir)?;
-        for d in [Some(dir), dir.parent()].into_iter().flatten() {
-            let meta = std::fs::symlink_metadata(d)?;
-            if meta.file_type().is_symlink() || !meta.is_dir() {
-                return Err(std::io::Error::other("not a folder"));
-            }
-            if meta.permissions().mode() & 0o077 != 0 {
-                std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700))?;
-            }
+        let meta = std::fs::symlink_metadata(dir)?;
+        if meta.file_type().is_symlink() || !meta.is_dir() {
+            return Err(std::io::Error::other("not a folder"));
+        }
+        if meta.permissions().mode() & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
         }
     }
     #[cfg(not(unix))]
