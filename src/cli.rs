@@ -272,7 +272,7 @@ pub struct WatchArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
-    /// JSON reports of `falseok scan --format json` (contract v6), from any machines.
+    /// JSON reports of `falseok scan --format json` (contract v7), from any machines.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
     /// How to write the merged report; json is the same contract as a scan's.

@@ -1,5 +1,5 @@
 //! The `Report`: the one thing the gate and every renderer see. Plain
-//! serde types (the JSON contract, `schema/report-v6.schema.json`) and the
+//! serde types (the JSON contract, `schema/report-v7.schema.json`) and the
 //! number formatting they share; nothing here reads a trace or judges.
 
 // What stays public is documented (issue 25); lib.rs lists the surface.
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::rules::{FindingRule, Severity};
 
 /// Version of the JSON contract (docs/json.md).
-pub const CONTRACT_VERSION: u32 = 6;
+pub const CONTRACT_VERSION: u32 = 7;
 
 /// One PATH as given on the command line and what was read from it (`sources[]`, in command-line
 /// order).
@@ -209,7 +209,7 @@ pub struct Finding {
     pub key: String,
 }
 
-/// The result of a scan or a merge (contract v6, docs/json.md): what the gate and every renderer
+/// The result of a scan or a merge (contract v7, docs/json.md): what the gate and every renderer
 /// read.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Report {

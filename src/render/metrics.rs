@@ -350,7 +350,7 @@ mod tests {
     fn report() -> Report {
         let tools = vec![tool("Bash", 10, 2, 1), tool("Edit", 20, 0, 4)];
         Report {
-            schema_version: 6,
+            schema_version: crate::report::CONTRACT_VERSION,
             sources: vec![source("a", "claude-code", 3), source("b", "codex", 2)],
             totals: Totals {
                 sessions: 5,

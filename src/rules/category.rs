@@ -42,6 +42,9 @@ pub enum Category {
     UserRejected,
     /// Cancelled because a sibling parallel call failed.
     CollateralCancel,
+    /// A call of the agent's own warm-up, refused by its harness (Claude
+    /// Code's `Warmup` sub-agents): not the model's work.
+    Warmup,
     /// A time limit was exceeded.
     Timeout,
     /// Throttled (HTTP 429, quota).
@@ -100,6 +103,9 @@ pub enum CauseClass {
     Work,
     /// A person: rejections and cancellations.
     User,
+    /// The agent's harness, on its own: calls of its warm-up that it
+    /// refuses, not the model's work.
+    Harness,
     /// The tool broke: internal errors, crashes.
     Tool,
     /// No rule classified the failure (`other`): no cause can be named.
@@ -158,6 +164,13 @@ pub static CAUSE_CLASSES: &[CauseClassInfo] = &[
         noun: "rejections and cancellations",
         noun_one: "a rejection or cancellation",
         meaning: "a person or the harness declined or cancelled the call",
+    },
+    CauseClassInfo {
+        class: CauseClass::Harness,
+        slug: "harness",
+        noun: "calls of the agent's own warm-up",
+        noun_one: "a call of the agent's own warm-up",
+        meaning: "the agent's harness refused calls of its own warm-up",
     },
     CauseClassInfo {
         class: CauseClass::Tool,
@@ -334,6 +347,14 @@ pub static CATEGORIES: &[CategoryInfo] = &[
         meaning: "cancelled because a sibling parallel call failed",
         retry: "n/a, not the tool's fault",
         fix: "Not the tool's fault: fix the sibling call that failed first.",
+    },
+    CategoryInfo {
+        category: Category::Warmup,
+        slug: "warmup",
+        class: CauseClass::Harness,
+        meaning: "a call of the agent's own warm-up, refused by its harness",
+        retry: "n/a, not a real call",
+        fix: "Nothing to fix in the tools: the agent warms its sub-agents up with calls it refuses; leave them out of error budgets (they are flagged, never hidden).",
     },
     CategoryInfo {
         category: Category::Timeout,

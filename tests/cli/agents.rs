@@ -247,3 +247,53 @@ fn the_new_stores_are_read_from_their_default_locations() {
         assert!(listing.contains(found), "{found} in\n{listing}");
     }
 }
+
+/// Claude Code 2.1 warms its sub-agents up: a sidechain whose prompt is
+/// `Warmup`, whose tool calls the harness answers `Warmup` with
+/// `is_error: true`. They are calls, flagged, in the `warmup` category
+/// (cause class `harness`): never hidden, never `other`, never
+/// `nonzero-exit` (LABELS.md: rejected by the harness).
+#[test]
+fn claude_code_warmup_calls_have_a_category_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |uuid: &str, kind: &str, message: serde_json::Value| {
+        serde_json::json!({"parentUuid": null, "isSidechain": true, "userType": "external", "cwd": "/home/u/p",
+            "sessionId": "5e1f0000-0000-4000-8000-000000000001", "version": "2.1.2", "agentId": "a1b2c3d",
+            "uuid": uuid, "timestamp": "2026-11-02T10:00:00.000Z", "type": kind, "message": message})
+        .to_string()
+    };
+    let lines = [
+        line("w-1", "user", serde_json::json!({"role": "user", "content": "Warmup"})),
+        line(
+            "w-2",
+            "assistant",
+            serde_json::json!({"id": "msg_w1", "type": "message", "role": "assistant",
+            "model": "claude-haiku-4-5", "content": [
+                {"type": "tool_use", "id": "toolu_w1", "name": "Bash", "input": {"command": "ls -la"}},
+                {"type": "tool_use", "id": "toolu_w2", "name": "Glob", "input": {"pattern": "**/*.md"}}]}),
+        ),
+        line(
+            "w-3",
+            "user",
+            serde_json::json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_w1", "content": "Warmup", "is_error": true}]}),
+        ),
+        line(
+            "w-4",
+            "user",
+            serde_json::json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_w2", "content": "Warmup", "is_error": true}]}),
+        ),
+    ];
+    let folder = dir.path().join("-home-u-p");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("agent-a1b2c3d.jsonl"), lines.join("\n") + "\n").unwrap();
+    let v = json(&run_in(dir.path(), &["scan", "./-home-u-p", "--format", "json"]));
+    assert_eq!(v["totals"]["calls"], 2);
+    assert_eq!(v["totals"]["flagged_errors"], 2);
+    assert_eq!(v["totals"]["hidden_errors"], 0);
+    for tool in v["tools"].as_array().unwrap() {
+        assert_eq!(tool["categories"], serde_json::json!({"warmup": 1}), "{tool}");
+        assert_eq!(tool["classes"], serde_json::json!({"harness": 1}), "{tool}");
+    }
+}

@@ -277,7 +277,7 @@ fn rules_listing() {
     let dir = small();
     let out = run_in(dir.path(), &["rules", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["categories"].as_array().unwrap().len(), 27);
+    assert_eq!(v["categories"].as_array().unwrap().len(), 28);
     assert!(v["content_rules"].as_array().unwrap().iter().any(|r| r["id"] == "error-prefix"));
     assert!(v["classification_rules"].as_array().unwrap().iter().all(|r| !r["label"].as_str().unwrap().is_empty()));
     let out = run_in(dir.path(), &["rules"]);

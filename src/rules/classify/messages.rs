@@ -200,6 +200,17 @@ pub(super) const RULES: &[ClassRule] = &[
         ignores: &["validation passed"],
     },
     // --- parallel calls --------------------------------------------------
+    // --- the harness's own calls ------------------------------------------
+    ClassRule {
+        id: "claude-warmup",
+        pattern: r"\A\s*Warmup\s*\z",
+        tools: &[],
+        formats: &[Dialect::CLAUDE_CODE],
+        category: C::Warmup,
+        label: "a warm-up call the harness refused",
+        fires_on: &["Warmup"],
+        ignores: &["Warmup done: 3 files cached"],
+    },
     ClassRule {
         id: "collateral-cancel",
         pattern: r"Cancelled: parallel tool call |Sibling tool call errored",
