@@ -197,6 +197,9 @@ pub struct Tally {
     pub errors: usize,
     /// The content rule that made each found hidden error: (right, wrong).
     pub by_rule: BTreeMap<String, (usize, usize)>,
+    /// Per content rule: the results labelled `ok` it judged hidden errors
+    /// (its false alarms over the successes).
+    pub ok_alarms: BTreeMap<String, usize>,
 }
 
 impl Tally {
@@ -359,6 +362,9 @@ pub fn tally_source(
             } else {
                 hits.1 += 1;
             }
+            if l.verdict == Verdict::Ok {
+                *tally.ok_alarms.entry(j.rules.first().cloned().unwrap_or_else(|| "-".into())).or_default() += 1;
+            }
         }
         let kind = match (truth_hidden, j.hidden) {
             (true, false) => Some("missed"),
@@ -492,8 +498,23 @@ pub fn render_rules(m: &Measure) -> String {
         }
     }
     rows.sort();
-    for (rule, agent, split, right, wrong) in rows {
+    for (rule, agent, split, right, wrong) in &rows {
         let _ = writeln!(s, "{rule:<28} {agent:<14} {split:<8} {right:>5} {wrong:>5}");
+    }
+    // The whole corpus, every agent and split: what each rule found right,
+    // and its false alarms over every result labelled `ok`.
+    let mut total: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (rule, _, _, right, _) in &rows {
+        total.entry(rule).or_default().0 += right;
+    }
+    for t in m.tallies.values() {
+        for (rule, n) in &t.ok_alarms {
+            total.entry(rule).or_default().1 += n;
+        }
+    }
+    let _ = writeln!(s, "\nwhole corpus: {:<28} {:>5} {:>12}", "rule", "right", "false alarms on ok");
+    for (rule, (right, alarms)) in total {
+        let _ = writeln!(s, "              {rule:<28} {right:>5} {alarms:>12}");
     }
     s
 }
@@ -640,6 +661,8 @@ mod tests {
         assert_eq!(t.recall(), Some(0.5));
         // Both found hidden errors carry no rule here: one right, one wrong.
         assert_eq!(t.by_rule.get("-"), Some(&(1, 1)));
+        // The wrong one was labelled ok: a false alarm over the successes.
+        assert_eq!(t.ok_alarms.get("-"), Some(&1));
     }
 
     /// Masked and rejected calls count neither as hidden errors nor as

@@ -67,7 +67,8 @@ usage:
       corpus/sources.tsv under DIR (default /work/corpus), join the calls to
       corpus/labels/*.tsv, and print per agent and split the hidden-error precision,
       recall and share of `other`; --details lists the tune split's disagreements,
-      --rules what each content rule found right and wrong, per agent and split.
+      --rules what each content rule found right and wrong, per agent and split,
+      then over the whole corpus with its false alarms on every result labelled ok.
   cargo xtask read-floor DB
       The least a reader of a Peri database's messages can do, for scripts/bench.sh:
       the rows falseok reads (rowid, thread, role, content, in rowid order) stepped

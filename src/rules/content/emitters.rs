@@ -34,18 +34,21 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
     },
     ContentRule {
-        id: "mcp-input-validation",
-        pattern: r"^(?:Error executing tool \S+: )?Input validation error: \S",
+        id: "mcp-sdk-error",
+        pattern: r"^(?:Error executing tool \S+: )?Input validation error: \S|^Error executing tool \S+: \S|^Unknown tool: \S",
         tools: &[],
         formats: &[],
         precision: Precision::High,
         reads: Reads::Any,
-        doc: "The MCP SDKs check a call's arguments against the tool's input schema before running it and answer \
-              `Input validation error: <JSON Schema message>` (python-sdk's low-level server, typescript-sdk's \
-              McpServer). The call never ran; a client that keeps only the text stores it as a success.",
+        doc: "The MCP SDKs' own answers for a call that failed: `Input validation error: <JSON Schema message>` \
+              for arguments the tool's input schema rejects (python-sdk's low-level server, typescript-sdk's \
+              McpServer), `Error executing tool <name>: <exception>` when the tool raised (python-sdk's FastMCP), \
+              `Unknown tool: <name>`. A client that keeps only the text stores them as successes; they are the \
+              SDK's words, so they are read in a reader's result too.",
         fires_on: &[
             "Input validation error: 'three' is not of type 'integer'",
             "Input validation error: 'city' is a required property",
+            "Error executing tool read_file: [Errno 2] No such file or directory: '/p/x'",
         ],
         ignores: &["The Input validation error dialog was closed."],
     },
