@@ -706,7 +706,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "qwen-subagent-cut-short",
-        pattern: r"\A\s*(?:I'll|I will|Let me|Now let me|Now I'll|First, let me|I'm going to)\b[^\n]{0,240}[.:]\s*\z",
+        pattern: crate::rules::content::QWEN_SUBAGENT_NO_REPORT,
         tools: &["agent", "task"],
         formats: &[Dialect::QWEN],
         category: C::ServerError,

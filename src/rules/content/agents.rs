@@ -162,7 +162,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "qwen-subagent-no-report",
-        pattern: r"\A\s*(?:I'll|I will|Let me|Now let me|Now I'll|First, let me|I'm going to)\b[^\n]{0,240}[.:]\s*\z",
+        pattern: super::QWEN_SUBAGENT_NO_REPORT,
         tools: &["agent", "task"],
         formats: &[Dialect::QWEN],
         precision: Precision::High,

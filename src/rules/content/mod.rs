@@ -21,6 +21,12 @@ use crate::model::Dialect;
 /// (part of the command never ran) and, the same words, its category.
 pub const SHELL_PARSE_ERROR: &str = r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: syntax error(?: near unexpected token| in conditional|: unexpected end of file)";
 
+/// A Qwen Code sub-agent's whole answer is the sentence announcing what it
+/// was about to do: its work came back without its report. A content rule
+/// (`qwen-subagent-no-report`) and, the same words, its category.
+pub const QWEN_SUBAGENT_NO_REPORT: &str =
+    r"\A\s*(?:I'll|I will|Let me|Now let me|Now I'll|First, let me|I'm going to)\b[^\n]{0,240}[.:]\s*\z";
+
 /// One content rule. Patterns are anchored at the start of the result text
 /// (after leading whitespace) unless they say otherwise; a rule about the
 /// end of a long output (an exit-code line) uses `(?m)` and sees the tail
