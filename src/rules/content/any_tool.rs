@@ -284,4 +284,36 @@ pub(super) const RULES: &[ContentRule] = &[
             "Stdout: 2\n\nStderr: (empty)\nError: (none)\nExit Code: 0",
         ],
     },
+    ContentRule {
+        id: "marked-error",
+        pattern: r"^(?:❌|⛔|🚫|✖️?|✗|❗)\s*(?:\*\*)?(?:Error|ERROR|Failed|FAILED|Failure|Fehler|Erreur|错误|失败|エラー)\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A tool's verdict that opens with a failure mark and the word for it (`❌ Error: 503`, `✗ Failed: \
+              …`): the way many application tools written for chat agents report failure in a success. \
+              Drawn from the shapes issue 47's held-out framework corpus reported (`❌ Error: 503`); read \
+              after every other rule.",
+        fires_on: &["❌ Error: 503 Service Unavailable", "✗ Failed to send the invoice", "❌ **Error**: no rows"],
+        ignores: &["✅ Done: 3 errors fixed", "❌ marks the tests that used to fail; all pass now"],
+    },
+    ContentRule {
+        id: "failed-sentence",
+        pattern: r"^(?:The )?[A-Z][\w-]*(?: [\w-]+){0,4} (?:failed|was unsuccessful|could not be completed)(?:[.:]\s*(?:Exception|Error|Reason|Details?|Cause)\b|:\s+\S|\s+(?:with (?:status|error|code|exception)|because|due to)\b)",
+        tools: &[],
+        formats: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A tool's verdict that says in its first sentence that the work failed: `Database extraction \
+              failed. Exception details: …`, `Notification trigger failed with status: 429`, `Upload was \
+              unsuccessful: …`. Drawn from the shapes issue 47's held-out framework corpus reported; read \
+              after every other rule, so a more telling one (`failed-with-status`) names the failure first.",
+        fires_on: &[
+            "Database extraction failed. Exception details: OperationalError('disk I/O error')",
+            "Notification trigger failed with status: 429",
+            "The payment could not be completed: card declined",
+        ],
+        ignores: &["Nothing failed. All 12 jobs completed.", "No tests failed.", "Retries after failed logins: 0"],
+    },
 ];
