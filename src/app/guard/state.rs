@@ -423,12 +423,11 @@ mod tests {
         assert!(s.files.len() <= MAX_FILES);
     }
 
-    #[test]
-    fn the_log_is_appended_and_bounded() {
-        let dir = tempfile::tempdir().unwrap();
-        let v = Verdict {
+    /// A success of tool `t` in `session`, as the log keeps it.
+    fn success(session: &str) -> Verdict {
+        Verdict {
             time: String::new(),
-            session: String::new(),
+            session: session.into(),
             agent: String::new(),
             event: "after".into(),
             tool: "t".into(),
@@ -438,7 +437,13 @@ mod tests {
             template: None,
             streak: 0,
             action: "none".into(),
-        };
+        }
+    }
+
+    #[test]
+    fn the_log_is_appended_and_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = success("");
         let line = serde_json::to_vec(&v).unwrap().len() as u64 + 1;
         let n = (MAX_LOG_BYTES / line) as usize + 10;
         for i in 0..n {
@@ -469,19 +474,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for session in ["s1", "s2"] {
             let mut locked = open(dir.path(), session).unwrap();
-            locked.record(Verdict {
-                time: String::new(),
-                session: session.into(),
-                agent: String::new(),
-                event: "after".into(),
-                tool: "t".into(),
-                call_id: String::new(),
-                verdict: "success".into(),
-                category: None,
-                template: None,
-                streak: 0,
-                action: "none".into(),
-            });
+            locked.record(success(session));
             locked.save().unwrap();
         }
         std::fs::write(dir.path().join("unrelated.txt"), "x").unwrap();
