@@ -18,6 +18,8 @@
 //! reply's data and are never judged (a list of jobs whose `status` is
 //! `failed` is an answer, not a failure).
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 /// How deep the walker follows wrapped replies.
@@ -246,26 +248,27 @@ fn message_of(o: &Map<String, Value>) -> String {
     Value::Object(o.clone()).to_string()
 }
 
-/// The replies `o` wraps, each as an object: a wrapper key's object (or
-/// string holding one), and an MCP result's text contents holding JSON.
-fn wrapped(o: &Map<String, Value>) -> Vec<Map<String, Value>> {
+/// The replies `o` wraps, each as an object: a wrapper key's object
+/// (borrowed), or a string holding one, and an MCP result's text contents
+/// holding JSON (parsed).
+fn wrapped(o: &Map<String, Value>) -> Vec<Cow<'_, Map<String, Value>>> {
     let mut out = Vec::new();
     for k in WRAPPERS {
         match o.get(*k) {
-            Some(Value::Object(m)) => out.push(m.clone()),
-            Some(Value::String(s)) => out.extend(nested_object(s)),
+            Some(Value::Object(m)) => out.push(Cow::Borrowed(m)),
+            Some(Value::String(s)) => out.extend(nested_object(s).map(Cow::Owned)),
             _ => {}
         }
     }
     if let Some(t) = content_item_text(o) {
-        out.extend(nested_object(t));
+        out.extend(nested_object(t).map(Cow::Owned));
     }
     if let Some(Value::Array(parts)) = o.get("content") {
         for p in parts {
             if p.get("type").and_then(Value::as_str) == Some("text")
                 && let Some(t) = p.get("text").and_then(Value::as_str)
             {
-                out.extend(nested_object(t));
+                out.extend(nested_object(t).map(Cow::Owned));
             }
         }
     }
