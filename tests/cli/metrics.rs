@@ -18,7 +18,7 @@ use crate::util::*;
 /// `promtool`, or `None` when the tests are told to skip it; a missing
 /// promtool is a failure, never a silent pass.
 #[allow(clippy::print_stderr)] // the one note a skipped check leaves
-fn promtool() -> Option<PathBuf> {
+pub(crate) fn promtool() -> Option<PathBuf> {
     if std::env::var("FALSEOK_SKIP_PROMTOOL").is_ok_and(|v| v == "1") {
         eprintln!("FALSEOK_SKIP_PROMTOOL=1: the promtool checks of the metrics are skipped");
         return None;
@@ -36,7 +36,7 @@ fn promtool() -> Option<PathBuf> {
 }
 
 /// `promtool check metrics` on `text`: (exit success, its output).
-fn check_metrics(promtool: &Path, text: &str) -> (bool, String) {
+pub(crate) fn check_metrics(promtool: &Path, text: &str) -> (bool, String) {
     let mut child = Command::new(promtool)
         .args(["check", "metrics"])
         .stdin(Stdio::piped())
