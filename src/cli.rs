@@ -272,7 +272,7 @@ pub struct WatchArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {
-    /// JSON reports of `falseok scan --format json` (contract v7), from any machines.
+    /// JSON reports of `falseok scan --format json` (contract v8), from any machines.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
     /// How to write the merged report; json is the same contract as a scan's.
@@ -338,6 +338,10 @@ pub struct ScanArgs {
     /// Also append a Markdown summary to this file (e.g. "$GITHUB_STEP_SUMMARY").
     #[arg(long, value_name = "PATH")]
     pub summary: Option<PathBuf>,
+    /// The guard's state folder to read its interventions from, as given to
+    /// `guard --state-dir` (default: the guard's own, under the cache).
+    #[arg(long, value_name = "DIR")]
+    pub guard_state: Option<PathBuf>,
 }
 
 /// What to read and which calls count: shared by `scan`, `check` and `export`.

@@ -1,5 +1,5 @@
 //! The `Report`: the one thing the gate and every renderer see. Plain
-//! serde types (the JSON contract, `schema/report-v7.schema.json`) and the
+//! serde types (the JSON contract, `schema/report-v8.schema.json`) and the
 //! number formatting they share; nothing here reads a trace or judges.
 
 // What stays public is documented (issue 25); lib.rs lists the surface.
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::rules::{FindingRule, Severity};
 
 /// Version of the JSON contract (docs/json.md).
-pub const CONTRACT_VERSION: u32 = 7;
+pub const CONTRACT_VERSION: u32 = 8;
 
 /// One PATH as given on the command line and what was read from it (`sources[]`, in command-line
 /// order).
@@ -209,7 +209,7 @@ pub struct Finding {
     pub key: String,
 }
 
-/// The result of a scan or a merge (contract v7, docs/json.md): what the gate and every renderer
+/// The result of a scan or a merge (contract v8, docs/json.md): what the gate and every renderer
 /// read.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Report {
@@ -245,6 +245,10 @@ pub struct Report {
     /// Per tool with errors, in `tools` order: the cause in one sentence.
     #[serde(default)]
     pub headlines: Vec<Headline>,
+    /// Per scanned session the guard acted in, by session: its
+    /// interventions and whether the agent recovered after each.
+    #[serde(default)]
+    pub guard: Vec<GuardSession>,
     /// Per source (in `sources` order), its tools: for per-source renderers.
     #[serde(skip, default)]
     pub source_tools: Vec<Vec<ToolReport>>,
@@ -269,12 +273,49 @@ pub struct Seen {
     pub calls: u64,
     /// Calls per tool name.
     pub tools: BTreeMap<String, u64>,
+    /// The ids of the sessions read (to find the guard's record of them).
+    #[serde(default)]
+    pub session_ids: std::collections::BTreeSet<String>,
     /// The earliest call time read.
     #[serde(with = "exact_time")]
     pub first: Option<chrono::DateTime<chrono::Utc>>,
     /// The latest call time read.
     #[serde(with = "exact_time")]
     pub last: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// The guard's interventions in one scanned session (`guard[]`;
+/// docs/guard.md, "Reading the counts afterwards").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GuardSession {
+    /// The session's id, as `scan` read it.
+    pub session: String,
+    /// The agent the guard answered (the hook payload's dialect).
+    pub agent: String,
+    /// In the order the guard gave them.
+    pub interventions: Vec<Intervention>,
+}
+
+/// One time the guard acted: it told the agent of a hidden error
+/// (`context`), refused a repeated call (`deny`), or refused it and ended
+/// the turn (`stop`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Intervention {
+    /// When, RFC 3339, as the guard recorded it.
+    pub time: String,
+    /// The tool of the call the guard judged.
+    pub tool: String,
+    /// The call's id, as the hook payload gave it (empty when it gave none).
+    pub call_id: String,
+    /// `context`, `deny` or `stop`.
+    pub action: String,
+    /// The failure's category.
+    pub category: Option<String>,
+    /// The run of identical failures the call was in (or repeated).
+    pub streak: u64,
+    /// The results of the same tool in the session, after this one, up to
+    /// and including its first success; `null` when none succeeded since.
+    pub recovered_after: Option<u64>,
 }
 
 /// A time as RFC 3339 with every digit it has (the index keeps `Seen`).

@@ -321,6 +321,7 @@ impl Aggregator {
         let seen = &mut self.seen;
         seen.sessions += p.seen.sessions;
         seen.calls += p.seen.calls;
+        seen.session_ids.extend(p.seen.session_ids.iter().cloned());
         for (tool, n) in &p.seen.tools {
             *seen.tools.entry(tool.clone()).or_default() += n;
         }
@@ -396,6 +397,9 @@ impl Aggregator {
     fn see(&mut self, s: &JudgedSession) {
         let seen = &mut self.seen;
         seen.sessions += 1;
+        if !seen.session_ids.contains(&s.id) {
+            seen.session_ids.insert(s.id.clone());
+        }
         for c in &s.calls {
             seen.calls += 1;
             if let Some(n) = seen.tools.get_mut(&c.tool) {
@@ -537,6 +541,7 @@ impl Aggregator {
             schema,
             reasons,
             headlines,
+            guard: Vec::new(),
             source_tools,
             examples: self.examples,
             warnings: self.warnings,

@@ -1,6 +1,7 @@
 //! `merge`: JSON reports from many machines combined into the report one
 //! scan of all their sources would give (totals, tools, categories,
-//! reasons, findings, recovery, streaks, repairs, feedback, schema).
+//! reasons, findings, recovery, streaks, repairs, feedback, schema), and
+//! the guard's interventions of every report's sessions.
 
 use std::io::Write;
 
@@ -86,7 +87,15 @@ pub(crate) fn merge(reports: &[(String, Report)], redaction: Redaction) -> Resul
         }
         agg.absorb(r).map_err(|e| Error::input(name, format!("not a report a scan writes: {}", one_line(&e))))?;
     }
-    Ok(agg.finish())
+    let mut merged = agg.finish();
+    // The guard's record of a session is one record, whichever reports
+    // carried it: the first one counts.
+    let mut guard = std::collections::BTreeMap::new();
+    for g in reports.iter().flat_map(|(_, r)| &r.guard) {
+        guard.entry(g.session.clone()).or_insert_with(|| g.clone());
+    }
+    merged.guard = guard.into_values().collect();
+    Ok(merged)
 }
 
 /// What a report file is, whatever the path that names it: (device, inode).

@@ -20,11 +20,18 @@ use crate::{render, sanitize};
 fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Result<(Report, Option<Page>)> {
     let opts = settings::scan(&args.select)?;
     let mut notes = Vec::new();
-    let (report, page) = if args.format.needs_page() {
+    let (mut report, page) = if args.format.needs_page() {
         super::page::scan(paths, &opts, &mut notes).map(|(r, p)| (r, Some(p)))?
     } else {
         (crate::scan(paths, &opts, &mut notes)?, None)
     };
+    let agg = &opts.aggregate;
+    report.guard = super::guard::record::for_sessions(
+        args.guard_state.as_deref(),
+        &report.seen.session_ids,
+        &agg.filters,
+        agg.redaction,
+    );
     for note in notes.iter().chain(&report.warnings) {
         writeln!(err, "falseok: warning: {note}")?;
     }

@@ -394,6 +394,7 @@ mod tests {
             schema: SchemaReport::default(),
             reasons: vec![],
             headlines: vec![],
+            guard: vec![],
             source_tools: vec![vec![tool("Bash", 6, 1, 1), tool("Edit", 20, 0, 4)], vec![tool("Bash", 4, 1, 0)]],
             examples: BTreeMap::new(),
             warnings: vec![],

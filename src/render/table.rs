@@ -288,6 +288,7 @@ fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
     }
 
     sequences(report, style, out)?;
+    guard_section(report, style, out)?;
     schema_section(report, style, out)?;
 
     // Findings by rule.
@@ -306,6 +307,48 @@ fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
     }
     writeln!(out)?;
     writeln!(out, "{}", verdict(report, style))?;
+    Ok(())
+}
+
+/// What the live guard did in the scanned sessions: one line of totals,
+/// then its interventions, newest sessions' last (JSON has them all).
+fn guard_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
+    let all: Vec<(&crate::report::GuardSession, &crate::report::Intervention)> =
+        report.guard.iter().flat_map(|g| g.interventions.iter().map(move |i| (g, i))).collect();
+    if all.is_empty() {
+        return Ok(());
+    }
+    let mut t = new_table(style, &["session", "agent", "tool", "action", "category", "run", "recovered"]);
+    for (g, i) in all.iter().take(SECTION_ROWS) {
+        let session: String = g.session.chars().take(12).collect();
+        let recovered = match i.recovered_after {
+            Some(n) => format!("after {}", plural(n, "result")),
+            None => "not yet".to_string(),
+        };
+        t.add_row(vec![
+            text_cell(&session),
+            text_cell(&g.agent),
+            Cell::new(style.name(&i.tool)),
+            text_cell(&i.action),
+            text_cell(i.category.as_deref().unwrap_or("")),
+            Cell::new(i.streak),
+            text_cell(&recovered),
+        ]);
+    }
+    if let Some(col) = t.column_mut(5) {
+        col.set_cell_alignment(CellAlignment::Right);
+    }
+    let helped = all.iter().filter(|(_, i)| i.recovered_after.is_some()).count() as u64;
+    let more =
+        if all.len() > SECTION_ROWS { format!(" (first {SECTION_ROWS}; all by --format json)") } else { String::new() };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Guard: {} in {}, {helped} followed by a success of the same tool{more}",
+        plural(all.len() as u64, "intervention"),
+        plural(report.guard.len() as u64, "session"),
+    )?;
+    write_table(out, &mut t, style, &[1, 4])?;
     Ok(())
 }
 

@@ -10,7 +10,7 @@ mod agents;
 mod bad_input;
 /// the gate: exit codes, thresholds, baselines, golden output of every format
 mod check;
-/// the JSON output against schema/report-v7.schema.json
+/// the JSON output against schema/report-v8.schema.json
 mod contract;
 /// every command in README.md and docs/ runs as documented
 mod docs;

@@ -19,7 +19,7 @@ fn intervened(v: &Verdict) -> bool {
 /// For each verdict, if it is an intervention: the results of its tool in
 /// its session after it until the first success, that success included
 /// (`Some(None)`: no success yet).
-fn recoveries(verdicts: &[Verdict]) -> Vec<Option<Option<usize>>> {
+pub(super) fn recoveries(verdicts: &[Verdict]) -> Vec<Option<Option<usize>>> {
     verdicts
         .iter()
         .enumerate()
@@ -65,7 +65,7 @@ pub(super) fn run(args: &GuardLogArgs, out: &mut dyn Write) -> Result<()> {
             (None, _) => v.verdict.clone(),
         };
         let after = match r {
-            Some(Some(n)) => format!(" → a success {n} results later"),
+            Some(Some(n)) => format!(" → a success {} later", plural(*n as u64, "result")),
             Some(None) => " → no success since".to_string(),
             None => String::new(),
         };

@@ -11,6 +11,7 @@
 mod install;
 mod log;
 pub(crate) mod payload;
+pub(crate) mod record;
 mod state;
 
 use std::io::{Read, Write};
