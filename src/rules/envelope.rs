@@ -152,9 +152,29 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || o.get("ok") == Some(&Value::Bool(false))
         || o.get("isError") == Some(&Value::Bool(true))
         || o.get("error_code").or_else(|| o.get("errorCode")).is_some_and(truthy)
+        || error_typed(o)
+        || auth_pending(o)
         || exit_of(o).is_some()
         || shards_failed(o)
         || batch_failed(o)
+}
+
+/// An exception handed back as data: `error_type` with its
+/// `error_details` (google/adk-python's ReflectAndRetryToolPlugin answers
+/// a tool that raised with `{"response_type":
+/// "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN", "error_type", "error_details"}`,
+/// and no `error` or `status`).
+fn error_typed(o: &Map<String, Value>) -> bool {
+    let typed = o.get("error_type").or_else(|| o.get("errorType")).is_some_and(truthy);
+    typed && o.get("error_details").or_else(|| o.get("errorDetails")).is_some_and(truthy)
+}
+
+/// A request that is waiting for the user to authorise it, so did not run:
+/// google/adk-python's RestApiTool and Google API tools answer `{"pending":
+/// true, "message": "Needs your authorization to access your data."}`.
+fn auth_pending(o: &Map<String, Value>) -> bool {
+    let said = o.get("message").and_then(Value::as_str).unwrap_or("").to_ascii_lowercase();
+    o.get("pending") == Some(&Value::Bool(true)) && said.contains("authori")
 }
 
 /// Elasticsearch: a search some of whose shards failed and that found nothing.
@@ -293,6 +313,13 @@ fn walk(o: &Map<String, Value>, depth: usize) -> Option<EnvelopeFailure> {
             _ if exit.is_some() && !o.get("error").is_some_and(truthy) => process_streams(o),
             _ => message_of(o),
         };
+        // An exception's type says what kind (`KeyError: 'A-991'`).
+        if let Some(kind) = o.get("error_type").or_else(|| o.get("errorType")).and_then(Value::as_str)
+            && error_typed(o)
+            && !message.contains(kind)
+        {
+            message = format!("{kind}: {message}");
+        }
         // The status says what kind of failure (401, `unauthorized`) where
         // the message may not: it goes first, for the category.
         if let Some(status) = telling_status(o)
@@ -400,6 +427,18 @@ mod tests {
             assert_eq!(fails(ok.clone()), None, "{ok}");
         }
         assert!(fails(json!({"_shards": {"total": 2, "failed": 1}, "hits": {"hits": []}})).is_some());
+    }
+
+    #[test]
+    fn exceptions_and_pending_authorisations_handed_back_as_data() {
+        let plugin = json!({"response_type": "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN", "error_type": "KeyError",
+            "error_details": "'A-991'", "retry_count": 1});
+        assert_eq!(fails(plugin).as_deref(), Some("KeyError: 'A-991'"));
+        assert!(fails(json!({"error_type": "KeyError", "error_details": null})).is_none());
+        assert!(fails(json!({"error_type": "KeyError", "count": 4})).is_none(), "a statistic, not a failure");
+        let pending = json!({"pending": true, "message": "Needs your authorization to access your data."});
+        assert!(fails(pending).is_some());
+        assert!(fails(json!({"pending": true, "message": "Job queued"})).is_none());
     }
 
     #[test]

@@ -379,6 +379,16 @@ const ENVELOPE_KEYS: &[&str] = &[
     "hits",
     // An MCP content item stored alone (`{"type": "text", "text": …}`).
     "text",
+    // An exception handed back as data (google/adk-python's
+    // ReflectAndRetryToolPlugin), and a request waiting for authorisation.
+    "response_type",
+    "error_type",
+    "errorType",
+    "error_details",
+    "errorDetails",
+    "retry_count",
+    "reflection_guidance",
+    "pending",
 ];
 
 /// Keys of an envelope around a process that a tool ran.
@@ -421,7 +431,13 @@ pub fn present_with_exit<'a>(
     if class != ToolClass::Verdict {
         let only_envelope = o.keys().all(|k| ENVELOPE_KEYS.contains(&k.as_str()));
         let speaks = match class {
-            ToolClass::Shell => PROCESS_KEYS.iter().any(|k| o.contains_key(*k)),
+            // A framework's own shell tool answers a call it could not run
+            // with an envelope too (google/adk-python's bash tool:
+            // `{"error": "Command is required."}`).
+            ToolClass::Shell => {
+                PROCESS_KEYS.iter().any(|k| o.contains_key(*k))
+                    || dialect.is_some_and(|d| tools::CUSTOM_TOOL_DIALECTS.contains(&d))
+            }
             _ => dialect.is_some_and(|d| tools::CUSTOM_TOOL_DIALECTS.contains(&d)),
         };
         if !only_envelope || !speaks {

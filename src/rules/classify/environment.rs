@@ -21,7 +21,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "rate-limit",
-        pattern: r"(?i:rate[ _-]?limit|too many requests|quota exceeded|\bratelimited\b)",
+        pattern: r"(?i:rate[ _-]?limit|usage limit|too many requests|quota exceeded|\bratelimited\b)",
         tools: &[],
         formats: &[],
         category: C::RateLimit,
@@ -41,7 +41,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "network",
-        pattern: r"(?i:connection (?:refused|reset|closed|timed)|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|^Failed to fetch\b)|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
+        pattern: r"(?i:connection (?:refused|reset|closed|timed)|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|^Failed to fetch\b)|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
         tools: &[],
         formats: &[],
         category: C::Network,
@@ -61,7 +61,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "resource-exhausted",
-        pattern: r"(?i:File too large|too large|out of memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum)",
+        pattern: r"(?i:File too large|prompt is too long|spawn limit reached|too large|out of memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum)",
         tools: &[],
         formats: &[],
         category: C::ResourceExhausted,
@@ -72,7 +72,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- not found, exists, permission --------------------------------------
     ClassRule {
         id: "already-exists",
-        pattern: r"(?i:already exists|EEXIST|UNIQUE constraint failed|duplicate key value violates unique constraint|Duplicate entry '[^']*' for key)",
+        pattern: r"(?i:already exists|has already been \w+|EEXIST|UNIQUE constraint failed|duplicate key value violates unique constraint|Duplicate entry '[^']*' for key)",
         tools: &[],
         formats: &[],
         category: C::AlreadyExists,
@@ -82,7 +82,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive)\b)",
+        pattern: r"(?i:permission denied|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive)\b)",
         tools: &[],
         formats: &[],
         category: C::PermissionDenied,
@@ -102,7 +102,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "not-found",
-        pattern: r"(?i:not found|no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element)|不存在",
+        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element)|不存在",
         tools: &[],
         formats: &[],
         category: C::NotFound,
@@ -122,7 +122,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- commands ------------------------------------------------------------
     ClassRule {
         id: "nonzero-exit",
-        pattern: r"(?i:exit(?:ed with)? code:? -?[1-9]\d*|exit status -?[1-9]\d*|<exit_code>-?[1-9]\d*</exit_code>)|<status>failed</status>",
+        pattern: r"(?i:exit(?:ed with)? code:? -?[1-9]\d*|exited with status -?[1-9]\d*|(?m:^Signal: (?:9|SIGKILL)$)|exit status -?[1-9]\d*|<exit_code>-?[1-9]\d*</exit_code>)|<status>failed</status>",
         tools: &[],
         formats: &[],
         category: C::NonzeroExit,

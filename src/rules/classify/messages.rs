@@ -34,6 +34,19 @@ pub(super) const RULES: &[ClassRule] = &[
         ignores: &["HTTP 200 OK"],
     },
     ClassRule {
+        id: "context-too-long",
+        pattern: r"(?i:prompt is too long|maximum context length is|context[_ ]length[_ ]exceeded|input is too long for requested model)",
+        tools: &[],
+        formats: &[],
+        category: C::ResourceExhausted,
+        label: "model context exceeded",
+        fires_on: &[
+            "Agent error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 213044 tokens > 200000 maximum\"}}",
+            "Error code: 400 - This model's maximum context length is 128000 tokens.",
+        ],
+        ignores: &["the prompt is short"],
+    },
+    ClassRule {
         id: "http-404",
         pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )404\b|\b404 (?:Not Found|Client Error)",
         tools: &[],
@@ -273,7 +286,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "agent-definition-not-found",
-        pattern: r"cannot find agent definition '",
+        pattern: r#"cannot find agent definition '|(?:^|: )Unknown agent: |^Skill "[^"]*" not found"#,
         tools: &[],
         formats: &[],
         category: C::NotFound,
@@ -321,7 +334,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "edit-anchor-not-found",
-        pattern: r"old_string not found|(?i:old_string.{0,40}did not match)|String to replace not found in file|Failed to find expected lines|Failed to find context '|0 occurrences found for old_string|Could not find exact match for edit",
+        pattern: r"`?old_string`? not found|old content was not found|(?i:old_string.{0,40}did not match)|String to replace not found in file|Failed to find expected lines|Failed to find context '|0 occurrences found for old_string|Could not find exact match for edit",
         tools: &[],
         formats: &[],
         category: C::EditMatchNotFound,
@@ -336,7 +349,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "edit-anchor-not-unique",
-        pattern: r"(?i:old_string is not unique|not unique in |Found \d+ matches of the string to replace|Expected \d+ occurrences? but found \d+|appears multiple times)",
+        pattern: r"(?i:old_string is not unique|`?old_string`? appears \d+ times|not unique in |Found \d+ matches of the string to replace|Expected \d+ occurrences? but found \d+|appears multiple times)",
         tools: &[],
         formats: &[],
         category: C::EditMatchNotUnique,
@@ -388,7 +401,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- arguments ---------------------------------------------------------
     ClassRule {
         id: "missing-parameter",
-        pattern: r"(?i:^Missing \w+ parameter\b|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|^[\w.]+ is required$)",
+        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No \w+ provided\b|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|(?:^|: )[\w.]+ is required\.?$)",
         tools: &[],
         formats: &[],
         category: C::MissingRequiredParam,
@@ -416,7 +429,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "invalid-parameter-type",
-        pattern: r"(?i:invalid type: |expected (?:a |an )?(?:string|number|integer|boolean|array|object), (?:got|found|received)|type is expected as )",
+        pattern: r"(?i:invalid type: |must be an? (?:list|array|string|integer|number|boolean|object|dict)\b|expected (?:a |an )?(?:string|number|integer|boolean|array|object), (?:got|found|received)|type is expected as )",
         tools: &[],
         formats: &[],
         category: C::InvalidParamType,
@@ -457,7 +470,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "invalid-parameter-value",
-        pattern: r"(?i:^Unknown operation: |^Invalid [\w -]{1,40}: |\bValueError\(|only \w+ (?:queries|statements) are allowed|unknown variant `|\binvalid [\w-]+(?: [\w-]+){0,3} format\b|No mapping found for \[|query_shard_exception|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file)|不能为空|必须 >= ",
+        pattern: r"(?i:^Unknown operation: |regex parse error|Validation Failed(?::|\x22|$)|Argument Validation Error|must have at least one\b|\bINVALID_ARGUMENTS?\b|^Invalid [\w -]{1,40}: |\bValueError\(|only \w+ (?:queries|statements) are allowed|unknown variant `|\binvalid [\w-]+(?: [\w-]+){0,3} format\b|No mapping found for \[|query_shard_exception|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file)|不能为空|必须 >= ",
         tools: &[],
         formats: &[],
         category: C::InvalidParamValue,
@@ -477,7 +490,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- unknown tool ------------------------------------------------------
     ClassRule {
         id: "unknown-tool",
-        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: |MCP error -32602: Tool \S+ not found\b|You tried to use the tool \S+, but it doesn't exist)"#,
+        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|no tool with that name is available|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: |MCP error -32602: Tool \S+ not found\b|You tried to use the tool \S+, but it doesn't exist)"#,
         tools: &[],
         formats: &[],
         category: C::UnknownTool,

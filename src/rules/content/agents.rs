@@ -108,17 +108,20 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "gemini-exit-code",
-        pattern: r"(?m)^Exit Code: [1-9]\d*\s*$",
+        pattern: r"(?m)^Exit Code: [1-9]\d*\s*$|(?m)^Exit Code: \(none\)\nSignal: (?:9|SIGKILL)\s*$",
         tools: &[],
         formats: &[Dialect::GEMINI, Dialect::QWEN],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Gemini CLI's run_shell_command returns `status: success` whatever the exit code; its output \
               ends with `Error: (none)`, `Exit Code: N`, `Signal: …` and `Process Group PGID: …` lines. A \
-              non-zero `Exit Code` is a hidden failure (benign exits aside).",
+              non-zero `Exit Code` is a hidden failure (benign exits aside), and so is a command killed by \
+              `Signal: 9` (SIGKILL: the kernel's out-of-memory killer or a limit; a SIGTERM may be the \
+              agent's own stop of a server, so it stays a success).",
         fires_on: &[
             "Command: npm run lint\nDirectory: (root)\nOutput: \n✖ 3 problems\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 16444",
             "Output: fatal: tag 'v1.0.2' already exists\nExit Code: 128\nProcess Group PGID: 12860",
+            "Output: loading\nError: (none)\nExit Code: (none)\nSignal: 9\nProcess Group PGID: 881",
         ],
         ignores: &["Output: ok\nError: (none)\nExit Code: 0\nSignal: (none)", "Exit Code: (none)\nSignal: 15"],
     },
@@ -143,7 +146,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "qwen-tool-failure",
-        pattern: r#"^(?:Command timed out after \d+ ?ms before it could complete|Command was cancelled by user before it could (?:complete|start)|Failed to edit, \d+ occurrences? found|Failed to run subagent: |Subagent "[^"]*" not found|Skill "[^"]*" not found|Failed to load skill |Plan execution was not approved|(?:Task|Agent) was cancelled by user|Failed to modify todos|The provided (?:web )?content is empty\b)"#,
+        pattern: r#"^(?:Command timed out after \d+ ?ms before it could complete|Search did not complete for pattern |Web search is disabled because |Subagent execution failed\.|Please specify where to save this memory|LSP [\w-]+ (?:is unavailable \(|failed: )|[\w.]+ is required for this operation\.\s*\z|Command was cancelled by user before it could (?:complete|start)|Failed to edit, \d+ occurrences? found|Failed to run subagent: |Subagent "[^"]*" not found|Skill "[^"]*" not found|Failed to load skill |Plan execution was not approved|(?:Task|Agent) was cancelled by user|Failed to modify todos|The provided (?:web )?content is empty\b)"#,
         tools: &[],
         formats: &[Dialect::QWEN],
         precision: Precision::High,
@@ -151,14 +154,24 @@ pub(super) const RULES: &[ContentRule] = &[
         doc: "Qwen Code tools that return their failure as ordinary text, so the result is stored with `status: \
               success`: a shell command killed by the tool's time limit or cancelled by the user, an edit that \
               found nothing to replace (0.13), a sub-agent or skill that failed or does not exist, a plan the \
-              user did not approve, a todo list that could not be written.",
+              user did not approve, a todo list that could not be written; a search whose ripgrep process \
+              failed before it finished (`Search did not complete for pattern …`), web search without its key, \
+              a sub-agent whose run failed (0.24), a memory that asks where to be saved, and the LSP tool's \
+              own failures (QwenLM/qwen-code packages/core/src/tools: ripGrep.ts, web-search, agent, \
+              memoryTool.ts, lsp.ts).",
         fires_on: &[
+            "Search did not complete for pattern \"x\" in path \"src\". No valid matches were returned; do not treat this as no matches. Error: Command failed: rg",
+            "LSP hover is unavailable (LSP disabled or not initialized).",
+            "character is required for this operation.",
             "Command timed out after 120000ms before it could complete. Below is the output before it timed out:\nwaiting",
             "Failed to run subagent: Model stream ended with empty response text.",
             "Plan execution was not approved. Remaining in plan mode.",
             "The provided web content is empty. Please supply the actual text from https://example.com so I can summarise it.",
         ],
-        ignores: &["Found 2 matches for pattern \"Failed to run subagent\""],
+        ignores: &[
+            "Found 2 matches for pattern \"Failed to run subagent\"",
+            "A token is required for this operation.\nHere is how to create one: …",
+        ],
     },
     ContentRule {
         id: "qwen-subagent-no-report",

@@ -5,6 +5,7 @@
 //! source references, and its test judges every one.
 
 use super::ContentRule;
+use crate::model::Dialect;
 use crate::rules::{Precision, Reads};
 
 pub(super) const RULES: &[ContentRule] = &[
@@ -110,5 +111,134 @@ pub(super) const RULES: &[ContentRule] = &[
             "How to fix 'Sorry, you have been blocked' on Cloudflare sites\nIf you see the message...",
             "Access Denied errors explained",
         ],
+    },
+    ContentRule {
+        id: "anthropic-sdk-api-error",
+        pattern: r#"^(?:(?:Agent|API) (?:[Ee]rror|failed): )?[45]\d\d \{"type":"error","error":\{"type":"\w+""#,
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "The Anthropic SDKs' error message for a failed API request is the status, a space and the \
+              error body (anthropic-sdk-typescript `APIError.makeMessage`: `429 {\"type\":\"error\",\"error\":{\"type\": \
+              \"rate_limit_error\", …}}`). A sub-agent tool that runs a model and hands the exception's message \
+              back as its output (pi-subagents, the pi-mono subagent example) stores it as a success.",
+        fires_on: &[
+            r#"429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}"#,
+            r#"Agent error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        ],
+        ignores: &[
+            r#"200 {"type":"message","content":[]}"#,
+            "The API returns 429 {\"type\":\"error\"} when throttled.",
+        ],
+    },
+    ContentRule {
+        id: "pi-mcp-adapter-error",
+        pattern: r#"^(?:Server "[^"\n]+" (?:not found\. Use mcp\(|not available \(last failed|not connected\b|requires OAuth authentication\b)|Tool "[^"\n]+" not found(?: on "[^"\n]+" after reconnect)?\.|Failed to call tool: )"#,
+        tools: &[],
+        formats: &[Dialect::PI],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "pi-mcp-adapter (npm, the MCP bridge for Pi) answers a call it could not make as ordinary text, \
+              which Pi stores as a success: a server that is not configured, not connected, backing off after \
+              a failure or waiting for OAuth, a tool the server does not have, and a call the server refused \
+              (`Failed to call tool: …`). Only some versions set `isError`, on some of these.",
+        fires_on: &[
+            r#"Server "postgress" not found. Use mcp({}) to see available servers."#,
+            r#"Tool "create_issues" not found. Server "github" has: create_issue, get_issue"#,
+            r#"Server "linear" not available (last failed 42s ago)"#,
+            r#"Server "notion" requires OAuth authentication. Run mcp({ action: "auth-start", server: "notion" })"#,
+        ],
+        ignores: &[r#"Server "github" has 41 tools: create_issue, get_issue"#],
+    },
+    ContentRule {
+        id: "pi-subagent-failed",
+        pattern: r"^(?:Subagent (?:produced no output\b|spawn limit reached\b|timed out after \d+ ?ms|completed without making edits for an implementation task)|Unknown agent: |Chain must have at least one step|Chain stopped at step \d+|Parallel: 0/\d+ succeeded|Agent (?:failed|error|aborted): )",
+        tools: &[],
+        formats: &[Dialect::PI],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Pi's sub-agent tools (pi-subagents on npm, and the subagent extension of pi-mono's examples) \
+              return a delegation that failed as ordinary content, stored as a success before Pi 0.99 honoured \
+              a returned `isError`: no output, an unknown agent, the spawn limit, a time-out, a chain that \
+              stopped at a step, a parallel run where nothing succeeded, an implementation task that made no \
+              edit.",
+        fires_on: &[
+            "Subagent produced no output (possible model cold-start or empty response).",
+            "Unknown agent: reviewr",
+            "Parallel: 0/3 succeeded\n\n[worker] failed: (no output)",
+            "Chain stopped at step 2 (planner): Agent aborted",
+            "Subagent timed out after 300000ms.",
+        ],
+        ignores: &["Parallel: 2/3 succeeded\n\n[worker] done: added tests", "Subagent finished: 3 files changed"],
+    },
+    ContentRule {
+        id: "pi-web-access-all-failed",
+        pattern: r"\A## Fetched URLs\n\n(?:- \S+: Error - [^\n]*\n)+(?:\n|\z)",
+        tools: &[],
+        formats: &[Dialect::PI],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "pi-web-access's `fetch_content` lists each URL with its content or `- <url>: Error - <why>`, and \
+              never sets `isError`. When every URL failed, nothing was fetched; when one came back, the call \
+              did its work.",
+        fires_on: &[
+            "## Fetched URLs\n\n- https://a.example/x: Error - HTTP 403: Forbidden\n- https://a.example/y: Error - HTTP 404: Not Found\n\n---\nUse get_search_content",
+        ],
+        ignores: &[
+            "## Fetched URLs\n\n- https://a.example/x: Error - HTTP 403: Forbidden\n- https://a.example/y: Example Domain (1.2 KB)\n\n---",
+        ],
+    },
+    ContentRule {
+        id: "langchain-community-tool-error",
+        pattern: r#"^(?:(?:Arxiv|PubMed) exception: |File content was not updated because old content was not found|\{'error': [A-Za-z_]\w*\()"#,
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "langchain-community tools that return their failure as the tool's output: the arXiv and PubMed \
+              wrappers (`Arxiv exception: …`, `PubMed exception: …`), the GitHub toolkit's update that found \
+              no old content, and langchain-tavily's `{\"error\": e}`, which langchain-core stores as the \
+              Python repr `{'error': ValueError(…)}`.",
+        fires_on: &[
+            "Arxiv exception: Page request resulted in HTTP 503 (https://export.arxiv.org/api/query?x)",
+            "PubMed exception: HTTP Error 429: Too Many Requests",
+            "{'error': ValueError(\"Error 432: This request exceeds your plan's set usage limit.\")}",
+        ],
+        ignores: &["Published: 2023-01-01\nTitle: Exceptions in arXiv metadata", "{'error': None, 'results': []}"],
+    },
+    ContentRule {
+        id: "python-exception-result",
+        pattern: r#"\A\s*(?:[A-Z]\w*(?:Error|Exception)\((?:"[^\n]*"|'[^\n]*')\)|(?:KeyError|NameError|ModuleNotFoundError|ImportError|ZeroDivisionError|IndexError|AttributeError|TypeError|ValueError|FileNotFoundError): [^\n]*|Execution timed out\.?)\s*\z"#,
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A Python tool that catches the exception and returns it as its whole output: \
+              langchain-experimental's PythonREPL returns `repr(e)` (`NameError(\"name 'df' is not defined\")`) \
+              and `Execution timed out`, its PythonAstREPLTool `\"{}: {}\".format(type(e).__name__, e)` \
+              (`KeyError: 'revenue'`). Only a result that is nothing but the exception: a traceback inside other \
+              output is judged by its command.",
+        fires_on: &[
+            "NameError(\"name 'df' is not defined\")",
+            "ModuleNotFoundError(\"No module named 'polars'\")",
+            "KeyError: 'revenue'",
+            "Execution timed out",
+        ],
+        ignores: &["KeyError: 'revenue'\nfalling back to 0\n42", "The ValueError('x') case is handled below."],
+    },
+    ContentRule {
+        id: "google-auth-required",
+        pattern: r"^User authorization is required to access Google services for \S+\. Please complete the authorization flow",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "google/adk-python's Google API tools (BigQuery, Spanner, the Google API toolsets) answer a call \
+              made before the user granted OAuth access with this sentence; the call did not run.",
+        fires_on: &[
+            "User authorization is required to access Google services for list_table_names. Please complete the authorization flow.",
+        ],
+        ignores: &["Note: User authorization is required to access Google services for some tools."],
     },
 ];
