@@ -10,9 +10,12 @@
 //! assistant record (`id`, `name`, `args`); its result a `tool_result`
 //! record, `toolCallResult.callId` and `functionResponse.response` (`output`,
 //! or `error` on failure). The flag is `toolCallResult.status`: `error` and
-//! `cancelled` are failures (a user's refusal is `[Operation Cancelled]
-//! Reason: User did not allow tool call`). A shell result is a success
-//! whatever its `Exit Code: N` line says.
+//! `cancelled` are failures; a user's refusal is `[Operation Cancelled]
+//! Reason: User did not allow tool call`. A sub-agent stopped by its turn or
+//! time limit answers an empty output under `success`, and only its display
+//! (`toolCallResult.resultDisplay`: `status: "failed"`, `terminateReason`)
+//! says so: its result reads `Subagent failed: MAX_TURNS` (a hidden error).
+//! A shell result is a success whatever its `Exit Code: N` line says.
 //!
 //! `/rewind` leaves the abandoned turns in the file: the visible
 //! conversation is the chain of `parentUuid` from the last record, and the
@@ -237,8 +240,26 @@ impl File<'_> {
                     let response = resp.get("response").unwrap_or(&Value::Null);
                     let status = result.and_then(|r| r.get("status")).and_then(Value::as_str);
                     let failed_text = response.get("error").filter(|e| !e.is_null());
+                    // A sub-agent stopped by its turn or time limit answers an
+                    // empty output under `success`: only its display's
+                    // `status: "failed"` (and `terminateReason`) says so. The
+                    // status stays the flag (Qwen Code's own telemetry counts
+                    // it a success: a hidden error); the display gives the
+                    // empty output its words.
+                    let display = result.and_then(|r| r.get("resultDisplay")).filter(|d| d.is_object());
+                    let display_failed =
+                        display.is_some_and(|d| d.get("status").and_then(Value::as_str) == Some("failed"));
                     let (text, flag) = match status {
                         Some("error" | "cancelled") => (text_of(failed_text.or(response.get("output"))), Some(true)),
+                        Some(_) if display_failed => {
+                            let output = text_of(response.get("output").or(failed_text));
+                            let why = display.and_then(|d| d.get("terminateReason")).and_then(Value::as_str);
+                            let text = match why {
+                                Some(w) if output.trim().is_empty() => format!("Subagent failed: {w}"),
+                                _ => output,
+                            };
+                            (text, Some(false))
+                        }
                         Some(_) => (text_of(response.get("output").or(failed_text)), Some(false)),
                         // A sub-agent's result has no status: its `error` key is the flag.
                         None => match failed_text {

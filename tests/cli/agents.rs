@@ -99,6 +99,63 @@ fn qwen_code_held_out() {
     assert_eq!(v["totals"]["unpaired_calls"], 0);
 }
 
+/// A Qwen Code sub-agent stopped by its turn limit: an empty output under
+/// `status: success`, and only its display says `failed` (qwen-code's
+/// task tool, `terminateReason: MAX_TURNS`): a hidden error in the display's
+/// words. One that completed is a success.
+#[test]
+fn a_qwen_subagent_stopped_by_its_limit_is_a_hidden_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("projects/-w/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let record = |uuid: &str, parent: &str, kind: &str, rest: &str| {
+        format!(
+            r#"{{"uuid": "{uuid}", "parentUuid": {parent}, "sessionId": "s1", "timestamp": "2026-03-02T10:0{}:00.000Z", "type": "{kind}", "cwd": "/w", "version": "0.21.0", {rest}}}"#,
+            &uuid[1..]
+        )
+    };
+    let call = |id: &str| {
+        format!(
+            r#""message": {{"role": "model", "parts": [{{"functionCall": {{"id": "{id}", "name": "task", "args": {{"description": "d", "prompt": "p", "subagent_type": "general-purpose"}}}}}}]}}"#
+        )
+    };
+    let result = |id: &str, output: &str, display: &str| {
+        format!(
+            r#""message": {{"role": "user", "parts": [{{"functionResponse": {{"id": "{id}", "name": "task", "response": {{"output": "{output}"}}}}}}]}}, "toolCallResult": {{"callId": "{id}", "status": "success", "resultDisplay": {display}}}"#
+        )
+    };
+    let lines = [
+        record("r1", "null", "user", r#""message": {"role": "user", "parts": [{"text": "go"}]}"#),
+        record("r2", r#""r1""#, "assistant", &call("c1")),
+        record(
+            "r3",
+            r#""r2""#,
+            "tool_result",
+            &result("c1", "", r#"{"type": "task_execution", "status": "failed", "terminateReason": "MAX_TURNS"}"#),
+        ),
+        record("r4", r#""r3""#, "assistant", &call("c2")),
+        record(
+            "r5",
+            r#""r4""#,
+            "tool_result",
+            &result(
+                "c2",
+                "Found the bug in cart.py.",
+                r#"{"type": "task_execution", "status": "completed", "terminateReason": "GOAL"}"#,
+            ),
+        ),
+    ];
+    std::fs::write(chats.join("s1.jsonl"), lines.join("\n") + "\n").unwrap();
+    let v = scan_json(&[dir.path().to_str().unwrap()], &[]);
+    assert_eq!(v["sources"][0]["format"], "qwen");
+    assert_eq!(totals(&v), (2, 0, 1), "the status says success: a hidden error, in the display's words");
+    assert_eq!(tool(&v, "task")["categories"], json!({"resource-exhausted": 1}), "its turn limit");
+    let out = run_in(dir.path(), &["export", ".", "--no-index"]);
+    let first: serde_json::Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!((&first["error"], &first["hidden"]), (&json!(true), &json!(true)));
+    assert!(stdout(&out).contains("Subagent failed: MAX_TURNS"), "{}", stdout(&out));
+}
+
 #[test]
 fn pi_sessions() {
     let out = run_in(root(), &["scan", "sample-traces/pi", "--format", "json"]);

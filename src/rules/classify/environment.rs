@@ -61,7 +61,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "resource-exhausted",
-        pattern: r"(?i:File too large|prompt is too long|spawn limit reached|too large|out of memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum)",
+        pattern: r"(?i:File too large|prompt is too long|\bMAX_TURNS\b|spawn limit reached|too large|out of memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum)",
         tools: &[],
         formats: &[],
         category: C::ResourceExhausted,

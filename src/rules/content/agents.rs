@@ -146,7 +146,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "qwen-tool-failure",
-        pattern: r#"^(?:Command timed out after \d+ ?ms before it could complete|Search did not complete for pattern |Web search is disabled because |Subagent execution failed\.|Please specify where to save this memory|LSP [\w-]+ (?:is unavailable \(|failed: )|[\w.]+ is required for this operation\.\s*\z|Command was cancelled by user before it could (?:complete|start)|Failed to edit, \d+ occurrences? found|Failed to run subagent: |Subagent "[^"]*" not found|Skill "[^"]*" not found|Failed to load skill |Plan execution was not approved|(?:Task|Agent) was cancelled by user|Failed to modify todos|The provided (?:web )?content is empty\b)"#,
+        pattern: r#"^(?:Command timed out after \d+ ?ms before it could complete|Search did not complete for pattern |Web search is disabled because |Subagent execution failed\.|Please specify where to save this memory|LSP [\w-]+ (?:is unavailable \(|failed: )|[\w.]+ is required for this operation\.\s*\z|Command was cancelled by user before it could (?:complete|start)|Failed to edit, \d+ occurrences? found|Failed to run subagent: |Subagent failed: [A-Z_]+\s*\z|Subagent "[^"]*" not found|Skill "[^"]*" not found|Failed to load skill |Plan execution was not approved|(?:Task|Agent) was cancelled by user|Failed to modify todos|The provided (?:web )?content is empty\b)"#,
         tools: &[],
         formats: &[Dialect::QWEN],
         precision: Precision::High,
@@ -165,6 +165,7 @@ pub(super) const RULES: &[ContentRule] = &[
             "character is required for this operation.",
             "Command timed out after 120000ms before it could complete. Below is the output before it timed out:\nwaiting",
             "Failed to run subagent: Model stream ended with empty response text.",
+            "Subagent failed: MAX_TURNS",
             "Plan execution was not approved. Remaining in plan mode.",
             "The provided web content is empty. Please supply the actual text from https://example.com so I can summarise it.",
         ],
