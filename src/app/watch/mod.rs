@@ -72,6 +72,7 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
         let aggregate = w.opts.aggregate.clone();
         let bound = serve::start(
             addr,
+            serve::LIMITS,
             Arc::new(move || {
                 let report =
                     metrics.lock().map(|m| m.report(&aggregate)).unwrap_or_else(|p| p.into_inner().report(&aggregate));
