@@ -306,7 +306,8 @@ fn a_growing_peri_database_gives_each_new_event_once() {
             (e["kind"].as_str(), e["call_id"].as_str()),
             (Some("hidden-error"), Some(&*format!("toolu_grow{n}")))
         );
-        // A session dated in the past is idle at once: its failure is also abandoned.
+        // Any other event of the write (none expected: a session written
+        // while watch runs ends only after --idle, or when watch ends).
         for e in std::iter::once(e).chain(w.drain(Duration::from_millis(400))) {
             let key = (e["kind"].to_string(), e["call_id"].to_string());
             assert!(seen.borrow_mut().insert(key.clone()), "an event twice: {key:?}");

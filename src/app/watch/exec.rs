@@ -164,3 +164,60 @@ fn stderr_stdio() -> Stdio {
     use std::os::fd::AsFd;
     std::io::stderr().as_fd().try_clone_to_owned().map(Stdio::from).unwrap_or_else(|_| Stdio::null())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A command that does not read a large event is still stopped at its
+    /// timeout: the event is written aside, not by the thread that keeps
+    /// the time (which a full pipe would block until the command ends).
+    #[test]
+    fn a_command_that_does_not_read_a_large_event_is_stopped_at_its_timeout() {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        std::thread::spawn(move || {
+            let event = format!("{{\"message\":\"{}\"}}", "x".repeat(4 << 20));
+            let _ = tx.send(run_one("sleep 120", &event, Duration::from_secs(1), &AtomicBool::new(false)));
+        });
+        // Far beyond the timeout; the command itself would take 120 s.
+        let outcome = rx.recv_timeout(Duration::from_secs(60)).expect("the command was not stopped at its timeout");
+        assert!(outcome.is_err_and(|e| e.contains("ran longer than 1 s")));
+    }
+
+    /// Events past the queue's bound are not run and are counted; once
+    /// watch is stopped, the running command is cut after the grace and
+    /// the queued ones are counted, not run.
+    #[test]
+    fn a_full_queue_and_a_stop_say_how_many_events_were_not_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = dir.path().join("started");
+        let stop = Arc::new(AtomicBool::new(false));
+        let cmd = format!("touch '{}'; sleep 120", started.display());
+        let mut exec = Exec::start(cmd, Duration::from_secs(1000), stop.clone());
+        exec.send(0, "{}".into());
+        let waited = Instant::now();
+        while !started.exists() {
+            assert!(waited.elapsed() < Duration::from_secs(60), "the first command never started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // The first event's command runs: the queue takes QUEUE more, no more.
+        for n in 1..=QUEUE as u64 + 2 {
+            exec.send(n, "{}".into());
+        }
+        let said = exec.problems().join("\n");
+        assert_eq!(
+            said,
+            format!("--exec: the command was not run for 2 events: {QUEUE} events were already waiting for it")
+        );
+        stop.store(true, Ordering::SeqCst);
+        exec.finish();
+        let said = exec.problems().join("\n");
+        assert_eq!(
+            said,
+            format!(
+                "--exec: event 0: watch was stopped; the command still ran 2 s later and was killed\n\
+                 --exec: watch was stopped; the command was not run for {QUEUE} queued events"
+            )
+        );
+    }
+}
