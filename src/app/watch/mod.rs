@@ -212,8 +212,8 @@ impl Watchdog {
             }
             let _ = writeln!(
                 std::io::stderr(),
-                "falseok: stopped {} s after the signal, with events not written (its output was not being read, \
-                 or a read was still going on)",
+                "falseok: stopped {} s after the signal, before watch could end by itself (its output was not \
+                 being read, or a read of the stores was still going on); events not yet written are not reported",
                 STOP_DEADLINE.as_secs()
             );
             crate::scratch::remove_all();
