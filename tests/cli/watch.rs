@@ -75,10 +75,18 @@ impl Watching {
         std::iter::from_fn(|| self.next(quiet).map(|(_, v)| v)).collect()
     }
 
-    fn stop(mut self, signal: &str) -> (std::process::ExitStatus, String) {
+    fn stop(self, signal: &str) -> (std::process::ExitStatus, String) {
+        let (status, err, _) = self.stop_with_rest(signal);
+        (status, err)
+    }
+
+    /// `stop`, with the events written after the last one taken.
+    fn stop_with_rest(mut self, signal: &str) -> (std::process::ExitStatus, String, Vec<Value>) {
         send_signal(self.child.id(), signal);
         let status = wait_bounded(&mut self.child);
-        (status, self.stderr())
+        // The reader ends at the end of the output, now that watch has ended.
+        let rest = std::iter::from_fn(|| self.next(Duration::from_secs(10)).map(|(_, v)| v)).collect();
+        (status, self.stderr(), rest)
     }
 }
 
@@ -298,7 +306,8 @@ fn a_growing_peri_database_gives_each_new_event_once() {
             (e["kind"].as_str(), e["call_id"].as_str()),
             (Some("hidden-error"), Some(&*format!("toolu_grow{n}")))
         );
-        // A session dated in the past is idle at once: its failure is also abandoned.
+        // Any other event of the write (none expected: a session written
+        // while watch runs ends only after --idle, or when watch ends).
         for e in std::iter::once(e).chain(w.drain(Duration::from_millis(400))) {
             let key = (e["kind"].to_string(), e["call_id"].to_string());
             assert!(seen.borrow_mut().insert(key.clone()), "an event twice: {key:?}");
@@ -553,4 +562,198 @@ fn events_are_redacted() {
         &["watch", folder.to_str().unwrap(), "--from-start", "--timeout", "0", "--format", "ndjson", "--no-redact"],
     );
     assert!(stdout(&out).contains(secret));
+}
+
+/// The events of `watch --from-start --timeout 0` over `path` now, as
+/// (kind, session, call id).
+fn from_start_keys(path: &Path) -> Vec<(String, String, String)> {
+    let out =
+        run_in(root(), &["watch", path.to_str().unwrap(), "--from-start", "--timeout", "0", "--format", "ndjson"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    stdout(&out).lines().map(|l| event_key(&serde_json::from_str(l).unwrap())).collect()
+}
+
+fn event_key(e: &Value) -> (String, String, String) {
+    let s = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+    (s("kind"), s("session"), s("call_id"))
+}
+
+/// A Peri store whose threads are there when watch starts and whose
+/// messages come after, in three commits (reliability-4's D3: its script
+/// read watch's output only at the end, so a full pipe held watch, which
+/// looked like lost events). Every event of the final store comes once,
+/// more than a pipe's worth of them, read as they come.
+#[test]
+fn a_peri_store_whose_messages_come_after_its_threads_gives_every_event_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("threads.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    let sample = root().join("sample-traces/peri-postmortem.db");
+    conn.execute("ATTACH DATABASE ?1 AS src", [sample.to_str().unwrap()]).unwrap();
+    let schema: Vec<String> = conn
+        .prepare("SELECT sql FROM src.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for sql in &schema {
+        conn.execute_batch(sql).unwrap();
+    }
+    conn.execute_batch("INSERT INTO threads SELECT * FROM src.threads").unwrap();
+    let rows: i64 = conn.query_row("SELECT max(rowid) FROM src.messages", [], |r| r.get(0)).unwrap();
+    let w = Watching::start(&[db.to_str().unwrap(), "--format", "ndjson"]);
+    let mut live: Vec<(String, String, String)> = Vec::new();
+    for part in 1..=3 {
+        conn.execute(
+            "INSERT INTO messages SELECT * FROM src.messages WHERE rowid > ?1 AND rowid <= ?2 ORDER BY rowid",
+            [rows * (part - 1) / 3, rows * part / 3],
+        )
+        .unwrap();
+        // What a watch started now would print (but the abandoned failures,
+        // which a live watch reports when a session ends) comes.
+        let want: Vec<_> = from_start_keys(&db).into_iter().filter(|k| k.0 != "abandoned-failure").collect();
+        let start = Instant::now();
+        while !want.iter().all(|k| live.contains(k)) {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "commit {part}: {} of {} events",
+                live.len(),
+                want.len()
+            );
+            if let Some((_, e)) = w.next(Duration::from_millis(200)) {
+                live.push(event_key(&e));
+            }
+        }
+    }
+    let (status, err, rest) = w.stop_with_rest("TERM");
+    assert_eq!(status.code(), Some(0), "{err}");
+    live.extend(rest.iter().map(event_key));
+    let mut want = from_start_keys(&db);
+    assert!(want.len() > 300, "the sample's events: {}", want.len());
+    want.sort();
+    live.sort();
+    assert_eq!(live, want, "every event of the final store, once");
+}
+
+/// A session whose recorded times are old, written while watch runs: a
+/// live watch reports the same events as `--from-start` over the final
+/// file. Its first failure is not abandoned at first sight (the session
+/// goes on), and its last one is reported when watch ends, since the
+/// session's own time says it has ended (reliability-4's D14).
+#[test]
+fn a_live_watch_and_from_start_agree_on_abandoned_failures() {
+    let (dir, _) = claude_folder();
+    let folder = dir.path().join("claude-code");
+    let file = folder.join("-home-u-proj/0ld5e551-0000-4000-8000-000000000001.jsonl");
+    let w = Watching::start(&[folder.to_str().unwrap(), "--format", "ndjson"]);
+    // Each call and its failing result in one write; dated long ago.
+    let call = |n: usize| {
+        claude_hidden(n).replace("2a1b6d4c-8e3f-4a9b-8c21-3d4e5f6a7b8c", "0ld5e551-0000-4000-8000-000000000001")
+    };
+    std::fs::write(&file, call(1)).unwrap();
+    let mut live = vec![event_key(&w.next(Duration::from_secs(10)).expect("the first call's event").1)];
+    append(&file, &call(2));
+    // Everything the second write gives (its hidden error; an abandoned
+    // failure of the first call, if it were wrongly reported, comes before it).
+    loop {
+        let (_, e) = w.next(Duration::from_secs(10)).expect("the second call's event");
+        live.push(event_key(&e));
+        if e["call_id"] == "toolu_w2" {
+            break;
+        }
+    }
+    let (status, err, rest) = w.stop_with_rest("TERM");
+    assert_eq!(status.code(), Some(0), "{err}");
+    live.extend(rest.iter().map(event_key));
+    let mine = |keys: Vec<(String, String, String)>| -> Vec<(String, String)> {
+        let mut k: Vec<_> = keys.into_iter().filter(|k| k.1.starts_with("0ld5e551")).map(|k| (k.0, k.2)).collect();
+        k.sort();
+        k
+    };
+    let want = mine(from_start_keys(&folder));
+    assert!(want.contains(&("abandoned-failure".into(), "toolu_w2".into())), "{want:?}");
+    assert_eq!(mine(live), want);
+}
+
+/// SIGTERM during `--exec`: no queued command starts, the running one
+/// (and what it started) is killed after a short grace, and watch ends,
+/// saying how many events were not run (reliability-4's D11: it ran the
+/// whole queue, each up to --exec-timeout).
+#[test]
+fn sigterm_stops_exec_without_running_the_queue() {
+    let (dir, file) = claude_folder();
+    let pids = dir.path().join("pids");
+    // The command starts a child of its own and waits for it: the group is killed, not only sh.
+    let cmd = format!("sleep 120 & echo $! >> '{}'; wait", pids.display());
+    let w = Watching::start(&[
+        dir.path().join("claude-code").to_str().unwrap(),
+        "--format",
+        "ndjson",
+        "--exec",
+        &cmd,
+        "--exec-timeout",
+        "1000",
+    ]);
+    for n in 1..=4 {
+        append(&file, &claude_hidden(n));
+    }
+    let mut got = 0;
+    while got < 4 {
+        w.next(Duration::from_secs(10)).expect("an event per call");
+        got += 1;
+    }
+    let start = Instant::now();
+    while std::fs::read_to_string(&pids).map_or(true, |t| t.trim().is_empty()) {
+        assert!(start.elapsed() < Duration::from_secs(20), "the command never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // wait_bounded fails after 60 s; the queue would take 4 × 120 s.
+    let (status, err) = w.stop("TERM");
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(err.contains("--exec: event 1: watch was stopped; the command still ran"), "{err}");
+    assert!(err.contains("the command was not run for") && err.contains("queued events"), "{err}");
+    let ran = std::fs::read_to_string(&pids).unwrap();
+    assert_eq!(ran.lines().count(), 1, "no queued command started: {ran}");
+    let sleep = ran.trim();
+    // Killed: gone, or a zombie until its new parent reaps it.
+    let start = Instant::now();
+    while std::fs::read_to_string(format!("/proc/{sleep}/stat")).is_ok_and(|s| !s.contains(") Z ")) {
+        assert!(start.elapsed() < Duration::from_secs(20), "the command's child {sleep} is still running");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// SIGTERM while watch's output is not being read (a full pipe blocks
+/// the write of an event): watch still ends, with status 0, saying so.
+#[test]
+fn sigterm_ends_watch_whose_output_is_not_read() {
+    let (dir, file) = claude_folder();
+    let mut child = Command::new(BIN)
+        .args(["watch", dir.path().join("claude-code").to_str().unwrap(), "--format", "ndjson"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("new events follow") {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "watch ended before watching");
+    }
+    // Far more events than a pipe holds (64 KiB), in one write.
+    append(&file, &(100..1100).map(claude_hidden).collect::<String>());
+    // The first event is out: watch is writing the rest, and blocks once the pipe is full.
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(first.contains("hidden-error"), "{first}");
+    send_signal(child.id(), "TERM");
+    let status = wait_bounded(&mut child);
+    assert_eq!(status.code(), Some(0));
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut err, &mut said).unwrap();
+    assert!(said.contains("5 s after the signal, before watch could end by itself"), "{said}");
+    drop(out);
 }

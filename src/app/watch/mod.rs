@@ -56,6 +56,7 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
             .map_err(|e| Error::Internal(format!("cannot catch signal {signal}: {e}")))?;
     }
     let started = Instant::now();
+    let _watchdog = Watchdog::start(stop.clone());
     let mut w = Watch {
         starting: true,
         idle: Duration::from_secs(args.idle),
@@ -63,7 +64,10 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
         targets: paths.iter().map(|p| Target::new(p)).collect(),
         seen: HashSet::new(),
         printed: 0,
-        exec: args.exec.clone().map(|cmd| exec::Exec::start(cmd, Duration::from_secs(args.exec_timeout.max(1)))),
+        exec: args
+            .exec
+            .clone()
+            .map(|cmd| exec::Exec::start(cmd, Duration::from_secs(args.exec_timeout.max(1)), stop.clone())),
         // Partial reports are kept only for --listen.
         metrics: listen.map(|_| Arc::new(Mutex::new(Metrics::default()))),
         opts,
@@ -72,6 +76,7 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
         let aggregate = w.opts.aggregate.clone();
         let bound = serve::start(
             addr,
+            serve::LIMITS,
             Arc::new(move || {
                 let report =
                     metrics.lock().map(|m| m.report(&aggregate)).unwrap_or_else(|p| p.into_inner().report(&aggregate));
@@ -157,19 +162,71 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
             break Err(e);
         }
         if let Some(exec) = &w.exec {
-            for problem in exec.problems.try_iter() {
+            for problem in exec.problems() {
                 writeln!(err, "falseok: warning: {problem}")?;
             }
         }
     };
+    // What a `--from-start` run started now would call abandoned is
+    // reported before the end, so the two agree (docs/watch.md).
+    let result = result.and_then(|()| w.ended_by_their_time(out));
     out.flush()?;
     if let Some(exec) = &mut w.exec {
         exec.finish();
-        for problem in exec.problems.try_iter() {
+        for problem in exec.problems() {
             writeln!(err, "falseok: warning: {problem}")?;
         }
     }
     result
+}
+
+/// How long watch may take to end once SIGINT or SIGTERM came: a reader
+/// of its output that does not read (a full pipe blocks the write of an
+/// event), or a long read of a large store, must not keep it running.
+/// `--exec`'s running command is cut before (`exec::GRACE`).
+const STOP_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Ends the process `STOP_DEADLINE` after a stop was asked for, if watch
+/// has not ended by then; dropped when watch ends.
+struct Watchdog {
+    done: Arc<AtomicBool>,
+}
+
+impl Watchdog {
+    fn start(stop: Arc<AtomicBool>) -> Watchdog {
+        let done = Arc::new(AtomicBool::new(false));
+        let finished = done.clone();
+        let _ = std::thread::Builder::new().name("falseok-watch-stop".into()).spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                if finished.load(Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(TICK);
+            }
+            let asked = Instant::now();
+            while asked.elapsed() < STOP_DEADLINE {
+                if finished.load(Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(TICK);
+            }
+            let _ = writeln!(
+                std::io::stderr(),
+                "falseok: stopped {} s after the signal, before watch could end by itself (its output was not \
+                 being read, or a read of the stores was still going on); events not yet written are not reported",
+                STOP_DEADLINE.as_secs()
+            );
+            crate::scratch::remove_all();
+            std::process::exit(0);
+        });
+        Watchdog { done }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::SeqCst);
+    }
 }
 
 /// The options of `scan`: every verdict is the one scan gives.
@@ -286,6 +343,8 @@ struct SessionState {
     fingerprint: u64,
     /// From when the session counts as idle (its last write).
     idle_from: Instant,
+    /// Its last recorded time, if the trace records one.
+    last: Option<chrono::DateTime<Utc>>,
     ended: bool,
     /// Its failures with no later call of their tool: events when it ends.
     abandoned: Vec<Found>,
@@ -532,8 +591,11 @@ impl Watch {
         let mut fresh = Vec::new();
         for j in judged {
             let idle_from = match j.last {
-                // At first sight, a session's idle clock runs from its last recorded time.
-                Some(t) if !unit.sessions.contains_key(&j.id) => {
+                // What the stores hold when watch starts: a session's idle
+                // clock runs from its last recorded time. Later, a write is
+                // what the clock runs from, whatever time the trace records:
+                // a session being written may go on (docs/watch.md).
+                Some(t) if self.starting && !unit.sessions.contains_key(&j.id) => {
                     let ago = (wall - t).to_std().unwrap_or_default();
                     now.checked_sub(ago).unwrap_or(now)
                 }
@@ -541,7 +603,13 @@ impl Watch {
             };
             unit.sessions.insert(
                 j.id.clone(),
-                SessionState { fingerprint: j.fingerprint, idle_from, ended: false, abandoned: j.abandoned },
+                SessionState {
+                    fingerprint: j.fingerprint,
+                    idle_from,
+                    last: j.last,
+                    ended: false,
+                    abandoned: j.abandoned,
+                },
             );
             if let (Some(metrics), Some(report)) = (&self.metrics, j.report)
                 && let Ok(mut m) = metrics.lock()
@@ -566,19 +634,34 @@ impl Watch {
 
     /// Sessions idle for `--idle`: their abandoned failures are events.
     fn idle_sessions_printing(&mut self, print: bool, out: &mut dyn Write) -> Result<()> {
-        let mut due = Vec::new();
+        let idle = self.idle;
+        self.end_sessions(|s| s.idle_from.elapsed() >= idle, print, out)
+    }
+
+    /// When watch ends: the sessions not ended yet whose last recorded time
+    /// is older than `--idle` end now, as a `--from-start` run would find
+    /// them, and their abandoned failures are events.
+    fn ended_by_their_time(&mut self, out: &mut dyn Write) -> Result<()> {
+        let (idle, wall) = (self.idle, Utc::now());
+        self.end_sessions(|s| s.last.is_some_and(|t| (wall - t).to_std().is_ok_and(|ago| ago >= idle)), true, out)
+    }
+
+    /// End the sessions not ended yet that `due` picks: their abandoned
+    /// failures are events, in session and call order.
+    fn end_sessions(&mut self, due: impl Fn(&SessionState) -> bool, print: bool, out: &mut dyn Write) -> Result<()> {
+        let mut ending = Vec::new();
         for t in &mut self.targets {
             for u in t.units.values_mut() {
                 for s in u.sessions.values_mut() {
-                    if !s.ended && s.idle_from.elapsed() >= self.idle {
+                    if !s.ended && due(s) {
                         s.ended = true;
-                        due.append(&mut s.abandoned);
+                        ending.append(&mut s.abandoned);
                     }
                 }
             }
         }
-        due.sort_by(|a, b| (&a.event.session, a.event.seq).cmp(&(&b.event.session, b.event.seq)));
-        for f in due {
+        ending.sort_by(|a, b| (&a.event.session, a.event.seq).cmp(&(&b.event.session, b.event.seq)));
+        for f in ending {
             self.emit(f, print, out)?;
         }
         Ok(())
