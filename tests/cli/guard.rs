@@ -160,7 +160,9 @@ fn agent_cases(a: &Agent) {
     answered(&a.again, &Some(a.denial.clone()), "the identical call after it");
     silent(&a.other, "a different call");
     let (code, out, err) = guard(d, &["--mode", "enforce", "--agent", a.name], "{\"session_id\": \"x\", ");
-    assert_eq!((code, out.as_str()), (1, ""), "{}: a malformed payload fails open", a.name);
+    // Copilot CLI denies the call when its hook errs (1.0.57): for it, open is exit 0.
+    let open = if a.name == "copilot" { 0 } else { 1 };
+    assert_eq!((code, out.as_str()), (open, ""), "{}: a malformed payload fails open", a.name);
     assert!(err.starts_with("falseok guard: the hook payload is not JSON"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     // What the guard kept: every verdict, with the action taken.
@@ -262,10 +264,10 @@ fn copilot() -> Agent {
             "toolResult": {"resultType": "success", "textResultForLlm": "src\n<exited with exit code 0>"}})),
         hidden: with(json!({"toolName": "db_query", "toolArgs": "{\"sql\":\"select 1\"}",
             "toolResult": {"resultType": "success", "textResultForLlm": ENVELOPE}})),
-        // A command hook cannot answer after a call (SDK hooks only): counted, said at the next call.
-        hidden_answer: None,
+        // A top-level `additionalContext`, read after a call since Copilot CLI 1.0.49.
+        hidden_answer: Some(json!({"additionalContext": HIDDEN_SAID})),
         flagged: with(json!({"toolName": "view", "toolArgs": "{\"path\":\"/w/nope.rs\"}", "error": missing})),
-        fifth_answer: None,
+        fifth_answer: Some(json!({"additionalContext": fifth_said("view", missing, "not-found", NOT_FOUND_FIX)})),
         // The same arguments, written in another key order.
         again: with(json!({"toolName": "view", "toolArgs": "{ \"path\": \"/w/nope.rs\" }"})),
         denial: json!({"permissionDecision": "deny",
@@ -333,9 +335,11 @@ fn copilot_cli_pascal_case_payloads() {
     let d = dir.path();
     let failed = json!({"hook_event_name": "PostToolUse", "session_id": "cp-2", "cwd": "/w", "tool_name": "bash",
         "tool_input": {"command": "make"}, "tool_result": {"result_type": "failure", "text_result_for_llm": "make: *** No rule to make target 'all'.  Stop."}});
-    for _ in 0..3 {
+    for n in 1..=3 {
         let (code, out, err) = guard(d, &["--mode", "enforce", "--streak-threshold", "3"], &failed.to_string());
-        assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+        assert_eq!((code, err.as_str()), (0, ""));
+        // The third reaches the threshold: told, in the top-level form.
+        assert_eq!(out.is_empty(), n < 3, "{out}");
     }
     let again = json!({"hook_event_name": "PreToolUse", "session_id": "cp-2", "cwd": "/w", "tool_name": "bash",
         "tool_input": {"command": "make"}});
@@ -343,7 +347,7 @@ fn copilot_cli_pascal_case_payloads() {
         guard(d, &["--mode", "enforce", "--agent", "copilot", "--streak-threshold", "3"], &again.to_string());
     assert_eq!(code, 0);
     let a = answer(&out);
-    assert_eq!(a["hookSpecificOutput"]["permissionDecision"], "deny", "{a}");
+    assert_eq!(a["permissionDecision"], "deny", "top-level keys whatever the spelling: {a}");
     let kept = log(d, "cp-2");
     assert!(kept.iter().all(|v| v["agent"] == "copilot"), "{kept:?}");
     assert_eq!(kept.iter().filter(|v| v["verdict"] == "flagged").count(), 3);
@@ -749,9 +753,8 @@ fn scan_reports_the_interventions(sample: &Path, agent: &str, d: &Path, any_hidd
             expected.entry(v["session"].as_str().unwrap().to_string()).or_default().push(Value::Object(i));
         }
     }
-    // The guard tells the agent of every hidden error, except Copilot CLI's,
-    // whose hooks cannot answer after a call (and its sample has no run of five).
-    assert_eq!(!expected.is_empty(), any_hidden && agent != "copilot", "{agent}: interventions {expected:?}");
+    // The guard tells the agent of every hidden error.
+    assert_eq!(!expected.is_empty(), any_hidden, "{agent}: interventions {expected:?}");
     let expected: Vec<Value> = expected
         .into_iter()
         .map(|(session, interventions)| json!({"session": session, "agent": agent, "interventions": interventions}))
@@ -946,9 +949,12 @@ fn install_targets_and_edits_since() {
     assert!(out.status.success(), "{}", stderr(&out));
     let user = d.join("home/.qwen/settings.json");
     assert!(installed(&user).iter().all(|(_, c)| c == "falseok guard --agent qwen --mode enforce"));
-    let refused = settings_cmd(d, &["install", "--agent", "copilot", "--user"]);
-    assert_eq!(refused.status.code(), Some(2));
-    assert_eq!(stderr(&refused).lines().count(), 1, "{}", stderr(&refused));
+    // Copilot CLI's user hooks (0.0.422): ~/.copilot/hooks.
+    let user_copilot = settings_cmd(d, &["install", "--agent", "copilot", "--user"]);
+    assert!(user_copilot.status.success(), "{}", stderr(&user_copilot));
+    assert!(!installed(&d.join("home/.copilot/hooks/falseok-guard.json")).is_empty());
+    let codex = settings_cmd(d, &["install", "--agent", "codex", "--user"]);
+    assert!(stdout(&codex).contains("only once you approve them"), "{}", stdout(&codex));
 
     let file = d.join("mine.json");
     std::fs::write(&file, "{\"hooks\": {}}").unwrap();
@@ -1009,10 +1015,11 @@ fn a_replayed_qwen_code_sample_gets_exports_verdicts() {
 }
 
 /// --stop-at: a run that long also ends the turn (`continue: false`) on
-/// top of the denial; Copilot CLI's pre-call hook cannot, and only denies.
+/// top of the denial; Copilot CLI's pre-call hook cannot, and Codex refuses
+/// such an answer as invalid and runs the call: both only deny.
 #[test]
 fn a_longer_run_ends_the_turn() {
-    for a in [claude(), copilot()] {
+    for a in [claude(), copilot(), codex()] {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         let args = ["--mode", "enforce", "--stop-at", "6"];
@@ -1024,8 +1031,9 @@ fn a_longer_run_ends_the_turn() {
         let (code, out, _) = guard(d, &args, &a.again.to_string());
         assert_eq!(code, 0);
         let said = answer(&out);
-        if a.name == "copilot" {
-            assert_eq!(said["permissionDecision"], "deny", "{said}");
+        if a.name != "claude-code" {
+            let sixth: Value = serde_json::from_str(&a.denial.to_string().replace("5 times", "6 times")).unwrap();
+            assert_eq!(said, sixth, "{}: the denial alone", a.name);
             assert!(said.get("continue").is_none(), "{said}");
             continue;
         }

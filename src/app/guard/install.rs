@@ -164,7 +164,8 @@ fn layout(agent: GuardAgent) -> Layout {
         },
         GuardAgent::Copilot => Layout {
             project: ".github/hooks/falseok-guard.json",
-            user: None,
+            // User hooks since Copilot CLI 0.0.422.
+            user: Some(".copilot/hooks/falseok-guard.json"),
             events: &["preToolUse", "postToolUse", "postToolUseFailure"],
         },
         GuardAgent::Qwen => Layout {
@@ -332,6 +333,13 @@ pub(super) fn install(args: &GuardInstallArgs, out: &mut dyn Write) -> Result<()
     write(&file, &root)?;
     let kept = if existing.is_some() { format!(" (as it was: {})", backup_of(&file).display()) } else { String::new() };
     writeln!(out, "Added the guard to {} for {name}: {added} hook events, `{cmd}`{kept}.", file.display())?;
+    if args.agent == GuardAgent::Codex {
+        // codex-rs runs a hook only once its hash is trusted (0.129).
+        writeln!(
+            out,
+            "Codex runs new hooks only once you approve them: review them in Codex's hook prompt at its next start."
+        )?;
+    }
     Ok(())
 }
 

@@ -66,6 +66,12 @@ fn hook(args: &GuardRunArgs, stdin: &mut dyn Read, out: &mut dyn Write, err: &mu
         Err(_) => "an internal error stopped the guard".to_string(),
     };
     let _ = writeln!(err, "falseok guard: {}; the call goes on unguarded", crate::sanitize::one_line(&failed));
+    // Copilot CLI denies a call when its hook errs (1.0.57: "preToolUse hook
+    // errors now deny the tool call"): for it, failing open is exit 0 with
+    // nothing on stdout. Every other agent takes exit 1 as "no answer".
+    if args.agent == Some(crate::cli::GuardAgent::Copilot) {
+        return ExitStatus::Clean;
+    }
     ExitStatus::FailedOpen
 }
 

@@ -33,8 +33,6 @@ pub(crate) struct Outcome {
 #[derive(Debug, Clone)]
 pub(crate) struct Hook {
     pub agent: GuardAgent,
-    /// Copilot CLI's camelCase payload (`toolName`, `toolArgs`), answered in kind.
-    pub camel: bool,
     pub moment: Moment,
     pub session: String,
     pub tool: String,
@@ -100,7 +98,7 @@ pub(crate) fn parse(bytes: &[u8], agent: Option<GuardAgent>) -> Result<Option<Ho
         Moment::AfterFailure => Some(failure(o.get("error").unwrap_or(&Value::Null))),
         Moment::After => Some(after(agent, &o)),
     };
-    Ok(Some(Hook { agent, camel, moment, session, tool, input, call_id, result }))
+    Ok(Some(Hook { agent, moment, session, tool, input, call_id, result }))
 }
 
 /// The agent, from the payload's fields (hooks-4.md): Gemini CLI names its
@@ -143,8 +141,14 @@ fn after(agent: GuardAgent, o: &Map<String, Value>) -> Outcome {
             let (text, flag) = match response {
                 Value::String(s) => (s.clone(), None),
                 Value::Array(_) => (response_text(response), None),
+                // An MCP tool's `CallToolResult` (`isError`), or the
+                // transcript's `{content, success}`.
                 Value::Object(r) if r.contains_key("content") => {
-                    (response_text(&r["content"]), r.get("success").and_then(Value::as_bool).map(|ok| !ok))
+                    let flag = r.get("isError").and_then(Value::as_bool);
+                    (
+                        response_text(&r["content"]),
+                        flag.or_else(|| r.get("success").and_then(Value::as_bool).map(|ok| !ok)),
+                    )
                 }
                 Value::Null => (String::new(), None),
                 other => (other.to_string(), None),
@@ -261,11 +265,11 @@ pub(crate) fn response_text(v: &Value) -> String {
 }
 
 /// The agent's answer that adds `text` to what the model reads after a
-/// result; `None` where the agent's command hooks cannot (Copilot CLI's
-/// `postToolUse`).
+/// result (Copilot CLI reads a top-level `additionalContext` from its
+/// `postToolUse` hooks since 1.0.49).
 pub(crate) fn context_after(hook: &Hook, text: &str) -> Option<Value> {
     let event = match (hook.agent, hook.moment) {
-        (GuardAgent::Copilot, _) => return None,
+        (GuardAgent::Copilot, _) => return Some(json!({"additionalContext": text})),
         (GuardAgent::Gemini, _) => "AfterTool",
         (_, Moment::AfterFailure) => "PostToolUseFailure",
         _ => "PostToolUse",
@@ -275,10 +279,12 @@ pub(crate) fn context_after(hook: &Hook, text: &str) -> Option<Value> {
 
 /// The agent's answer that lets a call run with `text` added before it;
 /// `None` where the agent's pre-call hook has no such field (Gemini CLI's
-/// `BeforeTool`, Copilot CLI's `preToolUse`).
+/// `BeforeTool`). Copilot CLI reads a top-level `additionalContext` from
+/// `preToolUse` since 1.0.24.
 pub(crate) fn context_before(hook: &Hook, text: &str) -> Option<Value> {
     match hook.agent {
-        GuardAgent::Gemini | GuardAgent::Copilot => None,
+        GuardAgent::Gemini => None,
+        GuardAgent::Copilot => Some(json!({"additionalContext": text})),
         _ => Some(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": text}})),
     }
 }
@@ -288,7 +294,9 @@ pub(crate) fn context_before(hook: &Hook, text: &str) -> Option<Value> {
 pub(crate) fn deny(hook: &Hook, reason: &str) -> Value {
     match hook.agent {
         GuardAgent::Gemini => json!({"decision": "deny", "reason": reason}),
-        GuardAgent::Copilot if hook.camel => json!({"permissionDecision": "deny", "permissionDecisionReason": reason}),
+        // Top-level keys, whichever spelling the payload used: the form
+        // Copilot CLI's SDK types (`PreToolUseHookOutput`).
+        GuardAgent::Copilot => json!({"permissionDecision": "deny", "permissionDecisionReason": reason}),
         _ => json!({"hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
@@ -298,9 +306,12 @@ pub(crate) fn deny(hook: &Hook, reason: &str) -> Value {
 }
 
 /// `denial` that also ends the agent's turn (`continue: false`), the
-/// reason shown to the user; `None` where a pre-call hook cannot (Copilot CLI).
+/// reason shown to the user; `None` where a pre-call hook cannot: Copilot
+/// CLI, and Codex, which refuses a `PreToolUse` answer holding `continue`
+/// or `stopReason` as invalid and then runs the call (codex-rs
+/// `output_parser.rs`), so the denial alone is given.
 pub(crate) fn stop(hook: &Hook, denial: Value, said: &str) -> Option<Value> {
-    if hook.agent == GuardAgent::Copilot {
+    if matches!(hook.agent, GuardAgent::Copilot | GuardAgent::Codex) {
         return None;
     }
     let mut v = denial;
@@ -333,7 +344,7 @@ mod tests {
         let copilot = json!({"sessionId": "s", "toolName": "bash", "toolArgs": "{\"command\":\"ls\"}",
             "toolResult": {"resultType": "success", "textResultForLlm": "x"}});
         let copilot = hook(copilot);
-        assert_eq!((copilot.agent, copilot.moment, copilot.camel), (GuardAgent::Copilot, Moment::After, true));
+        assert_eq!((copilot.agent, copilot.moment), (GuardAgent::Copilot, Moment::After));
         assert_eq!(copilot.input, json!({"command": "ls"}), "toolArgs is a JSON string");
         let qwen = json!({"session_id": "s", "hook_event_name": "PostToolUseFailure", "tool_name": "x",
             "tool_input": {}, "tool_call_id": "c", "error": "boom", "timestamp": "t"});
@@ -357,6 +368,23 @@ mod tests {
         assert!(parse(b"[1]", None).is_err());
         let nameless = json!({"session_id": "s", "hook_event_name": "PreToolUse"});
         assert_eq!(parse(nameless.to_string().as_bytes(), None).unwrap_err(), "the hook payload has no tool name");
+    }
+
+    #[test]
+    fn a_codex_mcp_result_is_flagged_by_its_is_error() {
+        let payload = |response: Value| {
+            let v = json!({"session_id": "s", "turn_id": "t", "hook_event_name": "PostToolUse",
+                "tool_name": "mcp__db__query", "tool_input": {}, "tool_response": response});
+            after(GuardAgent::Codex, v.as_object().unwrap())
+        };
+        let failed =
+            payload(json!({"content": [{"type": "text", "text": "relation \"x\" does not exist"}], "isError": true}));
+        assert_eq!((failed.text.as_str(), failed.flag), ("relation \"x\" does not exist", Some(true)));
+        assert_eq!(
+            payload(json!({"content": [{"type": "text", "text": "3 rows"}], "isError": false})).flag,
+            Some(false)
+        );
+        assert_eq!(payload(json!({"content": "ok", "success": false})).flag, Some(true), "the transcript's form");
     }
 
     #[test]
