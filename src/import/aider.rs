@@ -203,6 +203,15 @@ fn is_updated(l: &str) -> bool {
     (5..=9).contains(&(t.len() - lt.len())) && lt.trim() == "REPLACE"
 }
 
+/// `>>>>>>> REPLACE` as aider's Markdown quoting of its own failure message
+/// writes it before 0.55: every `>` of the marker a quote level of its own,
+/// `> > > > > > > REPLACE` (aider's `io.tool_error` quotes each line).
+fn is_quoted_updated(l: &str) -> bool {
+    let Some(rest) = l.trim().strip_suffix("REPLACE") else { return false };
+    let marks = rest.chars().filter(|c| *c == '>').count();
+    !rest.is_empty() && rest.chars().all(|c| c == '>' || c == ' ') && (5..=9).contains(&marks)
+}
+
 /// A fence opening a shell block (```bash, ```sh, …).
 fn is_shell_fence(l: &str) -> bool {
     let Some(lang) = l.trim().strip_prefix("```") else { return false };
@@ -438,7 +447,9 @@ impl History<'_> {
             self.nonconform = true;
             return Ok(());
         }
-        if self.nonconform && !text.starts_with("https://") {
+        // The link, and the empty quoted line aider writes after it, come
+        // before the message.
+        if self.nonconform && !text.is_empty() && !text.starts_with("https://") {
             self.nonconform = false;
             if text.starts_with('#') && text.contains("SEARCH/REPLACE") && text.contains("failed to match") {
                 self.part = Part::Failures;
@@ -601,7 +612,7 @@ impl History<'_> {
                     search.push_str(raw);
                     search.push('\n');
                 }
-                2 if is_updated(raw) => *stage = 3,
+                2 if is_updated(raw) || is_quoted_updated(raw) => *stage = 3,
                 2 => {
                     replace.push_str(raw);
                     replace.push('\n');
@@ -748,6 +759,8 @@ mod tests {
         assert!(is_head("<<<<<<< SEARCH") && is_head("  <<<<<<< SEARCH  ") && !is_head("<<< SEARCH"));
         assert!(is_divider("=======") && !is_divider("==="));
         assert!(is_updated(">>>>>>> REPLACE") && !is_updated("> REPLACE"));
+        assert!(is_quoted_updated("> > > > > > > REPLACE  ") && is_quoted_updated(">>>>>>> REPLACE"));
+        assert!(!is_quoted_updated("> REPLACE") && !is_quoted_updated("REPLACE") && !is_quoted_updated("> > x > > REPLACE"));
         assert!(is_shell_fence("```bash") && !is_shell_fence("```python"));
         assert_eq!(prompt_answer("Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: n"), Some('n'));
         assert_eq!(prompt_answer("Create new file? (Y)es/(N)o [Yes]: y"), Some('y'));

@@ -242,6 +242,95 @@ fn langgraph_0_1_databases_are_read() {
     assert!(malformed.iter().any(|m| m.contains("pickled value")), "{malformed:?}");
 }
 
+/// Aider 0.50: an empty quoted line between the edit-errors link and the
+/// `# 1 SEARCH/REPLACE block failed to match!` header, and the repeated
+/// block's `>>>>>>> REPLACE` written by aider's Markdown quoting as
+/// `> > > > > > > REPLACE`. Before, the failure was not read, its block
+/// stayed unpaired, and the retry after it (and every later call of the
+/// session) was lost.
+#[test]
+fn aider_0_50_quoted_failure_and_its_retry() {
+    let history = r#"
+# aider chat started at 2024-08-20 14:08:19
+
+> /usr/bin/aider --model sonnet  
+> Aider v0.50.1  
+> Main model: claude-3-5-sonnet with diff edit format  
+
+#### make the accent purple  
+
+Here is the change.
+
+app/styles/app.css
+
+```css
+<<<<<<< SEARCH
+:root {
+  --accent: #e22120;
+}
+=======
+:root {
+  --accent: #8A2BE2;
+}
+>>>>>>> REPLACE
+```
+
+> Tokens: 10,332 sent, 439 received. Cost: $0.04 message, $0.04 session.  
+> Allow edits to app/styles/app.css which was not previously added to chat? y  
+> The LLM did not conform to the edit format.  
+> https://aider.chat/docs/troubleshooting/edit-errors.html  
+>  
+> # 1 SEARCH/REPLACE block failed to match!  
+>  
+> ## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in app/styles/app.css  
+>  
+> <<<<<<< SEARCH  
+> :root {  
+>  --accent: #e22120;  
+> }  
+> =======  
+> :root {  
+>  --accent: #8A2BE2;  
+> }  
+> > > > > > > > REPLACE  
+>  
+> The SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc  
+
+Sorry, the file differs. Here is a block that matches.
+
+app/styles/app.css
+
+```css
+<<<<<<< SEARCH
+:root {
+  --aside-width: 400px;
+}
+=======
+:root {
+  --aside-width: 400px;
+  --accent: #8A2BE2;
+}
+>>>>>>> REPLACE
+```
+
+> Tokens: 11,002 sent, 200 received. Cost: $0.04 message, $0.08 session.  
+> Applied edit to app/styles/app.css  
+
+#### thanks  
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".aider.chat.history.md"), history).unwrap();
+    let out = run_in(dir.path(), &["export", ".aider.chat.history.md", "--no-index"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let got: Vec<(&str, bool, bool)> = rows
+        .iter()
+        .map(|r| (r["call_id"].as_str().unwrap(), r["paired"].as_bool().unwrap(), r["error"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(got, vec![("L15", true, true), ("L52", true, false)], "the failed block, then its retry");
+    assert_eq!(rows[0]["category"], "edit-match-not-found");
+}
+
 /// Aider 0.52 (from `aider/io.py` and `coders/base_coder.py` of v0.52.0):
 /// a usage report whose `Cost:` is a line of its own after the quoted
 /// `> Tokens:` line, a block that failed to match and its retry, a
