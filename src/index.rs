@@ -233,10 +233,11 @@ pub(crate) fn tag(canonical: &str, label: &str) -> u64 {
 }
 
 /// Were `now`'s files exactly `files` when read at `judged_ns` (identity,
-/// size, modification and change times), and not changed so shortly
-/// before that a later change could hide? (A change time set back with
-/// the modification time would need a second write in the same tick of
-/// the kernel's clock as the first, one before the read, one after.)
+/// size, modification and change times), and not modified so shortly
+/// before that a later change could hide? The racy window is kept on the
+/// modification time only: the change time cannot be set back, so a later
+/// change hides from it only within one tick of the kernel's clock, and a
+/// window on it would distrust every file whose time was just set.
 pub(crate) fn unchanged(files: &[FileMark], judged_ns: i128, now: &[FileMark]) -> bool {
     files == now && now.iter().all(|m| m.mtime_ns < judged_ns - RACY_NS)
 }
