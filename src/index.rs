@@ -9,13 +9,21 @@
 //! (`aggregate::Partial`), and sources are taken in the order they are read.
 //!
 //! The index lives in the user's cache (`$XDG_CACHE_HOME/falseok`, else
-//! `~/.cache/falseok`, or `--index DIR`), never beside an input, in
-//! folders made `0700` and files `0600`. Entries sit under a key made of
-//! falseok's version, its build (the executable's size and time, so a
-//! rebuilt rule set never trusts an older one) and every option that
-//! changes a verdict or a count, so nothing is trusted across them. An
-//! entry that cannot be read is rebuilt with one warning. It keeps what
-//! the report and `sessions` show, already redacted as they show it.
+//! `~/.cache/falseok`, or `--index DIR`), never in an input (the output
+//! guard refuses it there: app/settings.rs), in folders made `0700` and
+//! files `0600`. Entries sit under a key made of falseok's version, its
+//! build (the executable's size and time, so a rebuilt rule set never
+//! trusts an older one) and every option that changes a verdict or a
+//! count, so nothing is trusted across them. It keeps what the report and
+//! `sessions` show, already redacted as they show it.
+//!
+//! An entry can change what `check` answers, so only what this user wrote
+//! is trusted: folders and entries owned by the user and writable by no
+//! one else (`trusted_dirs`, `read_bounded`; nothing is ever `chmod`ed),
+//! entries read as bounded regular files (no link followed, no FIFO
+//! waited on), whose counts add up (`Index::adds_up`), for files whose
+//! identity, size, modification and change times are as they were. An
+//! entry that fails any of these is rebuilt with one warning.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,14 +37,26 @@ use crate::sanitize::one_line;
 /// The version of the entries' shape: a change starts a new folder.
 const LAYOUT: &str = "index-v1";
 
-/// Where the index is, when it is used: `--index DIR`, else the user's
-/// cache; `None` with `--no-index` or when there is no cache folder.
-pub(crate) fn default_dir() -> Option<PathBuf> {
+/// The index's folder in the user's cache: `$XDG_CACHE_HOME/falseok` (an
+/// absolute `XDG_CACHE_HOME` only: the XDG spec says a relative one is
+/// ignored), else `$HOME/.cache/falseok`. `Ok(None)` when neither is set.
+/// `Err(why)` when `HOME` names a folder that does not exist
+/// (`HOME=/nonexistent`, the usual "no home" of system users): nothing is
+/// made there, and the run reads without an index.
+pub(crate) fn default_dir() -> Result<Option<PathBuf>, String> {
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    env("XDG_CACHE_HOME")
-        .filter(|p| p.is_absolute())
-        .or_else(|| env("HOME").map(|h| h.join(".cache")))
-        .map(|c| c.join("falseok"))
+    if let Some(cache) = env("XDG_CACHE_HOME").filter(|p| p.is_absolute()) {
+        return Ok(Some(cache.join("falseok")));
+    }
+    let Some(home) = env("HOME") else { return Ok(None) };
+    if !home.is_dir() {
+        return Err(format!(
+            "HOME ({}) is not a folder, so there is no cache folder for the index; reading without it \
+             (set XDG_CACHE_HOME, or pass --index DIR or --no-index)",
+            one_line(&home.display().to_string())
+        ));
+    }
+    Ok(Some(home.join(".cache").join("falseok")))
 }
 
 /// What one file was when it was read.
@@ -47,24 +67,30 @@ pub(crate) struct FileMark {
     pub ino: u64,
     pub size: u64,
     pub mtime_ns: i128,
+    /// The inode's change time: every write and every `utime` sets it to
+    /// now, so a rewrite of the same size whose modification time is put
+    /// back (`cp -p`, `rsync -t`, `touch -r`) still shows. No user can set
+    /// it back. 0 where the system has none.
+    #[serde(default)]
+    pub ctime_ns: i128,
 }
 
 impl FileMark {
     fn of(path: &Path) -> Option<FileMark> {
         let m = std::fs::metadata(path).ok()?;
         #[cfg(unix)]
-        let (dev, ino) = {
+        let (dev, ino, ctime_ns) = {
             use std::os::unix::fs::MetadataExt;
-            (m.dev(), m.ino())
+            (m.dev(), m.ino(), i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()))
         };
         #[cfg(not(unix))]
-        let (dev, ino) = (0, 0);
+        let (dev, ino, ctime_ns) = (0, 0, 0);
         let mtime_ns = m
             .modified()
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(-1, |d| d.as_nanos() as i128);
-        Some(FileMark { path: path.display().to_string(), dev, ino, size: m.len(), mtime_ns })
+        Some(FileMark { path: path.display().to_string(), dev, ino, size: m.len(), mtime_ns, ctime_ns })
     }
 }
 
@@ -206,8 +232,12 @@ pub(crate) fn tag(canonical: &str, label: &str) -> u64 {
     crate::sanitize::stable_hash(&[canonical.as_bytes(), label.as_bytes()])
 }
 
-/// Were `now`'s files exactly `files` when read at `judged_ns`, and not
-/// changed so shortly before that a later change could hide?
+/// Were `now`'s files exactly `files` when read at `judged_ns` (identity,
+/// size, modification and change times), and not modified so shortly
+/// before that a later change could hide? The racy window is kept on the
+/// modification time only: the change time cannot be set back, so a later
+/// change hides from it only within one tick of the kernel's clock, and a
+/// window on it would distrust every file whose time was just set.
 pub(crate) fn unchanged(files: &[FileMark], judged_ns: i128, now: &[FileMark]) -> bool {
     files == now && now.iter().all(|m| m.mtime_ns < judged_ns - RACY_NS)
 }
@@ -215,7 +245,14 @@ pub(crate) fn unchanged(files: &[FileMark], judged_ns: i128, now: &[FileMark]) -
 /// An open index: the folder of one key.
 pub(crate) struct Index {
     dir: PathBuf,
+    /// The options its entries' partials are checked with (`adds_up`).
+    options: crate::aggregate::AggregateOptions,
 }
+
+/// The largest entry (or `.parts` file) read or written: far more than
+/// the counts and rows of any real source, which a file past it would not
+/// be. A larger one is not kept: the next run reads its source again.
+const MAX_ENTRY_BYTES: u64 = 256 << 20;
 
 /// What a command does with a source the index gives back.
 pub(crate) trait Taker {
@@ -233,13 +270,14 @@ impl Taker for Aggregator {
 
 impl Index {
     /// The index under `root` for scans with `opts`; `None` (with a note)
-    /// when its folder cannot be made private.
+    /// when its folders cannot be made, or cannot be trusted
+    /// (`trusted_dirs`): the run then reads without it.
     pub(crate) fn open(root: &Path, opts: &crate::ScanOptions, notes: &mut Vec<String>) -> Option<Index> {
         let dir = root.join(LAYOUT).join(format!("{:016x}", key(opts, true)));
-        match private_dirs(root, &dir) {
+        match trusted_dirs(root, &dir) {
             Ok(()) => {
                 prune(&dir);
-                Some(Index { dir })
+                Some(Index { dir, options: opts.aggregate.clone() })
             }
             Err(e) => {
                 notes.push(format!(
@@ -259,33 +297,75 @@ impl Index {
         self.dir.join(format!("{:016x}.parts", tag(canonical, label)))
     }
 
-    /// The parts kept beside `entry`, if they are its own and can be read.
-    pub(crate) fn load_parts(&self, entry: &Entry) -> Option<Parts> {
+    /// The parts kept beside `entry`, if they are its own, can be read and
+    /// add up; parts that cannot are said once and dropped (the source is
+    /// then read whole, and they are written again).
+    pub(crate) fn load_parts(&self, entry: &Entry, notes: &mut Vec<String>) -> Option<Parts> {
         if !entry.parts {
             return None;
         }
-        let bytes = std::fs::read(self.parts_file(&entry.path, &entry.label)).ok()?;
-        serde_json::from_slice::<Parts>(&bytes).ok().filter(|p| p.judged_ns == entry.judged_ns)
-    }
-
-    /// The entry of a source, if one was kept and can be read; an entry
-    /// that cannot be read is said once and dropped.
-    pub(crate) fn load(&self, canonical: &str, label: &str, notes: &mut Vec<String>) -> Option<Entry> {
-        let file = self.file(canonical, label);
-        let bytes = std::fs::read(&file).ok()?;
-        match serde_json::from_slice::<Entry>(&bytes) {
-            Ok(e) if e.path == canonical && e.label == label => Some(e),
-            Ok(_) => None,
-            Err(_) => {
-                notes.push(format!(
-                    "the index entry {} is unreadable; {} is read again and the entry rebuilt",
-                    one_line(&file.display().to_string()),
-                    one_line(label)
-                ));
-                let _ = std::fs::remove_file(&file);
+        let file = self.parts_file(&entry.path, &entry.label);
+        let parts = match read_bounded(&file) {
+            Ok(Some(bytes)) => serde_json::from_slice::<Parts>(&bytes).map_err(|e| e.to_string()),
+            Ok(None) => return None,
+            Err(e) => Err(e),
+        };
+        let parts = parts.and_then(|p| {
+            let mut agg = Aggregator::new(self.options.clone());
+            agg.begin_source(&entry.label, "", std::sync::Arc::default());
+            p.sessions.iter().try_for_each(|s| agg.absorb_partial(&s.partial, true)).map(|()| p)
+        });
+        match parts {
+            Ok(p) => Some(p).filter(|p| p.judged_ns == entry.judged_ns),
+            Err(why) => {
+                unreadable(&file, &entry.label, &why, notes);
                 None
             }
         }
+    }
+
+    /// The entry of a source, if one was kept and can be read; an entry
+    /// that cannot be read, or whose counts do not add up, is said once
+    /// and dropped (the source is read again and the entry rebuilt).
+    pub(crate) fn load(&self, canonical: &str, label: &str, notes: &mut Vec<String>) -> Option<Entry> {
+        let file = self.file(canonical, label);
+        let entry = match read_bounded(&file) {
+            Ok(Some(bytes)) => serde_json::from_slice::<Entry>(&bytes).map_err(|e| e.to_string()),
+            Ok(None) => return None,
+            Err(e) => Err(e),
+        };
+        match entry.and_then(|e| self.adds_up(&e).map(|()| e)) {
+            Ok(e) if e.path == canonical && e.label == label => Some(e),
+            Ok(_) => None,
+            Err(why) => {
+                unreadable(&file, label, &why, notes);
+                None
+            }
+        }
+    }
+
+    /// Do the entry's counts add up as a scan counts them? Checked as a
+    /// run takes them, into an aggregator of its own, and the totals as
+    /// the sums of the tools' rows: an entry a scan could not have written
+    /// (a bit flip, a stray edit) is never taken, so it can neither stop a
+    /// run nor change its totals.
+    fn adds_up(&self, entry: &Entry) -> Result<(), String> {
+        let r = &entry.partial.report;
+        let sum = |f: fn(&crate::report::ToolReport) -> u64| {
+            r.tools.iter().try_fold(0u64, |a, t| a.checked_add(f(t))).unwrap_or(u64::MAX)
+        };
+        let t = &r.totals;
+        let sums = [
+            ("calls", t.calls, sum(|t| t.calls)),
+            ("errors", t.errors, sum(|t| t.errors)),
+            ("flagged errors", t.flagged_errors, sum(|t| t.flagged_errors)),
+            ("content errors", t.content_errors, sum(|t| t.content_errors)),
+            ("hidden errors", t.hidden_errors, sum(|t| t.hidden_errors)),
+        ];
+        if let Some((what, total, tools)) = sums.iter().find(|(_, total, tools)| total != tools) {
+            return Err(format!("{total} {what} in all, {tools} in its tools' rows"));
+        }
+        Aggregator::new(self.options.clone()).absorb_partial(&entry.partial, false)
     }
 
     /// Keep `entry`, replacing the one before (written aside, then renamed:
@@ -297,17 +377,115 @@ impl Index {
         if !kept_parts {
             let _ = std::fs::remove_file(self.parts_file(&entry.path, &entry.label));
         }
-        write_aside(&self.file(&entry.path, &entry.label), &entry);
+        if !write_aside(&self.file(&entry.path, &entry.label), &entry) {
+            let _ = std::fs::remove_file(self.file(&entry.path, &entry.label));
+        }
+    }
+}
+
+/// Say that the index file `file` of `label` cannot be used (`why`), and
+/// remove it: only a regular file; a link or a FIFO in its place is left
+/// as it is, and never read.
+fn unreadable(file: &Path, label: &str, why: &str, notes: &mut Vec<String>) {
+    notes.push(format!(
+        "the index entry {} is unreadable ({}); {} is read again and the entry rebuilt",
+        one_line(&file.display().to_string()),
+        one_line(why),
+        one_line(label)
+    ));
+    if std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(file);
+    }
+}
+
+/// The bytes of the index file `path`, read as a bounded regular file of
+/// this user's: a symbolic link is not followed (`O_NOFOLLOW`), the open
+/// never blocks (`O_NONBLOCK`: a FIFO opens at once), and the open file
+/// must be a regular file (`fstat`), owned by this user, writable by no
+/// one else, of at most `MAX_ENTRY_BYTES`, read no further than that.
+/// `Ok(None)` when there is no file; `Err(why)` for anything else.
+fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = match options.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err("a symbolic link".into()),
+        Err(e) => return Err(e.to_string()),
+    };
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    trusted_owner(&meta)?;
+    let too_large = || format!("larger than {} MiB", MAX_ENTRY_BYTES >> 20);
+    if meta.len() > MAX_ENTRY_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_ENTRY_BYTES + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_ENTRY_BYTES {
+        return Err(too_large());
+    }
+    Ok(Some(bytes))
+}
+
+/// Is what `meta` describes this user's, and writable by no one else?
+/// (`git`'s `safe.directory` rule: what another user can write, they can
+/// forge, and a forged entry would pass a `check` that should fail.)
+fn trusted_owner(meta: &std::fs::Metadata) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = rustix::process::geteuid().as_raw();
+        if meta.uid() != me {
+            return Err(format!("owned by another user, uid {}; falseok trusts only its own", meta.uid()));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(format!("writable by others, mode {:04o}; falseok trusts only its own", meta.mode() & 0o7777));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = meta;
+    Ok(())
+}
+
+/// A writer that fails past `left` bytes (an entry over `MAX_ENTRY_BYTES`).
+struct Bounded<W> {
+    inner: W,
+    left: u64,
+}
+
+impl<W: Write> Write for Bounded<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.left = self
+            .left
+            .checked_sub(buf.len() as u64)
+            .ok_or_else(|| std::io::Error::other("an index entry over its bound"))?;
+        self.inner.write_all(buf).map(|()| buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
 /// Write `value` as JSON to `file`, aside then renamed (a reader sees the
-/// old file or the new one); false when it could not be.
+/// old file or the new one); false when it could not be, or when it would
+/// be larger than `MAX_ENTRY_BYTES` (no run would read it back).
 fn write_aside(file: &Path, value: &impl Serialize) -> bool {
     let tmp = file.with_extension(format!("tmp{}", std::process::id()));
     let written = (|| -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
-        let mut f = std::io::BufWriter::new(crate::scratch::private_file(&tmp)?);
+        let out = Bounded { inner: crate::scratch::private_file(&tmp)?, left: MAX_ENTRY_BYTES };
+        let mut f = std::io::BufWriter::new(out);
         serde_json::to_writer(&mut f, value)?;
         f.flush()?;
         drop(f);
@@ -318,8 +496,6 @@ fn write_aside(file: &Path, value: &impl Serialize) -> bool {
     }
     written.is_ok()
 }
-
-impl Index {}
 
 /// Keep the index small: other keys' folders left alone for `STALE_KEY`
 /// are removed, and past `MAX_ENTRIES` entries the oldest half goes.
@@ -344,8 +520,14 @@ fn prune(dir: &Path) {
     }
 }
 
-/// `dir` and every folder from `root` down to it, made and kept `0700`.
-fn private_dirs(root: &Path, dir: &Path) -> std::io::Result<()> {
+/// Make the index folder `dir` under `root` where missing (`0700`, as
+/// falseok's own), and check that every folder from `root` down to `dir`
+/// can be trusted: a folder (`root` may be a link to one; the folders
+/// falseok makes in it may not), owned by this user and writable by no one
+/// else (`trusted_owner`). Nothing is ever `chmod`ed: `--index /tmp` must
+/// not close `/tmp`, and a folder another user owns stays theirs, and is
+/// refused.
+fn trusted_dirs(root: &Path, dir: &Path) -> Result<(), String> {
     let mut b = std::fs::DirBuilder::new();
     b.recursive(true);
     #[cfg(unix)]
@@ -353,24 +535,25 @@ fn private_dirs(root: &Path, dir: &Path) -> std::io::Result<()> {
         use std::os::unix::fs::DirBuilderExt;
         b.mode(0o700);
     }
-    b.create(dir)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mut at = Some(dir);
-        while let Some(d) = at {
-            let meta = std::fs::symlink_metadata(d)?;
-            if meta.file_type().is_symlink() || !meta.is_dir() {
-                return Err(std::io::Error::other("not a folder"));
-            }
-            if meta.permissions().mode() & 0o077 != 0 {
-                std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700))?;
-            }
-            if d == root {
-                break;
-            }
-            at = d.parent();
+    b.create(root).map_err(|e| e.to_string())?;
+    let meta = std::fs::metadata(root).map_err(|e| e.to_string())?;
+    if !meta.is_dir() {
+        return Err("not a folder".into());
+    }
+    trusted_owner(&meta)?;
+    let mut at = root.to_path_buf();
+    for part in dir.strip_prefix(root).map_err(|_| "not inside the index folder".to_string())?.components() {
+        at.push(part);
+        match b.recursive(false).create(&at) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(format!("{}: {e}", one_line(&at.display().to_string()))),
         }
+        let meta = std::fs::symlink_metadata(&at).map_err(|e| e.to_string())?;
+        if !meta.is_dir() {
+            return Err(format!("{} is not a folder", one_line(&at.display().to_string())));
+        }
+        trusted_owner(&meta).map_err(|why| format!("{} is {why}", one_line(&at.display().to_string())))?;
     }
     Ok(())
 }

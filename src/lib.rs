@@ -106,6 +106,10 @@ pub struct ScanOptions {
     /// everything (`--no-index`). Commands that show calls (`examples`,
     /// `show`, the HTML page, `export`) always read.
     pub index: Option<PathBuf>,
+    /// Why the index is not used though it was not turned off (no cache
+    /// folder, or the output guard refused its folder): said once, as a
+    /// warning, by the run (`walk_maybe_indexed`).
+    pub index_note: Option<String>,
 }
 
 /// What the spine tells a visitor about each source before its sessions.
@@ -148,11 +152,24 @@ impl Visitor for Aggregator {
 /// are appended to `notes`.
 pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> Result<Report> {
     let mut agg = Aggregator::new(opts.aggregate.clone());
-    match &opts.index {
-        Some(root) => walk_indexed(paths, opts, root, notes, &mut agg)?,
-        None => walk(paths, opts, notes, &mut agg)?,
-    }
+    walk_maybe_indexed(paths, opts, notes, &mut agg)?;
     Ok(agg.finish())
+}
+
+/// `walk` through the index when the run has one (`walk_indexed`), else
+/// reading everything; why an index was not used (`index_note`) is said
+/// first.
+pub(crate) fn walk_maybe_indexed<T: index::Taker + Visitor>(
+    paths: &[PathBuf],
+    opts: &ScanOptions,
+    notes: &mut Vec<String>,
+    taker: &mut T,
+) -> Result<()> {
+    notes.extend(opts.index_note.iter().cloned());
+    match &opts.index {
+        Some(root) => walk_indexed(paths, opts, root, notes, taker),
+        None => walk(paths, opts, notes, taker),
+    }
 }
 
 /// `walk` through the index under `root` (src/index.rs): each source's
@@ -190,7 +207,7 @@ pub(crate) fn walk_indexed(
         // the files bound to them, are read again (import/record.rs).
         if transcripts
             && let (Some(index), Some(old), Some(now)) = (&index, &kept, &marks)
-            && let Some(parts) = index.load_parts(old)
+            && let Some(parts) = index.load_parts(old, notes)
             && let Ok(Some((entry, parts))) = read_in_part(old, parts, now, path, &label, opts)
         {
             notes.extend(entry.notes.iter().cloned());

@@ -319,11 +319,11 @@ impl Aggregator {
             self.examples.entry((tool.clone(), template.clone())).or_insert_with(|| message.clone());
         }
         let seen = &mut self.seen;
-        seen.sessions += p.seen.sessions;
-        seen.calls += p.seen.calls;
+        sequences::add(&mut seen.sessions, p.seen.sessions)?;
+        sequences::add(&mut seen.calls, p.seen.calls)?;
         seen.session_ids.extend(p.seen.session_ids.iter().cloned());
         for (tool, n) in &p.seen.tools {
-            *seen.tools.entry(tool.clone()).or_default() += n;
+            sequences::add(seen.tools.entry(tool.clone()).or_default(), *n)?;
         }
         seen.first = match (seen.first, p.seen.first) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -137,9 +137,18 @@ impl SequenceAgg {
             add(&mut r.abandoned, row.abandoned)?;
         }
         for row in cost {
-            let Some(r) = self.recovery.get_mut(&(row.tool.clone(), row.category.clone())) else {
+            // Its failures are its recovery row's, in the same report: a
+            // merge writes them so, and must read back what it writes.
+            let own = recovery.iter().find(|r| r.tool == row.tool && r.category == row.category);
+            let (Some(own), Some(r)) = (own, self.recovery.get_mut(&(row.tool.clone(), row.category.clone()))) else {
                 return Err(format!("a cost row ({}, {}) without its recovery row", row.tool, row.category));
             };
+            if row.failures != own.failures {
+                return Err(format!(
+                    "a cost row ({}, {}) of {} failures, where its recovery row has {}",
+                    row.tool, row.category, row.failures, own.failures
+                ));
+            }
             if row.timed > row.failures {
                 return Err(format!("a cost row times {} of {} failures", row.timed, row.failures));
             }
@@ -511,5 +520,47 @@ mod tests {
         assert!(
             SequenceAgg::default().absorb(&[], &StreakReport { threshold: 5, by_tool: bad }, &[], &[], &[]).is_err()
         );
+    }
+
+    /// Issue 55: recovery and cost rows near 6e9 (past `u32`) merge, and
+    /// what a merge writes it reads back; a cost row whose failures are not
+    /// its recovery row's was taken, and its merge then refused.
+    #[test]
+    fn recovery_counts_near_six_billion_merge_and_read_back() {
+        let near = 6_000_000_000u64;
+        let recovery = RecoveryRow {
+            tool: "t".into(),
+            category: "other".into(),
+            failures: near,
+            recovered: near - 1,
+            recovered_at_1: near - 3,
+            recovered_at_2: 1,
+            recovered_at_3: 0,
+            median_attempts: Some(1.0),
+            attempts: BTreeMap::from([(1, near - 3), (2, 1), (7, 1)]),
+            identical_retries: near,
+            identical_retry_successes: near - 1,
+            abandoned: 1,
+        };
+        let cost = |failures| CostRow {
+            tool: "t".into(),
+            category: "other".into(),
+            failures,
+            retries: near,
+            timed: failures,
+            lost_ms: near * 1000,
+        };
+        let empty = StreakReport { threshold: 5, by_tool: vec![] };
+        let mut agg = SequenceAgg::default();
+        for _ in 0..2 {
+            agg.absorb(std::slice::from_ref(&recovery), &empty, &[], &[], &[cost(near)]).unwrap();
+        }
+        let Finished { recovery: r, cost: c, .. } = agg.finish(5);
+        assert_eq!((r[0].failures, r[0].recovered, r[0].median_attempts), (2 * near, 2 * near - 2, Some(1.0)));
+        assert_eq!((c[0].failures, c[0].retries, c[0].lost_ms), (2 * near, 2 * near, 2 * near * 1000));
+        // What it wrote, read back.
+        SequenceAgg::default().absorb(&r, &empty, &[], &[], &c).unwrap();
+        let err = SequenceAgg::default().absorb(&[recovery], &empty, &[], &[], &[cost(near + 1)]).unwrap_err();
+        assert!(err.contains("where its recovery row has"), "{err}");
     }
 }

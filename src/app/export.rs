@@ -251,7 +251,7 @@ pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &
         failed: None,
     };
     if let Some(dir) = incremental {
-        return super::increment::run(args, &opts, &paths, &dir, exporter, err);
+        return super::increment::run(args, &opts, &paths, (&dir, &inputs), exporter, err);
     }
     let mut notes = Vec::new();
     let rows = match crate::walk(&paths, &opts, &mut notes, &mut exporter) {

@@ -15,6 +15,14 @@
 //! manifest names the files a run is about to put in place before it puts
 //! them there, and the next run removes such files of a run that did not
 //! finish, and exports again every source whose files are not all there.
+//!
+//! The manifest is the one file that says what to remove, and anyone who
+//! can write it could name any file: a run removes only names falseok gives
+//! its partition files (`date=…/part-<tag>-<n>.<ext>`, a source's own tag),
+//! in a partition folder of the dataset that is no link, each a regular
+//! file that the output guard lets an export replace (no input, nothing in
+//! an input folder, a falseok export). A manifest that names anything else
+//! is refused before anything is removed (`part_to_remove`).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -23,7 +31,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::export::Exporter;
-use super::output::Pending;
+use super::output::{self, Inputs, Pending, Written};
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::error::{Error, Result};
 use crate::index::{self, AppendMark, FileMark};
@@ -98,11 +106,100 @@ fn write_manifest(dir: &Path, shown: &Path, m: &Manifest) -> Result<()> {
     pending.commit()
 }
 
+/// Is `rel` a name this export gives a partition file of `format`:
+/// `date=<day>/part-<16 hex digits>-<digits>.<format>`, with the tag `tag`
+/// when one is given? Nothing else: no `..`, no other folder, no absolute
+/// path.
+fn is_part_name(rel: &str, format: &str, tag: Option<&str>) -> bool {
+    let Some((folder, file)) = rel.split_once('/') else { return false };
+    let day = folder.strip_prefix("date=").unwrap_or_default();
+    let day_ok = !day.is_empty() && day.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_+".contains(&b));
+    let name = file.strip_prefix("part-").and_then(|f| f.strip_suffix(format)?.strip_suffix('.'));
+    let file_ok = name.and_then(|n| n.split_once('-')).is_some_and(|(t, n)| {
+        t.len() == 16
+            && t.bytes().all(|b| b.is_ascii_hexdigit())
+            && tag.is_none_or(|tag| tag == t)
+            && !n.is_empty()
+            && n.bytes().all(|b| b.is_ascii_digit())
+    });
+    day_ok && file_ok
+}
+
+/// The file the manifest names `rel`, when a run may remove it: `None`
+/// when there is none. A name `is_part_name` does not accept, a partition
+/// folder that is a link or not a folder, or a file that is a link, not a
+/// regular file, or one the output guard would not let an export replace
+/// (an input, a file in an input folder, a file that is not a falseok
+/// export): the manifest is refused, and the run removes nothing.
+fn part_to_remove(dir: &Path, shown: &Path, rel: &str, inputs: &Inputs, ok: bool) -> Result<Option<PathBuf>> {
+    let refuse = |why: &str| {
+        Err(Error::input(
+            shown.join(MANIFEST),
+            format!(
+                "names {} among its files, {why}; falseok removes only the partition files it wrote there, \
+                 and removed nothing (export to a new folder)",
+                one_line(&format!("{rel:?}"))
+            ),
+        ))
+    };
+    if !ok {
+        return refuse("which is not the name of one of its partition files");
+    }
+    let Some((folder, _)) = rel.split_once('/') else { return refuse("which is not in a partition folder") };
+    match std::fs::symlink_metadata(dir.join(folder)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::input(shown.join(folder), format!("cannot read: {e}"))),
+        Ok(m) if !m.is_dir() => return refuse("whose partition folder is a link or not a folder"),
+        Ok(_) => {}
+    }
+    let path = dir.join(rel);
+    match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::input(shown.join(rel), format!("cannot read: {e}"))),
+        Ok(m) if !m.is_file() => refuse("which is a link or not a regular file"),
+        Ok(_) => match output::guard(&path, inputs, Written::Export, false) {
+            Ok(_) => Ok(Some(path)),
+            Err(Error::Input { problem, .. }) => {
+                refuse(&format!("which {}", problem.split(';').next().unwrap_or_default()))
+            }
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// Check every file the manifest names (each source's `parts`, the
+/// `pending` of a run cut short) before any is removed.
+fn check_names(m: &Manifest, dir: &Path, shown: &Path, inputs: &Inputs) -> Result<()> {
+    for s in &m.sources {
+        let tag = format!("{:016x}", index::tag(&s.path, &s.label));
+        for p in &s.parts {
+            part_to_remove(dir, shown, p, inputs, is_part_name(p, &m.format, Some(&tag)))?;
+        }
+    }
+    for p in &m.pending {
+        part_to_remove(dir, shown, p, inputs, is_part_name(p, &m.format, None))?;
+    }
+    Ok(())
+}
+
+/// Remove the files named `rels`, all checked again first (a file may have
+/// been swapped since the start of the run).
+fn remove_parts(rels: &[String], format: &str, dir: &Path, shown: &Path, inputs: &Inputs) -> Result<()> {
+    let mut doomed = Vec::new();
+    for rel in rels {
+        doomed.extend(part_to_remove(dir, shown, rel, inputs, is_part_name(rel, format, None))?);
+    }
+    for path in doomed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
 pub(super) fn run(
     args: &ExportArgs,
     opts: &crate::ScanOptions,
     paths: &[PathBuf],
-    dir: &Path,
+    (dir, inputs): (&Path, &Inputs),
     mut exporter: Exporter<'_>,
     err: &mut dyn Write,
 ) -> Result<()> {
@@ -139,11 +236,10 @@ pub(super) fn run(
             Manifest { version: VERSION, format: format.into(), options, ..Manifest::default() }
         }
     };
+    check_names(&manifest, dir, &shown, inputs)?;
     // A run that stopped before it finished: its files go, and a source
     // whose files are not all there is exported again.
-    for p in std::mem::take(&mut manifest.pending) {
-        let _ = std::fs::remove_file(dir.join(&p));
-    }
+    remove_parts(&std::mem::take(&mut manifest.pending), format, dir, &shown, inputs)?;
     for s in &mut manifest.sources {
         if s.parts.iter().any(|p| !dir.join(p).exists()) {
             s.files.clear();
@@ -232,9 +328,7 @@ pub(super) fn run(
         for (_, pending) in whole {
             pending.commit()?;
         }
-        for rel in &retired {
-            let _ = std::fs::remove_file(dir.join(rel));
-        }
+        remove_parts(&retired, format, dir, &shown, inputs)?;
         write_manifest(dir, &shown, &manifest)?;
     }
     for note in &notes {

@@ -1,6 +1,6 @@
 //! The one guard for every file falseok writes (`--summary`,
-//! `--write-baseline`, `export --out` and its partitions, `import --into`),
-//! and the way each is written.
+//! `--write-baseline`, `export --out` and its partitions, `import --into`,
+//! `metrics --out`, the index's folder), and the way each is written.
 //!
 //! The guard decides by file identity (device and inode), not by how a path
 //! is spelled, and before anything is created or read. Never written: an
@@ -39,6 +39,8 @@ pub(crate) enum Written {
     Database,
     /// `metrics --out`: Prometheus text, replaced.
     Metrics,
+    /// The index's folder (src/index.rs), created or added to.
+    Index,
 }
 
 impl Written {
@@ -49,6 +51,7 @@ impl Written {
             Written::Export | Written::ExportDir => "export",
             Written::Database => "import",
             Written::Metrics => "metrics",
+            Written::Index => "index",
         }
     }
 }
@@ -222,9 +225,10 @@ pub(crate) fn guard(path: &Path, inputs: &Inputs, kind: Written, force: bool) ->
         }
     }
     let Some(meta) = meta else { return Ok(target) };
-    if kind == Written::ExportDir {
+    if matches!(kind, Written::ExportDir | Written::Index) {
         if !meta.is_dir() {
-            return Err(Error::input(path, "is a file, not a folder for the export's partitions"));
+            let of = if kind == Written::Index { "the index" } else { "the export's partitions" };
+            return Err(Error::input(path, format!("is a file, not a folder for {of}")));
         }
         return Ok(target);
     }

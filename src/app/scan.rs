@@ -155,8 +155,7 @@ const SUMMARY_LIMIT: usize = 512 * 1024;
 /// Append the Markdown postmortem to `at`, the file `path` names (GitHub's
 /// step summary), in one write; a write that fails is taken back.
 fn append_summary(at: &Path, path: &Path, report: &Report, verdict: Option<(&Verdict, &Gate)>) -> Result<()> {
-    let mut md = Vec::new();
-    render::render(Output::Markdown, &View { verdict, ..View::of(report) }, &mut md)?;
+    let mut md = summary_markdown(report, verdict)?;
     cut_summary(&mut md, SUMMARY_LIMIT);
     let cannot =
         |e: std::io::Error| Error::input(path, format!("cannot append the summary: {}", output::write_problem(&e)));
@@ -166,6 +165,47 @@ fn append_summary(at: &Path, path: &Path, report: &Report, verdict: Option<(&Ver
         let _ = f.set_len(before);
         cannot(e)
     })
+}
+
+/// The Markdown postmortem, uncut, as far as the summary keeps it: past
+/// `SUMMARY_LIMIT` the render is stopped, not finished and thrown away
+/// (3,000 tools of 5,000-character names made 15 MB of Markdown to keep
+/// 512 KiB of it).
+fn summary_markdown(report: &Report, verdict: Option<(&Verdict, &Gate)>) -> Result<Vec<u8>> {
+    let mut md = Capped { bytes: Vec::new(), limit: SUMMARY_LIMIT };
+    match render::render(Output::Markdown, &View { verdict, ..View::of(report) }, &mut md) {
+        Err(_) if md.full() => {}
+        rendered => rendered?,
+    }
+    Ok(md.bytes)
+}
+
+/// A buffer that keeps what is written to it until it holds more than
+/// `limit` bytes, then refuses every write: a render into it stops there.
+struct Capped {
+    bytes: Vec<u8>,
+    limit: usize,
+}
+
+impl Capped {
+    /// Past the limit: the render was stopped.
+    fn full(&self) -> bool {
+        self.bytes.len() > self.limit
+    }
+}
+
+impl Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.full() {
+            return Err(std::io::Error::other("the summary is full"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Cut `md` to at most `limit` bytes at the end of a line (or of a
@@ -332,5 +372,35 @@ mod tests {
         assert_eq!(cut("ツールツール", 7), format!("ツー\n{note}"));
         assert_eq!(cut("ツ", 2), format!("\n{note}"));
         assert_eq!(cut("a\n```mermaid\nflow\nmore\n```\n", 20), format!("a\n```mermaid\nflow\n```\n{note}"));
+    }
+
+    /// Issue 55: a summary of 3,000 tools with 5,000-character names is
+    /// rendered only as far as it is kept (the whole Markdown is 15 MB),
+    /// and what is kept is the start of the whole, cut as ever.
+    #[test]
+    fn a_summary_is_rendered_only_as_far_as_it_is_kept() {
+        let mut report = crate::aggregate::Aggregator::new(Default::default()).finish();
+        for i in 0..3000 {
+            report.tools.push(crate::report::ToolReport {
+                tool: format!("mcp__s{i:04}__{}", "long_tool_name_".repeat(333)),
+                calls: 1,
+                errors: 1,
+                content_errors: 1,
+                hidden_errors: 1,
+                ..Default::default()
+            });
+        }
+        report.totals.calls = 3000;
+        report.totals.errors = 3000;
+        let mut whole = Vec::new();
+        render::render(Output::Markdown, &View::of(&report), &mut whole).unwrap();
+        assert!(whole.len() > 10 << 20, "{}", whole.len());
+        let kept = summary_markdown(&report, None).unwrap();
+        assert!(kept.len() < SUMMARY_LIMIT + (64 << 10), "rendered {} bytes", kept.len());
+        assert!(whole.starts_with(&kept));
+        let (mut kept, mut all) = (kept, whole);
+        cut_summary(&mut kept, SUMMARY_LIMIT);
+        cut_summary(&mut all, SUMMARY_LIMIT);
+        assert_eq!(kept, all);
     }
 }

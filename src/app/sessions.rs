@@ -56,10 +56,7 @@ pub(crate) fn run_sessions(
         rows: Vec::new(),
     };
     let mut notes = Vec::new();
-    match &opts.index {
-        Some(root) => crate::walk_indexed(&paths, &opts, root, &mut notes, &mut rows)?,
-        None => crate::walk(&paths, &opts, &mut notes, &mut rows)?,
-    }
+    crate::walk_maybe_indexed(&paths, &opts, &mut notes, &mut rows)?;
     for note in &notes {
         writeln!(err, "falseok: warning: {note}")?;
     }

@@ -2,6 +2,9 @@
 //! parsed, formats and schema files resolved, gate limits validated. Every
 //! usage error is found here, before anything is read.
 
+use std::path::PathBuf;
+
+use super::output::{self, Written};
 use crate::ScanOptions;
 use crate::aggregate::{AggregateOptions, Filters};
 use crate::cli::{JudgingArgs, SelectArgs};
@@ -38,6 +41,7 @@ pub(crate) fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions
         tool_schemas: tool_schemas(j)?,
         aggregate: AggregateOptions { redaction: redaction(j), ..AggregateOptions::default() },
         index: None,
+        index_note: None,
     })
 }
 
@@ -72,15 +76,39 @@ pub(crate) fn scan(args: &SelectArgs) -> Result<ScanOptions> {
             timespec::parse(s, now).ok() != timespec::parse(s, then).ok()
         })
     };
-    opts.index = if args.no_index || relative(&args.since) || relative(&args.until) {
-        None
-    } else {
-        args.index.clone().or_else(crate::index::default_dir)
-    };
+    if !(args.no_index || relative(&args.since) || relative(&args.until)) {
+        (opts.index, opts.index_note) = index_dir(args);
+    }
     opts.source.session = args.session.clone().map(SessionFilter::Prefix);
     opts.aggregate =
         AggregateOptions { filters, streak_threshold: args.streak_threshold, drift_min: args.drift_min, redaction };
     Ok(opts)
+}
+
+/// The index folder of a run that may use one (`--index DIR`, else the
+/// user's cache), or why it reads without one: no cache folder, or a
+/// folder the output guard refuses, as it refuses `--out` there (an input,
+/// a folder inside an input folder or a default trace location): the
+/// index never writes into an input, and a later scan of that folder
+/// would read its entries as traces.
+fn index_dir(args: &SelectArgs) -> (Option<PathBuf>, Option<String>) {
+    let root = match &args.index {
+        Some(dir) => dir.clone(),
+        None => match crate::index::default_dir() {
+            Ok(Some(dir)) => dir,
+            Ok(None) => return (None, None),
+            Err(why) => return (None, Some(why)),
+        },
+    };
+    let inputs = output::Inputs::new(&args.paths, &args.judging.tool_schemas);
+    match output::guard(&root, &inputs, Written::Index, false) {
+        Ok(_) => (Some(root), None),
+        Err(Error::Input { path, problem }) => {
+            let shown = crate::sanitize::one_line(&path.display().to_string());
+            (None, Some(format!("the index folder {shown} cannot be used: it {problem}; reading without it")))
+        }
+        Err(e) => (None, Some(e.to_string())),
+    }
 }
 
 /// The gate `check` applies.

@@ -33,7 +33,6 @@
 //!
 //! `/run`, `/test` and aider's own lint and test runs are not calls.
 
-use std::io::BufRead;
 use std::path::Path;
 
 use serde_json::json;
@@ -97,9 +96,11 @@ impl ImportRun for Aider {
         let mut n = 0usize;
         loop {
             buf.clear();
-            let read =
-                reader.read_until(b'\n', &mut buf).map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
-            if read == 0 {
+            // A line past the bound is read past, its first bytes kept:
+            // a pasted blob is never held whole.
+            let read = super::read_line_at_most(&mut reader, &mut buf, super::MAX_LINE_BYTES)
+                .map_err(|e| Error::input(path, format!("cannot read: {e}")))?;
+            if read.bytes == 0 {
                 break;
             }
             n += 1;
@@ -760,7 +761,9 @@ mod tests {
         assert!(is_divider("=======") && !is_divider("==="));
         assert!(is_updated(">>>>>>> REPLACE") && !is_updated("> REPLACE"));
         assert!(is_quoted_updated("> > > > > > > REPLACE  ") && is_quoted_updated(">>>>>>> REPLACE"));
-        assert!(!is_quoted_updated("> REPLACE") && !is_quoted_updated("REPLACE") && !is_quoted_updated("> > x > > REPLACE"));
+        assert!(
+            !is_quoted_updated("> REPLACE") && !is_quoted_updated("REPLACE") && !is_quoted_updated("> > x > > REPLACE")
+        );
         assert!(is_shell_fence("```bash") && !is_shell_fence("```python"));
         assert_eq!(prompt_answer("Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: n"), Some('n'));
         assert_eq!(prompt_answer("Create new file? (Y)es/(N)o [Yes]: y"), Some('y'));

@@ -108,6 +108,8 @@ pub(crate) struct LineReader {
     problem: Option<String>,
     /// Broken lines of this file so far.
     broken: u64,
+    /// The line read last was longer than the bound, read past unparsed.
+    cut: bool,
 }
 
 pub(super) enum Lines {
@@ -147,6 +149,8 @@ pub(super) struct Parsed {
     pub(super) line: Option<Line>,
     pub(super) surrogates: u64,
     pub(super) problem: Option<String>,
+    /// Longer than the bound: read past, not parsed.
+    pub(super) cut: bool,
 }
 
 /// Bytes of lines parsed ahead per block.
@@ -177,44 +181,67 @@ pub(crate) const MAX_LINE_BYTES: usize = 128 << 20;
 /// counted as invalid, never read.
 pub(crate) const MAX_DOCUMENT_BYTES: u64 = 128 << 20;
 
+/// How a line was read by `read_line_at_most`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct LineRead {
+    /// The bytes read, newline included; 0 at the end.
+    pub(super) bytes: usize,
+    /// Ended by a newline; otherwise the line ran to the end of what could
+    /// be read.
+    pub(super) ended: bool,
+    /// Longer than the bound: `buf` holds only its first `max + 1` bytes.
+    pub(super) cut: bool,
+}
+
 /// Read one line into `buf` (its newline included), as `read_until` does,
 /// but keep at most `max + 1` bytes of it (`MAX_LINE_BYTES`): the rest of
-/// a longer line is read past. The number of bytes read, 0 at the end.
-pub(super) fn read_line_at_most(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> std::io::Result<usize> {
+/// a longer line is read past, up to its newline, and never held. Whether
+/// the line ended is said here, not guessed from what `buf` holds: a cut
+/// line does not end in its newline.
+pub(super) fn read_line_at_most(reader: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> std::io::Result<LineRead> {
     let mut read = 0;
     loop {
-        let (done, used) = {
+        let (done, ended, used) = {
             let available = match reader.fill_buf() {
                 Ok(b) => b,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
-            let (done, used) = match memchr::memchr(b'\n', available) {
-                Some(i) => (true, i + 1),
-                None => (available.is_empty(), available.len()),
+            let (done, ended, used) = match memchr::memchr(b'\n', available) {
+                Some(i) => (true, true, i + 1),
+                None => (available.is_empty(), false, available.len()),
             };
             let room = (max + 1).saturating_sub(buf.len());
             buf.extend_from_slice(&available[..used.min(room)]);
-            (done, used)
+            (done, ended, used)
         };
         reader.consume(used);
         read += used;
         if done {
-            return Ok(read);
+            return Ok(LineRead { bytes: read, ended, cut: buf.len() > max });
         }
     }
 }
 
-pub(super) fn parse_bytes(buf: &[u8]) -> Parsed {
-    parse_bytes_with(buf, None)
+/// Why a line longer than the bound `max` is not read.
+fn over_the_bound(max: usize) -> String {
+    match max >> 20 {
+        0 => format!("a line over {max} bytes, not read (any calls in it are not counted)"),
+        mib => format!("a line over {mib} MiB, not read (any calls in it are not counted)"),
+    }
 }
 
-/// `parse_bytes`, trying `typed` first on a line that passes the same
-/// bounds.
-pub(super) fn parse_bytes_with(buf: &[u8], typed: Option<TypedParse>) -> Parsed {
-    if buf.len() > MAX_LINE_BYTES {
-        let problem = Some(format!("a line over {} MiB", MAX_LINE_BYTES >> 20));
-        return Parsed { line: Some(Line::Invalid), surrogates: 0, problem };
+/// `parse_bytes_with`, without a parser of the format's own.
+pub(super) fn parse_bytes(buf: &[u8], read: LineRead, max: usize) -> Parsed {
+    parse_bytes_with(buf, read, max, None)
+}
+
+/// Parse a line as read by `read_line_at_most` with the bound `max`,
+/// trying `typed` first on a line that passes the same bounds. A line cut
+/// at the bound is invalid, never parsed.
+pub(super) fn parse_bytes_with(buf: &[u8], read: LineRead, max: usize, typed: Option<TypedParse>) -> Parsed {
+    if read.cut {
+        return Parsed { line: Some(Line::Invalid), surrogates: 0, problem: Some(over_the_bound(max)), cut: true };
     }
     // Valid UTF-8 is the rule: check it fast, repair it only when not.
     let text = match std::str::from_utf8(buf) {
@@ -223,16 +250,16 @@ pub(super) fn parse_bytes_with(buf: &[u8], typed: Option<TypedParse>) -> Parsed 
     };
     let text = text.trim();
     if text.is_empty() {
-        return Parsed { line: None, surrogates: 0, problem: None };
+        return Parsed { line: None, surrogates: 0, problem: None, cut: false };
     }
     if let Some(typed) = typed
         && crate::source::json::check_size(text.as_bytes()).is_ok()
         && let Some(record) = typed(text)
     {
-        return Parsed { line: Some(Line::Typed(record)), surrogates: 0, problem: None };
+        return Parsed { line: Some(Line::Typed(record)), surrogates: 0, problem: None, cut: false };
     }
     let (line, surrogates, problem) = parse_line_why(text);
-    Parsed { line: Some(line), surrogates, problem }
+    Parsed { line: Some(line), surrogates, problem, cut: false }
 }
 
 /// A transcript read only up to the size it had when it was opened: a file
@@ -241,6 +268,8 @@ pub(super) fn parse_bytes_with(buf: &[u8], typed: Option<TypedParse>) -> Parsed 
 pub(super) struct SizedReader {
     reader: BufReader<std::io::Take<File>>,
     size: u64,
+    /// The longest line held (`MAX_LINE_BYTES`; smaller in tests).
+    max_line: usize,
 }
 
 impl SizedReader {
@@ -249,33 +278,34 @@ impl SizedReader {
         let cannot = |e: std::io::Error| Error::input(path, io_problem(&e));
         let file = crate::source::open::open_regular(path).map_err(cannot)?;
         let size = file.metadata().map_err(cannot)?.len();
-        Ok(SizedReader { reader: BufReader::with_capacity(capacity, file.take(size)), size })
+        let reader = BufReader::with_capacity(capacity, file.take(size));
+        Ok(SizedReader { reader, size, max_line: MAX_LINE_BYTES })
     }
 
-    /// The next line into `buf`, with its newline; 0 at the end. A last
-    /// line without a newline where the file ended when it was opened, in a
-    /// file that has grown since, is still being written: it is not read.
-    pub(super) fn next_line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
-        let (n, unfinished) = self.read_line(buf)?;
+    /// The next line into `buf`, with its newline (0 bytes at the end). A
+    /// last line without a newline where the file ended when it was opened,
+    /// in a file that has grown since, is still being written: it is not
+    /// read.
+    pub(super) fn next_line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<LineRead> {
+        let (read, unfinished) = self.read_line(buf)?;
         if unfinished.is_some_and(|g| g.grown()) {
             buf.clear();
-            return Ok(0);
+            return Ok(LineRead { bytes: 0, ended: false, cut: false });
         }
-        Ok(n)
+        Ok(read)
     }
 
-    /// The next line into `buf`, with its newline (0 at the end), and, for
-    /// a last line without a newline where the file ended when it was
-    /// opened, what tells whether the file has grown since.
-    fn read_line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<(usize, Option<Growth>)> {
+    /// The next line into `buf`, with its newline (0 bytes at the end),
+    /// and, for a last line without a newline (where the file ended when
+    /// it was opened), what tells whether the file has grown since.
+    fn read_line(&mut self, buf: &mut Vec<u8>) -> std::io::Result<(LineRead, Option<Growth>)> {
         buf.clear();
-        let n = read_line_at_most(&mut self.reader, buf, MAX_LINE_BYTES)?;
-        let take = self.reader.get_ref();
-        if n > 0 && buf.last() != Some(&b'\n') && take.limit() == 0 {
-            let file = take.get_ref().try_clone()?;
-            return Ok((n, Some(Growth { file, size: self.size })));
+        let read = read_line_at_most(&mut self.reader, buf, self.max_line)?;
+        if read.bytes > 0 && !read.ended {
+            let file = self.reader.get_ref().get_ref().try_clone()?;
+            return Ok((read, Some(Growth { file, size: self.size })));
         }
-        Ok((n, None))
+        Ok((read, None))
     }
 }
 
@@ -296,22 +326,27 @@ impl Job {
     /// `path` opened here (so an error opening it is said now), and the
     /// lines its reader will receive.
     fn open(path: &Path, typed: Option<TypedParse>) -> Result<(Job, Lines)> {
-        let reader = SizedReader::open(path, AHEAD_BUFFER)?;
+        Ok(Job::of(SizedReader::open(path, AHEAD_BUFFER)?, typed))
+    }
+
+    /// The job that reads `reader`, and the lines it will receive.
+    fn of(reader: SizedReader, typed: Option<TypedParse>) -> (Job, Lines) {
         let (tx, blocks) = crossbeam_channel::bounded(BLOCKS_IN_FLIGHT);
-        Ok((Job { reader, typed, tx }, Lines::Ahead { blocks, block: Vec::new().into_iter(), done: false }))
+        (Job { reader, typed, tx }, Lines::Ahead { blocks, block: Vec::new().into_iter(), done: false })
     }
 
     /// Read the whole file, a block at a time, until its end, an error, or
     /// its reader being dropped.
     fn read(mut self) {
         let mut buf = Vec::new();
+        let max = self.reader.max_line;
         loop {
             let (mut block, mut bytes) = (Vec::new(), 0);
             while bytes < AHEAD_BYTES {
                 match self.reader.read_line(&mut buf) {
-                    Ok((0, _)) => break,
-                    Ok((_, Some(growth))) => {
-                        let last = parse_bytes_with(&buf, self.typed);
+                    Ok((read, _)) if read.bytes == 0 => break,
+                    Ok((read, Some(growth))) => {
+                        let last = parse_bytes_with(&buf, read, max, self.typed);
                         if self.tx.send(Ahead::Block(block)).is_ok()
                             && self.tx.send(Ahead::Unfinished(last, growth)).is_ok()
                         {
@@ -319,9 +354,9 @@ impl Job {
                         }
                         return;
                     }
-                    Ok((n, None)) => {
-                        bytes += n;
-                        block.push(parse_bytes_with(&buf, self.typed));
+                    Ok((read, None)) => {
+                        bytes += read.bytes;
+                        block.push(parse_bytes_with(&buf, read, max, self.typed));
                     }
                     Err(e) => {
                         let _ = self.tx.send(Ahead::Block(block));
@@ -392,12 +427,27 @@ impl LineReader {
     }
 
     pub(super) fn new(path: &Path, lines: Lines) -> LineReader {
-        LineReader { path: path.to_path_buf(), lines, line: 0, problem: None, broken: 0 }
+        LineReader { path: path.to_path_buf(), lines, line: 0, problem: None, broken: 0, cut: false }
     }
 
     /// A reader that reads on this thread, only as far as it is asked.
     pub(crate) fn open_here(path: &Path) -> Result<LineReader> {
         let lines = Lines::Here { reader: SizedReader::open(path, HERE_BUFFER)?, buf: Vec::new() };
+        Ok(LineReader::new(path, lines))
+    }
+
+    /// `open` (`ahead`) or `open_here`, holding lines of at most `max`
+    /// bytes: the bound of `MAX_LINE_BYTES`, tested without writing it.
+    #[cfg(test)]
+    pub(super) fn open_bounded(path: &Path, max: usize, ahead: bool) -> Result<LineReader> {
+        let capacity = if ahead { AHEAD_BUFFER } else { HERE_BUFFER };
+        let mut reader = SizedReader::open(path, capacity)?;
+        reader.max_line = max;
+        if !ahead {
+            return Ok(LineReader::new(path, Lines::Here { reader, buf: Vec::new() }));
+        }
+        let (job, lines) = Job::of(reader, None);
+        std::thread::spawn(move || job.read());
         Ok(LineReader::new(path, lines))
     }
 
@@ -429,9 +479,11 @@ impl LineReader {
     pub(crate) fn invalid(&mut self, stats: &mut ImportStats) {
         stats.invalid += 1;
         self.broken += 1;
+        let long = u64::from(self.cut);
         if self.broken > BROKEN_PER_FILE {
             if let Some(last) = stats.broken_lines.last_mut() {
                 last.more += 1;
+                last.long += long;
             }
             return;
         }
@@ -441,6 +493,7 @@ impl LineReader {
             line: self.line,
             problem,
             more: 0,
+            long,
             session: None,
         });
     }
@@ -450,10 +503,11 @@ impl LineReader {
         let cannot_read = |path: &Path, e: std::io::Error| Error::input(path, io_problem(&e));
         let parsed = match &mut self.lines {
             Lines::Here { reader, buf } => {
-                if reader.next_line(buf).map_err(|e| cannot_read(&self.path, e))? == 0 {
+                let read = reader.next_line(buf).map_err(|e| cannot_read(&self.path, e))?;
+                if read.bytes == 0 {
                     return Ok(None);
                 }
-                parse_bytes(buf)
+                parse_bytes(buf, read, reader.max_line)
             }
             Lines::Ahead { blocks, block, done } => loop {
                 if let Some(p) = block.next() {
@@ -484,6 +538,7 @@ impl LineReader {
         stats.surrogates += parsed.surrogates;
         self.line += 1;
         self.problem = parsed.problem;
+        self.cut = parsed.cut;
         Ok(Some(parsed.line))
     }
 }

@@ -211,6 +211,10 @@ pub(crate) struct BrokenLine {
     pub problem: String,
     /// Broken lines of the file after this one, not listed one by one.
     pub more: u64,
+    /// Of this line and the `more`, those longer than the line bound
+    /// (`MAX_LINE_BYTES`), read past unparsed: any calls in them are lost.
+    #[serde(default)]
+    pub long: u64,
     /// The session the file's records belong to, when the import met one.
     pub session: Option<String>,
 }
@@ -291,10 +295,20 @@ pub(crate) fn broken_line_notes(broken: &[BrokenLine]) -> Vec<String> {
             at = vec![format!("{head} and {last}")];
         }
         let at = at.join(", ");
-        notes.push(if n == 1 {
-            format!("{file}: 1 line is not a JSON record, skipped (line {at}; a malformed-row finding)")
-        } else {
-            format!("{file}: {n} lines are not JSON records, skipped (lines {at}; malformed-row findings)")
+        // A line past the bound may have been a record: say it was not read.
+        let long = lines.iter().map(|l| l.long).sum::<u64>();
+        let mib = files::MAX_LINE_BYTES >> 20;
+        notes.push(match (n, long) {
+            (1, 0) => format!("{file}: 1 line is not a JSON record, skipped (line {at}; a malformed-row finding)"),
+            (1, _) => format!(
+                "{file}: 1 line is over {mib} MiB, skipped unread: any calls in it are not counted \
+                 (line {at}; a malformed-row finding)"
+            ),
+            (_, 0) => format!("{file}: {n} lines are not JSON records, skipped (lines {at}; malformed-row findings)"),
+            (_, _) => format!(
+                "{file}: {n} lines are not JSON records or are over {mib} MiB, skipped (lines {at}; {long} of them \
+                 over {mib} MiB, skipped unread: any calls in them are not counted; malformed-row findings)"
+            ),
         });
     }
     notes
@@ -514,7 +528,7 @@ fn import_files_with(
                 if broken {
                     writer.stats.broken.push(file.clone());
                     let problem = "not a whole JSON document (cut or broken?)".to_string();
-                    let line = BrokenLine { file: file.clone(), line: 0, problem, more: 0, session: None };
+                    let line = BrokenLine { file: file.clone(), line: 0, problem, more: 0, long: 0, session: None };
                     writer.stats.broken_lines.push(line);
                 } else {
                     writer.stats.unrecognised.push(file.clone());
@@ -636,21 +650,71 @@ mod tests {
         let mut lines = Vec::new();
         loop {
             buf.clear();
-            let n = read_line_at_most(&mut reader, &mut buf, max).unwrap();
-            if n == 0 {
+            let read = read_line_at_most(&mut reader, &mut buf, max).unwrap();
+            if read.bytes == 0 {
                 break;
             }
             assert!(buf.len() <= max + 1, "{}", buf.len());
-            lines.push((n, buf.clone()));
+            lines.push((read, buf.clone()));
         }
-        let sizes: Vec<usize> = lines.iter().map(|(n, _)| *n).collect();
-        assert_eq!(sizes, vec![8, 5 * max + 1, 8, 4]);
+        let sizes: Vec<(usize, bool, bool)> = lines.iter().map(|(r, _)| (r.bytes, r.ended, r.cut)).collect();
+        assert_eq!(sizes, vec![(8, true, false), (5 * max + 1, true, true), (8, true, false), (4, false, false)]);
         assert_eq!(lines[2].1, b"{\"b\":2}\n");
         assert_eq!(lines[3].1, b"last");
-        // A kept line longer than the bound is invalid, never parsed.
-        assert!(matches!(parse_bytes(&vec![b' '; MAX_LINE_BYTES + 1]).line, Some(Line::Invalid)));
+        // A line cut at the bound is invalid, never parsed.
+        let (cut, whole) = (lines[1].0, lines[0].0);
+        assert!(matches!(parse_bytes(&lines[1].1, cut, max).line, Some(Line::Invalid)));
         let zeros = format!("{{\"x\":[{}0]}}", "0,".repeat(crate::source::json::MAX_JSON_VALUES));
-        assert!(matches!(parse_bytes(zeros.as_bytes()).line, Some(Line::Invalid)));
+        assert!(matches!(parse_bytes(zeros.as_bytes(), whole, max).line, Some(Line::Invalid)));
+    }
+
+    /// Issue 55 (D2): a line past the bound, with the rest of the file
+    /// already in the read buffer, was taken for the file's unfinished last
+    /// line, and every line after it was dropped; the warning said "1 line
+    /// skipped". Read ahead and here, the lines after it are read, and the
+    /// warning says the long line was not read.
+    #[test]
+    fn the_lines_after_a_line_past_the_bound_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let max = 4096;
+        for (long, tail) in [(max + 1, "\n"), (3 * max, "\n"), (100 * max, "\n"), (3 * max, "")] {
+            let text = format!("{{\"a\":1}}\n{}\n{{\"b\":2}}\n\n{{\"c\":3}}{tail}", "y".repeat(long));
+            std::fs::write(&path, text).unwrap();
+            for ahead in [true, false] {
+                let mut reader = files::LineReader::open_bounded(&path, max, ahead).unwrap();
+                let mut stats = ImportStats::default();
+                let mut records = Vec::new();
+                while let Some(v) = reader.next_record(&mut stats).unwrap() {
+                    records.push(v);
+                }
+                let keys: Vec<String> = records.iter().flat_map(|v| v.as_object().unwrap().keys().cloned()).collect();
+                assert_eq!(keys, ["a", "b", "c"], "a {long}-byte line, ahead {ahead}");
+                assert_eq!((stats.lines, stats.invalid), (5, 1), "a {long}-byte line, ahead {ahead}");
+                let notes = broken_line_notes(&stats.broken_lines);
+                assert_eq!(notes.len(), 1);
+                assert!(notes[0].contains("1 line is over 128 MiB, skipped unread") && notes[0].contains("(line 2;"));
+            }
+        }
+    }
+
+    /// Of many broken lines, those past the bound are counted, beyond the
+    /// ones listed too.
+    #[test]
+    fn the_warning_counts_the_lines_past_the_bound() {
+        let line = |line, long, more| BrokenLine {
+            file: PathBuf::from("f.jsonl"),
+            line,
+            problem: "x".into(),
+            more,
+            long,
+            session: None,
+        };
+        let notes = broken_line_notes(&[line(2, 0, 0), line(4, 1, 7)]);
+        assert!(notes[0].starts_with("f.jsonl: 9 lines are not JSON records or are over 128 MiB"), "{}", notes[0]);
+        assert!(notes[0].contains("1 of them over 128 MiB"), "{}", notes[0]);
+        let notes = broken_line_notes(&[line(2, 0, 0)]);
+        assert_eq!(notes[0], "f.jsonl: 1 line is not a JSON record, skipped (line 2; a malformed-row finding)");
     }
 
     #[test]

@@ -245,7 +245,7 @@ fn legacy_row(r: &Row<'_>, session: &mut Session, unnamed: &mut HashMap<(i64, St
     Ok(())
 }
 
-fn read_threads(conn: &Connection) -> rusqlite::Result<BTreeMap<String, Option<String>>> {
+fn read_threads(conn: &Connection) -> ReadResult<BTreeMap<String, Option<String>>> {
     let sql = pick_query(conn, "threads", THREADS)?.unwrap_or("SELECT id, NULL FROM threads");
     let mut stmt = conn.prepare(sql)?;
     let mut rows = stmt.query([])?;

@@ -9,7 +9,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, Row};
 use serde_json::Value;
 
-use super::{ReadContext, columns};
+use super::{ReadContext, ReadError, ReadResult, columns};
 use crate::model::{Dialect, Malformed, Session};
 
 /// What a format's session table says about one session.
@@ -102,11 +102,21 @@ impl SessionIndex {
 
 /// The first of `queries` whose columns all exist in `table` (formats that
 /// added columns over their versions); `None` when `table` does not exist.
+/// A view in its place is refused, never read and never silently passed
+/// over (a recursive view can run without end): Goose's `sessions` as a
+/// view was read as if absent, its sessions' parents and starts lost.
 pub(crate) fn pick_query(
     conn: &Connection,
     table: &str,
     queries: &[(&[&str], &'static str)],
-) -> rusqlite::Result<Option<&'static str>> {
+) -> ReadResult<Option<&'static str>> {
+    if !super::views_among(conn, &[table])?.is_empty() {
+        return Err(ReadError::Unsupported(format!(
+            "`{}` is a view here, where the format keeps a table: not read, since a view can run without end \
+             (falseok reads tables)",
+            crate::sanitize::one_line(table)
+        )));
+    }
     let have = columns(conn, table)?;
     if have.is_empty() {
         return Ok(None);

@@ -328,3 +328,84 @@ fn an_incremental_export_neither_loses_nor_doubles_a_row() {
     assert!(stderr(&o).contains("other options"), "{}", stderr(&o));
     check("refused");
 }
+
+/// Issue 55, D1: the manifest of an `--incremental` export is a list of
+/// files the next run removes. One that names anything but a partition
+/// file falseok wrote in the dataset (a path out of it, an absolute path,
+/// an input, a link or hard link to one, a partition folder that links into
+/// an input folder, a file that is not an export) is refused in one line,
+/// exit 2, and nothing is removed, in `parts` (removed after a change) as
+/// in `pending` (removed first thing).
+#[test]
+fn an_incremental_export_removes_only_the_files_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    copy_tree(&root().join("sample-traces/claude-code"), &d.join("src"));
+    let input = d.join("src/-home-u-proj/agent-b2.jsonl");
+    std::fs::write(d.join("victim.txt"), "precious").unwrap();
+    let export = || run_in(d, &["export", "src", "--out", "out/ds", "--partition", "--incremental"]);
+    let o = export();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let manifest = d.join("out/ds/_falseok_export.json");
+    let good: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    let part = good["sources"][0]["parts"][0].as_str().unwrap().to_string();
+    let (day, name) = part.split_once('/').unwrap();
+    // A well-formed name of another run in a folder that links to the input
+    // folder; in the dataset, well-formed names that are not its exports.
+    let other = name.replacen("-00000.", "-90007.", 1);
+    std::os::unix::fs::symlink(d.join("src/-home-u-proj"), d.join("out/ds/date=1999-01-01")).unwrap();
+    std::fs::copy(&input, d.join("src/-home-u-proj").join(&other)).unwrap();
+    let at = |n: u32| format!("{day}/{}", name.replacen("-00000.", &format!("-9000{n}."), 1));
+    std::os::unix::fs::symlink(&input, d.join("out/ds").join(at(1))).unwrap();
+    std::fs::hard_link(&input, d.join("out/ds").join(at(2))).unwrap();
+    std::fs::write(d.join("out/ds").join(at(3)), "my notes\n").unwrap();
+    let victim = d.join("victim.txt").display().to_string();
+    let not_ours = "not the name of one of its partition files";
+    let hostile = [
+        ("../../victim.txt".to_string(), not_ours),
+        (victim.clone(), not_ours),
+        (input.display().to_string(), not_ours),
+        ("../../src/-home-u-proj/agent-b2.jsonl".into(), not_ours),
+        (format!("{day}/../../../victim.txt"), not_ours),
+        (format!("{day}/part-0123456789abcdef-00000.ndjson/../../../../victim.txt"), not_ours),
+        (format!("date=1999-01-01/{other}"), "partition folder is a link"),
+        (at(1), "a link or not a regular file"),
+        (at(2), "is a hard link to"),
+        (at(3), "is not a falseok export"),
+    ];
+    let before = tree(d);
+    for (n, (bad, why)) in hostile.iter().enumerate() {
+        for list in ["parts", "pending"] {
+            let mut m = good.clone();
+            match list {
+                "parts" => m["sources"][0]["parts"].as_array_mut().unwrap().push(bad.as_str().into()),
+                _ => m["pending"] = serde_json::json!([bad]),
+            }
+            std::fs::write(&manifest, serde_json::to_string(&m).unwrap()).unwrap();
+            // A change: the next run exports the folder again and retires its parts.
+            let mut f = std::fs::File::options().append(true).open(&input).unwrap();
+            std::io::Write::write_all(&mut f, format!("{{\"type\":\"summary\",\"leafUuid\":\"z{n}\"}}\n").as_bytes())
+                .unwrap();
+            let o = export();
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{list} {bad}: {err}");
+            assert_eq!(err.lines().count(), 1, "{list} {bad}: {err}");
+            assert!(err.contains("_falseok_export.json: names") && err.contains("removed nothing"), "{err}");
+            assert!(err.contains(why), "{list} {bad}: {err}");
+            let now = tree(d);
+            let gone: Vec<&String> = before.iter().filter(|f| !now.contains(f)).collect();
+            assert!(gone.is_empty(), "{list} {bad}: removed {gone:?}");
+            assert_eq!(std::fs::read_to_string(d.join("victim.txt")).unwrap(), "precious");
+        }
+    }
+    // The manifest as falseok wrote it: the change is exported, the old
+    // parts replaced.
+    std::fs::write(&manifest, serde_json::to_string(&good).unwrap()).unwrap();
+    for f in [at(1), at(2), at(3)] {
+        std::fs::remove_file(d.join("out/ds").join(f)).unwrap();
+    }
+    std::fs::remove_file(d.join("out/ds/date=1999-01-01")).unwrap();
+    let o = export();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!d.join("out/ds").join(&part).exists(), "the earlier part is replaced");
+}

@@ -520,6 +520,25 @@ fn views_in_place_of_trace_tables_are_refused() {
     let file = sample_changed(dir.path(), "llm.db", &endless("tool_results"));
     let out = run_capped(dir.path(), &["scan", &file], 2048);
     refused(&out, &file, "are views here (`tool_results`)");
+    // Issue 55: a table a format reads when it is there (Goose's and ADK's
+    // `sessions`: parents and starts) as an endless view was passed over
+    // as absent; it is refused too. So are views defined in a circle, and
+    // a chain of 3,000 views.
+    for (sample, table) in [("goose.db", "sessions"), ("adk.db", "sessions")] {
+        let file = sample_changed(dir.path(), sample, &endless(table));
+        refused(&run_capped(dir.path(), &["scan", &file], 2048), &file, &format!("`{table}` is a view here"));
+    }
+    let circle = "PRAGMA legacy_alter_table=ON; ALTER TABLE messages RENAME TO m_real;
+                  CREATE VIEW messages AS SELECT * FROM m2; CREATE VIEW m2 AS SELECT * FROM messages;";
+    let file = sample_changed(dir.path(), "goose.db", circle);
+    refused(&run_capped(dir.path(), &["scan", &file], 2048), &file, "circularly defined");
+    let mut chain = String::from("PRAGMA legacy_alter_table=ON; ALTER TABLE messages RENAME TO v0;");
+    for k in 1..3000 {
+        chain.push_str(&format!("CREATE VIEW v{k} AS SELECT * FROM v{};", k - 1));
+    }
+    chain.push_str("CREATE VIEW messages AS SELECT * FROM v2999;");
+    let file = sample_changed(dir.path(), "goose.db", &chain);
+    refused(&run_capped(dir.path(), &["scan", &file], 2048), &file, "nested too deep");
     // The Agents SDK takes any table with its columns: the renamed table is
     // read, whole, and the view is not.
     let file = sample_changed(dir.path(), "openai-agents.db", &endless("agent_messages"));

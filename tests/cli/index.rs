@@ -475,3 +475,264 @@ fn a_file_changed_just_before_its_read_is_read_again() {
     assert!(same(&cache, &args)[0].starts_with("read"), "its time changed");
     assert!(same(&cache, &args)[0].starts_with("kept"));
 }
+
+/// falseok in `dir` with `envs` set (and `HOME` apart from the user's,
+/// unless given), the index's log on, within a minute (a hang fails).
+fn run_env(dir: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).current_dir(dir).env("FALSEOK_INDEX_LOG", "1").env_remove("NO_COLOR").env_remove("XDG_CACHE_HOME");
+    cmd.env("HOME", std::env::temp_dir().join("falseok-test-no-home"));
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_or_fail(child, std::time::Duration::from_secs(60), &format!("{args:?}"))
+}
+
+/// The run in `dir` gave what `--no-index` gives there (stdout, exit
+/// code), and said once, in one line holding `why`, that it did not use
+/// the index.
+fn refused(o: &Output, dir: &Path, args: &[&str], why: &str) {
+    let b = run_in(dir, &[args, &["--no-index"]].concat());
+    assert!(stdout(o) == stdout(&b), "{args:?}: not the output of --no-index");
+    assert_eq!(o.status.code(), b.status.code(), "{args:?}");
+    let (log, err) = split(o);
+    let extra: Vec<&str> = err.lines().filter(|l| !stderr(&b).contains(l)).collect();
+    assert_eq!(extra.len(), 1, "{args:?}: {err}");
+    assert!(extra[0].contains(why) && extra[0].contains("reading without it"), "{args:?}: {err}");
+    assert!(log.iter().all(|l| l.starts_with("read")), "{log:?}");
+}
+
+/// A crush.db copy in `dir`, dated back; its path.
+fn crush_in(dir: &Path) -> String {
+    let db = dir.join("crush.db");
+    std::fs::copy(root().join("sample-traces/crush.db"), &db).unwrap();
+    age(&db);
+    db.to_str().unwrap().to_string()
+}
+
+/// Issue 55, D4: an index folder another user owns, or others can write,
+/// is refused with one line and read without, and never `chmod`ed
+/// (`--index /tmp` made `/tmp` `0700`). A folder of one's own that others
+/// may only read is used as it is. An entry others can write is not taken.
+#[cfg(unix)]
+#[test]
+fn an_index_folder_others_own_or_can_write_is_refused_and_left_as_it_is() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let db = crush_in(dir.path());
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().mode() & 0o7777;
+    let set = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    let args = ["check", db.as_str(), "--format", "csv"];
+    // Open to all, as /tmp (and with the sticky bit); or only a folder of it.
+    for (open, at) in [(0o1777, ""), (0o777, ""), (0o775, ""), (0o777, "index-v1")] {
+        let ix = dir.path().join(format!("ix-{open:o}-{}", at.len()));
+        std::fs::create_dir_all(ix.join(at)).unwrap();
+        set(&ix.join(at), open);
+        let o = run_env(root(), &[&args[..], &["--index", ix.to_str().unwrap()]].concat(), &[]);
+        refused(&o, root(), &args, "writable by others");
+        assert_eq!(mode(&ix.join(at)), open, "never chmod'ed");
+        assert!(files_under(&ix).iter().all(|p| p.is_dir()), "nothing written in {}", ix.display());
+    }
+    // One's own, readable by others: used, and left so.
+    let ix = dir.path().join("mine");
+    std::fs::create_dir(&ix).unwrap();
+    set(&ix, 0o755);
+    let with = [&args[..], &["--index", ix.to_str().unwrap()]].concat();
+    assert!(split(&run_env(root(), &with, &[])).0[0].starts_with("read"));
+    assert!(split(&run_env(root(), &with, &[])).0[0].starts_with("kept"));
+    assert_eq!(mode(&ix), 0o755);
+    // An entry others can write is not taken: rebuilt, with one warning.
+    let entry = files_under(&ix).into_iter().find(|p| p.extension().is_some_and(|e| e == "json")).unwrap();
+    set(&entry, 0o666);
+    let o = run_env(root(), &with, &[]);
+    assert!(split(&o).0[0].starts_with("read"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).matches("is unreadable (writable by others").count(), 1, "{}", stderr(&o));
+    // Another user's folder (as root only: it takes a chown), holding an
+    // entry that would pass the check: refused, not chmod'ed, still theirs.
+    if std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0) {
+        let theirs = dir.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        let o = run_env(root(), &[&args[..], &["--index", theirs.to_str().unwrap()]].concat(), &[]);
+        assert!(split(&o).0[0].starts_with("read"));
+        for p in files_under(&theirs).iter().chain([&theirs]) {
+            std::os::unix::fs::lchown(p, Some(65534), Some(65534)).unwrap();
+        }
+        set(&theirs, 0o755);
+        let o = run_env(root(), &[&args[..], &["--index", theirs.to_str().unwrap()]].concat(), &[]);
+        refused(&o, root(), &args, "owned by another user, uid 65534");
+        let meta = std::fs::metadata(&theirs).unwrap();
+        assert_eq!((meta.uid(), meta.mode() & 0o7777), (65534, 0o755));
+    }
+}
+
+/// Issue 55, D6: an entry that is a FIFO or a link (to `/dev/zero`, or to
+/// a good entry elsewhere) is never opened through: no hang, no read
+/// without end; one warning, and the source is read.
+#[cfg(unix)]
+#[test]
+fn an_index_entry_that_is_no_regular_file_is_never_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crush_in(dir.path());
+    let cache = dir.path().join("cache");
+    let args = ["scan", db.as_str(), "--format", "json"];
+    assert!(same(&cache, &args)[0].starts_with("read"));
+    let entry = files_under(&cache).into_iter().find(|p| p.extension().is_some_and(|e| e == "json")).unwrap();
+    let good = dir.path().join("good.json");
+    std::fs::copy(&entry, &good).unwrap();
+    let kept = std::fs::read(&good).unwrap();
+    for (what, make) in [
+        ("FIFO", &(|p: &Path| mkfifo(p)) as &dyn Fn(&Path)),
+        ("/dev/zero", &|p: &Path| std::os::unix::fs::symlink("/dev/zero", p).unwrap()),
+        ("a link to an entry", &|p: &Path| std::os::unix::fs::symlink(&good, p).unwrap()),
+    ] {
+        std::fs::remove_file(&entry).unwrap();
+        make(&entry);
+        let o = run_env(root(), &args, &[("XDG_CACHE_HOME", &cache)]);
+        let (log, err) = split(&o);
+        assert!(stdout(&o) == stdout(&plain(&args)), "{what}: not the output of --no-index");
+        assert!(log[0].starts_with("read"), "{what}: {log:?}");
+        assert_eq!(err.matches("is unreadable").count(), 1, "{what}: {err}");
+        // Never followed: the new entry replaced the link, not its target.
+        assert_eq!(std::fs::read(&good).unwrap(), kept, "{what}");
+        assert!(std::fs::symlink_metadata(&entry).is_ok_and(|m| m.is_file()), "{what}");
+        assert!(split(&run_env(root(), &args, &[("XDG_CACHE_HOME", &cache)])).0[0].starts_with("kept"));
+    }
+}
+
+/// Issue 55, D7: an entry whose counts do not add up (one more hidden
+/// error, a count past any scan's) stopped every later run (exit 2) until
+/// the cache was removed. It is rebuilt with one warning; so are a
+/// transcript folder's parts that do not add up.
+#[test]
+fn an_entry_whose_counts_do_not_add_up_is_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crush_in(dir.path());
+    let folder = dir.path().join("claude");
+    copy_tree(&root().join("sample-traces/claude-code"), &folder);
+    age(&folder);
+    let cache = dir.path().join("cache");
+    let edit = |ext: &str, change: &dyn Fn(&mut serde_json::Value)| {
+        for p in files_under(&cache).iter().filter(|p| p.extension().is_some_and(|e| e == ext)) {
+            let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+            change(&mut v);
+            std::fs::write(p, serde_json::to_vec(&v).unwrap()).unwrap();
+        }
+    };
+    let hidden = |v: &mut serde_json::Value| {
+        let t = &mut v["partial"]["report"]["totals"];
+        t["hidden_errors"] = (t["hidden_errors"].as_u64().unwrap() + 1).into();
+    };
+    let huge = |v: &mut serde_json::Value| {
+        for k in ["calls", "errors", "hidden_errors", "content_errors"] {
+            v["partial"]["report"]["totals"][k] = u64::MAX.into();
+        }
+    };
+    for check in ["scan", "check"] {
+        let args = [check, db.as_str(), folder.to_str().unwrap(), "--format", "csv"];
+        for (what, change) in
+            [("one more hidden error", &hidden as &dyn Fn(&mut serde_json::Value)), ("u64::MAX", &huge)]
+        {
+            same(&cache, &args);
+            edit("json", change);
+            let o = indexed(&cache, &args);
+            let b = plain(&args);
+            assert!(stdout(&o) == stdout(&b) && o.status.code() == b.status.code(), "{check} {what}: not --no-index");
+            let (log, err) = split(&o);
+            assert!(log.iter().all(|l| l.starts_with("read")), "{what}: {log:?}");
+            assert_eq!(err.matches("is unreadable").count(), 2, "{what}: {err}");
+            assert!(split(&indexed(&cache, &args)).0.iter().all(|l| l.starts_with("kept")), "rebuilt");
+        }
+    }
+    // A session part of the folder that does not add up, met when a file
+    // changes and the folder is read in part.
+    let args = ["scan", folder.to_str().unwrap(), "--format", "json"];
+    same(&cache, &args);
+    edit("parts", &|v| {
+        let t = &mut v["sessions"][0]["partial"]["report"]["totals"];
+        t["errors"] = (t["calls"].as_u64().unwrap() + 1).into();
+    });
+    let file = files_under(&folder).into_iter().find(|p| p.extension().is_some_and(|e| e == "jsonl")).unwrap();
+    std::fs::OpenOptions::new().append(true).open(&file).unwrap().set_modified(std::time::SystemTime::now()).unwrap();
+    age(&file);
+    let o = indexed(&cache, &args);
+    assert!(stdout(&o) == stdout(&plain(&args)), "not the output of --no-index");
+    let (log, err) = split(&o);
+    assert!(log[0].starts_with("read"), "{log:?}");
+    assert_eq!(err.matches("is unreadable").count(), 1, "{err}");
+}
+
+/// Issue 55, D9: a rewrite of the same size whose modification time is put
+/// back (`cp -p`, `rsync -t`, `touch -r`; a file removed and made again
+/// on the same inode) is seen by the change time, which no one can put
+/// back: the source is read again.
+#[cfg(unix)]
+#[test]
+fn a_same_size_rewrite_with_its_time_put_back_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("claude");
+    copy_tree(&root().join("sample-traces/claude-code"), &folder);
+    age(&folder);
+    let cache = dir.path().join("cache");
+    let file = files_under(&folder).into_iter().find(|p| p.ends_with("agent-b2.jsonl")).unwrap();
+    let args = ["check", folder.to_str().unwrap(), "--format", "csv"];
+    for (i, how) in ["rewritten in place", "removed and made again"].iter().enumerate() {
+        same(&cache, &args);
+        assert!(same(&cache, &args)[0].starts_with("kept"), "{how}");
+        let before = std::fs::metadata(&file).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        // The same length: a failure becomes a success, or back.
+        let changed = if text.contains("\"is_error\": true") {
+            text.replacen("\"is_error\": true", "\"is_error\":false", 1)
+        } else {
+            text.replacen("\"is_error\":false", "\"is_error\": true", 1)
+        };
+        assert_eq!((changed.len(), changed != text), (text.len(), true), "{how}");
+        if i == 1 {
+            std::fs::remove_file(&file).unwrap();
+        }
+        std::fs::write(&file, &changed).unwrap();
+        std::fs::File::options().append(true).open(&file).unwrap().set_modified(before.modified().unwrap()).unwrap();
+        assert_eq!(std::fs::metadata(&file).unwrap().modified().unwrap(), before.modified().unwrap());
+        let log = same(&cache, &args);
+        assert!(log[0].starts_with("read"), "{how}: {log:?}");
+    }
+}
+
+/// Issue 55, D8 and D15: the index never goes into an input folder, by
+/// `--index` or `XDG_CACHE_HOME` (the output guard refuses it as it
+/// refuses `--out`), a relative `XDG_CACHE_HOME` is ignored (the XDG
+/// spec), and a `HOME` that does not exist gets no `.cache` made in it.
+#[cfg(unix)]
+#[test]
+fn the_index_never_goes_into_an_input_or_a_missing_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let cc = dir.path().join("cc");
+    copy_tree(&root().join("sample-traces/claude-code"), &cc);
+    age(&cc);
+    let before = tree(&cc);
+    let args = ["scan", "cc", "--format", "json"];
+    let inside = cc.join(".ix");
+    let o = run_env(dir.path(), &[&args[..], &["--index", inside.to_str().unwrap()]].concat(), &[]);
+    refused(&o, dir.path(), &args, "is inside cc");
+    let o = run_env(dir.path(), &args, &[("XDG_CACHE_HOME", &cc.join("-home-u-proj"))]);
+    refused(&o, dir.path(), &args, "is inside cc");
+    assert_eq!(tree(&cc), before, "nothing written into the input");
+    // Relative: ignored, the cache of HOME is used instead.
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let o = run_env(&cc, &["scan", ".", "--format", "json"], &[("XDG_CACHE_HOME", Path::new(".")), ("HOME", &home)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(tree(&cc), before, "a relative XDG_CACHE_HOME wrote into the input");
+    assert!(home.join(".cache/falseok/index-v1").is_dir());
+    // No home: nothing made, one note, the same report.
+    let gone = dir.path().join("nonexistent");
+    let o = run_env(dir.path(), &args, &[("HOME", &gone)]);
+    refused(&o, dir.path(), &args, "is not a folder");
+    assert!(!gone.exists());
+}

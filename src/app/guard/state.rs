@@ -185,7 +185,7 @@ pub(crate) fn input_hash(v: &serde_json::Value) -> u64 {
 pub(crate) fn dir(state_dir: Option<&Path>) -> Result<PathBuf, String> {
     let base = match state_dir {
         Some(d) => d.to_path_buf(),
-        None => crate::index::default_dir()
+        None => crate::index::default_dir()?
             .ok_or("no folder for the guard's state: set XDG_CACHE_HOME or HOME, or pass --state-dir")?
             .join("guard"),
     };
