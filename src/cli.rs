@@ -28,6 +28,13 @@ use crate::render::Output;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The configuration file to use (falseok.toml, .falseok.toml or a pyproject.toml with
+    /// [tool.falseok]) instead of the one found from the current folder upwards (docs/config.md).
+    #[arg(long, global = true, value_name = "FILE", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Use no configuration file: the built-in rules only.
+    #[arg(long, global = true)]
+    pub isolated: bool,
 }
 
 #[derive(Debug, Subcommand)]
