@@ -43,6 +43,29 @@ pub(crate) fn rules_json() -> serde_json::Value {
     v
 }
 
+/// `falseok rules test`: the examples of the configuration file's rules
+/// and benign shapes, each judged by the file's rules and shapes; exit 1
+/// (with a line per example that does not behave) when one does not.
+pub(crate) fn run_rules_test(out: &mut dyn Write) -> Result<super::ExitStatus> {
+    let config = crate::config::active();
+    let Some(path) = &config.path else {
+        return Err(Error::Usage("falseok rules test: no configuration file (docs/config.md) is in effect".into()));
+    };
+    let (n, wrong) = config.test_examples();
+    for w in &wrong {
+        writeln!(out, "{}", one_line(w))?;
+    }
+    let file = one_line(&path.display().to_string());
+    let of = format!("{} rules and {} benign shapes of {file}", config.rules.len(), config.benign.len());
+    if wrong.is_empty() {
+        writeln!(out, "{n} examples of {of} behave")?;
+        Ok(super::ExitStatus::Clean)
+    } else {
+        writeln!(out, "{} of {n} examples of {of} do not behave", wrong.len())?;
+        Ok(super::ExitStatus::Findings)
+    }
+}
+
 /// The configuration file's rules, benign shapes and ignores (`falseok rules`).
 fn write_config(out: &mut dyn Write) -> Result<()> {
     let config = crate::config::active();

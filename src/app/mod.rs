@@ -108,6 +108,7 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         Command::Sessions(args) => done(sessions::run_sessions(args, term, out, err)),
         Command::Examples(args) => done(fitted(term, true, out, |o| drill::run_examples(args, o))),
         Command::Show(args) => done(fitted(term, true, out, |o| drill::run_show(args, o))),
+        Command::Rules(args) if args.command.is_some() => listings::run_rules_test(out),
         Command::Rules(args) => {
             let text = args.format == crate::cli::RulesFormat::Table;
             done(fitted(term, text, out, |o| listings::run_rules(args, o)))

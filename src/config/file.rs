@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::predicate::{Predicate, Test};
-use super::{BenignShape, Config, CustomRule, tool_pattern};
+use super::{BenignShape, Config, CustomRule, Example, tool_pattern};
 use crate::error::{Error, Result};
 use crate::rules::{CONTENT_RULES, Category, FINDING_RULES, REGISTRY, Scope};
 use crate::sanitize::one_line;
@@ -35,6 +35,10 @@ struct RawRule {
     description: Option<Spanned<String>>,
     result: RawPredicate,
     args: Option<RawPredicate>,
+    #[serde(default, skip_serializing)]
+    fails: Vec<Spanned<RawExample>>,
+    #[serde(default, skip_serializing)]
+    passes: Vec<Spanned<RawExample>>,
 }
 
 #[derive(Debug, Deserialize, Serialize)]
@@ -45,6 +49,10 @@ struct RawBenign {
     reason: Spanned<String>,
     result: RawPredicate,
     args: Option<RawPredicate>,
+    #[serde(default, skip_serializing)]
+    fails: Vec<Spanned<RawExample>>,
+    #[serde(default, skip_serializing)]
+    passes: Vec<Spanned<RawExample>>,
 }
 
 #[derive(Debug, Deserialize, Serialize)]
@@ -58,6 +66,23 @@ struct RawPredicate {
     exists: Option<Spanned<bool>>,
     contains: Option<Spanned<toml::Value>>,
     matches: Option<Spanned<String>>,
+}
+
+/// An example for `falseok rules test`: a result's text, or a table with
+/// the tool called, its arguments and the result's text.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawExample {
+    Text(String),
+    Call(RawCall),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCall {
+    tool: Option<String>,
+    args: Option<toml::Value>,
+    result: String,
 }
 
 /// `pyproject.toml`: only `[tool.falseok]` is read; other tables are the
@@ -177,6 +202,8 @@ fn compile(at: &Spot<'_>, raw: Raw) -> Result<Config> {
             reason: one_line_text(at, &b.reason, "benign.reason")?,
             result: predicate(at, b.result, "benign.result", span.clone())?,
             args: b.args.map(|a| predicate(at, a, "benign.args", span.clone())).transpose()?,
+            fails: examples(at, b.fails, b.tool.get_ref(), "benign.fails")?,
+            passes: examples(at, b.passes, b.tool.get_ref(), "benign.passes")?,
             origin: at.origin(span.start),
         });
     }
@@ -201,6 +228,8 @@ fn compile(at: &Spot<'_>, raw: Raw) -> Result<Config> {
             fix,
             result: predicate(at, c.result, "rules.result", span.clone())?,
             args: c.args.map(|a| predicate(at, a, "rules.args", span.clone())).transpose()?,
+            fails: examples(at, c.fails, c.tool.get_ref(), "rules.fails")?,
+            passes: examples(at, c.passes, c.tool.get_ref(), "rules.passes")?,
             origin: at.origin(span.start),
         });
     }
@@ -222,6 +251,38 @@ fn compile(at: &Spot<'_>, raw: Raw) -> Result<Config> {
         }
     }
     Ok(config)
+}
+
+/// The examples of a rule or shape: each names its tool, or takes the
+/// pattern when the pattern is one tool's name.
+fn examples(at: &Spot<'_>, raw: Vec<Spanned<RawExample>>, pattern: &str, key: &str) -> Result<Vec<Example>> {
+    let literal = !pattern.starts_with("re:") && !pattern.contains(['*', '?']);
+    raw.into_iter()
+        .map(|e| {
+            let span = e.span();
+            let (tool, args, result) = match e.into_inner() {
+                RawExample::Text(result) => (None, None, result),
+                RawExample::Call(c) => (c.tool, c.args, c.result),
+            };
+            let tool = match tool {
+                Some(t) => t,
+                None if literal => pattern.to_string(),
+                None => {
+                    return Err(at.refuse(
+                        span,
+                        key,
+                        &format!("an example of the pattern `{pattern}` names its `tool`"),
+                    ));
+                }
+            };
+            Ok(Example {
+                tool,
+                args: args.as_ref().map_or(serde_json::Value::Null, json),
+                result,
+                origin: at.origin(span.start),
+            })
+        })
+        .collect()
 }
 
 fn one_line_text(at: &Spot<'_>, s: &Spanned<String>, key: &str) -> Result<String> {

@@ -46,6 +46,10 @@ pub(crate) struct CustomRule {
     pub(crate) fix: String,
     result: Predicate,
     args: Option<Predicate>,
+    /// Examples it must judge a failure (a rule) or must not silence (a shape).
+    pub(crate) fails: Vec<Example>,
+    /// Examples it must not judge a failure (a rule) or must silence (a shape).
+    pub(crate) passes: Vec<Example>,
     /// Where it is written: the file and the line.
     pub(crate) origin: String,
 }
@@ -63,6 +67,23 @@ pub(crate) struct BenignShape {
     pub(crate) reason: String,
     result: Predicate,
     args: Option<Predicate>,
+    /// Examples it must judge a failure (a rule) or must not silence (a shape).
+    pub(crate) fails: Vec<Example>,
+    /// Examples it must not judge a failure (a rule) or must silence (a shape).
+    pub(crate) passes: Vec<Example>,
+    /// Where it is written: the file and the line.
+    pub(crate) origin: String,
+}
+
+/// A call and its result, for `falseok rules test`.
+#[derive(Debug)]
+pub(crate) struct Example {
+    /// The tool called.
+    pub(crate) tool: String,
+    /// The call's arguments (null when the example gives none).
+    pub(crate) args: Value,
+    /// The result's text, as stored.
+    pub(crate) result: String,
     /// Where it is written: the file and the line.
     pub(crate) origin: String,
 }
@@ -88,7 +109,7 @@ pub(crate) struct Config {
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Verdict<'a> {
     /// A benign shape matched: not a failure.
-    Benign,
+    Benign(&'a BenignShape),
     /// A custom rule matched: a failure of its category.
     Fails(&'a CustomRule),
 }
@@ -116,8 +137,8 @@ impl Config {
         let call = predicate::Subject::of_args(input);
         let holds =
             |p: &Predicate, a: &Option<Predicate>| p.holds(&result) && a.as_ref().is_none_or(|a| a.holds(&call));
-        if benign.any(|b| holds(&b.result, &b.args)) {
-            return Some(Verdict::Benign);
+        if let Some(b) = benign.find(|b| holds(&b.result, &b.args)) {
+            return Some(Verdict::Benign(b));
         }
         rules.find(|r| holds(&r.result, &r.args)).map(Verdict::Fails)
     }
@@ -125,6 +146,41 @@ impl Config {
     /// Is the verdict of the rule `id` dropped?
     pub(crate) fn ignores_id(&self, id: &str) -> bool {
         self.ignore_ids.iter().any(|i| i == id)
+    }
+
+    /// Every example of the rules and shapes that does not behave, one
+    /// line each, and how many examples there are.
+    pub(crate) fn test_examples(&self) -> (usize, Vec<String>) {
+        let mut wrong = Vec::new();
+        let mut n = 0;
+        let mut check =
+            |kind: &str, id: &str, list: &str, examples: &[Example], want: &dyn Fn(Option<Verdict<'_>>) -> bool| {
+                for (i, e) in examples.iter().enumerate() {
+                    n += 1;
+                    let plain = crate::rules::plain(&e.result);
+                    let shown = crate::rules::present(&e.tool, &plain);
+                    let verdict = self.judge(&e.tool, &e.args, &plain, &shown);
+                    if !want(verdict) {
+                        let got = match verdict {
+                            Some(Verdict::Benign(b)) => format!("silenced by the benign shape `{}`", b.id),
+                            Some(Verdict::Fails(r)) => format!("judged a failure by the rule `{}`", r.id),
+                            None => "matched by no rule or shape".to_string(),
+                        };
+                        wrong.push(format!("{}: {kind} `{id}`: {list}[{i}] ({}) was {got}", e.origin, e.tool));
+                    }
+                }
+            };
+        for r in &self.rules {
+            let fires = |v: Option<Verdict<'_>>| matches!(v, Some(Verdict::Fails(x)) if x.id == r.id);
+            check("rule", r.id, "fails", &r.fails, &fires);
+            check("rule", r.id, "passes", &r.passes, &|v| !fires(v));
+        }
+        for b in &self.benign {
+            let silences = |v: Option<Verdict<'_>>| matches!(v, Some(Verdict::Benign(x)) if x.id == b.id);
+            check("benign shape", &b.id, "passes", &b.passes, &silences);
+            check("benign shape", &b.id, "fails", &b.fails, &|v| !silences(v));
+        }
+        (n, wrong)
     }
 
     /// What `ignore` names: rule ids, then categories.

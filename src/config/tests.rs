@@ -78,7 +78,7 @@ result = { pointer = "/status", equals = 404 }
     .unwrap();
     let text = r#"{"status": 404}"#;
     let v = c.judge("http_get", &json!({"url": "https://x/probe"}), text, text);
-    assert!(matches!(v, Some(Verdict::Benign)));
+    assert!(matches!(v, Some(Verdict::Benign(b)) if b.id == "probe"));
     let v = c.judge("http_get", &json!({"url": "https://x/page"}), text, text);
     assert!(matches!(v, Some(Verdict::Fails(r)) if r.id == "page-missing"));
 }

@@ -397,7 +397,7 @@ fn judge_pair(
     let config = crate::config::active();
     let custom = if config.is_empty() { None } else { config.judge(&call.tool, &call.input, &plain, &text) };
     let (mut content_rule, category, reason, label) = match custom {
-        Some(crate::config::Verdict::Benign) => return Outcome::Success,
+        Some(crate::config::Verdict::Benign(_)) => return Outcome::Success,
         Some(crate::config::Verdict::Fails(rule)) => (Some(rule.id), rule.category, rule.id, rule.label),
         None => {
             let content = rules::detect_result(&reading).filter(|c| !config.ignores_id(c.id));

@@ -345,3 +345,48 @@ fn the_schema_refuses_what_falseok_refuses() {
     }
     assert!(!validator.is_valid(&json!({"selct": []})));
 }
+
+#[test]
+fn rules_test_fails_on_an_example_that_does_not_behave_naming_the_rule_and_the_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = "fails = [{ tool = \"pay_card\", result = '{\"status\": \"declined\"}' }]\n\
+                    passes = [{ tool = \"pay_card\", result = '{\"status\": \"approved\"}' }]\n";
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{examples}{BENIGN}")).unwrap();
+    let out = run_in(dir.path(), &["rules", "test"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).starts_with("2 examples of 1 rules and 1 benign shapes of "), "{}", stdout(&out));
+    // An example the rule does not behave on.
+    let broken = examples.replace("approved", "declined");
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{broken}")).unwrap();
+    let out = run_in(dir.path(), &["rules", "test"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.ends_with("pyproject.toml:12: rule `payment-declined`: passes[0] (pay_card) was judged a failure by the rule `payment-declined`"),
+        "{text}"
+    );
+    assert!(text.contains("1 of 2 examples"), "{text}");
+    // A benign shape's example that it does not silence.
+    let shape = BENIGN.to_string() + "passes = [{ args = { url = \"/home\" }, result = '{\"status\": \"error\"}' }]\n";
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{shape}")).unwrap();
+    let out = run_in(dir.path(), &["rules", "test"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out)
+            .contains("benign shape `deliberate-probe`: passes[0] (health_probe) was matched by no rule or shape"),
+        "{}",
+        stdout(&out)
+    );
+    // An example of a pattern must name its tool; no file, no test.
+    let nameless = "fails = ['{\"status\": \"declined\"}']\n";
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{nameless}")).unwrap();
+    let out = run_in(dir.path(), &["rules", "test"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("line 11, key `rules.fails`: an example of the pattern `pay_*` names its `tool`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(run_in(dir.path(), &["rules", "test", "--isolated"]).status.code(), Some(2));
+}
