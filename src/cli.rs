@@ -28,6 +28,13 @@ use crate::render::Output;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The configuration file to use (falseok.toml, .falseok.toml or a pyproject.toml with
+    /// [tool.falseok]) instead of the one found from the current folder upwards (docs/config.md).
+    #[arg(long, global = true, value_name = "FILE", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Use no configuration file: the built-in rules only.
+    #[arg(long, global = true)]
+    pub isolated: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -82,7 +89,11 @@ pub enum Command {
         falseok show 019e2a00 threads.db --call 5    one call in full, by sequence number or id")]
     Show(ShowArgs),
     /// List the whole rule registry (rules, reasons, benign exits, categories, findings) with its documentation.
-    #[command(after_help = "Examples:\n  falseok rules\n  falseok rules --format json")]
+    #[command(
+        args_conflicts_with_subcommands = true,
+        after_help = "Examples:\n  falseok rules\n  falseok rules --format json\n  falseok rules test            \
+        the examples of the configuration file's rules (docs/config.md)"
+    )]
     Rules(RulesArgs),
     /// List the tool schemas in effect (built in, from the trace, from --tool-schemas) and where each came from.
     #[command(
@@ -504,8 +515,18 @@ pub enum RulesFormat {
 
 #[derive(Debug, clap::Args)]
 pub struct RulesArgs {
+    #[command(subcommand)]
+    pub command: Option<RulesCommand>,
     #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
     pub format: RulesFormat,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Check the `fails` and `passes` examples of the configuration file's rules and benign shapes:
+    /// exit 1 naming each example that does not behave.
+    #[command(after_help = "Examples:\n  falseok rules test\n  falseok rules test --config team.toml")]
+    Test,
 }
 
 #[derive(Debug, clap::Args)]

@@ -223,7 +223,10 @@ impl Entry {
 pub(crate) fn key(opts: &crate::ScanOptions, build: bool) -> u64 {
     let exe = build.then(|| std::env::current_exe().ok().and_then(|p| FileMark::of(&p))).flatten();
     let build = exe.map(|m| format!("{} {}", m.size, m.mtime_ns)).unwrap_or_default();
-    let options = format!("{:?} {:?} {:?}", opts.source, opts.tool_schemas, opts.aggregate);
+    // The configuration file's effect (its custom rules, benign shapes and
+    // ignores): another configuration never reads this one's verdicts.
+    let config = crate::config::active().fingerprint;
+    let options = format!("{:?} {:?} {:?} {config}", opts.source, opts.tool_schemas, opts.aggregate);
     crate::sanitize::stable_hash(&[env!("CARGO_PKG_VERSION").as_bytes(), build.as_bytes(), options.as_bytes()])
 }
 

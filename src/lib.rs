@@ -38,6 +38,7 @@ pub(crate) mod aggregate;
 pub mod app;
 #[doc(hidden)]
 pub mod cli;
+pub(crate) mod config;
 pub(crate) mod error;
 pub(crate) mod export;
 #[doc(hidden)]

@@ -17,7 +17,78 @@ use crate::{import, input, source};
 /// The whole rule registry as one JSON document (`falseok rules --format
 /// json`): `rules::REGISTRY` serialized as it is, keys sorted.
 pub(crate) fn rules_json() -> serde_json::Value {
-    serde_json::to_value(&REGISTRY).expect("the registry is plain data")
+    let mut v = serde_json::to_value(&REGISTRY).expect("the registry is plain data");
+    let config = crate::config::active();
+    if let Some(o) = v.as_object_mut().filter(|_| !config.is_empty()) {
+        let rules: Vec<_> = config
+            .rules
+            .iter()
+            .map(|r| {
+                json!({"id": r.id, "tool": r.tool_pattern, "category": r.category.as_str(), "label": r.label,
+                       "fix": r.fix, "origin": r.origin})
+            })
+            .collect();
+        let benign: Vec<_> = config
+            .benign
+            .iter()
+            .map(|b| json!({"id": b.id, "tool": b.tool_pattern, "reason": b.reason, "origin": b.origin}))
+            .collect();
+        let path = config.path.as_ref().map(|p| p.display().to_string());
+        o.insert(
+            "configuration".into(),
+            json!({"file": path, "custom_rules": rules, "benign_shapes": benign,
+                   "ignore": config.ignored()}),
+        );
+    }
+    v
+}
+
+/// `falseok rules test`: the examples of the configuration file's rules
+/// and benign shapes, each judged by the file's rules and shapes; exit 1
+/// (with a line per example that does not behave) when one does not.
+pub(crate) fn run_rules_test(out: &mut dyn Write) -> Result<super::ExitStatus> {
+    let config = crate::config::active();
+    let Some(path) = &config.path else {
+        return Err(Error::Usage("falseok rules test: no configuration file (docs/config.md) is in effect".into()));
+    };
+    let (n, wrong) = config.test_examples();
+    for w in &wrong {
+        writeln!(out, "{}", one_line(w))?;
+    }
+    let file = one_line(&path.display().to_string());
+    let of = format!("{} rules and {} benign shapes of {file}", config.rules.len(), config.benign.len());
+    if wrong.is_empty() {
+        writeln!(out, "{n} examples of {of} behave")?;
+        Ok(super::ExitStatus::Clean)
+    } else {
+        writeln!(out, "{} of {n} examples of {of} do not behave", wrong.len())?;
+        Ok(super::ExitStatus::Findings)
+    }
+}
+
+/// The configuration file's rules, benign shapes and ignores (`falseok rules`).
+fn write_config(out: &mut dyn Write) -> Result<()> {
+    let config = crate::config::active();
+    if config.is_empty() {
+        return Ok(());
+    }
+    let file = config.path.as_ref().map_or(String::new(), |p| one_line(&p.display().to_string()));
+    writeln!(out)?;
+    writeln!(out, "Custom rules (the configuration file {file}), tried before the built-in rules, first match wins:")?;
+    for r in &config.rules {
+        writeln!(out, "  {:<30} → {:<24} {} [tools: {}]", r.id, r.category.as_str(), r.label, r.tool_pattern)?;
+        writeln!(out, "  {:<30}   fix: {}", "", r.fix)?;
+        writeln!(out, "  {:<30}   at {}", "", one_line(&r.origin))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Custom benign shapes (not failures, whatever the rules or the flag say):")?;
+    for b in &config.benign {
+        writeln!(out, "  {:<30} {} [tools: {}]", b.id, b.reason, b.tool_pattern)?;
+        writeln!(out, "  {:<30} at {}", "", one_line(&b.origin))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Ignored (their verdicts are dropped): {}", config.ignored().join(", "))?;
+    Ok(())
 }
 
 /// `falseok rules`: every table of the registry (`rules::REGISTRY`).
@@ -88,7 +159,7 @@ pub(crate) fn run_rules(args: &RulesArgs, out: &mut dyn Write) -> Result<()> {
     }
     writeln!(out)?;
     writeln!(out, "Shell tools (their output is a program's): {}", r.shell_tools.join(", "))?;
-    Ok(())
+    write_config(out)
 }
 
 /// `falseok formats`: every supported format, its detection signature,

@@ -83,6 +83,22 @@ impl Terminal {
 /// applied here, and only here.
 pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<ExitStatus> {
     let done = |r: Result<()>| r.map(|()| ExitStatus::Clean);
+    if judges(&cli.command) {
+        let installed = config_choice(cli).and_then(crate::config::load).and_then(crate::config::install);
+        match installed {
+            Ok(()) => {}
+            // The hook fails open: the call goes on unguarded.
+            Err(e) if matches!(&cli.command, Command::Guard(_)) => {
+                let _ = writeln!(
+                    err,
+                    "falseok guard: {}; the call goes on unguarded",
+                    crate::sanitize::one_line(&e.to_string())
+                );
+                return Ok(ExitStatus::FailedOpen);
+            }
+            Err(e) => return Err(e),
+        }
+    }
     match &cli.command {
         Command::Scan(args) => scan::run_scan(args, term, out, err),
         Command::Check(args) => {
@@ -92,6 +108,7 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         Command::Sessions(args) => done(sessions::run_sessions(args, term, out, err)),
         Command::Examples(args) => done(fitted(term, true, out, |o| drill::run_examples(args, o))),
         Command::Show(args) => done(fitted(term, true, out, |o| drill::run_show(args, o))),
+        Command::Rules(args) if args.command.is_some() => listings::run_rules_test(out),
         Command::Rules(args) => {
             let text = args.format == crate::cli::RulesFormat::Table;
             done(fitted(term, text, out, |o| listings::run_rules(args, o)))
@@ -121,6 +138,31 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
             Ok(ExitStatus::Clean)
         }
     }
+}
+
+/// Does the command judge calls (and so read the configuration file)?
+fn judges(command: &Command) -> bool {
+    match command {
+        Command::Guard(g) => g.command.is_none(),
+        Command::Schemas(_) | Command::Formats | Command::Import(_) | Command::Merge(_) | Command::Completions(_) => {
+            false
+        }
+        _ => true,
+    }
+}
+
+/// `--isolated`, `--config FILE`, else the search from the current folder.
+fn config_choice(cli: &Cli) -> Result<crate::config::Choice<'_>> {
+    use crate::config::Choice;
+    if cli.isolated {
+        return Ok(Choice::Isolated);
+    }
+    if let Some(path) = &cli.config {
+        return Ok(Choice::File(path));
+    }
+    let here = std::env::current_dir()
+        .map_err(|e| crate::error::Error::Usage(format!("cannot read the current folder: {e}")))?;
+    Ok(Choice::Search(here))
 }
 
 /// Run `write` on `out`, its text wrapped to the terminal's width at word

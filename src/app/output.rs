@@ -105,7 +105,7 @@ pub(crate) struct Inputs {
 
 impl Inputs {
     /// The run's traces and other files it reads (`--tool-schemas`,
-    /// `--baseline`), which need not exist, and every default trace
+    /// `--baseline`, the configuration file), which need not exist, and every default trace
     /// location of every format that exists on this machine, read or not.
     pub(crate) fn new<'a>(traces: &[PathBuf], files: impl IntoIterator<Item = &'a PathBuf>) -> Inputs {
         let mut items = Vec::new();
@@ -121,6 +121,9 @@ impl Inputs {
         }
         for p in files {
             add(p, "a file given as input");
+        }
+        if let Some(p) = &crate::config::active().path {
+            add(p, "the configuration file");
         }
         for info in crate::source::formats().chain(crate::import::infos()) {
             for loc in info.locations {

@@ -121,7 +121,7 @@ fn row(origin: &Origin<'_>, s: &JudgedSession, c: &JudgedCall, fate: Option<&cra
         if let Some(id) = f.content_rule {
             rules.push(id.to_string());
         }
-        if f.reason != "unclassified" {
+        if f.reason != "unclassified" && f.content_rule != Some(f.reason) {
             rules.push(f.reason.to_string());
         }
     }

@@ -190,6 +190,8 @@ impl Judge {
         hide_secrets(&mut s, self.redaction);
         s.sequences = sequence::analyze(&s);
         s.findings = findings::of_session(&s, self.streak_threshold());
+        let config = crate::config::active();
+        s.findings.retain(|f| !config.ignores_id(f.rule.as_str()));
         s
     }
 }
@@ -390,11 +392,34 @@ fn judge_pair(
         exit_code: result.exit_code.or(envelope_exit),
         flagged,
     };
-    let content = rules::detect_result(&reading);
-    if !flagged && content.is_none() {
-        return Outcome::Success;
+    // The configuration's own shapes first (docs/config.md): a benign one
+    // is no failure; a custom rule decides the failure and its category.
+    let config = crate::config::active();
+    let custom = if config.is_empty() { None } else { config.judge(&call.tool, &call.input, &plain, &text) };
+    let (mut content_rule, category, reason, label) = match custom {
+        Some(crate::config::Verdict::Benign(_)) => return Outcome::Success,
+        Some(crate::config::Verdict::Fails(rule)) => (Some(rule.id), rule.category, rule.id, rule.label),
+        None => {
+            let content = rules::detect_result(&reading).filter(|c| !config.ignores_id(c.id));
+            if !flagged && content.is_none() {
+                return Outcome::Success;
+            }
+            let class = rules::classify_result(&reading, content);
+            (
+                content.map(|r| r.id),
+                class.map_or(Category::Other, |r| r.category),
+                class.map_or(JudgeReason::Unclassified.id(), |r| r.id),
+                class.map_or(JudgeReason::Unclassified.label(), |r| r.label),
+            )
+        }
+    };
+    // An ignored category drops falseok's own verdict; the source's flag stays.
+    if content_rule.is_some() && config.ignores_category(category) {
+        if !flagged {
+            return Outcome::Success;
+        }
+        content_rule = None;
     }
-    let class = rules::classify_result(&reading, content);
     let unwrapped = rules::unwrap_text(&text);
     // Secrets go first, from the whole text (a key block spans lines):
     // normalizing would break a token's shape (`xoxb-<n>-…`) and the cut a
@@ -408,10 +433,10 @@ fn judge_pair(
     let message = sanitize::truncate(&line, MESSAGE_CHARS);
     let mut failure = Failure {
         flagged,
-        content_rule: content.map(|r| r.id),
-        category: class.map_or(Category::Other, |r| r.category),
-        reason: class.map_or(JudgeReason::Unclassified.id(), |r| r.id),
-        label: class.map_or(JudgeReason::Unclassified.label(), |r| r.label),
+        content_rule,
+        category,
+        reason,
+        label,
         // From the whole line: truncating first would split one template in two.
         template: normalize::placeholders(&line),
         message,

@@ -295,6 +295,27 @@ fn wrapped(o: &Map<String, Value>) -> Vec<Cow<'_, Map<String, Value>>> {
     out
 }
 
+/// `o` and every reply it wraps, as the walker follows them (wrapper
+/// keys, MCP text contents, strings holding JSON), at most `MAX_DEPTH`
+/// levels down: what a custom rule's JSON pointer is tried on
+/// (`config`).
+pub fn layers(o: &Map<String, Value>) -> Vec<Map<String, Value>> {
+    let mut out = vec![o.clone()];
+    let mut start = 0;
+    for _ in 0..MAX_DEPTH {
+        let end = out.len();
+        for i in start..end {
+            let inner: Vec<Map<String, Value>> = wrapped(&out[i]).into_iter().map(Cow::into_owned).collect();
+            out.extend(inner);
+        }
+        if out.len() == end {
+            break;
+        }
+        start = end;
+    }
+    out
+}
+
 /// Does the envelope `o`, or a reply it wraps, say the call failed?
 pub fn failure(o: &Map<String, Value>) -> Option<EnvelopeFailure> {
     walk(o, 0)

@@ -20,6 +20,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "aggregate",
             "cli",
+            "config",
             "error",
             "export",
             "gate",
@@ -49,12 +50,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("input", &["error", "import", "model", "progress", "sanitize", "scratch", "source"]),
     // The index keeps what the spine judged (lib's walk), as the aggregator
     // counts it (each session alone, with its source's schemas).
-    ("index", &["aggregate", "error", "import", "judge", "lib", "report", "sanitize", "schema", "scratch"]),
+    ("index", &["aggregate", "config", "error", "import", "judge", "lib", "report", "sanitize", "schema", "scratch"]),
     ("import", &["error", "model", "sanitize", "source"]),
     ("source", &["error", "model", "sanitize"]),
-    ("judge", &["model", "pair", "redact", "rules", "sanitize", "schema"]),
+    ("judge", &["config", "model", "pair", "redact", "rules", "sanitize", "schema"]),
     ("aggregate", &["judge", "redact", "report", "rules", "schema"]),
     ("export", &["judge", "model", "redact"]),
+    ("config", &["error", "rules", "sanitize"]),
     ("report", &["rules"]),
     ("gate", &["error", "report", "rules"]),
     ("render", &["error", "gate", "report", "rules", "sanitize"]),

@@ -10,6 +10,8 @@ mod agents;
 mod bad_input;
 /// the gate: exit codes, thresholds, baselines, golden output of every format
 mod check;
+/// the configuration file: custom rules, benign shapes, ignores, its docs and schema
+mod config;
 /// the JSON output against schema/report-v8.schema.json
 mod contract;
 /// every command in README.md and docs/ runs as documented

@@ -1,0 +1,393 @@
+//! The configuration file (docs/config.md): found from the current folder
+//! upwards, named by `--config`, left out by `--isolated`; its custom
+//! rules and benign shapes judged by the same judge every command uses;
+//! `ignore`; a bad file refused whole.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::json;
+
+use crate::util::*;
+
+/// A payments tool that answers a declined card with HTTP 200 and
+/// `{"status": "declined"}`, a health probe that fails on purpose, and a
+/// tool whose error envelope the built-in rules read.
+fn project(dir: &Path) -> std::path::PathBuf {
+    peri_db(
+        dir,
+        "threads.db",
+        &[(
+            "t1",
+            vec![
+                ("pay_card", json!({"amount": 5}), r#"{"status": "declined"}"#, false, "c1"),
+                ("pay_card", json!({"amount": 6}), r#"{"status": "approved"}"#, false, "c2"),
+                ("pay_card", json!({"amount": 7}), r#"{"result": {"status": "declined"}}"#, false, "c3"),
+                (
+                    "health_probe",
+                    json!({"url": "/missing"}),
+                    r#"{"status": "error", "message": "no such page"}"#,
+                    false,
+                    "c4",
+                ),
+                ("lookup", json!({"q": "x"}), r#"{"status": "error", "message": "backend down"}"#, false, "c5"),
+            ],
+        )],
+    )
+}
+
+const PYPROJECT: &str = r#"[project]
+name = "shop"
+
+[[tool.falseok.rules]]
+id = "payment-declined"
+tool = "pay_*"
+category = "permission-denied"
+description = "The card was declined"
+fix = "Check the card before paying again."
+result = { pointer = "/status", equals = "declined" }
+"#;
+
+const BENIGN: &str = r#"
+[[tool.falseok.benign]]
+id = "deliberate-probe"
+tool = "health_probe"
+reason = "The probe asks for a missing page on purpose."
+result = { pointer = "/status", equals = "error" }
+args = { pointer = "/url", equals = "/missing" }
+"#;
+
+fn scan_in(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["scan", "threads.db", "--format", "json", "--no-index"];
+    args.extend_from_slice(extra);
+    run_in(dir, &args)
+}
+
+fn report(dir: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = scan_in(dir, extra);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn reason_row<'a>(v: &'a serde_json::Value, reason: &str) -> Option<&'a serde_json::Value> {
+    v["reasons"].as_array().unwrap().iter().find(|r| r["reason"] == reason)
+}
+
+#[test]
+fn a_custom_rule_in_pyproject_counts_declined_answers_as_hidden_errors_in_its_category() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT).unwrap();
+    let v = report(dir.path(), &[]);
+    // Both declined answers, the bare one and the one wrapped in `result`.
+    assert_eq!(counts(&v, "pay_card"), (3, 2, 0, 2));
+    let row = reason_row(&v, "payment-declined").expect("the custom rule names its findings");
+    assert_eq!((row["tool"].as_str(), row["category"].as_str()), (Some("pay_card"), Some("permission-denied")));
+    assert_eq!((row["hidden_errors"].as_u64(), row["label"].as_str()), (Some(2), Some("The card was declined")));
+    // Found from a folder below the project too, as ruff finds its own.
+    let below = dir.path().join("sessions/today");
+    std::fs::create_dir_all(&below).unwrap();
+    let out = run_in(&below, &["scan", "../../threads.db", "--format", "json", "--no-index"]);
+    assert_eq!(counts(&json_any(&out), "pay_card").3, 2);
+    // --isolated: the built-in rules only, which take `declined` for an answer.
+    assert_eq!(counts(&report(dir.path(), &["--isolated"]), "pay_card").3, 0);
+    // The export and the check judge as scan does.
+    let out = run_in(dir.path(), &["export", "threads.db", "--no-index"]);
+    let rows: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let declined: Vec<_> = rows.iter().filter(|r| r["tool"] == "pay_card" && r["hidden"] == true).collect();
+    assert_eq!(declined.len(), 2, "{}", stdout(&out));
+    // The custom rule is both the content rule and the reason: named once.
+    assert!(declined.iter().all(|r| r["rules"] == json!(["payment-declined"])), "{declined:?}");
+    let out = run_in(dir.path(), &["check", "threads.db", "--no-index", "--fail-on", "permission-denied"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}
+
+/// Output that is JSON whatever the exit status (0 or 1).
+fn json_any(out: &Output) -> serde_json::Value {
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn config_names_a_file_anywhere_and_rules_lists_its_rules_with_their_origin() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let elsewhere = tempfile::tempdir().unwrap();
+    let file = elsewhere.path().join("team.toml");
+    std::fs::write(&file, PYPROJECT.replace("[project]\nname = \"shop\"\n", "").replace("tool.falseok.", "")).unwrap();
+    let v = report(dir.path(), &["--config", file.to_str().unwrap()]);
+    assert_eq!(counts(&v, "pay_card").3, 2);
+    let out = run_in(dir.path(), &["rules", "--config", file.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert!(text.contains("payment-declined"), "{text}");
+    assert!(text.contains(&format!("at {}:2", file.display())), "{text}");
+    let out = run_in(dir.path(), &["rules", "--format", "json", "--config", file.to_str().unwrap()]);
+    let v = json(&out);
+    assert_eq!(v["configuration"]["custom_rules"][0]["origin"], format!("{}:2", file.display()));
+    // With no configuration, the listing is the registry alone.
+    let v = json(&run_in(dir.path(), &["rules", "--format", "json", "--isolated"]));
+    assert!(v.get("configuration").is_none());
+}
+
+#[test]
+fn a_custom_benign_shape_silences_a_deliberate_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT).unwrap();
+    assert_eq!(counts(&report(dir.path(), &[]), "health_probe").3, 1, "the built-in rules read the probe's error");
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{BENIGN}")).unwrap();
+    let v = report(dir.path(), &[]);
+    assert_eq!(counts(&v, "health_probe"), (1, 0, 0, 0));
+    // Only the probe: the same answer of another tool is still an error.
+    assert_eq!(counts(&v, "lookup").3, 1);
+}
+
+#[test]
+fn ignore_removes_a_built_in_rules_verdicts_by_id_or_by_category() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let v = report(dir.path(), &[]);
+    assert_eq!(counts(&v, "lookup").3, 1);
+    std::fs::write(dir.path().join("falseok.toml"), "ignore = [\"json-envelope-error\"]\n").unwrap();
+    let v = report(dir.path(), &[]);
+    assert_eq!((counts(&v, "lookup").3, counts(&v, "health_probe").3), (0, 0));
+    // The category the built-in rules give the lookup's failure.
+    let isolated = report(dir.path(), &["--isolated"]);
+    let row = isolated["reasons"].as_array().unwrap().iter().find(|r| r["tool"] == "lookup").unwrap();
+    let category = row["category"].clone();
+    std::fs::write(dir.path().join("falseok.toml"), format!("ignore = [{category}]\n")).unwrap();
+    assert_eq!(counts(&report(dir.path(), &[]), "lookup").3, 0, "ignoring {category}");
+}
+
+/// falseok in `dir` with its index under `cache`, the index's log on.
+fn indexed(dir: &Path, cache: &Path) -> Output {
+    Command::new(BIN)
+        .args(["scan", "threads.db", "--format", "json"])
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", cache)
+        .env("FALSEOK_INDEX_LOG", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_changed_configuration_never_reads_the_index_of_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let db = project(dir.path());
+    // Dated back, so that an unchanged file is served from the index.
+    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
+    std::fs::File::options().append(true).open(&db).unwrap().set_modified(then).unwrap();
+    let first = indexed(dir.path(), cache.path());
+    assert_eq!(counts(&json_any(&first), "pay_card").3, 0);
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT).unwrap();
+    let second = indexed(dir.path(), cache.path());
+    assert_eq!(counts(&json_any(&second), "pay_card").3, 2, "{}", stderr(&second));
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT.replace("\"declined\"", "\"approved\"")).unwrap();
+    let third = indexed(dir.path(), cache.path());
+    assert_eq!(counts(&json_any(&third), "pay_card").3, 1, "{}", stderr(&third));
+    // The same configuration again is served from the index.
+    let again = indexed(dir.path(), cache.path());
+    assert_eq!(counts(&json_any(&again), "pay_card").3, 1);
+    assert!(stderr(&again).contains("index: kept"), "{}", stderr(&again));
+    assert!(!stderr(&third).contains("index: kept"), "{}", stderr(&third));
+}
+
+#[test]
+fn a_bad_file_is_refused_with_its_file_line_and_key_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let bad = PYPROJECT.replace("category = \"permission-denied\"", "category = \"declined\"");
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{bad}{BENIGN}")).unwrap();
+    let out = scan_in(dir.path(), &["--summary", "summary.md"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("pyproject.toml: line 7, key `rules.category`: not a category"), "{err}");
+    assert!(out.stdout.is_empty() && !dir.path().join("summary.md").exists());
+    let out = run_in(dir.path(), &["export", "threads.db", "--no-index", "--out", "calls.ndjson"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!dir.path().join("calls.ndjson").exists());
+    // The configuration file is an input: no output replaces it.
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT).unwrap();
+    let out = run_in(dir.path(), &["export", "threads.db", "--no-index", "--out", "pyproject.toml", "--force"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("the configuration file"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(dir.path().join("pyproject.toml")).unwrap(), PYPROJECT);
+    // An unknown key, named with its line.
+    std::fs::write(dir.path().join("falseok.toml"), "ignore = []\nselct = [\"x\"]\n").unwrap();
+    let err = stderr(&scan_in(dir.path(), &[]));
+    assert!(
+        err.starts_with(&format!(
+            "falseok: error: {}: line 2, key `selct`: unknown field",
+            dir.path().join("falseok.toml").display()
+        )),
+        "{err}"
+    );
+    // --isolated reads none of it.
+    assert_eq!(scan_in(dir.path(), &["--isolated"]).status.code(), Some(0));
+    // --config names a file that must exist.
+    let out = scan_in(dir.path(), &["--config", "nope.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nope.toml: cannot read the configuration"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_guard_judges_with_the_configuration_and_fails_open_on_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT).unwrap();
+    let payload = json!({"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "pay_card",
+        "tool_input": {"amount": 5}, "tool_response": {"status": "declined"}, "tool_use_id": "c1"});
+    let guard = |extra: &[&str]| {
+        use std::io::Write;
+        let state = dir.path().join("state");
+        let mut args = vec!["guard", "--agent", "claude-code", "--state-dir", state.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let mut child = Command::new(BIN)
+            .args(&args)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = guard(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("permission-denied"), "{}", stdout(&out));
+    let out = guard(&["--isolated"]);
+    assert!(!stdout(&out).contains("permission-denied"), "{}", stdout(&out));
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT.replace("pay_*", "re:(")).unwrap();
+    let out = guard(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("key `rules.tool`"), "{}", stderr(&out));
+}
+
+/// The TOML examples of docs/config.md, each with the name of the file it
+/// is written as.
+fn doc_examples() -> Vec<(&'static str, String)> {
+    let doc = std::fs::read_to_string(root().join("docs/config.md")).unwrap();
+    let mut out = Vec::new();
+    let mut block: Option<String> = None;
+    for line in doc.lines() {
+        match (&mut block, line) {
+            (None, "```toml") => block = Some(String::new()),
+            (Some(b), "```") => {
+                let name = if b.contains("[tool.falseok") { "pyproject.toml" } else { "falseok.toml" };
+                out.push((name, std::mem::take(b)));
+                block = None;
+            }
+            (Some(b), l) => {
+                b.push_str(l);
+                b.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn every_example_of_the_docs_loads_and_fits_the_schema_and_every_key_is_documented() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("schema/config-v1.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let examples = doc_examples();
+    assert!(examples.len() >= 5, "{examples:?}");
+    for (name, text) in &examples {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
+        let v = json(&run_in(dir.path(), &["rules", "--format", "json"]));
+        assert!(v["configuration"].is_object(), "{name}:\n{text}");
+        let mut as_json: serde_json::Value = toml::from_str(text).unwrap();
+        if *name == "pyproject.toml" {
+            as_json = as_json["tool"]["falseok"].take();
+        }
+        let errors: Vec<String> = validator.iter_errors(&as_json).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}\n{text}");
+    }
+    // Every key of the schema is in the docs, in backquotes.
+    let doc = std::fs::read_to_string(root().join("docs/config.md")).unwrap();
+    let mut keys: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
+    for table in ["rules", "benign"] {
+        keys.extend(schema["properties"][table]["items"]["properties"].as_object().unwrap().keys().map(String::as_str));
+    }
+    keys.extend(schema["$defs"]["predicate"]["properties"].as_object().unwrap().keys().map(String::as_str));
+    for key in keys {
+        assert!(doc.contains(&format!("`{key}`")), "docs/config.md does not name `{key}`");
+    }
+    // The schema's categories are falseok's.
+    let rules = json(&run_in(root(), &["rules", "--format", "json", "--isolated"]));
+    let slugs: Vec<&serde_json::Value> = rules["categories"].as_array().unwrap().iter().map(|c| &c["slug"]).collect();
+    let enumerated: Vec<&serde_json::Value> =
+        schema["properties"]["rules"]["items"]["properties"]["category"]["enum"].as_array().unwrap().iter().collect();
+    assert_eq!(slugs, enumerated);
+}
+
+#[test]
+fn the_schema_refuses_what_falseok_refuses() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("schema/config-v1.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let rule = |result: serde_json::Value| json!({"rules": [{"id": "x", "tool": "t", "category": "other", "fix": "f", "result": result}]});
+    assert!(validator.is_valid(&rule(json!({"pointer": "/a", "equals": 1}))));
+    assert!(validator.is_valid(&rule(json!({"text": "a"}))));
+    for bad in [
+        json!({"pointer": "/a", "equals": 1, "exists": true}),
+        json!({"pointer": "/a"}),
+        json!({"text": "a", "pointer": "/a", "equals": 1}),
+        json!({"text": "a", "equals": 1}),
+        json!({}),
+        json!({"pointer": "a", "equals": 1}),
+    ] {
+        assert!(!validator.is_valid(&rule(bad.clone())), "{bad}");
+    }
+    assert!(!validator.is_valid(&json!({"selct": []})));
+}
+
+#[test]
+fn rules_test_fails_on_an_example_that_does_not_behave_naming_the_rule_and_the_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = "fails = [{ tool = \"pay_card\", result = '{\"status\": \"declined\"}' }]\n\
+                    passes = [{ tool = \"pay_card\", result = '{\"status\": \"approved\"}' }]\n";
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{examples}{BENIGN}")).unwrap();
+    let out = run_in(dir.path(), &["rules", "test"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).starts_with("2 examples of 1 rules and 1 benign shapes of "), "{}", stdout(&out));
+    // An example the rule does not behave on.
+    let broken = examples.replace("approved", "declined");
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{broken}")).unwrap();
+    let out = run_in(dir.path(), &["rules", "test"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.ends_with("pyproject.toml:12: rule `payment-declined`: passes[0] (pay_card) was judged a failure by the rule `payment-declined`"),
+        "{text}"
+    );
+    assert!(text.contains("1 of 2 examples"), "{text}");
+    // A benign shape's example that it does not silence.
+    let shape = BENIGN.to_string() + "passes = [{ args = { url = \"/home\" }, result = '{\"status\": \"error\"}' }]\n";
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{shape}")).unwrap();
+    let out = run_in(dir.path(), &["rules", "test"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out)
+            .contains("benign shape `deliberate-probe`: passes[0] (health_probe) was matched by no rule or shape"),
+        "{}",
+        stdout(&out)
+    );
+    // An example of a pattern must name its tool; no file, no test.
+    let nameless = "fails = ['{\"status\": \"declined\"}']\n";
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{nameless}")).unwrap();
+    let out = run_in(dir.path(), &["rules", "test"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("line 11, key `rules.fails`: an example of the pattern `pay_*` names its `tool`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(run_in(dir.path(), &["rules", "test", "--isolated"]).status.code(), Some(2));
+}
