@@ -181,9 +181,11 @@ impl Aggregator {
         }
     }
 
-    /// Record warnings about the current source.
+    /// Record warnings about the current source (redacted: they name its
+    /// path, which may hold a token, and reports carry them).
     pub(crate) fn warn(&mut self, warnings: Vec<String>) {
-        self.warnings.extend(warnings);
+        let redaction = self.options.redaction;
+        self.warnings.extend(warnings.into_iter().map(|w| redaction.apply(&w).into_owned()));
     }
 
     /// Start a new source; following sessions belong to it. `schemas` are

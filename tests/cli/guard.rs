@@ -1149,3 +1149,42 @@ fn a_shared_state_dir_is_left_as_it_was() {
     let own: Vec<_> = std::fs::read_dir(&shared).unwrap().map(|e| e.unwrap().path()).collect();
     assert!(!own.is_empty() && own.iter().all(|p| mode(p) == 0o700), "{own:?}");
 }
+
+/// Issue 55, D13: a session id, tool name and call id holding secrets
+/// (and a result quoting one) are kept in the guard's log redacted, as
+/// reports show them; `guard log --session` finds the session by its id
+/// as written or as shown.
+#[test]
+fn the_log_keeps_no_secret_of_a_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cores = ["Rel5GuardSess01", "Rel5GuardTool02", "Rel5GuardCall03", "Rel5GuardMsg04"];
+    let session = "cc-PGPASSWORD=Rel5GuardSess01";
+    let payload = json!({"session_id": session, "transcript_path": "/home/u/.claude/projects/p/x.jsonl",
+        "cwd": "/home/u/p", "hook_event_name": "PostToolUse", "tool_name": "mcp__db.clientSecret=Rel5GuardTool02",
+        "tool_input": {"sql": "select 1"}, "tool_use_id": "toolu_Authorization: Token Rel5GuardCall03",
+        "tool_response": [{"type": "text", "text": "{\"status\":\"error\",\"message\":\"login refused for sessionToken=Rel5GuardMsg04\"}"}]});
+    for _ in 0..2 {
+        let (code, _, err) = guard(d, &["--mode", "advise"], &payload.to_string());
+        assert_eq!(code, 0, "{err}");
+    }
+    let state = d.join("state");
+    let state = state.to_str().unwrap();
+    let text = stdout(&run_in(d, &["guard", "log", "--state-dir", state]));
+    let lines = stdout(&run_in(d, &["guard", "log", "--json", "--state-dir", state]));
+    for out in [&text, &lines] {
+        for core in cores {
+            assert!(!out.contains(core), "the log shows {core}:\n{out}");
+        }
+    }
+    let kept: Vec<Value> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(kept.len(), 2, "{lines}");
+    assert_eq!(kept[0]["verdict"], "hidden", "{lines}");
+    assert_eq!(kept[0]["session"], "cc-PGPASSWORD=[REDACTED]");
+    assert_eq!(kept[0]["tool"], "mcp__db.clientSecret=[REDACTED]");
+    assert_eq!(kept[0]["call_id"], "toolu_Authorization: Token [REDACTED]");
+    assert!(text.contains("mcp__db.clientSecret=[REDACTED]"), "{text}");
+    for wanted in [session, "cc-PGPASSWORD=[REDACTED]", "cc-PG"] {
+        assert_eq!(log(d, wanted).len(), 2, "--session {wanted}");
+    }
+}

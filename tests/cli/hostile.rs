@@ -102,8 +102,9 @@ fn read_only_directory_with_wal_and_shm_is_read_fully() {
     drop(writer);
 }
 
-#[test]
-fn read_only_directory_without_shm_falls_back_to_immutable_with_a_warning() {
+/// What a crash leaves behind, in a read-only folder: the database `name`
+/// and its -wal, no -shm; scanned by an unprivileged user, with `args`.
+fn crashed_in_read_only_folder(name: &str, args: &[&str], check: impl Fn(&std::process::Output)) {
     let outer = tempfile::tempdir().unwrap();
     let live = outer.path().join("live");
     let dir = outer.path().join("ro");
@@ -113,19 +114,39 @@ fn read_only_directory_without_shm_falls_back_to_immutable_with_a_warning() {
     let writer = rusqlite::Connection::open(&db).unwrap();
     writer.execute_batch("PRAGMA wal_autocheckpoint=0;").unwrap();
     writer.execute_batch(EXTRA_CALL).unwrap();
-    // What a crash leaves behind: the database and its -wal, no -shm.
-    std::fs::copy(&db, dir.join("threads.db")).unwrap();
-    std::fs::copy(live.join("threads.db-wal"), dir.join("threads.db-wal")).unwrap();
+    std::fs::copy(&db, dir.join(name)).unwrap();
+    std::fs::copy(live.join("threads.db-wal"), dir.join(format!("{name}-wal"))).unwrap();
     drop(writer);
     make_read_only(&dir);
     let before = snapshot(&dir);
-    let out = run_unprivileged(&dir, &["scan", "threads.db", "--format", "json"]);
-    let v = json(&out);
-    assert_eq!(v["totals"]["calls"], 13, "immutable: the call only in the WAL is missed");
-    let err = stderr(&out);
-    assert!(err.contains("opened immutable") && err.contains("may be missed"), "{err}");
+    check(&run_unprivileged(&dir, &[&["scan", name][..], args].concat()));
     assert!(snapshot(&dir) == before, "nothing created, nothing changed");
     make_writable(&dir);
+}
+
+#[test]
+fn read_only_directory_without_shm_falls_back_to_immutable_with_a_warning() {
+    crashed_in_read_only_folder("threads.db", &["--format", "json"], |out| {
+        let v = json(out);
+        assert_eq!(v["totals"]["calls"], 13, "immutable: the call only in the WAL is missed");
+        let err = stderr(out);
+        assert!(err.contains("opened immutable") && err.contains("may be missed"), "{err}");
+    });
+}
+
+/// Issue 55: the warning names the file as reports show it, redacted, and
+/// as written under --no-redact.
+#[test]
+fn a_warning_names_a_file_named_after_a_secret_redacted() {
+    let name = "threads-PGPASSWORD=Tl55WarnPw.db";
+    crashed_in_read_only_folder(name, &["--format", "json"], |out| {
+        let text = format!("{}{}", stdout(out), stderr(out));
+        assert!(!text.contains("Tl55WarnPw"), "{text}");
+        assert!(stderr(out).contains("threads-PGPASSWORD=[REDACTED] opened immutable"), "{}", stderr(out));
+    });
+    crashed_in_read_only_folder(name, &["--format", "json", "--no-redact"], |out| {
+        assert!(stderr(out).contains("Tl55WarnPw.db: opened immutable"), "{}", stderr(out));
+    });
 }
 
 #[test]

@@ -145,6 +145,36 @@ const SHAPES: &[(&str, &str, &str)] = &[
     ("xai", "xai-Tl22XaiQwErTyUiOpAsDfGhJkLzXcVbNm0123", "Tl22Xai"),
     ("stripe-webhook", "whsec_Tl22WebhookQwErTyUiOpAsDf", "Tl22Webhook"),
     ("vault", "hvs.Tl22VaultQwErTyUiOpAsDfGhJkLz", "Tl22Vault"),
+    // Issue 55, D5: names glued, camelCase and kebab, by what they mean.
+    ("glued-name", "PGPASSWORD=Tl55PgGlued0 psql -h db", "Tl55PgGlued"),
+    ("camel-name", "clientSecret=Tl55ClientSecretCamel", "Tl55ClientSecret"),
+    ("json-camel", r#"{"accessToken": "Tl55AccessTokJson", "expiresIn": 3600}"#, "Tl55AccessTok"),
+    ("npmrc", "//registry.npmjs.org/:_authToken=Tl55NpmrcAuth-0123", "Tl55NpmrcAuth"),
+    (
+        "azure-service-bus",
+        "Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=Tl55SbShared0123=",
+        "Tl55SbShared",
+    ),
+    ("glued-secret-key", "SECRETKEY=Tl55SecretKeyGlued", "Tl55SecretKeyGlued"),
+    ("kebab-header", "x-api-key: Tl55KebabApiKey0123", "Tl55KebabApi"),
+    ("aws-json-camel", r#"{"SecretAccessKey": "Tl55AwsCamelKey", "SessionToken": "Tl55AwsSessTok"}"#, "Tl55Aws"),
+    // D12: headers of any scheme, cookies, commands, provider shapes.
+    ("cookie", "Cookie: sessionid=Tl55CookieSess0123; csrftoken=Tl55CookieCsrf", "Tl55Cookie"),
+    ("set-cookie", "Set-Cookie: __Host-sid=Tl55SetCookie0123; Path=/; HttpOnly", "Tl55SetCookie"),
+    ("auth-token-scheme", "Authorization: Token Tl55AuthTokenScheme", "Tl55AuthTokenScheme"),
+    ("auth-apikey-scheme", "authorization: ApiKey Tl55AuthApiKeyScheme", "Tl55AuthApiKey"),
+    ("azure-sas", "https://a.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig=Tl55SasSig0123%3D", "Tl55SasSig"),
+    ("mysql-p", "mysql -uroot -pTl55MysqlPw0123 app", "Tl55MysqlPw"),
+    ("sshpass", "sshpass -p Tl55SshpassPw ssh root@h", "Tl55SshpassPw"),
+    ("telegram", "/bot123456789:AAHTl55TelegramBot0123456789abcdefg/getMe", "Tl55TelegramBot"),
+    ("mailgun", "key-tl55mailgun0123456789abcdefghijk", "tl55mailgun"),
+    ("gitlab-routable", "glpat-Tl55GitlabRoutableAbCd.01.0a1b2c3d4", "Tl55GitlabRoutable"),
+    ("stripe-json", r#"{"stripe_key": "rk_live_Tl55StripeRkJson0123"}"#, "Tl55StripeRk"),
+    // D12, D13: one encoding down.
+    ("base64-key", "echo c2stcHJvai1UbDU1QjY0S2V5QWJDZEVmR2hJamts | base64 -d", "c2stcHJvai1UbDU1QjY0S2V5"),
+    ("url-encoded", "https://login.example/cb?next=%2Fapp%3Fclient_secret%3DTl55UrlEncSecret%26x%3D1", "Tl55UrlEnc"),
+    ("json-escaped", r#"{\"db_password\": \"Tl55JsonTwice0123\"}"#, "Tl55JsonTwice"),
+    ("split-line", "api_key=\nTl55SplitLineKey0123", "Tl55SplitLine"),
 ];
 
 fn shape_leaks(data: &[u8]) -> Vec<&'static str> {
@@ -214,11 +244,12 @@ fn channel_sessions() -> Vec<(String, Vec<OwnedCall>)> {
     sessions
 }
 
-/// Issue 22, F7–F11: every secret shape, through every channel (result
-/// text, its later lines, the 160-character cut, arguments, tool names,
-/// call ids, session ids, file names, streaks), reaches no output of any
-/// command: scan in every format, check, examples, show, export, merge,
-/// `--summary` and baselines. `--no-redact` shows them, so it can fail.
+/// Issue 22, F7–F11, and issue 55, D5, D12, D13: every secret shape,
+/// through every channel (result text, its later lines, the
+/// 160-character cut, arguments, tool names, call ids, session ids, file
+/// names, streaks), reaches no output of any command: scan in every
+/// format, check, examples, show, export, merge, `--summary`, baselines,
+/// sessions, metrics and watch. `--no-redact` shows them, so it can fail.
 #[test]
 fn every_secret_shape_through_every_channel_and_command() {
     let dir = tempfile::tempdir().unwrap();
@@ -255,6 +286,13 @@ fn every_secret_shape_through_every_channel_and_command() {
     runs.push(with(&["check"], &["--write-baseline", "b.json"]));
     runs.push(with(&["export"], &[]));
     runs.push(with(&["export"], &["--out", "x.ndjson"]));
+    for format in ["table", "json", "csv"] {
+        runs.push(with(&["sessions"], &["--format", format, "--limit", "0", "--color", "never"]));
+    }
+    runs.push(with(&["metrics"], &[]));
+    for format in ["text", "ndjson"] {
+        runs.push(with(&["watch"], &["--from-start", "--timeout", "0", "--format", format]));
+    }
     let report =
         run_in(dir.path(), &with(&["scan"], &["--format", "json"]).iter().map(String::as_str).collect::<Vec<_>>());
     let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
@@ -305,4 +343,150 @@ fn every_secret_shape_through_every_channel_and_command() {
     assert_eq!(shape_leaks(&open.stdout).len(), SHAPES.len(), "{}", stdout(&open));
     let kept = run_in(dir.path(), &["merge", "open.json", "--format", "json", "--no-redact"]);
     assert_eq!(shape_leaks(&kept.stdout).len(), SHAPES.len());
+}
+
+/// The words generated secret names are made of: some before, then a
+/// secret word or pair.
+const NAME_WORDS: &[&str] = &["db", "prod", "my", "github", "aws", "client", "service", "x", "pg", "user"];
+const SECRET_WORDS: &[&[&str]] = &[
+    &["password"],
+    &["passwd"],
+    &["secret"],
+    &["token"],
+    &["api", "key"],
+    &["access", "token"],
+    &["access", "key"],
+    &["private", "key"],
+    &["client", "secret"],
+    &["auth", "token"],
+    &["refresh", "token"],
+    &["session", "token"],
+    &["shared", "access", "key"],
+    &["credentials"],
+];
+
+/// `words` in case style `style`: snake, SCREAMING, kebab, Train-Case,
+/// dotted, camelCase, PascalCase, glued, GLUED.
+fn name_in_style(words: &[&str], style: usize) -> String {
+    let cap = |w: &&str| w[..1].to_ascii_uppercase() + &w[1..];
+    let sep = ["_", "_", "-", "-", ".", "", "", "", ""][style % 9];
+    let mut out: Vec<String> = match style % 9 {
+        3 | 6 => words.iter().map(cap).collect(),
+        5 => words.iter().enumerate().map(|(i, w)| if i == 0 { w.to_string() } else { cap(w) }).collect(),
+        _ => words.iter().map(|w| w.to_string()).collect(),
+    };
+    if matches!(style % 9, 1 | 8) {
+        out = out.iter().map(|w| w.to_ascii_uppercase()).collect();
+    }
+    out.join(sep)
+}
+
+/// A value given to `name`, in one of the ways traces write it.
+fn assignment(name: &str, value: &str, how: usize) -> String {
+    match how % 9 {
+        0 => format!("{name}={value}"),
+        1 => format!("{name}: {value}"),
+        2 => format!(r#"{{"{name}": "{value}"}}"#),
+        3 => format!(r#"{{\"{name}\":\"{value}\"}}"#),
+        4 => format!("{name}='{value} with words'"),
+        5 => format!("GET /cb?page=2&{name}={value}&x=1"),
+        6 => format!("<{name}>{value}</{name}>"),
+        7 => format!("--{name} {value}"),
+        _ => format!("export {name}={value}; run"),
+    }
+}
+
+/// Issue 55: the property. Secrets given to names generated in every
+/// case style, in every way traces write them, through every channel (a
+/// hidden error's text, arguments, tool names, call ids, session ids),
+/// reach no output of any command; `--no-redact` shows every one, so the
+/// check can fail.
+#[test]
+fn generated_secret_names_reach_no_output() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let name =
+        (prop::collection::vec(prop::sample::select(NAME_WORDS), 0..3), prop::sample::select(SECRET_WORDS), 0..9usize)
+            .prop_map(|(before, secret, style)| {
+                let words: Vec<&str> = before.iter().chain(secret.iter()).copied().collect();
+                name_in_style(&words, style)
+            });
+    let secret = (name, "[A-Za-z0-9]{8,24}".prop_map(|v| format!("Zq7{v}")), 0..9usize, 0..5usize);
+    let config = Config { cases: 4, failure_persistence: None, max_shrink_iters: 64, ..Config::default() };
+    let mut runner = TestRunner::new(config);
+    let result = runner.run(&prop::collection::vec(secret, 20..30), |batch| {
+        let dir = tempfile::tempdir().unwrap();
+        let texts: Vec<(String, &str, usize)> =
+            batch.iter().map(|(n, v, how, channel)| (assignment(n, v, *how), v.as_str(), *channel)).collect();
+        let mut main: Vec<OwnedCall> = Vec::new();
+        let mut sessions: Vec<(String, Vec<OwnedCall>)> = Vec::new();
+        for (k, (text, _, channel)) in texts.iter().enumerate() {
+            let failed = "Error: deploy failed".to_string();
+            let (tool, id) = (format!("tool_{k}"), format!("c{k}"));
+            match channel {
+                0 => main.push((tool, serde_json::json!({}), format!("Error: deploy failed: {text}"), false, id)),
+                1 => main.push((tool, serde_json::json!({"command": format!("deploy {text}")}), failed, false, id)),
+                2 => main.push((format!("mcp__{text}"), serde_json::json!({}), failed, false, id)),
+                3 => main.push((tool, serde_json::json!({}), failed, false, format!("toolu_{text}"))),
+                _ => sessions.push((format!("s{k}-{text}"), vec![(tool, serde_json::json!({}), failed, false, id)])),
+            }
+        }
+        sessions.push(("gen".to_string(), main));
+        let borrowed: Vec<(&str, Vec<FxCall>)> = sessions
+            .iter()
+            .map(|(id, calls)| {
+                (
+                    id.as_str(),
+                    calls.iter().map(|(t, i, x, f, c)| (t.as_str(), i.clone(), x.as_str(), *f, c.as_str())).collect(),
+                )
+            })
+            .collect();
+        peri_db(dir.path(), "gen.db", &borrowed);
+        let open = run_in(dir.path(), &["scan", "gen.db", "--format", "json", "--no-redact"]);
+        std::fs::write(dir.path().join("open.json"), &open.stdout).unwrap();
+        let mut runs: Vec<Vec<&str>> = Vec::new();
+        for format in ["table", "json", "markdown", "csv", "github", "junit", "html"] {
+            runs.push(vec!["scan", "gen.db", "--format", format, "--color", "never"]);
+        }
+        runs.extend([
+            vec!["check", "gen.db", "--summary", "s.md"],
+            vec!["examples", "gen.db", "--limit", "1000"],
+            vec!["show", "gen", "gen.db"],
+            vec!["export", "gen.db"],
+            vec!["sessions", "gen.db", "--format", "json", "--limit", "0"],
+            vec!["metrics", "gen.db"],
+            vec!["watch", "gen.db", "--from-start", "--timeout", "0", "--format", "ndjson"],
+            vec!["merge", "open.json", "--format", "json"],
+        ]);
+        let mut shown = Vec::new();
+        for args in &runs {
+            let out = run_in(dir.path(), args);
+            prop_assert!(matches!(out.status.code(), Some(0 | 1)), "{:?}: {}", args, stderr(&out));
+            shown.push((args.clone(), format!("{}{}", stdout(&out), stderr(&out))));
+        }
+        shown.push((vec!["s.md"], std::fs::read_to_string(dir.path().join("s.md")).unwrap()));
+        // Not even the start of one, where an id is shown cut.
+        for (args, text) in &shown {
+            for (given, value, channel) in &texts {
+                let start = &value[..10];
+                prop_assert!(!text.contains(start), "{:?} shows {:?} (channel {}):\n{}", args, given, channel, text);
+            }
+        }
+        // The values are there to leak.
+        let mut open_text = String::new();
+        for args in [
+            vec!["examples", "gen.db", "--limit", "1000", "--no-redact"],
+            vec!["sessions", "gen.db", "--format", "json", "--limit", "0", "--no-redact"],
+            vec!["export", "gen.db", "--no-redact"],
+        ] {
+            open_text.push_str(&stdout(&run_in(dir.path(), &args)));
+        }
+        for (given, value, _) in &texts {
+            prop_assert!(open_text.contains(value), "--no-redact hides {:?}", given);
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
 }

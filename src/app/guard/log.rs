@@ -38,7 +38,10 @@ pub(super) fn run(args: &GuardLogArgs, out: &mut dyn Write) -> Result<()> {
     let dir = super::state::dir(args.state_dir.as_deref()).map_err(Error::Usage)?;
     let mut verdicts = super::state::verdicts(&dir);
     if let Some(prefix) = &args.session {
-        verdicts.retain(|v| v.session.starts_with(prefix.as_str()));
+        // The log keeps ids redacted: one holding a secret is found by the
+        // id as written too.
+        let hidden = crate::redact::Redaction::On.apply(prefix);
+        verdicts.retain(|v| v.session.starts_with(prefix.as_str()) || v.session.starts_with(hidden.as_ref()));
     }
     // By time, then as kept: a session's verdicts stay in their order.
     verdicts.sort_by(|a, b| a.time.cmp(&b.time));

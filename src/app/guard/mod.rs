@@ -106,15 +106,18 @@ fn answer(args: &GuardRunArgs, stdin: &mut dyn Read) -> std::result::Result<Opti
     Ok(reply)
 }
 
-/// A verdict about `hook`'s call.
+/// A verdict about `hook`'s call, for the log `guard log` prints: the
+/// session id, tool name and call id redacted as a scan's reports show
+/// them (the template is redacted already, by the judge).
 fn verdict(hook: &Hook, verdict: &str, failure: Option<(&str, &str)>, streak: usize, action: &str) -> Verdict {
+    let shown = |t: &str| Redaction::On.apply(t).into_owned();
     Verdict {
         time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-        session: hook.session.clone(),
+        session: shown(&hook.session),
         agent: payload::agent_name(hook.agent).to_string(),
         event: if hook.moment == Moment::Before { "before" } else { "after" }.to_string(),
-        tool: hook.tool.clone(),
-        call_id: hook.call_id.clone(),
+        tool: shown(&hook.tool),
+        call_id: shown(&hook.call_id),
         verdict: verdict.to_string(),
         category: failure.map(|(c, _)| c.to_string()),
         template: failure.map(|(_, t)| crate::sanitize::truncate(t, state::MAX_TEXT)),
