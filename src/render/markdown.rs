@@ -138,7 +138,7 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
         t.sessions
     )?;
     writeln!(out)?;
-    writeln!(out, "**{}**", text(&super::verdict_line(report).0))?;
+    writeln!(out, "**{}**", text(&super::verdict_line(report, outcome.map(|(v, _)| v)).0))?;
     if let Some((o, g)) = outcome {
         writeln!(out)?;
         writeln!(out, "{}", text(&o.sentence(report, g)))?;
