@@ -398,7 +398,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
             if cost.len() > SECTION_ROWS { format!(" (top {SECTION_ROWS} of {})", cost.len()) } else { String::new() };
         writeln!(
             out,
-            "Cost: calls and time from each failure to the tool's next success, or to the session's end (estimates){shown}"
+            "Cost: calls and time from each failure to the tool's next success; when none came, to the next success of any tool, or the session's end (estimates){shown}"
         )?;
         write_table(out, &mut t, style, &[6, 5, 3])?;
     }

@@ -85,17 +85,21 @@ fn the_cost_of_failures_by_hand() {
         .collect();
     // Bash failed at 0 s and 10 s and succeeded at 25 s: 2 + 1 retries,
     // 25 + 15 s. Edit failed at 60 s and never again: 0 retries, and the
-    // time runs to the session's last time (the last result, at 100 s): 40 s.
-    assert_eq!(cost, vec![("Bash", "not-found", 2, 3, 2, 40_000), ("Edit", "edit-match-not-found", 1, 0, 1, 40_000)]);
-    // The session: overlaps counted once (0-25 s and 10-25 s, then 60-100 s).
+    // time runs to the next successful call of any tool (Read at 90 s), not
+    // to the session's last time (100 s): 30 s.
+    assert_eq!(cost, vec![("Bash", "not-found", 2, 3, 2, 40_000), ("Edit", "edit-match-not-found", 1, 0, 1, 30_000)]);
+    // The session: overlaps counted once (0-25 s and 10-25 s, then 60-90 s).
     let s = json(&run_in(dir.path(), &["sessions", "timed.db", "--format", "json"]));
     let row = &s["sessions"][0];
-    assert_eq!(row["lost_ms"], 65_000);
+    assert_eq!(row["lost_ms"], 55_000);
     assert_eq!(row["retries"], 3);
     assert_eq!(row["duration_ms"], 100_000);
     assert_eq!(row["abandoned"], 1);
     let table = stdout(&run_in(dir.path(), &["scan", "timed.db"]));
-    assert!(table.contains("Cost: calls and time from each failure"), "{table}");
+    assert!(
+        table.contains("Cost: calls and time from each failure to the tool's next success; when none came, to the next success of any tool, or the session's end"),
+        "{table}"
+    );
     assert!(table.contains("40.0 s"), "{table}");
 }
 
