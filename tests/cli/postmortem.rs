@@ -198,3 +198,22 @@ fn sessions_fit_an_80_column_terminal() {
     assert!(text.contains("left out at 80 columns"), "{text}");
     assert!(text.contains("guard-blind streak"), "the reasons are there:\n{text}");
 }
+
+/// Issue 50 (item 8): over every small sample, `sessions` ranks by what the
+/// tool is about: guard-blind streaks, then hidden errors, before any score,
+/// so a one-call sub-agent whose call failed does not top the list.
+#[test]
+fn sessions_rank_hidden_errors_before_scores() {
+    let mut args = vec!["sessions"];
+    args.extend(SAMPLES.iter().filter(|s| !s.contains("peri-post")));
+    args.extend(["--format", "json"]);
+    let v = json(&run_in(root(), &args));
+    let rows = v["sessions"].as_array().unwrap();
+    let key = |r: &Value| (r["guard_blind_streaks"].as_u64().unwrap(), r["hidden_errors"].as_u64().unwrap());
+    for pair in rows.windows(2) {
+        assert!(key(&pair[0]) >= key(&pair[1]), "{} before {}", pair[0], pair[1]);
+    }
+    let low = rows.iter().map(|r| r["score"].as_i64().unwrap()).min().unwrap();
+    assert!(rows[0]["score"].as_i64().unwrap() > low, "the lowest score is not what ranks first");
+    assert_eq!(rows[0]["hidden_errors"], 6, "{}", rows[0]);
+}
