@@ -238,12 +238,12 @@ impl Verdict {
         let against = if self.baseline_used { " not in the baseline" } else { "" };
         if self.passed() {
             let mut s = format!(
-                "falseok check passed: {} hidden error{}{} (limit {}), error rate {}",
+                "falseok check passed: {} hidden error{}{} (limit {}), {}",
                 self.hidden,
                 if self.hidden == 1 { "" } else { "s" },
                 against,
                 gate.max_hidden,
-                percent(rate(report.totals.errors, report.totals.calls), 2)
+                rates_quoted(report, gate)
             );
             if !self.stale.is_empty() {
                 let n: u64 = self.stale.iter().map(|e| e.count).sum();
@@ -257,6 +257,24 @@ impl Verdict {
             format!("falseok check failed: {}.", reasons.join("; "))
         }
     }
+}
+
+/// The error rates a passing gate quotes: the overall rate, unless every
+/// `--max-error-rate` limit is a tool's; then each limited tool's own rate
+/// beside its limit (a tool's pass is about that tool, not all calls).
+fn rates_quoted(report: &Report, gate: &Gate) -> String {
+    let overall = format!("error rate {}", percent(rate(report.totals.errors, report.totals.calls), 2));
+    let mut parts = Vec::new();
+    if gate.max_error_rate.is_empty() || gate.max_error_rate.iter().any(|l| l.tool.is_none()) {
+        parts.push(overall);
+    }
+    for limit in &gate.max_error_rate {
+        if let Some(tool) = &limit.tool {
+            let r = report.tools.iter().find(|t| &t.tool == tool).map_or(0.0, |t| t.error_rate);
+            parts.push(format!("{tool} error rate {} (limit {})", pct(r), pct(limit.max)));
+        }
+    }
+    parts.join(", ")
 }
 
 /// Apply the gate (and the baseline, if any) to a report.

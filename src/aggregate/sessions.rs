@@ -174,13 +174,17 @@ fn count(n: u64, what: &str) -> String {
     if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
 }
 
-/// Worst first: grade, then score, hidden errors, errors, then source and id.
+/// Worst first, by what the tool is about: guard-blind streaks, then hidden
+/// errors, then grade, score, errors, then source and id. A one-call
+/// sub-agent whose only call failed scores low, but a session whose
+/// failures no flag-reading guard saw comes before it (docs/analyses.md).
 pub(crate) fn sort(rows: &mut [SessionRow]) {
     rows.sort_by(|a, b| {
-        b.grade
-            .cmp(&a.grade)
-            .then(a.score.cmp(&b.score))
+        b.guard_blind_streaks
+            .cmp(&a.guard_blind_streaks)
             .then(b.hidden_errors.cmp(&a.hidden_errors))
+            .then(b.grade.cmp(&a.grade))
+            .then(a.score.cmp(&b.score))
             .then(b.errors.cmp(&a.errors))
             .then(a.source.cmp(&b.source))
             .then(a.session.cmp(&b.session))
@@ -265,5 +269,15 @@ mod tests {
         sort(&mut rows);
         let ids: Vec<_> = rows.iter().map(|r| r.session.as_str()).collect();
         assert_eq!(ids, vec!["d", "f", "c", "a"]);
+        // Issue 50: a one-call sub-agent whose call failed (score -5) comes
+        // after a session with 6 hidden errors, and both after a guard-blind
+        // streak, whatever their scores.
+        let sub = SessionRow { errors: 1, abandoned: 1, ..mk("sub", "F", -5) };
+        let hidden = SessionRow { errors: 6, hidden_errors: 6, ..mk("hidden", "C", 70) };
+        let blind = SessionRow { errors: 3, hidden_errors: 3, guard_blind_streaks: 1, ..mk("blind", "D", 61) };
+        let mut rows = vec![sub, mk("a", "A", 100), hidden, blind];
+        sort(&mut rows);
+        let ids: Vec<_> = rows.iter().map(|r| r.session.as_str()).collect();
+        assert_eq!(ids, vec!["blind", "hidden", "sub", "a"]);
     }
 }

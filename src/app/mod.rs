@@ -121,7 +121,7 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         Command::Import(args) => done(import::run_import(args, out, err)),
         Command::Export(args) => done(export::run_export(args, out, err)),
         Command::Merge(args) => done(merge::run_merge(args, term, out, err)),
-        Command::Watch(args) => done(watch::run_watch(args, out, err)),
+        Command::Watch(args) => done(watch::run_watch(args, term.width, out, err)),
         Command::Metrics(args) => done(metrics::run_metrics(args, out, err)),
         Command::Guard(args) => {
             use std::io::IsTerminal;

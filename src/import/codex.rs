@@ -126,8 +126,7 @@ fn line(v: &Value, session: &mut String, started: &mut bool, source: &str, w: &m
             w.call(session, call_id, name(), &input, time)?;
         }
         Some("local_shell_call") => {
-            let command = payload.get("action").and_then(|a| a.get("exec")).and_then(|e| e.get("command"));
-            let input = serde_json::json!({ "command": command.cloned().unwrap_or(Value::Null) });
+            let input = local_shell_arguments(payload.get("action"));
             w.call(session, call_id, "local_shell", &input, time)?;
         }
         Some("function_call_output" | "custom_tool_call_output") => {
@@ -138,6 +137,17 @@ fn line(v: &Value, session: &mut String, started: &mut bool, source: &str, w: &m
         _ => w.stats.skipped += 1,
     }
     Ok(())
+}
+
+/// The arguments of a `local_shell_call`: its action's fields (`command`,
+/// `timeout_ms`, `working_directory`, ...) without the action's `type` tag.
+/// Codex writes `{"type": "exec", "command": [...], ...}` (codex-rs's
+/// `LocalShellAction`); a call without an action has none.
+fn local_shell_arguments(action: Option<&Value>) -> Value {
+    let Some(Value::Object(action)) = action else { return Value::Null };
+    let mut fields = action.clone();
+    fields.remove("type");
+    Value::Object(fields)
 }
 
 /// The text of an output (a string, content items, or an object with

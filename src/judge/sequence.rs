@@ -50,8 +50,9 @@ pub struct Fate {
     /// success, or every later call of the tool when none succeeded.
     pub retries: usize,
     /// Milliseconds from the failed call to the first later success of the
-    /// tool, or to the session's last recorded time when none succeeded;
-    /// `None` when the trace records no time for either end.
+    /// tool; when none came, to the next successful call of any tool, or
+    /// to the session's last recorded time when no call succeeded after
+    /// it; `None` when the trace records no time for either end.
     pub lost_ms: Option<u64>,
 }
 
@@ -129,9 +130,19 @@ pub fn analyze(s: &JudgedSession) -> SessionSequences {
     tools.sort_by(|a, b| a.0.cmp(b.0));
     let mut out = SessionSequences::default();
     let end = session_end(s);
+    // For each call, the next successful call of any tool after it.
+    let mut next_any = vec![None; s.calls.len()];
+    let mut seen = None;
+    for i in (0..s.calls.len()).rev() {
+        next_any[i] = seen;
+        if s.calls[i].outcome == Outcome::Success {
+            seen = Some(i);
+        }
+    }
+    let ends = Ends { session: end, next_any: &next_any };
     for (tool, list) in &tools {
         streaks(s, tool, list, &mut out.streaks);
-        fates_and_repairs(s, list, end, &mut out);
+        fates_and_repairs(s, list, &ends, &mut out);
         oscillations(s, tool, list, &mut out.oscillations);
     }
     out
@@ -169,7 +180,15 @@ fn session_end(s: &JudgedSession) -> Option<DateTime<Utc>> {
     s.calls.iter().flat_map(|c| [c.time, c.result.as_ref().and_then(|r| r.time)]).flatten().max()
 }
 
-fn fates_and_repairs(s: &JudgedSession, list: &[usize], end: Option<DateTime<Utc>>, out: &mut SessionSequences) {
+/// Where a failure's time lost can end, besides its tool's next success.
+struct Ends<'a> {
+    /// The session's last recorded time.
+    session: Option<DateTime<Utc>>,
+    /// Per call, the next successful call of any tool after it.
+    next_any: &'a [Option<usize>],
+}
+
+fn fates_and_repairs(s: &JudgedSession, list: &[usize], ends: &Ends<'_>, out: &mut SessionSequences) {
     // For each position, the next position at or after it whose call
     // succeeded: one pass from the end, so a tool that fails thousands of
     // times in a row costs linear time, not a search per failure.
@@ -184,9 +203,10 @@ fn fates_and_repairs(s: &JudgedSession, list: &[usize], end: Option<DateTime<Utc
         let attempts = next_success[k + 1].map(|p| p - k);
         let identical_retry = next.is_some_and(|n| n.input == call.input);
         let retries = attempts.unwrap_or(list.len() - k - 1);
-        let until = match attempts {
-            Some(n) => s.calls[list[k + n]].time,
-            None => end,
+        let until = match (attempts, ends.next_any[i]) {
+            (Some(n), _) => s.calls[list[k + n]].time,
+            (None, Some(j)) => s.calls[j].time,
+            (None, None) => ends.session,
         };
         let lost_ms = match (call.time, until) {
             (Some(from), Some(to)) => Some(u64::try_from((to - from).num_milliseconds()).unwrap_or(0)),
@@ -415,7 +435,9 @@ mod tests {
     }
 
     /// The cost of failures, computed by hand: times in seconds from the
-    /// session's start.
+    /// session's start. A failure's time ends at its tool's next success;
+    /// when none comes, at the next success of any tool; when none comes
+    /// either, at the session's last recorded time.
     #[test]
     fn cost_of_failures_by_hand() {
         let at = |sec: i64| Some(DateTime::from_timestamp(1_780_000_000 + sec, 0).unwrap());
@@ -427,6 +449,7 @@ mod tests {
             ("Bash", "Finished release", 25, 40),
             ("Edit", "Error: old_string not found in /a", 60, 61),
             ("Read", "ok", 90, 100),
+            ("Write", "Error: permission denied: /etc/x", 120, 150),
         ];
         let mut events = vec![];
         for (n, (tool, text, called, returned)) in steps.iter().enumerate() {
@@ -458,8 +481,12 @@ mod tests {
                 // Two Bash calls until the success at 25 s; then one.
                 ("Bash", 2, Some(25_000)),
                 ("Bash", 1, Some(15_000)),
-                // Never retried: to the session's last time (the last result, 100 s).
-                ("Edit", 0, Some(40_000)),
+                // Never retried: to the next success of any tool (Read at 90 s),
+                // not to the session's end.
+                ("Edit", 0, Some(30_000)),
+                // No call succeeds after it: to the session's last time (its
+                // own result, 150 s).
+                ("Write", 0, Some(30_000)),
             ]
         );
         // No times: nothing measured, retries still counted.

@@ -138,7 +138,7 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
         t.sessions
     )?;
     writeln!(out)?;
-    writeln!(out, "**{}**", text(&super::verdict_line(report).0))?;
+    writeln!(out, "**{}**", text(&super::verdict_line(report, outcome.map(|(v, _)| v)).0))?;
     if let Some((o, g)) = outcome {
         writeln!(out)?;
         writeln!(out, "{}", text(&o.sentence(report, g)))?;
@@ -325,7 +325,7 @@ fn after_failure(report: &Report, out: &mut dyn Write) -> Result<()> {
         writeln!(out)?;
         writeln!(
             out,
-            "Estimates: retries count the calls of the tool after a failure up to its next success (every later call when none came); time runs from the failed call to that success, or to the session's last recorded time."
+            "Estimates: retries count the calls of the tool after a failure up to its next success (every later call when none came); time runs from the failed call to that success; when the tool never succeeded again, to the next successful call of any tool, or to the session's last recorded time when no call succeeded after it."
         )?;
         writeln!(out)?;
         table_head(out, &["tool", "category", "failures", "retries", "time lost", "per failure", "untimed"], 2)?;

@@ -145,20 +145,60 @@ pub fn per_failure(r: &crate::report::CostRow) -> String {
 }
 
 /// The one-line verdict naming the hidden-error count, and whether it is
-/// bad news.
-pub fn verdict_line(report: &Report) -> (String, bool) {
+/// bad news. Under a baseline (`check --baseline`), what is new leads and
+/// the hidden errors the baseline holds are stated as known: a gate that
+/// passes on its baseline does not print them as a red mark.
+pub fn verdict_line(report: &Report, verdict: Option<&Verdict>) -> (String, bool) {
     let tot = &report.totals;
-    if tot.hidden_errors > 0 {
+    let worst = || {
         let mut worst: Vec<_> = report.tools.iter().filter(|t| t.hidden_errors > 0).collect();
         worst.sort_by(|a, b| b.hidden_errors.cmp(&a.hidden_errors).then(a.tool.cmp(&b.tool)));
         let named: Vec<String> =
             worst.iter().take(3).map(|t| format!("{} {}", truncate(&one_line(&t.tool), 48), t.hidden_errors)).collect();
         let more = if worst.len() > 3 { ", …" } else { "" };
+        format!("{}{more}", named.join(", "))
+    };
+    if let Some(v) = verdict.filter(|v| v.baseline_used)
+        && tot.hidden_errors > 0
+    {
+        let known = tot.hidden_errors.saturating_sub(v.hidden);
+        return if v.hidden > 0 {
+            let mut per: Vec<(&str, u64)> = Vec::new();
+            for f in v.new_findings.iter().map(|&i| &report.findings[i]) {
+                if f.rule != crate::rules::FindingRule::HiddenError {
+                    continue;
+                }
+                let tool = f.tool.as_deref().unwrap_or("");
+                match per.iter_mut().find(|(t, _)| *t == tool) {
+                    Some(e) => e.1 += 1,
+                    None => per.push((tool, 1)),
+                }
+            }
+            per.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let named: Vec<String> =
+                per.iter().take(3).map(|(t, n)| format!("{} {n}", truncate(&one_line(t), 48))).collect();
+            let more = if per.len() > 3 { ", …" } else { "" };
+            let text = format!(
+                "✗ {} ({}{more}) not in the baseline; {known} more {} known (in the baseline).",
+                plural(v.hidden, "new hidden error"),
+                named.join(", "),
+                if known == 1 { "is" } else { "are" }
+            );
+            (text, true)
+        } else {
+            let text = format!(
+                "✓ 0 new hidden errors: the {} found ({}) are known, all in the baseline.",
+                plural(tot.hidden_errors, "hidden error"),
+                worst()
+            );
+            (text, false)
+        };
+    }
+    if tot.hidden_errors > 0 {
         let text = format!(
-            "✗ {} ({}{}): {} of {} came back as successes, so anything that reads the error flag missed them.",
+            "✗ {} ({}): {} of {} came back as successes, so anything that reads the error flag missed them.",
             plural(tot.hidden_errors, "hidden error"),
-            named.join(", "),
-            more,
+            worst(),
             tot.hidden_errors,
             plural(tot.errors, "error")
         );

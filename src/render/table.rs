@@ -196,12 +196,12 @@ fn cells(style: &Style, row: &[Value<'_>], tool: fn(&Style, &str) -> String) -> 
 
 /// Writes the report as terminal tables and text.
 pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
-    let (report, style) = (view.report, &view.style);
+    let (report, style, gate) = (view.report, &view.style, view.verdict.map(|(v, _)| v));
     match style.width {
-        None => render_all(report, style, out),
+        None => render_all(report, gate, style, out),
         Some(w) => {
             let mut text = Vec::new();
-            render_all(report, style, &mut text)?;
+            render_all(report, gate, style, &mut text)?;
             let text = String::from_utf8_lossy(&text);
             out.write_all(super::fit(&text, usize::from(w)).as_bytes())?;
             Ok(())
@@ -209,7 +209,7 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
     }
 }
 
-fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
+fn render_all(report: &Report, gate: Option<&crate::gate::Verdict>, style: &Style, out: &mut dyn Write) -> Result<()> {
     for s in &report.sources {
         let coverage = s.coverage_note().map(|n| format!(", {n}")).unwrap_or_default();
         writeln!(
@@ -306,7 +306,7 @@ fn render_all(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()>
         writeln!(out, "Findings: {} (listed by --format json)", list.join(", "))?;
     }
     writeln!(out)?;
-    writeln!(out, "{}", verdict(report, style))?;
+    writeln!(out, "{}", verdict(report, gate, style))?;
     Ok(())
 }
 
@@ -398,7 +398,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
             if cost.len() > SECTION_ROWS { format!(" (top {SECTION_ROWS} of {})", cost.len()) } else { String::new() };
         writeln!(
             out,
-            "Cost: calls and time from each failure to the tool's next success, or to the session's end (estimates){shown}"
+            "Cost: calls and time from each failure to the tool's next success; when none came, to the next success of any tool, or the session's end (estimates){shown}"
         )?;
         write_table(out, &mut t, style, &[6, 5, 3])?;
     }
@@ -526,8 +526,8 @@ fn schema_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result
 }
 
 /// The one-line verdict, coloured red or green on a colour terminal.
-pub fn verdict(report: &Report, style: &Style) -> String {
-    let (text, bad) = super::verdict_line(report);
+pub fn verdict(report: &Report, gate: Option<&crate::gate::Verdict>, style: &Style) -> String {
+    let (text, bad) = super::verdict_line(report, gate);
     let color = if bad { "31" } else { "32" };
     if style.color { format!("\u{1b}[1;{color}m{text}\u{1b}[0m") } else { text }
 }

@@ -96,6 +96,60 @@ fn baseline_round_trip() {
     assert!(stdout(&out).contains("+0 / -1"), "{}", stdout(&out));
 }
 
+/// Issue 50 (item 3): a gate that passes on its baseline says one thing.
+/// In the terminal, the Markdown summary and the HTML page, the hidden
+/// errors the baseline holds are stated as known, with no red mark before
+/// "check passed"; a new one leads, named by tool. A per-tool limit's pass
+/// sentence quotes that tool's rate, not the overall one.
+#[test]
+fn a_gate_passing_on_its_baseline_says_one_thing() {
+    let dir = small();
+    let d = dir.path();
+    assert!(run_in(d, &["check", "threads.db", "--write-baseline", "baseline.json"]).status.success());
+    let known = "✓ 0 new hidden errors: the 2 hidden errors found (Agent 1, Edit 1) are known, all in the baseline.";
+    let out = run_in(d, &["check", "threads.db", "--baseline", "baseline.json", "--max-error-rate", "Edit=0.7"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(!text.contains('✗'), "a red mark on a passing gate:\n{text}");
+    let tail: Vec<&str> = text.lines().rev().take(3).collect();
+    assert_eq!(
+        tail,
+        [
+            "falseok check passed: 0 hidden errors not in the baseline (limit 0), Edit error rate 66.67% (limit 70.00%).",
+            "",
+            known
+        ]
+    );
+    let out = run_in(d, &["check", "threads.db", "--baseline", "baseline.json", "--format", "markdown"]);
+    let md = stdout(&out);
+    assert!(md.contains(&format!("**{known}**")) && !md.contains('✗'), "{md}");
+    let out = run_in(d, &["check", "threads.db", "--baseline", "baseline.json", "--format", "html"]);
+    let html = stdout(&out);
+    assert!(html.contains(&format!("<p class=\"verdict good\" id=\"verdict\">{known}</p>")), "{html}");
+    assert!(!html.contains("class=\"verdict bad\""), "a red verdict on a passing gate");
+    // Without a baseline the same hidden errors are the news, in red.
+    let out = run_in(d, &["check", "threads.db", "--max-hidden", "5"]);
+    assert!(stdout(&out).contains("✗ 2 hidden errors (Agent 1, Edit 1): 2 of 6 errors came back"), "{}", stdout(&out));
+    // A new hidden error leads; the known ones follow, as known.
+    let conn = rusqlite::Connection::open(d.join("threads.db")).unwrap();
+    conn.execute_batch(
+        r#"INSERT INTO messages VALUES ('n1', '019e6f00-0000-7000-8000-00000000000c', 'assistant',
+             '{"role":"assistant","id":"n1","content":[{"type":"tool_use","id":"new1","name":"Glob","input":{"pattern":"*"}}]}'),
+           ('n2', '019e6f00-0000-7000-8000-00000000000c', 'tool',
+             '{"role":"tool","id":"n2","tool_call_id":"new1","content":"Error: Directory not found: /nope","is_error":false}');"#,
+    )
+    .unwrap();
+    drop(conn);
+    let out = run_in(d, &["check", "threads.db", "--baseline", "baseline.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out)
+            .contains("✗ 1 new hidden error (Glob 1) not in the baseline; 2 more are known (in the baseline).\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
 #[test]
 fn bad_baselines_exit_2() {
     let dir = small();

@@ -81,6 +81,13 @@ fn command(line: &str) -> Option<(Vec<String>, Option<String>)> {
     Some((args, redirect))
 }
 
+/// The exit code a command line's comment promises (`# exit 1: ...`), if
+/// it starts with one.
+fn documented_exit(line: &str) -> Option<i32> {
+    let comment = line.split_once(" # ")?.1.trim();
+    comment.strip_prefix("exit ")?.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
 fn scratch() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (name, target) in [("sample-traces", "sample-traces"), ("schema", "schema")] {
@@ -157,6 +164,17 @@ fn every_documented_command_runs_as_documented() {
                         let (code, _, err) = run(dir.path(), &args, redirect.as_deref());
                         if code == 2 || code < 0 {
                             failures.push(format!("{name}:{}: `{line}` exited {code}: {err}", first + i + 1));
+                        } else if let Some(want) = documented_exit(line)
+                            && want != code
+                        {
+                            failures.push(format!(
+                                "{name}:{}: `{line}` exited {code}, its comment says {want}",
+                                first + i + 1
+                            ));
+                        }
+                        if name == "README.md" && err.contains("warning:") {
+                            // The first commands a new user runs: a warning reads as a broken install.
+                            failures.push(format!("{name}:{}: `{line}` warns: {err}", first + i + 1));
                         }
                     }
                 }
@@ -214,6 +232,8 @@ fn the_checker_splits_and_matches_like_the_docs_need() {
         (vec!["scan".to_string(), "a.db".into(), "--format".into(), "json".into()], Some("r.json"))
     );
     assert!(command("cargo test").is_none());
+    assert_eq!(documented_exit("falseok check a.db   # exit 1: hidden errors"), Some(1));
+    assert_eq!(documented_exit("falseok check a.db   # the gate"), None);
     assert!(matches(&["a", "...", "d"], &["a", "b", "c", "d"]));
     assert!(!matches(&["a", "...", "d"], &["a", "b"]));
 }

@@ -124,3 +124,44 @@ fn examples_without_a_category_lists_the_hidden_errors_and_says_how_many_it_show
         assert_eq!(shown_line(&text), (1, n, format!("{cat} failures of {name}")), "{text}");
     }
 }
+
+/// Issue 50 (item 4): `show --call` prints every call's arguments as the
+/// store holds them: never a null where the store has a value. Codex's
+/// `local_shell_call` keeps its command at `action.command`; the only null
+/// allowed is a request the agent itself could not parse (Goose's
+/// "(unparsed request)": its store holds no arguments).
+#[test]
+fn show_prints_every_calls_real_arguments_on_every_sample() {
+    let null = regex::Regex::new(r"(^|[:\[,])\s*null\s*([,}\]]|$)").unwrap();
+    let mut checked = 0;
+    for &sample in SAMPLES.iter().filter(|s| !s.contains("peri-post")) {
+        let rows = stdout(&run_in(root(), &["export", sample, "--no-index"]));
+        let sessions: std::collections::BTreeSet<String> = rows
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["session"].as_str().unwrap().to_string())
+            .collect();
+        for session in sessions {
+            let listing = stdout(&run_in(root(), &["show", &session, sample]));
+            let seqs: Vec<&str> = listing.lines().skip(1).filter_map(|l| l.split_whitespace().next()).collect();
+            assert!(!seqs.is_empty(), "{sample} {session}: no calls shown:\n{listing}");
+            for seq in seqs {
+                let out = run_in(root(), &["show", &session, sample, "--call", seq]);
+                assert!(out.status.success(), "{sample} {session} --call {seq}: {}", stderr(&out));
+                let text = stdout(&out);
+                let header = text.lines().next().unwrap_or_default();
+                let args = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("  arguments: "))
+                    .unwrap_or_else(|| panic!("{sample} {session} call {seq}: no arguments line:\n{text}"));
+                checked += 1;
+                if header.ends_with("· (unparsed request)") {
+                    continue;
+                }
+                assert!(!null.is_match(args), "{sample} {session} call {seq} prints a null argument:\n{text}");
+            }
+        }
+    }
+    assert!(checked >= 200, "only {checked} calls checked");
+    let codex = stdout(&run_in(root(), &["show", "0196b1e2", "sample-traces/codex", "--call", "call_04"]));
+    assert!(codex.contains(r#"arguments: {"command":["ls","fixtures"]"#), "{codex}");
+}

@@ -1,15 +1,18 @@
 //! `falseok import`: Claude Code and Codex transcripts into the own
 //! schema, on the shipped JSONL samples (which carry the research's traps:
 //! repeated lines, per-block lines, a cross-file pair, both sub-agent
-//! layouts, a cut line, a lone surrogate, unknown record types).
+//! layouts, unknown record types) and on their copies in
+//! `tests/fixtures/defects/` that add a cut line and a lone surrogate (the
+//! samples a new user runs print no warning).
 
 use std::path::Path;
 
 use crate::util::*;
 use serde_json::json;
 
+/// Import `src`, a sample's name in `sample-traces/` or a path from the root.
 fn import(dir: &Path, src: &str) -> std::process::Output {
-    let src = root().join("sample-traces").join(src);
+    let src = if src.contains('/') { root().join(src) } else { root().join("sample-traces").join(src) };
     run_in(dir, &["import", src.to_str().unwrap(), "--into", "traces.db"])
 }
 
@@ -36,7 +39,7 @@ fn dump(db: &Path) -> Vec<String> {
 #[test]
 fn claude_code_sample() {
     let dir = tempfile::tempdir().unwrap();
-    let out = import(dir.path(), "claude-code");
+    let out = import(dir.path(), "tests/fixtures/defects/claude-code");
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("imported 4 files"), "{text}");
@@ -133,7 +136,7 @@ fn import_refuses_other_databases_and_reports_strange_files() {
 fn scan_reads_transcripts_directly() {
     // Copy a sample so that we can check nothing is written beside it.
     let dir = tempfile::tempdir().unwrap();
-    let src = root().join("sample-traces/codex/2026/05/10");
+    let src = root().join("tests/fixtures/defects/codex/2026/05/10");
     let file = std::fs::read_dir(&src).unwrap().next().unwrap().unwrap().path();
     std::fs::copy(&file, dir.path().join("rollout.jsonl")).unwrap();
     let before = listing(dir.path());

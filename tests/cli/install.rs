@@ -24,19 +24,57 @@ fn completions_for_every_shell() {
 
 #[test]
 fn every_subcommand_has_examples_in_its_help() {
-    let help = stdout(&run_in(root(), &["--help"]));
-    let subs: Vec<&str> = help
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|s| *s != "help")
-        .collect();
+    let subs: Vec<String> = subcommands(&[]).into_iter().filter(|s| s.len() == 1).map(|mut s| s.remove(0)).collect();
     assert!(subs.len() >= 11, "{subs:?}");
     for sub in subs {
-        let text = stdout(&run_in(root(), &[sub, "--help"]));
+        let text = stdout(&run_in(root(), &[&sub, "--help"]));
         assert!(text.contains("Examples:\n  falseok "), "falseok {sub} --help has no examples:\n{text}");
+    }
+}
+
+/// The subcommands `falseok <path...> --help` lists (nested ones included).
+fn subcommands(path: &[&str]) -> Vec<Vec<String>> {
+    let mut args: Vec<&str> = path.to_vec();
+    args.push("--help");
+    let help = stdout(&run_in(root(), &args));
+    let mut found = Vec::new();
+    for line in help.lines().skip_while(|l| !l.starts_with("Commands:")).skip(1).take_while(|l| l.starts_with("  ")) {
+        // A wrapped description continues further in; a command sits at two spaces.
+        if line.starts_with("   ") {
+            continue;
+        }
+        let Some(name) = line.split_whitespace().next() else { continue };
+        if name == "help" {
+            continue;
+        }
+        let mut sub: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+        sub.push(name.to_string());
+        let nested: Vec<&str> = sub.iter().map(String::as_str).collect();
+        found.extend(subcommands(&nested));
+        found.push(sub);
+    }
+    found
+}
+
+#[test]
+fn every_help_fits_an_80_column_terminal() {
+    let subs = subcommands(&[]);
+    assert!(subs.len() >= 14, "{subs:?}");
+    assert!(subs.iter().any(|s| s.len() == 2), "no nested subcommand found: {subs:?}");
+    for sub in std::iter::once(Vec::new()).chain(subs) {
+        let mut args: Vec<&str> = sub.iter().map(String::as_str).collect();
+        args.push("--help");
+        let out = Command::new(BIN).args(&args).env_remove("NO_COLOR").env("COLUMNS", "80").output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let text = stdout(&out);
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= 80,
+                "falseok {} has a line of {} columns:\n{line}",
+                args.join(" "),
+                line.chars().count()
+            );
+        }
     }
 }
 

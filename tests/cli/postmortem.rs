@@ -85,17 +85,21 @@ fn the_cost_of_failures_by_hand() {
         .collect();
     // Bash failed at 0 s and 10 s and succeeded at 25 s: 2 + 1 retries,
     // 25 + 15 s. Edit failed at 60 s and never again: 0 retries, and the
-    // time runs to the session's last time (the last result, at 100 s): 40 s.
-    assert_eq!(cost, vec![("Bash", "not-found", 2, 3, 2, 40_000), ("Edit", "edit-match-not-found", 1, 0, 1, 40_000)]);
-    // The session: overlaps counted once (0-25 s and 10-25 s, then 60-100 s).
+    // time runs to the next successful call of any tool (Read at 90 s), not
+    // to the session's last time (100 s): 30 s.
+    assert_eq!(cost, vec![("Bash", "not-found", 2, 3, 2, 40_000), ("Edit", "edit-match-not-found", 1, 0, 1, 30_000)]);
+    // The session: overlaps counted once (0-25 s and 10-25 s, then 60-90 s).
     let s = json(&run_in(dir.path(), &["sessions", "timed.db", "--format", "json"]));
     let row = &s["sessions"][0];
-    assert_eq!(row["lost_ms"], 65_000);
+    assert_eq!(row["lost_ms"], 55_000);
     assert_eq!(row["retries"], 3);
     assert_eq!(row["duration_ms"], 100_000);
     assert_eq!(row["abandoned"], 1);
     let table = stdout(&run_in(dir.path(), &["scan", "timed.db"]));
-    assert!(table.contains("Cost: calls and time from each failure"), "{table}");
+    assert!(
+        table.contains("Cost: calls and time from each failure to the tool's next success; when none came, to the next success of any tool, or the session's end"),
+        "{table}"
+    );
     assert!(table.contains("40.0 s"), "{table}");
 }
 
@@ -193,4 +197,23 @@ fn sessions_fit_an_80_column_terminal() {
     assert!(text.contains("019e4524-bf08-76b1-a48d-14cf36eda930"), "the worst session's whole id:\n{text}");
     assert!(text.contains("left out at 80 columns"), "{text}");
     assert!(text.contains("guard-blind streak"), "the reasons are there:\n{text}");
+}
+
+/// Issue 50 (item 8): over every small sample, `sessions` ranks by what the
+/// tool is about: guard-blind streaks, then hidden errors, before any score,
+/// so a one-call sub-agent whose call failed does not top the list.
+#[test]
+fn sessions_rank_hidden_errors_before_scores() {
+    let mut args = vec!["sessions"];
+    args.extend(SAMPLES.iter().filter(|s| !s.contains("peri-post")));
+    args.extend(["--format", "json"]);
+    let v = json(&run_in(root(), &args));
+    let rows = v["sessions"].as_array().unwrap();
+    let key = |r: &Value| (r["guard_blind_streaks"].as_u64().unwrap(), r["hidden_errors"].as_u64().unwrap());
+    for pair in rows.windows(2) {
+        assert!(key(&pair[0]) >= key(&pair[1]), "{} before {}", pair[0], pair[1]);
+    }
+    let low = rows.iter().map(|r| r["score"].as_i64().unwrap()).min().unwrap();
+    assert!(rows[0]["score"].as_i64().unwrap() > low, "the lowest score is not what ranks first");
+    assert_eq!(rows[0]["hidden_errors"], 6, "{}", rows[0]);
 }

@@ -757,3 +757,41 @@ fn sigterm_ends_watch_whose_output_is_not_read() {
     assert!(said.contains("5 s after the signal, before watch could end by itself"), "{said}");
     drop(out);
 }
+
+/// Issue 50 (item 7): watch's lines fit the terminal as scan's tables do
+/// (`COLUMNS` or the terminal's width), in aligned columns, and never show
+/// the category a second time as the rule.
+#[test]
+fn watch_lines_fit_the_terminal() {
+    let mut shown = 0;
+    for &sample in SAMPLES.iter().filter(|s| !s.contains("peri-post")) {
+        for columns in [60, 80, 120] {
+            let out = Command::new(BIN)
+                .args(["watch", sample, "--from-start", "--timeout", "0"])
+                .current_dir(root())
+                .env("COLUMNS", columns.to_string())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{sample}: {}", stderr(&out));
+            let text = stdout(&out);
+            for line in text.lines() {
+                shown += 1;
+                let width = line.chars().count();
+                assert!(width <= columns, "{sample} at {columns} columns: a line of {width}:\n{line}");
+            }
+        }
+    }
+    assert!(shown >= 100, "only {shown} lines shown");
+    // The columns line up: the category starts at the same column on every line.
+    let out = Command::new(BIN)
+        .args(["watch", "sample-traces/crush.db", "--from-start", "--timeout", "0"])
+        .current_dir(root())
+        .env("COLUMNS", "120")
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let starts: std::collections::BTreeSet<usize> =
+        text.lines().filter_map(|l| l.find("not-found").or_else(|| l.find("tests-failed"))).collect();
+    assert_eq!(starts.len(), 1, "unaligned:\n{text}");
+    assert!(!text.contains("not-found  not-found"), "the category repeated as the rule:\n{text}");
+}

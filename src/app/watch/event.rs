@@ -84,23 +84,50 @@ impl Event {
         (self.source.clone(), self.session.clone(), self.call_id.clone(), occurrence, self.kind)
     }
 
-    /// One line for a terminal: time, kind, agent, tool, category, rule,
-    /// session prefix, and a short excerpt of the error.
-    pub(super) fn line(&self) -> String {
+    /// How a terminal shows the event, in aligned columns: time, kind,
+    /// agent, tool, category, the rule when it is not the category's own
+    /// name, session prefix, and an excerpt of the error. Fitted to `width`
+    /// (the terminal's, or `COLUMNS`) as `scan`'s tables are: below 100
+    /// columns the date and agent give way and the excerpt goes on a line
+    /// of its own, cut to the width; no line is wider than `width`.
+    pub(super) fn line(&self, width: Option<usize>) -> String {
         // When the call was made, else when it was seen: YYYY-MM-DD HH:MM:SS (UTC).
         let at = self.ts.as_deref().unwrap_or(&self.seen_at);
         let time = at.get(..19).unwrap_or(at).replacen('T', " ", 1);
         let session: String = sanitize::one_line(&self.session).chars().take(8).collect();
-        let rule = self.rule.as_deref().or(self.reason.as_deref()).unwrap_or("-");
+        let category = self.category.as_deref().unwrap_or("-");
+        let rule = self.rule.as_deref().or(self.reason.as_deref()).filter(|r| *r != category);
         let streak = self.streak.map(|n| format!(" ×{n}")).unwrap_or_default();
-        format!(
-            "{time}  {:<18} {}  {}{streak}  {}  {rule}  session {session}  {}",
-            self.kind.as_str(),
-            sanitize::one_line(&self.agent),
-            sanitize::one_line(&self.tool),
-            self.category.as_deref().unwrap_or("-"),
-            sanitize::truncate(&self.message, EXCERPT_CHARS),
-        )
+        let tool = format!("{}{streak}", sanitize::one_line(&self.tool));
+        let cell = |text: &str, w: usize| format!("{:<w$}", sanitize::truncate(text, w));
+        let narrow = width.is_some_and(|w| w < 100);
+        let mut head = if narrow {
+            let clock = time.get(11..).unwrap_or(&time);
+            format!("{clock}  {} {} {}", cell(self.kind.as_str(), 18), cell(&tool, 14), cell(category, 22))
+        } else {
+            format!(
+                "{time}  {} {} {} {}",
+                cell(self.kind.as_str(), 18),
+                cell(&sanitize::one_line(&self.agent), 12),
+                cell(&tool, 16),
+                cell(category, 22)
+            )
+        };
+        head.push_str(&format!(" {session}"));
+        let excerpt = match rule {
+            Some(r) => format!("[{r}] {}", self.message),
+            None => self.message.clone(),
+        };
+        let Some(w) = width else {
+            return format!("{head}  {}", sanitize::truncate(&excerpt, EXCERPT_CHARS));
+        };
+        let head = sanitize::truncate(&head, w);
+        let room = w.saturating_sub(head.chars().count() + 2);
+        if !narrow && room >= 20 {
+            return format!("{head}  {}", sanitize::truncate(&excerpt, room.min(EXCERPT_CHARS)));
+        }
+        let under = w.saturating_sub(4).clamp(1, EXCERPT_CHARS);
+        format!("{head}\n    {}", sanitize::truncate(&excerpt, under))
     }
 }
 

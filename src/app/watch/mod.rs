@@ -41,7 +41,12 @@ const SAFETY_POLL: Duration = Duration::from_secs(2);
 /// The polling interval when notifications are unavailable and `--poll` was not given.
 const FALLBACK_POLL: Duration = Duration::from_millis(250);
 
-pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_watch(
+    args: &WatchArgs,
+    width: Option<u16>,
+    out: &mut (dyn Write + Send),
+    err: &mut dyn Write,
+) -> Result<()> {
     let opts = settings_of(args)?;
     let listen = args.listen.as_deref().map(|l| serve::address(l, args.listen_any)).transpose()?;
     let timeout = match args.timeout {
@@ -61,6 +66,7 @@ pub(crate) fn run_watch(args: &WatchArgs, out: &mut (dyn Write + Send), err: &mu
         starting: true,
         idle: Duration::from_secs(args.idle),
         format: args.format,
+        width: width.map(usize::from),
         targets: paths.iter().map(|p| Target::new(p)).collect(),
         seen: HashSet::new(),
         printed: 0,
@@ -408,6 +414,8 @@ struct Watch {
     opts: ScanOptions,
     idle: Duration,
     format: WatchFormat,
+    /// The width text lines are fitted to (the terminal's, or `COLUMNS`).
+    width: Option<usize>,
     targets: Vec<Target>,
     seen: HashSet<Key>,
     printed: u64,
@@ -676,7 +684,7 @@ impl Watch {
         self.printed += 1;
         let json = serde_json::to_string(&f.event).map_err(|e| Error::Internal(format!("an event as JSON: {e}")))?;
         match self.format {
-            WatchFormat::Text => writeln!(out, "{}", f.event.line())?,
+            WatchFormat::Text => writeln!(out, "{}", f.event.line(self.width))?,
             WatchFormat::Ndjson => writeln!(out, "{json}")?,
         }
         out.flush()?;

@@ -245,7 +245,7 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
     let t = &report.totals;
     h.push_str("<header>\n<h1>falseok postmortem</h1>\n");
     sources(report, &mut h);
-    let (line, bad) = super::verdict_line(report);
+    let (line, bad) = super::verdict_line(report, outcome.map(|(v, _)| v));
     let _ = writeln!(h, "<p class=\"verdict {}\" id=\"verdict\">{}</p>", if bad { "bad" } else { "good" }, esc(&line));
     if let Some((v, g)) = outcome {
         let class = if v.passed() { "good" } else { "bad" };

@@ -102,7 +102,7 @@ pub(super) fn cost_section(report: &Report, anchors: &Anchors, h: &mut String) {
     section_start(h, "cost-section", "Cost: calls and time from each failure to the tool's next success");
     let _ = writeln!(
         h,
-        "<p>Estimates: retries count the calls of the tool after a failure up to its next success (every later call when none came); time runs from the failed call to that success, or to the session's last recorded time.</p>"
+        "<p>Estimates: retries count the calls of the tool after a failure up to its next success (every later call when none came); time runs from the failed call to that success; when the tool never succeeded again, to the next successful call of any tool, or to the session's last recorded time when no call succeeded after it.</p>"
     );
     table_start(
         h,
