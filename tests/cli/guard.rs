@@ -762,18 +762,12 @@ fn scan_reports_the_interventions(sample: &Path, agent: &str, d: &Path, any_hidd
     assert_eq!(reported, Value::Array(expected), "{agent}");
     assert_eq!(scan(&d.join("elsewhere")), json!([]), "{agent}: no state, no interventions");
     let other = root().join("sample-traces/crush.db");
-    let out = run_in(
-        d,
-        &["scan", other.to_str().unwrap(), "--no-index", "--format", "json", "--guard-state"]
-            .iter()
-            .copied()
-            .chain([state.to_str().unwrap()])
-            .collect::<Vec<_>>(),
-    );
-    assert_eq!(json(&out)["guard"], json!([]), "{agent}: another trace's sessions have none");
+    let other_report = scan_json(&other, &state);
+    let other_guard = serde_json::from_slice::<Value>(&other_report).unwrap()["guard"].clone();
+    assert_eq!(other_guard, json!([]), "{agent}: another trace's sessions have none");
     // merge keeps each report's sessions' record.
     std::fs::write(d.join("a.json"), scan_json(sample, &state)).unwrap();
-    std::fs::write(d.join("b.json"), &out.stdout).unwrap();
+    std::fs::write(d.join("b.json"), &other_report).unwrap();
     let merged = json(&run_in(d, &["merge", "a.json", "b.json", "--format", "json"]));
     assert_eq!(merged["guard"], reported, "{agent}: merged");
     // The table's section says how many, and how many recovered.
