@@ -105,6 +105,9 @@ pub struct Masking {
     /// The line starts a command in the background (`npm run dev &`): a
     /// job report (`[1]+ Exit 127 …`) can be about what this call started.
     pub background: bool,
+    /// The line's own `pkill -f PATTERN` matches the line itself, and a
+    /// later `echo` or `printf` should have printed (`kills_own_shell`).
+    pub self_kill: bool,
 }
 
 /// How `input`'s command line can hide an earlier command's failure: from
@@ -113,13 +116,73 @@ pub fn masking(input: &Value) -> Masking {
     let Some(line) = benign::command_line(input) else { return Masking::default() };
     let pipelines = benign::pipelines(&line);
     let background = pipelines.iter().any(|(_, joint)| *joint == benign::Joint::Background);
-    let Some((last, _)) = pipelines.last() else { return Masking { background, ..Masking::default() } };
-    let Some((_, earlier)) = last.split_last() else { return Masking { background, ..Masking::default() } };
+    let self_kill = kills_own_shell(&line, &pipelines);
+    let Some((last, _)) = pipelines.last() else { return Masking { background, self_kill, ..Masking::default() } };
+    let Some((_, earlier)) = last.split_last() else {
+        return Masking { background, self_kill, ..Masking::default() };
+    };
     Masking {
         earlier: !earlier.is_empty(),
         earlier_work: earlier.iter().any(|c| !is_reader(c)),
         only_error: false,
         background,
+        self_kill,
+    }
+}
+
+/// Does `line` kill the shell that runs it? `pkill -f PATTERN` matches
+/// PATTERN (an extended regex) against every process's whole command line
+/// and spares only itself; an agent runs a call as `bash -c LINE` (or
+/// `sh -c`, `zsh -c`), whose command line holds LINE, and so the pattern
+/// itself. When the pattern matches the line (it does unless written as
+/// `[v]llm` with no other `vllm` in the line), the shell is sent SIGTERM and
+/// nothing after the `pkill` runs. Read only when a later `echo` or
+/// `printf` should have printed: its missing output is the evidence
+/// (LABELS.md, corpus/README.md's decided cases).
+fn kills_own_shell(line: &str, pipelines: &[(Vec<String>, benign::Joint)]) -> bool {
+    let commands: Vec<&str> = pipelines.iter().flat_map(|(p, _)| p.iter().map(String::as_str)).collect();
+    commands.iter().enumerate().any(|(i, cmd)| {
+        let Some(pattern) = pkill_full_pattern(cmd) else { return false };
+        let prints_later = commands[i + 1..].iter().any(|c| matches!(c.split(' ').next(), Some("echo" | "printf")));
+        prints_later && pattern_matches(&pattern, line)
+    })
+}
+
+/// The pattern of a `pkill` that matches whole command lines (`-f`,
+/// `--full`, or a cluster such as `-9f`), as the words after its options.
+fn pkill_full_pattern(cmd: &str) -> Option<String> {
+    let mut words = cmd.split(' ');
+    if words.next()? != "pkill" {
+        return None;
+    }
+    let mut full = false;
+    let mut rest: Vec<&str> = Vec::new();
+    let mut takes_value = false;
+    for w in words {
+        if !rest.is_empty() || !w.starts_with('-') || w == "-" {
+            if takes_value {
+                takes_value = false;
+                continue;
+            }
+            rest.push(w);
+        } else if w == "--full" {
+            full = true;
+        } else if let Some(cluster) = w.strip_prefix('-').filter(|c| !c.starts_with('-')) {
+            // Options that take a value (`-u USER`, `-t TTY`, …); a signal
+            // (`-9`, `-KILL`) takes none.
+            takes_value = cluster.len() == 1 && "ugGPsStU".contains(cluster);
+            full |= cluster.bytes().all(|b| b.is_ascii_alphanumeric()) && cluster.contains('f');
+        }
+    }
+    (full && !rest.is_empty()).then(|| rest.join(" "))
+}
+
+/// Does `pattern` (pkill's extended regex) match somewhere in `line`? A
+/// pattern the regex engine refuses is looked for as it is written.
+fn pattern_matches(pattern: &str, line: &str) -> bool {
+    match regex::RegexBuilder::new(pattern).size_limit(1 << 16).build() {
+        Ok(re) => re.is_match(line),
+        Err(_) => line.contains(pattern),
     }
 }
 
@@ -135,7 +198,7 @@ pub fn masking_of(input: &Value, output: &str) -> Masking {
     // it had what was asked (`gen.py | head -3`): its broken pipe is how
     // the pipeline ends, not a failure (LABELS.md).
     if stops_reading_early(input) && BROKEN_PIPE.is_match(output) {
-        return Masking { only_error, background, ..Masking::default() };
+        return Masking { only_error, background, self_kill: m.self_kill, ..Masking::default() };
     }
     Masking { only_error, background, ..m }
 }
@@ -212,6 +275,7 @@ pub fn reads(id: &str, m: Masking) -> bool {
         "shell-job-exited" => m.background,
         // The shell's own complaint about the line it was given.
         "shell-syntax-error" => true,
+        "own-pkill-killed-shell" => m.self_kill,
         _ => m.earlier,
     }
 }
@@ -227,7 +291,8 @@ mod tests {
 
     #[test]
     fn only_the_last_pipeline_and_its_earlier_commands() {
-        let both = Masking { earlier: true, earlier_work: true, only_error: false, background: false };
+        let both =
+            Masking { earlier: true, earlier_work: true, only_error: false, background: false, self_kill: false };
         assert_eq!(of("cd app && npm run build 2>&1 | tail -50"), both);
         assert_eq!(of("grep KEY .env.local | head -1"), Masking { earlier_work: false, ..both });
         assert_eq!(of("npm run build"), Masking::default(), "no pipeline: its status is its own");
@@ -257,5 +322,27 @@ mod tests {
             "job 5 was an earlier call's"
         );
         assert!(reads("masked-command-error", of("cat missing.txt | head")));
+    }
+
+    #[test]
+    fn a_pkill_full_whose_pattern_is_in_its_own_line_kills_the_shell() {
+        let killed = |cmd: &str| of(cmd).self_kill;
+        assert!(killed(
+            "pkill -f \"vllm serve\" 2>/dev/null || true\nsleep 2\nnohup vllm serve m > log 2>&1 &\necho started"
+        ));
+        assert!(killed("pkill -9 -f app.py; sleep 1; echo restarted"), "a signal before -f");
+        assert!(killed("pkill -fx 'python app.py'; echo done"), "a cluster holding f");
+        assert!(killed("pkill --full 'node server' && printf 'ok\\n'"));
+        assert!(killed("pkill -f '[v]llm'; nohup vllm serve x & echo up"), "the bracket trick, beaten by a later vllm");
+        assert!(!killed("pkill -f '[v]llm serve'; sleep 2; echo stopped"), "the bracket trick spares the line");
+        assert!(!killed("pkill vllm; echo stopped"), "without -f only process names are matched");
+        assert!(!killed("echo stopping; pkill -f vllm"), "nothing should print after it");
+        assert!(!killed("pkill -f vllm; nohup vllm serve m > log 2>&1 &"), "no later echo: no evidence either way");
+        assert!(
+            !killed("pkill -u vllm node; echo done"),
+            "-u takes a value; the pattern is `node`, and matched by name"
+        );
+        assert!(!killed("grep -f pkill.txt log; echo done"));
+        assert!(killed("bash -c 'pkill -f worker.py; echo gone'"), "the inner script of bash -c");
     }
 }

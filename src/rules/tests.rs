@@ -32,7 +32,8 @@ fn every_content_rule_has_examples_that_behave() {
         let tool = sample_tool(rule.tools);
         let dialect = sample_dialect(rule.formats);
         let re = Regex::new(rule.pattern).unwrap();
-        let masking = masked::Masking { earlier: true, earlier_work: true, only_error: true, background: true };
+        let masking =
+            masked::Masking { earlier: true, earlier_work: true, only_error: true, background: true, self_kill: true };
         let (tool, class) = match rule.reads {
             Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),
             _ => (tool, tool_class(tool)),

@@ -261,6 +261,25 @@ pub(super) const RULES: &[ContentRule] = &[
         ignores: &["Output: ok\nError: (none)\nExit Code: 0"],
     },
     ContentRule {
+        id: "own-pkill-killed-shell",
+        pattern: r"\A\s*(?:\((?:no output|empty)\)|<no output>|No output\.?)?\s*\z|(?m)^Output: \(empty\)\n(?:Error: \(none\)\n)?Exit Code: \(none\)\nSignal: (?:15|SIGTERM)\b",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A shell call whose own `pkill -f PATTERN` killed the shell running it: `pkill -f` matches the \
+              pattern against whole command lines, the agent's `bash -c LINE` holds the pattern, and so the \
+              shell gets SIGTERM and nothing after the `pkill` runs. Read only when the pattern matches the \
+              line and a later `echo` or `printf` should have printed, and the result is empty (`(no output)`, \
+              or Qwen Code's `Signal: 15` with no exit code): the missing output says the call did not run to \
+              the end. Emitter: procps `pkill(1)` `-f`, `--full` (`rules::masked`).",
+        fires_on: &[
+            "(no output)",
+            "Output: (empty)\nError: (none)\nExit Code: (none)\nSignal: 15\nProcess Group PGID: (none)",
+        ],
+        ignores: &["stopped\nstarting server", "Output: (empty)\nError: (none)\nExit Code: 0\nSignal: (none)"],
+    },
+    ContentRule {
         id: "masked-program-error",
         pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,",
         tools: &[],
