@@ -109,6 +109,19 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         ignores: &["cargo test", "grep x | wc -l", "git status", "npm run find", "rg x; make"],
     },
     BenignExit {
+        id: "glob-matched-nothing",
+        rules: EXIT_RULES,
+        codes: &[1, 2],
+        command: r"^ls(?: -[\w-]+)* [^ ]*[*?][^ ]*$",
+        printed: Printed::Anything,
+        doc: "`ls` of one glob (`ls .heroku*`, `ls logs/*.gz`) that matched nothing: the shell passes the pattern \
+              unexpanded, and ls exits 1 (BSD) or 2 (GNU coreutils) saying no such file. The call asked which \
+              files match, and \"none\" is an answer (LABELS.md: a search or lookup). A named path that is \
+              missing (`ls config.yml`) stays a failure.",
+        fires_on: &["ls .heroku*", "ls -la logs/*.gz", "cat Procfile; ls -d .env*"],
+        ignores: &["ls config.yml", "ls *.txt missing-dir", "ls src"],
+    },
+    BenignExit {
         id: "files-differ",
         rules: EXIT_RULES,
         codes: &[1],
@@ -320,7 +333,9 @@ pub enum Joint {
     And,
     /// `&`: this one runs in the background, the next at once.
     Background,
-    /// `||`, `;`, a newline, or the end of the line.
+    /// `||`: the next runs only if this one failed.
+    Or,
+    /// `;`, a newline, or the end of the line.
     Other,
 }
 
@@ -447,7 +462,7 @@ fn split_operators(line: &str) -> Vec<(Vec<String>, Joint)> {
                 }
                 ('|', Some('|')) => {
                     chars.next();
-                    Some(Joint::Other)
+                    Some(Joint::Or)
                 }
                 ('|', Some('&')) => {
                     chars.next();

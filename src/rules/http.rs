@@ -149,6 +149,11 @@ fn written_status(input: &Value, output: &str) -> Option<String> {
     let body = lines.join("\n");
     let body = OUTPUT_FRAMING.iter().find_map(|f| body.strip_prefix(f)).unwrap_or(&body);
     let code: u16 = re.captures(body.trim_end())?.get(1)?.as_str().parse().ok()?;
+    // curl writes `000` when no reply came at all (the connection was
+    // refused or timed out): the request got no answer.
+    if code == 0 {
+        return Some(format!("{REPLY_PREFIX}HTTP status 000, no response: could not connect"));
+    }
     (400..600).contains(&code).then(|| format!("{REPLY_PREFIX}HTTP status {code}"))
 }
 
@@ -236,5 +241,18 @@ mod tests {
         assert_eq!(failed_reply(two).as_deref(), Some("HTTP error reply: User not found"));
         assert_eq!(failed_reply("HTTP/1.1 200 OK\n\n{\"items\": []}"), None);
         assert_eq!(failed_reply("<title>Dashboard</title>"), None);
+    }
+
+    #[test]
+    fn the_status_curl_write_out_printed() {
+        let w = |cmd: &str, out: &str| failed_reply_to(&json!({ "command": cmd }), out);
+        let bare = "curl -s -o /dev/null -w '%{http_code}' http://localhost:8080/health";
+        assert_eq!(w(bare, "404").as_deref(), Some("HTTP error reply: HTTP status 404"));
+        assert_eq!(w(bare, "200"), None);
+        assert!(w(bare, "000").is_some_and(|r| r.contains("no response")), "curl's 000: no reply at all");
+        let framed = "curl -s -o /tmp/x.html -w \"HTTP %{http_code}\" --max-time 5 http://localhost:3001/api";
+        assert!(w(framed, "HTTP 000").is_some());
+        assert_eq!(w(framed, "HTTP 204"), None);
+        assert_eq!(w("curl -s http://x/api", "000"), None, "without a write-out, 000 is the body");
     }
 }

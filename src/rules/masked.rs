@@ -108,6 +108,12 @@ pub struct Masking {
     /// The line's own `pkill -f PATTERN` matches the line itself, and a
     /// later `echo` or `printf` should have printed (`kills_own_shell`).
     pub self_kill: bool,
+    /// One of the earlier commands is a git command that does work (`git
+    /// push`, `git merge`): git's own failure lines are then its verdict.
+    pub earlier_git_work: bool,
+    /// The output holds an earlier command's refusal of an option
+    /// (`cat: illegal option -- A`), named by that command.
+    pub refused_option: bool,
 }
 
 /// How `input`'s command line can hide an earlier command's failure: from
@@ -127,7 +133,62 @@ pub fn masking(input: &Value) -> Masking {
         only_error: false,
         background,
         self_kill,
+        earlier_git_work: earlier.iter().any(|c| {
+            let mut words = c.split(' ');
+            words.next() == Some("git") && GIT_WORK.contains(&subcommand(words))
+        }),
+        refused_option: false,
     }
+}
+
+/// Did `input`'s command line end with `|| echo MESSAGE` (or `printf`), a
+/// message the agent wrote for the case where what came before failed, and
+/// did that message print without itself reporting a failure (`echo "none
+/// cached"`, not `echo "query failed"`)? Then the failure was expected and
+/// answered. A fallback that never printed did not run: the line failed
+/// some other way.
+fn answered_by_fallback(input: &Value, output: &str) -> bool {
+    let Some(line) = benign::command_line(input) else { return false };
+    let pipelines = benign::pipelines(&line);
+    let [.., (_, benign::Joint::Or), (last, _)] = pipelines.as_slice() else { return false };
+    let [fallback] = last.as_slice() else { return false };
+    let Some(message) = fallback.strip_prefix("echo ").or_else(|| fallback.strip_prefix("printf ")) else {
+        return false;
+    };
+    let message = message.trim_start_matches("-e ").trim_start_matches("-n ").trim();
+    !message.is_empty() && output.contains(message) && !ERROR_LINE.is_match(message)
+}
+
+/// The programs of the earlier commands of `input`'s last pipeline.
+fn earlier_programs(input: &Value) -> Vec<String> {
+    let Some(line) = benign::command_line(input) else { return Vec::new() };
+    let pipelines = benign::pipelines(&line);
+    let Some((last, _)) = pipelines.last() else { return Vec::new() };
+    let Some((_, earlier)) = last.split_last() else { return Vec::new() };
+    earlier.iter().map(|c| c.split(' ').next().unwrap_or("").to_string()).collect()
+}
+
+/// getopt's refusals of an option, the program named first: glibc's
+/// `%s: invalid option -- '%c'` and `%s: unrecognized option '%s'`, BSD's
+/// `%s: illegal option -- %c`.
+static REFUSED_OPTION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?m)^(?:Output: |Stdout: )?([\w./-]+): (?:(?:illegal|invalid) option -- '?\S'?|unrecognized option '--?[\w=.-]+')\s*$",
+    )
+        .expect("refused option compiles")
+});
+
+/// Does `output` hold a refusal of an option by one of the earlier commands
+/// of the last pipeline? The program must be named: a refusal by a command
+/// of an earlier pipeline (`ps --ppid 1 || pgrep -P 1 | xargs ps`) was
+/// answered by the line's fallback.
+fn refused_option_of_earlier(input: &Value, output: &str) -> bool {
+    let names: Vec<String> = REFUSED_OPTION
+        .captures_iter(output)
+        .filter_map(|c| c.get(1))
+        .map(|m| m.as_str().rsplit('/').next().unwrap_or("").to_string())
+        .collect();
+    !names.is_empty() && earlier_programs(input).iter().any(|p| names.contains(p))
 }
 
 /// Does `line` kill the shell that runs it? `pkill -f PATTERN` matches
@@ -191,8 +252,11 @@ pub fn masking_of(input: &Value, output: &str) -> Masking {
     let mut lines = benign::output_lines(output);
     let first = lines.next();
     let few = lines.nth(1).is_none();
-    let only_error = few && first.is_some_and(|l| ERROR_LINE.is_match(l));
-    let m = masking(input);
+    // A line that ends in its own fallback message (`ls DIR | grep x ||
+    // echo "none cached"`) expected the failure and answered it: the error
+    // beside the message is the probe's "no" (LABELS.md: presence probes).
+    let only_error = few && first.is_some_and(|l| ERROR_LINE.is_match(l)) && !answered_by_fallback(input, output);
+    let m = Masking { refused_option: refused_option_of_earlier(input, output), ..masking(input) };
     let background = m.background && own_job_died(output);
     // An earlier command cut off by a last one that stopped reading once
     // it had what was asked (`gen.py | head -3`): its broken pipe is how
@@ -257,10 +321,54 @@ pub const SOLE_ERROR: &str = r"(?m)^(?:[\w./@-]+: )?(?:Error|ERROR|error|fatal|F
 static ERROR_LINE: std::sync::LazyLock<regex::Regex> =
     std::sync::LazyLock::new(|| regex::Regex::new(SOLE_ERROR).expect("error line compiles"));
 
+/// Subcommands of readers that do work: `docker build` builds, `kubectl
+/// apply` changes a cluster; their errors are their own, where `docker logs`
+/// or `kubectl get` print what they read.
+const WORKING_SUBCOMMANDS: &[(&str, &[&str])] = &[
+    ("docker", &["build", "run", "pull", "push", "exec", "compose", "buildx", "start", "create", "cp"]),
+    ("kubectl", &["apply", "create", "delete", "rollout", "exec", "run", "scale", "patch", "replace"]),
+];
+
+/// git's subcommands that do work: their own failure lines (`error: failed
+/// to push some refs`, `CONFLICT (content)`) are their verdict, while other
+/// `error:` lines git prints on the way (`error: non-monotonic index …`
+/// about a stray pack file) are not; so git stays a reader for the generic
+/// rule and has a rule of its own (`masked-git-failure`).
+const GIT_WORK: &[&str] = &[
+    "push",
+    "pull",
+    "fetch",
+    "merge",
+    "rebase",
+    "commit",
+    "checkout",
+    "switch",
+    "clone",
+    "am",
+    "apply",
+    "cherry-pick",
+    "revert",
+    "stash",
+    "reset",
+    "restore",
+    "tag",
+];
+
+/// The subcommand of `words` (a simple command's words after its program):
+/// the first word that is not an option or an option's value-like path.
+fn subcommand<'a>(mut words: impl Iterator<Item = &'a str>) -> &'a str {
+    words.find(|w| !w.starts_with('-') && !w.contains('/') && !w.contains('=')).unwrap_or("")
+}
+
 /// Is the simple command `cmd` (its program's base name first) a reader?
 pub fn is_reader(cmd: &str) -> bool {
-    let program = cmd.split(' ').next().unwrap_or("").to_ascii_lowercase();
-    READERS.contains(&program.as_str())
+    let mut words = cmd.split(' ');
+    let program = words.next().unwrap_or("").to_ascii_lowercase();
+    if !READERS.contains(&program.as_str()) {
+        return false;
+    }
+    let Some((_, working)) = WORKING_SUBCOMMANDS.iter().find(|(p, _)| *p == program) else { return true };
+    !working.contains(&subcommand(words))
 }
 
 /// May the rule `id` (a `Reads::MaskedPipelines` rule) read a result of a
@@ -276,6 +384,8 @@ pub fn reads(id: &str, m: Masking) -> bool {
         // The shell's own complaint about the line it was given.
         "shell-syntax-error" => true,
         "own-pkill-killed-shell" => m.self_kill,
+        "masked-git-failure" => m.earlier_git_work,
+        "masked-option-refused" => m.refused_option,
         _ => m.earlier,
     }
 }
@@ -291,8 +401,7 @@ mod tests {
 
     #[test]
     fn only_the_last_pipeline_and_its_earlier_commands() {
-        let both =
-            Masking { earlier: true, earlier_work: true, only_error: false, background: false, self_kill: false };
+        let both = Masking { earlier: true, earlier_work: true, ..Masking::default() };
         assert_eq!(of("cd app && npm run build 2>&1 | tail -50"), both);
         assert_eq!(of("grep KEY .env.local | head -1"), Masking { earlier_work: false, ..both });
         assert_eq!(of("npm run build"), Masking::default(), "no pipeline: its status is its own");
@@ -308,6 +417,19 @@ mod tests {
         assert!(masking_of(&input, "查询失败\nShell cwd was reset to /home/u/docs").only_error);
         assert!(masking_of(&input, "lstat /home/u/.cache/x/: no such file or directory").only_error);
         assert!(!masking_of(&input, "a.txt\nb: Permission denied\nc.txt").only_error);
+        let probe = json!({"command": "ls /root/.cache/hub/ | grep -i qwen 2>/dev/null || echo \"No model cached\""});
+        assert!(
+            !masking_of(&probe, "ls: cannot access '/root/.cache/hub/': No such file or directory\nNo model cached")
+                .only_error,
+            "the line answered its own failure with a message"
+        );
+        let query = json!({"command": "python -c \"q()\" 2>/dev/null || echo \"查询失败\""});
+        assert!(masking_of(&query, "查询失败").only_error, "the fallback's message is itself the failure");
+        let unreached = json!({"command": "ls -la ~/.stan/ 2>/dev/null || echo \"Stan not found\""});
+        assert!(
+            masking_of(&unreached, "lstat /home/u/.stan/: no such file or directory").only_error,
+            "a fallback that never printed did not run"
+        );
         assert!(!reads("masked-program-error", of("git log | head")));
         assert!(reads("shell-job-exited", of("npm run dev > log 2>&1 & sleep 3; cat log")));
         assert!(
@@ -322,6 +444,20 @@ mod tests {
             "job 5 was an earlier call's"
         );
         assert!(reads("masked-command-error", of("cat missing.txt | head")));
+        assert!(!reads("masked-program-error", of("git push origin main 2>&1 | grep -v warning")), "git has its own");
+        assert!(reads("masked-git-failure", of("git push origin main 2>&1 | grep -v warning")), "push does work");
+        assert!(!reads("masked-git-failure", of("git log --oneline | head -5")));
+        assert!(reads("masked-git-failure", of("git -C /srv/app pull --rebase 2>&1 | tail -3")));
+        let cat = json!({"command": "cat -A notes.md | head -20"});
+        assert!(masking_of(&cat, "cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]").refused_option);
+        let fallback = json!({"command": "ps --ppid 7 -o pid 2>&1 || pgrep -P 7 | xargs ps -p"});
+        assert!(
+            !masking_of(&fallback, "ps: illegal option -- -\nusage: ps\n  PID TTY\n 9 ?? node").refused_option,
+            "the refusing ps ran before the fallback, not in the last pipeline"
+        );
+        assert!(reads("masked-program-error", of("docker build -t app . 2>&1 | tail -20")));
+        assert!(!reads("masked-program-error", of("git log --oneline | head -5")), "log reads");
+        assert!(!reads("masked-program-error", of("docker logs api 2>&1 | tail -50")), "logs read");
     }
 
     #[test]

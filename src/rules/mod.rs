@@ -65,6 +65,11 @@ pub enum Reads {
     /// only a shell writes when one of its commands failed, whatever the
     /// exit status (PowerShell's error records).
     ShellOutput,
+    /// Every result of a tool that is not a shell (a reader's or a custom
+    /// tool's own reply): a shape its code prints when it caught a failure
+    /// (`Fetch failed: fetch failed`), and that a program's output or a log
+    /// a shell printed only quotes.
+    Replies,
 }
 
 impl Reads {
@@ -76,6 +81,7 @@ impl Reads {
             Reads::HttpReplies => "HTTP replies printed by curl or wget",
             Reads::MaskedPipelines => "masked shell pipelines",
             Reads::ShellOutput => "shell output",
+            Reads::Replies => "results of tools other than shells",
         }
     }
 }
@@ -284,6 +290,7 @@ fn reads_class(rule: &ContentRule, class: ToolClass) -> bool {
         Reads::Any => true,
         Reads::Verdicts => class == ToolClass::Verdict,
         Reads::MaskedPipelines | Reads::ShellOutput => class == ToolClass::Shell,
+        Reads::Replies => class != ToolClass::Shell,
         // Read only through `detect_result`, on the reply it presents.
         Reads::HttpReplies => false,
     }

@@ -32,10 +32,18 @@ fn every_content_rule_has_examples_that_behave() {
         let tool = sample_tool(rule.tools);
         let dialect = sample_dialect(rule.formats);
         let re = Regex::new(rule.pattern).unwrap();
-        let masking =
-            masked::Masking { earlier: true, earlier_work: true, only_error: true, background: true, self_kill: true };
+        let masking = masked::Masking {
+            earlier: true,
+            earlier_work: true,
+            only_error: true,
+            background: true,
+            self_kill: true,
+            earlier_git_work: true,
+            refused_option: true,
+        };
         let (tool, class) = match rule.reads {
             Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),
+            Reads::Replies => ("fetch_page", ToolClass::Data),
             _ => (tool, tool_class(tool)),
         };
         if rule.reads == Reads::HttpReplies {

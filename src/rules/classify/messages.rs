@@ -212,6 +212,16 @@ pub(super) const RULES: &[ClassRule] = &[
         fires_on: &["1 validation error for Booking\ndate\n  Input should be a valid date [type=date_parsing]"],
         ignores: &["validation passed"],
     },
+    ClassRule {
+        id: "too-many-tasks",
+        pattern: r"^(?:Max \d+ tasks\s*$|Max parallel tasks is \d+\.|Too many (?:parallel )?(?:tasks|subagents) \(\d+\)\. Max(?:imum)? is \d+\.|Tasks mode supports at most \d+ parallel tasks\.)",
+        tools: &[],
+        formats: &[],
+        category: C::InvalidParamValue,
+        label: "more parallel tasks than the tool runs",
+        fires_on: &["Max 8 tasks", "Too many parallel tasks (12). Max is 8."],
+        ignores: &["Max 8 tasks run at once; 3 done"],
+    },
     // --- parallel calls --------------------------------------------------
     // --- the harness's own calls ------------------------------------------
     ClassRule {

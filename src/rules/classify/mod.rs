@@ -47,7 +47,7 @@ use Category as C;
 pub static EXIT_CLASS_RULES: &[ClassRule] = &[
     ClassRule {
         id: "command-not-found",
-        pattern: r"(?m)(?:^|: )(?:command not found|not found)\s*$|^(?:bash|sh|zsh): .{1,80}: command not found|executable file not found in \$PATH|is not recognized as an internal or external command|is not recognized as (?:the|a) name of a cmdlet|no se reconoce como nombre de un cmdlet|^Exit code:? 127\s*$|^Exit Code: 127\s*$|^\[\d+\][+-]?\s+Exit 127\s",
+        pattern: r"(?m)(?:^|: )(?:command not found|not found)\s*$|^[^\n:]{1,200}: No module named [\w.]+\s*$|^(?:bash|sh|zsh): .{1,80}: command not found|executable file not found in \$PATH|is not recognized as an internal or external command|is not recognized as (?:the|a) name of a cmdlet|no se reconoce como nombre de un cmdlet|^Exit code:? 127\s*$|^Exit Code: 127\s*$|^\[\d+\][+-]?\s+Exit 127\s",
         tools: &[],
         formats: &[],
         category: C::NotFound,
@@ -107,7 +107,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "build-failed",
-        pattern: r"(?m)error\[E\d{4}\]|\berror TS\d{4,5}:|^\s*(?:File \S+, line \d+\n(?:.*\n){0,3})?(?:SyntaxError|IndentationError|TabError): |^error: could not compile|\bCompilation failed\b|^BUILD FAILED\b|\bBuild failed\b|\berror CS\d{4}:|^\S+\.(?:go|c|cc|cpp|h|hpp|java|kt|swift|rs|ts|tsx|js|jsx|py)[:(]\d+(?:[:,]\d+)?\)?:? error:|\bFailed to compile\b|\bcompilation terminated\b|\bFAIL\s+\S+ \[build failed\]",
+        pattern: r"(?m)error\[E\d{4}\]|\berror TS\d{4,5}:|^\s*(?:File \S+, line \d+\n(?:.*\n){0,3})?(?:SyntaxError|IndentationError|TabError): |^error: could not compile|\bCompilation failed\b|^BUILD FAILED\b|\bBuild failed\b|\berror CS\d{4}:|^\S+\.(?:go|c|cc|cpp|h|hpp|java|kt|swift|rs|ts|tsx|js|jsx|py)[:(]\d+(?:[:,]\d+)?\)?:? error:|\bFailed to compile\b|^Failed to type check\.|^Type error: |\bcompilation terminated\b|\bFAIL\s+\S+ \[build failed\]",
         tools: &[],
         formats: &[],
         category: C::BuildFailed,

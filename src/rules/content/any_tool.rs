@@ -189,16 +189,60 @@ pub(super) const RULES: &[ContentRule] = &[
     // --- shell pipelines whose status is the last command's -----------------
     ContentRule {
         id: "masked-command-error",
-        pattern: r"(?m)^(?:[\w./-]+: (?:line \d+: )?)?(?:[^\n:]{1,200}: )?(?:No such file or directory|Permission denied|command not found)\s*$|^(?:zsh|bash|sh|\(eval\):\d+): command not found: \S+\s*$",
+        pattern: r"(?m)^(?:[\w./-]+: (?:line \d+: )?)?(?:[^\n:]{1,200}: )?(?:No such file or directory|Permission denied|command not found|No module named [\w.]+)\s*$|^(?:zsh|bash|sh|\(eval\):\d+): command not found: \S+\s*$",
         tools: &[],
         formats: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "A command of a pipeline (`grep KEY .env | head -1`) whose own error reached the output (`grep: .env: \
-              No such file or directory`, `zsh: command not found: timeout`) while the pipeline's status, the last \
+              No such file or directory`, `zsh: command not found: timeout`), a Python `-m` whose module is not \
+              installed (CPython's runpy: `python: No module named pytest`) while the pipeline's status, the last \
               command's, says success (`rules::masked`).",
-        fires_on: &["grep: .env.local: No such file or directory", "(eval):1: command not found: timeout"],
+        fires_on: &[
+            "grep: .env.local: No such file or directory",
+            "(eval):1: command not found: timeout",
+            "/srv/app/.venv/bin/python: No module named pytest",
+        ],
         ignores: &["src/a.rs:12: // No such file or directory is handled here\nok", "found 3 files"],
+    },
+    ContentRule {
+        id: "masked-option-refused",
+        pattern: r"(?m)^(?:Output: |Stdout: )?[\w./-]+: (?:(?:illegal|invalid) option -- '?\S'?|unrecognized option '--?[\w=.-]+')\s*$",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A command of a pipeline (`cat -A notes.md | head -20`) that refused an option and did not run, \
+              while the pipeline's status, the last command's, says success: getopt's own refusal, glibc's \
+              `invalid option -- 'x'` and `unrecognized option '--x'`, BSD's `illegal option -- x`, naming the \
+              program. Read only when the named program is an earlier command of the last pipeline, so that a \
+              refusal a fallback answered (`ps --ppid 7 || pgrep -P 7 | xargs ps`) is not counted (`rules::masked`).",
+        fires_on: &[
+            "cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]",
+            "ls: unrecognized option '--colour-scale'",
+        ],
+        ignores: &["see `man ls`: unrecognized option '--x' means a typo\nok"],
+    },
+    ContentRule {
+        id: "masked-git-failure",
+        pattern: r"(?m)^fatal: |^error: (?:failed to push some refs|Your local changes to the following files would be overwritten|pathspec '[^'\n]*' did not match|could not apply|cannot (?:pull|rebase|lock ref)|src refspec \S+ does not match any|The following untracked working tree files would be overwritten)|^ ! \[(?:remote )?rejected\] |^CONFLICT \([\w/ -]+\): |^Automatic merge failed",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A git command that does work (`push`, `pull`, `merge`, `rebase`, `checkout`, `commit`) piped into a \
+              filter (`git push 2>&1 | grep -v hint`), whose own failure lines reached the output while the \
+              pipeline's status, the filter's, says success: `fatal: …`, `error: failed to push some refs`, ` ! \
+              [rejected]`, `CONFLICT (content): …`, `Automatic merge failed` (git's builtin/push.c, transport.c, \
+              merge-ort.c, builtin/merge.c). Other `error:` lines git prints on the way (`error: non-monotonic \
+              index …` about a stray pack file) are not its verdict (`rules::masked`).",
+        fires_on: &[
+            "To github.com:o/r.git\n ! [rejected]        main -> main (non-fast-forward)\nerror: failed to push some refs to 'github.com:o/r.git'",
+            "Auto-merging package.json\nCONFLICT (content): Merge conflict in package.json\nAutomatic merge failed; fix conflicts and then commit the result.",
+        ],
+        ignores: &[
+            "error: non-monotonic index .git/objects/pack/._pack-1.idx\nTo github.com:o/r.git\n   1a2b3c4..5d6e7f8  main -> main",
+        ],
     },
     ContentRule {
         id: "shell-syntax-error",
@@ -281,20 +325,22 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "masked-program-error",
-        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,",
+        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,|^Failed to (?:compile|type check)\.|^Type error: |^> Build error occurred",
         tools: &[],
         formats: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "A build, install, deploy or test command piped into a filter (`npm run build 2>&1 | tail -50`) whose \
               output shows that it failed (`Error: …`, `error TS2307: …`, `FATAL ERROR: … heap out of memory`, \
-              `test result: FAILED`) while the pipeline's status, the filter's, says success. Commands that read \
+              `test result: FAILED`, Next.js's `Failed to type check.` and `> Build error occurred`) while the \
+              pipeline's status, the filter's, says success. Commands that read \
               data (grep, cat, logs) are not judged by the lines they print (`rules::masked`).",
         fires_on: &[
             "Vercel CLI 48.1.7\nError: You cannot set your Personal Account as the scope.",
             "app/a.tsx(6,30): error TS2307: Cannot find module '@/lib/x'",
             "FATAL ERROR: Ineffective mark-compacts near heap limit Allocation failed - JavaScript heap out of memory",
             "src/app.ts\n  4:7  error  'x' is assigned a value but never used  no-unused-vars\n✖ 1 problem (1 error, 0 warnings)",
+            "✓ Compiled successfully in 30.7s\nLinting and checking validity of types ...\nFailed to type check.\n\n./app/page.tsx:12:3\nType error: Property 'x' does not exist",
         ],
         ignores: &[
             "warning: unused variable `x`\n    Finished `dev` profile",
@@ -305,7 +351,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "marked-error",
-        pattern: r"^(?:❌|⛔|🚫|✖️?|✗|❗)\s*(?:\*\*)?(?:Error|ERROR|Failed|FAILED|Failure|Fehler|Erreur|错误|失败|エラー)\b",
+        pattern: r"^(?:❌|⛔|🚫|✖️?|✗|❗)\s*(?:\*\*)?(?:Error|ERROR|Failed|FAILED|Failure|Could not|Couldn't|Cannot|Can't|Unable to|Fehler|Erreur|错误|失败|无法|エラー)\b",
         tools: &[],
         formats: &[],
         precision: Precision::High,
@@ -314,7 +360,12 @@ pub(super) const RULES: &[ContentRule] = &[
               …`): the way many application tools written for chat agents report failure in a success. \
               Drawn from the shapes issue 47's held-out framework corpus reported (`❌ Error: 503`); read \
               after every other rule.",
-        fires_on: &["❌ Error: 503 Service Unavailable", "✗ Failed to send the invoice", "❌ **Error**: no rows"],
+        fires_on: &[
+            "❌ Error: 503 Service Unavailable",
+            "✗ Failed to send the invoice",
+            "❌ **Error**: no rows",
+            "❌ Could not parse \"https://example.org/a\" and no fallback metadata provided.",
+        ],
         ignores: &["✅ Done: 3 errors fixed", "❌ marks the tests that used to fail; all pass now"],
     },
     ContentRule {

@@ -94,22 +94,50 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "block-page",
-        pattern: r"^(?:Attention Required! \| Cloudflare\s+)?Sorry, you have been blocked\b|^Access Denied\s*\n+\s*You don't have permission to access\b|^(?:Just a moment\.\.\.|Attention Required! \| Cloudflare)\s*\n(?:[^\n]*\n){0,6}?[^\n]*(?:Enable JavaScript and cookies to continue|Checking (?:if the site connection is secure|your browser)|you have been blocked)",
+        pattern: r"^(?:Attention Required! \| Cloudflare\s+)?Sorry, you have been blocked\b|^Access Denied\s*\n+\s*You don't have permission to access\b|^(?:Just a moment\.\.\.|Attention Required! \| Cloudflare)\s*\n(?:[^\n]*\n){0,6}?[^\n]*(?:Enable JavaScript and cookies to continue|Checking (?:if the site connection is secure|your browser)|you have been blocked)|\A(?:[^\n]*\n){0,3}?(?:📄\s*|Title:\s*|#{1,2}\s+)?(?:\*\*)?(?:Reddit - Please wait for verification|Attention Required! \| Cloudflare|Access to this page has been denied\.?|Verifying you are human\.[^\n]*)(?:\*\*)?[ \t]*(?:\n|\z)",
         tools: &[],
         formats: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "A scraper or fetch tool that got the block page of a bot-protection service instead of the page: \
               Cloudflare's `Sorry, you have been blocked` and `Just a moment...` challenge, Akamai's `Access \
-              Denied` / `You don't have permission to access`. The request did not get its answer (LABELS.md).",
+              Denied` / `You don't have permission to access`, and, as the title a fetch tool prints in its first \
+              lines, Reddit's `Please wait for verification`, PerimeterX's `Access to this page has been denied` \
+              and Cloudflare Turnstile's `Verifying you are human.`. The request did not get its answer (LABELS.md).",
         fires_on: &[
             "Attention Required! | Cloudflare\nSorry, you have been blocked\nYou are unable to access shop.example.com",
             "Access Denied\nYou don't have permission to access \"http://www.example.com/p\" on this server.",
             "Just a moment...\nEnable JavaScript and cookies to continue",
+            "📄 **Reddit - Please wait for verification**\n🔗 https://www.reddit.com/r/x/comments/1/\nHTTP fallback · 37 chars",
+            "Title: Access to this page has been denied\n\nURL Source: https://shop.example.com/",
         ],
         ignores: &[
             "How to fix 'Sorry, you have been blocked' on Cloudflare sites\nIf you see the message...",
             "Access Denied errors explained",
+            "Notes\n\nWhen Reddit shows Reddit - Please wait for verification, retry later.",
+        ],
+    },
+    ContentRule {
+        id: "node-fetch-failed",
+        pattern: r"\A(?:[^\n]*\n){0,5}?(?:(?:[^#>\s\n][^\n]{0,59}? )?(?:[Ee]rror|[Ff]ailed)[^\n]{0,20}?: )?(?:TypeError: )?fetch failed[ \t]*(?:\n|\z)",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "A custom tool whose request through Node's built-in `fetch` was rejected before any reply (DNS, \
+              refused connection, TLS): undici rejects with `TypeError: fetch failed` (nodejs/undici \
+              lib/web/fetch/index.js), and a tool that catches it prints the message as its verdict \
+              (`⚠️ Fetch failed: fetch failed`, `Error: fetch failed`) in its first lines. A reader's page about \
+              the error quotes it as a heading or further down, and a shell's output (a log it printed) is not \
+              read.",
+        fires_on: &[
+            "Fallback failed.\n\n🔗 https://example.com/post\n⚠️ Fetch failed: fetch failed\n",
+            "Error: fetch failed",
+        ],
+        ignores: &[
+            "retried after fetch failed once; 200 OK\n3 posts",
+            "the fetch failed test now passes",
+            "# TypeError: fetch failed\n\nundici rejects when the socket closes",
         ],
     },
     ContentRule {
@@ -153,7 +181,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "pi-subagent-failed",
-        pattern: r"^(?:Subagent (?:produced no output\b|spawn limit reached\b|timed out after \d+ ?ms|completed without making edits for an implementation task)|Unknown agent: |Chain must have at least one step|Chain stopped at step \d+|Parallel: 0/\d+ succeeded|Agent (?:failed|error|aborted): )",
+        pattern: r"^(?:Subagent (?:produced no output\b|spawn limit reached\b|timed out after \d+ ?ms|completed without making edits for an implementation task)|Unknown agent: |Chain must have at least one step|Chain stopped at step \d+|Parallel: 0/\d+ succeeded|Agent (?:failed|error|aborted): |Max \d+ tasks\s*\z|Max parallel tasks is \d+\.|Too many (?:parallel )?tasks \(\d+\)\. Max(?:imum)? is \d+\.|Tasks mode (?:supports at most \d+ parallel tasks|requires at least one task)\.)",
         tools: &[],
         formats: &[Dialect::PI],
         precision: Precision::High,
@@ -162,13 +190,16 @@ pub(super) const RULES: &[ContentRule] = &[
               return a delegation that failed as ordinary content, stored as a success before Pi 0.99 honoured \
               a returned `isError`: no output, an unknown agent, the spawn limit, a time-out, a chain that \
               stopped at a step, a parallel run where nothing succeeded, an implementation task that made no \
-              edit.",
+              edit, more parallel tasks than the tool runs (pi-subagents `Max ${MAX_PARALLEL} tasks`, pi-mono's \
+              example `Too many parallel tasks (N). Max is M.`, and the delegate extensions' wordings).",
         fires_on: &[
             "Subagent produced no output (possible model cold-start or empty response).",
             "Unknown agent: reviewr",
             "Parallel: 0/3 succeeded\n\n[worker] failed: (no output)",
             "Chain stopped at step 2 (planner): Agent aborted",
             "Subagent timed out after 300000ms.",
+            "Max 8 tasks",
+            "Too many parallel tasks (12). Max is 8.",
         ],
         ignores: &["Parallel: 2/3 succeeded\n\n[worker] done: added tests", "Subagent finished: 3 files changed"],
     },
