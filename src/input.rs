@@ -534,8 +534,8 @@ pub(crate) fn transcript_notes(
     notes.extend(import::broken_line_notes(&stats.broken_lines));
     if stats.files == 0 {
         let what = if !stats.unrecognised.is_empty() && stats.unrecognised.iter().all(|p| import::is_lone_ui_log(p)) {
-            "holds only Cline or Roo Code UI logs (ui_messages.json), without the api_conversation_history.json \
-             of their task folder, which holds the calls and results falseok reads"
+            "holds only Cline or Roo Code UI logs (ui_messages.json) with no messages to read, and no \
+             api_conversation_history.json beside them"
                 .to_string()
         } else if path.is_dir() {
             format!("is a directory with no {known} (*.jsonl, *.json) and no SQLite trace store")

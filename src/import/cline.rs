@@ -71,6 +71,10 @@ static ROO_INFO: FormatInfo = FormatInfo {
 
 const HISTORY: &str = "api_conversation_history.json";
 
+/// The UI log of a task folder: what the extension showed, message by
+/// message. Read on its own when the folder's conversation is missing.
+const UI_LOG: &str = "ui_messages.json";
+
 /// The other files of a task folder, claimed so that they are not named
 /// as strange files.
 const COMPANIONS: &[&str] =
@@ -112,7 +116,7 @@ impl Importer for Cline {
     }
 
     fn recognise_document(&self, path: &Path, doc: &Value) -> bool {
-        task_file(path) == Some(false) || is_sdk_session(path, doc) || is_sdk_manifest(path)
+        task_file(path) == Some(false) || is_sdk_session(path, doc) || is_sdk_manifest(path) || is_ui_log(path, doc)
     }
 
     fn run(&self) -> Box<dyn ImportRun> {
@@ -145,6 +149,13 @@ struct Run {
 impl ImportRun for Run {
     fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
         let name = name_of(path);
+        if name == UI_LOG && super::is_lone_ui_log(path) {
+            let Some(doc) = read_document(path, &mut w.stats)? else {
+                return Err(Error::input(path, "is not a JSON document (cut or broken?)"));
+            };
+            return ui_log(path, &doc, self.dialect, w)
+                .map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)));
+        }
         if COMPANIONS.contains(&name) || is_sdk_manifest(path) {
             w.stats.skipped += 1;
             return Ok(());
@@ -415,6 +426,177 @@ fn content_text(v: &Value) -> String {
             .join("\n"),
         other => other.to_string(),
     }
+}
+
+/// A UI log alone (a repository that committed `ui_messages.json` but not
+/// the conversation): an array of `ClineMessage`s (`{ts, type: "ask" |
+/// "say", ask | say, text}`).
+fn is_ui_log(path: &Path, doc: &Value) -> bool {
+    name_of(path) == UI_LOG
+        && super::is_lone_ui_log(path)
+        && doc.as_array().is_some_and(|m| {
+            m.first().is_some_and(|f| f.get("ts").is_some() && f.get("type").and_then(Value::as_str).is_some())
+        })
+}
+
+/// The API name of a tool as the UI log names it (`readFile` is the
+/// `read_file` call); the result's header, when there is one, has the last
+/// word (`editedExistingFile` is `write_to_file` or `replace_in_file`).
+fn api_name(ui: &str) -> &str {
+    match ui {
+        "readFile" => "read_file",
+        "listFilesTopLevel" | "listFilesRecursive" => "list_files",
+        "listCodeDefinitionNames" => "list_code_definition_names",
+        "searchFiles" => "search_files",
+        "newFileCreated" => "write_to_file",
+        "editedExistingFile" => "replace_in_file",
+        "fileDeleted" => "delete_file",
+        "webFetch" => "web_fetch",
+        "summarizeTask" => "summarize_task",
+        "newTask" => "new_task",
+        other => other,
+    }
+}
+
+/// One call of a UI log waiting for the API request that carries its result.
+struct UiCall {
+    id: String,
+    tool: String,
+    input: Value,
+    time: Option<String>,
+}
+
+/// Read a UI log alone. A call is a message that asks to use a tool or
+/// reports one used: `tool` (its JSON names the tool), `command`,
+/// `use_mcp_server`, and `completion_result` (`attempt_completion`; the
+/// `ask` that follows it is the same call). Its result is the block headed
+/// `[<tool> for '…'] Result:` of the next `api_req_started` message's
+/// request, the text the extension sent the model; a call the task ended
+/// before has none. The log keeps no flag: only the text says a call failed.
+fn ui_log(path: &Path, doc: &Value, dialect: Dialect, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+    let Some(messages) = doc.as_array() else { return Ok(()) };
+    let first = messages.first().and_then(|m| m.get("ts")).and_then(Value::as_i64).unwrap_or(0);
+    let session = first.to_string();
+    let source = path.parent().unwrap_or(Path::new("")).display().to_string();
+    let started = ms_time(first);
+    w.session(&SessionRow {
+        id: &session,
+        parent: None,
+        agent: dialect.as_str(),
+        source: &source,
+        started: started.as_deref(),
+    })?;
+    let mut pending: Vec<UiCall> = Vec::new();
+    // A `say completion_result` not yet followed by another call or request:
+    // the `ask completion_result` after it is the same call.
+    let mut completion_shown = false;
+    for (i, m) in messages.iter().enumerate() {
+        let kind = m.get("ask").or_else(|| m.get("say")).and_then(Value::as_str).unwrap_or("");
+        let text = m.get("text").and_then(Value::as_str).unwrap_or("");
+        let time = m.get("ts").and_then(Value::as_i64).and_then(ms_time);
+        if m.get("partial").and_then(Value::as_bool) == Some(true) {
+            continue;
+        }
+        let call = |tool: &str, input: Value| UiCall {
+            id: format!("ui-{i}"),
+            tool: tool.to_string(),
+            input,
+            time: time.clone(),
+        };
+        let new = match kind {
+            "tool" => {
+                let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+                let ui = v.get("tool").and_then(Value::as_str).unwrap_or("(unnamed)").to_string();
+                let mut input = v.as_object().cloned().unwrap_or_default();
+                input.remove("tool");
+                Some(call(api_name(&ui), Value::Object(input)))
+            }
+            "command" => Some(call("execute_command", serde_json::json!({ "command": text }))),
+            "use_mcp_server" => {
+                let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+                let arguments = v
+                    .get("arguments")
+                    .and_then(Value::as_str)
+                    .and_then(|a| serde_json::from_str::<Value>(a).ok())
+                    .unwrap_or(Value::Null);
+                Some(call(
+                    "use_mcp_tool",
+                    serde_json::json!({
+                        "server_name": v.get("serverName").cloned().unwrap_or(Value::Null),
+                        "tool_name": v.get("toolName").cloned().unwrap_or(Value::Null),
+                        "arguments": arguments,
+                    }),
+                ))
+            }
+            // The `say` shows the result text; the `ask` after it waits for
+            // the user: one call.
+            "completion_result" if !(completion_shown && m.get("type").and_then(Value::as_str) == Some("ask")) => {
+                Some(call("attempt_completion", serde_json::json!({ "result": text })))
+            }
+            _ => None,
+        };
+        if new.is_some() || kind == "api_req_started" {
+            completion_shown = kind == "completion_result";
+        }
+        if let Some(c) = new {
+            pending.push(c);
+            continue;
+        }
+        if kind == "api_req_started" && !pending.is_empty() {
+            let request = serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|v| v.get("request").and_then(Value::as_str).map(str::to_string))
+                .unwrap_or_default();
+            answer(&session, std::mem::take(&mut pending), &request, w)?;
+        }
+    }
+    answer(&session, pending, "", w)
+}
+
+/// Record `calls` with their results in `request` (see `ui_log`), each
+/// named by its result's header when it has one.
+fn answer(session: &str, calls: Vec<UiCall>, request: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+    let blocks = result_blocks(request);
+    let mut used = vec![false; blocks.len()];
+    for c in calls {
+        let named = (0..blocks.len()).find(|&k| !used[k] && blocks[k].0 == c.tool);
+        let pick = named.or_else(|| (0..blocks.len()).find(|&k| !used[k]));
+        let tool = pick.map_or(c.tool.as_str(), |k| blocks[k].0);
+        w.call(session, &c.id, tool, &c.input, c.time.as_deref())?;
+        if let Some(k) = pick {
+            used[k] = true;
+            let time = c.time.as_deref();
+            w.result(&ResultRow { session, call_id: &c.id, text: blocks[k].1, flag: None, exit_code: None, time })?;
+        }
+    }
+    Ok(())
+}
+
+/// The `[<tool> for '…'] Result:` blocks of an API request's text, as the
+/// tool's name and the text after the header, up to the next block or the
+/// environment details.
+fn result_blocks(request: &str) -> Vec<(&str, &str)> {
+    let request = request.split("\n<environment_details>").next().unwrap_or("");
+    let mut starts: Vec<usize> = Vec::new();
+    let mut at = 0;
+    for line in request.split_inclusive('\n') {
+        if line.starts_with('[') && line.contains("] Result:") {
+            starts.push(at);
+        }
+        at += line.len();
+    }
+    starts
+        .iter()
+        .enumerate()
+        .map(|(n, &start)| {
+            let end = starts.get(n + 1).copied().unwrap_or(request.len());
+            let block = &request[start..end];
+            let close = block.find("] Result:").unwrap_or(0);
+            let header = &block[1..close];
+            let name = header.split([' ', ']']).next().unwrap_or(header);
+            (name, block[close + "] Result:".len()..].trim())
+        })
+        .collect()
 }
 
 fn ms_time(ms: i64) -> Option<String> {

@@ -234,7 +234,8 @@ const FILES_AHEAD: usize = 4;
 /// "Claude Code, … or Continue transcript"). A Cline or Roo Code UI log
 /// (`ui_messages.json`) is named as such: its task folder's
 /// `api_conversation_history.json` holds the calls and results, and is
-/// read when it is there; a UI log without it is said to be read alone.
+/// read when it is there; a UI log without it is read alone, and named
+/// here only when it holds no messages.
 pub(crate) fn unrecognised_notes(unrecognised: &[PathBuf], known: &str) -> Vec<String> {
     let shown = |p: &Path| crate::sanitize::one_line(&p.display().to_string());
     let (ui_logs, others): (Vec<&PathBuf>, Vec<&PathBuf>) =
@@ -244,13 +245,13 @@ pub(crate) fn unrecognised_notes(unrecognised: &[PathBuf], known: &str) -> Vec<S
     match alone.as_slice() {
         [] => {}
         [one] => notes.push(format!(
-            "{}: a Cline or Roo Code UI log, without the api_conversation_history.json of its task folder, \
-             which holds the calls and results falseok reads; skipped",
+            "{}: a Cline or Roo Code UI log with no messages to read (and no api_conversation_history.json \
+             beside it); skipped",
             shown(one)
         )),
         [first, rest @ ..] => notes.push(format!(
-            "{} Cline or Roo Code UI logs (ui_messages.json) without the api_conversation_history.json of \
-             their task folder, which holds the calls and results falseok reads; skipped (first: {})",
+            "{} Cline or Roo Code UI logs (ui_messages.json) with no messages to read (and no \
+             api_conversation_history.json beside them); skipped (first: {})",
             rest.len() + 1,
             shown(first)
         )),

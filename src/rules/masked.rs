@@ -114,6 +114,10 @@ pub struct Masking {
     /// The output holds an earlier command's refusal of an option
     /// (`cat: illegal option -- A`), named by that command.
     pub refused_option: bool,
+    /// The store kept no exit status for the call (a Cline log's `Command
+    /// executed.`), and the line's last command does work: its own failure
+    /// lines are the only verdict there is (`unknown_status`).
+    pub unknown_status_work: bool,
 }
 
 /// How `input`'s command line can hide an earlier command's failure: from
@@ -138,6 +142,7 @@ pub fn masking(input: &Value) -> Masking {
             words.next() == Some("git") && GIT_WORK.contains(&subcommand(words))
         }),
         refused_option: false,
+        unknown_status_work: false,
     }
 }
 
@@ -157,6 +162,24 @@ fn answered_by_fallback(input: &Value, output: &str) -> bool {
     };
     let message = message.trim_start_matches("-e ").trim_start_matches("-n ").trim();
     !message.is_empty() && output.contains(message) && !ERROR_LINE.is_match(message)
+}
+
+/// Stores whose shell results may carry neither a flag nor an exit status:
+/// Cline's legacy XML results and UI log (`Command executed.` when the
+/// terminal gave no status), Continue's terminal tool. Stores that flag a
+/// failed command (Claude Code, Pi: a success simply has no exit code) are
+/// not among them: there, no status means 0.
+pub const STATUSLESS_SHELLS: &[crate::model::Dialect] =
+    &[crate::model::Dialect::CLINE, crate::model::Dialect::CONTINUE];
+
+/// `m` for a result whose store kept no exit status: the failure lines of
+/// the line's last command, when it does work (a build, an install, a
+/// script), are read as a masked pipeline's would be. A reader's lines (a
+/// log it printed) stay data.
+pub fn unknown_status(m: Masking, input: &Value) -> Masking {
+    let Some(line) = benign::command_line(input) else { return m };
+    let last = benign::last_command(&line);
+    Masking { unknown_status_work: !last.is_empty() && !is_reader(&last), ..m }
 }
 
 /// The programs of the earlier commands of `input`'s last pipeline.
@@ -375,7 +398,7 @@ pub fn is_reader(cmd: &str) -> bool {
 /// command line masked as `m`?
 pub fn reads(id: &str, m: Masking) -> bool {
     match id {
-        "masked-program-error" => m.earlier_work,
+        "masked-program-error" => m.earlier_work || m.unknown_status_work,
         "sole-error-output" => m.only_error,
         // The shell's own report that a job this call ran in the background
         // died; a job an earlier call started is reported to whichever call

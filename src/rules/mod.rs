@@ -534,7 +534,16 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
         })
     };
     let masking = || {
-        if shell_ok() { masked::masking_of(r.input, &head) } else { masked::Masking::default() }
+        if !shell_ok() {
+            return masked::Masking::default();
+        }
+        let m = masked::masking_of(r.input, &head);
+        let statusless = masked::STATUSLESS_SHELLS.contains(&r.dialect);
+        if statusless && r.exit_code.is_none() && exit_code_of(&head).is_none() {
+            masked::unknown_status(m, r.input)
+        } else {
+            m
+        }
     };
     let dialect = Some(r.dialect);
     // A result that only hands back an argument of the call (a

@@ -40,6 +40,7 @@ fn every_content_rule_has_examples_that_behave() {
             self_kill: true,
             earlier_git_work: true,
             refused_option: true,
+            unknown_status_work: true,
         };
         let (tool, class) = match rule.reads {
             Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),

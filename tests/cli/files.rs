@@ -45,34 +45,59 @@ fn cline_task_folders_legacy_xml_and_native() {
     assert_eq!(tool(&v, "execute_command")["errors"], 0);
 }
 
-/// Issue 21: a Cline UI log committed without its task folder's
-/// conversation is named for what it is, never a silent 0.
+/// Issue 21, then 47: a Cline UI log committed without its task folder's
+/// conversation is read on its own. Each call is a `tool`, `command`,
+/// `use_mcp_server` or `completion_result` message; its result is the
+/// `[tool for '…'] Result:` block of the next API request. The log keeps no
+/// flag, so every failure in it is a hidden error.
 #[test]
-fn a_cline_ui_log_alone_is_named_as_such() {
+fn a_cline_ui_log_alone_is_read() {
     let dir = tempfile::tempdir().unwrap();
-    let ui = serde_json::json!([
-        {"ts": 1, "type": "say", "say": "text", "text": "list the files"},
-        {"ts": 2, "type": "say", "say": "tool", "text": "{\"tool\":\"readFile\",\"path\":\"a.txt\"}"}
+    let req = |text: &str| {
+        json!({"request": format!("{text}\n\n<environment_details>\n# VSCode Visible Files\n</environment_details>")})
+            .to_string()
+    };
+    let ui = json!([
+        {"ts": 1760534080239_u64, "type": "say", "say": "text", "text": "list the files"},
+        {"ts": 2, "type": "say", "say": "tool", "text": "{\"tool\":\"readFile\",\"path\":\"a.txt\"}"},
+        {"ts": 3, "type": "say", "say": "api_req_started", "text": req("[read_file for 'a.txt'] Result:\nhello")},
+        {"ts": 4, "type": "say", "say": "command", "text": "npm run build"},
+        {"ts": 5, "type": "ask", "say": null, "ask": "command_output", "text": "npm ERR! code 1"},
+        {"ts": 6, "type": "say", "say": "api_req_started", "text": req("[execute_command for 'npm run build'] Result:\nCommand executed.\nOutput:\n> build\nnpm ERR! code 1\nnpm ERR! Lifecycle script `build` failed")},
+        {"ts": 7, "type": "ask", "ask": "tool", "text": "{\"tool\":\"editedExistingFile\",\"path\":\"b.txt\",\"diff\":\"-a\\n+b\"}"},
+        {"ts": 8, "type": "say", "say": "api_req_started", "text": req("[write_to_file for 'b.txt'] Result:\nThe user denied this operation.")},
+        {"ts": 9, "type": "ask", "ask": "use_mcp_server", "text": "{\"type\":\"use_mcp_tool\",\"serverName\":\"vscode\",\"toolName\":\"open_explorer\",\"arguments\":\"{}\"}"},
+        {"ts": 10, "type": "say", "say": "mcp_server_response", "text": "Error: VSCode extension not connected"},
+        {"ts": 11, "type": "say", "say": "api_req_started", "text": req("[use_mcp_tool for 'vscode'] Result:\nThe tool execution failed with the following error:\n<error>\nVSCode extension not connected\n</error>")},
+        {"ts": 12, "type": "say", "say": "completion_result", "text": "Done."},
+        {"ts": 13, "type": "say", "say": "checkpoint_created", "text": ""},
+        {"ts": 14, "type": "ask", "ask": "completion_result", "text": ""}
     ]);
     std::fs::create_dir(dir.path().join("task")).unwrap();
     std::fs::write(dir.path().join("task/ui_messages.json"), ui.to_string()).unwrap();
-    let out = run_in(dir.path(), &["scan", "task"]);
+    let out = run_in(dir.path(), &["scan", "task", "--format", "json"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "", "a UI log alone is read, not named as skipped");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["sources"][0]["format"], "cline");
+    // readFile, the build, the denied edit, the MCP call and one attempt_completion (its say and ask).
+    assert_eq!(totals(&v), (5, 0, 3), "no flag in a UI log: each failure is hidden");
+    assert_eq!(tool(&v, "execute_command")["errors"], 1, "npm ERR! with no exit status");
+    assert_eq!(tool(&v, "write_to_file")["categories"], json!({"user-rejected": 1}), "named by its result's header");
+    assert_eq!(tool(&v, "use_mcp_tool")["errors"], 1);
+    assert_eq!(tool(&v, "read_file")["errors"], 0);
+    let show = run_in(dir.path(), &["show", "1760534080239", "task"]);
+    assert!(String::from_utf8_lossy(&show.stdout).contains("attempt_completion"), "{}", stderr(&show));
+    // A UI log with no messages is named for what it is, never a silent 0.
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    std::fs::write(dir.path().join("empty/ui_messages.json"), "[]").unwrap();
+    let out = run_in(dir.path(), &["scan", "empty"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let err = stderr(&out);
-    assert!(err.contains("task: holds only Cline or Roo Code UI logs (ui_messages.json), without the"), "{err}");
-    // Beside a transcript it is named, and the rest is read.
-    let rollout =
-        "sample-traces/codex/2026/05/10/rollout-2026-05-10T09-00-00-0196b1e2-7c3d-7a4b-9c5d-6e7f8a9b0c1d.jsonl";
-    std::fs::copy(root().join(rollout), dir.path().join("task/rollout-1.jsonl")).unwrap();
-    let out = run_in(dir.path(), &["scan", "task"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let err = stderr(&out);
     assert!(
-        err.contains("ui_messages.json: a Cline or Roo Code UI log, without the api_conversation_history.json"),
-        "{err}"
+        stderr(&out).contains("holds only Cline or Roo Code UI logs (ui_messages.json) with no messages"),
+        "{}",
+        stderr(&out)
     );
-    let out = run_in(dir.path(), &["import", "task", "--into", "t.db"]);
-    assert!(stderr(&out).contains("a Cline or Roo Code UI log"), "{}", stderr(&out));
 }
 
 #[test]

@@ -260,6 +260,25 @@ pub(super) const RULES: &[ContentRule] = &[
         ignores: &["src/parse.rs: // reports `syntax error near unexpected token`\nok"],
     },
     ContentRule {
+        id: "powershell-error-record-legacy",
+        pattern: r"(?m)^[ \t]*\+ CategoryInfo[ \t]*: (?:ParserError|ObjectNotFound|InvalidArgument|InvalidOperation|PermissionDenied|ResourceUnavailable|OperationStopped|OperationTimeout|ReadError|WriteError|SyntaxError|InvalidData|InvalidType|MetadataError|SecurityError|ConnectionError|AuthenticationError|NotInstalled|NotImplemented|NotEnabled|DeviceError|OpenError|CloseError|ResourceExists|ResourceBusy|LimitsExceeded|QuotaExceeded|ProtocolError|InvalidResult|DeadlockDetected): [^\n]*\n[ \t]*\+ FullyQualifiedErrorId[ \t]*: \S",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::ShellOutput,
+        doc: "Windows PowerShell 5.1's error record (its NormalView: the message, `At line:1 char:41` or its \
+              translation, then `+ CategoryInfo : ParserError: …` and `+ FullyQualifiedErrorId : …`): a cmdlet \
+              or the parser failed. The category is one of PowerShell's `ErrorCategory` values \
+              (System.Management.Automation/engine/ErrorPackage.cs); `NotSpecified`, which wraps a native \
+              command's stderr (`NativeCommandError` around `git push` progress), is not read (LABELS.md).",
+        fires_on: &[
+            "At line:1 char:41\n+ cd \"C:\\p\" && npx create-server x\n+                                         ~~\nThe token '&&' is not a valid statement separator in this version.\n    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\n    + FullyQualifiedErrorId : InvalidEndOfLine",
+        ],
+        ignores: &[
+            "git : To github.com:o/r.git\n    + CategoryInfo          : NotSpecified: (To github.com:o/r.git:String) [], RemoteException\n    + FullyQualifiedErrorId : NativeCommandError",
+        ],
+    },
+    ContentRule {
         id: "powershell-error-record",
         pattern: r"(?m)^[A-Za-z][\w-]*: ?\r?\nLine \|\r?\n +\d+ \| ",
         tools: &[],
@@ -325,14 +344,16 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "masked-program-error",
-        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,|^Failed to (?:compile|type check)\.|^Type error: |^> Build error occurred",
+        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,|^Failed to (?:compile|type check)\.|^Type error: |^> Build error occurred|^[ \t]*\^+[ \t]*(?:\n[ \t]*)*\n?[A-Z]\w*Error(?: \[\w+\])?: |^Node\.js v\d+\.\d+\.\d+[ \t]*$",
         tools: &[],
         formats: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "A build, install, deploy or test command piped into a filter (`npm run build 2>&1 | tail -50`) whose \
               output shows that it failed (`Error: …`, `error TS2307: …`, `FATAL ERROR: … heap out of memory`, \
-              `test result: FAILED`, Next.js's `Failed to type check.` and `> Build error occurred`) while the \
+              `test result: FAILED`, Next.js's `Failed to type check.` and `> Build error occurred`, Node's \
+              uncaught exception: V8's caret line then `ReferenceError: …`, and the `Node.js v18.16.0` line Node \
+              prints after it) while the \
               pipeline's status, the filter's, says success. Commands that read \
               data (grep, cat, logs) are not judged by the lines they print (`rules::masked`).",
         fires_on: &[
@@ -341,6 +362,7 @@ pub(super) const RULES: &[ContentRule] = &[
             "FATAL ERROR: Ineffective mark-compacts near heap limit Allocation failed - JavaScript heap out of memory",
             "src/app.ts\n  4:7  error  'x' is assigned a value but never used  no-unused-vars\n✖ 1 problem (1 error, 0 warnings)",
             "✓ Compiled successfully in 30.7s\nLinting and checking validity of types ...\nFailed to type check.\n\n./app/page.tsx:12:3\nType error: Property 'x' does not exist",
+            "file:///srv/app/test.js:2\nconst { exec } = require('child_process');\n^\n\nReferenceError: require is not defined in ES module scope\n    at file:///srv/app/test.js:2:18\n\nNode.js v18.16.0",
         ],
         ignores: &[
             "warning: unused variable `x`\n    Finished `dev` profile",
