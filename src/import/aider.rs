@@ -550,6 +550,16 @@ impl History<'_> {
     }
 
     fn failure_line(&mut self, raw: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        // Aider 0.50 leaves the header open (no closing two spaces) yet
+        // quotes the whole message: an empty quoted line or a quoted first
+        // section right after the header says which it is.
+        if !self.quoted_failures
+            && self.failure.is_none()
+            && self.failed.is_empty()
+            && (raw.trim_end() == ">" || raw.starts_with("> ## SearchReplaceNoExactMatch: "))
+        {
+            self.quoted_failures = true;
+        }
         // Before 0.55 every line of the message is aider's (`> `): it ends
         // at the first line that is not.
         if self.quoted_failures {
