@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::judge::{JudgedSession, Outcome};
 use crate::redact::Redaction;
 use crate::render::html::{EXAMPLES_SHOWN, Example, Page, SESSIONS_SHOWN, Scope};
-use crate::report::Report;
+use crate::report::{Report, SessionRow};
 use crate::sanitize::{block, one_line};
 use crate::{ScanOptions, SourceStart, Visitor};
 
@@ -55,11 +55,7 @@ impl Collect {
     fn grade(&mut self, s: &JudgedSession) {
         let Some(row) = sessions::row(s, &self.source, &self.filters, self.threshold) else { return };
         self.page.sessions_graded += 1;
-        self.page.sessions.push(row);
-        if self.page.sessions.len() >= 4 * SESSIONS_SHOWN {
-            sessions::sort(&mut self.page.sessions);
-            self.page.sessions.truncate(SESSIONS_SHOWN);
-        }
+        keep_worst(&mut self.page.sessions, row);
     }
 
     fn note(&mut self, s: &JudgedSession) {
@@ -150,7 +146,58 @@ pub(crate) fn scan(
         page: Page { examples_complete: true, generated: Some(generated()), scope, ..Page::default() },
     };
     crate::walk(paths, opts, notes, &mut collect)?;
-    sessions::sort(&mut collect.page.sessions);
-    collect.page.sessions.truncate(SESSIONS_SHOWN);
+    worst_first(&mut collect.page.sessions);
     Ok((collect.agg.finish(), collect.page))
+}
+
+/// Adds `row` to `worst`, sorting and cutting to the `SESSIONS_SHOWN`
+/// worst now and then, so a store of any size keeps a few rows.
+fn keep_worst(worst: &mut Vec<SessionRow>, row: SessionRow) {
+    worst.push(row);
+    if worst.len() >= 4 * SESSIONS_SHOWN {
+        worst_first(worst);
+    }
+}
+
+/// The `SESSIONS_SHOWN` worst, in `falseok sessions`' order.
+fn worst_first(worst: &mut Vec<SessionRow>) {
+    sessions::sort(worst);
+    worst.truncate(SESSIONS_SHOWN);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worst_sessions_are_kept_whenever_they_come() {
+        let row = |i: u64| SessionRow {
+            session: format!("s{i:03}"),
+            parent: None,
+            agent: "peri".into(),
+            source: "db".into(),
+            file: None,
+            start: None,
+            duration_ms: None,
+            calls: 10,
+            errors: i,
+            flagged_errors: 0,
+            hidden_errors: i,
+            guard_blind_streaks: 0,
+            abandoned: 0,
+            retries: 0,
+            lost_ms: 0,
+            grade: "C".into(),
+            score: 70,
+            reasons: vec![],
+        };
+        let mut worst = Vec::new();
+        for i in 0..100 {
+            keep_worst(&mut worst, row(i));
+            assert!(worst.len() < 4 * SESSIONS_SHOWN, "bounded");
+        }
+        worst_first(&mut worst);
+        let hidden: Vec<u64> = worst.iter().map(|r| r.hidden_errors).collect();
+        assert_eq!(hidden, (85..100).rev().collect::<Vec<u64>>(), "the last sessions read are the worst");
+    }
 }
