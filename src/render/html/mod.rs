@@ -133,7 +133,10 @@ pub const SESSIONS_SHOWN: usize = 15;
 const SUMMARY_SESSIONS: usize = 5;
 
 /// Tools with errors on the first screen; the rest are counted.
-const SUMMARY_TOOLS: usize = 6;
+const SUMMARY_TOOLS: usize = 5;
+
+/// Sources on the first screen; the rest fold below them.
+const SUMMARY_SOURCES: usize = 3;
 
 /// Tools shown in the tables (by errors); the rest are counted.
 pub const TOP_TOOLS: usize = 25;
@@ -332,13 +335,14 @@ fn head(title: &str, h: &mut String) {
     let _ = writeln!(h, "<style>{}</style>\n</head>\n<body>", style::CSS);
 }
 
+/// The sources read: the first `SUMMARY_SOURCES` in the summary, the rest
+/// (up to `TOP_TOOLS`, then counted) folded below them.
 fn sources(report: &Report, h: &mut String) {
     if report.sources.is_empty() {
         h.push_str("<p>Sources: none.</p>\n");
         return;
     }
-    h.push_str("<ul class=\"sources\">\n");
-    for s in report.sources.iter().take(TOP_TOOLS) {
+    let item = |h: &mut String, s: &crate::report::SourceReport| {
         let coverage = s.coverage_note().map(|n| format!("; {}", esc(&n))).unwrap_or_default();
         let _ = writeln!(
             h,
@@ -348,9 +352,24 @@ fn sources(report: &Report, h: &mut String) {
             plural(s.sessions, "session"),
             plural(s.calls, "call")
         );
+    };
+    h.push_str("<ul class=\"sources\">\n");
+    for s in report.sources.iter().take(SUMMARY_SOURCES) {
+        item(h, s);
     }
-    more_item(report.sources.len(), TOP_TOOLS, "sources", h);
     h.push_str("</ul>\n");
+    if report.sources.len() > SUMMARY_SOURCES {
+        let _ = writeln!(
+            h,
+            "<details id=\"more-sources\"><summary>and {} more sources</summary>\n<ul class=\"sources\">",
+            report.sources.len() - SUMMARY_SOURCES
+        );
+        for s in report.sources.iter().take(TOP_TOOLS).skip(SUMMARY_SOURCES) {
+            item(h, s);
+        }
+        more_item(report.sources.len(), TOP_TOOLS, "sources", h);
+        h.push_str("</ul>\n</details>\n");
+    }
 }
 
 fn more_item(len: usize, shown: usize, what: &str, h: &mut String) {
@@ -725,6 +744,21 @@ mod tests {
             "{out}"
         );
         assert_eq!(drill::shell_word("dir/<x a>'s.db"), "'dir/<x a>'\\''s.db'");
+    }
+
+    #[test]
+    fn the_summary_names_three_sources_and_folds_the_rest() {
+        let mut report = report_with("Bash", "timeout");
+        for i in 1..5 {
+            report.sources.push(crate::report::SourceReport::new(&format!("s{i}.db"), "peri"));
+        }
+        let out = html(&report, &Page::default());
+        let scope = &out[out.find("id=\"summary-scope\"").unwrap()..out.find("<nav").unwrap()];
+        let (shown, folded) = scope.split_at(scope.find("<details id=\"more-sources\">").expect("folded"));
+        assert_eq!(shown.matches("<li>").count(), 3, "{shown}");
+        assert!(folded.starts_with("<details id=\"more-sources\"><summary>and 2 more sources</summary>"), "{folded}");
+        assert_eq!(folded.matches("<li>").count(), 2, "{folded}");
+        assert!(out.contains("<title>a&amp;b.db, s1.db, s2.db and 2 more · falseok postmortem</title>"), "{out}");
     }
 
     #[test]

@@ -39,8 +39,8 @@ svg text{fill:var(--fg);font:12px system-ui,sans-serif}svg .val{fill:var(--muted
 #summary h2{font-size:1.05rem;margin:.8rem 0 .2rem;border:0;padding:0}#summary h2 .muted{font-weight:400;font-size:.9rem}
 #summary .verdict{margin:.4rem 0}.lines{margin:.2rem 0;padding-left:1.4rem}.lines li{margin:.1rem 0}
 .sources{margin:.6rem 0 .2rem}.when{color:var(--muted);margin:.2rem 0}
-.grade{display:inline-block;min-width:1.5em;text-align:center;font-weight:700;border:1px solid var(--line);border-radius:3px}
-td.grade{display:table-cell;border-radius:0}.gD,.gF{color:var(--bad)}.gA{color:var(--good)}
+.grade{font-weight:700}span.grade{display:inline-block;min-width:1.5em;text-align:center;border:1px solid var(--line);border-radius:3px}
+.gD,.gF{color:var(--bad)}.gA{color:var(--good)}
 .id{display:inline-block;max-width:100%;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}
 .path{overflow-wrap:anywhere}.cmd{user-select:all}
 .cmd .w{display:inline-block;max-width:100%;white-space:nowrap;overflow-x:auto;vertical-align:bottom}
