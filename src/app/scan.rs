@@ -9,7 +9,7 @@ use super::{ExitStatus, Terminal, settings, suggest};
 use crate::cli::{CheckArgs, ScanArgs};
 use crate::error::{Error, Result};
 use crate::gate::{self, Gate, Verdict};
-use crate::render::html::Page;
+use crate::render::html::{Page, Scope};
 use crate::render::{Output, View, plural};
 use crate::report::Report;
 use crate::rules::FindingRule;
@@ -21,7 +21,8 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
     let opts = settings::scan(&args.select)?;
     let mut notes = Vec::new();
     let (mut report, page) = if args.format.needs_page() {
-        super::page::scan(paths, &opts, &mut notes).map(|(r, p)| (r, Some(p)))?
+        super::page::scan(paths, &opts, scope(args, paths, opts.aggregate.redaction), &mut notes)
+            .map(|(r, p)| (r, Some(p)))?
     } else {
         (crate::scan(paths, &opts, &mut notes)?, None)
     };
@@ -45,6 +46,34 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
         }
     }
     Ok((report, page))
+}
+
+/// What the page's commands (`examples`, `show`) must name to read what
+/// this scan read: its PATHs (resolved) and the options they share. A
+/// path named after a secret is redacted, as everywhere else.
+fn scope(args: &ScanArgs, paths: &[PathBuf], redaction: crate::redact::Redaction) -> Scope {
+    let s = &args.select;
+    let text = |p: &Path| redaction.apply(&p.to_string_lossy()).into_owned();
+    let mut options = Vec::new();
+    if let Some(f) = &s.judging.source_format {
+        options.extend(["--source-format".to_string(), f.clone()]);
+    }
+    if let Some(f) = &s.judging.tool_schemas {
+        options.extend(["--tool-schemas".to_string(), text(f)]);
+    }
+    if s.judging.no_redact {
+        options.push("--no-redact".into());
+    }
+    if s.no_subagents {
+        options.push("--no-subagents".into());
+    }
+    let mut window = Vec::new();
+    for (flag, v) in [("--since", &s.since), ("--until", &s.until), ("--session", &s.session)] {
+        if let Some(v) = v {
+            window.extend([flag.to_string(), v.clone()]);
+        }
+    }
+    Scope { paths: paths.iter().map(|p| text(p)).collect(), options, window }
 }
 
 /// Why nothing was judged, when nothing was: which filter matched nothing

@@ -181,7 +181,15 @@ fn golden_outputs_of_every_format() {
         ("junit", "peri_small.junit.xml"),
         ("html", "peri_small.html"),
     ] {
-        let out = run_in(dir.path(), &["scan", "threads.db", "--format", format]);
+        // The HTML page says when it was made: `SOURCE_DATE_EPOCH` fixes it.
+        let out = std::process::Command::new(BIN)
+            .args(["scan", "threads.db", "--format", format])
+            .current_dir(dir.path())
+            .env("SOURCE_DATE_EPOCH", "1767225600")
+            .env_remove("NO_COLOR")
+            .env_remove("COLUMNS")
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{format}: {}", stderr(&out));
         assert_golden(golden, &stdout(&out));
     }

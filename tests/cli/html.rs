@@ -241,7 +241,7 @@ fn the_peri_page_in_chromium_shows_the_json_numbers() {
     let Some(browser) = chromium() else { return };
     let dir = tempfile::tempdir().unwrap();
     let text = page(dir.path(), "sample-traces/peri-postmortem.db", "peri.html");
-    // Measured: about 90 KB for 15,257 calls.
+    // Measured: about 135 KB for 15,257 calls.
     assert!(text.len() < 3 << 20, "the page is {} bytes", text.len());
     let json = scan_json(&["sample-traces/peri-postmortem.db"], &[]);
     let url = format!("{}#sort=tools:1:asc", file_url(&dir.path().join("peri.html")));
@@ -260,17 +260,28 @@ fn the_peri_page_in_chromium_shows_the_json_numbers() {
     // Every tool, sorted by calls ascending on load.
     let tools = table(dom, "tools");
     assert!(tools.contains("data-sorted=\"1:asc\""), "the table was sorted by the script");
-    let tool_rows = rows(tools);
-    assert_eq!(tool_rows.len(), json["tools"].as_array().unwrap().len());
-    let calls: Vec<u64> = tool_rows.iter().map(|r| cell(&r.1, "calls").parse().unwrap()).collect();
+    let failing = rows(tools);
+    let calls: Vec<u64> = failing.iter().map(|r| cell(&r.1, "calls").parse().unwrap()).collect();
     assert!(calls.windows(2).all(|w| w[0] <= w[1]), "ascending by calls: {calls:?}");
+    // The tools without errors fold into one row, and are listed below it.
+    let clean = rows(table(dom, "tools-clean"));
+    assert!(failing.iter().all(|r| cell(&r.1, "errors") != "0"), "only tools with errors in the table");
+    let folded = table(dom, "tools").split("id=\"tools-clean-row\"").nth(1).expect("the folded row");
+    assert!(folded.contains(&format!("{} tools without errors", clean.len())), "{folded}");
+    let tool_rows: Vec<_> = failing.into_iter().chain(clean).collect();
+    assert_eq!(tool_rows.len(), json["tools"].as_array().unwrap().len());
     for t in json["tools"].as_array().unwrap() {
         let name = t["tool"].as_str().unwrap();
         let (_, cells) = tool_rows
             .iter()
             .find(|r| attr(&r.0, "data-tool").as_deref() == Some(name))
             .unwrap_or_else(|| panic!("no row for tool {name}"));
-        for k in ["calls", "errors", "flagged_errors", "content_errors", "hidden_errors"] {
+        let keys: &[&str] = if t["errors"] == 0 {
+            &["calls"]
+        } else {
+            &["calls", "errors", "flagged_errors", "content_errors", "hidden_errors"]
+        };
+        for k in keys {
             assert_eq!(cell(cells, k), t[k].to_string(), "{name}: {k}");
         }
     }
@@ -278,7 +289,7 @@ fn the_peri_page_in_chromium_shows_the_json_numbers() {
     let cat_rows = rows(table(dom, "categories"));
     let cats = json["categories"].as_array().unwrap();
     assert_eq!(cat_rows.len(), cats.len());
-    let link = Regex::new(r##"<a href="#(ex-\d+-\d+)">"##).unwrap();
+    let link = Regex::new(r##"<a [^>]*href="#(ex-\d+-\d+)">"##).unwrap();
     for c in cats {
         let (tool, category) = (c["tool"].as_str().unwrap(), c["category"].as_str().unwrap());
         let (_, cells) = cat_rows
@@ -535,7 +546,7 @@ fn a_big_store_gives_a_bounded_page() {
 #[test]
 fn days_and_examples_follow_the_filters() {
     let sample = "sample-traces/peri-postmortem.db";
-    let day_row = Regex::new(r"(?s)<tr[^>]*>\s*<th scope=.row.>([^<]*)</th>(.*?)</tr>").unwrap();
+    let day_row = Regex::new(r"(?s)<tr[^>]*>\s*<th scope=.row.[^>]*>([^<]*)</th>(.*?)</tr>").unwrap();
     let cell = Regex::new(r#"data-k="(\w+)"[^>]*>([^<]*)<"#).unwrap();
     let pair = Regex::new(r#"<div class="pair" id="[^"]*" data-tool="([^"]*)""#).unwrap();
     for filter in [&[][..], &["--tool", "Agent"][..], &["--since", "2026-05-25", "--until", "2026-05-28"][..]] {
@@ -567,4 +578,235 @@ fn days_and_examples_follow_the_filters() {
         assert!(!shown.is_empty(), "{filter:?}: no examples");
         assert!(shown.iter().all(|t| tools.contains(&t.as_str())), "{filter:?}: {shown:?}");
     }
+}
+
+/// What the measuring script saw: the document's width, the summary blocks'
+/// boxes, and the ids and command words that wrapped onto a second line.
+#[derive(Debug)]
+struct Measure {
+    scroll_width: f64,
+    viewport: f64,
+    /// id → (top, bottom, left, right), in page coordinates.
+    boxes: std::collections::BTreeMap<String, [f64; 4]>,
+    /// Ids, slugs and command words checked, and those that wrapped.
+    ids: u64,
+    wrapped: Vec<String>,
+}
+
+/// The script the test adds to a copy of the page (the page itself has
+/// one script only): element positions written into the DOM, which
+/// `--dump-dom` then prints.
+const MEASURE: &str = r#"<script>(function(){var d=document.documentElement;
+var r={sw:d.scrollWidth,w:innerWidth,boxes:{},ids:0,wrapped:[]};
+['verdict','summary-tools','summary-sessions','summary-scope'].forEach(function(id){var e=document.getElementById(id);
+if(e){var b=e.getBoundingClientRect();r.boxes[id]=[b.top+scrollY,b.bottom+scrollY,b.left,b.right];}});
+document.querySelectorAll('.id, .cmd .w').forEach(function(e){r.ids++;var rects=e.getClientRects();
+var fs=parseFloat(getComputedStyle(e).fontSize);
+if(rects.length>1||(rects.length===1&&rects[0].height>fs*2))r.wrapped.push(e.textContent);});
+d.setAttribute('data-measure',JSON.stringify(r));})();</script>"#;
+
+fn measure_of(json: &str) -> Measure {
+    let v: serde_json::Value = serde_json::from_str(&unescape(json)).unwrap_or_else(|e| panic!("{e}: {json}"));
+    let boxes = v["boxes"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, b)| {
+            let b: Vec<f64> = b.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+            (k.clone(), [b[0], b[1], b[2], b[3]])
+        })
+        .collect();
+    Measure {
+        scroll_width: v["sw"].as_f64().unwrap(),
+        viewport: v["w"].as_f64().unwrap(),
+        boxes,
+        ids: v["ids"].as_u64().unwrap(),
+        wrapped: v["wrapped"].as_array().unwrap().iter().map(|w| w.as_str().unwrap().to_string()).collect(),
+    }
+}
+
+/// The page in `dir/page.html` measured at 1280 × 800 (the window) and at
+/// 480 wide (in a 480-pixel frame: a headless window is at least 500 wide).
+fn measure(browser: &Path, dir: &Path, text: &str) -> (Measure, Measure, String) {
+    std::fs::write(dir.join("measured.html"), text.replace("</body>", &format!("{MEASURE}</body>"))).unwrap();
+    let run = browse(browser, &file_url(&dir.join("measured.html")), &["--dump-dom", "--window-size=1280,800"]);
+    assert_eq!(run.fetched(), Vec::<String>::new(), "the page made the browser fetch");
+    assert_eq!(console_lines(&run.stderr), Vec::<&str>::new(), "console messages");
+    let attr_re = Regex::new(r#"data-measure="([^"]*)""#).unwrap();
+    let wide = measure_of(&attr_re.captures(&run.stdout).expect("the measuring script ran")[1]);
+    std::fs::write(
+        dir.join("frame.html"),
+        "<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"f\" src=\"measured.html\" style=\"border:0;width:480px;height:800px\"></iframe>\
+         <script>document.getElementById('f').addEventListener('load',function(){document.documentElement.setAttribute('data-child',\
+         this.contentDocument.documentElement.getAttribute('data-measure'));});</script></body></html>",
+    )
+    .unwrap();
+    let framed = browse(
+        browser,
+        &file_url(&dir.join("frame.html")),
+        &["--dump-dom", "--window-size=1280,800", "--allow-file-access-from-files"],
+    );
+    let child = Regex::new(r#"data-child="([^"]*)""#).unwrap();
+    let narrow = measure_of(&child.captures(&framed.stdout).expect("the frame's page was measured")[1]);
+    (wide, narrow, run.stdout)
+}
+
+/// `scan PATH --format html` made at a fixed time (`SOURCE_DATE_EPOCH`).
+fn page_made_at(input: &str, epoch: &str) -> String {
+    let out = Command::new(BIN)
+        .args(["scan", input, "--format", "html"])
+        .current_dir(root())
+        .env("SOURCE_DATE_EPOCH", epoch)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out)
+}
+
+/// Issue 50: the first screen (1280 × 800) holds the verdict, a line per
+/// tool with errors, the five worst sessions (as `sessions` ranks and
+/// grades them, each linked to its row) and the sources, time span and
+/// generation time; the title names the sources and the dates; at 480
+/// pixels nothing runs off the side, and no id, slug or command word
+/// breaks onto two lines at either width.
+#[test]
+fn the_first_screen_holds_the_summary_and_the_page_fits_480_pixels() {
+    let text = page_made_at("sample-traces/peri-postmortem.db", "1767225600");
+    assert!(
+        text.contains(
+            "<title>peri-postmortem.db · calls 2026-05-20 to 2026-06-02 · made 2026-01-01 · falseok postmortem</title>"
+        ),
+        "{}",
+        &text[..text.find("</title>").unwrap_or(0) + 8]
+    );
+    assert!(text.contains("<time id=\"generated\" datetime=\"2026-01-01T00:00:00+00:00\">2026-01-01 00:00 UTC</time>"));
+    let json = scan_json(&["sample-traces/peri-postmortem.db"], &[]);
+    // One line per tool with errors: its counts, its hidden errors, its first fix.
+    let failing: Vec<&serde_json::Value> =
+        json["tools"].as_array().unwrap().iter().filter(|t| t["errors"].as_u64() > Some(0)).collect();
+    let summary = &text[text.find("id=\"summary-tools\"").unwrap()..text.find("id=\"summary-sessions\"").unwrap()];
+    let line = Regex::new(r#"(?s)<li data-tool="([^"]*)">(.*?)</li>"#).unwrap();
+    let lines: Vec<(String, String)> =
+        line.captures_iter(summary).map(|c| (unescape(&c[1]), c[2].to_string())).collect();
+    assert_eq!(lines.len(), failing.len(), "{summary}");
+    for t in &failing {
+        let (_, body) = lines.iter().find(|(name, _)| name == t["tool"].as_str().unwrap()).unwrap();
+        assert!(body.contains(&format!("<span data-k=\"errors\">{}</span>", t["errors"])), "{body}");
+        assert!(body.contains(&format!("<span data-k=\"hidden_errors\">{}</span>", t["hidden_errors"])), "{body}");
+        let headline = json["headlines"].as_array().unwrap().iter().find(|h| h["tool"] == t["tool"]).unwrap();
+        assert!(body.contains(headline["fix"].as_str().unwrap()), "the first fix: {body}");
+    }
+    let clean = json["tools"].as_array().unwrap().len() - failing.len();
+    assert!(summary.contains(&format!("{clean} tools without errors")), "{summary}");
+    // The five worst sessions are `falseok sessions`' first five, with their grades.
+    let out = run_in(root(), &["sessions", "sample-traces/peri-postmortem.db", "--format", "json", "--limit", "5"]);
+    let ranked = json_of(&out);
+    let worst = &text[text.find("id=\"summary-sessions\"").unwrap()..text.find("id=\"summary-scope\"").unwrap()];
+    let item = Regex::new(
+        r##"<li data-session="([^"]*)"><span [^>]*data-k="grade">([A-F])</span> <a href="#(session-\d+)">"##,
+    )
+    .unwrap();
+    let shown: Vec<(String, String, String)> =
+        item.captures_iter(worst).map(|c| (unescape(&c[1]), c[2].to_string(), c[3].to_string())).collect();
+    let expected: Vec<(String, String)> = ranked["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["session"].as_str().unwrap().to_string(), s["grade"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(expected.len(), 5);
+    assert_eq!(shown.iter().map(|s| (s.0.clone(), s.1.clone())).collect::<Vec<_>>(), expected, "{worst}");
+    for (id, _, anchor) in &shown {
+        let row = &text[text.find(&format!("<tr id=\"{anchor}\"")).expect("the linked row")..];
+        assert!(row[..row.find('>').unwrap()].contains(&format!("data-session=\"{id}\"")), "{anchor} is {id}'s row");
+    }
+
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (wide, narrow, _) = measure(&browser, dir.path(), &text);
+    assert_eq!(wide.viewport, 1280.0);
+    for id in ["verdict", "summary-tools", "summary-sessions", "summary-scope"] {
+        let [top, bottom, left, right] = wide.boxes.get(id).copied().unwrap_or_else(|| panic!("no #{id}: {wide:?}"));
+        assert!(top >= 0.0 && bottom <= 800.0 && left >= 0.0 && right <= 1280.0, "#{id} at {top}..{bottom}: {wide:?}");
+    }
+    assert!(wide.scroll_width <= 1280.0, "the page is {} wide at 1280", wide.scroll_width);
+    assert_eq!(narrow.viewport, 480.0);
+    assert!(narrow.scroll_width <= 480.0, "the page is {} wide at 480", narrow.scroll_width);
+    for m in [&wide, &narrow] {
+        assert!(m.ids > 100, "ids, slugs and command words checked: {}", m.ids);
+        assert_eq!(m.wrapped, Vec::<String>::new(), "broken across lines at {}", m.viewport);
+    }
+}
+
+fn json_of(out: &std::process::Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", stderr(out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The words of the `n`-th command (`<code class="cmd">`) after `from` in
+/// the page, as a shell line.
+fn command_after(text: &str, from: &str) -> String {
+    let at = text.find(from).unwrap_or_else(|| panic!("no {from}"));
+    let code = &text[at..];
+    let code = &code[code.find("<code class=\"cmd\">").expect("a command")..];
+    let code = &code[..code.find("</code>").unwrap()];
+    let word = Regex::new(r#"<span class="w">([^<]*)</span>"#).unwrap();
+    word.captures_iter(code).map(|c| unescape(&c[1])).collect::<Vec<_>>().join(" ")
+}
+
+/// Run `line` in a shell in the repository, as a reader who pastes it
+/// would, with `falseok` on the PATH.
+fn paste(line: &str) -> std::process::Output {
+    let bin = Path::new(BIN).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    Command::new("sh").arg("-c").arg(line).current_dir(root()).env("PATH", path).output().unwrap()
+}
+
+/// Issue 50: a command copied from the page runs as it is (it names the
+/// trace the report read) and prints the calls the page counted: the
+/// `examples` of a category the page cut, and the `show` of the worst
+/// session. An Edit failure's `old_string` and `new_string` are a diff.
+#[test]
+fn commands_copied_from_the_page_run_and_print_what_it_counted() {
+    let text = page_made_at("sample-traces/peri-postmortem.db", "1767225600");
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("peri.html"), &text).unwrap();
+    let run = browse(&browser, &file_url(&dir.path().join("peri.html")), &["--dump-dom"]);
+    let dom = &run.stdout;
+    // The first category block with more calls than it shows.
+    let pair = Regex::new(r#"(?s)<div class="pair" id="(ex-\d+-\d+)" data-tool="([^"]*)" data-category="([^"]*)">\s*<h4>[^<]*<span data-k="shown">(\d+)</span> of <span data-k="errors">(\d+)</span>"#).unwrap();
+    let c = pair
+        .captures_iter(dom)
+        .find(|c| c[4].parse::<u64>().unwrap() < c[5].parse::<u64>().unwrap())
+        .expect("a category the page cut");
+    let (anchor, tool, category, errors) = (&c[1], unescape(&c[2]), unescape(&c[3]), &c[5]);
+    let line = command_after(dom, &format!("id=\"{anchor}\""));
+    assert!(line.contains("sample-traces/peri-postmortem.db"), "the command names the trace: {line}");
+    let out = paste(&line);
+    assert!(out.status.success(), "{line}: {}", stderr(&out));
+    let said = format!("{errors} of {errors} {category} failures of {tool} shown.");
+    assert!(stdout(&out).contains(&said), "{line} printed no {said:?}:\n{}", stdout(&out));
+    assert_eq!(stdout(&out).matches(" · session ").count(), errors.parse::<usize>().unwrap(), "{line}");
+    // The worst session's drill-down prints its calls, as many as the page counts.
+    let row = &dom[dom.find("<tr id=\"session-0\"").expect("the worst session's row")..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    let calls = Regex::new(r#"data-k="calls"[^>]*>(\d+)<"#).unwrap().captures(row).unwrap()[1].to_string();
+    let id = attr(&row[..row.find('>').unwrap()], "data-session").unwrap();
+    let line = command_after(row, "<td");
+    assert!(line.starts_with(&format!("falseok show {id} ")), "{line}");
+    let out = paste(&line);
+    assert!(out.status.success(), "{line}: {}", stderr(&out));
+    assert!(stdout(&out).lines().next().unwrap().ends_with(&format!("· {calls} calls")), "{}", stdout(&out));
+
+    // Edit failures: old_string and new_string as a diff, lines marked.
+    let diff = Regex::new(r#"(?s)<pre class="diff">(.*?)</pre>"#).unwrap();
+    let diffs: Vec<String> = diff.captures_iter(dom).map(|c| c[1].to_string()).collect();
+    assert!(!diffs.is_empty(), "no diff on the page");
+    assert!(
+        diffs.iter().any(|d| d.contains("<span class=\"del\">- ") && d.contains("<span class=\"ins\">+ ")),
+        "{diffs:?}"
+    );
+    let edits = dom.matches("· Edit</p>").count();
+    assert_eq!(diffs.len(), edits, "a diff per Edit example");
 }

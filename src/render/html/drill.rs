@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    Anchors, DRILL_PAIRS, EXAMPLES_SHOWN, Example, LONG_ROWS, Page, TOP_TOOLS, esc, esc_cut, escape_lines,
-    section_start,
+    Anchors, DRILL_PAIRS, EXAMPLES_SHOWN, Example, LONG_ROWS, Page, TOP_TOOLS, esc, esc_cut, escape, escape_lines,
+    section_start, summary,
 };
 use crate::render::plural;
 use crate::report::{Report, ToolReport};
@@ -64,12 +64,18 @@ pub(super) fn drill_section(
                 } else {
                     String::new()
                 };
+                let limit = r.errors.to_string();
+                let all = summary::command(
+                    page,
+                    &["examples", "--category", c, "--tool", &r.tool, "--limit", &limit],
+                    None,
+                    true,
+                );
                 let _ = writeln!(
                     h,
-                    "<p class=\"muted\">{why}all of them: <code>falseok examples --category {} --tool {} --limit {}</code></p>",
-                    esc(c),
-                    esc_cut(&shell_word(&r.tool), 80),
-                    r.errors
+                    "<p class=\"muted\">{why}all of them: {}{}</p>",
+                    summary::command_html(&all),
+                    summary::window_note(page)
                 );
             }
             h.push_str("</div>\n");
@@ -101,7 +107,7 @@ pub(super) fn shell_word(s: &str) -> String {
 pub(super) fn example(h: &mut String, n: usize, e: &Example) {
     let _ = writeln!(
         h,
-        "<article class=\"ex\"><p class=\"where\">[{n}] <code>{}</code> · session <code>{}</code> · call {} (<code>{}</code>) · {}</p>",
+        "<article class=\"ex\"><p class=\"where\">[{n}] <code class=\"path\">{}</code> · session <code class=\"id\">{}</code> · call {} (<code class=\"id\">{}</code>) · {}</p>",
         esc_cut(&e.source, 120),
         esc_cut(&e.session, 80),
         e.seq,
@@ -110,6 +116,19 @@ pub(super) fn example(h: &mut String, n: usize, e: &Example) {
     );
     let _ = writeln!(h, "<p>verdict: {}</p>\n<p>reason: {}</p>", esc(&e.verdict), esc(&e.reason));
     let _ = writeln!(h, "<p>arguments:</p><pre>{}</pre>", esc(&e.arguments));
+    if let Some((old, new)) = &e.edit {
+        h.push_str("<p><code>old_string</code> → <code>new_string</code>:</p><pre class=\"diff\">");
+        for (mark, line) in diff(old, new) {
+            let class = match mark {
+                '-' => "del",
+                '+' => "ins",
+                _ => "same",
+            };
+            // Block spans, no line breaks between them: each is a line.
+            let _ = write!(h, "<span class=\"{class}\">{mark} {}</span>", escape(line));
+        }
+        h.push_str("</pre>\n");
+    }
     match &e.result {
         Some(r) => {
             let _ = writeln!(h, "<p>result:</p><pre>{}</pre>", escape_lines(r.trim_end()));
@@ -117,4 +136,33 @@ pub(super) fn example(h: &mut String, n: usize, e: &Example) {
         None => h.push_str("<p>result: (none)</p>\n"),
     }
     h.push_str("</article>\n");
+}
+
+/// The lines of `old` and `new` as a diff: `' '` kept, `'-'` only in
+/// `old`, `'+'` only in `new`, in order (a longest common subsequence; the
+/// texts are cut to a few dozen lines before they get here).
+pub(super) fn diff<'a>(old: &'a str, new: &'a str) -> Vec<(char, &'a str)> {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    // lcs[i][j]: the common lines of a[i..] and b[j..].
+    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, Vec::with_capacity(a.len() + b.len()));
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            out.push((' ', a[i]));
+            (i, j) = (i + 1, j + 1);
+        } else if j == b.len() || (i < a.len() && lcs[i + 1][j] >= lcs[i][j + 1]) {
+            out.push(('-', a[i]));
+            i += 1;
+        } else {
+            out.push(('+', b[j]));
+            j += 1;
+        }
+    }
+    out
 }

@@ -103,7 +103,9 @@ pub(super) fn tools_section(report: &Report, tools: &[&ToolReport], h: &mut Stri
         "Per tool, most errors first",
         &["tool", "calls", "errors", "flagged", "content", "hidden", "error rate"],
     );
-    for t in tools.iter().take(TOP_TOOLS) {
+    // Tools with errors; those without fold into one line below.
+    let (failing, clean): (Vec<&ToolReport>, Vec<&ToolReport>) = tools.iter().partition(|t| t.errors > 0);
+    let tool_row = |h: &mut String, t: &ToolReport| {
         let _ = writeln!(
             h,
             "<tr data-tool=\"{}\"><th scope=\"row\">{}</th>{}</tr>",
@@ -111,6 +113,9 @@ pub(super) fn tools_section(report: &Report, tools: &[&ToolReport], h: &mut Stri
             esc_cut(&t.tool, 64),
             tool_cells(t)
         );
+    };
+    for t in failing.iter().take(TOP_TOOLS) {
+        tool_row(h, t);
     }
     h.push_str("</tbody>\n<tfoot>\n");
     // The tools not shown, and all tools, as one row each.
@@ -123,8 +128,8 @@ pub(super) fn tools_section(report: &Report, tools: &[&ToolReport], h: &mut Stri
         error_rate: rate(errors, calls),
         ..ToolReport::default()
     };
-    if tools.len() > TOP_TOOLS {
-        let rest = &tools[TOP_TOOLS..];
+    if failing.len() > TOP_TOOLS {
+        let rest = &failing[TOP_TOOLS..];
         let sum = |f: fn(&ToolReport) -> u64| rest.iter().map(|t| f(t)).sum::<u64>();
         let more = counted(
             sum(|t| t.calls),
@@ -140,10 +145,40 @@ pub(super) fn tools_section(report: &Report, tools: &[&ToolReport], h: &mut Stri
             tool_cells(&more)
         );
     }
+    if !clean.is_empty() {
+        let calls = clean.iter().map(|t| t.calls).sum();
+        let _ = writeln!(
+            h,
+            "<tr class=\"more\" id=\"tools-clean-row\"><th scope=\"row\">{} without errors</th>{}</tr>",
+            plural(clean.len() as u64, "tool"),
+            tool_cells(&counted(calls, 0, 0, 0, 0))
+        );
+    }
     let tot = &report.totals;
     let all = counted(tot.calls, tot.errors, tot.flagged_errors, tot.content_errors, tot.hidden_errors);
     let _ = writeln!(h, "<tr class=\"total\" id=\"tools-total\"><th scope=\"row\">total</th>{}</tr>", tool_cells(&all));
-    h.push_str("</tfoot></table>\n</section>\n");
+    h.push_str("</tfoot></table>\n");
+    if !clean.is_empty() {
+        let _ = writeln!(
+            h,
+            "<details id=\"tools-clean-list\"><summary>The {} without errors, by calls</summary>",
+            plural(clean.len() as u64, "tool")
+        );
+        table_start(h, ("tools-clean", true), "Tools without errors", &["tool", "calls"]);
+        for t in clean.iter().take(TOP_TOOLS) {
+            let _ = writeln!(
+                h,
+                "<tr data-tool=\"{}\"><th scope=\"row\">{}</th>{}</tr>",
+                esc(&t.tool),
+                esc_cut(&t.tool, 64),
+                num("calls", t.calls)
+            );
+        }
+        h.push_str("</tbody>\n<tfoot>\n");
+        more_row(h, 2, clean.len(), TOP_TOOLS, "tools", " without errors");
+        h.push_str("</tfoot></table>\n</details>\n");
+    }
+    h.push_str("</section>\n");
 }
 
 /// The counts of a row of the tools table: calls, errors, flagged,
@@ -402,7 +437,7 @@ pub(super) fn reasons_section(report: &Report, tools: &[&ToolReport], anchors: &
     for (i, t) in failing.iter().take(TOP_TOOLS).enumerate() {
         let _ = writeln!(
             h,
-            "<h3>{}: {} in {} ({}), {} hidden</h3>",
+            "<h3 id=\"why-{i}\">{}: {} in {} ({}), {} hidden</h3>",
             esc_cut(&t.tool, 64),
             plural(t.errors, "error"),
             plural(t.calls, "call"),

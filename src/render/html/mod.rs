@@ -22,12 +22,14 @@ mod drill;
 mod failures;
 mod sequences;
 mod style;
+mod summary;
 
 use super::rows::Value;
 use super::{percent, plural};
 use crate::error::Result;
-use crate::report::{Report, ToolReport};
+use crate::report::{Report, SessionRow, ToolReport};
 use crate::sanitize::{one_line, truncate};
+use chrono::{DateTime, Utc};
 use failures::{
     categories_section, classes_section, days_section, reasons_section, tool_classes, tools_section, totals_section,
 };
@@ -79,6 +81,22 @@ pub struct Example {
     pub arguments: String,
     /// The result text, `None` when no result came back.
     pub result: Option<String>,
+    /// An edit's `old_string` and `new_string` (redacted, sanitized, cut),
+    /// shown as a diff.
+    pub edit: Option<(String, String)>,
+}
+
+/// What a command printed on the page needs to read what the report read:
+/// the PATHs and the options that change a verdict, as given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scope {
+    /// The PATHs read (the default locations, resolved, when none was given).
+    pub paths: Vec<String>,
+    /// Options every judging command takes (`--source-format`, `--no-redact`, …).
+    pub options: Vec<String>,
+    /// The filters `examples` and `show` do not take (`--since`, `--until`,
+    /// `--session`), as given: their commands read every call.
+    pub window: Vec<String>,
 }
 
 /// What the page shows beyond the `Report`, collected from the judged
@@ -94,7 +112,31 @@ pub struct Page {
     /// False when the collector stopped keeping examples for new
     /// (tool, category) pairs (a store with very many tools).
     pub examples_complete: bool,
+    /// The worst sessions, worst first: `falseok sessions`' rows, grades
+    /// and order, at most `SESSIONS_SHOWN`.
+    pub sessions: Vec<SessionRow>,
+    /// Sessions graded (those with a counted call).
+    pub sessions_graded: u64,
+    /// The first and the last time of the counted calls.
+    pub span: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// When the page was made (`SOURCE_DATE_EPOCH` when set).
+    pub generated: Option<DateTime<Utc>>,
+    /// What the page's commands name.
+    pub scope: Scope,
 }
+
+/// Sessions in the sessions section; the summary shows the first
+/// `SUMMARY_SESSIONS`.
+pub const SESSIONS_SHOWN: usize = 15;
+
+/// The worst sessions on the first screen.
+const SUMMARY_SESSIONS: usize = 5;
+
+/// Tools with errors on the first screen; the rest are counted.
+const SUMMARY_TOOLS: usize = 5;
+
+/// Sources on the first screen; the rest fold below them.
+const SUMMARY_SOURCES: usize = 3;
 
 /// Tools shown in the tables (by errors); the rest are counted.
 pub const TOP_TOOLS: usize = 25;
@@ -217,8 +259,8 @@ impl Anchors {
             None => self.category(category),
         };
         match anchor {
-            Some(a) => format!("<a href=\"#{a}\">{}</a>", esc(category)),
-            None => esc(category),
+            Some(a) => format!("<a class=\"id\" href=\"#{a}\">{}</a>", esc(category)),
+            None => format!("<span class=\"id\">{}</span>", esc(category)),
         }
     }
 }
@@ -241,22 +283,23 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
     let tools = sorted_tools(report);
     let categories = sorted_categories(report);
     let anchors = Anchors::new(&tools, &categories);
-    head(&mut h);
+    head(&summary::title(report, page), &mut h);
     let t = &report.totals;
-    h.push_str("<header>\n<h1>falseok postmortem</h1>\n");
-    sources(report, &mut h);
+    h.push_str("<header>\n<h1>falseok postmortem</h1>\n</header>\n");
     let (line, bad) = super::verdict_line(report, outcome.map(|(v, _)| v));
-    let _ = writeln!(h, "<p class=\"verdict {}\" id=\"verdict\">{}</p>", if bad { "bad" } else { "good" }, esc(&line));
+    let mut verdict =
+        format!("<p class=\"verdict {}\" id=\"verdict\">{}</p>\n", if bad { "bad" } else { "good" }, esc(&line));
     if let Some((v, g)) = outcome {
         let class = if v.passed() { "good" } else { "bad" };
-        let _ = writeln!(h, "<p class=\"verdict {class}\" id=\"gate\">{}</p>", esc(&v.sentence(report, g)));
+        let _ = writeln!(verdict, "<p class=\"verdict {class}\" id=\"gate\">{}</p>", esc(&v.sentence(report, g)));
     }
-    h.push_str("</header>\n");
-    nav(report, &mut h);
+    summary::summary(report, page, &tools, &verdict, &mut h);
+    nav(report, page, &mut h);
     h.push_str("<main>\n");
     totals_section(report, &mut h);
     if t.calls > 0 {
         tools_section(report, &tools, &mut h);
+        summary::sessions_section(page, &mut h);
         categories_section(report, &tools, &categories, &anchors, &mut h);
         classes_section(&tool_classes(&tools), &mut h);
         reasons_section(report, &tools, &anchors, &mut h);
@@ -271,13 +314,15 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
         drill::drill_section(report, page, &tools, &categories, &anchors, &mut h);
     }
     h.push_str("</main>\n");
-    let _ = writeln!(h, "<footer><p>Generated by falseok {}.</p></footer>", env!("CARGO_PKG_VERSION"));
+    let made = page.generated.map(|g| format!(" on {}", g.format("%Y-%m-%d %H:%M UTC"))).unwrap_or_default();
+    let _ = writeln!(h, "<footer><p>Generated by falseok {}{made}.</p></footer>", env!("CARGO_PKG_VERSION"));
     let _ = writeln!(h, "<script>{}</script>\n</body>\n</html>", style::SCRIPT);
+    let h = label_cells(&h);
     out.write_all(h.as_bytes())?;
     Ok(())
 }
 
-fn head(h: &mut String) {
+fn head(title: &str, h: &mut String) {
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     // No fetch of any kind: styles and the script are inline, images none.
     h.push_str(
@@ -286,29 +331,45 @@ fn head(h: &mut String) {
     h.push_str("<meta name=\"referrer\" content=\"no-referrer\">\n");
     h.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     h.push_str("<meta name=\"color-scheme\" content=\"light dark\">\n");
-    h.push_str("<title>falseok postmortem</title>\n");
+    let _ = writeln!(h, "<title>{}</title>", esc(title));
     let _ = writeln!(h, "<style>{}</style>\n</head>\n<body>", style::CSS);
 }
 
+/// The sources read: the first `SUMMARY_SOURCES` in the summary, the rest
+/// (up to `TOP_TOOLS`, then counted) folded below them.
 fn sources(report: &Report, h: &mut String) {
     if report.sources.is_empty() {
         h.push_str("<p>Sources: none.</p>\n");
         return;
     }
-    h.push_str("<ul class=\"sources\">\n");
-    for s in report.sources.iter().take(TOP_TOOLS) {
+    let item = |h: &mut String, s: &crate::report::SourceReport| {
         let coverage = s.coverage_note().map(|n| format!("; {}", esc(&n))).unwrap_or_default();
         let _ = writeln!(
             h,
-            "<li><code>{}</code>: {} trace, {}, {}{coverage}</li>",
+            "<li><code class=\"path\">{}</code>: {} trace, {}, {}{coverage}</li>",
             esc_cut(&s.path, 200),
             esc_cut(&s.format, 48),
             plural(s.sessions, "session"),
             plural(s.calls, "call")
         );
+    };
+    h.push_str("<ul class=\"sources\">\n");
+    for s in report.sources.iter().take(SUMMARY_SOURCES) {
+        item(h, s);
     }
-    more_item(report.sources.len(), TOP_TOOLS, "sources", h);
     h.push_str("</ul>\n");
+    if report.sources.len() > SUMMARY_SOURCES {
+        let _ = writeln!(
+            h,
+            "<details id=\"more-sources\"><summary>and {} more sources</summary>\n<ul class=\"sources\">",
+            report.sources.len() - SUMMARY_SOURCES
+        );
+        for s in report.sources.iter().take(TOP_TOOLS).skip(SUMMARY_SOURCES) {
+            item(h, s);
+        }
+        more_item(report.sources.len(), TOP_TOOLS, "sources", h);
+        h.push_str("</ul>\n</details>\n");
+    }
 }
 
 fn more_item(len: usize, shown: usize, what: &str, h: &mut String) {
@@ -317,11 +378,14 @@ fn more_item(len: usize, shown: usize, what: &str, h: &mut String) {
     }
 }
 
-fn nav(report: &Report, h: &mut String) {
+fn nav(report: &Report, page: &Page, h: &mut String) {
     h.push_str("<nav aria-label=\"sections\"><ul>\n<li><a href=\"#totals-section\">totals</a></li>\n");
     if report.totals.calls > 0 {
+        let _ = writeln!(h, "<li><a href=\"#tools-section\">tools</a></li>");
+        if !page.sessions.is_empty() {
+            let _ = writeln!(h, "<li><a href=\"#sessions-section\">sessions</a></li>");
+        }
         for (id, name) in [
-            ("tools-section", "tools"),
             ("categories-section", "categories"),
             ("classes-section", "cause classes"),
             ("reasons-section", "reasons"),
@@ -411,6 +475,48 @@ fn more_row(h: &mut String, columns: usize, len: usize, shown: usize, what: &str
     }
 }
 
+/// Each body and footer cell of every table labelled with its column's
+/// header (`data-label`), so a narrow screen can show a row as a block of
+/// "label value" lines (the CSS), not a table cut at the right edge. The
+/// page is this module's own markup, and every text in it is escaped: a
+/// `<` starts a tag.
+fn label_cells(page: &str) -> String {
+    let mut out = String::with_capacity(page.len() + page.len() / 4);
+    let (mut columns, mut in_head, mut col): (Vec<&str>, bool, usize) = (Vec::new(), false, 0);
+    let mut rest = page;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let end = rest.find('>').map_or(rest.len(), |e| e + 1);
+        let (tag, after) = rest.split_at(end);
+        rest = after;
+        let cell = tag.starts_with("<td") || tag.starts_with("<th ") || tag == "<th>";
+        if tag.starts_with("<table") {
+            columns.clear();
+        } else if tag == "<thead>" {
+            in_head = true;
+        } else if tag == "</thead>" {
+            in_head = false;
+        } else if tag.starts_with("<tr") {
+            col = 0;
+        } else if cell && in_head {
+            columns.push(rest.find("</th>").map_or("", |e| &rest[..e]));
+        } else if cell && !tag.contains("colspan") {
+            if let Some(label) = columns.get(col) {
+                let open = tag.strip_suffix('>').unwrap_or(tag);
+                let _ = write!(out, "{open} data-label=\"{label}\">");
+                col += 1;
+                continue;
+            }
+        } else if cell {
+            col = usize::MAX / 2;
+        }
+        out.push_str(tag);
+    }
+    out.push_str(rest);
+    out
+}
+
 fn section_start(h: &mut String, id: &str, title: &str) {
     let _ = writeln!(h, "<section id=\"{id}\">\n<h2>{}</h2>", esc(title));
 }
@@ -480,7 +586,7 @@ mod tests {
             out.contains("Error: &lt;script&gt;x&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;"),
             "{out}"
         );
-        assert!(out.contains("<code>a&amp;b.db</code>"), "{out}");
+        assert!(out.contains("<code class=\"path\">a&amp;b.db</code>"), "{out}");
         // Only the page's own script element.
         assert_eq!(out.matches("<script").count(), 1, "{out}");
     }
@@ -524,6 +630,135 @@ mod tests {
         classes_section(&[("Agent", vec![("arguments", 41), ("environment", 4)])], &mut h);
         assert!(h.contains("Agent: arguments 41, environment 4."), "{h}");
         assert!(h.contains("<td data-k=\"share\" data-v=\"0.911111\">91.1%</td>"), "{h}");
+    }
+
+    #[test]
+    fn cells_are_labelled_with_their_column() {
+        let page = "<table id=\"t\">\n<caption>c</caption>\n<thead><tr><th scope=\"col\">tool</th><th scope=\"col\">error rate</th></tr></thead>\n<tbody>\n<tr><th scope=\"row\">Bash</th><td data-k=\"r\">1%</td></tr>\n</tbody><tfoot><tr class=\"more\"><td colspan=\"2\">and 3 more</td></tr></tfoot></table><script>if(a<b){}</script>";
+        let out = label_cells(page);
+        assert!(
+            out.contains(
+                "<th scope=\"row\" data-label=\"tool\">Bash</th><td data-k=\"r\" data-label=\"error rate\">1%</td>"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("<td colspan=\"2\">and 3 more</td>"), "a spanning cell has no label: {out}");
+        assert!(out.ends_with("<script>if(a<b){}</script>"), "{out}");
+        assert_eq!(label_cells("plain text, no tag"), "plain text, no tag");
+    }
+
+    #[test]
+    fn edits_are_diffs() {
+        let d = drill::diff("a\nb\nc", "a\nB\nc\nd");
+        assert_eq!(d, vec![(' ', "a"), ('-', "b"), ('+', "B"), (' ', "c"), ('+', "d")]);
+        assert_eq!(drill::diff("", "x"), vec![('+', "x")]);
+        assert_eq!(drill::diff("x", ""), vec![('-', "x")]);
+        let report = report_with("Edit", "edit-match-not-found");
+        let mut page = Page::default();
+        page.examples.insert(
+            ("Edit".into(), "edit-match-not-found".into()),
+            vec![Example { tool: "Edit".into(), edit: Some(("<old>\n:x".into(), "new".into())), ..Example::default() }],
+        );
+        let out = html(&report, &page);
+        assert!(
+            out.contains("<pre class=\"diff\"><span class=\"del\">- &lt;old&gt;</span><span class=\"del\">- :x</span><span class=\"ins\">+ new</span></pre>"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_summary_comes_first_and_names_sources_dates_and_commands() {
+        let mut report = report_with("Bash", "timeout");
+        report.sources[0].path = "dir/<x a>'s.db".into();
+        report.headlines.push(crate::report::Headline {
+            tool: "Bash".into(),
+            class: "environment".into(),
+            errors: 2,
+            of: 2,
+            share: 1.0,
+            category: "timeout".into(),
+            category_errors: 2,
+            param: None,
+            param_errors: None,
+            fix: "raise the <limit>".into(),
+            sentence: String::new(),
+        });
+        let t = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+        let row = SessionRow {
+            session: "s-1".into(),
+            parent: None,
+            agent: "peri".into(),
+            source: "dir/<x a>'s.db".into(),
+            file: None,
+            start: None,
+            duration_ms: None,
+            calls: 3,
+            errors: 2,
+            flagged_errors: 0,
+            hidden_errors: 2,
+            guard_blind_streaks: 0,
+            abandoned: 0,
+            retries: 0,
+            lost_ms: 0,
+            grade: "B".into(),
+            score: 61,
+            reasons: vec!["2 hidden errors (-6, at most B)".into()],
+        };
+        let page = Page {
+            sessions: vec![row],
+            sessions_graded: 1,
+            span: Some((t("2026-05-20T10:00:00Z"), t("2026-05-22T11:00:00Z"))),
+            generated: Some(t("2026-06-01T08:30:00Z")),
+            scope: Scope {
+                paths: vec!["dir/<x a>'s.db".into()],
+                options: vec!["--no-subagents".into()],
+                window: vec!["--since".into(), "2d".into()],
+            },
+            ..Page::default()
+        };
+        let out = html(&report, &page);
+        assert!(
+            out.contains("<title>&lt;x a&gt;&#39;s.db · calls 2026-05-20 to 2026-05-22 · made 2026-06-01 · falseok postmortem</title>"),
+            "{out}"
+        );
+        let summary = out.find("id=\"summary\"").unwrap();
+        for id in ["id=\"verdict\"", "id=\"summary-tools\"", "id=\"summary-sessions\"", "id=\"summary-scope\""] {
+            let at = out.find(id).unwrap_or_else(|| panic!("no {id}"));
+            assert!(at > summary && at < out.find("<nav").unwrap(), "{id} is in the summary, before the detail");
+        }
+        assert!(out.contains("First fix (<span class=\"id\">timeout</span>, 2): raise the &lt;limit&gt;."), "{out}");
+        assert!(
+            out.contains("Calls from <time datetime=\"2026-05-20T10:00:00+00:00\">2026-05-20 10:00 UTC</time>"),
+            "{out}"
+        );
+        assert!(out.contains("(2 days 1 h)"), "{out}");
+        // The show command: the session's source quoted as one shell word,
+        // without --no-subagents (show does not take it), with the note
+        // that it reads every call.
+        let w = |s: &str| format!("<span class=\"w\">{s}</span>");
+        let show = [w("falseok"), w("show"), w("s-1"), w("&#39;dir/&lt;x a&gt;&#39;\\&#39;&#39;s.db&#39;")].join(" ");
+        assert!(
+            out.contains(&format!(
+                "<code class=\"cmd\">{show}</code> (it reads every call; this page counts only --since 2d)"
+            )),
+            "{out}"
+        );
+        assert_eq!(drill::shell_word("dir/<x a>'s.db"), "'dir/<x a>'\\''s.db'");
+    }
+
+    #[test]
+    fn the_summary_names_three_sources_and_folds_the_rest() {
+        let mut report = report_with("Bash", "timeout");
+        for i in 1..5 {
+            report.sources.push(crate::report::SourceReport::new(&format!("s{i}.db"), "peri"));
+        }
+        let out = html(&report, &Page::default());
+        let scope = &out[out.find("id=\"summary-scope\"").unwrap()..out.find("<nav").unwrap()];
+        let (shown, folded) = scope.split_at(scope.find("<details id=\"more-sources\">").expect("folded"));
+        assert_eq!(shown.matches("<li>").count(), 3, "{shown}");
+        assert!(folded.starts_with("<details id=\"more-sources\"><summary>and 2 more sources</summary>"), "{folded}");
+        assert_eq!(folded.matches("<li>").count(), 2, "{folded}");
+        assert!(out.contains("<title>a&amp;b.db, s1.db, s2.db and 2 more · falseok postmortem</title>"), "{out}");
     }
 
     #[test]

@@ -343,15 +343,16 @@ pub(super) fn findings_section(report: &Report, h: &mut String) {
         &["severity", "rule", "tool", "category", "session", "call", "message"],
     );
     for f in list.iter().take(LONG_ROWS) {
+        // The call's sequence number (`show --call N` takes it), its id when
+        // there is none: a column of long ids would push the table off the screen.
         let call = match (&f.call_id, f.seq) {
-            (Some(id), Some(seq)) => format!("{} ({seq})", truncate(&one_line(id), 40)),
-            (Some(id), None) => truncate(&one_line(id), 40),
-            (None, Some(seq)) => seq.to_string(),
+            (_, Some(seq)) => seq.to_string(),
+            (Some(id), None) => truncate(&one_line(id), 24),
             (None, None) => String::new(),
         };
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td class=\"prose\">{}</td></tr>",
+            "<tr><td>{}</td><td><span class=\"id\">{}</span></td><td>{}</td><td><span class=\"id\">{}</span></td><td><code class=\"id\">{}</code></td><td><code class=\"id\">{}</code></td><td class=\"prose\">{}</td></tr>",
             esc(f.severity.as_str()),
             esc(f.rule.as_str()),
             esc_cut(f.tool.as_deref().unwrap_or(""), 64),
