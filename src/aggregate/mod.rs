@@ -468,6 +468,7 @@ impl Aggregator {
             category: f.category.map(|c| c.as_str().to_string()),
             message: redaction.apply(&f.message).into_owned(),
             key: redaction.apply(&f.key).into_owned(),
+            suppressed: None,
         }
     }
 
@@ -544,6 +545,7 @@ impl Aggregator {
             reasons,
             headlines,
             guard: Vec::new(),
+            suppressions: Default::default(),
             source_tools,
             examples: self.examples,
             warnings: self.warnings,
@@ -597,6 +599,7 @@ fn drift_finding(d: &DriftRow) -> Finding {
         message: format!("{at}: {} times {what}; {}", d.count, d.recommendation),
         // The identity across scans: the parameter (and value), not the count.
         key: at,
+        suppressed: None,
     }
 }
 

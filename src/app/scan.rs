@@ -32,6 +32,8 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
         &agg.filters,
         agg.redaction,
     );
+    // Suppressions mark findings; they change no count (docs/config.md).
+    crate::config::active().suppress(&mut report, crate::config::today());
     for note in notes.iter().chain(&report.warnings) {
         writeln!(err, "falseok: warning: {note}")?;
     }
@@ -329,6 +331,9 @@ fn write_check(
         return rendered;
     }
     let (v, g) = verdict;
+    for line in &v.expired {
+        writeln!(err, "falseok: error: {}", sanitize::one_line(line))?;
+    }
     if !v.stale.is_empty() {
         let n: u64 = v.stale.iter().map(|e| e.count).sum();
         writeln!(

@@ -15,6 +15,7 @@
 
 mod file;
 mod predicate;
+mod suppress;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -25,6 +26,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::rules::Category;
 pub(crate) use predicate::Predicate;
+pub(crate) use suppress::{summarize, today};
 
 /// The names a configuration file may have, in the order each folder is searched.
 pub(crate) const FILE_NAMES: &[&str] = &[".falseok.toml", "falseok.toml", "pyproject.toml"];
@@ -75,6 +77,27 @@ pub(crate) struct BenignShape {
     pub(crate) origin: String,
 }
 
+/// A suppression (`[[suppress]]`): the findings it matches do not count
+/// against `check`'s gate until it expires.
+#[derive(Debug)]
+pub(crate) struct Suppression {
+    /// The finding rule id or the category it names.
+    pub(crate) rule: String,
+    /// The tool-name pattern as written.
+    pub(crate) tool_pattern: String,
+    tool: Regex,
+    /// The one session it is limited to.
+    pub(crate) session: Option<String>,
+    /// The one call id it is limited to.
+    pub(crate) call: Option<String>,
+    /// Why the findings are accepted.
+    pub(crate) reason: String,
+    /// The last day it holds (UTC).
+    pub(crate) expires: Option<chrono::NaiveDate>,
+    /// Where it is written: the file and the line.
+    pub(crate) origin: String,
+}
+
 /// A call and its result, for `falseok rules test`.
 #[derive(Debug)]
 pub(crate) struct Example {
@@ -101,6 +124,8 @@ pub(crate) struct Config {
     pub(crate) ignore_ids: Vec<String>,
     /// Categories whose content verdicts are dropped.
     pub(crate) ignore_categories: Vec<Category>,
+    /// Findings `check` does not count, with their reasons.
+    pub(crate) suppress: Vec<Suppression>,
     /// A hash of everything above that changes a verdict (the index key).
     pub(crate) fingerprint: u64,
 }
@@ -201,6 +226,7 @@ static NONE: Config = Config {
     benign: Vec::new(),
     ignore_ids: Vec::new(),
     ignore_categories: Vec::new(),
+    suppress: Vec::new(),
     fingerprint: 0,
 };
 

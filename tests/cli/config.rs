@@ -289,6 +289,16 @@ fn doc_examples() -> Vec<(&'static str, String)> {
     out
 }
 
+/// TOML as the schema reads it: JSON, with a date as its text (YYYY-MM-DD).
+fn toml_as_json(v: toml::Value) -> serde_json::Value {
+    match v {
+        toml::Value::Datetime(d) => d.to_string().into(),
+        toml::Value::Array(a) => a.into_iter().map(toml_as_json).collect(),
+        toml::Value::Table(t) => t.into_iter().map(|(k, v)| (k, toml_as_json(v))).collect(),
+        other => serde_json::to_value(other).unwrap(),
+    }
+}
+
 #[test]
 fn every_example_of_the_docs_loads_and_fits_the_schema_and_every_key_is_documented() {
     let schema: serde_json::Value =
@@ -301,7 +311,7 @@ fn every_example_of_the_docs_loads_and_fits_the_schema_and_every_key_is_document
         std::fs::write(dir.path().join(name), text).unwrap();
         let v = json(&run_in(dir.path(), &["rules", "--format", "json"]));
         assert!(v["configuration"].is_object(), "{name}:\n{text}");
-        let mut as_json: serde_json::Value = toml::from_str(text).unwrap();
+        let mut as_json = toml_as_json(toml::from_str(text).unwrap());
         if *name == "pyproject.toml" {
             as_json = as_json["tool"]["falseok"].take();
         }
@@ -311,7 +321,7 @@ fn every_example_of_the_docs_loads_and_fits_the_schema_and_every_key_is_document
     // Every key of the schema is in the docs, in backquotes.
     let doc = std::fs::read_to_string(root().join("docs/config.md")).unwrap();
     let mut keys: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
-    for table in ["rules", "benign"] {
+    for table in ["rules", "benign", "suppress"] {
         keys.extend(schema["properties"][table]["items"]["properties"].as_object().unwrap().keys().map(String::as_str));
     }
     keys.extend(schema["$defs"]["predicate"]["properties"].as_object().unwrap().keys().map(String::as_str));
@@ -390,4 +400,136 @@ fn rules_test_fails_on_an_example_that_does_not_behave_naming_the_rule_and_the_e
         stderr(&out)
     );
     assert_eq!(run_in(dir.path(), &["rules", "test", "--isolated"]).status.code(), Some(2));
+}
+
+/// Two suppressions: the declined payments (by category) and the lookup's
+/// error (by finding rule), with the last day the second holds.
+fn suppressions(expires: &str) -> String {
+    format!(
+        r#"
+[[tool.falseok.suppress]]
+rule = "permission-denied"
+tool = "pay_*"
+reason = "The test cards are declined on purpose."
+
+[[tool.falseok.suppress]]
+rule = "hidden-error"
+tool = "lookup"
+session = "t1"
+reason = "The lookup backend is down until the migration ends."
+expires = {expires}
+"#
+    )
+}
+
+fn check_in(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["check", "threads.db", "--no-index"];
+    args.extend_from_slice(extra);
+    run_in(dir, &args)
+}
+
+#[test]
+fn check_with_suppressions_passes_counts_them_and_an_expired_one_fails_naming_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT).unwrap();
+    let out = check_in(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(1), "3 hidden errors: {}", stdout(&out));
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{BENIGN}{}", suppressions("2999-12-31")))
+        .unwrap();
+    let out = check_in(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("Suppressions: 3 suppressed, 2 reasons"), "{text}");
+    assert!(text.contains("0 hidden errors (limit 0)") && text.contains("; 3 suppressed, 2 reasons"), "{text}");
+    // --fail-on a category leaves its suppressed errors out too.
+    assert_eq!(check_in(dir.path(), &["--fail-on", "permission-denied"]).status.code(), Some(0));
+    // The report still lists and counts every finding: suppressed, not hidden.
+    let v = report(dir.path(), &[]);
+    assert_eq!(counts(&v, "pay_card").3, 2);
+    let s = &v["suppressions"];
+    assert_eq!((s["suppressed"].as_u64(), s["reasons"].as_u64()), (Some(3), Some(2)), "{s}");
+    assert_eq!(s["entries"][0]["origin"], "pyproject.toml:19");
+    assert_eq!(
+        (s["entries"][1]["expires"].as_str(), s["entries"][1]["expired"].as_bool()),
+        (Some("2999-12-31"), Some(false))
+    );
+    let marked: Vec<&str> = v["findings"].as_array().unwrap().iter().filter_map(|f| f["suppressed"].as_str()).collect();
+    assert_eq!(marked, ["pyproject.toml:19", "pyproject.toml:19", "pyproject.toml:24"]);
+    crate::contract::assert_valid(&v);
+    // Past its last day (a string date is a date too), the lookup's counts
+    // again, and the expired suppression fails the gate on its own line.
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{BENIGN}{}", suppressions("\"2001-01-31\"")))
+        .unwrap();
+    let out = check_in(dir.path(), &["--max-hidden", "5"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.lines().any(|l| l
+            == "falseok: error: pyproject.toml:24: suppression expired on 2001-01-31: The lookup backend is down until the migration ends."),
+        "{err}"
+    );
+    assert!(stdout(&out).contains("1 expired suppression (renew or remove it)"), "{}", stdout(&out));
+    let v = report(dir.path(), &[]);
+    assert_eq!(v["suppressions"]["suppressed"], 2);
+    assert_eq!(v["suppressions"]["entries"][1]["expired"], true);
+}
+
+#[test]
+fn a_suppression_narrowed_to_a_call_accepts_that_call_only() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let one =
+        "\n[[tool.falseok.suppress]]\nrule = \"hidden-error\"\ntool = \"*\"\ncall = \"c3\"\nreason = \"Known.\"\n";
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{one}")).unwrap();
+    let v = report(dir.path(), &[]);
+    let marked: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["suppressed"].is_string())
+        .map(|f| f["call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(marked, ["c3"]);
+    let out = check_in(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("3 hidden errors (limit 0)"), "{}", stdout(&out));
+    // Another session: nothing.
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        format!("{PYPROJECT}{}", one.replace("call = \"c3\"", "session = \"t9\"")),
+    )
+    .unwrap();
+    assert_eq!(report(dir.path(), &[])["suppressions"]["suppressed"], 0);
+}
+
+#[test]
+fn a_bad_suppression_is_refused_with_its_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let good = "[[suppress]]\nrule = \"hidden-error\"\ntool = \"lookup\"\nreason = \"Known.\"\n";
+    for (bad, key) in [
+        (
+            good.replace("hidden-error", "hiden-error"),
+            "line 2, key `suppress.rule`: `hiden-error` is not a finding rule or a category",
+        ),
+        (good.replace("reason = \"Known.\"\n", ""), "line 1, key `[[suppress]]`: missing field `reason`"),
+        (
+            good.replace("reason = \"Known.\"", "reason = \" \""),
+            "line 4, key `suppress.reason`: must be one line of text",
+        ),
+        (format!("{good}expires = 2026-02-30\n"), "line 5, key `expires`"),
+        (format!("{good}expires = \"31/01/2027\"\n"), "line 5, key `suppress.expires`: not a date written YYYY-MM-DD"),
+        (format!("{good}expires = 2027-01-31T10:00:00\n"), "line 5, key `suppress.expires`: not a date"),
+        (good.replace("tool = \"lookup\"", "tool = \"re:(\""), "line 3, key `suppress.tool`: not a regex"),
+        (format!("{good}until = 2027-01-31\n"), "unknown field `until`"),
+    ] {
+        std::fs::write(dir.path().join("falseok.toml"), &bad).unwrap();
+        let out = check_in(dir.path(), &[]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(key), "{bad}\n{err}");
+        assert!(out.stdout.is_empty());
+    }
 }

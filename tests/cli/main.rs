@@ -12,7 +12,7 @@ mod bad_input;
 mod check;
 /// the configuration file: custom rules, benign shapes, ignores, its docs and schema
 mod config;
-/// the JSON output against schema/report-v8.schema.json
+/// the JSON output against schema/report-v9.schema.json
 mod contract;
 /// every command in README.md and docs/ runs as documented
 mod docs;
