@@ -215,6 +215,26 @@ pub struct Finding {
     /// Absent when none does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suppressed: Option<String>,
+    /// Where the finding's evidence is stored, for outputs that point at it
+    /// (SARIF). Not in the JSON contract; the index keeps it beside the report.
+    #[serde(skip, default)]
+    pub place: Option<Place>,
+}
+
+/// Where a finding's call, result or row is stored.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Place {
+    /// The transcript file the session was read from (redacted), when the
+    /// source is a folder of transcripts or a broken line names its file.
+    pub file: Option<String>,
+    /// The database row of the result (else of the call); with `line`, a
+    /// line number of `file` (or of the source, when `file` is `None`).
+    pub row: i64,
+    /// `row` is a line number, not a database row.
+    pub line: bool,
+    /// The classification rule or custom rule that decided the failure
+    /// (`reasons[].reason`), for a finding about a failed call.
+    pub reason: Option<String>,
 }
 
 /// The configuration's suppressions and what they accepted

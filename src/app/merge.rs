@@ -119,7 +119,7 @@ fn merge_suppressions(reports: &[(String, Report)]) -> crate::report::Suppressio
             None => rows.push(r.clone()),
         }
     }
-    crate::config::summarize(rows)
+    super::suppressions::summarize(rows)
 }
 
 /// What a report file is, whatever the path that names it: (device, inode).

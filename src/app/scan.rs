@@ -33,7 +33,7 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
         agg.redaction,
     );
     // Suppressions mark findings; they change no count (docs/config.md).
-    crate::config::active().suppress(&mut report, crate::config::today());
+    super::suppressions::apply(crate::config::active(), &mut report, crate::config::today());
     for note in notes.iter().chain(&report.warnings) {
         writeln!(err, "falseok: warning: {note}")?;
     }
@@ -138,7 +138,8 @@ fn render(
     out: &mut dyn Write,
 ) -> Result<()> {
     let style = render::table::Style { color: term.color(args.color), width: term.width };
-    let view = View { report, verdict, style, page };
+    let located = (args.format == Output::Sarif).then(|| super::located::resolve(report));
+    let view = View { report, verdict, style, page, located: located.as_deref() };
     let mut shown = || -> Result<()> {
         render::render(args.format, &view, out)?;
         out.flush()?;

@@ -26,7 +26,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::rules::Category;
 pub(crate) use predicate::Predicate;
-pub(crate) use suppress::{summarize, today};
+pub(crate) use suppress::{Named, today};
 
 /// The names a configuration file may have, in the order each folder is searched.
 pub(crate) const FILE_NAMES: &[&str] = &[".falseok.toml", "falseok.toml", "pyproject.toml"];

@@ -379,6 +379,7 @@ mod tests {
                 message: "m".into(),
                 key: String::new(),
                 suppressed: None,
+                place: None,
             }],
             recovery: vec![],
             cost: vec![CostRow {

@@ -52,6 +52,8 @@ mod real_shapes;
 mod redaction;
 /// every format's sample against its golden (one loop over the registry), the shipped samples and the README quotes
 mod samples;
+/// --format sarif against the official SARIF 2.1.0 schema: locations, rules, stable fingerprints
+mod sarif;
 /// scan on the small fixture: totals, filters, categories
 mod scan;
 /// tool schemas, validation and drift
