@@ -47,7 +47,7 @@ pub(crate) fn rules_json() -> serde_json::Value {
         o.insert(
             "configuration".into(),
             json!({"file": path, "custom_rules": rules, "benign_shapes": benign,
-                   "ignore": config.ignored(), "suppress": suppress}),
+                   "ignore": config.ignored(), "select": config.selected(), "suppress": suppress}),
         );
     }
     v
@@ -98,6 +98,10 @@ fn write_config(out: &mut dyn Write) -> Result<()> {
     }
     writeln!(out)?;
     writeln!(out, "Ignored (their verdicts are dropped): {}", config.ignored().join(", "))?;
+    let selected = config.selected();
+    if !selected.is_empty() {
+        writeln!(out, "Selected (select and extend-select: only these verdicts are kept): {}", selected.join(", "))?;
+    }
     writeln!(out)?;
     writeln!(out, "Suppressions (findings `check` does not count, with their reasons):")?;
     let today = crate::config::today();

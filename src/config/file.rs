@@ -23,6 +23,10 @@ struct Raw {
     benign: Vec<Spanned<RawBenign>>,
     #[serde(default)]
     ignore: Vec<Spanned<String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    select: Vec<Spanned<String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    extend_select: Vec<Spanned<String>>,
     // Suppressions change no verdict: they are not in the index key.
     #[serde(default, skip_serializing)]
     suppress: Vec<Spanned<RawSuppress>>,
@@ -248,21 +252,35 @@ fn compile(at: &Spot<'_>, raw: Raw) -> Result<Config> {
             origin: at.origin(span.start),
         });
     }
-    for i in raw.ignore {
-        let v = i.get_ref();
+    let known = |v: &str| -> Option<Option<Category>> {
         if let Some(c) = Category::from_slug(v) {
-            config.ignore_categories.push(c);
-        } else if CONTENT_RULES.iter().any(|c| c.id == v)
+            return Some(Some(c));
+        }
+        let id = CONTENT_RULES.iter().any(|c| c.id == v)
             || FINDING_RULES.iter().any(|f| f.id == v && f.scope == Scope::Session)
-            || ids.contains(v)
-        {
-            config.ignore_ids.push(v.clone());
-        } else {
-            return Err(at.refuse(
-                i.span(),
-                "ignore",
-                &format!("`{v}` is not a content rule, a session finding rule, a custom rule or a category"),
-            ));
+            || ids.iter().any(|i| i == v);
+        id.then_some(None)
+    };
+    let lists = [("ignore", raw.ignore), ("select", raw.select), ("extend-select", raw.extend_select)];
+    for (key, list) in lists {
+        for i in list {
+            let v = i.get_ref();
+            let Some(category) = known(v) else {
+                return Err(at.refuse(
+                    i.span(),
+                    key,
+                    &format!("`{v}` is not a content rule, a session finding rule, a custom rule or a category"),
+                ));
+            };
+            let (ids, categories) = if key == "ignore" {
+                (&mut config.ignore_ids, &mut config.ignore_categories)
+            } else {
+                (&mut config.select_ids, &mut config.select_categories)
+            };
+            match category {
+                Some(c) => categories.push(c),
+                None => ids.push(v.clone()),
+            }
         }
     }
     for s in raw.suppress {

@@ -111,6 +111,10 @@ pub(crate) struct Example {
     pub(crate) origin: String,
 }
 
+fn is_finding_rule(id: &str) -> bool {
+    crate::rules::FINDING_RULES.iter().any(|f| f.id == id)
+}
+
 /// The configuration in effect: none (`Config::default()`), or one file's.
 #[derive(Debug, Default)]
 pub(crate) struct Config {
@@ -124,6 +128,13 @@ pub(crate) struct Config {
     pub(crate) ignore_ids: Vec<String>,
     /// Categories whose content verdicts are dropped.
     pub(crate) ignore_categories: Vec<Category>,
+    /// `select` and `extend-select`: the rule ids (content rules, custom
+    /// rules, finding rules) whose verdicts alone are kept, and which win
+    /// over an `ignore` of their category.
+    pub(crate) select_ids: Vec<String>,
+    /// `select` and `extend-select`: the categories whose content verdicts
+    /// alone are kept.
+    pub(crate) select_categories: Vec<Category>,
     /// Findings `check` does not count, with their reasons.
     pub(crate) suppress: Vec<Suppression>,
     /// A hash of everything above that changes a verdict (the index key).
@@ -146,6 +157,8 @@ impl Config {
             && self.benign.is_empty()
             && self.ignore_ids.is_empty()
             && self.ignore_categories.is_empty()
+            && self.select_ids.is_empty()
+            && self.select_categories.is_empty()
     }
 
     /// The benign shape or custom rule that decides a result of `tool`
@@ -213,9 +226,45 @@ impl Config {
         self.ignore_ids.iter().map(String::as_str).chain(self.ignore_categories.iter().map(|c| c.as_str())).collect()
     }
 
+    /// What `select` and `extend-select` name: rule ids, then categories.
+    pub(crate) fn selected(&self) -> Vec<&str> {
+        self.select_ids.iter().map(String::as_str).chain(self.select_categories.iter().map(|c| c.as_str())).collect()
+    }
+
     /// Is a content verdict in `category` dropped?
-    pub(crate) fn ignores_category(&self, category: Category) -> bool {
+    fn ignores_category(&self, category: Category) -> bool {
         self.ignore_categories.contains(&category)
+    }
+
+    /// Does the selection narrow the content verdicts (it names a category,
+    /// a content rule or a custom rule)?
+    fn selects_verdicts(&self) -> bool {
+        !self.select_categories.is_empty() || self.select_ids.iter().any(|i| !is_finding_rule(i))
+    }
+
+    /// Is the content verdict of the rule `id` (a content rule or a custom
+    /// rule), in `category`, kept? An `ignore` of the id drops it; a
+    /// selection of the id keeps it (over an `ignore` of its category); an
+    /// `ignore` of its category drops it; and with a selection of verdicts,
+    /// only a selected category keeps it.
+    pub(crate) fn keeps(&self, id: &str, category: Category) -> bool {
+        if self.ignores_id(id) {
+            return false;
+        }
+        if self.select_ids.iter().any(|s| s == id) {
+            return true;
+        }
+        if self.ignores_category(category) {
+            return false;
+        }
+        !self.selects_verdicts() || self.select_categories.contains(&category)
+    }
+
+    /// Are the findings of the session finding rule `id` reported? Not
+    /// when ignored; with a selection that names finding rules, only those.
+    pub(crate) fn keeps_finding(&self, id: &str) -> bool {
+        let narrowed = self.select_ids.iter().any(|i| is_finding_rule(i));
+        !self.ignores_id(id) && (!narrowed || self.select_ids.iter().any(|s| s == id))
     }
 }
 
@@ -226,6 +275,8 @@ static NONE: Config = Config {
     benign: Vec::new(),
     ignore_ids: Vec::new(),
     ignore_categories: Vec::new(),
+    select_ids: Vec::new(),
+    select_categories: Vec::new(),
     suppress: Vec::new(),
     fingerprint: 0,
 };

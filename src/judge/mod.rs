@@ -191,7 +191,7 @@ impl Judge {
         s.sequences = sequence::analyze(&s);
         s.findings = findings::of_session(&s, self.streak_threshold());
         let config = crate::config::active();
-        s.findings.retain(|f| !config.ignores_id(f.rule.as_str()));
+        s.findings.retain(|f| config.keeps_finding(f.rule.as_str()));
         s
     }
 }
@@ -413,8 +413,8 @@ fn judge_pair(
             )
         }
     };
-    // An ignored category drops falseok's own verdict; the source's flag stays.
-    if content_rule.is_some() && config.ignores_category(category) {
+    // A verdict `ignore` or `select` drops is falseok's own; the source's flag stays.
+    if content_rule.is_some_and(|id| !config.keeps(id, category)) {
         if !flagged {
             return Outcome::Success;
         }

@@ -533,3 +533,46 @@ fn a_bad_suppression_is_refused_with_its_line_and_key() {
         assert!(out.stdout.is_empty());
     }
 }
+
+#[test]
+fn select_keeps_only_what_it_names_and_a_selected_rule_wins_over_an_ignored_category() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT).unwrap();
+    let all = report(dir.path(), &[]);
+    assert_eq!((counts(&all, "pay_card").3, counts(&all, "lookup").3, counts(&all, "health_probe").3), (2, 1, 1));
+    let row = all["reasons"].as_array().unwrap().iter().find(|r| r["tool"] == "lookup");
+    let category = row.expect("the lookup's reason")["category"].clone();
+    // Top-level keys, after the rules' array of tables.
+    let with = |extra: &str| {
+        std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}\n[tool.falseok]\n{extra}")).unwrap();
+        report(dir.path(), &[])
+    };
+    // Only the lookup's category: the declined payments are dropped.
+    let v = with(&format!("select = [{category}]\n"));
+    assert_eq!((counts(&v, "pay_card").3, counts(&v, "lookup").3), (0, 1), "{}", v["reasons"]);
+    // The finding layer is left whole: the lookup's hidden error is a finding.
+    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["tool"] == "lookup" && f["rule"] == "hidden-error"));
+    // Selecting the custom rule by id keeps it alone (of the verdict layer).
+    let v = with("select = [\"payment-declined\"]\n");
+    assert_eq!((counts(&v, "pay_card").3, counts(&v, "lookup").3), (2, 0));
+    // A finding rule selected: only its findings are reported, the counts stay.
+    let v = with("select = [\"oscillation\"]\n");
+    assert_eq!(counts(&v, "lookup").3, 1);
+    assert!(v["findings"].as_array().unwrap().iter().all(|f| f["rule"] == "oscillation"), "{}", v["findings"]);
+    // ignore a category, extend-select the rule that found the lookup's error.
+    let v = with(&format!("ignore = [{category}]\n"));
+    assert_eq!(counts(&v, "lookup").3, 0);
+    let v = with(&format!("ignore = [{category}]\nextend-select = [\"json-envelope-error\"]\n"));
+    assert_eq!(counts(&v, "lookup").3, 1);
+    // An ignore of the id itself still wins.
+    let v = with("ignore = [\"json-envelope-error\"]\nextend-select = [\"json-envelope-error\"]\n");
+    assert_eq!(counts(&v, "lookup").3, 0);
+    // Unknown entries are refused with their key.
+    for (key, text) in [("select", "select = [\"nope\"]\n"), ("extend-select", "extend-select = [\"nope\"]\n")] {
+        std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}\n[tool.falseok]\n{text}")).unwrap();
+        let out = scan_in(dir.path(), &[]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains(&format!("key `{key}`: `nope` is not a content rule")), "{}", stderr(&out));
+    }
+}
