@@ -43,11 +43,14 @@ pub(crate) fn rules_json() -> serde_json::Value {
                        "expired": s.expired(today), "origin": s.origin})
             })
             .collect();
+        let per_path: serde_json::Map<String, serde_json::Value> =
+            config.per_path.iter().map(|p| (p.glob.clone(), json!(p.dropped()))).collect();
         let path = config.path.as_ref().map(|p| p.display().to_string());
         o.insert(
             "configuration".into(),
             json!({"file": path, "custom_rules": rules, "benign_shapes": benign,
-                   "ignore": config.ignored(), "select": config.selected(), "suppress": suppress}),
+                   "ignore": config.ignored(), "select": config.selected(), "per_path_ignores": per_path,
+                   "suppress": suppress}),
         );
     }
     v
@@ -98,6 +101,9 @@ fn write_config(out: &mut dyn Write) -> Result<()> {
     }
     writeln!(out)?;
     writeln!(out, "Ignored (their verdicts are dropped): {}", config.ignored().join(", "))?;
+    for p in &config.per_path {
+        writeln!(out, "Ignored under {}: {}", one_line(&p.glob), p.dropped().join(", "))?;
+    }
     let selected = config.selected();
     if !selected.is_empty() {
         writeln!(out, "Selected (select and extend-select: only these verdicts are kept): {}", selected.join(", "))?;

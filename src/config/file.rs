@@ -27,6 +27,8 @@ struct Raw {
     select: Vec<Spanned<String>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     extend_select: Vec<Spanned<String>>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    per_path_ignores: std::collections::BTreeMap<String, Vec<Spanned<String>>>,
     // Suppressions change no verdict: they are not in the index key.
     #[serde(default, skip_serializing)]
     suppress: Vec<Spanned<RawSuppress>>,
@@ -261,6 +263,25 @@ fn compile(at: &Spot<'_>, raw: Raw) -> Result<Config> {
             || ids.iter().any(|i| i == v);
         id.then_some(None)
     };
+    for (glob, list) in raw.per_path_ignores {
+        let key = format!("per-path-ignores.\"{glob}\"");
+        let mut entry = super::PathIgnore { re: path_glob(&glob), glob, ids: Vec::new(), categories: Vec::new() };
+        for i in list {
+            let v = i.get_ref();
+            match known(v) {
+                Some(Some(c)) => entry.categories.push(c),
+                Some(None) => entry.ids.push(v.clone()),
+                None => {
+                    return Err(at.refuse(
+                        i.span(),
+                        &key,
+                        &format!("`{v}` is not a content rule, a session finding rule, a custom rule or a category"),
+                    ));
+                }
+            }
+        }
+        config.per_path.push(entry);
+    }
     let lists = [("ignore", raw.ignore), ("select", raw.select), ("extend-select", raw.extend_select)];
     for (key, list) in lists {
         for i in list {
@@ -287,6 +308,34 @@ fn compile(at: &Spot<'_>, raw: Raw) -> Result<Config> {
         config.suppress.push(suppression(at, s)?);
     }
     Ok(config)
+}
+
+/// A path glob: `**/` any run of folders (none too), `*` any run of
+/// characters but `/`, `?` one character but `/`; over the whole path.
+fn path_glob(glob: &str) -> regex::Regex {
+    let mut re = String::from("^");
+    let mut rest = glob.trim_start_matches("./");
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("**/") {
+            re.push_str("(?:.*/)?");
+            rest = after;
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix("**") {
+            re.push_str(".*");
+            rest = after;
+            continue;
+        }
+        match c {
+            '*' => re.push_str("[^/]*"),
+            '?' => re.push_str("[^/]"),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    re.push('$');
+    // Every piece is escaped or a fixed class: it always compiles.
+    regex::Regex::new(&re).unwrap_or_else(|_| regex::Regex::new("^$").expect("an empty pattern compiles"))
 }
 
 /// A suppression checked whole: a rule it can name, a tool pattern, a

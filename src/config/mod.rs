@@ -98,6 +98,25 @@ pub(crate) struct Suppression {
     pub(crate) origin: String,
 }
 
+/// A `per-path-ignores` entry: what it drops in the traces under its glob.
+#[derive(Debug)]
+pub(crate) struct PathIgnore {
+    /// The glob as written, relative to the configuration file's folder.
+    pub(crate) glob: String,
+    re: Regex,
+    /// Rule ids it drops.
+    pub(crate) ids: Vec<String>,
+    /// Categories it drops.
+    pub(crate) categories: Vec<Category>,
+}
+
+impl PathIgnore {
+    /// What it drops: rule ids, then categories.
+    pub(crate) fn dropped(&self) -> Vec<&str> {
+        self.ids.iter().map(String::as_str).chain(self.categories.iter().map(|c| c.as_str())).collect()
+    }
+}
+
 /// A call and its result, for `falseok rules test`.
 #[derive(Debug)]
 pub(crate) struct Example {
@@ -137,6 +156,8 @@ pub(crate) struct Config {
     pub(crate) select_categories: Vec<Category>,
     /// Findings `check` does not count, with their reasons.
     pub(crate) suppress: Vec<Suppression>,
+    /// Ignores that hold for the traces under a path glob.
+    pub(crate) per_path: Vec<PathIgnore>,
     /// A hash of everything above that changes a verdict (the index key).
     pub(crate) fingerprint: u64,
 }
@@ -159,6 +180,7 @@ impl Config {
             && self.ignore_categories.is_empty()
             && self.select_ids.is_empty()
             && self.select_categories.is_empty()
+            && self.per_path.is_empty()
     }
 
     /// The benign shape or custom rule that decides a result of `tool`
@@ -260,6 +282,35 @@ impl Config {
         !self.selects_verdicts() || self.select_categories.contains(&category)
     }
 
+    /// The `per-path-ignores` entries whose glob matches the trace at
+    /// `path`, relative to the configuration file's folder (both
+    /// canonical, when they exist).
+    pub(crate) fn paths_matching(&self, path: Option<&Path>) -> Vec<usize> {
+        let (Some(path), Some(file)) = (path, &self.path) else { return Vec::new() };
+        if self.per_path.is_empty() {
+            return Vec::new();
+        }
+        let real = |p: &Path| std::fs::canonicalize(p).or_else(|_| std::path::absolute(p)).ok();
+        let (Some(path), Some(dir)) = (real(path), file.parent().and_then(real)) else { return Vec::new() };
+        let Ok(rel) = path.strip_prefix(&dir) else { return Vec::new() };
+        let rel = rel.to_string_lossy();
+        (0..self.per_path.len()).filter(|&i| self.per_path[i].re.is_match(&rel)).collect()
+    }
+
+    /// `keeps`, and not dropped by the `per-path-ignores` entries `at`.
+    pub(crate) fn keeps_at(&self, id: &str, category: Category, at: &[usize]) -> bool {
+        self.keeps(id, category)
+            && at.iter().all(|&i| {
+                let p = &self.per_path[i];
+                !p.ids.iter().any(|x| x == id) && !p.categories.contains(&category)
+            })
+    }
+
+    /// `keeps_finding`, and not dropped by the `per-path-ignores` entries `at`.
+    pub(crate) fn keeps_finding_at(&self, id: &str, at: &[usize]) -> bool {
+        self.keeps_finding(id) && at.iter().all(|&i| !self.per_path[i].ids.iter().any(|x| x == id))
+    }
+
     /// Are the findings of the session finding rule `id` reported? Not
     /// when ignored; with a selection that names finding rules, only those.
     pub(crate) fn keeps_finding(&self, id: &str) -> bool {
@@ -278,6 +329,7 @@ static NONE: Config = Config {
     select_ids: Vec::new(),
     select_categories: Vec::new(),
     suppress: Vec::new(),
+    per_path: Vec::new(),
     fingerprint: 0,
 };
 

@@ -576,3 +576,41 @@ fn select_keeps_only_what_it_names_and_a_selected_rule_wins_over_an_ignored_cate
         assert!(stderr(&out).contains(&format!("key `{key}`: `nope` is not a content rule")), "{}", stderr(&out));
     }
 }
+
+#[test]
+fn per_path_ignores_drop_verdicts_in_the_traces_under_their_glob_only() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["traces/ci", "traces/prod"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        project(&dir.path().join(sub));
+    }
+    let isolated = json(&run_in(dir.path(), &["scan", "traces/ci/threads.db", "--format", "json", "--isolated"]));
+    let row = isolated["reasons"].as_array().unwrap().iter().find(|r| r["tool"] == "lookup");
+    let category = row.expect("the lookup's reason")["category"].clone();
+    let config = format!(
+        "{PYPROJECT}\n[tool.falseok.per-path-ignores]\n\"traces/ci/**\" = [\"payment-declined\", {category}]\n\"**/prod/*.db\" = [\"hidden-error\"]\n"
+    );
+    std::fs::write(dir.path().join("pyproject.toml"), config).unwrap();
+    let scan = |cwd: &Path, path: &str| json_any(&run_in(cwd, &["scan", path, "--format", "json", "--no-index"]));
+    let ci = scan(dir.path(), "traces/ci/threads.db");
+    assert_eq!(
+        (counts(&ci, "pay_card").3, counts(&ci, "lookup").3, counts(&ci, "health_probe").3),
+        (0, 0, 0),
+        "{}",
+        ci["reasons"]
+    );
+    // The same file named from below: the glob is the configuration's folder's.
+    let below = dir.path().join("traces/ci");
+    assert_eq!(counts(&scan(&below, "threads.db"), "pay_card").3, 0);
+    // Elsewhere, the verdicts stay; the prod glob drops its findings only.
+    let prod = scan(dir.path(), "traces/prod/threads.db");
+    assert_eq!((counts(&prod, "pay_card").3, counts(&prod, "lookup").3), (2, 1));
+    assert!(prod["findings"].as_array().unwrap().iter().all(|f| f["rule"] != "hidden-error"), "{}", prod["findings"]);
+    // rules lists them; an unknown entry is refused with its glob.
+    let v = json(&run_in(dir.path(), &["rules", "--format", "json"]));
+    assert_eq!(v["configuration"]["per_path_ignores"]["**/prod/*.db"], serde_json::json!(["hidden-error"]));
+    std::fs::write(dir.path().join("falseok.toml"), "[per-path-ignores]\n\"a/*\" = [\"nope\"]\n").unwrap();
+    let out = run_in(dir.path(), &["scan", "traces/ci/threads.db", "--no-index"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("line 2, key `per-path-ignores.\"a/*\"`: `nope` is not"), "{}", stderr(&out));
+}
