@@ -143,7 +143,8 @@ fn fingerprint(id: &Identity) -> String {
 /// The baseline of a report's findings, sorted.
 pub fn baseline_of(report: &Report) -> Baseline {
     let mut counts: BTreeMap<Identity, u64> = BTreeMap::new();
-    for f in &report.findings {
+    // A suppressed finding is accepted by the configuration, not the baseline.
+    for f in report.findings.iter().filter(|f| f.suppressed.is_none()) {
         *counts.entry(identity(f)).or_default() += 1;
     }
     let mut entries: Vec<Entry> = counts
@@ -225,6 +226,10 @@ pub struct Verdict {
     pub hidden: u64,
     /// A baseline was given: `new_findings` and `hidden` count what it did not hold.
     pub baseline_used: bool,
+    /// Findings a suppression accepted: not counted.
+    pub suppressed: u64,
+    /// The expired suppressions, one line each (file:line, date, reason).
+    pub expired: Vec<String>,
 }
 
 impl Verdict {
@@ -245,6 +250,9 @@ impl Verdict {
                 gate.max_hidden,
                 rates_quoted(report, gate)
             );
+            if let Some(counts) = report.suppressions.summary() {
+                s.push_str(&format!("; {counts}"));
+            }
             if !self.stale.is_empty() {
                 let n: u64 = self.stale.iter().map(|e| e.count).sum();
                 s.push_str(&format!("; {n} baseline findings no longer occur (refresh with --write-baseline)"));
@@ -284,6 +292,10 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ve
     let mut allowance: BTreeMap<String, u64> =
         baseline.map(|b| b.entries.iter().map(|e| (e.fingerprint.clone(), e.count)).collect()).unwrap_or_default();
     for (i, f) in report.findings.iter().enumerate() {
+        if f.suppressed.is_some() {
+            out.suppressed += 1;
+            continue;
+        }
         let fp = fingerprint(&identity(f));
         match allowance.get_mut(&fp) {
             Some(n) if *n > 0 => *n -= 1,
@@ -329,7 +341,46 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ve
     }
     rate_failures(report, gate, &mut out);
     fail_on_failures(report, gate, baseline.is_some(), &mut out);
+    expired_failures(report, &mut out);
     out
+}
+
+/// Every expired suppression fails the gate, named on a line of its own.
+fn expired_failures(report: &Report, out: &mut Verdict) {
+    let expired: Vec<_> = report.suppressions.entries.iter().filter(|e| e.expired).collect();
+    if expired.is_empty() {
+        return;
+    }
+    let n = expired.len();
+    out.failures.push(GateFailure {
+        tool: None,
+        source: None,
+        text: format!(
+            "{n} expired suppression{} (renew or remove {})",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "it" } else { "them" }
+        ),
+    });
+    for e in expired {
+        out.expired.push(format!(
+            "{}: suppression expired on {}: {}",
+            e.origin,
+            e.expires.as_deref().unwrap_or("?"),
+            e.reason
+        ));
+    }
+}
+
+/// The suppressed hidden errors of `slug`, per (source, tool): the errors
+/// `--fail-on CATEGORY` leaves out.
+fn suppressed_hidden<'a>(report: &'a Report, slug: &str) -> BTreeMap<(&'a str, &'a str), u64> {
+    let mut per = BTreeMap::new();
+    for f in &report.findings {
+        if f.suppressed.is_some() && f.rule == FindingRule::HiddenError && f.category.as_deref() == Some(slug) {
+            *per.entry((f.source.as_str(), f.tool.as_deref().unwrap_or(""))).or_default() += 1;
+        }
+    }
+    per
 }
 
 /// The `--max-error-rate` limits that the report exceeds.
@@ -438,7 +489,10 @@ fn fail_on_failures(report: &Report, gate: &Gate, with_baseline: bool, out: &mut
                         }
                     }
                 } else {
-                    let n: u64 = report.categories.iter().filter(|c| c.category == slug).map(|c| c.errors).sum();
+                    // A suppressed hidden error is one of the category's errors that does not count.
+                    let accepted = suppressed_hidden(report, slug);
+                    let all: u64 = report.categories.iter().filter(|c| c.category == slug).map(|c| c.errors).sum();
+                    let n = all.saturating_sub(accepted.values().sum());
                     if n > 0 {
                         out.failures.push(GateFailure {
                             tool: None,
@@ -447,12 +501,16 @@ fn fail_on_failures(report: &Report, gate: &Gate, with_baseline: bool, out: &mut
                         });
                         for (si, tools) in report.source_tools.iter().enumerate() {
                             for t in tools {
-                                if let Some(k) = t.categories.get(slug) {
+                                let source = report.sources[si].path.as_str();
+                                let less = accepted.get(&(source, t.tool.as_str())).copied().unwrap_or(0);
+                                if let Some(k) =
+                                    t.categories.get(slug).map(|k| k.saturating_sub(less)).filter(|k| *k > 0)
+                                {
                                     out.failures.push(per_tool(
                                         report,
                                         si,
                                         t,
-                                        format!("{k} {slug} error{}", if *k == 1 { "" } else { "s" }),
+                                        format!("{k} {slug} error{}", if k == 1 { "" } else { "s" }),
                                     ));
                                 }
                             }

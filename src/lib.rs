@@ -610,7 +610,7 @@ fn read_judging_aside(
             let mut going = true;
             for s in rx {
                 if going {
-                    going = visitor.session(judge.judge(s));
+                    going = visitor.session(judge.judge_in(s, Some(path)));
                 }
             }
         });

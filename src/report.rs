@@ -1,5 +1,5 @@
 //! The `Report`: the one thing the gate and every renderer see. Plain
-//! serde types (the JSON contract, `schema/report-v8.schema.json`) and the
+//! serde types (the JSON contract, `schema/report-v9.schema.json`) and the
 //! number formatting they share; nothing here reads a trace or judges.
 
 // What stays public is documented (issue 25); lib.rs lists the surface.
@@ -12,7 +12,10 @@ use serde::{Deserialize, Serialize};
 use crate::rules::{FindingRule, Severity};
 
 /// Version of the JSON contract (docs/json.md).
-pub const CONTRACT_VERSION: u32 = 8;
+pub const CONTRACT_VERSION: u32 = 9;
+
+/// The oldest contract `merge` reads: v8 is v9 without suppressions.
+pub const OLDEST_MERGED: u32 = 8;
 
 /// One PATH as given on the command line and what was read from it (`sources[]`, in command-line
 /// order).
@@ -207,9 +210,80 @@ pub struct Finding {
     /// times or absolute paths.
     #[serde(skip, default)]
     pub key: String,
+    /// The suppression that accepts it (`suppressions.entries[].origin`,
+    /// the file and line of its `[[suppress]]`): `check` does not count it.
+    /// Absent when none does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suppressed: Option<String>,
+    /// Where the finding's evidence is stored, for outputs that point at it
+    /// (SARIF). Not in the JSON contract; the index keeps it beside the report.
+    #[serde(skip, default)]
+    pub place: Option<Place>,
 }
 
-/// The result of a scan or a merge (contract v8, docs/json.md): what the gate and every renderer
+/// Where a finding's call, result or row is stored.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Place {
+    /// The transcript file the session was read from (redacted), when the
+    /// source is a folder of transcripts or a broken line names its file.
+    pub file: Option<String>,
+    /// The database row of the result (else of the call); with `line`, a
+    /// line number of `file` (or of the source, when `file` is `None`).
+    pub row: i64,
+    /// `row` is a line number, not a database row.
+    pub line: bool,
+    /// The classification rule or custom rule that decided the failure
+    /// (`reasons[].reason`), for a finding about a failed call.
+    pub reason: Option<String>,
+}
+
+/// The configuration's suppressions and what they accepted
+/// (`suppressions`; docs/config.md, "suppress").
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Suppressions {
+    /// Findings a suppression accepts.
+    pub suppressed: u64,
+    /// The distinct reasons of the suppressions that accept at least one.
+    pub reasons: u64,
+    /// Every suppression of the configuration, in the file's order.
+    pub entries: Vec<SuppressionRow>,
+}
+
+impl Suppressions {
+    /// "12 suppressed, 3 reasons", when the configuration has suppressions.
+    pub fn summary(&self) -> Option<String> {
+        (!self.entries.is_empty()).then(|| {
+            let reasons = if self.reasons == 1 { "reason" } else { "reasons" };
+            format!("{} suppressed, {} {reasons}", self.suppressed, self.reasons)
+        })
+    }
+}
+
+/// One `[[suppress]]` table and the findings it accepted.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SuppressionRow {
+    /// Where it is written: the file (relative to the current folder when
+    /// under it) and the line.
+    pub origin: String,
+    /// The finding rule id or category it names.
+    pub rule: String,
+    /// Its tool-name pattern.
+    pub tool: String,
+    /// The session it is limited to.
+    pub session: Option<String>,
+    /// The call id it is limited to.
+    pub call: Option<String>,
+    /// Why the findings are accepted.
+    pub reason: String,
+    /// The last day it holds, YYYY-MM-DD (UTC).
+    pub expires: Option<String>,
+    /// The day of the scan is past `expires`: it accepts nothing and fails the gate.
+    pub expired: bool,
+    /// Findings it accepted.
+    pub suppressed: u64,
+}
+
+/// The result of a scan or a merge (contract v9, docs/json.md): what the gate and every renderer
 /// read.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Report {
@@ -249,6 +323,10 @@ pub struct Report {
     /// interventions and whether the agent recovered after each.
     #[serde(default)]
     pub guard: Vec<GuardSession>,
+    /// The configuration's suppressions and the findings they accepted
+    /// (v9; a v8 report has none).
+    #[serde(default)]
+    pub suppressions: Suppressions,
     /// Per source (in `sources` order), its tools: for per-source renderers.
     #[serde(skip, default)]
     pub source_tools: Vec<Vec<ToolReport>>,

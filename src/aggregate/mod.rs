@@ -16,8 +16,8 @@ use crate::judge::sequence::DEFAULT_STREAK_THRESHOLD;
 use crate::judge::{Counted, JudgedCall, JudgedSession, Outcome, SessionFinding};
 use crate::redact::Redaction;
 use crate::report::{
-    CONTRACT_VERSION, CategoryRow, DriftRow, Finding, Headline, ReasonRow, Report, Seen, SourceReport, ToolReport,
-    Totals, rate,
+    CONTRACT_VERSION, CategoryRow, DriftRow, Finding, Headline, Place, ReasonRow, Report, Seen, SourceReport,
+    ToolReport, Totals, rate,
 };
 use crate::rules::category::CauseClass;
 use crate::rules::{Category, FindingRule};
@@ -147,17 +147,21 @@ pub(crate) struct Partial {
     pub seen: Seen,
     /// How the sources had to be opened (`Report::warnings`).
     pub warnings: Vec<String>,
+    /// The findings' places, in `report.findings` order.
+    #[serde(default)]
+    pub places: Vec<Option<crate::report::Place>>,
 }
 
 impl Partial {
     /// The partial of a finished report.
     pub(crate) fn of(mut report: Report) -> Partial {
         let keys = report.findings.iter().map(|f| f.key.clone()).collect();
+        let places = report.findings.iter().map(|f| f.place.clone()).collect();
         let source_tools = std::mem::take(&mut report.source_tools);
         let examples = std::mem::take(&mut report.examples).into_iter().map(|((t, k), m)| (t, k, m)).collect();
         let seen = std::mem::take(&mut report.seen);
         let warnings = std::mem::take(&mut report.warnings);
-        Partial { report, keys, source_tools, examples, seen, warnings }
+        Partial { report, keys, source_tools, examples, seen, warnings, places }
     }
 }
 
@@ -343,6 +347,10 @@ impl Aggregator {
         for (f, k) in self.findings[before..].iter_mut().zip(keys) {
             f.key = k.clone();
         }
+        let places = r.findings.iter().zip(&p.places).filter(|(f, _)| !f.rule.is_drift()).map(|(_, k)| k);
+        for (f, place) in self.findings[before..].iter_mut().zip(places) {
+            f.place = place.clone();
+        }
         Ok(())
     }
 
@@ -468,6 +476,8 @@ impl Aggregator {
             category: f.category.map(|c| c.as_str().to_string()),
             message: redaction.apply(&f.message).into_owned(),
             key: redaction.apply(&f.key).into_owned(),
+            suppressed: None,
+            place: Some(evidence(s, f, redaction)),
         }
     }
 
@@ -544,6 +554,7 @@ impl Aggregator {
             reasons,
             headlines,
             guard: Vec::new(),
+            suppressions: Default::default(),
             source_tools,
             examples: self.examples,
             warnings: self.warnings,
@@ -572,6 +583,32 @@ fn check_totals(t: &Totals) -> Result<(), String> {
     }
 }
 
+/// Where the evidence of `f` is stored: the result's row (else the call's),
+/// an orphan's row, a broken line's file and line.
+fn evidence(s: &JudgedSession, f: &SessionFinding, redaction: Redaction) -> Place {
+    let file = s.origin.clone();
+    let at = |row: i64| Place { file: file.clone(), row, line: false, reason: None };
+    if let Some(c) = f.at.map(|i| &s.calls[i]) {
+        let reason = match &c.outcome {
+            Outcome::Failed(x) => Some(x.reason.to_string()),
+            _ => None,
+        };
+        return Place { reason, ..at(c.result.as_ref().map_or(c.row, |r| r.row)) };
+    }
+    if f.rule == FindingRule::OrphanResult
+        && let Some(o) = s.orphans.iter().find(|o| f.call_id.as_ref() == Some(&o.call_id))
+    {
+        return at(o.row);
+    }
+    if f.rule == FindingRule::MalformedRow
+        && let Some(m) = s.malformed.iter().find(|m| f.message.contains(m.problem.trim()))
+    {
+        let file = m.file.as_ref().map(|x| redaction.apply(x).into_owned()).or(file);
+        return Place { file, row: m.row, line: m.file.is_some(), reason: None };
+    }
+    at(0)
+}
+
 /// Schema drift as a finding: it concerns a tool across every source, so
 /// it names no source and no session.
 fn drift_finding(d: &DriftRow) -> Finding {
@@ -597,6 +634,8 @@ fn drift_finding(d: &DriftRow) -> Finding {
         message: format!("{at}: {} times {what}; {}", d.count, d.recommendation),
         // The identity across scans: the parameter (and value), not the count.
         key: at,
+        suppressed: None,
+        place: None,
     }
 }
 

@@ -19,7 +19,7 @@ use crate::{import, input, source};
 pub(crate) fn rules_json() -> serde_json::Value {
     let mut v = serde_json::to_value(&REGISTRY).expect("the registry is plain data");
     let config = crate::config::active();
-    if let Some(o) = v.as_object_mut().filter(|_| !config.is_empty()) {
+    if let Some(o) = v.as_object_mut().filter(|_| config.path.is_some()) {
         let rules: Vec<_> = config
             .rules
             .iter()
@@ -33,11 +33,24 @@ pub(crate) fn rules_json() -> serde_json::Value {
             .iter()
             .map(|b| json!({"id": b.id, "tool": b.tool_pattern, "reason": b.reason, "origin": b.origin}))
             .collect();
+        let today = crate::config::today();
+        let suppress: Vec<_> = config
+            .suppress
+            .iter()
+            .map(|s| {
+                json!({"rule": s.rule, "tool": s.tool_pattern, "session": s.session, "call": s.call,
+                       "reason": s.reason, "expires": s.expires.map(|d| d.to_string()),
+                       "expired": s.expired(today), "origin": s.origin})
+            })
+            .collect();
+        let per_path: serde_json::Map<String, serde_json::Value> =
+            config.per_path.iter().map(|p| (p.glob.clone(), json!(p.dropped()))).collect();
         let path = config.path.as_ref().map(|p| p.display().to_string());
         o.insert(
             "configuration".into(),
             json!({"file": path, "custom_rules": rules, "benign_shapes": benign,
-                   "ignore": config.ignored()}),
+                   "ignore": config.ignored(), "select": config.selected(), "per_path_ignores": per_path,
+                   "suppress": suppress}),
         );
     }
     v
@@ -69,7 +82,7 @@ pub(crate) fn run_rules_test(out: &mut dyn Write) -> Result<super::ExitStatus> {
 /// The configuration file's rules, benign shapes and ignores (`falseok rules`).
 fn write_config(out: &mut dyn Write) -> Result<()> {
     let config = crate::config::active();
-    if config.is_empty() {
+    if config.path.is_none() {
         return Ok(());
     }
     let file = config.path.as_ref().map_or(String::new(), |p| one_line(&p.display().to_string()));
@@ -88,6 +101,25 @@ fn write_config(out: &mut dyn Write) -> Result<()> {
     }
     writeln!(out)?;
     writeln!(out, "Ignored (their verdicts are dropped): {}", config.ignored().join(", "))?;
+    for p in &config.per_path {
+        writeln!(out, "Ignored under {}: {}", one_line(&p.glob), p.dropped().join(", "))?;
+    }
+    let selected = config.selected();
+    if !selected.is_empty() {
+        writeln!(out, "Selected (select and extend-select: only these verdicts are kept): {}", selected.join(", "))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Suppressions (findings `check` does not count, with their reasons):")?;
+    let today = crate::config::today();
+    for s in &config.suppress {
+        let until = match s.expires {
+            Some(d) if s.expired(today) => format!("expired {d}"),
+            Some(d) => format!("until {d}"),
+            None => "no end".to_string(),
+        };
+        writeln!(out, "  {:<30} {} [tools: {}] ({until})", s.rule, one_line(&s.reason), s.tool_pattern)?;
+        writeln!(out, "  {:<30} at {}", "", one_line(&s.origin))?;
+    }
     Ok(())
 }
 

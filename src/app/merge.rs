@@ -11,7 +11,7 @@ use crate::cli::MergeArgs;
 use crate::error::{Error, Result};
 use crate::redact::Redaction;
 use crate::render;
-use crate::report::{CONTRACT_VERSION, Report};
+use crate::report::{CONTRACT_VERSION, OLDEST_MERGED, Report};
 use crate::sanitize::one_line;
 
 /// Every string of a report file, map keys included, redacted: a report
@@ -52,11 +52,13 @@ fn read(path: &std::path::Path, text: &str, redaction: Redaction) -> Result<Repo
         redact_strings(&mut v, redaction);
     }
     match v.get("schema_version").and_then(serde_json::Value::as_u64) {
-        Some(n) if n == u64::from(CONTRACT_VERSION) => {}
+        Some(n) if (u64::from(OLDEST_MERGED)..=u64::from(CONTRACT_VERSION)).contains(&n) => {}
         Some(n) => {
             return Err(Error::input(
                 path,
-                format!("a report of contract v{n}; merge reads v{CONTRACT_VERSION} (scan again with this falseok)"),
+                format!(
+                    "a report of contract v{n}; merge reads v{OLDEST_MERGED} to v{CONTRACT_VERSION} (scan again with this falseok)"
+                ),
             ));
         }
         None => return Err(Error::input(path, "not a falseok JSON report (no schema_version)")),
@@ -95,7 +97,29 @@ pub(crate) fn merge(reports: &[(String, Report)], redaction: Redaction) -> Resul
         guard.entry(g.session.clone()).or_insert_with(|| g.clone());
     }
     merged.guard = guard.into_values().collect();
+    merged.suppressions = merge_suppressions(reports);
     Ok(merged)
+}
+
+/// The suppressions of every report: one row per suppression (the same
+/// file, line, names, reason and date), its findings added up; expired
+/// when it was in any report.
+fn merge_suppressions(reports: &[(String, Report)]) -> crate::report::Suppressions {
+    let mut rows: Vec<crate::report::SuppressionRow> = Vec::new();
+    for r in reports.iter().flat_map(|(_, r)| &r.suppressions.entries) {
+        let same = |x: &&mut crate::report::SuppressionRow| {
+            (&x.origin, &x.rule, &x.tool, &x.session, &x.call, &x.reason, &x.expires)
+                == (&r.origin, &r.rule, &r.tool, &r.session, &r.call, &r.reason, &r.expires)
+        };
+        match rows.iter_mut().find(same) {
+            Some(x) => {
+                x.suppressed = x.suppressed.saturating_add(r.suppressed);
+                x.expired |= r.expired;
+            }
+            None => rows.push(r.clone()),
+        }
+    }
+    super::suppressions::summarize(rows)
 }
 
 /// What a report file is, whatever the path that names it: (device, inode).

@@ -9,6 +9,7 @@ pub(crate) mod hint;
 pub(crate) mod import;
 pub(crate) mod increment;
 pub(crate) mod listings;
+pub(crate) mod located;
 pub(crate) mod merge;
 pub(crate) mod metrics;
 pub(crate) mod output;
@@ -17,6 +18,7 @@ pub(crate) mod scan;
 pub(crate) mod sessions;
 pub(crate) mod settings;
 pub(crate) mod suggest;
+pub(crate) mod suppressions;
 pub(crate) mod watch;
 
 use std::io::Write;

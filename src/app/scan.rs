@@ -33,6 +33,8 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
         &agg.filters,
         agg.redaction,
     );
+    // Suppressions mark findings; they change no count (docs/config.md).
+    super::suppressions::apply(crate::config::active(), &mut report, crate::config::today());
     for note in notes.iter().chain(&report.warnings) {
         writeln!(err, "falseok: warning: {note}")?;
     }
@@ -165,7 +167,8 @@ fn render(
     out: &mut dyn Write,
 ) -> Result<()> {
     let style = render::table::Style { color: term.color(args.color), width: term.width };
-    let view = View { report, verdict, style, page };
+    let located = (args.format == Output::Sarif).then(|| super::located::resolve(report));
+    let view = View { report, verdict, style, page, located: located.as_deref() };
     let mut shown = || -> Result<()> {
         render::render(args.format, &view, out)?;
         out.flush()?;
@@ -358,6 +361,9 @@ fn write_check(
         return rendered;
     }
     let (v, g) = verdict;
+    for line in &v.expired {
+        writeln!(err, "falseok: error: {}", sanitize::one_line(line))?;
+    }
     if !v.stale.is_empty() {
         let n: u64 = v.stale.iter().map(|e| e.count).sum();
         writeln!(

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::predicate::{Predicate, Test};
-use super::{BenignShape, Config, CustomRule, Example, tool_pattern};
+use super::{BenignShape, Config, CustomRule, Example, Suppression, tool_pattern};
 use crate::error::{Error, Result};
 use crate::rules::{CONTENT_RULES, Category, FINDING_RULES, REGISTRY, Scope};
 use crate::sanitize::one_line;
@@ -23,6 +23,27 @@ struct Raw {
     benign: Vec<Spanned<RawBenign>>,
     #[serde(default)]
     ignore: Vec<Spanned<String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    select: Vec<Spanned<String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    extend_select: Vec<Spanned<String>>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    per_path_ignores: std::collections::BTreeMap<String, Vec<Spanned<String>>>,
+    // Suppressions change no verdict: they are not in the index key.
+    #[serde(default, skip_serializing)]
+    suppress: Vec<Spanned<RawSuppress>>,
+}
+
+/// A `[[suppress]]` table: findings `check` does not count, and why.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawSuppress {
+    rule: Spanned<String>,
+    tool: Spanned<String>,
+    session: Option<Spanned<String>>,
+    call: Option<Spanned<String>>,
+    reason: Spanned<String>,
+    expires: Option<Spanned<toml::Value>>,
 }
 
 #[derive(Debug, Deserialize, Serialize)]
@@ -233,24 +254,134 @@ fn compile(at: &Spot<'_>, raw: Raw) -> Result<Config> {
             origin: at.origin(span.start),
         });
     }
-    for i in raw.ignore {
-        let v = i.get_ref();
+    let known = |v: &str| -> Option<Option<Category>> {
         if let Some(c) = Category::from_slug(v) {
-            config.ignore_categories.push(c);
-        } else if CONTENT_RULES.iter().any(|c| c.id == v)
+            return Some(Some(c));
+        }
+        let id = CONTENT_RULES.iter().any(|c| c.id == v)
             || FINDING_RULES.iter().any(|f| f.id == v && f.scope == Scope::Session)
-            || ids.contains(v)
-        {
-            config.ignore_ids.push(v.clone());
-        } else {
-            return Err(at.refuse(
-                i.span(),
-                "ignore",
-                &format!("`{v}` is not a content rule, a session finding rule, a custom rule or a category"),
-            ));
+            || ids.iter().any(|i| i == v);
+        id.then_some(None)
+    };
+    for (glob, list) in raw.per_path_ignores {
+        let key = format!("per-path-ignores.\"{glob}\"");
+        let mut entry = super::PathIgnore { re: path_glob(&glob), glob, ids: Vec::new(), categories: Vec::new() };
+        for i in list {
+            let v = i.get_ref();
+            match known(v) {
+                Some(Some(c)) => entry.categories.push(c),
+                Some(None) => entry.ids.push(v.clone()),
+                None => {
+                    return Err(at.refuse(
+                        i.span(),
+                        &key,
+                        &format!("`{v}` is not a content rule, a session finding rule, a custom rule or a category"),
+                    ));
+                }
+            }
+        }
+        config.per_path.push(entry);
+    }
+    let lists = [("ignore", raw.ignore), ("select", raw.select), ("extend-select", raw.extend_select)];
+    for (key, list) in lists {
+        for i in list {
+            let v = i.get_ref();
+            let Some(category) = known(v) else {
+                return Err(at.refuse(
+                    i.span(),
+                    key,
+                    &format!("`{v}` is not a content rule, a session finding rule, a custom rule or a category"),
+                ));
+            };
+            let (ids, categories) = if key == "ignore" {
+                (&mut config.ignore_ids, &mut config.ignore_categories)
+            } else {
+                (&mut config.select_ids, &mut config.select_categories)
+            };
+            match category {
+                Some(c) => categories.push(c),
+                None => ids.push(v.clone()),
+            }
         }
     }
+    for s in raw.suppress {
+        config.suppress.push(suppression(at, s)?);
+    }
     Ok(config)
+}
+
+/// A path glob: `**/` any run of folders (none too), `*` any run of
+/// characters but `/`, `?` one character but `/`; over the whole path.
+fn path_glob(glob: &str) -> regex::Regex {
+    let mut re = String::from("^");
+    let mut rest = glob.trim_start_matches("./");
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("**/") {
+            re.push_str("(?:.*/)?");
+            rest = after;
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix("**") {
+            re.push_str(".*");
+            rest = after;
+            continue;
+        }
+        match c {
+            '*' => re.push_str("[^/]*"),
+            '?' => re.push_str("[^/]"),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    re.push('$');
+    // Every piece is escaped or a fixed class: it always compiles.
+    regex::Regex::new(&re).unwrap_or_else(|_| regex::Regex::new("^$").expect("an empty pattern compiles"))
+}
+
+/// A suppression checked whole: a rule it can name, a tool pattern, a
+/// reason of one line and a date that exists.
+fn suppression(at: &Spot<'_>, raw: Spanned<RawSuppress>) -> Result<Suppression> {
+    let span = raw.span();
+    let s = raw.into_inner();
+    let rule = s.rule.get_ref();
+    let known = Category::from_slug(rule).is_some() || FINDING_RULES.iter().any(|f| f.id == rule);
+    if !known {
+        return Err(at.refuse(
+            s.rule.span(),
+            "suppress.rule",
+            &format!("`{rule}` is not a finding rule or a category"),
+        ));
+    }
+    let expires = match &s.expires {
+        None => None,
+        Some(v) => Some(date(v.get_ref()).ok_or_else(|| {
+            at.refuse(v.span(), "suppress.expires", "not a date written YYYY-MM-DD (a TOML date or a string)")
+        })?),
+    };
+    let id = |v: &Option<Spanned<String>>, key: &str| -> Result<Option<String>> {
+        v.as_ref().map(|v| one_line_text(at, v, key)).transpose()
+    };
+    Ok(Suppression {
+        rule: rule.clone(),
+        tool_pattern: s.tool.get_ref().clone(),
+        tool: tool_pattern(s.tool.get_ref()).map_err(|e| at.refuse(s.tool.span(), "suppress.tool", &e))?,
+        session: id(&s.session, "suppress.session")?,
+        call: id(&s.call, "suppress.call")?,
+        reason: one_line_text(at, &s.reason, "suppress.reason")?,
+        expires,
+        origin: at.origin(span.start),
+    })
+}
+
+/// A TOML local date (`2027-01-31`), or a string that spells one.
+fn date(v: &toml::Value) -> Option<chrono::NaiveDate> {
+    let text = match v {
+        toml::Value::Datetime(d) if d.time.is_none() && d.offset.is_none() => d.to_string(),
+        toml::Value::String(s) => s.clone(),
+        _ => return None,
+    };
+    let well_formed = text.len() == 10 && text.as_bytes()[4] == b'-' && text.as_bytes()[7] == b'-';
+    well_formed.then(|| chrono::NaiveDate::parse_from_str(&text, "%Y-%m-%d").ok()).flatten()
 }
 
 /// The examples of a rule or shape: each names its tool, or takes the

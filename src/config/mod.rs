@@ -15,6 +15,7 @@
 
 mod file;
 mod predicate;
+mod suppress;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -25,6 +26,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::rules::Category;
 pub(crate) use predicate::Predicate;
+pub(crate) use suppress::{Named, today};
 
 /// The names a configuration file may have, in the order each folder is searched.
 pub(crate) const FILE_NAMES: &[&str] = &[".falseok.toml", "falseok.toml", "pyproject.toml"];
@@ -75,6 +77,46 @@ pub(crate) struct BenignShape {
     pub(crate) origin: String,
 }
 
+/// A suppression (`[[suppress]]`): the findings it matches do not count
+/// against `check`'s gate until it expires.
+#[derive(Debug)]
+pub(crate) struct Suppression {
+    /// The finding rule id or the category it names.
+    pub(crate) rule: String,
+    /// The tool-name pattern as written.
+    pub(crate) tool_pattern: String,
+    tool: Regex,
+    /// The one session it is limited to.
+    pub(crate) session: Option<String>,
+    /// The one call id it is limited to.
+    pub(crate) call: Option<String>,
+    /// Why the findings are accepted.
+    pub(crate) reason: String,
+    /// The last day it holds (UTC).
+    pub(crate) expires: Option<chrono::NaiveDate>,
+    /// Where it is written: the file and the line.
+    pub(crate) origin: String,
+}
+
+/// A `per-path-ignores` entry: what it drops in the traces under its glob.
+#[derive(Debug)]
+pub(crate) struct PathIgnore {
+    /// The glob as written, relative to the configuration file's folder.
+    pub(crate) glob: String,
+    re: Regex,
+    /// Rule ids it drops.
+    pub(crate) ids: Vec<String>,
+    /// Categories it drops.
+    pub(crate) categories: Vec<Category>,
+}
+
+impl PathIgnore {
+    /// What it drops: rule ids, then categories.
+    pub(crate) fn dropped(&self) -> Vec<&str> {
+        self.ids.iter().map(String::as_str).chain(self.categories.iter().map(|c| c.as_str())).collect()
+    }
+}
+
 /// A call and its result, for `falseok rules test`.
 #[derive(Debug)]
 pub(crate) struct Example {
@@ -86,6 +128,10 @@ pub(crate) struct Example {
     pub(crate) result: String,
     /// Where it is written: the file and the line.
     pub(crate) origin: String,
+}
+
+fn is_finding_rule(id: &str) -> bool {
+    crate::rules::FINDING_RULES.iter().any(|f| f.id == id)
 }
 
 /// The configuration in effect: none (`Config::default()`), or one file's.
@@ -101,6 +147,17 @@ pub(crate) struct Config {
     pub(crate) ignore_ids: Vec<String>,
     /// Categories whose content verdicts are dropped.
     pub(crate) ignore_categories: Vec<Category>,
+    /// `select` and `extend-select`: the rule ids (content rules, custom
+    /// rules, finding rules) whose verdicts alone are kept, and which win
+    /// over an `ignore` of their category.
+    pub(crate) select_ids: Vec<String>,
+    /// `select` and `extend-select`: the categories whose content verdicts
+    /// alone are kept.
+    pub(crate) select_categories: Vec<Category>,
+    /// Findings `check` does not count, with their reasons.
+    pub(crate) suppress: Vec<Suppression>,
+    /// Ignores that hold for the traces under a path glob.
+    pub(crate) per_path: Vec<PathIgnore>,
     /// A hash of everything above that changes a verdict (the index key).
     pub(crate) fingerprint: u64,
 }
@@ -121,6 +178,9 @@ impl Config {
             && self.benign.is_empty()
             && self.ignore_ids.is_empty()
             && self.ignore_categories.is_empty()
+            && self.select_ids.is_empty()
+            && self.select_categories.is_empty()
+            && self.per_path.is_empty()
     }
 
     /// The benign shape or custom rule that decides a result of `tool`
@@ -188,9 +248,74 @@ impl Config {
         self.ignore_ids.iter().map(String::as_str).chain(self.ignore_categories.iter().map(|c| c.as_str())).collect()
     }
 
+    /// What `select` and `extend-select` name: rule ids, then categories.
+    pub(crate) fn selected(&self) -> Vec<&str> {
+        self.select_ids.iter().map(String::as_str).chain(self.select_categories.iter().map(|c| c.as_str())).collect()
+    }
+
     /// Is a content verdict in `category` dropped?
-    pub(crate) fn ignores_category(&self, category: Category) -> bool {
+    fn ignores_category(&self, category: Category) -> bool {
         self.ignore_categories.contains(&category)
+    }
+
+    /// Does the selection narrow the content verdicts (it names a category,
+    /// a content rule or a custom rule)?
+    fn selects_verdicts(&self) -> bool {
+        !self.select_categories.is_empty() || self.select_ids.iter().any(|i| !is_finding_rule(i))
+    }
+
+    /// Is the content verdict of the rule `id` (a content rule or a custom
+    /// rule), in `category`, kept? An `ignore` of the id drops it; a
+    /// selection of the id keeps it (over an `ignore` of its category); an
+    /// `ignore` of its category drops it; and with a selection of verdicts,
+    /// only a selected category keeps it.
+    pub(crate) fn keeps(&self, id: &str, category: Category) -> bool {
+        if self.ignores_id(id) {
+            return false;
+        }
+        if self.select_ids.iter().any(|s| s == id) {
+            return true;
+        }
+        if self.ignores_category(category) {
+            return false;
+        }
+        !self.selects_verdicts() || self.select_categories.contains(&category)
+    }
+
+    /// The `per-path-ignores` entries whose glob matches the trace at
+    /// `path`, relative to the configuration file's folder (both
+    /// canonical, when they exist).
+    pub(crate) fn paths_matching(&self, path: Option<&Path>) -> Vec<usize> {
+        let (Some(path), Some(file)) = (path, &self.path) else { return Vec::new() };
+        if self.per_path.is_empty() {
+            return Vec::new();
+        }
+        let real = |p: &Path| std::fs::canonicalize(p).or_else(|_| std::path::absolute(p)).ok();
+        let (Some(path), Some(dir)) = (real(path), file.parent().and_then(real)) else { return Vec::new() };
+        let Ok(rel) = path.strip_prefix(&dir) else { return Vec::new() };
+        let rel = rel.to_string_lossy();
+        (0..self.per_path.len()).filter(|&i| self.per_path[i].re.is_match(&rel)).collect()
+    }
+
+    /// `keeps`, and not dropped by the `per-path-ignores` entries `at`.
+    pub(crate) fn keeps_at(&self, id: &str, category: Category, at: &[usize]) -> bool {
+        self.keeps(id, category)
+            && at.iter().all(|&i| {
+                let p = &self.per_path[i];
+                !p.ids.iter().any(|x| x == id) && !p.categories.contains(&category)
+            })
+    }
+
+    /// `keeps_finding`, and not dropped by the `per-path-ignores` entries `at`.
+    pub(crate) fn keeps_finding_at(&self, id: &str, at: &[usize]) -> bool {
+        self.keeps_finding(id) && at.iter().all(|&i| !self.per_path[i].ids.iter().any(|x| x == id))
+    }
+
+    /// Are the findings of the session finding rule `id` reported? Not
+    /// when ignored; with a selection that names finding rules, only those.
+    pub(crate) fn keeps_finding(&self, id: &str) -> bool {
+        let narrowed = self.select_ids.iter().any(|i| is_finding_rule(i));
+        !self.ignores_id(id) && (!narrowed || self.select_ids.iter().any(|s| s == id))
     }
 }
 
@@ -201,6 +326,10 @@ static NONE: Config = Config {
     benign: Vec::new(),
     ignore_ids: Vec::new(),
     ignore_categories: Vec::new(),
+    select_ids: Vec::new(),
+    select_categories: Vec::new(),
+    suppress: Vec::new(),
+    per_path: Vec::new(),
     fingerprint: 0,
 };
 

@@ -178,8 +178,17 @@ impl Judge {
     /// Judge every call of a session, then analyse its order and list its
     /// findings.
     pub fn judge(&self, session: Session) -> JudgedSession {
+        self.judge_in(session, None)
+    }
+
+    /// `judge` for a session of the source at `source`: the configuration's
+    /// `per-path-ignores` for its transcript file (its `origin`), else for
+    /// the source, apply.
+    pub fn judge_in(&self, session: Session, source: Option<&std::path::Path>) -> JudgedSession {
+        let config = crate::config::active();
+        let at = config.paths_matching(session.origin.as_deref().map(std::path::Path::new).or(source));
         let schemas = self.schemas_of(session.dialect).clone();
-        let mut s = judge_calls(session, self.redaction);
+        let mut s = judge_calls(session, self.redaction, &at);
         if !schemas.is_empty() {
             for c in &mut s.calls {
                 c.violations = schemas.get(&c.tool).map(|ts| validate(ts, &c.input));
@@ -190,8 +199,7 @@ impl Judge {
         hide_secrets(&mut s, self.redaction);
         s.sequences = sequence::analyze(&s);
         s.findings = findings::of_session(&s, self.streak_threshold());
-        let config = crate::config::active();
-        s.findings.retain(|f| !config.ignores_id(f.rule.as_str()));
+        s.findings.retain(|f| config.keeps_finding_at(f.rule.as_str(), &at));
         s
     }
 }
@@ -210,7 +218,7 @@ pub fn judge_alone(
     redaction: Redaction,
     schemas: impl FnOnce() -> Arc<SchemaSet>,
 ) -> Outcome {
-    let outcome = judge_pair(dialect, call, result, modified_unread, redaction);
+    let outcome = judge_pair(dialect, call, result, modified_unread, (redaction, &[]));
     if !matches!(&outcome, Outcome::Failed(f) if f.category == Category::Other) {
         return outcome;
     }
@@ -301,7 +309,7 @@ fn hide_secrets(s: &mut JudgedSession, redaction: Redaction) {
 
 /// Pair a session's calls and judge each pair by both signals and the
 /// classification rules, with stale edits decided in call order.
-fn judge_calls(session: Session, redaction: Redaction) -> JudgedSession {
+fn judge_calls(session: Session, redaction: Redaction, at: &[usize]) -> JudgedSession {
     let mut calls_in: Vec<Call> = Vec::new();
     let mut results: Vec<ToolResult> = Vec::new();
     for event in session.events {
@@ -321,7 +329,7 @@ fn judge_calls(session: Session, redaction: Redaction) -> JudgedSession {
         let call = &calls_in[p.call];
         let outcome = match p.result.map(|r| &results[r]) {
             None => Outcome::Unpaired,
-            Some(result) => judge_pair(session.dialect, call, result, &modified_unread, redaction),
+            Some(result) => judge_pair(session.dialect, call, result, &modified_unread, (redaction, at)),
         };
         if outcome == Outcome::Success
             && let Some((effect, path)) = file_effect(&call.tool, &call.input)
@@ -378,7 +386,7 @@ fn judge_pair(
     call: &Call,
     result: &ToolResult,
     modified_unread: &foldhash::HashMap<&str, bool>,
-    redaction: Redaction,
+    (redaction, at): (Redaction, &[usize]),
 ) -> Outcome {
     let flagged = result.flag == Some(true);
     // Read as a terminal shows it, a JSON envelope judged inside (see `rules::present`).
@@ -413,8 +421,8 @@ fn judge_pair(
             )
         }
     };
-    // An ignored category drops falseok's own verdict; the source's flag stays.
-    if content_rule.is_some() && config.ignores_category(category) {
+    // A verdict `ignore` or `select` drops is falseok's own; the source's flag stays.
+    if content_rule.is_some_and(|id| !config.keeps_at(id, category, at)) {
         if !flagged {
             return Outcome::Success;
         }

@@ -378,6 +378,8 @@ mod tests {
                 category: Some("stale-edit-match".into()),
                 message: "m".into(),
                 key: String::new(),
+                suppressed: None,
+                place: None,
             }],
             recovery: vec![],
             cost: vec![CostRow {
@@ -395,6 +397,7 @@ mod tests {
             reasons: vec![],
             headlines: vec![],
             guard: vec![],
+            suppressions: Default::default(),
             source_tools: vec![vec![tool("Bash", 6, 1, 1), tool("Edit", 20, 0, 4)], vec![tool("Bash", 4, 1, 0)]],
             examples: BTreeMap::new(),
             warnings: vec![],

@@ -12,6 +12,7 @@ pub mod junit;
 pub mod markdown;
 pub mod metrics;
 pub mod rows;
+pub mod sarif;
 pub mod sessions;
 pub mod table;
 
@@ -47,6 +48,8 @@ pub enum Output {
     Junit,
     /// One self-contained HTML page: tables, charts and the example calls, working offline.
     Html,
+    /// SARIF 2.1.0, for GitHub code scanning: a result per finding, at its trace file and line or row.
+    Sarif,
 }
 
 impl Output {
@@ -74,12 +77,15 @@ pub struct View<'a> {
     pub style: table::Style,
     /// What `--format html` shows beyond the report; an empty page if `None`.
     pub page: Option<&'a html::Page>,
+    /// For `--format sarif`, where each finding points (in `findings`
+    /// order), as the command resolved it; the report's places if `None`.
+    pub located: Option<&'a [Option<sarif::Located>]>,
 }
 
 impl<'a> View<'a> {
     /// The report alone: no verdict, no page, a plain table of any width.
     pub fn of(report: &'a Report) -> View<'a> {
-        View { report, verdict: None, style: table::Style { color: false, width: None }, page: None }
+        View { report, verdict: None, style: table::Style { color: false, width: None }, page: None, located: None }
     }
 }
 
@@ -93,6 +99,7 @@ pub fn render(output: Output, view: &View<'_>, out: &mut dyn Write) -> Result<()
         Output::Github => github::render(view, out),
         Output::Junit => junit::render(view, out),
         Output::Html => html::render(view, out),
+        Output::Sarif => sarif::render(view, out),
     }
 }
 

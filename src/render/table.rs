@@ -305,6 +305,11 @@ fn render_all(report: &Report, gate: Option<&crate::gate::Verdict>, style: &Styl
         writeln!(out)?;
         writeln!(out, "Findings: {} (listed by --format json)", list.join(", "))?;
     }
+    if let Some(counts) = report.suppressions.summary() {
+        let expired = report.suppressions.entries.iter().filter(|e| e.expired).count();
+        let expired = if expired > 0 { format!("; {expired} expired") } else { String::new() };
+        writeln!(out, "Suppressions: {counts}{expired} (the findings stay listed; check does not count them)")?;
+    }
     writeln!(out)?;
     writeln!(out, "{}", verdict(report, gate, style))?;
     Ok(())

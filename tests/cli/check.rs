@@ -180,6 +180,7 @@ fn golden_outputs_of_every_format() {
         ("github", "peri_small.github.txt"),
         ("junit", "peri_small.junit.xml"),
         ("html", "peri_small.html"),
+        ("sarif", "peri_small.sarif"),
     ] {
         // The HTML page says when it was made: `SOURCE_DATE_EPOCH` fixes it.
         let out = std::process::Command::new(BIN)
@@ -234,7 +235,7 @@ fn hostile_text_is_neutralized_in_every_format() {
         }
         assert!(!text.contains("SECRETSECRET"), "sessions {format}: the secret is redacted");
     }
-    for format in ["table", "json", "markdown", "csv", "github", "junit", "html"] {
+    for format in ["table", "json", "markdown", "csv", "github", "junit", "html", "sarif"] {
         for cmd in ["scan", "check"] {
             let out = run_in(dir.path(), &[cmd, "hostile.db", "--format", format, "--color", "never"]);
             assert_ne!(out.status.code(), Some(2), "{cmd} {format}: {}", stderr(&out));

@@ -289,6 +289,16 @@ fn doc_examples() -> Vec<(&'static str, String)> {
     out
 }
 
+/// TOML as the schema reads it: JSON, with a date as its text (YYYY-MM-DD).
+fn toml_as_json(v: toml::Value) -> serde_json::Value {
+    match v {
+        toml::Value::Datetime(d) => d.to_string().into(),
+        toml::Value::Array(a) => a.into_iter().map(toml_as_json).collect(),
+        toml::Value::Table(t) => t.into_iter().map(|(k, v)| (k, toml_as_json(v))).collect(),
+        other => serde_json::to_value(other).unwrap(),
+    }
+}
+
 #[test]
 fn every_example_of_the_docs_loads_and_fits_the_schema_and_every_key_is_documented() {
     let schema: serde_json::Value =
@@ -301,7 +311,7 @@ fn every_example_of_the_docs_loads_and_fits_the_schema_and_every_key_is_document
         std::fs::write(dir.path().join(name), text).unwrap();
         let v = json(&run_in(dir.path(), &["rules", "--format", "json"]));
         assert!(v["configuration"].is_object(), "{name}:\n{text}");
-        let mut as_json: serde_json::Value = toml::from_str(text).unwrap();
+        let mut as_json = toml_as_json(toml::from_str(text).unwrap());
         if *name == "pyproject.toml" {
             as_json = as_json["tool"]["falseok"].take();
         }
@@ -311,7 +321,7 @@ fn every_example_of_the_docs_loads_and_fits_the_schema_and_every_key_is_document
     // Every key of the schema is in the docs, in backquotes.
     let doc = std::fs::read_to_string(root().join("docs/config.md")).unwrap();
     let mut keys: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
-    for table in ["rules", "benign"] {
+    for table in ["rules", "benign", "suppress"] {
         keys.extend(schema["properties"][table]["items"]["properties"].as_object().unwrap().keys().map(String::as_str));
     }
     keys.extend(schema["$defs"]["predicate"]["properties"].as_object().unwrap().keys().map(String::as_str));
@@ -390,4 +400,217 @@ fn rules_test_fails_on_an_example_that_does_not_behave_naming_the_rule_and_the_e
         stderr(&out)
     );
     assert_eq!(run_in(dir.path(), &["rules", "test", "--isolated"]).status.code(), Some(2));
+}
+
+/// Two suppressions: the declined payments (by category) and the lookup's
+/// error (by finding rule), with the last day the second holds.
+fn suppressions(expires: &str) -> String {
+    format!(
+        r#"
+[[tool.falseok.suppress]]
+rule = "permission-denied"
+tool = "pay_*"
+reason = "The test cards are declined on purpose."
+
+[[tool.falseok.suppress]]
+rule = "hidden-error"
+tool = "lookup"
+session = "t1"
+reason = "The lookup backend is down until the migration ends."
+expires = {expires}
+"#
+    )
+}
+
+fn check_in(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["check", "threads.db", "--no-index"];
+    args.extend_from_slice(extra);
+    run_in(dir, &args)
+}
+
+#[test]
+fn check_with_suppressions_passes_counts_them_and_an_expired_one_fails_naming_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT).unwrap();
+    let out = check_in(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(1), "3 hidden errors: {}", stdout(&out));
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{BENIGN}{}", suppressions("2999-12-31")))
+        .unwrap();
+    let out = check_in(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("Suppressions: 3 suppressed, 2 reasons"), "{text}");
+    assert!(text.contains("0 hidden errors (limit 0)") && text.contains("; 3 suppressed, 2 reasons"), "{text}");
+    // --fail-on a category leaves its suppressed errors out too.
+    assert_eq!(check_in(dir.path(), &["--fail-on", "permission-denied"]).status.code(), Some(0));
+    // The report still lists and counts every finding: suppressed, not hidden.
+    let v = report(dir.path(), &[]);
+    assert_eq!(counts(&v, "pay_card").3, 2);
+    let s = &v["suppressions"];
+    assert_eq!((s["suppressed"].as_u64(), s["reasons"].as_u64()), (Some(3), Some(2)), "{s}");
+    assert_eq!(s["entries"][0]["origin"], "pyproject.toml:19");
+    assert_eq!(
+        (s["entries"][1]["expires"].as_str(), s["entries"][1]["expired"].as_bool()),
+        (Some("2999-12-31"), Some(false))
+    );
+    let marked: Vec<&str> = v["findings"].as_array().unwrap().iter().filter_map(|f| f["suppressed"].as_str()).collect();
+    assert_eq!(marked, ["pyproject.toml:19", "pyproject.toml:19", "pyproject.toml:24"]);
+    crate::contract::assert_valid(&v);
+    // Past its last day (a string date is a date too), the lookup's counts
+    // again, and the expired suppression fails the gate on its own line.
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{BENIGN}{}", suppressions("\"2001-01-31\"")))
+        .unwrap();
+    let out = check_in(dir.path(), &["--max-hidden", "5"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.lines().any(|l| l
+            == "falseok: error: pyproject.toml:24: suppression expired on 2001-01-31: The lookup backend is down until the migration ends."),
+        "{err}"
+    );
+    assert!(stdout(&out).contains("1 expired suppression (renew or remove it)"), "{}", stdout(&out));
+    let v = report(dir.path(), &[]);
+    assert_eq!(v["suppressions"]["suppressed"], 2);
+    assert_eq!(v["suppressions"]["entries"][1]["expired"], true);
+}
+
+#[test]
+fn a_suppression_narrowed_to_a_call_accepts_that_call_only() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let one =
+        "\n[[tool.falseok.suppress]]\nrule = \"hidden-error\"\ntool = \"*\"\ncall = \"c3\"\nreason = \"Known.\"\n";
+    std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}{one}")).unwrap();
+    let v = report(dir.path(), &[]);
+    let marked: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["suppressed"].is_string())
+        .map(|f| f["call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(marked, ["c3"]);
+    let out = check_in(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("3 hidden errors (limit 0)"), "{}", stdout(&out));
+    // Another session: nothing.
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        format!("{PYPROJECT}{}", one.replace("call = \"c3\"", "session = \"t9\"")),
+    )
+    .unwrap();
+    assert_eq!(report(dir.path(), &[])["suppressions"]["suppressed"], 0);
+}
+
+#[test]
+fn a_bad_suppression_is_refused_with_its_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let good = "[[suppress]]\nrule = \"hidden-error\"\ntool = \"lookup\"\nreason = \"Known.\"\n";
+    for (bad, key) in [
+        (
+            good.replace("hidden-error", "hiden-error"),
+            "line 2, key `suppress.rule`: `hiden-error` is not a finding rule or a category",
+        ),
+        (good.replace("reason = \"Known.\"\n", ""), "line 1, key `[[suppress]]`: missing field `reason`"),
+        (
+            good.replace("reason = \"Known.\"", "reason = \" \""),
+            "line 4, key `suppress.reason`: must be one line of text",
+        ),
+        (format!("{good}expires = 2026-02-30\n"), "line 5, key `expires`"),
+        (format!("{good}expires = \"31/01/2027\"\n"), "line 5, key `suppress.expires`: not a date written YYYY-MM-DD"),
+        (format!("{good}expires = 2027-01-31T10:00:00\n"), "line 5, key `suppress.expires`: not a date"),
+        (good.replace("tool = \"lookup\"", "tool = \"re:(\""), "line 3, key `suppress.tool`: not a regex"),
+        (format!("{good}until = 2027-01-31\n"), "unknown field `until`"),
+    ] {
+        std::fs::write(dir.path().join("falseok.toml"), &bad).unwrap();
+        let out = check_in(dir.path(), &[]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(key), "{bad}\n{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn select_keeps_only_what_it_names_and_a_selected_rule_wins_over_an_ignored_category() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    std::fs::write(dir.path().join("pyproject.toml"), PYPROJECT).unwrap();
+    let all = report(dir.path(), &[]);
+    assert_eq!((counts(&all, "pay_card").3, counts(&all, "lookup").3, counts(&all, "health_probe").3), (2, 1, 1));
+    let row = all["reasons"].as_array().unwrap().iter().find(|r| r["tool"] == "lookup");
+    let category = row.expect("the lookup's reason")["category"].clone();
+    // Top-level keys, after the rules' array of tables.
+    let with = |extra: &str| {
+        std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}\n[tool.falseok]\n{extra}")).unwrap();
+        report(dir.path(), &[])
+    };
+    // Only the lookup's category: the declined payments are dropped.
+    let v = with(&format!("select = [{category}]\n"));
+    assert_eq!((counts(&v, "pay_card").3, counts(&v, "lookup").3), (0, 1), "{}", v["reasons"]);
+    // The finding layer is left whole: the lookup's hidden error is a finding.
+    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["tool"] == "lookup" && f["rule"] == "hidden-error"));
+    // Selecting the custom rule by id keeps it alone (of the verdict layer).
+    let v = with("select = [\"payment-declined\"]\n");
+    assert_eq!((counts(&v, "pay_card").3, counts(&v, "lookup").3), (2, 0));
+    // A finding rule selected: only its findings are reported, the counts stay.
+    let v = with("select = [\"oscillation\"]\n");
+    assert_eq!(counts(&v, "lookup").3, 1);
+    assert!(v["findings"].as_array().unwrap().iter().all(|f| f["rule"] == "oscillation"), "{}", v["findings"]);
+    // ignore a category, extend-select the rule that found the lookup's error.
+    let v = with(&format!("ignore = [{category}]\n"));
+    assert_eq!(counts(&v, "lookup").3, 0);
+    let v = with(&format!("ignore = [{category}]\nextend-select = [\"json-envelope-error\"]\n"));
+    assert_eq!(counts(&v, "lookup").3, 1);
+    // An ignore of the id itself still wins.
+    let v = with("ignore = [\"json-envelope-error\"]\nextend-select = [\"json-envelope-error\"]\n");
+    assert_eq!(counts(&v, "lookup").3, 0);
+    // Unknown entries are refused with their key.
+    for (key, text) in [("select", "select = [\"nope\"]\n"), ("extend-select", "extend-select = [\"nope\"]\n")] {
+        std::fs::write(dir.path().join("pyproject.toml"), format!("{PYPROJECT}\n[tool.falseok]\n{text}")).unwrap();
+        let out = scan_in(dir.path(), &[]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains(&format!("key `{key}`: `nope` is not a content rule")), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn per_path_ignores_drop_verdicts_in_the_traces_under_their_glob_only() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["traces/ci", "traces/prod"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        project(&dir.path().join(sub));
+    }
+    let isolated = json(&run_in(dir.path(), &["scan", "traces/ci/threads.db", "--format", "json", "--isolated"]));
+    let row = isolated["reasons"].as_array().unwrap().iter().find(|r| r["tool"] == "lookup");
+    let category = row.expect("the lookup's reason")["category"].clone();
+    let config = format!(
+        "{PYPROJECT}\n[tool.falseok.per-path-ignores]\n\"traces/ci/**\" = [\"payment-declined\", {category}]\n\"**/prod/*.db\" = [\"hidden-error\"]\n"
+    );
+    std::fs::write(dir.path().join("pyproject.toml"), config).unwrap();
+    let scan = |cwd: &Path, path: &str| json_any(&run_in(cwd, &["scan", path, "--format", "json", "--no-index"]));
+    let ci = scan(dir.path(), "traces/ci/threads.db");
+    assert_eq!(
+        (counts(&ci, "pay_card").3, counts(&ci, "lookup").3, counts(&ci, "health_probe").3),
+        (0, 0, 0),
+        "{}",
+        ci["reasons"]
+    );
+    // The same file named from below: the glob is the configuration's folder's.
+    let below = dir.path().join("traces/ci");
+    assert_eq!(counts(&scan(&below, "threads.db"), "pay_card").3, 0);
+    // Elsewhere, the verdicts stay; the prod glob drops its findings only.
+    let prod = scan(dir.path(), "traces/prod/threads.db");
+    assert_eq!((counts(&prod, "pay_card").3, counts(&prod, "lookup").3), (2, 1));
+    assert!(prod["findings"].as_array().unwrap().iter().all(|f| f["rule"] != "hidden-error"), "{}", prod["findings"]);
+    // rules lists them; an unknown entry is refused with its glob.
+    let v = json(&run_in(dir.path(), &["rules", "--format", "json"]));
+    assert_eq!(v["configuration"]["per_path_ignores"]["**/prod/*.db"], serde_json::json!(["hidden-error"]));
+    std::fs::write(dir.path().join("falseok.toml"), "[per-path-ignores]\n\"a/*\" = [\"nope\"]\n").unwrap();
+    let out = run_in(dir.path(), &["scan", "traces/ci/threads.db", "--no-index"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("line 2, key `per-path-ignores.\"a/*\"`: `nope` is not"), "{}", stderr(&out));
 }

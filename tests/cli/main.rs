@@ -12,7 +12,7 @@ mod bad_input;
 mod check;
 /// the configuration file: custom rules, benign shapes, ignores, its docs and schema
 mod config;
-/// the JSON output against schema/report-v8.schema.json
+/// the JSON output against schema/report-v9.schema.json
 mod contract;
 /// every command in README.md and docs/ runs as documented
 mod docs;
@@ -52,6 +52,8 @@ mod real_shapes;
 mod redaction;
 /// every format's sample against its golden (one loop over the registry), the shipped samples and the README quotes
 mod samples;
+/// --format sarif against the official SARIF 2.1.0 schema: locations, rules, stable fingerprints
+mod sarif;
 /// scan on the small fixture: totals, filters, categories
 mod scan;
 /// tool schemas, validation and drift

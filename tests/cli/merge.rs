@@ -87,6 +87,54 @@ fn reports_made_with_other_thresholds_or_versions_are_refused() {
     assert!(stderr(&out).contains("contract v3"), "{}", stderr(&out));
 }
 
+/// A v8 report is a v9 report without suppressions: merge reads both, and
+/// the merged report is v9. A v7 report is refused.
+#[test]
+fn merge_reads_v8_and_v9_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = scan_json(&["sample-traces/crush.db"], &[]);
+    let mut old = scan_json(&["sample-traces/goose.db"], &[]);
+    old["schema_version"] = 8.into();
+    old.as_object_mut().unwrap().remove("suppressions");
+    let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&pa, a.to_string()).unwrap();
+    std::fs::write(&pb, old.to_string()).unwrap();
+    let out = run_in(root(), &["merge", pa.to_str().unwrap(), pb.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let merged = json(&out);
+    assert_eq!(merged["schema_version"], 9);
+    assert_eq!(merged["sources"].as_array().unwrap().len(), 2);
+    crate::contract::assert_valid(&merged);
+    old["schema_version"] = 7.into();
+    std::fs::write(&pb, old.to_string()).unwrap();
+    let out = run_in(root(), &["merge", pa.to_str().unwrap(), pb.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("contract v7; merge reads v8 to v9"), "{}", stderr(&out));
+}
+
+/// The same suppression in two reports: its counts add up, and the
+/// findings keep their marks.
+#[test]
+fn merge_adds_up_the_counts_of_the_same_suppression() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("falseok.toml");
+    std::fs::write(&config, "[[suppress]]\nrule = \"hidden-error\"\ntool = \"*\"\nreason = \"Known.\"\n").unwrap();
+    let c = config.to_str().unwrap();
+    let a = scan_json(&["sample-traces/crush.db"], &["--config", c]);
+    let b = scan_json(&["sample-traces/goose.db"], &["--config", c]);
+    let n = |v: &Value| v["suppressions"]["suppressed"].as_u64().unwrap();
+    assert!(n(&a) > 0 && n(&b) > 0, "{}", a["suppressions"]);
+    let (pa, pb) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&pa, a.to_string()).unwrap();
+    std::fs::write(&pb, b.to_string()).unwrap();
+    let merged = json(&run_in(root(), &["merge", pa.to_str().unwrap(), pb.to_str().unwrap(), "--format", "json"]));
+    assert_eq!(n(&merged), n(&a) + n(&b));
+    assert_eq!(merged["suppressions"]["entries"].as_array().unwrap().len(), 1);
+    assert_eq!(merged["suppressions"]["reasons"], 1);
+    let marked = merged["findings"].as_array().unwrap().iter().filter(|f| f["suppressed"].is_string()).count();
+    assert_eq!(marked as u64, n(&merged));
+}
+
 /// Every free-text string of `v` (and the keys of its text-keyed maps)
 /// with `evil` in front; the enum fields stay as they are.
 fn taint(v: &Value, key: &str, evil: &str) -> Value {

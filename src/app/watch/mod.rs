@@ -729,7 +729,7 @@ fn read(
             return;
         }
         let id = s.id.clone();
-        let judged = judge.judge(s);
+        let judged = judge.judge_in(s, Some(target));
         let (events, abandoned) = event::of_session(&judged, (&source, &label), filters, redaction, now);
         let report = reports.then(|| {
             let mut agg = Aggregator::new(opts.aggregate.clone());
