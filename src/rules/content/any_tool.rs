@@ -344,7 +344,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "masked-program-error",
-        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,|^Failed to (?:compile|type check)\.|^Type error: |^> Build error occurred|^[ \t]*\^+[ \t]*(?:\n[ \t]*)*\n?[A-Z]\w*Error(?: \[\w+\])?: |^Node\.js v\d+\.\d+\.\d+[ \t]*$",
+        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,|^Failed to (?:compile|type check)\.|^Type error: |^> Build error occurred|^[ \t]*\^+[ \t]*(?:\n[ \t]*)*\n?[A-Z]\w*Error(?: \[\w+\])?: |^Node\.js v\d+\.\d+\.\d+[ \t]*$|^\[(?:[A-Z]\w*)?Error: |^hint: See PEP 668 for the detailed specification\.",
         tools: &[],
         formats: &[],
         precision: Precision::High,
@@ -353,7 +353,9 @@ pub(super) const RULES: &[ContentRule] = &[
               output shows that it failed (`Error: …`, `error TS2307: …`, `FATAL ERROR: … heap out of memory`, \
               `test result: FAILED`, Next.js's `Failed to type check.` and `> Build error occurred`, Node's \
               uncaught exception: V8's caret line then `ReferenceError: …`, and the `Node.js v18.16.0` line Node \
-              prints after it) while the \
+              prints after it; an error Node's `util.inspect` prints without a stack, `[Error: …]`; pip's refusal \
+              to install into an externally managed Python, whose `hint: See PEP 668 …` outlives a `| tail`) \
+              while the \
               pipeline's status, the filter's, says success. Commands that read \
               data (grep, cat, logs) are not judged by the lines they print (`rules::masked`).",
         fires_on: &[
@@ -363,6 +365,8 @@ pub(super) const RULES: &[ContentRule] = &[
             "src/app.ts\n  4:7  error  'x' is assigned a value but never used  no-unused-vars\n✖ 1 problem (1 error, 0 warnings)",
             "✓ Compiled successfully in 30.7s\nLinting and checking validity of types ...\nFailed to type check.\n\n./app/page.tsx:12:3\nType error: Property 'x' does not exist",
             "file:///srv/app/test.js:2\nconst { exec } = require('child_process');\n^\n\nReferenceError: require is not defined in ES module scope\n    at file:///srv/app/test.js:2:18\n\nNode.js v18.16.0",
+            "✓ Ready in 562ms\n[Error: Failed to open database\n\nCaused by:\n    0: Loading persistence directory failed] {\n  code: 'GenericFailure'\n}",
+            "note: If you believe this is a mistake, please contact your Python installation or OS distribution provider.\nhint: See PEP 668 for the detailed specification.",
         ],
         ignores: &[
             "warning: unused variable `x`\n    Finished `dev` profile",
