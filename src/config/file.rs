@@ -29,6 +29,8 @@ struct Raw {
     extend_select: Vec<Spanned<String>>,
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     per_path_ignores: std::collections::BTreeMap<String, Vec<Spanned<String>>>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    per_tool_ignores: std::collections::BTreeMap<String, Vec<Spanned<String>>>,
     // Suppressions change no verdict: they are not in the index key.
     #[serde(default, skip_serializing)]
     suppress: Vec<Spanned<RawSuppress>>,
@@ -281,6 +283,29 @@ fn compile(at: &Spot<'_>, raw: Raw) -> Result<Config> {
             }
         }
         config.per_path.push(entry);
+    }
+    for (pattern, list) in raw.per_tool_ignores {
+        let key = format!("per-tool-ignores.\"{pattern}\"");
+        // The pattern is a table key, which keeps no place: its list's does.
+        let span = list.first().map_or(0..0, |i| i.span());
+        let re = super::tool_pattern(&pattern).map_err(|e| at.refuse(span, &key, &e))?;
+        let mut entry = super::ToolIgnore { re, pattern, ids: Vec::new(), categories: Vec::new() };
+        for i in list {
+            let v = i.get_ref();
+            let session_finding = FINDING_RULES.iter().any(|f| f.id == v && f.scope == Scope::Session);
+            match known(v) {
+                Some(Some(c)) => entry.categories.push(c),
+                Some(None) if !session_finding => entry.ids.push(v.clone()),
+                _ => {
+                    return Err(at.refuse(
+                        i.span(),
+                        &key,
+                        &format!("`{v}` is not a content rule, a custom rule or a category (a tool's verdicts only)"),
+                    ));
+                }
+            }
+        }
+        config.per_tool.push(entry);
     }
     let lists = [("ignore", raw.ignore), ("select", raw.select), ("extend-select", raw.extend_select)];
     for (key, list) in lists {

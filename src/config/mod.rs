@@ -117,6 +117,26 @@ impl PathIgnore {
     }
 }
 
+/// A `per-tool-ignores` entry: what it drops in the results of the tools
+/// its pattern names.
+#[derive(Debug)]
+pub(crate) struct ToolIgnore {
+    /// The tool pattern as written (a glob, or `re:` and a regex).
+    pub(crate) pattern: String,
+    re: Regex,
+    /// Rule ids it drops (content rules and custom rules).
+    pub(crate) ids: Vec<String>,
+    /// Categories it drops.
+    pub(crate) categories: Vec<Category>,
+}
+
+impl ToolIgnore {
+    /// What it drops: rule ids, then categories.
+    pub(crate) fn dropped(&self) -> Vec<&str> {
+        self.ids.iter().map(String::as_str).chain(self.categories.iter().map(|c| c.as_str())).collect()
+    }
+}
+
 /// A call and its result, for `falseok rules test`.
 #[derive(Debug)]
 pub(crate) struct Example {
@@ -158,6 +178,7 @@ pub(crate) struct Config {
     pub(crate) suppress: Vec<Suppression>,
     /// Ignores that hold for the traces under a path glob.
     pub(crate) per_path: Vec<PathIgnore>,
+    pub(crate) per_tool: Vec<ToolIgnore>,
     /// A hash of everything above that changes a verdict (the index key).
     pub(crate) fingerprint: u64,
 }
@@ -181,6 +202,7 @@ impl Config {
             && self.select_ids.is_empty()
             && self.select_categories.is_empty()
             && self.per_path.is_empty()
+            && self.per_tool.is_empty()
     }
 
     /// The benign shape or custom rule that decides a result of `tool`
@@ -297,13 +319,19 @@ impl Config {
         (0..self.per_path.len()).filter(|&i| self.per_path[i].re.is_match(&rel)).collect()
     }
 
-    /// `keeps`, and not dropped by the `per-path-ignores` entries `at`.
-    pub(crate) fn keeps_at(&self, id: &str, category: Category, at: &[usize]) -> bool {
+    /// `keeps`, and not dropped by the `per-path-ignores` entries `at` nor
+    /// by a `per-tool-ignores` entry whose pattern names `tool`.
+    pub(crate) fn keeps_at(&self, id: &str, category: Category, at: &[usize], tool: &str) -> bool {
         self.keeps(id, category)
             && at.iter().all(|&i| {
                 let p = &self.per_path[i];
                 !p.ids.iter().any(|x| x == id) && !p.categories.contains(&category)
             })
+            && self
+                .per_tool
+                .iter()
+                .filter(|t| t.re.is_match(tool))
+                .all(|t| !t.ids.iter().any(|x| x == id) && !t.categories.contains(&category))
     }
 
     /// `keeps_finding`, and not dropped by the `per-path-ignores` entries `at`.
@@ -330,6 +358,7 @@ static NONE: Config = Config {
     select_categories: Vec::new(),
     suppress: Vec::new(),
     per_path: Vec::new(),
+    per_tool: Vec::new(),
     fingerprint: 0,
 };
 
@@ -400,7 +429,7 @@ fn find(start: &Path) -> Result<Option<(PathBuf, String)>> {
 
 /// A tool-name pattern: `re:` and a regex (searched in the name), else a
 /// glob over the whole name (`*` any run of characters, `?` one).
-fn tool_pattern(pattern: &str) -> std::result::Result<Regex, String> {
+pub(super) fn tool_pattern(pattern: &str) -> std::result::Result<Regex, String> {
     if let Some(re) = pattern.strip_prefix("re:") {
         return Regex::new(re).map_err(|e| format!("not a regex: {}", crate::sanitize::one_line(&e.to_string())));
     }

@@ -422,7 +422,7 @@ fn judge_pair(
         }
     };
     // A verdict `ignore` or `select` drops is falseok's own; the source's flag stays.
-    if content_rule.is_some_and(|id| !config.keeps_at(id, category, at)) {
+    if content_rule.is_some_and(|id| !config.keeps_at(id, category, at, &call.tool)) {
         if !flagged {
             return Outcome::Success;
         }

@@ -578,6 +578,38 @@ fn select_keeps_only_what_it_names_and_a_selected_rule_wins_over_an_ignored_cate
 }
 
 #[test]
+fn per_tool_ignores_drop_verdicts_in_the_tools_they_name_only() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let isolated = report(dir.path(), &["--isolated"]);
+    // Both envelopes are hidden errors by the same built-in rule, alone.
+    assert_eq!((counts(&isolated, "health_probe").3, counts(&isolated, "lookup").3), (1, 1));
+    let rule =
+        isolated["reasons"].as_array().unwrap().iter().find(|r| r["tool"] == "lookup").unwrap()["category"].clone();
+    let config = format!(
+        "{PYPROJECT}\n[tool.falseok.per-tool-ignores]\n\"health_*\" = [\"json-envelope-error\"]\n\"re:^pay_\" = [\"payment-declined\", {rule}]\n"
+    );
+    std::fs::write(dir.path().join("pyproject.toml"), config).unwrap();
+    let v = report(dir.path(), &[]);
+    assert_eq!(counts(&v, "health_probe").3, 0, "the probe's envelope is dropped: {}", v["reasons"]);
+    assert_eq!(counts(&v, "lookup").3, 1, "another tool keeps the same rule's verdict");
+    assert_eq!(counts(&v, "pay_card").3, 0, "a custom rule's id, through a re: pattern");
+    let listed = json(&run_in(dir.path(), &["rules", "--format", "json"]));
+    assert_eq!(listed["configuration"]["per_tool_ignores"]["health_*"], serde_json::json!(["json-envelope-error"]));
+    // A session finding rule names no tool's verdict; a bad regex is refused too.
+    for (entry, problem) in
+        [("\"x\" = [\"hidden-error\"]", "a tool's verdicts only"), ("\"re:(\" = [\"not-found\"]", "not a regex")]
+    {
+        std::fs::write(dir.path().join("falseok.toml"), format!("[per-tool-ignores]\n{entry}\n")).unwrap();
+        let out = scan_in(dir.path(), &[]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains("line 2, key `per-tool-ignores."), "{}", stderr(&out));
+        assert!(stderr(&out).contains(problem), "{}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
 fn per_path_ignores_drop_verdicts_in_the_traces_under_their_glob_only() {
     let dir = tempfile::tempdir().unwrap();
     for sub in ["traces/ci", "traces/prod"] {
