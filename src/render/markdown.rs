@@ -190,13 +190,14 @@ fn why_failed(report: &Report, tools: &[&crate::report::ToolReport], out: &mut d
                 percent(tr.error_rate, 2)
             )?;
             writeln!(out)?;
-            writeln!(out, "| category | reason | count | share | hidden |")?;
-            writeln!(out, "|---|---|---:|---:|---:|")?;
+            writeln!(out, "| category | rule | reason | count | share | hidden |")?;
+            writeln!(out, "|---|---|---|---:|---:|---:|")?;
             for r in report.reasons.iter().filter(|r| r.tool == tr.tool) {
                 writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} |",
                     cell_code(&r.category),
+                    cell_code(&r.reason),
                     text(&r.label),
                     r.errors,
                     percent(r.errors as f64 / tr.errors as f64, 1),

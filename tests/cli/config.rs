@@ -100,6 +100,11 @@ fn a_custom_rule_in_pyproject_counts_declined_answers_as_hidden_errors_in_its_ca
     assert!(declined.iter().all(|r| r["rules"] == json!(["payment-declined"])), "{declined:?}");
     let out = run_in(dir.path(), &["check", "threads.db", "--no-index", "--fail-on", "permission-denied"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    // Every output names the rule: JSON's reason, Markdown's rule column, HTML, SARIF.
+    for format in ["json", "markdown", "html", "sarif"] {
+        let out = run_in(dir.path(), &["scan", "threads.db", "--format", format, "--no-index"]);
+        assert!(stdout(&out).contains("payment-declined"), "{format} does not name the custom rule");
+    }
 }
 
 /// Output that is JSON whatever the exit status (0 or 1).
