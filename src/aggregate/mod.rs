@@ -537,7 +537,7 @@ impl Aggregator {
             ))
         });
         let source_tools = self.source_tools.into_iter().map(finish_tools).collect();
-        let headlines = tools.iter().filter_map(|t| headline(t, &schema.missing_named, redaction)).collect();
+        let headlines = tools.iter().filter_map(|t| headline(t, &schema.missing_named, &reasons, redaction)).collect();
         Report {
             schema_version: CONTRACT_VERSION,
             sources: self.sources,
@@ -674,7 +674,12 @@ fn first_fix(fix: &str) -> String {
 /// The tool's cause in one sentence: its largest class, the largest
 /// category in it (or the parameter its missing-parameter errors name
 /// most), and the category's first fix.
-fn headline(t: &ToolReport, missing_named: &[crate::report::MissingNamed], redaction: Redaction) -> Option<Headline> {
+fn headline(
+    t: &ToolReport,
+    missing_named: &[crate::report::MissingNamed],
+    reasons: &[ReasonRow],
+    redaction: Redaction,
+) -> Option<Headline> {
     if t.errors == 0 {
         return None;
     }
@@ -694,7 +699,16 @@ fn headline(t: &ToolReport, missing_named: &[crate::report::MissingNamed], redac
             Some((_, m)) if m >= n => best,
             _ => Some((slug, n)),
         })?;
-    let fix = first_fix(Category::from_slug(category).unwrap_or(Category::Other).fix());
+    // A custom rule (docs/config.md) that gave this tool most of the
+    // category's errors brings its own fix; else the category's.
+    let custom = crate::config::active();
+    let own = reasons
+        .iter()
+        .filter(|r| r.tool == t.tool && r.category == *category)
+        .max_by_key(|r| r.errors)
+        .and_then(|r| custom.rules.iter().find(|c| c.id == r.reason))
+        .map(|c| first_fix(&c.fix));
+    let fix = own.unwrap_or_else(|| first_fix(Category::from_slug(category).unwrap_or(Category::Other).fix()));
     let named = (category == Category::MissingRequiredParam.as_str())
         .then(|| {
             missing_named.iter().filter(|m| m.tool == t.tool).fold(None::<&crate::report::MissingNamed>, |best, m| {

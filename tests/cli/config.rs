@@ -100,6 +100,10 @@ fn a_custom_rule_in_pyproject_counts_declined_answers_as_hidden_errors_in_its_ca
     assert!(declined.iter().all(|r| r["rules"] == json!(["payment-declined"])), "{declined:?}");
     let out = run_in(dir.path(), &["check", "threads.db", "--no-index", "--fail-on", "permission-denied"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    // The tool's headline gives the custom rule's own fix, not its category's.
+    let v = report(dir.path(), &[]);
+    let h = v["headlines"].as_array().unwrap().iter().find(|h| h["tool"] == "pay_card").unwrap();
+    assert!(h["sentence"].as_str().unwrap().ends_with("first fix: check the card before paying again."), "{h}");
     // Every output names the rule: JSON's reason, Markdown's rule column, HTML, SARIF.
     for format in ["json", "markdown", "html", "sarif"] {
         let out = run_in(dir.path(), &["scan", "threads.db", "--format", format, "--no-index"]);
