@@ -121,6 +121,9 @@ fn the_reproductions_assignments() {
         "--password=Q24x",
         "-p Q25x0secretValue",
         "--token Q26x",
+        // Found by the property test: `sk` then `--name value`, where the
+        // key shape once swallowed the name and left the value.
+        "sk--prod_client_secret Q26y0aa0AA",
         "PASSWORD='Q27x secret value'",
         r#"password="Q28x secret value""#,
         "Authorization: Token Q29x",

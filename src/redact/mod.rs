@@ -456,7 +456,10 @@ static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
         shape(r"(?P<pre>^|[^0-9A-Za-z]|bot)(?P<id><n>|<path>|<id>):A[A-Za-z0-9_<>-]{20,}", "${pre}${id}:[REDACTED]"),
         // JWTs: a base64url JSON header and payload (`eyJ…`), and a signature.
         token(r"ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*", "${pre}[REDACTED JWT]"),
-        token(r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}", "${pre}sk-[REDACTED]"),
+        // A key's body starts with a letter or digit: `sk--client_secret`
+        // is an option named after a word ending in `sk`, not a key, and
+        // redacting it as one would hide the name that marks its value.
+        token(r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9][A-Za-z0-9_-]{15,}", "${pre}sk-[REDACTED]"),
         token(r"(?P<k>sk|rk)_(?P<m>live|test|prod)_[A-Za-z0-9]{10,}", "${pre}${k}_${m}_[REDACTED]"),
         token(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", "${pre}AKIA[REDACTED]"),
         token(r"gh[pousr]_[A-Za-z0-9]{30,}", "${pre}gh_[REDACTED]"),
