@@ -701,13 +701,12 @@ fn headline(
         })?;
     // A custom rule (docs/config.md) that gave this tool most of the
     // category's errors brings its own fix; else the category's.
-    let custom = crate::config::active();
     let own = reasons
         .iter()
         .filter(|r| r.tool == t.tool && r.category == *category)
         .max_by_key(|r| r.errors)
-        .and_then(|r| custom.rules.iter().find(|c| c.id == r.reason))
-        .map(|c| first_fix(&c.fix));
+        .and_then(|r| crate::judge::custom_fix(&r.reason))
+        .map(first_fix);
     let fix = own.unwrap_or_else(|| first_fix(Category::from_slug(category).unwrap_or(Category::Other).fix()));
     let named = (category == Category::MissingRequiredParam.as_str())
         .then(|| {

@@ -461,6 +461,13 @@ fn judge_pair(
     Outcome::Failed(failure)
 }
 
+/// The one-line fix of the configuration's custom rule `id`
+/// (docs/config.md), when `id` names one: the judge applies those rules,
+/// and the report's headlines quote their fix.
+pub(crate) fn custom_fix(id: &str) -> Option<&'static str> {
+    crate::config::active().rules.iter().find(|c| c.id == id).map(|c| c.fix.as_str())
+}
+
 #[cfg(test)]
 mod catalogue;
 
