@@ -44,7 +44,7 @@ pub(crate) fn rules_json() -> serde_json::Value {
             })
             .collect();
         let per_path: serde_json::Map<String, serde_json::Value> =
-            config.per_path.iter().map(|p| (p.glob.clone(), json!(p.dropped()))).collect();
+            config.per_path.iter().map(|p| (p.pattern.clone(), json!(p.dropped()))).collect();
         let per_tool: serde_json::Map<String, serde_json::Value> =
             config.per_tool.iter().map(|t| (t.pattern.clone(), json!(t.dropped()))).collect();
         let path = config.path.as_ref().map(|p| p.display().to_string());
@@ -104,7 +104,7 @@ fn write_config(out: &mut dyn Write) -> Result<()> {
     writeln!(out)?;
     writeln!(out, "Ignored (their verdicts are dropped): {}", config.ignored().join(", "))?;
     for p in &config.per_path {
-        writeln!(out, "Ignored under {}: {}", one_line(&p.glob), p.dropped().join(", "))?;
+        writeln!(out, "Ignored under {}: {}", one_line(&p.pattern), p.dropped().join(", "))?;
     }
     for t in &config.per_tool {
         writeln!(out, "Ignored for the tools {}: {}", one_line(&t.pattern), t.dropped().join(", "))?;

@@ -265,47 +265,38 @@ fn compile(at: &Spot<'_>, raw: Raw) -> Result<Config> {
             || ids.iter().any(|i| i == v);
         id.then_some(None)
     };
-    for (glob, list) in raw.per_path_ignores {
-        let key = format!("per-path-ignores.\"{glob}\"");
-        let mut entry = super::PathIgnore { re: path_glob(&glob), glob, ids: Vec::new(), categories: Vec::new() };
+    // A tool's results hold no session finding: per-tool lists name verdicts only.
+    let scoped = |pattern: String, re: regex::Regex, key: &str, list: Vec<Spanned<String>>, tools: bool| {
+        let mut entry = super::ScopedIgnore { pattern, re, ids: Vec::new(), categories: Vec::new() };
         for i in list {
             let v = i.get_ref();
+            let session_finding = FINDING_RULES.iter().any(|f| f.id == v && f.scope == Scope::Session);
             match known(v) {
                 Some(Some(c)) => entry.categories.push(c),
-                Some(None) => entry.ids.push(v.clone()),
-                None => {
-                    return Err(at.refuse(
-                        i.span(),
-                        &key,
-                        &format!("`{v}` is not a content rule, a session finding rule, a custom rule or a category"),
-                    ));
+                Some(None) if !(tools && session_finding) => entry.ids.push(v.clone()),
+                _ => {
+                    let expected = if tools {
+                        "a content rule, a custom rule or a category (a tool's verdicts only)"
+                    } else {
+                        "a content rule, a session finding rule, a custom rule or a category"
+                    };
+                    return Err(at.refuse(i.span(), key, &format!("`{v}` is not {expected}")));
                 }
             }
         }
-        config.per_path.push(entry);
+        Ok(entry)
+    };
+    for (glob, list) in raw.per_path_ignores {
+        let key = format!("per-path-ignores.\"{glob}\"");
+        let re = path_glob(&glob);
+        config.per_path.push(scoped(glob, re, &key, list, false)?);
     }
     for (pattern, list) in raw.per_tool_ignores {
         let key = format!("per-tool-ignores.\"{pattern}\"");
         // The pattern is a table key, which keeps no place: its list's does.
         let span = list.first().map_or(0..0, |i| i.span());
         let re = super::tool_pattern(&pattern).map_err(|e| at.refuse(span, &key, &e))?;
-        let mut entry = super::ToolIgnore { re, pattern, ids: Vec::new(), categories: Vec::new() };
-        for i in list {
-            let v = i.get_ref();
-            let session_finding = FINDING_RULES.iter().any(|f| f.id == v && f.scope == Scope::Session);
-            match known(v) {
-                Some(Some(c)) => entry.categories.push(c),
-                Some(None) if !session_finding => entry.ids.push(v.clone()),
-                _ => {
-                    return Err(at.refuse(
-                        i.span(),
-                        &key,
-                        &format!("`{v}` is not a content rule, a custom rule or a category (a tool's verdicts only)"),
-                    ));
-                }
-            }
-        }
-        config.per_tool.push(entry);
+        config.per_tool.push(scoped(pattern, re, &key, list, true)?);
     }
     let lists = [("ignore", raw.ignore), ("select", raw.select), ("extend-select", raw.extend_select)];
     for (key, list) in lists {

@@ -98,11 +98,14 @@ pub(crate) struct Suppression {
     pub(crate) origin: String,
 }
 
-/// A `per-path-ignores` entry: what it drops in the traces under its glob.
+/// A `per-path-ignores` or `per-tool-ignores` entry: what `ignore`
+/// would drop, dropped only in the traces (or the tools' results) its
+/// pattern matches.
 #[derive(Debug)]
-pub(crate) struct PathIgnore {
-    /// The glob as written, relative to the configuration file's folder.
-    pub(crate) glob: String,
+pub(crate) struct ScopedIgnore {
+    /// The pattern as written: a path glob relative to the configuration
+    /// file's folder, or a tool pattern (a glob, or `re:` and a regex).
+    pub(crate) pattern: String,
     re: Regex,
     /// Rule ids it drops.
     pub(crate) ids: Vec<String>,
@@ -110,30 +113,15 @@ pub(crate) struct PathIgnore {
     pub(crate) categories: Vec<Category>,
 }
 
-impl PathIgnore {
+impl ScopedIgnore {
     /// What it drops: rule ids, then categories.
     pub(crate) fn dropped(&self) -> Vec<&str> {
         self.ids.iter().map(String::as_str).chain(self.categories.iter().map(|c| c.as_str())).collect()
     }
-}
 
-/// A `per-tool-ignores` entry: what it drops in the results of the tools
-/// its pattern names.
-#[derive(Debug)]
-pub(crate) struct ToolIgnore {
-    /// The tool pattern as written (a glob, or `re:` and a regex).
-    pub(crate) pattern: String,
-    re: Regex,
-    /// Rule ids it drops (content rules and custom rules).
-    pub(crate) ids: Vec<String>,
-    /// Categories it drops.
-    pub(crate) categories: Vec<Category>,
-}
-
-impl ToolIgnore {
-    /// What it drops: rule ids, then categories.
-    pub(crate) fn dropped(&self) -> Vec<&str> {
-        self.ids.iter().map(String::as_str).chain(self.categories.iter().map(|c| c.as_str())).collect()
+    /// Does it drop the verdict of the rule `id`, in `category`?
+    fn drops(&self, id: &str, category: Category) -> bool {
+        self.ids.iter().any(|x| x == id) || self.categories.contains(&category)
     }
 }
 
@@ -177,8 +165,8 @@ pub(crate) struct Config {
     /// Findings `check` does not count, with their reasons.
     pub(crate) suppress: Vec<Suppression>,
     /// Ignores that hold for the traces under a path glob.
-    pub(crate) per_path: Vec<PathIgnore>,
-    pub(crate) per_tool: Vec<ToolIgnore>,
+    pub(crate) per_path: Vec<ScopedIgnore>,
+    pub(crate) per_tool: Vec<ScopedIgnore>,
     /// A hash of everything above that changes a verdict (the index key).
     pub(crate) fingerprint: u64,
 }
@@ -323,15 +311,8 @@ impl Config {
     /// by a `per-tool-ignores` entry whose pattern names `tool`.
     pub(crate) fn keeps_at(&self, id: &str, category: Category, at: &[usize], tool: &str) -> bool {
         self.keeps(id, category)
-            && at.iter().all(|&i| {
-                let p = &self.per_path[i];
-                !p.ids.iter().any(|x| x == id) && !p.categories.contains(&category)
-            })
-            && self
-                .per_tool
-                .iter()
-                .filter(|t| t.re.is_match(tool))
-                .all(|t| !t.ids.iter().any(|x| x == id) && !t.categories.contains(&category))
+            && !at.iter().any(|&i| self.per_path[i].drops(id, category))
+            && !self.per_tool.iter().any(|t| t.re.is_match(tool) && t.drops(id, category))
     }
 
     /// `keeps_finding`, and not dropped by the `per-path-ignores` entries `at`.
