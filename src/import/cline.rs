@@ -297,16 +297,34 @@ fn text_results(texts: &[&str], calls: &[(String, String)]) -> Vec<(String, Stri
             Some((i, &t[1..end], t[end + "] Result:".len()..].trim_start()))
         })
         .collect();
-    let mut used = vec![false; blocks.len()];
-    let mut out = Vec::new();
-    for (id, tool) in calls {
-        let named = (0..blocks.len())
-            .find(|&k| !used[k] && (blocks[k].1 == tool.as_str() || blocks[k].1.starts_with(&format!("{tool} "))));
-        let Some(k) = named.or_else(|| (0..blocks.len()).find(|&k| !used[k])) else { break };
-        used[k] = true;
-        out.push((id.clone(), blocks[k].2.to_string()));
-    }
-    out
+    let names: Vec<&str> = blocks.iter().map(|b| header_tool(b.1)).collect();
+    let tools: Vec<&str> = calls.iter().map(|(_, t)| t.as_str()).collect();
+    calls
+        .iter()
+        .zip(pair_blocks(&names, &tools))
+        .filter_map(|((id, _), k)| Some((id.clone(), blocks[k?].2.to_string())))
+        .collect()
+}
+
+/// The tool a `[<tool> for '…']` header names.
+fn header_tool(header: &str) -> &str {
+    header.split([' ', ']']).next().unwrap_or(header)
+}
+
+/// For each of `tools`, in call order, the index of its result among blocks
+/// naming `names`: the first unused block that names the call's tool, else
+/// the next unused block; none once every block is used.
+fn pair_blocks(names: &[&str], tools: &[&str]) -> Vec<Option<usize>> {
+    let mut used = vec![false; names.len()];
+    tools
+        .iter()
+        .map(|tool| {
+            let named = (0..names.len()).find(|&k| !used[k] && names[k] == *tool);
+            let k = named.or_else(|| (0..names.len()).find(|&k| !used[k]))?;
+            used[k] = true;
+            Some(k)
+        })
+        .collect()
 }
 
 fn texts(blocks: &[Value]) -> Vec<&str> {
@@ -557,14 +575,13 @@ fn ui_log(path: &Path, doc: &Value, dialect: Dialect, w: &mut Writer<'_>) -> rus
 /// named by its result's header when it has one.
 fn answer(session: &str, calls: Vec<UiCall>, request: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
     let blocks = result_blocks(request);
-    let mut used = vec![false; blocks.len()];
-    for c in calls {
-        let named = (0..blocks.len()).find(|&k| !used[k] && blocks[k].0 == c.tool);
-        let pick = named.or_else(|| (0..blocks.len()).find(|&k| !used[k]));
+    let names: Vec<&str> = blocks.iter().map(|b| b.0).collect();
+    let tools: Vec<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
+    let picks = pair_blocks(&names, &tools);
+    for (c, pick) in calls.iter().zip(picks) {
         let tool = pick.map_or(c.tool.as_str(), |k| blocks[k].0);
         w.call(session, &c.id, tool, &c.input, c.time.as_deref())?;
         if let Some(k) = pick {
-            used[k] = true;
             let time = c.time.as_deref();
             w.result(&ResultRow { session, call_id: &c.id, text: blocks[k].1, flag: None, exit_code: None, time })?;
         }
@@ -592,9 +609,7 @@ fn result_blocks(request: &str) -> Vec<(&str, &str)> {
             let end = starts.get(n + 1).copied().unwrap_or(request.len());
             let block = &request[start..end];
             let close = block.find("] Result:").unwrap_or(0);
-            let header = &block[1..close];
-            let name = header.split([' ', ']']).next().unwrap_or(header);
-            (name, block[close + "] Result:".len()..].trim())
+            (header_tool(&block[1..close]), block[close + "] Result:".len()..].trim())
         })
         .collect()
 }
