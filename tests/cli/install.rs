@@ -125,6 +125,166 @@ fn the_action_fails_on_hidden_errors_and_passes_against_its_baseline() {
     assert_eq!(output.lines().last(), Some("exit-code=2"));
 }
 
+/// The release archive's target for this machine, as ci/action-install.sh
+/// and `cargo xtask dist` name it; `None` where no archive is built.
+fn release_target() -> Option<&'static str> {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => Some("x86_64-unknown-linux-gnu"),
+        ("linux", "aarch64") => Some("aarch64-unknown-linux-gnu"),
+        ("macos", "x86_64") => Some("x86_64-apple-darwin"),
+        ("macos", "aarch64") => Some("aarch64-apple-darwin"),
+        _ => None,
+    }
+}
+
+/// Issue 52: the Action's steps as GitHub runs them: its install step
+/// (ci/action-install.sh) takes a release archive from `release-url`,
+/// checks its SHA-256 and puts it on the job's PATH (`GITHUB_PATH`); the
+/// check step then runs that binary. `cargo` on the runner is a stand-in that
+/// logs and fails, so the test fails if anything compiles. A tampered
+/// archive is refused; a release without this platform's archive says
+/// `from=source`, the condition of action.yml's build steps
+/// (scripts/check-ci-yaml.py holds action.yml to that).
+#[test]
+fn the_action_installs_the_release_archive_without_compiling() {
+    let Some(target) = release_target() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let version = env!("CARGO_PKG_VERSION");
+    // A release folder as `cargo xtask dist` writes it: the archive of this
+    // test's binary, and its checksum line.
+    let release = d.join("release");
+    let stem = format!("falseok-{version}-{target}");
+    std::fs::create_dir_all(release.join(&stem)).unwrap();
+    std::fs::copy(BIN, release.join(&stem).join("falseok")).unwrap();
+    let name = format!("{stem}.tar.gz");
+    let tar = Command::new("tar").arg("-czf").arg(release.join(&name)).arg("-C").arg(&release).arg(&stem).status();
+    assert!(tar.unwrap().success());
+    std::fs::remove_dir_all(release.join(&stem)).unwrap();
+    let sum = Command::new("sha256sum").arg(&name).current_dir(&release).output().unwrap();
+    assert!(sum.status.success());
+    std::fs::write(release.join(format!("{name}.sha256")), &sum.stdout).unwrap();
+    // The runner: cargo is a stand-in that logs, falseok is nowhere.
+    let tools = d.join("tools");
+    std::fs::create_dir(&tools).unwrap();
+    let log = d.join("cargo.log");
+    std::fs::write(tools.join("cargo"), format!("#!/bin/sh\necho \"cargo $*\" >> '{}'\nexit 101\n", log.display()))
+        .unwrap();
+    assert!(Command::new("chmod").arg("755").arg(tools.join("cargo")).status().unwrap().success());
+    let path = format!("{}:/usr/bin:/bin", tools.display());
+    let install = |tag: &str, version: &str| {
+        let (output, github_path) = (d.join("install-output"), d.join("github-path"));
+        let _ = std::fs::remove_file(&output);
+        let _ = std::fs::remove_file(&github_path);
+        let out = Command::new("bash")
+            .arg(root().join("ci/action-install.sh"))
+            .env_clear()
+            .env("PATH", &path)
+            .env("RUNNER_TEMP", d)
+            .env("FALSEOK_VERSION", version)
+            .env("FALSEOK_ACTION_REF", tag)
+            .env("FALSEOK_ACTION_REPOSITORY", "example/falseok")
+            .env("FALSEOK_RELEASE_URL", format!("file://{}", release.display()))
+            .env("GITHUB_OUTPUT", &output)
+            .env("GITHUB_PATH", &github_path)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+            std::fs::read_to_string(&output).unwrap_or_default(),
+            std::fs::read_to_string(&github_path).unwrap_or_default(),
+        )
+    };
+    // The version input is empty: the Action's own tag decides.
+    let (code, said, output, github_path) = install(&format!("v{version}"), "");
+    assert_eq!(code, 0, "{said}");
+    assert!(output.lines().any(|l| l == "from=archive"), "{output}");
+    let bin_dir = github_path.trim().to_string();
+    assert!(bin_dir.ends_with(&stem), "{github_path}");
+    // The check step, with the job's PATH as GitHub makes it.
+    let sample = root().join("sample-traces/peri-postmortem.db").display().to_string();
+    let check_output = d.join("check-output");
+    let check = Command::new("bash")
+        .arg(root().join("ci/action-check.sh"))
+        .env_clear()
+        .env("PATH", format!("{bin_dir}:{path}"))
+        .env("FALSEOK_PATHS", &sample)
+        .env("FALSEOK_SUMMARY", "false")
+        .env("GITHUB_OUTPUT", &check_output)
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("329 hidden errors"));
+    assert_eq!(std::fs::read_to_string(&check_output).unwrap().trim(), "exit-code=1");
+    assert!(!log.exists(), "nothing compiled: {}", std::fs::read_to_string(&log).unwrap_or_default());
+
+    // A release without this version's archive: the build steps' condition.
+    let (code, said, output, github_path) = install("main", "9.9.9");
+    assert_eq!((code, output.trim(), github_path.as_str()), (0, "from=source", ""), "{said}");
+    assert!(said.contains("no falseok-9.9.9-"), "{said}");
+    // A tampered archive is refused, and nothing is put on PATH.
+    std::fs::write(release.join(format!("{name}.sha256")), format!("{}  {name}\n", "0".repeat(64))).unwrap();
+    let (code, said, output, github_path) = install("", version);
+    assert_eq!((code, output.as_str(), github_path.as_str()), (1, "", ""), "{said}");
+    assert!(said.contains("checksum mismatch"), "{said}");
+    // A version input that is no version is an error of the input.
+    let (code, said, _, _) = install("", "latest");
+    assert_eq!(code, 2, "{said}");
+    assert!(!log.exists());
+}
+
+/// Issue 52: the README's one-line installs name the packages CI builds,
+/// and scripts/package-check.sh (run by `.ci/run`) installs each of them from
+/// the local artifacts as that line does: the wheel for `pip` and `uvx`, the
+/// npm packages for `npm -g` and `npx`, the release archive whose name and
+/// checksum xtask's tests hold to the Homebrew formula and to
+/// cargo-binstall's template.
+#[test]
+fn readme_installs_are_the_packages_ci_builds_and_installs() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = readme.split("\n## Install\n").nth(1).unwrap().split("\n## ").next().unwrap();
+    let block = section.split("```sh\n").nth(1).unwrap().split("```").next().unwrap();
+    let script = std::fs::read_to_string(root().join("scripts/package-check.sh")).unwrap();
+    let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
+    assert!(ci.lines().any(|l| l.trim() == "bash scripts/package-check.sh"), ".ci/run runs the package check");
+    let cargo = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let pyproject = std::fs::read_to_string(root().join("pyproject.toml")).unwrap();
+    let release = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
+    let name = env!("CARGO_PKG_NAME");
+    let mut managers = Vec::new();
+    for line in block.lines() {
+        let (cmd, comment) = line.split_once(" # ").unwrap_or((line, ""));
+        let cmd = cmd.trim();
+        let w: Vec<&str> = cmd.split_whitespace().collect();
+        match w.as_slice() {
+            ["pip", "install", pkg] => {
+                assert_eq!(*pkg, name);
+                assert!(pyproject.contains(&format!("name = \"{name}\"")) && pyproject.contains("bindings = \"bin\""));
+            }
+            ["npm", "install", "-g", pkg] => assert_eq!(*pkg, name),
+            ["brew", "install", formula] => {
+                assert!(formula.ends_with(&format!("/{name}")), "{formula}");
+                assert!(release.contains(&format!("dist/{name}.rb")), "the release publishes the formula");
+            }
+            ["cargo", "binstall", pkg] => {
+                assert_eq!(*pkg, name);
+                assert!(cargo.contains("[package.metadata.binstall]"));
+            }
+            other => panic!("README install line not checked by CI: {other:?}"),
+        }
+        managers.push(w[0]);
+        // What CI runs for it: the line itself, or the comment's command.
+        if w[0] != "brew" && w[0] != "cargo" {
+            assert!(script.contains(&format!("README: `{cmd}`")), "package-check.sh does not install `{cmd}`");
+        }
+        for alt in comment.split(": ").filter(|c| c.starts_with("uvx ") || c.starts_with("npx ")) {
+            assert!(script.contains(&format!("README: `{}`", alt.trim())), "package-check.sh does not run `{alt}`");
+        }
+    }
+    assert_eq!(managers, ["pip", "npm", "brew", "cargo"], "the installs the issue asks for, in the README's order");
+}
+
 /// Issue 24 (new user F10): one set of format names. The shell completions
 /// offer for `--source-format` exactly the names `falseok formats`
 /// prints, in every command that takes it, and each of them is accepted.

@@ -14,6 +14,7 @@
 
 mod claude;
 mod corpus;
+mod dist;
 mod langgraph;
 mod large;
 mod man;
@@ -69,6 +70,16 @@ usage:
       recall and share of `other`; --details lists the tune split's disagreements,
       --rules what each content rule found right and wrong, per agent and split,
       then over the whole corpus with its false alarms on every result labelled ok.
+  cargo xtask dist [--target TRIPLE] [--bin PATH] [--out DIR]
+      The release artifacts of one target (docs/install.md): the archive
+      falseok-VERSION-TRIPLE.tar.gz (.zip on Windows) and its .sha256, the npm packages
+      (DIR/npm/falseok and DIR/npm/falseok-PLATFORM) and the Homebrew formula
+      (DIR/falseok.rb, for every archive in DIR). The binary is built with
+      `cargo build --profile dist --target TRIPLE` unless --bin names one (CI packs the
+      binary its tests ran). Defaults: the host's triple, DIR target/dist.
+  cargo xtask formula [--out DIR]
+      Only the Homebrew formula, for every archive in DIR (a release gathers every
+      runner's archives there first).
   cargo xtask read-floor DB
       The least a reader of a Peri database's messages can do, for scripts/bench.sh:
       the rows falseok reads (rowid, thread, role, content, in rowid order) stepped
@@ -138,6 +149,43 @@ fn run(args: &[String]) -> Result<(), Failure> {
             if opts.switch("rules") {
                 print!("{}", corpus::render_rules(&m));
             }
+            Ok(())
+        }
+        Some("dist") => {
+            let opts = Opts::parse(&args[1..], &["target", "bin", "out"], &[])?;
+            opts.positional(0)?;
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            let triple = match opts.values.get("target") {
+                Some(t) => t.clone(),
+                None => dist::host_triple().map_err(Failure::Run)?,
+            };
+            let target = dist::Target::find(&triple).ok_or_else(|| {
+                let known: Vec<&str> = dist::TARGETS.iter().map(|t| t.triple).collect();
+                Failure::Usage(format!("--target {triple}: not a release target ({})", known.join(", ")))
+            })?;
+            let bin = match opts.values.get("bin") {
+                Some(b) => PathBuf::from(b),
+                None => dist::build(&root, target).map_err(Failure::Run)?,
+            };
+            let out = PathBuf::from(opts.values.get("out").map_or("target/dist", String::as_str));
+            let w = dist::dist(&root, &bin, target, &out).map_err(Failure::Run)?;
+            println!("{}  {}", w.sha256, w.archive.display());
+            for p in &w.npm {
+                println!("npm package: {}", p.display());
+            }
+            println!("formula: {}", w.formula.display());
+            Ok(())
+        }
+        Some("formula") => {
+            let opts = Opts::parse(&args[1..], &["out"], &[])?;
+            opts.positional(0)?;
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            let out = PathBuf::from(opts.values.get("out").map_or("target/dist", String::as_str));
+            let pkg = dist::Package::read(&root).map_err(Failure::Run)?;
+            let rb = dist::homebrew_formula(&pkg, &out).map_err(Failure::Run)?;
+            let path = out.join(format!("{}.rb", pkg.name));
+            std::fs::write(&path, rb).map_err(|e| Failure::Run(format!("{}: {e}", path.display())))?;
+            println!("formula: {}", path.display());
             Ok(())
         }
         Some("man") => {
