@@ -338,6 +338,27 @@ pub fn present<'a>(tool: &str, text: &'a str) -> std::borrow::Cow<'a, str> {
     present_with_exit(None, tool, text).0
 }
 
+/// Claude Code's notice for an MCP result too large for the context, when
+/// it saved the result to a file (its `outcome: "persisted"` path):
+/// `Error: result (N characters[ across K lines]) exceeds maximum allowed
+/// tokens. Output has been saved to <path>.` followed by how to read it. The
+/// call returned its data; the harness moved it to a file the agent reads
+/// (LABELS.md: ok). The rules see the notice from "Output has been saved";
+/// its other path, `… Failed to save output to file: …`, stays an error.
+fn persisted_output(text: &str) -> Option<&str> {
+    const HEAD: &str = "Error: result (";
+    const SAVED: &str = ") exceeds maximum allowed tokens. Output has been saved to ";
+    let rest = text.strip_prefix(HEAD)?;
+    let close = rest.find(')')?;
+    let size = &rest[..close];
+    let counted =
+        size.split(' ').next().is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b','));
+    if !counted || !size.contains(" characters") || !rest[close..].starts_with(SAVED) {
+        return None;
+    }
+    Some(&rest[close + 2 + "exceeds maximum allowed tokens. ".len()..])
+}
+
 /// Keys a tool's own JSON envelope carries around its verdict. An object
 /// with only these is the tool speaking, even from a reader of files.
 const ENVELOPE_KEYS: &[&str] = &[
@@ -425,6 +446,9 @@ pub fn present_with_exit<'a>(
     text: &'a str,
 ) -> (std::borrow::Cow<'a, str>, Option<i64>) {
     use std::borrow::Cow;
+    if let Some(saved) = persisted_output(text) {
+        return (Cow::Borrowed(saved), None);
+    }
     let head = text.trim_start();
     if !head.starts_with('{') || head.len() > 1 << 18 {
         return (Cow::Borrowed(text), None);

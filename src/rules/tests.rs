@@ -526,3 +526,26 @@ fn every_rule_that_reports_an_exit_status_is_overruled_by_benign_exits() {
         }
     }
 }
+
+/// Claude Code's persisted-output notice (an MCP result saved to a file) is
+/// not an error; the same notice when saving failed is.
+#[test]
+fn claude_codes_saved_large_result_is_not_an_error() {
+    let saved = "Error: result (708,916 characters) exceeds maximum allowed tokens. Output has been saved to \
+                 /home/u/.claude/projects/p/s/tool-results/mcp-x-1.txt.\nFormat: JSON array with schema: [{type: \
+                 string, text: string}]\nUse offset and limit parameters to read specific portions of the file.";
+    let lines = "Error: result (90,640 characters across 12 lines) exceeds maximum allowed tokens. Output has been \
+                 saved to /tmp/r.txt.\nFormat: Plain text\n";
+    for text in [saved, lines] {
+        let shown = present("mcp__figma__get_metadata", text);
+        assert!(shown.starts_with("Output has been saved to "), "{shown}");
+        assert_eq!(detect_in(Dialect::CLAUDE_CODE, "mcp__figma__get_metadata", &shown).map(|r| r.id), None, "{text}");
+    }
+    let failed = "Error: result (708,916 characters) exceeds maximum allowed tokens. Failed to save output to file: \
+                  ENOSPC. If this MCP server provides pagination or filtering tools, use them.";
+    let shown = present("mcp__figma__get_metadata", failed);
+    assert_eq!(detect_in(Dialect::CLAUDE_CODE, "mcp__figma__get_metadata", &shown).map(|r| r.id), Some("error-prefix"));
+    // The Read tool's refusal of a too-large file is an error too.
+    let read = "Error: File content (30000 tokens) exceeds maximum allowed tokens (25000).";
+    assert!(detect_in(Dialect::CLAUDE_CODE, "Read", read).is_some());
+}

@@ -106,6 +106,51 @@ pub(super) const RULES: &[ContentRule] = &[
         ignores: &["## Results\n\n3 rows", "### Summary"],
     },
     ContentRule {
+        id: "error-prefix-i18n",
+        pattern: r"^(?:错误|錯誤|エラー|오류|에러|Fehler|FEHLER|Erreur|ERREUR|Erro|ERRO|Errore|ERRORE|Ошибка|ОШИБКА|Błąd|BŁĄD|Hata|HATA|Lỗi|LỖI|Fout|FOUT)\s?[:：]",
+        tools: &[],
+        formats: &[],
+        precision: Precision::Medium,
+        reads: Reads::Any,
+        doc: "`error-prefix` in the languages tools are written in: a result that starts with the word for error and \
+              a colon (`错误: 文件 a.txt 不存在。`, `エラー：…`, `Fehler: …`, `Erreur : …`, `Ошибка: …`), what a \
+              custom tool returns as `Ok(\"错误: …\")` (a LangGraph app's `read_document`). Like `error-prefix` it \
+              reads every tool's result, a reader's too: a file does not start with these words and a colon.",
+        fires_on: &[
+            "错误: 文件 uv_usage.txt 不存在。",
+            "錯誤：找不到檔案",
+            "エラー：ファイルが見つかりません",
+            "Fehler: Datei nicht gefunden",
+            "Erreur : fichier introuvable",
+            "Ошибка: файл не найден",
+            "Errore: file non trovato",
+        ],
+        ignores: &["错误处理: 已完成", "Fehlerbehandlung: aktiv", "  1\t错误: x", "没有错误: 全部完成"],
+    },
+    ContentRule {
+        id: "fetch-url-http-status",
+        pattern: r"(?m)^(?:Notes: |Error: )?Failed to fetch URL \(HTTP [45]\d\d\)",
+        tools: &[],
+        formats: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A URL fetcher's verdict on an error reply, `Failed to fetch URL (HTTP <status>)`: the message many \
+              fetch helpers throw or return when the reply is not 2xx (Node `fetch` wrappers that check `res.ok`, \
+              httpx's `HTTPStatusError` handlers, PHP cURL clients), and a Pi URL reader's `Method: failed` block \
+              (`Notes: Failed to fetch URL (HTTP 429)`). It reads every tool, readers too: a reader given a URL \
+              answers with the fetch's verdict.",
+        fires_on: &[
+            "Failed to fetch URL (HTTP 404)",
+            "URL: https://example.com/a\nContent-Type: text/html\nMethod: failed\nNotes: Failed to fetch URL (HTTP 429)\n\n---\n",
+            "Error: Failed to fetch URL (HTTP 503): https://example.com/",
+        ],
+        ignores: &[
+            "throw new Error(`Failed to fetch URL (HTTP ${res.status})`);",
+            "  12\t    return `Failed to fetch URL (HTTP ${res.status})`",
+            "Failed to fetch URL (HTTP 200)",
+        ],
+    },
+    ContentRule {
         id: "error-words-i18n",
         pattern: r"^(?:错误|錯誤|失败|失敗|异常|異常|出错|出錯|エラー|오류|에러|실패|Fehler|FEHLER|Erreur|ERREUR|Échec|Echec|Erro|ERRO|Falha|Fallo|Falló)(?:[:：\s!！]|$)|^[^\n]{0,40}?(?:失败|失敗|出错|出錯|に失敗しました|できませんでした|실패했습니다|할 수 없습니다|fehlgeschlagen|a échoué|ha fallado|falhou)|^(?:Impossible de|Konnte nicht|Kann nicht|No se (?:pudo|puede)|Não foi possível|Não é possível|Error al|Error en) |^[^\n]{0,40}?不存在",
         tools: &[],
