@@ -10,7 +10,7 @@
 # binary its tests ran. Release builds (`cargo xtask dist` without --bin,
 # maturin --profile dist) pack the same code optimised (docs/install.md).
 #   1. `cargo xtask dist`: the host's archive, its checksum, the npm
-#      packages and the Homebrew formula, into target/dist;
+#      packages and the Homebrew formula, into target/distrib;
 #   2. the wheel (maturin, `bindings = "bin"`), installed into fresh virtual
 #      environments by pip and by uv, and run by `uvx`, all offline;
 #   3. the npm packages packed with `npm pack`, installed offline into a fresh
@@ -22,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-target/debug/falseok}")
-dist="$PWD/target/dist"
+dist="$PWD/target/distrib"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)

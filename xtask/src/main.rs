@@ -76,7 +76,7 @@ usage:
       (DIR/npm/falseok and DIR/npm/falseok-PLATFORM) and the Homebrew formula
       (DIR/falseok.rb, for every archive in DIR). The binary is built with
       `cargo build --profile dist --target TRIPLE` unless --bin names one (CI packs the
-      binary its tests ran). Defaults: the host's triple, DIR target/dist.
+      binary its tests ran). Defaults: the host's triple, DIR target/distrib.
   cargo xtask formula [--out DIR]
       Only the Homebrew formula, for every archive in DIR (a release gathers every
       runner's archives there first).
@@ -167,7 +167,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
                 Some(b) => PathBuf::from(b),
                 None => dist::build(&root, target).map_err(Failure::Run)?,
             };
-            let out = PathBuf::from(opts.values.get("out").map_or("target/dist", String::as_str));
+            let out = PathBuf::from(opts.values.get("out").map_or("target/distrib", String::as_str));
             let w = dist::dist(&root, &bin, target, &out).map_err(Failure::Run)?;
             println!("{}  {}", w.sha256, w.archive.display());
             for p in &w.npm {
@@ -180,7 +180,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
             let opts = Opts::parse(&args[1..], &["out"], &[])?;
             opts.positional(0)?;
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-            let out = PathBuf::from(opts.values.get("out").map_or("target/dist", String::as_str));
+            let out = PathBuf::from(opts.values.get("out").map_or("target/distrib", String::as_str));
             let pkg = dist::Package::read(&root).map_err(Failure::Run)?;
             let rb = dist::homebrew_formula(&pkg, &out).map_err(Failure::Run)?;
             let path = out.join(format!("{}.rb", pkg.name));
