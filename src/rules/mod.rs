@@ -450,6 +450,12 @@ pub fn present_with_exit<'a>(
         return (Cow::Borrowed(saved), None);
     }
     let head = text.trim_start();
+    if head.starts_with('[') && head.len() <= 1 << 18 {
+        return match failed_batch(tool, head) {
+            Some(shown) => (Cow::Owned(shown), None),
+            None => (Cow::Borrowed(text), None),
+        };
+    }
     if !head.starts_with('{') || head.len() > 1 << 18 {
         return (Cow::Borrowed(text), None);
     }
@@ -488,6 +494,40 @@ pub fn present_with_exit<'a>(
             None => (Cow::Borrowed(text), None),
         },
     }
+}
+
+/// A verdict tool's answer that is a JSON array of its own envelopes, every
+/// one of them failing: a batch of actions where nothing was done
+/// (Webflow's MCP tools answer `[{"status": "error", "message": "Component
+/// or element not found", "data": null}]`; LABELS.md: every item of a
+/// batch failed is a failure). Only a verdict tool's (an MCP server's, or a
+/// tool that is not a reader or a shell): a reader's or a program's array
+/// is data, a list of failed CI runs among them. Every item must be an
+/// envelope (only `ENVELOPE_KEYS`) that fails; one success, or one item
+/// with keys of its own, and the array is data.
+fn failed_batch(tool: &str, head: &str) -> Option<String> {
+    let class = if tool.starts_with("mcp__") { ToolClass::Verdict } else { tool_class(tool) };
+    if class != ToolClass::Verdict {
+        return None;
+    }
+    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(head) else { return None };
+    if items.is_empty() {
+        return None;
+    }
+    let mut first = None;
+    for item in &items {
+        let Value::Object(o) = item else { return None };
+        if !o.keys().all(|k| ENVELOPE_KEYS.contains(&k.as_str())) {
+            return None;
+        }
+        let f = envelope::failure(o)?;
+        first.get_or_insert(f.message);
+    }
+    let message = first?;
+    Some(match items.len() {
+        1 => format!("{ENVELOPE_PREFIX}{message}"),
+        n => format!("{ENVELOPE_PREFIX}{message} (each of {n} items failed)"),
+    })
 }
 
 /// `text` as a terminal shows it: ANSI escape sequences (colours, cursor

@@ -549,3 +549,26 @@ fn claude_codes_saved_large_result_is_not_an_error() {
     let read = "Error: File content (30000 tokens) exceeds maximum allowed tokens (25000).";
     assert!(detect_in(Dialect::CLAUDE_CODE, "Read", read).is_some());
 }
+
+/// A verdict tool's batch answer whose every item is a failing envelope is
+/// a failure; one success, a reader's array, or items with keys of their
+/// own are data.
+#[test]
+fn a_batch_of_failing_envelopes_is_a_failure() {
+    let tool = "mcp__webflow__de_component_tool";
+    let one = r#"[{"status":"error","message":"Component or element not found","data":null}]"#;
+    assert_eq!(present(tool, one), "JSON envelope error: Component or element not found");
+    let two = r#"[{"status":"error","message":"not found","data":null},{"success":false,"error":"locked"}]"#;
+    assert_eq!(present(tool, two), "JSON envelope error: not found (each of 2 items failed)");
+    assert_eq!(detect_in(Dialect::CLAUDE_CODE, tool, &present(tool, one)).map(|r| r.id), Some(ENVELOPE_RULE));
+    // One item done: the batch did something.
+    let mixed = r#"[{"status":"error","message":"not found"},{"status":"ok","data":{"id":1}}]"#;
+    assert_eq!(present(tool, mixed), mixed);
+    // A listing of failed runs is data: its items have keys of their own.
+    let runs = r#"[{"status":"failure","name":"ci","databaseId":7}]"#;
+    assert_eq!(present(tool, runs), runs);
+    // A reader's or a shell's array is data, whatever it holds.
+    assert_eq!(present("Read", one), one);
+    assert_eq!(present("Bash", one), one);
+    assert_eq!(present(tool, "[]"), "[]");
+}
