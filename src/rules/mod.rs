@@ -346,17 +346,11 @@ pub fn present<'a>(tool: &str, text: &'a str) -> std::borrow::Cow<'a, str> {
 /// (LABELS.md: ok). The rules see the notice from "Output has been saved";
 /// its other path, `… Failed to save output to file: …`, stays an error.
 fn persisted_output(text: &str) -> Option<&str> {
-    const HEAD: &str = "Error: result (";
-    const SAVED: &str = ") exceeds maximum allowed tokens. Output has been saved to ";
-    let rest = text.strip_prefix(HEAD)?;
-    let close = rest.find(')')?;
-    let size = &rest[..close];
+    let rest = text.strip_prefix("Error: result (")?;
+    let (size, after) = rest.split_once(") exceeds maximum allowed tokens. ")?;
     let counted =
         size.split(' ').next().is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b','));
-    if !counted || !size.contains(" characters") || !rest[close..].starts_with(SAVED) {
-        return None;
-    }
-    Some(&rest[close + 2 + "exceeds maximum allowed tokens. ".len()..])
+    (counted && size.contains(" characters") && after.starts_with("Output has been saved to ")).then_some(after)
 }
 
 /// Keys a tool's own JSON envelope carries around its verdict. An object
@@ -450,7 +444,9 @@ pub fn present_with_exit<'a>(
         return (Cow::Borrowed(saved), None);
     }
     let head = text.trim_start();
-    if head.starts_with('[') && head.len() <= 1 << 18 {
+    // Only an array of objects can be a batch of envelopes: a list of
+    // strings or numbers is not parsed.
+    if head.starts_with('[') && head[1..].trim_start().starts_with('{') && head.len() <= 1 << 18 {
         return match failed_batch(tool, head) {
             Some(shown) => (Cow::Owned(shown), None),
             None => (Cow::Borrowed(text), None),

@@ -114,7 +114,9 @@ pub(super) const RULES: &[ContentRule] = &[
         reads: Reads::Any,
         doc: "`error-prefix` in the languages tools are written in: a result that starts with the word for error and \
               a colon (`错误: 文件 a.txt 不存在。`, `エラー：…`, `Fehler: …`, `Erreur : …`, `Ошибка: …`), what a \
-              custom tool returns as `Ok(\"错误: …\")` (a LangGraph app's `read_document`). Like `error-prefix` it \
+              custom tool returns as `Ok(\"错误: …\")`: X-for/Agent-Workflow's LangGraph `read_document` returns \
+              `错误: 文件 X 不存在。`, and a LangChain tool raising `ToolException(\"错误：…\")` with \
+              `handle_tool_error` (zkyuan/python_study) hands the model the same words. Like `error-prefix` it \
               reads every tool's result, a reader's too: a file does not start with these words and a colon.",
         fires_on: &[
             "错误: 文件 uv_usage.txt 不存在。",
@@ -136,7 +138,8 @@ pub(super) const RULES: &[ContentRule] = &[
         reads: Reads::Any,
         doc: "A URL fetcher's verdict on an error reply, `Failed to fetch URL (HTTP <status>)`: the message many \
               fetch helpers throw or return when the reply is not 2xx (Node `fetch` wrappers that check `res.ok`, \
-              httpx's `HTTPStatusError` handlers, PHP cURL clients), and a Pi URL reader's `Method: failed` block \
+              httpx's `HTTPStatusError` handlers, PHP cURL clients: ten public files by code search), and the \
+              `Method: failed` block of the Pi URL reader in pinion05/agent-complex-task \
               (`Notes: Failed to fetch URL (HTTP 429)`). It reads every tool, readers too: a reader given a URL \
               answers with the fetch's verdict.",
         fires_on: &[
