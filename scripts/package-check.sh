@@ -32,12 +32,17 @@ cargo run -q -p xtask -- dist --bin "$bin" --out "$dist"
 
 # The README's main command and the gate on the same sample: what every
 # installed falseok must print, byte for byte, with the same exit code.
-sample=sample-traces/peri-postmortem.db
-"$bin" scan "$sample" > "$work/want-scan"
-set +e
-"$bin" check "$sample" > "$work/want-check" 2>&1
-want_code=$?
-set -e
+# expect SAMPLE: what the cargo build prints for it, as `same` compares.
+expect() {
+  sample=$1
+  "$bin" scan "$sample" > "$work/want-scan"
+  set +e
+  "$bin" check "$sample" > "$work/want-check" 2>&1
+  want_code=$?
+  set -e
+}
+relative=sample-traces/peri-postmortem.db
+expect "$relative"
 checked=0
 same() {
   local how=$1
@@ -81,23 +86,14 @@ echo '{"private": true}' > "$work/app/package.json"
 (cd "$work/app" && npm install "${npm_flags[@]}" "${packs[@]}" >/dev/null)
 npx_falseok() { (cd "$work/app" && npx --offline --no-install falseok "$@"); }
 # npx runs in the app folder: the sample by its absolute path, then back.
-sample_rel=$sample
-sample="$PWD/$sample_rel"
-"$bin" scan "$sample" > "$work/want-scan"
-set +e
-"$bin" check "$sample" > "$work/want-check" 2>&1
-set -e
+expect "$PWD/$relative"
 [ "$(npx_falseok --version)" = "$("$bin" --version)" ] || { echo "package-check: npx falseok --version differs" >&2; exit 1; }
 # README: `npx falseok scan`.
 same "npm install falseok; npx falseok" npx_falseok
 # README: `npm install -g falseok`.
 npm install --global --prefix "$work/global" "${npm_flags[@]}" "${packs[@]}" >/dev/null
 same "npm install -g falseok" "$work/global/bin/falseok"
-sample=$sample_rel
-"$bin" scan "$sample" > "$work/want-scan"
-set +e
-"$bin" check "$sample" > "$work/want-check" 2>&1
-set -e
+expect "$relative"
 
 # 4. The Action's install step, from the release folder `cargo xtask dist`
 # wrote, then the check step with the job's PATH as GitHub makes it. A cargo
