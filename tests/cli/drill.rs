@@ -64,7 +64,7 @@ fn examples_agree_with_scan_under_tool_schemas() {
 
 #[test]
 fn show_and_schemas_read_every_sample() {
-    for &sample in SAMPLES.iter() {
+    for &sample in LOOP_SAMPLES.iter() {
         let rows = stdout(&run_in(root(), &["export", sample]));
         let first: Value = serde_json::from_str(rows.lines().next().unwrap()).unwrap();
         let session = first["session"].as_str().unwrap();

@@ -195,6 +195,27 @@ pub(crate) static REGISTRY: std::sync::LazyLock<Vec<Sample>> = std::sync::LazyLo
 pub(crate) static SAMPLES: std::sync::LazyLock<Vec<&'static str>> =
     std::sync::LazyLock::new(|| REGISTRY.iter().filter(|s| !s.opt_in).map(|s| s.path).collect());
 
+/// SAMPLES with Peri's small database (`peri-postfix.db`, 828 KB) in place of
+/// its registered sample (`peri-postmortem.db`, 18 MB, 15,257 calls), for
+/// the loops that run a command over every sample: they test each format's
+/// path through a command, which the small one takes too, and the large one
+/// made them the longest tests of the suite. The large one keeps its golden
+/// (tests/cli/samples.rs) and the postmortem's own tests.
+pub(crate) static LOOP_SAMPLES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    SAMPLES
+        .iter()
+        .map(|&s| if s == "sample-traces/peri-postmortem.db" { "sample-traces/peri-postfix.db" } else { s })
+        .collect()
+});
+
+#[test]
+fn the_loop_samples_are_every_format_with_the_small_peri_database() {
+    assert_eq!(LOOP_SAMPLES.len(), SAMPLES.len());
+    assert!(LOOP_SAMPLES.contains(&"sample-traces/peri-postfix.db"), "{:?}", *LOOP_SAMPLES);
+    assert!(!LOOP_SAMPLES.iter().any(|s| s.contains("postmortem")), "{:?}", *LOOP_SAMPLES);
+    assert!(root().join("sample-traces/peri-postfix.db").is_file());
+}
+
 #[test]
 fn every_format_carries_a_sample_that_exists() {
     assert!(REGISTRY.len() >= 25, "{}", REGISTRY.len());
