@@ -2,6 +2,8 @@
 //! renderer (every section) and the drill-down commands; none may leak,
 //! and `--no-redact` shows them (so the test can fail).
 
+use std::path::Path;
+
 use crate::util::*;
 
 pub(crate) const SECRETS: &[&str] =
@@ -189,10 +191,11 @@ fn head(s: &str, n: usize) -> String {
 
 /// An owned `FxCall`: tool, arguments, result text, flag, call id.
 type OwnedCall = (String, serde_json::Value, String, bool, String);
+type OwnedSession = (String, Vec<OwnedCall>);
 
 /// One session per channel a secret can reach a report through (issue 22,
 /// `gen_secret_channels.py`), and one session per secret named after it.
-fn channel_sessions() -> Vec<(String, Vec<OwnedCall>)> {
+fn channel_sessions() -> Vec<OwnedSession> {
     let mut sessions = Vec::new();
     let channel = |name: &str, f: &dyn Fn(usize, &str) -> Vec<OwnedCall>| {
         let calls: Vec<_> = SHAPES.iter().enumerate().flat_map(|(k, (_, s, _))| f(k, s)).collect();
@@ -244,14 +247,10 @@ fn channel_sessions() -> Vec<(String, Vec<OwnedCall>)> {
     sessions
 }
 
-/// Issue 22, F7–F11, and issue 55, D5, D12, D13: every secret shape,
-/// through every channel (result text, its later lines, the
-/// 160-character cut, arguments, tool names, call ids, session ids, file
-/// names, streaks), reaches no output of any command: scan in every
-/// format, check, examples, show, export, merge, `--summary`, baselines,
-/// sessions, metrics and watch. `--no-redact` shows them, so it can fail.
-#[test]
-fn every_secret_shape_through_every_channel_and_command() {
+/// The databases the two tests below read: `secrets.db`, every channel's
+/// sessions, and one small database per secret shape, named after it.
+/// (the folder, the sessions, the database names).
+fn secret_databases() -> (tempfile::TempDir, Vec<OwnedSession>, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let sessions = channel_sessions();
     let borrowed: Vec<(&str, Vec<FxCall>)> = sessions
@@ -264,13 +263,38 @@ fn every_secret_shape_through_every_channel_and_command() {
         })
         .collect();
     peri_db(dir.path(), "secrets.db", &borrowed);
-    // File names: one small database per secret, named after it.
     let mut paths = vec!["secrets.db".to_string()];
     for (k, (_, s, _)) in SHAPES.iter().enumerate() {
         let name = format!("f{k}-{}.db", head(&s.replace(['/', '\n'], "_"), 100));
         peri_db(dir.path(), &name, &[("one", vec![("Bash", serde_json::json!({}), "Error: failed", false, "c1")])]);
         paths.push(name);
     }
+    (dir, sessions, paths)
+}
+
+/// Run each command in `dir`: it succeeds (exit 0 or 1) and no secret
+/// shape reaches its stdout or stderr.
+fn assert_no_leak(dir: &Path, runs: &[Vec<String>]) {
+    for args in runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run_in(dir, &args);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}: {}", stderr(&out));
+        let mut all = out.stdout.clone();
+        all.extend_from_slice(&out.stderr);
+        assert_eq!(shape_leaks(&all), Vec::<&str>::new(), "{:?} leaks", &args[..args.len().min(3)]);
+    }
+}
+
+/// Issue 22, F7–F11, and issue 55, D5, D12, D13: every secret shape,
+/// through every channel (result text, its later lines, the
+/// 160-character cut, arguments, tool names, call ids, session ids, file
+/// names, streaks), reaches no output of any report: scan in every
+/// format, check, export, merge, `--summary`, baselines, sessions,
+/// metrics and watch. `--no-redact` shows them, so it can fail. (The next
+/// test takes `examples` and `show`: two tests, so both test threads work.)
+#[test]
+fn every_secret_shape_through_every_channel_and_report() {
+    let (dir, _, paths) = secret_databases();
     let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
     let with = |head: &[&str], tail: &[&str]| -> Vec<String> {
         head.iter().chain(&paths).chain(tail).map(|s| s.to_string()).collect()
@@ -293,15 +317,46 @@ fn every_secret_shape_through_every_channel_and_command() {
     for format in ["text", "ndjson"] {
         runs.push(with(&["watch"], &["--from-start", "--timeout", "0", "--format", format]));
     }
-    let report =
-        run_in(dir.path(), &with(&["scan"], &["--format", "json"]).iter().map(String::as_str).collect::<Vec<_>>());
-    let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
-    for c in report["categories"].as_array().unwrap() {
-        runs.push(with(&["examples"], &["--category", c["category"].as_str().unwrap(), "--limit", "1000"]));
+    // merge, of a report made with --no-redact.
+    let open = run_in(
+        dir.path(),
+        &with(&["scan"], &["--format", "json", "--no-redact"]).iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    std::fs::write(dir.path().join("open.json"), &open.stdout).unwrap();
+    for format in ["json", "table", "markdown", "csv"] {
+        runs.push(["merge", "open.json", "--format", format, "--color", "never"].map(String::from).to_vec());
     }
-    // Every session; in full, the first and last call of each channel and
-    // (by its id as written) one call of the call-id channel. `examples`
-    // above printed every call in full already.
+    assert_no_leak(dir.path(), &runs);
+    for file in ["s.md", "b.json", "x.ndjson"] {
+        let data = std::fs::read(dir.path().join(file)).unwrap();
+        assert!(!data.is_empty(), "{file}");
+        assert_eq!(shape_leaks(&data), Vec::<&str>::new(), "{file} leaks");
+    }
+    // The secrets are there to leak: --no-redact shows every one of them,
+    // and merge --no-redact keeps what the report carried.
+    assert_eq!(shape_leaks(&open.stdout).len(), SHAPES.len(), "{}", stdout(&open));
+    let kept = run_in(dir.path(), &["merge", "open.json", "--format", "json", "--no-redact"]);
+    assert_eq!(shape_leaks(&kept.stdout).len(), SHAPES.len());
+}
+
+/// The same secrets through `examples` (every category, every call in
+/// full) and `show` (every session; the first and last call of each
+/// channel; one call of the call-id channel by its id as written).
+#[test]
+fn every_secret_shape_through_every_channel_of_examples_and_show() {
+    let (dir, sessions, paths) = secret_databases();
+    let mut all: Vec<&str> = vec!["scan"];
+    all.extend(paths.iter().map(String::as_str));
+    all.extend(["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&run_in(dir.path(), &all).stdout).unwrap();
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    for c in report["categories"].as_array().unwrap() {
+        let mut args = vec!["examples".to_string()];
+        args.extend(paths.iter().cloned());
+        args.extend(["--category".into(), c["category"].as_str().unwrap().into(), "--limit".into(), "1000".into()]);
+        runs.push(args);
+    }
+    assert!(runs.len() >= 2, "{report}");
     for (id, calls) in &sessions {
         runs.push(vec!["show".into(), id.clone(), "secrets.db".into()]);
         if !id.starts_with("sess-") {
@@ -313,36 +368,10 @@ fn every_secret_shape_through_every_channel_and_command() {
             runs.push(vec!["show".into(), id.clone(), "secrets.db".into(), "--call".into(), calls[3].4.clone()]);
         }
     }
-    // merge, of a report made with --no-redact.
-    let open = run_in(
-        dir.path(),
-        &with(&["scan"], &["--format", "json", "--no-redact"]).iter().map(String::as_str).collect::<Vec<_>>(),
-    );
-    std::fs::write(dir.path().join("open.json"), &open.stdout).unwrap();
-    for format in ["json", "table", "markdown", "csv"] {
-        runs.push(["merge", "open.json", "--format", format, "--color", "never"].map(String::from).to_vec());
-    }
-    for args in &runs {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = run_in(dir.path(), &args);
-        assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}: {}", stderr(&out));
-        let mut all = out.stdout.clone();
-        all.extend_from_slice(&out.stderr);
-        assert_eq!(shape_leaks(&all), Vec::<&str>::new(), "{:?} leaks", &args[..args.len().min(3)]);
-    }
-    for file in ["s.md", "b.json", "x.ndjson"] {
-        let data = std::fs::read(dir.path().join(file)).unwrap();
-        assert!(!data.is_empty(), "{file}");
-        assert_eq!(shape_leaks(&data), Vec::<&str>::new(), "{file} leaks");
-    }
+    assert_no_leak(dir.path(), &runs);
     // A session id as reports show it, redacted, is found by `show` too.
     let shown = run_in(dir.path(), &["show", "sess-0-AKIA[REDACTED]", "secrets.db"]);
     assert!(shown.status.success() && stdout(&shown).contains("session sess-0-AKIA[REDACTED]"), "{}", stderr(&shown));
-    // The secrets are there to leak: --no-redact shows every one of them,
-    // and merge --no-redact keeps what the report carried.
-    assert_eq!(shape_leaks(&open.stdout).len(), SHAPES.len(), "{}", stdout(&open));
-    let kept = run_in(dir.path(), &["merge", "open.json", "--format", "json", "--no-redact"]);
-    assert_eq!(shape_leaks(&kept.stdout).len(), SHAPES.len());
 }
 
 /// The words generated secret names are made of: some before, then a
