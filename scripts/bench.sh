@@ -7,8 +7,11 @@
 # describes (large profile, 8 sessions at a time, results log-normal around
 # 650 bytes: about 2 GB a million calls). Prints medians and ratios.
 #
-# Needs the Rust toolchain, sqlite3 and GNU time:
-#   apt-get install sqlite3 time
+# Needs the Rust toolchain, sqlite3, GNU time and valgrind (callgrind counts
+# the scan's instructions, a figure that does not move from run to run as
+# timings on a shared machine do), and PyPI for orjson (the JSONL scans'
+# independent floor, in target/ci-venv through scripts/ci-python.sh):
+#   apt-get install sqlite3 time valgrind
 # Knobs: CALLS (large-message database, default 1000000), SMALL_CALLS
 # (small-message database, default CALLS * 1.325: about 2 million messages at
 # the default), JSONL_CALLS (Claude Code folder, default CALLS / 20), RUNS
@@ -27,9 +30,10 @@ DIR="${BENCH_DIR:-target/bench}"
 mkdir -p "$DIR"
 GUARD_ONLY="${GUARD_ONLY:-0}"
 if [ "$GUARD_ONLY" != 1 ]; then
-  for tool in sqlite3 /usr/bin/time; do
-    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install sqlite3 time)" >&2; exit 2; }
+  for tool in sqlite3 /usr/bin/time valgrind; do
+    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install sqlite3 time valgrind)" >&2; exit 2; }
   done
+  PY=$(bash scripts/ci-python.sh orjson:orjson)
 fi
 cargo build --release --quiet
 [ "$GUARD_ONLY" = 1 ] || cargo build --release --quiet -p xtask
@@ -168,6 +172,23 @@ echo "peak RSS, full large-message database ($(du -m "$DIR/large-$CALLS.db" | cu
 echo "read and JSON check alone / floor: large messages ${large_read}x, small messages ${small_read}x"
 echo "targets: scan of the full and small-message databases <= 1.5x the floor, peak RSS <= 200 MB and flat from quarter to full"
 
+# Instructions per call (issue 53's deterministic guard): the whole scan of
+# a 100,000-call small-message database under callgrind (every thread's
+# instructions counted), beside the sqlite3 floor's, also by callgrind.
+# The same code gives the same count on a busy machine or a quiet one.
+# instructions CMD...: the instructions callgrind counts for CMD.
+instructions() {
+  rm -f "$DIR/callgrind.out"
+  valgrind --tool=callgrind --callgrind-out-file="$DIR/callgrind.out" "$@" >/dev/null 2>&1 || true
+  awk '/^(summary|totals):/ { n = $2 } END { print n + 0 }' "$DIR/callgrind.out"
+}
+icalls=100000
+idb="$DIR/small-$icalls.db"
+gen "$idb" small "$icalls"
+scan_i=$(instructions "$BIN" scan "$idb" --format json --no-index)
+floor_i=$(instructions sqlite3 "$idb" "SELECT sum(length(content)) FROM messages")
+echo "instructions (callgrind), $icalls-call small-message database: scan $((scan_i / 1000000)) M = $((scan_i / icalls)) a call (target <= 24,000); sqlite3 floor $((floor_i / 1000000)) M; $(ratio "$scan_i" "$floor_i")x the floor"
+
 # The index (docs/index.md), on a copy of the full large-message database:
 # the cold scan (--no-index), a re-run of the unchanged database through the
 # index, and re-runs each after one new session (a busy thread copied under
@@ -220,11 +241,13 @@ for spec in "quarter:$((JSONL_CALLS / 4))" "full:$JSONL_CALLS"; do
   mb=$(du -cm "$src"/*.jsonl | tail -n 1 | cut -f1)
   measure "$XTASK" json-floor "$src"
   floor="$WALL"
+  measure "$PY" scripts/orjson-floor.py "$src"
+  orjson="$WALL"
   measure "$BIN" scan "$src" --format json --no-index
   rate=$(awk -v m="$mb" -v s="$WALL" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }')
   floor_rate=$(awk -v m="$mb" -v s="$floor" 'BEGIN { printf "%.0f", (s > 0 ? m / s : 0) }')
   times=$(ratio "$WALL" "$floor")
-  echo "JSONL scan $name: $calls calls, $mb MB in $(ls "$src" | wc -l) files: $WALL s = $rate MB/s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s = $floor_rate MB/s; ${times}x the floor (target <= 1.5x, flat memory)"
+  echo "JSONL scan $name: $calls calls, $mb MB in $(ls "$src" | wc -l) files: $WALL s = $rate MB/s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s = $floor_rate MB/s; ${times}x the floor (target <= 1.5x, flat memory); orjson floor $orjson s, $(ratio "$WALL" "$orjson")x (target <= 1.5x)"
 done
 # JSONL, a folder shaped like real ones (`--profile real`): about 225 calls
 # a MB, short results with a tail of big ones, prompts and text lines
@@ -239,9 +262,11 @@ fi
 mb=$(du -sm "$real" | cut -f1)
 measure "$XTASK" json-floor "$real"
 floor="$WALL"
+measure "$PY" scripts/orjson-floor.py "$real"
+orjson="$WALL"
 measure "$BIN" scan "$real" --format json --no-index
 times=$(ratio "$WALL" "$floor")
-echo "JSONL scan real-shaped: $REAL_CALLS calls, $mb MB in $(find "$real" -name '*.jsonl' | wc -l) files: $WALL s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s; ${times}x the floor (target <= 1.5x)"
+echo "JSONL scan real-shaped: $REAL_CALLS calls, $mb MB in $(find "$real" -name '*.jsonl' | wc -l) files: $WALL s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s; ${times}x the floor (target <= 1.5x); orjson floor $orjson s, $(ratio "$WALL" "$orjson")x (target <= 1.5x)"
 # The index on the full folder: unchanged, then after one new session (a
 # copy of a transcript under a new session id). A changed folder is read in
 # part: the new file and the file it shares call and line ids with
