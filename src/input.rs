@@ -389,9 +389,9 @@ pub(crate) struct Source {
     /// findings of their sessions.
     broken: Vec<import::BrokenLine>,
     /// For transcripts opened with `open_recorded`, when every file is of
-    /// a separable format: what each file gave (import/record.rs).
+    /// a separable format: what each file gave (import/store/record.rs).
     pub records: Option<Vec<import::record::FileRecord>>,
-    /// What the import of transcripts kept outside `conn` (import/mem.rs):
+    /// What the import of transcripts kept outside `conn` (import/store/memory.rs):
     /// every row (then `conn` holds nothing), or the long texts `conn`
     /// refers to. Read with `import::read_kept`, never by the falseok
     /// adapter.

@@ -23,19 +23,15 @@ pub(crate) mod copilot;
 mod files;
 pub(crate) mod gemini;
 pub(crate) mod kiro;
-mod mem;
 pub(crate) mod openhands;
 pub(crate) mod openhands_app;
 pub(crate) mod otel;
-mod owners;
 pub(crate) mod pi;
 pub(crate) mod qwen;
-pub(crate) mod record;
-mod writer;
+mod store;
 
 pub(crate) use files::*;
-pub(crate) use mem::{Kept, read_kept};
-pub(crate) use writer::*;
+pub(crate) use store::*;
 
 use std::path::{Path, PathBuf};
 
@@ -95,7 +91,7 @@ pub(crate) trait Importer: Sync {
     /// Does a file of this format import the same rows alone as beside
     /// the others, but for what the writer shares between files (sessions,
     /// call ids, and the keys its run declares with `Writer::shared_key`)?
-    /// Then a folder of them can be imported again in part (import/record.rs).
+    /// Then a folder of them can be imported again in part (import/store/record.rs).
     /// Not when the run writes at its finish or reads the file's neighbours.
     fn separable(&self) -> bool {
         false
@@ -181,7 +177,7 @@ pub(crate) struct ImportStats {
     /// The dialects (agents) of the files imported.
     pub dialects: std::collections::BTreeSet<Dialect>,
     /// When asked for, and every file was read by a separable importer:
-    /// what each file gave (import/record.rs).
+    /// what each file gave (import/store/record.rs).
     pub records: Option<Vec<record::FileRecord>>,
     /// Files recognised as an agent's (product name beside each) whose
     /// records were read, not skipped, and yet gave no call and no result:
@@ -425,7 +421,7 @@ pub(crate) fn import_files(
 /// `import_files`, telling `progress` (bytes of the files read so far, bytes
 /// of all the files) after each file, and keeping (`record`) what each file
 /// gave in `records` when every file is of a separable format
-/// (import/record.rs).
+/// (import/store/record.rs).
 pub(crate) fn import_files_counted(
     conn: &Connection,
     store: &Store<'_>,
@@ -440,7 +436,7 @@ pub(crate) fn import_files_counted(
 
 /// `import_files_counted` into the scratch database `conn` of a scan, the
 /// rows kept in memory (long texts in the file `texts`) while they are
-/// within the budget (import/mem.rs): then they are returned, and `conn`
+/// within the budget (import/store/memory.rs): then they are returned, and `conn`
 /// holds nothing; past it, `conn` holds the rows and the long texts stay
 /// in `texts`, returned too. Read either with `read_kept`.
 pub(crate) fn import_files_kept(
@@ -453,12 +449,12 @@ pub(crate) fn import_files_kept(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(ImportStats, Option<Kept>)> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    let keep = Keep { texts, budget: mem::BUDGET, whole_session: true };
+    let keep = Keep { texts, budget: store::memory::BUDGET, whole_session: true };
     import_files_with(conn, store, files, forced, OWNERS_CAP, record, Some(keep), progress)
 }
 
 /// Rows kept in memory while they are within `budget` bytes, long texts in
-/// the file `texts` (import/mem.rs); with `whole_session`, the largest
+/// the file `texts` (import/store/memory.rs); with `whole_session`, the largest
 /// session's rows beyond the budget (`Writer::mem_whole_session`).
 #[derive(Debug, Clone, Copy)]
 struct Keep<'a> {

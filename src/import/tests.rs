@@ -2,6 +2,7 @@
 //! format, reading ahead, storage failures, and the rows held in memory
 //! read as the scratch database reads them.
 
+use super::store::memory;
 use super::*;
 use crate::model::Dialect;
 
@@ -394,7 +395,7 @@ fn rows_kept_in_memory_read_as_the_scratch_database() {
             import_and_read(dir.path(), &format!("{}-{tag}", info.sample), &files, keep)
         };
         let database = read(None, "db");
-        let kept = read(Some(mem::BUDGET), "kept");
+        let kept = read(Some(memory::BUDGET), "kept");
         assert!(kept.3, "{}: the sample stays in memory", info.sample);
         assert!(database.1 > 0, "{}: the sample has rows", info.sample);
         assert_eq!(kept.0, database.0, "{}: kept in memory", info.sample);
@@ -418,7 +419,7 @@ fn rows_kept_in_memory_read_as_the_scratch_database() {
                 import_and_read_owning(dir.path(), &tag, &files, keep, OWNERS_CAP, opts)
             };
             let database = read(None, "db");
-            for budget in [mem::BUDGET, 0, 1500] {
+            for budget in [memory::BUDGET, 0, 1500] {
                 let other = read(Some(budget), &budget.to_string());
                 assert_eq!(other.0, database.0, "{}: filter {n}, {budget} bytes", info.sample);
                 assert_eq!(other.1, database.1, "{}: filter {n}, {budget} bytes: rows", info.sample);
@@ -426,7 +427,7 @@ fn rows_kept_in_memory_read_as_the_scratch_database() {
         }
         // Past 3 call owners the rows move and the owners are asked
         // of the database.
-        for budget in [0, 1500, mem::BUDGET] {
+        for budget in [0, 1500, memory::BUDGET] {
             let tag = format!("{}-owners-{budget}", info.sample);
             let opts = crate::SourceOptions::default();
             let moved = import_and_read_owning(dir.path(), &tag, &files, Some(budget), 3, &opts);
@@ -477,22 +478,22 @@ fn a_result_written_again_is_compared_while_texts_are_written() {
     let files = transcript_files(&[dir.path().to_path_buf()]).unwrap();
     let database = import_and_read(dir.path(), "db", &files, None);
     assert!(database.0.contains("(changed)"), "{}", database.0);
-    for budget in [mem::BUDGET, 0, 500] {
+    for budget in [memory::BUDGET, 0, 500] {
         let kept = import_and_read(dir.path(), &budget.to_string(), &files, Some(budget));
-        assert_eq!(kept.3, budget == mem::BUDGET);
+        assert_eq!(kept.3, budget == memory::BUDGET);
         assert_eq!(kept.0, database.0, "within {budget} bytes");
         assert_eq!((kept.1, &kept.2), (database.1, &database.2), "within {budget} bytes: counts");
     }
 }
 
 /// Claude Code transcripts whose texts and inputs sit on both sides of
-/// `mem::INLINE` (multi-byte characters across it), long ones, empty
+/// `memory::INLINE` (multi-byte characters across it), long ones, empty
 /// ones, a result written twice, results that answer no call, calls
 /// that get none, results before their calls, in two sessions.
 fn texts_around_the_edge(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
     let project = dir.join("-home-u-proj");
     std::fs::create_dir_all(&project).unwrap();
-    let edge = mem::INLINE;
+    let edge = memory::INLINE;
     let mut texts: Vec<String> = [0, 1, edge - 1, edge, edge + 1, edge + 2, 4096, 200_000]
         .iter()
         .map(|&n| "Error: no such file ".chars().cycle().take(n).collect())
@@ -574,7 +575,7 @@ fn long_texts_read_back_whether_rows_stay_in_memory_or_move() {
         assert!(database.0.contains(&format!("{text:?}")), "the text of {} bytes is read", text.len());
     }
     assert!(database.2.duplicates > 0 && database.0.contains("gone_"), "{:?}", database.2);
-    let kept = import_and_read(dir.path(), "kept", &files, Some(mem::BUDGET));
+    let kept = import_and_read(dir.path(), "kept", &files, Some(memory::BUDGET));
     assert!(kept.3, "within the budget the rows stay in memory");
     assert_eq!(kept.0, database.0, "kept in memory");
     assert_eq!((kept.1, &kept.2), (database.1, &database.2), "kept in memory: counts");
@@ -589,7 +590,7 @@ fn long_texts_read_back_whether_rows_stay_in_memory_or_move() {
     for owners in [0, 1, 5, 20] {
         let opts = crate::SourceOptions::default();
         let tag = format!("owners-{owners}");
-        let moved = import_and_read_owning(dir.path(), &tag, &files, Some(mem::BUDGET), owners, &opts);
+        let moved = import_and_read_owning(dir.path(), &tag, &files, Some(memory::BUDGET), owners, &opts);
         assert!(!moved.3, "past {owners} call owners the rows move");
         assert_eq!(moved.0, database.0, "moved past {owners} call owners");
         assert_eq!((moved.1, &moved.2), (database.1, &database.2), "moved past {owners} owners: counts");
@@ -628,7 +629,7 @@ fn the_largest_session_is_held_beyond_the_budget() {
         assert_eq!(moved.0, database.0, "all sessions, {budget} bytes");
         assert_eq!((moved.1, &moved.2), (database.1, &database.2), "all sessions, {budget} bytes: counts");
     }
-    let held = import_and_read_keeping(dir.path(), "all-kept", &files, Some((mem::BUDGET, true)), 0, &opts);
+    let held = import_and_read_keeping(dir.path(), "all-kept", &files, Some((memory::BUDGET, true)), 0, &opts);
     assert!(!held.3, "past the owners of the largest session, the rows move");
 }
 

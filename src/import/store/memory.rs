@@ -30,11 +30,11 @@ use crate::source::rows::{SessionIndex, Stream, emit, opt_text, stream_by_sessio
 use crate::source::{ReadContext, ReadError, ReadResult, SourceOptions, SourceStats};
 
 /// Texts longer than this are kept in the text file, not in memory.
-pub(super) const INLINE: usize = 256;
+pub(in crate::import) const INLINE: usize = 256;
 
 /// Bytes of rows kept in memory (their strings, and about `ROW_COST` a
 /// row) before the store moves to the scratch database.
-pub(super) const BUDGET: usize = 64 << 20;
+pub(in crate::import) const BUDGET: usize = 64 << 20;
 
 /// What a row costs in memory beyond its strings (the slot, the two keys of
 /// its maps, their hash table entries).
@@ -842,7 +842,7 @@ fn read_filed(conn: &Connection, texts: &TextFile, cx: &mut ReadContext<'_>) -> 
     Ok(())
 }
 
-/// Read the rows an import kept in memory (import/mem.rs) as `read` reads
+/// Read the rows an import kept in memory (import/store/memory.rs) as `read` reads
 /// them from the database: sessions in the order of their ids, each with
 /// its calls by (seq, rowid) beside their results, then the results that
 /// answer no call, by rowid; the same events, counts and progress.

@@ -9,61 +9,62 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 use serde_json::Value;
 
-use super::mem::{self, Blob, Kept, MemStore, SessionInfo, TextFile};
+use super::memory::{self as mem, Blob, Kept, MemStore, SessionInfo, TextFile};
 use super::owners::Owners;
-use super::{ImportStats, LineReader, TypedParse, record};
+use super::record;
 use crate::error::{Error, Result};
+use crate::import::{ImportStats, LineReader, TypedParse};
 use crate::source::falseok::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 
 /// The database side of an import: upserts into the schema's tables.
 pub(crate) struct Writer<'c> {
-    pub(super) conn: &'c Connection,
+    pub(in crate::import) conn: &'c Connection,
     /// Next `seq` per session, continuing after what the database holds.
-    pub(super) next_seq: HashMap<String, i64>,
+    pub(in crate::import) next_seq: HashMap<String, i64>,
     /// Sessions written in this run.
-    pub(super) sessions: HashSet<String>,
+    pub(in crate::import) sessions: HashSet<String>,
     /// When the database held no call at the start: the sessions holding
     /// each call id, in the order their rows were inserted, so that
     /// `session_of_call` and the duplicate check need no query. `None`:
     /// the database is asked, as it is once the map holds more than
     /// `owners_cap` ids, so memory stays bounded.
-    pub(super) owners: Option<Owners>,
-    pub(super) owners_cap: usize,
+    pub(in crate::import) owners: Option<Owners>,
+    pub(in crate::import) owners_cap: usize,
     /// The storage failure a write met (a full disk, an I/O error, a value
     /// too big), so the error can name what the user gave, not the file
     /// being read when it happened.
-    pub(super) failed: std::cell::Cell<Option<rusqlite::ErrorCode>>,
+    pub(in crate::import) failed: std::cell::Cell<Option<rusqlite::ErrorCode>>,
     /// The file being imported, and the first session written while each
     /// file was (the session its broken lines are reported in).
-    pub(super) reading: Option<PathBuf>,
-    pub(super) file_sessions: HashMap<PathBuf, String>,
-    /// What each file gave, when the import keeps it (import/record.rs).
-    pub(super) record: Option<record::Recorder>,
+    pub(in crate::import) reading: Option<PathBuf>,
+    pub(in crate::import) file_sessions: HashMap<PathBuf, String>,
+    /// What each file gave, when the import keeps it (import/store/record.rs).
+    pub(in crate::import) record: Option<record::Recorder>,
     /// The rows, while they are kept in memory (a scan's scratch store,
-    /// import/mem.rs); `None`: they are in `conn`.
-    pub(super) mem: Option<Box<MemStore>>,
+    /// import/store/memory.rs); `None`: they are in `conn`.
+    pub(in crate::import) mem: Option<Box<MemStore>>,
     /// The bytes `mem` may hold before it is copied into `conn`.
-    pub(super) mem_budget: usize,
+    pub(in crate::import) mem_budget: usize,
     /// Whether the rows of `mem`'s largest session are held beyond
     /// `mem_budget` (and its calls' owners beyond `owners_cap`): a session
     /// is judged whole, so memory holds it then anyway, and its rows are
     /// read back from memory, not by one B-tree search each.
-    pub(super) mem_whole_session: bool,
+    pub(in crate::import) mem_whole_session: bool,
     /// Once `mem` was copied into `conn` (a scan's scratch database): the
     /// file its long texts are in, and those written after it; `conn`
     /// holds references to them (`mem::filed_ref`). `None`: `conn` holds
     /// its texts (`import --into`, or the rows are still in memory).
-    pub(super) texts: Option<TextFile>,
+    pub(in crate::import) texts: Option<TextFile>,
     /// The readers of this file and the next ones, each opened while a
     /// file before it was written (`Importer::lines_ahead`), or why it could not
     /// be opened: that is said when its turn comes, as if opened then.
-    pub(super) ahead: Vec<(PathBuf, Result<LineReader>)>,
+    pub(in crate::import) ahead: Vec<(PathBuf, Result<LineReader>)>,
     pub stats: ImportStats,
 }
 
-/// Call ids whose owners an import keeps in memory (import/owners.rs);
+/// Call ids whose owners an import keeps in memory (import/store/owners.rs);
 /// past it, the database is asked.
-pub(super) const OWNERS_CAP: usize = 200_000;
+pub(in crate::import) const OWNERS_CAP: usize = 200_000;
 
 /// A session as an importer sees it.
 pub(crate) struct SessionRow<'a> {
@@ -99,7 +100,7 @@ impl<'c> Writer<'c> {
 
     /// Keep the rows in memory, long texts in the file `texts`, until they
     /// pass the budget (only into a database that holds no call yet).
-    pub(super) fn in_memory(&mut self, texts: &Path) {
+    pub(in crate::import) fn in_memory(&mut self, texts: &Path) {
         if self.owners.is_some() {
             self.mem = Some(Box::new(MemStore::new(texts)));
         }
@@ -116,7 +117,7 @@ impl<'c> Writer<'c> {
     }
 
     /// What the import kept outside `conn`, if anything: the import is over.
-    pub(super) fn take_kept(&mut self) -> Option<Kept> {
+    pub(in crate::import) fn take_kept(&mut self) -> Option<Kept> {
         match self.mem.take() {
             Some(mem) => Some(Kept::Rows(mem)),
             None => self.texts.take().map(Kept::Texts),
@@ -164,7 +165,7 @@ impl<'c> Writer<'c> {
     }
 
     /// The file being read wrote to `session` (for the records).
-    pub(super) fn touch(&mut self, session: &str) {
+    pub(in crate::import) fn touch(&mut self, session: &str) {
         if let (Some(rec), Some(file)) = (&mut self.record, &self.reading) {
             rec.session(file, session);
         }
@@ -356,7 +357,7 @@ impl<'c> Writer<'c> {
 }
 
 /// A result row as stored: text, flag, exit code, time.
-pub(super) type StoredResult = (String, Option<i64>, Option<i64>, Option<String>);
+pub(in crate::import) type StoredResult = (String, Option<i64>, Option<i64>, Option<String>);
 
 impl Writer<'_> {
     /// Record a result, replacing an earlier one for the same call (for
@@ -478,19 +479,19 @@ impl Writer<'_> {
     }
 
     /// The `seq` the next call of `session` will get.
-    pub(super) fn peek_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
+    pub(in crate::import) fn peek_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
         let seq = self.take_seq(session)?;
         self.next_seq.insert(session.to_string(), seq);
         Ok(seq)
     }
 
     /// Note a failure of the storage itself (`failed`).
-    pub(super) fn seen(&self, e: &rusqlite::Error) {
+    pub(in crate::import) fn seen(&self, e: &rusqlite::Error) {
         note(&self.failed, e);
     }
 
     /// The next `seq` of `session`, continuing after what the database holds.
-    pub(super) fn take_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
+    pub(in crate::import) fn take_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
         let seq = match self.next_seq.get(session) {
             Some(&n) => n,
             None if self.owners.is_some() => 1,
@@ -549,7 +550,7 @@ impl Store<'_> {
 
     /// A failure of the database, named after what the user gave: the
     /// `--into` database, or the transcripts a scratch copy was made of.
-    pub(super) fn failed(&self, e: &rusqlite::Error) -> Error {
+    pub(in crate::import) fn failed(&self, e: &rusqlite::Error) -> Error {
         if let rusqlite::Error::SqliteFailure(f, _) = e
             && let Some(storage) = self.storage_failed(f.code, None)
         {
@@ -571,7 +572,7 @@ impl Store<'_> {
     /// The error of a storage failure (`code`), met while `file` was read:
     /// a full disk or an I/O error names the `--into` database, or
     /// `$TMPDIR` for a scratch copy; a value too big names the transcript.
-    pub(super) fn storage_failed(&self, code: rusqlite::ErrorCode, file: Option<&Path>) -> Option<Error> {
+    pub(in crate::import) fn storage_failed(&self, code: rusqlite::ErrorCode, file: Option<&Path>) -> Option<Error> {
         use rusqlite::ErrorCode;
         let (named, scratch) = match self {
             Store::Into { named, .. } => (*named, false),
@@ -602,7 +603,7 @@ impl Store<'_> {
 }
 
 /// `$TMPDIR`, as shown in messages.
-pub(super) fn temp_dir() -> String {
+pub(in crate::import) fn temp_dir() -> String {
     crate::sanitize::one_line(&std::env::temp_dir().display().to_string())
 }
 
