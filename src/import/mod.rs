@@ -399,23 +399,23 @@ fn may_be_document(path: &Path, records_seen: usize) -> bool {
     is_json_document(path) || records_seen == 0
 }
 
-/// Import every transcript under `sources` into the database of `store`.
-pub(crate) fn import(sources: &[PathBuf], store: &Store<'_>, agent: Option<Dialect>) -> Result<ImportStats> {
+/// Import every transcript under `sources` into the database of `target`.
+pub(crate) fn import(sources: &[PathBuf], target: &Target<'_>, agent: Option<Dialect>) -> Result<ImportStats> {
     let files = transcript_files(sources)?;
-    let conn = open_target(store)?;
-    import_files(&conn, store, &files, agent)
+    let conn = open_target(target)?;
+    import_files(&conn, target, &files, agent)
 }
 
 /// The one import driver: each file is recognised and handed to its
-/// format's run, inside one transaction of `conn` (the database of `store`).
+/// format's run, inside one transaction of `conn` (the database of `target`).
 /// With `agent`, every file is read as that agent's, unrecognised or not.
 pub(crate) fn import_files(
     conn: &Connection,
-    store: &Store<'_>,
+    target: &Target<'_>,
     files: &[PathBuf],
     agent: Option<Dialect>,
 ) -> Result<ImportStats> {
-    import_files_counted(conn, store, files, agent, false, &mut |_, _| {})
+    import_files_counted(conn, target, files, agent, false, &mut |_, _| {})
 }
 
 /// `import_files`, telling `progress` (bytes of the files read so far, bytes
@@ -424,14 +424,14 @@ pub(crate) fn import_files(
 /// (import/store/record.rs).
 pub(crate) fn import_files_counted(
     conn: &Connection,
-    store: &Store<'_>,
+    target: &Target<'_>,
     files: &[PathBuf],
     agent: Option<Dialect>,
     record: bool,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ImportStats> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    Ok(import_files_with(conn, store, files, forced, OWNERS_CAP, record, None, progress)?.0)
+    Ok(import_files_with(conn, target, files, forced, OWNERS_CAP, record, None, progress)?.0)
 }
 
 /// `import_files_counted` into the scratch database `conn` of a scan, the
@@ -441,23 +441,23 @@ pub(crate) fn import_files_counted(
 /// in `texts`, returned too. Read either with `read_kept`.
 pub(crate) fn import_files_kept(
     conn: &Connection,
-    store: &Store<'_>,
+    target: &Target<'_>,
     files: &[PathBuf],
     agent: Option<Dialect>,
     record: bool,
     texts: &Path,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(ImportStats, Option<Kept>)> {
+) -> Result<(ImportStats, Option<Store>)> {
     let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    let keep = Keep { texts, budget: store::memory::BUDGET, whole_session: true };
-    import_files_with(conn, store, files, forced, OWNERS_CAP, record, Some(keep), progress)
+    let keep = InMemory { texts, budget: store::memory::BUDGET, whole_session: true };
+    import_files_with(conn, target, files, forced, OWNERS_CAP, record, Some(keep), progress)
 }
 
 /// Rows kept in memory while they are within `budget` bytes, long texts in
 /// the file `texts` (import/store/memory.rs); with `whole_session`, the largest
 /// session's rows beyond the budget (`Writer::mem_whole_session`).
 #[derive(Debug, Clone, Copy)]
-struct Keep<'a> {
+struct InMemory<'a> {
     texts: &'a Path,
     budget: usize,
     whole_session: bool,
@@ -469,19 +469,19 @@ struct Keep<'a> {
 #[allow(clippy::too_many_arguments)]
 fn import_files_with(
     conn: &Connection,
-    store: &Store<'_>,
+    target: &Target<'_>,
     files: &[PathBuf],
     forced: Option<usize>,
     owners_cap: usize,
     record: bool,
-    keep: Option<Keep<'_>>,
+    keep: Option<InMemory<'_>>,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(ImportStats, Option<Kept>)> {
+) -> Result<(ImportStats, Option<Store>)> {
     let size = |f: &Path| std::fs::metadata(f).map_or(0, |m| m.len());
     let total: u64 = files.iter().map(|f| size(f)).sum();
     let mut done = 0;
     progress(0, total);
-    let sql = |e: rusqlite::Error| store.failed(&e);
+    let sql = |e: rusqlite::Error| target.failed(&e);
     conn.execute_batch("BEGIN IMMEDIATE").map_err(sql)?;
     let mut writer = Writer::new(conn);
     writer.owners_cap = owners_cap;
@@ -592,7 +592,7 @@ fn import_files_with(
     })();
     // A full disk met while a transcript was read is the database's
     // failure, not the transcript's.
-    let mut kept = writer.take_kept();
+    let mut kept = writer.take_store();
     let result = result.and_then(|()| match kept.as_mut() {
         Some(k) => k.seal().map_err(|e| {
             writer.seen(&e);
@@ -600,7 +600,7 @@ fn import_files_with(
         }),
         None => Ok(()),
     });
-    let result = result.map_err(|e| writer.failed.get().and_then(|c| store.storage_failed(c, reading)).unwrap_or(e));
+    let result = result.map_err(|e| writer.failed.get().and_then(|c| target.storage_failed(c, reading)).unwrap_or(e));
     match result {
         Ok(()) => conn.execute_batch("COMMIT").map_err(sql)?,
         Err(e) => {

@@ -261,10 +261,10 @@ fn storage_failures_name_what_the_user_gave() {
     );
     std::fs::write(&t, format!("{call}\n{result}\n")).unwrap();
     let db = dir.path().join("scratch.db");
-    let store = Store::Scratch { input: dir.path(), at: &db };
-    let conn = open_scratch(&store).unwrap();
+    let target = Target::Scratch { input: dir.path(), at: &db };
+    let conn = open_scratch(&target).unwrap();
     conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, 2000).unwrap();
-    let err = import_files(&conn, &store, std::slice::from_ref(&t), None).unwrap_err().to_string();
+    let err = import_files(&conn, &target, std::slice::from_ref(&t), None).unwrap_err().to_string();
     assert_eq!(
         err,
         format!(
@@ -273,10 +273,10 @@ fn storage_failures_name_what_the_user_gave() {
         )
     );
     let full = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(13), None);
-    let err = store.failed(&full).to_string();
+    let err = target.failed(&full).to_string();
     assert!(err.starts_with(&format!("{}: no space left in $TMPDIR (", dir.path().display())), "{err}");
     let named = dir.path().join("traces.db");
-    let err = Store::Into { named: &named, at: &db }.storage_failed(rusqlite::ErrorCode::DiskFull, Some(&t));
+    let err = Target::Into { named: &named, at: &db }.storage_failed(rusqlite::ErrorCode::DiskFull, Some(&t));
     assert!(err.unwrap().to_string().starts_with(&format!("{}: cannot write the database: no space", named.display())));
 }
 
@@ -289,8 +289,8 @@ fn call_owners_in_memory_or_asked_give_the_same_import() {
     let dir = tempfile::tempdir().unwrap();
     let dump = |cap: usize, seeded: bool| {
         let db = dir.path().join(format!("{cap}-{seeded}.db"));
-        let store = Store::Scratch { input: &db, at: &db };
-        let conn = open_scratch(&store).unwrap();
+        let target = Target::Scratch { input: &db, at: &db };
+        let conn = open_scratch(&target).unwrap();
         if seeded {
             conn.execute_batch(
                 "INSERT INTO sessions (id) VALUES ('zz');
@@ -298,7 +298,7 @@ fn call_owners_in_memory_or_asked_give_the_same_import() {
             )
             .unwrap();
         }
-        let stats = import_files_with(&conn, &store, &files, None, cap, false, None, &mut |_, _| {}).unwrap().0;
+        let stats = import_files_with(&conn, &target, &files, None, cap, false, None, &mut |_, _| {}).unwrap().0;
         let mut stmt = conn
             .prepare(
                 "SELECT c.session_id, c.id, c.seq, c.tool, coalesce(r.text, '-'), coalesce(r.is_error, -1)
@@ -362,21 +362,22 @@ fn import_and_read_keeping(
     opts: &crate::SourceOptions,
 ) -> (String, u64, ImportStats, bool) {
     let db = dir.join(format!("{tag}.db"));
-    let store = Store::Scratch { input: &db, at: &db };
-    let conn = open_scratch(&store).unwrap();
+    let target = Target::Scratch { input: &db, at: &db };
+    let conn = open_scratch(&target).unwrap();
     let texts = dir.join(format!("{tag}.texts"));
     std::fs::write(&texts, "").unwrap();
-    let keep = keep.map(|(budget, whole_session)| Keep { texts: &texts, budget, whole_session });
-    let (stats, kept) = import_files_with(&conn, &store, files, None, owners_cap, false, keep, &mut |_, _| {}).unwrap();
+    let keep = keep.map(|(budget, whole_session)| InMemory { texts: &texts, budget, whole_session });
+    let (stats, kept) =
+        import_files_with(&conn, &target, files, None, owners_cap, false, keep, &mut |_, _| {}).unwrap();
     let mut sessions = Vec::new();
     let read = match &kept {
-        Some(k) => read_kept(&db, &conn, k, opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
+        Some(k) => k.read(&db, &conn, opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
         None => crate::source::read(&db, &conn, crate::source::Format::FALSEOK, opts, &mut |_, _| {}, &mut |s| {
             sessions.push(s)
         }),
     }
     .unwrap();
-    (format!("{sessions:?}"), read.rows, stats, kept.as_ref().is_some_and(|k| k.rows().is_some()))
+    (format!("{sessions:?}"), read.rows, stats, kept.as_ref().is_some_and(|k| k.in_memory().is_some()))
 }
 
 /// Issue 26: the rows a scan keeps in memory read back as the scratch
@@ -641,14 +642,14 @@ fn only_a_scan_keeps_texts_beside_its_database() {
     let dir = tempfile::tempdir().unwrap();
     let (files, texts) = texts_around_the_edge(dir.path());
     let db = dir.path().join("scratch.db");
-    let store = Store::Scratch { input: &db, at: &db };
-    let conn = open_scratch(&store).unwrap();
+    let target = Target::Scratch { input: &db, at: &db };
+    let conn = open_scratch(&target).unwrap();
     let file = dir.path().join("texts");
     std::fs::write(&file, "").unwrap();
-    let keep = Keep { texts: &file, budget: 0, whole_session: false };
+    let keep = InMemory { texts: &file, budget: 0, whole_session: false };
     let (_, kept) =
-        import_files_with(&conn, &store, &files, None, OWNERS_CAP, false, Some(keep), &mut |_, _| {}).unwrap();
-    assert!(matches!(kept, Some(Kept::Texts(_))));
+        import_files_with(&conn, &target, &files, None, OWNERS_CAP, false, Some(keep), &mut |_, _| {}).unwrap();
+    assert!(matches!(kept, Some(Store::Spilled(_))));
     let filed: i64 =
         conn.query_row("SELECT count(*) FROM results WHERE typeof(text) = 'blob'", [], |r| r.get(0)).unwrap();
     assert!(filed > 0, "long texts are in the file");
@@ -658,9 +659,9 @@ fn only_a_scan_keeps_texts_beside_its_database() {
     assert!(err.contains("is not supported"), "{err}");
 
     let into = dir.path().join("into.db");
-    let store = Store::Into { named: &into, at: &into };
-    let conn = open_target(&store).unwrap();
-    import_files(&conn, &store, &files, None).unwrap();
+    let target = Target::Into { named: &into, at: &into };
+    let conn = open_target(&target).unwrap();
+    import_files(&conn, &target, &files, None).unwrap();
     let kinds: Vec<String> = conn
         .prepare("SELECT DISTINCT typeof(text) FROM results UNION SELECT DISTINCT typeof(input) FROM calls")
         .unwrap()
@@ -674,7 +675,7 @@ fn only_a_scan_keeps_texts_beside_its_database() {
 }
 
 /// The tables a scan's scratch database is made again with before
-/// the rows move (mem::FILED_TABLES) have the columns of
+/// the rows move (mem::SPILLED_TABLES) have the columns of
 /// `sql/schema.sql`, and its indexes its keys.
 #[test]
 fn the_scratch_tables_made_again_are_the_schema_s() {
@@ -718,15 +719,15 @@ fn the_scratch_tables_made_again_are_the_schema_s() {
         out
     };
     let db = dir.path().join("schema.db");
-    let store = Store::Scratch { input: &db, at: &db };
-    let schema = shape(&open_scratch(&store).unwrap());
+    let target = Target::Scratch { input: &db, at: &db };
+    let schema = shape(&open_scratch(&target).unwrap());
     let db = dir.path().join("moved.db");
-    let store = Store::Scratch { input: &db, at: &db };
-    let conn = open_scratch(&store).unwrap();
+    let target = Target::Scratch { input: &db, at: &db };
+    let conn = open_scratch(&target).unwrap();
     let file = dir.path().join("texts");
     std::fs::write(&file, "").unwrap();
-    let keep = Keep { texts: &file, budget: 0, whole_session: false };
-    import_files_with(&conn, &store, &files, None, 5, false, Some(keep), &mut |_, _| {}).unwrap();
+    let keep = InMemory { texts: &file, budget: 0, whole_session: false };
+    import_files_with(&conn, &target, &files, None, 5, false, Some(keep), &mut |_, _| {}).unwrap();
     assert_eq!(shape(&conn), schema);
     assert!(schema.iter().any(|s| s == "calls index unique=1 (session_id, id)"), "{schema:?}");
 }
@@ -753,9 +754,9 @@ fn readers_opened_ahead_go_to_their_own_files() {
     let dir = tempfile::tempdir().unwrap();
     let calls = |name: &str, files: &[PathBuf]| -> Vec<(String, String, String)> {
         let db = dir.path().join(format!("{name}.db"));
-        let store = Store::Scratch { input: &db, at: &db };
-        let conn = open_scratch(&store).unwrap();
-        import_files(&conn, &store, files, None).unwrap();
+        let target = Target::Scratch { input: &db, at: &db };
+        let conn = open_scratch(&target).unwrap();
+        import_files(&conn, &target, files, None).unwrap();
         let mut stmt = conn
             .prepare(
                 "SELECT s.source, c.id, coalesce(r.text, '-') FROM calls c JOIN sessions s ON s.id = c.session_id

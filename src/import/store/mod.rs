@@ -5,14 +5,76 @@
 //! files, results written in a later file, replayed lines, branches), so
 //! every importer writes through one `Writer` into a store keyed by
 //! (session, call id): rows in memory while they fit (`memory.rs`), then
-//! spilled into the scratch database, long texts kept in a file beside it.
+//! spilled into the scratch database, long texts in a file beside it (`texts.rs`).
 //! `owners.rs` holds which sessions hold each call id, and `record.rs` what
 //! each file gave, so a folder can be imported again in part.
 
 pub(in crate::import) mod memory;
 mod owners;
 pub(crate) mod record;
+mod spilled;
+mod texts;
 mod writer;
 
-pub(crate) use memory::{Kept, read_kept};
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use crate::error::{Error, Result};
+use crate::model::Session;
+use crate::source::{ReadContext, ReadError, SourceOptions, SourceStats};
+use memory::{MemStore, read_in_memory};
+use spilled::read_spilled;
+use texts::TextFile;
 pub(crate) use writer::*;
+
+/// A scan's store once its import is over: every row in memory (it stayed
+/// within the budget; the scratch database holds nothing), or spilled into
+/// the scratch database, whose long texts are in the text file.
+#[derive(Debug)]
+pub(crate) enum Store {
+    InMemory(Box<MemStore>),
+    Spilled(TextFile),
+}
+
+impl Store {
+    /// Every text written is readable from here on.
+    pub(crate) fn seal(&mut self) -> rusqlite::Result<()> {
+        match self {
+            Store::InMemory(m) => m.seal(),
+            Store::Spilled(t) => t.flush(),
+        }
+    }
+
+    /// The rows, if they are in memory.
+    pub(crate) fn in_memory(&self) -> Option<&MemStore> {
+        match self {
+            Store::InMemory(m) => Some(m),
+            Store::Spilled(_) => None,
+        }
+    }
+
+    /// Read the transcripts of `path` imported by a scan: from the rows in
+    /// memory, or from the scratch database `conn` they spilled into and
+    /// the text file beside it, as the falseok adapter reads a database
+    /// that holds them all.
+    pub(crate) fn read(
+        &self,
+        path: &Path,
+        conn: &Connection,
+        opts: &SourceOptions,
+        progress: &mut dyn FnMut(u64, u64),
+        sink: &mut dyn FnMut(Session),
+    ) -> Result<SourceStats> {
+        let mut cx = ReadContext::new(opts, progress, sink);
+        match self {
+            Store::InMemory(rows) => read_in_memory(rows, &mut cx),
+            Store::Spilled(texts) => read_spilled(conn, texts, &mut cx),
+        }
+        .map_err(|e| match e {
+            ReadError::Sql(e) => Error::input(path, crate::source::open::sqlite_problem(&e)),
+            ReadError::Unsupported(problem) => Error::input(path, problem),
+        })?;
+        Ok(cx.stats())
+    }
+}

@@ -9,9 +9,12 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 use serde_json::Value;
 
-use super::memory::{self as mem, Blob, Kept, MemStore, SessionInfo, TextFile};
+use super::Store;
+use super::memory::{self as mem, MemStore, SessionInfo};
 use super::owners::Owners;
 use super::record;
+use super::spilled::SPILLED_CALLS_BY_ID;
+use super::texts::{StoredText, TextFile};
 use crate::error::{Error, Result};
 use crate::import::{ImportStats, LineReader, TypedParse};
 use crate::source::falseok::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
@@ -40,7 +43,7 @@ pub(crate) struct Writer<'c> {
     pub(in crate::import) file_sessions: HashMap<PathBuf, String>,
     /// What each file gave, when the import keeps it (import/store/record.rs).
     pub(in crate::import) record: Option<record::Recorder>,
-    /// The rows, while they are kept in memory (a scan's scratch store,
+    /// The rows, while the store is in memory (a scan's store,
     /// import/store/memory.rs); `None`: they are in `conn`.
     pub(in crate::import) mem: Option<Box<MemStore>>,
     /// The bytes `mem` may hold before it is copied into `conn`.
@@ -50,9 +53,9 @@ pub(crate) struct Writer<'c> {
     /// is judged whole, so memory holds it then anyway, and its rows are
     /// read back from memory, not by one B-tree search each.
     pub(in crate::import) mem_whole_session: bool,
-    /// Once `mem` was copied into `conn` (a scan's scratch database): the
+    /// Once `mem` spilled into `conn` (a scan's scratch database): the
     /// file its long texts are in, and those written after it; `conn`
-    /// holds references to them (`mem::filed_ref`). `None`: `conn` holds
+    /// holds references to them (`texts::file_ref`). `None`: `conn` holds
     /// its texts (`import --into`, or the rows are still in memory).
     pub(in crate::import) texts: Option<TextFile>,
     /// The readers of this file and the next ones, each opened while a
@@ -98,7 +101,7 @@ impl<'c> Writer<'c> {
         }
     }
 
-    /// Keep the rows in memory, long texts in the file `texts`, until they
+    /// InMemory the rows in memory, long texts in the file `texts`, until they
     /// pass the budget (only into a database that holds no call yet).
     pub(in crate::import) fn in_memory(&mut self, texts: &Path) {
         if self.owners.is_some() {
@@ -116,11 +119,12 @@ impl<'c> Writer<'c> {
         }
     }
 
-    /// What the import kept outside `conn`, if anything: the import is over.
-    pub(in crate::import) fn take_kept(&mut self) -> Option<Kept> {
+    /// The store, in memory or spilled into `conn`, if the import made
+    /// one (a scan's): the import is over.
+    pub(in crate::import) fn take_store(&mut self) -> Option<Store> {
         match self.mem.take() {
-            Some(mem) => Some(Kept::Rows(mem)),
-            None => self.texts.take().map(Kept::Texts),
+            Some(mem) => Some(Store::InMemory(mem)),
+            None => self.texts.take().map(Store::Spilled),
         }
     }
 
@@ -135,7 +139,7 @@ impl<'c> Writer<'c> {
         if over && let Some(mem) = self.mem.take() {
             self.texts = Some(mem.copy_into(self.conn).inspect_err(|e| self.seen(e))?);
             if self.owners.is_none() {
-                self.conn.execute_batch(mem::FILED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
+                self.conn.execute_batch(SPILLED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
             }
         }
         Ok(())
@@ -143,7 +147,7 @@ impl<'c> Writer<'c> {
 
     /// `text` as `conn` stores it: a long one put in the text file, when
     /// `conn` keeps its long texts there.
-    fn stored(&mut self, text: &str) -> rusqlite::Result<Option<Blob>> {
+    fn stored(&mut self, text: &str) -> rusqlite::Result<Option<StoredText>> {
         match &mut self.texts {
             Some(file) if text.len() > mem::INLINE => file.put(text).inspect_err(|e| note(&self.failed, e)).map(Some),
             _ => Ok(None),
@@ -261,8 +265,8 @@ impl<'c> Writer<'c> {
         match &mut self.mem {
             Some(mem) => mem.call(session, id, seq, tool, &input, time).inspect_err(|e| self.seen(e))?,
             None => {
-                let filed = self.stored(&input)?;
-                let input: &dyn ToSql = match &filed {
+                let in_file = self.stored(&input)?;
+                let input: &dyn ToSql = match &in_file {
                     Some(r) => r,
                     None => &input,
                 };
@@ -285,7 +289,7 @@ impl<'c> Writer<'c> {
             self.owners = None;
             if self.texts.is_some() {
                 // The scratch database's calls were copied without it.
-                self.conn.execute_batch(mem::FILED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
+                self.conn.execute_batch(SPILLED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
             }
         }
         self.stats.calls += 1;
@@ -325,11 +329,11 @@ impl<'c> Writer<'c> {
         }
         // A long text goes to the file only if its row is new: where it
         // will be is known before.
-        let filed = match &self.texts {
+        let in_file = match &self.texts {
             Some(file) if r.text.len() > mem::INLINE => Some(file.next(r.text).inspect_err(|e| self.seen(e))?),
             _ => None,
         };
-        let text: &dyn ToSql = match &filed {
+        let text: &dyn ToSql = match &in_file {
             Some(at) => at,
             None => &r.text,
         };
@@ -342,10 +346,12 @@ impl<'c> Writer<'c> {
             .execute(params![r.session, r.call_id, text, r.flag.map(i64::from), r.exit_code, r.time])
             .inspect_err(|e| self.seen(e))?;
         if n == 1
-            && let Some(at) = filed
+            && let Some(at) = in_file
         {
             let put = self.stored(r.text)?;
-            debug_assert!(matches!((at, put), (Blob::Filed { at: a, .. }, Some(Blob::Filed { at: b, .. })) if a == b));
+            debug_assert!(
+                matches!((at, put), (StoredText::InFile { at: a, .. }, Some(StoredText::InFile { at: b, .. })) if a == b)
+            );
         }
         if n == 1 {
             self.stats.results += 1;
@@ -401,8 +407,8 @@ impl Writer<'_> {
                 Ok(())
             }
             Some(_) => {
-                let filed = self.stored(r.text)?;
-                let text: &dyn ToSql = match &filed {
+                let in_file = self.stored(r.text)?;
+                let text: &dyn ToSql = match &in_file {
                     Some(at) => at,
                     None => &r.text,
                 };
@@ -531,7 +537,7 @@ pub(crate) struct ResultRow<'a> {
 
 /// Where an import writes, and whom an error names.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Store<'a> {
+pub(crate) enum Target<'a> {
     /// `import --into`: the database the user `named`, written at `at` (the
     /// file itself, or a new one beside it that is renamed into place).
     Into { named: &'a Path, at: &'a Path },
@@ -540,11 +546,11 @@ pub(crate) enum Store<'a> {
     Scratch { input: &'a Path, at: &'a Path },
 }
 
-impl Store<'_> {
+impl Target<'_> {
     /// The database file written.
     pub(crate) fn at(&self) -> &Path {
         match self {
-            Store::Into { at, .. } | Store::Scratch { at, .. } => at,
+            Target::Into { at, .. } | Target::Scratch { at, .. } => at,
         }
     }
 
@@ -557,8 +563,8 @@ impl Store<'_> {
             return storage;
         }
         match self {
-            Store::Into { named, .. } => Error::input(named, crate::source::open::sqlite_problem(e)),
-            Store::Scratch { input, .. } => Error::input(
+            Target::Into { named, .. } => Error::input(named, crate::source::open::sqlite_problem(e)),
+            Target::Scratch { input, .. } => Error::input(
                 input,
                 format!(
                     "the scratch copy of the transcripts in $TMPDIR ({}): {}",
@@ -575,8 +581,8 @@ impl Store<'_> {
     pub(in crate::import) fn storage_failed(&self, code: rusqlite::ErrorCode, file: Option<&Path>) -> Option<Error> {
         use rusqlite::ErrorCode;
         let (named, scratch) = match self {
-            Store::Into { named, .. } => (*named, false),
-            Store::Scratch { input, .. } => (*input, true),
+            Target::Into { named, .. } => (*named, false),
+            Target::Scratch { input, .. } => (*input, true),
         };
         let problem = match code {
             ErrorCode::TooBig => {
@@ -607,15 +613,15 @@ pub(in crate::import) fn temp_dir() -> String {
     crate::sanitize::one_line(&std::env::temp_dir().display().to_string())
 }
 
-/// Open (or create) the database of `store` as a falseok database,
+/// Open (or create) the database of `target` as a falseok database,
 /// refusing anything else. An empty file is a new database.
-pub(crate) fn open_target(store: &Store<'_>) -> Result<Connection> {
-    let into = store.at();
-    let named = match store {
-        Store::Into { named, .. } => *named,
-        Store::Scratch { at, .. } => *at,
+pub(crate) fn open_target(target: &Target<'_>) -> Result<Connection> {
+    let into = target.at();
+    let named = match target {
+        Target::Into { named, .. } => *named,
+        Target::Scratch { at, .. } => *at,
     };
-    let sql = |e: rusqlite::Error| store.failed(&e);
+    let sql = |e: rusqlite::Error| target.failed(&e);
     let existed = std::fs::metadata(into).is_ok_and(|m| m.len() > 0);
     if existed {
         // Recognise it before writing anything.
@@ -645,9 +651,9 @@ pub(crate) fn open_target(store: &Store<'_>) -> Result<Connection> {
 
 /// A throwaway falseok database (an empty file, or none) for transcripts
 /// that are read, not kept: nothing in it is ever synced to disk.
-pub(crate) fn open_scratch(store: &Store<'_>) -> Result<Connection> {
-    let sql = |e: rusqlite::Error| store.failed(&e);
-    let conn = Connection::open(store.at()).map_err(sql)?;
+pub(crate) fn open_scratch(target: &Target<'_>) -> Result<Connection> {
+    let sql = |e: rusqlite::Error| target.failed(&e);
+    let conn = Connection::open(target.at()).map_err(sql)?;
     conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;").map_err(sql)?;
     conn.execute_batch(SCHEMA_SQL).map_err(sql)?;
     Ok(conn)
