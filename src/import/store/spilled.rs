@@ -5,13 +5,10 @@
 //! and it is read by `read_spilled`, never by the falseok adapter (its
 //! schema version says so: `SPILLED_SCHEMA`).
 
-use rusqlite::types::ValueRef;
-use rusqlite::{Connection, Row};
+use rusqlite::Connection;
 
 use super::texts::TextFile;
-use crate::model::{Dialect, Session};
-use crate::source::falseok::{RowRef, SESSIONS, push_row};
-use crate::source::rows::{SessionIndex, Stream, emit, opt_text, stream_by_session};
+use crate::source::falseok::read_rows;
 use crate::source::{ReadContext, ReadResult};
 
 /// The schema version a scratch database is given once it holds
@@ -78,32 +75,8 @@ ORDER BY 1, 3, 4";
 
 /// Read the scratch database `conn`, whose long texts are in `texts`, as
 /// the falseok adapter (`source/falseok.rs`) reads a database that
-/// holds them: the same rows (`SPILLED_ROWS`) and events.
+/// holds them: its reader (`read_rows`), with `SPILLED_ROWS` and each
+/// reference read from the text file.
 pub(super) fn read_spilled(conn: &Connection, texts: &TextFile, cx: &mut ReadContext<'_>) -> ReadResult<()> {
-    let index = SessionIndex::load(conn, SESSIONS)?;
-    let stream = Stream { dialect: Dialect::FALSEOK, index: &index, sql: SPILLED_ROWS };
-    let read_row = |r: &Row<'_>, session: &mut Session| {
-        // As `opt_text` reads the input: a reference is to a long text.
-        let input = match r.get_ref(6)? {
-            v @ ValueRef::Blob(_) => Some(texts.text_of(v)?).filter(|s| !s.is_empty()),
-            v => opt_text(v),
-        };
-        let row = RowRef {
-            orphan: r.get::<_, i64>(1)? != 0,
-            row: r.get(3)?,
-            call_id: r.get_ref(4)?,
-            tool: r.get_ref(5)?,
-            input,
-            called_at: r.get_ref(7)?,
-            has_result: r.get::<_, i64>(8)? == 1,
-            text: texts.text_of(r.get_ref(9)?)?,
-            is_error: r.get_ref(10)?,
-            exit_code: r.get_ref(11)?,
-            returned_at: r.get_ref(12)?,
-        };
-        push_row(row, session);
-        Ok(())
-    };
-    stream_by_session(conn, cx, stream, read_row, emit)?;
-    Ok(())
+    read_rows(conn, cx, SPILLED_ROWS, |v| texts.text_of(v))
 }
