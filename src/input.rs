@@ -487,7 +487,13 @@ fn import_transcripts(
     let texts = tmp.path().join("texts");
     scratch::private_file(&texts)
         .map_err(|e| Error::input(path, format!("cannot make a scratch file in $TMPDIR ({}): {e}", in_tmp())))?;
-    let (stats, store) = import::import_files_kept(&conn, &target, files, agent, record, &texts, &mut progress::set)?;
+    let opts = import::ImportOptions {
+        agent,
+        record,
+        store: Some(import::StoreOptions::scan(&texts)),
+        ..import::ImportOptions::default()
+    };
+    let (stats, store) = import::import_files(&conn, &target, files, &opts, &mut progress::set)?;
     let src = Source {
         path: path.to_path_buf(),
         label,

@@ -403,80 +403,46 @@ fn may_be_document(path: &Path, records_seen: usize) -> bool {
 pub(crate) fn import(sources: &[PathBuf], target: &Target<'_>, agent: Option<Dialect>) -> Result<ImportStats> {
     let files = transcript_files(sources)?;
     let conn = open_target(target)?;
-    import_files(&conn, target, &files, agent)
+    let opts = ImportOptions { agent, ..ImportOptions::default() };
+    Ok(import_files(&conn, target, &files, &opts, &mut |_, _| {})?.0)
+}
+
+/// How `import_files` imports a set of files.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ImportOptions<'a> {
+    /// Read every file as this agent's, recognised or not.
+    pub agent: Option<Dialect>,
+    /// Keep what each file gave in `ImportStats::records`, when every file
+    /// is of a separable format (import/store/record.rs).
+    pub record: bool,
+    /// A scan's store: the rows in memory while they fit, then spilled into
+    /// `conn`, returned as a `Store`. `None`: every row is written to
+    /// `conn` (`import --into`).
+    pub store: Option<StoreOptions<'a>>,
+    /// The call ids whose owners are held in memory before the database is
+    /// asked instead (`OWNERS_CAP`; lowered by tests).
+    pub owners_cap: usize,
+}
+
+impl Default for ImportOptions<'_> {
+    fn default() -> Self {
+        ImportOptions { agent: None, record: false, store: None, owners_cap: OWNERS_CAP }
+    }
 }
 
 /// The one import driver: each file is recognised and handed to its
-/// format's run, inside one transaction of `conn` (the database of `target`).
-/// With `agent`, every file is read as that agent's, unrecognised or not.
+/// format's run, inside one transaction of `conn` (the database of
+/// `target`), as `opts` says; `progress` is told (bytes of the files read
+/// so far, bytes of all the files) after each file. With `opts.store`, the
+/// store is returned too: read it with `Store::read`.
 pub(crate) fn import_files(
     conn: &Connection,
     target: &Target<'_>,
     files: &[PathBuf],
-    agent: Option<Dialect>,
-) -> Result<ImportStats> {
-    import_files_counted(conn, target, files, agent, false, &mut |_, _| {})
-}
-
-/// `import_files`, telling `progress` (bytes of the files read so far, bytes
-/// of all the files) after each file, and keeping (`record`) what each file
-/// gave in `records` when every file is of a separable format
-/// (import/store/record.rs).
-pub(crate) fn import_files_counted(
-    conn: &Connection,
-    target: &Target<'_>,
-    files: &[PathBuf],
-    agent: Option<Dialect>,
-    record: bool,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<ImportStats> {
-    let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    Ok(import_files_with(conn, target, files, forced, OWNERS_CAP, record, None, progress)?.0)
-}
-
-/// `import_files_counted` into the scratch database `conn` of a scan, the
-/// rows kept in memory (long texts in the file `texts`) while they are
-/// within the budget (import/store/memory.rs): then they are returned, and `conn`
-/// holds nothing; past it, `conn` holds the rows and the long texts stay
-/// in `texts`, returned too. Read either with `read_kept`.
-pub(crate) fn import_files_kept(
-    conn: &Connection,
-    target: &Target<'_>,
-    files: &[PathBuf],
-    agent: Option<Dialect>,
-    record: bool,
-    texts: &Path,
+    opts: &ImportOptions<'_>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(ImportStats, Option<Store>)> {
-    let forced = agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
-    let keep = InMemory { texts, budget: store::memory::BUDGET, whole_session: true };
-    import_files_with(conn, target, files, forced, OWNERS_CAP, record, Some(keep), progress)
-}
-
-/// Rows kept in memory while they are within `budget` bytes, long texts in
-/// the file `texts` (import/store/memory.rs); with `whole_session`, the largest
-/// session's rows beyond the budget (`Writer::mem_whole_session`).
-#[derive(Debug, Clone, Copy)]
-struct InMemory<'a> {
-    texts: &'a Path,
-    budget: usize,
-    whole_session: bool,
-}
-
-/// `import_files`, keeping the owners of at most `owners_cap` call ids in
-/// memory, (`record`) what each file gave, and (`keep`) the rows in
-/// memory while they fit, or the long texts in their file, returned.
-#[allow(clippy::too_many_arguments)]
-fn import_files_with(
-    conn: &Connection,
-    target: &Target<'_>,
-    files: &[PathBuf],
-    forced: Option<usize>,
-    owners_cap: usize,
-    record: bool,
-    keep: Option<InMemory<'_>>,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<(ImportStats, Option<Store>)> {
+    let forced = opts.agent.and_then(|d| IMPORTERS.iter().position(|i| i.info().dialect == d));
     let size = |f: &Path| std::fs::metadata(f).map_or(0, |m| m.len());
     let total: u64 = files.iter().map(|f| size(f)).sum();
     let mut done = 0;
@@ -484,12 +450,12 @@ fn import_files_with(
     let sql = |e: rusqlite::Error| target.failed(&e);
     conn.execute_batch("BEGIN IMMEDIATE").map_err(sql)?;
     let mut writer = Writer::new(conn);
-    writer.owners_cap = owners_cap;
-    writer.record = record.then(record::Recorder::default);
-    if let Some(keep) = keep {
-        writer.in_memory(keep.texts);
-        writer.mem_budget = keep.budget;
-        writer.mem_whole_session = keep.whole_session;
+    writer.owners_cap = opts.owners_cap;
+    writer.record = opts.record.then(record::Recorder::default);
+    if let Some(store) = opts.store {
+        writer.in_memory(store.texts);
+        writer.mem_budget = store.budget;
+        writer.mem_whole_session = store.whole_session;
     }
     // One run per format, started by its first file, in registry order.
     let mut runs: Vec<Option<Box<dyn ImportRun>>> = IMPORTERS.iter().map(|_| None).collect();
@@ -592,8 +558,8 @@ fn import_files_with(
     })();
     // A full disk met while a transcript was read is the database's
     // failure, not the transcript's.
-    let mut kept = writer.take_store();
-    let result = result.and_then(|()| match kept.as_mut() {
+    let mut store = writer.take_store();
+    let result = result.and_then(|()| match store.as_mut() {
         Some(k) => k.seal().map_err(|e| {
             writer.seen(&e);
             sql(e)
@@ -615,7 +581,7 @@ fn import_files_with(
     if let Some(rec) = writer.record.take() {
         writer.stats.records = rec.finish(&writer.stats);
     }
-    Ok((writer.stats, kept))
+    Ok((writer.stats, store))
 }
 
 #[cfg(test)]

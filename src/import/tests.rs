@@ -264,7 +264,9 @@ fn storage_failures_name_what_the_user_gave() {
     let target = Target::Scratch { input: dir.path(), at: &db };
     let conn = open_scratch(&target).unwrap();
     conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, 2000).unwrap();
-    let err = import_files(&conn, &target, std::slice::from_ref(&t), None).unwrap_err().to_string();
+    let err = import_files(&conn, &target, std::slice::from_ref(&t), &ImportOptions::default(), &mut |_, _| {})
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         err,
         format!(
@@ -298,7 +300,15 @@ fn call_owners_in_memory_or_asked_give_the_same_import() {
             )
             .unwrap();
         }
-        let stats = import_files_with(&conn, &target, &files, None, cap, false, None, &mut |_, _| {}).unwrap().0;
+        let stats = import_files(
+            &conn,
+            &target,
+            &files,
+            &ImportOptions { owners_cap: cap, ..ImportOptions::default() },
+            &mut |_, _| {},
+        )
+        .unwrap()
+        .0;
         let mut stmt = conn
             .prepare(
                 "SELECT c.session_id, c.id, c.seq, c.tool, coalesce(r.text, '-'), coalesce(r.is_error, -1)
@@ -366,9 +376,9 @@ fn import_and_read_keeping(
     let conn = open_scratch(&target).unwrap();
     let texts = dir.join(format!("{tag}.texts"));
     std::fs::write(&texts, "").unwrap();
-    let keep = keep.map(|(budget, whole_session)| InMemory { texts: &texts, budget, whole_session });
-    let (stats, kept) =
-        import_files_with(&conn, &target, files, None, owners_cap, false, keep, &mut |_, _| {}).unwrap();
+    let store = keep.map(|(budget, whole_session)| StoreOptions { texts: &texts, budget, whole_session });
+    let import = ImportOptions { store, owners_cap, ..ImportOptions::default() };
+    let (stats, kept) = import_files(&conn, &target, files, &import, &mut |_, _| {}).unwrap();
     let mut sessions = Vec::new();
     let read = match &kept {
         Some(k) => k.read(&db, &conn, opts, &mut |_, _| {}, &mut |s| sessions.push(s)),
@@ -646,9 +656,9 @@ fn only_a_scan_keeps_texts_beside_its_database() {
     let conn = open_scratch(&target).unwrap();
     let file = dir.path().join("texts");
     std::fs::write(&file, "").unwrap();
-    let keep = InMemory { texts: &file, budget: 0, whole_session: false };
-    let (_, kept) =
-        import_files_with(&conn, &target, &files, None, OWNERS_CAP, false, Some(keep), &mut |_, _| {}).unwrap();
+    let store = Some(StoreOptions { texts: &file, budget: 0, whole_session: false });
+    let opts = ImportOptions { store, ..ImportOptions::default() };
+    let (_, kept) = import_files(&conn, &target, &files, &opts, &mut |_, _| {}).unwrap();
     assert!(matches!(kept, Some(Store::Spilled(_))));
     let filed: i64 =
         conn.query_row("SELECT count(*) FROM results WHERE typeof(text) = 'blob'", [], |r| r.get(0)).unwrap();
@@ -661,7 +671,7 @@ fn only_a_scan_keeps_texts_beside_its_database() {
     let into = dir.path().join("into.db");
     let target = Target::Into { named: &into, at: &into };
     let conn = open_target(&target).unwrap();
-    import_files(&conn, &target, &files, None).unwrap();
+    import_files(&conn, &target, &files, &ImportOptions::default(), &mut |_, _| {}).unwrap();
     let kinds: Vec<String> = conn
         .prepare("SELECT DISTINCT typeof(text) FROM results UNION SELECT DISTINCT typeof(input) FROM calls")
         .unwrap()
@@ -726,8 +736,9 @@ fn the_scratch_tables_made_again_are_the_schema_s() {
     let conn = open_scratch(&target).unwrap();
     let file = dir.path().join("texts");
     std::fs::write(&file, "").unwrap();
-    let keep = InMemory { texts: &file, budget: 0, whole_session: false };
-    import_files_with(&conn, &target, &files, None, 5, false, Some(keep), &mut |_, _| {}).unwrap();
+    let store = Some(StoreOptions { texts: &file, budget: 0, whole_session: false });
+    let opts = ImportOptions { store, owners_cap: 5, ..ImportOptions::default() };
+    import_files(&conn, &target, &files, &opts, &mut |_, _| {}).unwrap();
     assert_eq!(shape(&conn), schema);
     assert!(schema.iter().any(|s| s == "calls index unique=1 (session_id, id)"), "{schema:?}");
 }
@@ -756,7 +767,7 @@ fn readers_opened_ahead_go_to_their_own_files() {
         let db = dir.path().join(format!("{name}.db"));
         let target = Target::Scratch { input: &db, at: &db };
         let conn = open_scratch(&target).unwrap();
-        import_files(&conn, &target, files, None).unwrap();
+        import_files(&conn, &target, files, &ImportOptions::default(), &mut |_, _| {}).unwrap();
         let mut stmt = conn
             .prepare(
                 "SELECT s.source, c.id, coalesce(r.text, '-') FROM calls c JOIN sessions s ON s.id = c.session_id

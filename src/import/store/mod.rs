@@ -28,6 +28,26 @@ use spilled::read_spilled;
 use texts::TextFile;
 pub(crate) use writer::*;
 
+/// A scan's store as an import makes it: rows in memory while they are
+/// within `budget` bytes, long texts in the file `texts`; with
+/// `whole_session`, the largest session's rows beyond the budget
+/// (`Writer::mem_whole_session`). Past it, the rows spill into the scratch
+/// database.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StoreOptions<'a> {
+    pub texts: &'a Path,
+    pub budget: usize,
+    pub whole_session: bool,
+}
+
+impl StoreOptions<'_> {
+    /// A scan's store, its long texts in the file `texts` (which exists, a
+    /// private file of the scratch folder).
+    pub(crate) fn scan(texts: &Path) -> StoreOptions<'_> {
+        StoreOptions { texts, budget: memory::BUDGET, whole_session: true }
+    }
+}
+
 /// A scan's store once its import is over: every row in memory (it stayed
 /// within the budget; the scratch database holds nothing), or spilled into
 /// the scratch database, whose long texts are in the text file.
