@@ -7,8 +7,9 @@
 //! document, read whole within a size bound. Unknown record types are
 //! skipped, lines that are not JSON are counted, and lone UTF-16 surrogate
 //! escapes (which JSON parsers reject) are replaced by U+FFFD and counted.
-//! Writes are upserts keyed by (session, call id), inside one transaction,
-//! so importing the same files twice leaves the database as it was. When
+//! Every importer writes through the transcript store (`store/`): upserts
+//! keyed by (session, call id), inside one transaction, so importing the
+//! same files twice leaves the database as it was. When
 //! asked, the import keeps what each file gave (`record`), so the index can
 //! import a changed folder again in part.
 
