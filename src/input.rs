@@ -124,7 +124,7 @@ pub(crate) fn expand(paths: &[PathBuf], opts: &SourceOptions, notes: &mut Vec<St
             continue;
         }
         for (_, e) in &refused {
-            notes.push(format!("{e}; passed over (a SQLite file of the folder, not a trace store)"));
+            notes.push(format!("{e}; passed over (a SQLite file of the folder, not a trace target)"));
         }
         if transcripts {
             out.push(path.clone());
@@ -389,13 +389,13 @@ pub(crate) struct Source {
     /// findings of their sessions.
     broken: Vec<import::BrokenLine>,
     /// For transcripts opened with `open_recorded`, when every file is of
-    /// a separable format: what each file gave (import/record.rs).
+    /// a separable format: what each file gave (import/store/record.rs).
     pub records: Option<Vec<import::record::FileRecord>>,
-    /// What the import of transcripts kept outside `conn` (import/mem.rs):
-    /// every row (then `conn` holds nothing), or the long texts `conn`
-    /// refers to. Read with `import::read_kept`, never by the falseok
-    /// adapter.
-    kept: Option<import::Kept>,
+    /// The store the transcripts were imported into (import/store/): every
+    /// row in memory (then `conn` holds nothing), or spilled into `conn`
+    /// with the long texts it refers to in a file. Read with
+    /// `import::Store::read`, never by the falseok adapter.
+    store: Option<import::Store>,
     _scratch: Option<ScratchDir>,
 }
 
@@ -439,7 +439,7 @@ fn open_with(path: &Path, opts: &SourceOptions, record: bool, notes: &mut Vec<St
         format,
         broken: Vec::new(),
         records: None,
-        kept: None,
+        store: None,
         _scratch: None,
     })
 }
@@ -480,14 +480,20 @@ fn import_transcripts(
     let db = tmp.path().join("transcripts.db");
     scratch::private_file(&db)
         .map_err(|e| Error::input(path, format!("cannot make a scratch database in $TMPDIR ({}): {e}", in_tmp())))?;
-    let store = import::Store::Scratch { input: path, at: &db };
-    let conn = import::open_scratch(&store)?;
+    let target = import::Target::Scratch { input: path, at: &db };
+    let conn = import::open_scratch(&target)?;
     // The import is most of a transcript scan: the bar says so, in bytes.
     progress::begin(&format!("importing {label}"));
     let texts = tmp.path().join("texts");
     scratch::private_file(&texts)
         .map_err(|e| Error::input(path, format!("cannot make a scratch file in $TMPDIR ({}): {e}", in_tmp())))?;
-    let (stats, kept) = import::import_files_kept(&conn, &store, files, agent, record, &texts, &mut progress::set)?;
+    let opts = import::ImportOptions {
+        agent,
+        record,
+        store: Some(import::StoreOptions::scan(&texts)),
+        ..import::ImportOptions::default()
+    };
+    let (stats, store) = import::import_files(&conn, &target, files, &opts, &mut progress::set)?;
     let src = Source {
         path: path.to_path_buf(),
         label,
@@ -498,7 +504,7 @@ fn import_transcripts(
         format: Format::FALSEOK,
         broken: stats.broken_lines.clone(),
         records: None,
-        kept,
+        store,
         _scratch: Some(tmp),
     };
     Ok((src, stats))
@@ -576,8 +582,8 @@ impl Source {
     /// it is whole; the progress bar follows.
     pub(crate) fn read(&self, opts: &SourceOptions, sink: &mut dyn FnMut(Session)) -> Result<SourceStats> {
         progress::begin(&self.label);
-        let read = |sink: &mut dyn FnMut(Session)| match &self.kept {
-            Some(kept) => import::read_kept(&self.path, &self.conn, kept, opts, &mut progress::set, sink),
+        let read = |sink: &mut dyn FnMut(Session)| match &self.store {
+            Some(store) => store.read(&self.path, &self.conn, opts, &mut progress::set, sink),
             None => source::read(&self.path, &self.conn, self.format, opts, &mut progress::set, sink),
         };
         if self.broken.is_empty() {
@@ -607,7 +613,7 @@ impl Source {
             sink(s);
         })?;
         for (id, malformed) in broken {
-            let parent: Option<String> = match self.kept.as_ref().and_then(import::Kept::rows) {
+            let parent: Option<String> = match self.store.as_ref().and_then(import::Store::in_memory) {
                 Some(mem) => mem.session_info(&id).and_then(|i| i.parent.clone()),
                 None => self
                     .conn

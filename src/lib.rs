@@ -13,8 +13,9 @@
 //! 5. `gate`: thresholds and baselines over a `Report` give a `Verdict`.
 //! 6. `render`: one module per output format prints a `Report` (and `Verdict`).
 //!
-//! Transcripts (JSONL and JSON files) go through a scratch SQLite database
-//! (`import` writes it, `source::falseok` reads it). `index` keeps each
+//! Transcripts (JSONL and JSON files) are normalised into a keyed session
+//! store that spills to SQLite (`import/store/`: `import` writes it,
+//! `source::falseok`'s reader reads it). `index` keeps each
 //! source's partial report, so a re-run reads only what changed.
 //!
 //! `app` holds one handler per command; `main` maps its status to an exit code.

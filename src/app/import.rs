@@ -24,13 +24,13 @@ pub(crate) fn run_import(args: &ImportArgs, out: &mut dyn Write, err: &mut dyn W
     let stats = if std::fs::metadata(&at).is_ok_and(|m| m.len() > 0) {
         // An existing database: one transaction, which SQLite rolls back
         // if the import is cut.
-        import::import(&args.sources, &import::Store::Into { named: &args.into, at: &at }, agent)?
+        import::import(&args.sources, &import::Target::Into { named: &args.into, at: &at }, agent)?
     } else {
         // A new one is whole or absent: written beside, then renamed.
         let (pending, file) = output::Pending::beside(&at, &args.into)?;
         drop(file);
         let stats =
-            import::import(&args.sources, &import::Store::Into { named: &args.into, at: pending.path() }, agent)?;
+            import::import(&args.sources, &import::Target::Into { named: &args.into, at: pending.path() }, agent)?;
         pending.commit()?;
         stats
     };

@@ -8,7 +8,11 @@
 //!
 //! Calls are read in (session, seq) order with their results joined, then
 //! results that answer no call, by the shared session loop
-//! (`rows::stream_by_session`).
+//! (`rows::stream_by_session`). This is also the one reader of a scan's
+//! transcript store (`import/store/`): its spilled scratch database is read
+//! by `read_rows` with its own query and its long texts read from their
+//! file, and its in-memory rows are handed to `push_row` as the rows of
+//! this query would be.
 
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, Row};
@@ -75,11 +79,25 @@ impl Adapter for Falseok {
                 version.as_deref().map_or("(none)".into(), crate::sanitize::one_line)
             )));
         }
-        let index = SessionIndex::load(conn, SESSIONS)?;
-        let stream = Stream { dialect: INFO.dialect, index: &index, sql: ROWS };
-        stream_by_session(conn, cx, stream, read_row, emit)?;
-        Ok(())
+        read_rows(conn, cx, ROWS, |v| Ok(text_of(v)))
     }
+}
+
+/// Read the sessions of `conn`, a database of this schema, row by row from
+/// `sql` (`ROWS`, or a query giving its columns in its order), each text
+/// column (the input, the result's text) read by `text`: `text_of` for a
+/// database that holds its texts, the text file's reader for a scan's
+/// spilled store.
+pub(crate) fn read_rows(
+    conn: &Connection,
+    cx: &mut ReadContext<'_>,
+    sql: &str,
+    text: impl Fn(ValueRef<'_>) -> rusqlite::Result<String>,
+) -> ReadResult<()> {
+    let index = SessionIndex::load(conn, SESSIONS)?;
+    let stream = Stream { dialect: INFO.dialect, index: &index, sql };
+    stream_by_session(conn, cx, stream, |r, session| read_row(r, session, &text), emit)?;
+    Ok(())
 }
 
 /// The table that records the schema version, with the query that reads
@@ -107,17 +125,26 @@ pub(crate) fn schema_version(conn: &Connection) -> rusqlite::Result<Option<Strin
     conn.query_row(query, [], |r| r.get(0)).optional().map(Option::flatten)
 }
 
-/// A call with its result, or an orphan result.
-fn read_row(r: &Row<'_>, session: &mut Session) -> rusqlite::Result<()> {
+/// A call with its result, or an orphan result, its text columns read by
+/// `text` (the input as `opt_text` reads it: NULL or empty is none).
+fn read_row(
+    r: &Row<'_>,
+    session: &mut Session,
+    text: &impl Fn(ValueRef<'_>) -> rusqlite::Result<String>,
+) -> rusqlite::Result<()> {
+    let input = match r.get_ref(6)? {
+        ValueRef::Null => None,
+        v => Some(text(v)?).filter(|s| !s.is_empty()),
+    };
     let row = RowRef {
         orphan: r.get::<_, i64>(1)? != 0,
         row: r.get(3)?,
         call_id: r.get_ref(4)?,
         tool: r.get_ref(5)?,
-        input: opt_text(r.get_ref(6)?),
+        input,
         called_at: r.get_ref(7)?,
         has_result: r.get::<_, i64>(8)? == 1,
-        text: text_of(r.get_ref(9)?),
+        text: text(r.get_ref(9)?)?,
         is_error: r.get_ref(10)?,
         exit_code: r.get_ref(11)?,
         returned_at: r.get_ref(12)?,

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{BrokenLine, ImportStats};
+use crate::import::{BrokenLine, ImportStats};
 use crate::model::Dialect;
 
 /// The kinds of keys files share.

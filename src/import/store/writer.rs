@@ -9,61 +9,65 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, ToSql, params};
 use serde_json::Value;
 
-use super::mem::{self, Blob, Kept, MemStore, SessionInfo, TextFile};
+use super::Store;
+use super::memory::{self as mem, MemStore, SessionInfo};
 use super::owners::Owners;
-use super::{ImportStats, LineReader, TypedParse, record};
+use super::record;
+use super::spilled::SPILLED_CALLS_BY_ID;
+use super::texts::{StoredText, TextFile};
 use crate::error::{Error, Result};
+use crate::import::{ImportStats, LineReader, TypedParse};
 use crate::source::falseok::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 
 /// The database side of an import: upserts into the schema's tables.
 pub(crate) struct Writer<'c> {
-    pub(super) conn: &'c Connection,
+    pub(in crate::import) conn: &'c Connection,
     /// Next `seq` per session, continuing after what the database holds.
-    pub(super) next_seq: HashMap<String, i64>,
+    pub(in crate::import) next_seq: HashMap<String, i64>,
     /// Sessions written in this run.
-    pub(super) sessions: HashSet<String>,
+    pub(in crate::import) sessions: HashSet<String>,
     /// When the database held no call at the start: the sessions holding
     /// each call id, in the order their rows were inserted, so that
     /// `session_of_call` and the duplicate check need no query. `None`:
     /// the database is asked, as it is once the map holds more than
     /// `owners_cap` ids, so memory stays bounded.
-    pub(super) owners: Option<Owners>,
-    pub(super) owners_cap: usize,
+    pub(in crate::import) owners: Option<Owners>,
+    pub(in crate::import) owners_cap: usize,
     /// The storage failure a write met (a full disk, an I/O error, a value
     /// too big), so the error can name what the user gave, not the file
     /// being read when it happened.
-    pub(super) failed: std::cell::Cell<Option<rusqlite::ErrorCode>>,
+    pub(in crate::import) failed: std::cell::Cell<Option<rusqlite::ErrorCode>>,
     /// The file being imported, and the first session written while each
     /// file was (the session its broken lines are reported in).
-    pub(super) reading: Option<PathBuf>,
-    pub(super) file_sessions: HashMap<PathBuf, String>,
-    /// What each file gave, when the import keeps it (import/record.rs).
-    pub(super) record: Option<record::Recorder>,
-    /// The rows, while they are kept in memory (a scan's scratch store,
-    /// import/mem.rs); `None`: they are in `conn`.
-    pub(super) mem: Option<Box<MemStore>>,
+    pub(in crate::import) reading: Option<PathBuf>,
+    pub(in crate::import) file_sessions: HashMap<PathBuf, String>,
+    /// What each file gave, when the import keeps it (import/store/record.rs).
+    pub(in crate::import) record: Option<record::Recorder>,
+    /// The rows, while the store is in memory (a scan's store,
+    /// import/store/memory.rs); `None`: they are in `conn`.
+    pub(in crate::import) mem: Option<Box<MemStore>>,
     /// The bytes `mem` may hold before it is copied into `conn`.
-    pub(super) mem_budget: usize,
+    pub(in crate::import) mem_budget: usize,
     /// Whether the rows of `mem`'s largest session are held beyond
     /// `mem_budget` (and its calls' owners beyond `owners_cap`): a session
     /// is judged whole, so memory holds it then anyway, and its rows are
     /// read back from memory, not by one B-tree search each.
-    pub(super) mem_whole_session: bool,
-    /// Once `mem` was copied into `conn` (a scan's scratch database): the
+    pub(in crate::import) mem_whole_session: bool,
+    /// Once `mem` spilled into `conn` (a scan's scratch database): the
     /// file its long texts are in, and those written after it; `conn`
-    /// holds references to them (`mem::filed_ref`). `None`: `conn` holds
+    /// holds references to them (`texts::file_ref`). `None`: `conn` holds
     /// its texts (`import --into`, or the rows are still in memory).
-    pub(super) texts: Option<TextFile>,
+    pub(in crate::import) texts: Option<TextFile>,
     /// The readers of this file and the next ones, each opened while a
     /// file before it was written (`Importer::lines_ahead`), or why it could not
     /// be opened: that is said when its turn comes, as if opened then.
-    pub(super) ahead: Vec<(PathBuf, Result<LineReader>)>,
+    pub(in crate::import) ahead: Vec<(PathBuf, Result<LineReader>)>,
     pub stats: ImportStats,
 }
 
-/// Call ids whose owners an import keeps in memory (import/owners.rs);
+/// Call ids whose owners an import keeps in memory (import/store/owners.rs);
 /// past it, the database is asked.
-pub(super) const OWNERS_CAP: usize = 200_000;
+pub(in crate::import) const OWNERS_CAP: usize = 200_000;
 
 /// A session as an importer sees it.
 pub(crate) struct SessionRow<'a> {
@@ -97,9 +101,9 @@ impl<'c> Writer<'c> {
         }
     }
 
-    /// Keep the rows in memory, long texts in the file `texts`, until they
+    /// InMemory the rows in memory, long texts in the file `texts`, until they
     /// pass the budget (only into a database that holds no call yet).
-    pub(super) fn in_memory(&mut self, texts: &Path) {
+    pub(in crate::import) fn in_memory(&mut self, texts: &Path) {
         if self.owners.is_some() {
             self.mem = Some(Box::new(MemStore::new(texts)));
         }
@@ -115,11 +119,12 @@ impl<'c> Writer<'c> {
         }
     }
 
-    /// What the import kept outside `conn`, if anything: the import is over.
-    pub(super) fn take_kept(&mut self) -> Option<Kept> {
+    /// The store, in memory or spilled into `conn`, if the import made
+    /// one (a scan's): the import is over.
+    pub(in crate::import) fn take_store(&mut self) -> Option<Store> {
         match self.mem.take() {
-            Some(mem) => Some(Kept::Rows(mem)),
-            None => self.texts.take().map(Kept::Texts),
+            Some(mem) => Some(Store::InMemory(mem)),
+            None => self.texts.take().map(Store::Spilled),
         }
     }
 
@@ -134,7 +139,7 @@ impl<'c> Writer<'c> {
         if over && let Some(mem) = self.mem.take() {
             self.texts = Some(mem.copy_into(self.conn).inspect_err(|e| self.seen(e))?);
             if self.owners.is_none() {
-                self.conn.execute_batch(mem::FILED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
+                self.conn.execute_batch(SPILLED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
             }
         }
         Ok(())
@@ -142,7 +147,7 @@ impl<'c> Writer<'c> {
 
     /// `text` as `conn` stores it: a long one put in the text file, when
     /// `conn` keeps its long texts there.
-    fn stored(&mut self, text: &str) -> rusqlite::Result<Option<Blob>> {
+    fn stored(&mut self, text: &str) -> rusqlite::Result<Option<StoredText>> {
         match &mut self.texts {
             Some(file) if text.len() > mem::INLINE => file.put(text).inspect_err(|e| note(&self.failed, e)).map(Some),
             _ => Ok(None),
@@ -164,7 +169,7 @@ impl<'c> Writer<'c> {
     }
 
     /// The file being read wrote to `session` (for the records).
-    pub(super) fn touch(&mut self, session: &str) {
+    pub(in crate::import) fn touch(&mut self, session: &str) {
         if let (Some(rec), Some(file)) = (&mut self.record, &self.reading) {
             rec.session(file, session);
         }
@@ -260,8 +265,8 @@ impl<'c> Writer<'c> {
         match &mut self.mem {
             Some(mem) => mem.call(session, id, seq, tool, &input, time).inspect_err(|e| self.seen(e))?,
             None => {
-                let filed = self.stored(&input)?;
-                let input: &dyn ToSql = match &filed {
+                let in_file = self.stored(&input)?;
+                let input: &dyn ToSql = match &in_file {
                     Some(r) => r,
                     None => &input,
                 };
@@ -284,7 +289,7 @@ impl<'c> Writer<'c> {
             self.owners = None;
             if self.texts.is_some() {
                 // The scratch database's calls were copied without it.
-                self.conn.execute_batch(mem::FILED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
+                self.conn.execute_batch(SPILLED_CALLS_BY_ID).inspect_err(|e| self.seen(e))?;
             }
         }
         self.stats.calls += 1;
@@ -324,11 +329,11 @@ impl<'c> Writer<'c> {
         }
         // A long text goes to the file only if its row is new: where it
         // will be is known before.
-        let filed = match &self.texts {
+        let in_file = match &self.texts {
             Some(file) if r.text.len() > mem::INLINE => Some(file.next(r.text).inspect_err(|e| self.seen(e))?),
             _ => None,
         };
-        let text: &dyn ToSql = match &filed {
+        let text: &dyn ToSql = match &in_file {
             Some(at) => at,
             None => &r.text,
         };
@@ -341,10 +346,12 @@ impl<'c> Writer<'c> {
             .execute(params![r.session, r.call_id, text, r.flag.map(i64::from), r.exit_code, r.time])
             .inspect_err(|e| self.seen(e))?;
         if n == 1
-            && let Some(at) = filed
+            && let Some(at) = in_file
         {
             let put = self.stored(r.text)?;
-            debug_assert!(matches!((at, put), (Blob::Filed { at: a, .. }, Some(Blob::Filed { at: b, .. })) if a == b));
+            debug_assert!(
+                matches!((at, put), (StoredText::InFile { at: a, .. }, Some(StoredText::InFile { at: b, .. })) if a == b)
+            );
         }
         if n == 1 {
             self.stats.results += 1;
@@ -356,7 +363,7 @@ impl<'c> Writer<'c> {
 }
 
 /// A result row as stored: text, flag, exit code, time.
-pub(super) type StoredResult = (String, Option<i64>, Option<i64>, Option<String>);
+pub(in crate::import) type StoredResult = (String, Option<i64>, Option<i64>, Option<String>);
 
 impl Writer<'_> {
     /// Record a result, replacing an earlier one for the same call (for
@@ -400,8 +407,8 @@ impl Writer<'_> {
                 Ok(())
             }
             Some(_) => {
-                let filed = self.stored(r.text)?;
-                let text: &dyn ToSql = match &filed {
+                let in_file = self.stored(r.text)?;
+                let text: &dyn ToSql = match &in_file {
                     Some(at) => at,
                     None => &r.text,
                 };
@@ -478,19 +485,19 @@ impl Writer<'_> {
     }
 
     /// The `seq` the next call of `session` will get.
-    pub(super) fn peek_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
+    pub(in crate::import) fn peek_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
         let seq = self.take_seq(session)?;
         self.next_seq.insert(session.to_string(), seq);
         Ok(seq)
     }
 
     /// Note a failure of the storage itself (`failed`).
-    pub(super) fn seen(&self, e: &rusqlite::Error) {
+    pub(in crate::import) fn seen(&self, e: &rusqlite::Error) {
         note(&self.failed, e);
     }
 
     /// The next `seq` of `session`, continuing after what the database holds.
-    pub(super) fn take_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
+    pub(in crate::import) fn take_seq(&mut self, session: &str) -> rusqlite::Result<i64> {
         let seq = match self.next_seq.get(session) {
             Some(&n) => n,
             None if self.owners.is_some() => 1,
@@ -530,7 +537,7 @@ pub(crate) struct ResultRow<'a> {
 
 /// Where an import writes, and whom an error names.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Store<'a> {
+pub(crate) enum Target<'a> {
     /// `import --into`: the database the user `named`, written at `at` (the
     /// file itself, or a new one beside it that is renamed into place).
     Into { named: &'a Path, at: &'a Path },
@@ -539,25 +546,25 @@ pub(crate) enum Store<'a> {
     Scratch { input: &'a Path, at: &'a Path },
 }
 
-impl Store<'_> {
+impl Target<'_> {
     /// The database file written.
     pub(crate) fn at(&self) -> &Path {
         match self {
-            Store::Into { at, .. } | Store::Scratch { at, .. } => at,
+            Target::Into { at, .. } | Target::Scratch { at, .. } => at,
         }
     }
 
     /// A failure of the database, named after what the user gave: the
     /// `--into` database, or the transcripts a scratch copy was made of.
-    pub(super) fn failed(&self, e: &rusqlite::Error) -> Error {
+    pub(in crate::import) fn failed(&self, e: &rusqlite::Error) -> Error {
         if let rusqlite::Error::SqliteFailure(f, _) = e
             && let Some(storage) = self.storage_failed(f.code, None)
         {
             return storage;
         }
         match self {
-            Store::Into { named, .. } => Error::input(named, crate::source::open::sqlite_problem(e)),
-            Store::Scratch { input, .. } => Error::input(
+            Target::Into { named, .. } => Error::input(named, crate::source::open::sqlite_problem(e)),
+            Target::Scratch { input, .. } => Error::input(
                 input,
                 format!(
                     "the scratch copy of the transcripts in $TMPDIR ({}): {}",
@@ -571,11 +578,11 @@ impl Store<'_> {
     /// The error of a storage failure (`code`), met while `file` was read:
     /// a full disk or an I/O error names the `--into` database, or
     /// `$TMPDIR` for a scratch copy; a value too big names the transcript.
-    pub(super) fn storage_failed(&self, code: rusqlite::ErrorCode, file: Option<&Path>) -> Option<Error> {
+    pub(in crate::import) fn storage_failed(&self, code: rusqlite::ErrorCode, file: Option<&Path>) -> Option<Error> {
         use rusqlite::ErrorCode;
         let (named, scratch) = match self {
-            Store::Into { named, .. } => (*named, false),
-            Store::Scratch { input, .. } => (*input, true),
+            Target::Into { named, .. } => (*named, false),
+            Target::Scratch { input, .. } => (*input, true),
         };
         let problem = match code {
             ErrorCode::TooBig => {
@@ -602,19 +609,19 @@ impl Store<'_> {
 }
 
 /// `$TMPDIR`, as shown in messages.
-pub(super) fn temp_dir() -> String {
+pub(in crate::import) fn temp_dir() -> String {
     crate::sanitize::one_line(&std::env::temp_dir().display().to_string())
 }
 
-/// Open (or create) the database of `store` as a falseok database,
+/// Open (or create) the database of `target` as a falseok database,
 /// refusing anything else. An empty file is a new database.
-pub(crate) fn open_target(store: &Store<'_>) -> Result<Connection> {
-    let into = store.at();
-    let named = match store {
-        Store::Into { named, .. } => *named,
-        Store::Scratch { at, .. } => *at,
+pub(crate) fn open_target(target: &Target<'_>) -> Result<Connection> {
+    let into = target.at();
+    let named = match target {
+        Target::Into { named, .. } => *named,
+        Target::Scratch { at, .. } => *at,
     };
-    let sql = |e: rusqlite::Error| store.failed(&e);
+    let sql = |e: rusqlite::Error| target.failed(&e);
     let existed = std::fs::metadata(into).is_ok_and(|m| m.len() > 0);
     if existed {
         // Recognise it before writing anything.
@@ -644,9 +651,9 @@ pub(crate) fn open_target(store: &Store<'_>) -> Result<Connection> {
 
 /// A throwaway falseok database (an empty file, or none) for transcripts
 /// that are read, not kept: nothing in it is ever synced to disk.
-pub(crate) fn open_scratch(store: &Store<'_>) -> Result<Connection> {
-    let sql = |e: rusqlite::Error| store.failed(&e);
-    let conn = Connection::open(store.at()).map_err(sql)?;
+pub(crate) fn open_scratch(target: &Target<'_>) -> Result<Connection> {
+    let sql = |e: rusqlite::Error| target.failed(&e);
+    let conn = Connection::open(target.at()).map_err(sql)?;
     conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;").map_err(sql)?;
     conn.execute_batch(SCHEMA_SQL).map_err(sql)?;
     Ok(conn)
