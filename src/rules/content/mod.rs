@@ -39,8 +39,11 @@ pub struct ContentRule {
     pub pattern: &'static str,
     /// Tools the rule applies to; empty means every tool.
     pub tools: &'static [&'static str],
-    /// Dialects the rule applies to; empty means every dialect.
-    pub formats: &'static [Dialect],
+    /// Dialects the rule applies to; empty means every dialect. Serialized
+    /// as `formats`: the key of `falseok rules --format json` is a versioned
+    /// contract (`tests/golden/rules.json`), kept when the field was renamed.
+    #[serde(rename = "formats")]
+    pub dialects: &'static [Dialect],
     /// How sure a match is that the call failed.
     pub precision: Precision,
     /// Which results the rule reads (`Reads`): every result, or only the
