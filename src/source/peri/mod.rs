@@ -9,9 +9,11 @@
 //! Split along its seams: `format` (what the format is and how it is
 //! recognised: the registry entry and the adapter), `reader` (the SQL and the
 //! rows: reading them in order, parsing them on other threads, assembling
-//! sessions) and `message` (decoding one stored message into calls and
-//! results).
+//! sessions), `message` (decoding one stored message into calls and
+//! results, with serde) and `fast` (the serde-free reading of the usual
+//! rows, held to the serde path's answers by its tests).
 
+mod fast;
 mod format;
 mod message;
 mod reader;
