@@ -29,7 +29,6 @@ pub(crate) mod openhands_app;
 pub(crate) mod otel;
 mod owners;
 pub(crate) mod pi;
-pub(crate) mod qwen;
 pub(crate) mod record;
 mod writer;
 
@@ -128,7 +127,7 @@ pub(crate) static IMPORTERS: &[&dyn Importer] = &[
     &cline::Roo,
     &continue_dev::Continue,
     &copilot::Copilot,
-    &qwen::Qwen,
+    &gemini::qwen::Qwen,
     &pi::Pi,
     &kiro::Kiro,
     &aider::Aider,

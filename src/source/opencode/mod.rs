@@ -11,6 +11,12 @@
 //!
 //! Parts are read in (session, message, part) id order (ids are
 //! time-ascending) by the shared session loop (`rows::stream_by_session`).
+//!
+//! A family: its forks (`kilo`) keep opencode's schema and are read by its
+//! reader (`read_as`), judged as their own dialect. A fork's databases have
+//! opencode's tables too, so opencode claims a database only when none of
+//! its forks (`FORKS`) does: the one place the family is told apart.
+//! Adding a fork is a file here, a row in `FORKS` and one in `ADAPTERS`.
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
@@ -20,7 +26,13 @@ use super::rows::{SessionIndex, Stream, emit, epoch_time, id_of, opt_int, parse_
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, ToolResult};
 
+pub(crate) mod kilo;
+
 pub(crate) struct Opencode;
+
+/// opencode's forks: each matches opencode's tables and a mark of its own
+/// (Kilo: the file's name), and its databases are its own, not opencode's.
+static FORKS: &[&dyn Adapter] = &[&kilo::Kilo];
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::OPENCODE,
@@ -43,9 +55,17 @@ impl Adapter for Opencode {
         &INFO
     }
 
-    /// opencode's tables, in a database not named as Kilo names its own.
+    /// opencode's tables, in a database none of its forks claims.
     fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
-        Ok(!super::kilo::named_kilo(s) && has_tables(s)?)
+        if !has_tables(s)? {
+            return Ok(false);
+        }
+        for fork in FORKS {
+            if fork.matches(s)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     fn forced(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
