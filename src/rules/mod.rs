@@ -17,6 +17,7 @@ mod plan;
 mod prefilter;
 pub mod reasons;
 pub mod registry;
+mod table;
 pub mod tools;
 
 use std::sync::LazyLock;

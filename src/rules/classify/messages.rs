@@ -764,7 +764,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "qwen-subagent-cut-short",
-        pattern: crate::rules::content::QWEN_SUBAGENT_NO_REPORT,
+        pattern: crate::rules::table::QWEN_SUBAGENT_NO_REPORT,
         tools: &["agent", "task"],
         dialects: &[Dialect::QWEN],
         category: C::ServerError,

@@ -64,7 +64,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "shell-parse-error",
-        pattern: super::content::SHELL_PARSE_ERROR,
+        pattern: super::table::SHELL_PARSE_ERROR,
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
@@ -147,7 +147,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
 
 /// The parts of the table, in registry order (first match wins).
 const PARTS: &[&[ClassRule]] = &[messages::RULES, environment::RULES];
-const ALL: [ClassRule; super::registry::total(PARTS)] = super::registry::concat(PARTS);
+const ALL: [ClassRule; super::table::total(PARTS)] = super::table::concat(PARTS);
 
 /// Every classification rule, in registry order (see the module header).
 pub static CLASS_RULES: &[ClassRule] = &ALL;

@@ -176,7 +176,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "qwen-subagent-no-report",
-        pattern: super::QWEN_SUBAGENT_NO_REPORT,
+        pattern: crate::rules::table::QWEN_SUBAGENT_NO_REPORT,
         tools: &["agent", "task"],
         dialects: &[Dialect::QWEN],
         precision: Precision::High,

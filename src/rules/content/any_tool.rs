@@ -1,6 +1,7 @@
 //! Content rules, in registry order: what any tool's own text says, and shell pipelines whose status is the last command's.
 
-use super::{ContentRule, SHELL_PARSE_ERROR};
+use super::ContentRule;
+use crate::rules::table::SHELL_PARSE_ERROR;
 use crate::rules::{Precision, Reads};
 
 pub(super) const RULES: &[ContentRule] = &[
