@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 
+use super::INFO;
 use super::fast::parse_long_result;
-use super::format::INFO;
 use super::message::parse_message;
 use crate::model::{Event, Malformed, Session, TEXT_CAP};
 use crate::source::rows::{SessionIndex, pick_query, text_of};
