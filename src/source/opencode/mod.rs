@@ -183,6 +183,32 @@ mod tests {
         assert!(parse(r#"{"type":"text","text":"\"tool\""}"#).is_empty());
     }
 
+    /// A database of the family's schema is a fork's when the fork's mark
+    /// is on it (Kilo: its name), else opencode's: the parent steps aside
+    /// for each of its `FORKS`, so no database is claimed by two.
+    #[test]
+    fn the_parent_steps_aside_for_its_forks() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE session (id, parent_id); CREATE TABLE message (id, session_id, data);
+             CREATE TABLE part (id, message_id, session_id, time_created, data);",
+        )
+        .unwrap();
+        for (name, want) in
+            [("opencode.db", "opencode"), ("copy.db", "opencode"), ("kilo.db", "kilo"), ("kilo-dev.db", "kilo")]
+        {
+            let path = std::path::Path::new("/nowhere").join(name);
+            let schema = Schema::at(&conn, &path);
+            let claims: Vec<&str> = std::iter::once(&Opencode as &dyn Adapter)
+                .chain(FORKS.iter().copied())
+                .filter(|a| a.matches(&schema).unwrap())
+                .map(|a| a.info().name())
+                .collect();
+            assert_eq!(claims, [want], "{name}");
+            assert_eq!(crate::source::detect(&path, &conn).unwrap().as_str(), want, "{name}");
+        }
+    }
+
     #[test]
     fn malformed() {
         let mut ev = vec![];
