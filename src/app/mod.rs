@@ -7,7 +7,6 @@ pub(crate) mod export;
 pub(crate) mod guard;
 pub(crate) mod hint;
 pub(crate) mod import;
-pub(crate) mod increment;
 pub(crate) mod listings;
 pub(crate) mod located;
 pub(crate) mod merge;

@@ -75,7 +75,7 @@ impl Importer for Claude {
         // Qwen Code writes `uuid`/`sessionId` records too, but its messages
         // are Gemini-shaped (`message.parts`) and its results
         // `toolCallResult`: not Claude Code's, whatever else they share.
-        !super::qwen::is_qwen_record(v) && Self::claims(v)
+        !super::gemini::qwen::is_qwen_record(v) && Self::claims(v)
     }
 
     fn run(&self) -> Box<dyn ImportRun> {

@@ -28,7 +28,6 @@ pub(crate) mod openhands;
 pub(crate) mod openhands_app;
 pub(crate) mod otel;
 pub(crate) mod pi;
-pub(crate) mod qwen;
 mod store;
 
 pub(crate) use files::*;
@@ -125,7 +124,7 @@ pub(crate) static IMPORTERS: &[&dyn Importer] = &[
     &cline::Roo,
     &continue_dev::Continue,
     &copilot::Copilot,
-    &qwen::Qwen,
+    &gemini::qwen::Qwen,
     &pi::Pi,
     &kiro::Kiro,
     &aider::Aider,

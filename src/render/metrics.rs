@@ -289,13 +289,13 @@ pub fn rules_fingerprint() -> String {
         feed(r.id);
         feed(r.pattern);
         r.tools.iter().for_each(|t| feed(t));
-        feed(&format!("{:?}{:?}{:?}", r.formats, r.precision, r.reads));
+        feed(&format!("{:?}{:?}{:?}", r.dialects, r.precision, r.reads));
     }
     for r in CLASS_RULES.iter().chain(EXIT_CLASS_RULES) {
         feed(r.id);
         feed(r.pattern);
         r.tools.iter().for_each(|t| feed(t));
-        feed(&format!("{:?}{}", r.formats, r.category.as_str()));
+        feed(&format!("{:?}{}", r.dialects, r.category.as_str()));
     }
     format!("{h:016x}")
 }

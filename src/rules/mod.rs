@@ -17,6 +17,7 @@ mod plan;
 mod prefilter;
 pub mod reasons;
 pub mod registry;
+mod table;
 pub mod tools;
 
 use std::sync::LazyLock;
@@ -616,7 +617,7 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
         None if shell_ok() && http::is_request(r.input) => {
             let reply = http::failed_reply_to(r.input, &head)?;
             let rule = CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
-                c.reads == Reads::HttpReplies && in_dialect(c.formats, dialect) && re.is_match(&reply)
+                c.reads == Reads::HttpReplies && in_dialect(c.dialects, dialect) && re.is_match(&reply)
             })?;
             return Some(rule.0);
         }

@@ -78,16 +78,16 @@ impl ToolPlan {
         let content = indexes(
             &mut |i| {
                 let r = &CONTENT_RULES[i];
-                in_scope(r.tools, tool) && in_dialect(r.formats, dialect) && reads_class(r, class)
+                in_scope(r.tools, tool) && in_dialect(r.dialects, dialect) && reads_class(r, class)
             },
             CONTENT_RULES.len(),
         );
         let classify = indexes(
-            &mut |i| in_scope(CLASS_RULES[i].tools, tool) && in_dialect(CLASS_RULES[i].formats, dialect),
+            &mut |i| in_scope(CLASS_RULES[i].tools, tool) && in_dialect(CLASS_RULES[i].dialects, dialect),
             CLASS_RULES.len(),
         );
         let exit_classify = indexes(
-            &mut |i| in_scope(EXIT_CLASS_RULES[i].tools, tool) && in_dialect(EXIT_CLASS_RULES[i].formats, dialect),
+            &mut |i| in_scope(EXIT_CLASS_RULES[i].tools, tool) && in_dialect(EXIT_CLASS_RULES[i].dialects, dialect),
             EXIT_CLASS_RULES.len(),
         );
         ToolPlan { class, content, classify, exit_classify, gate: std::cell::OnceCell::new() }

@@ -13,35 +13,6 @@ use super::findings::{FINDING_RULES, FindingInfo};
 use super::reasons::{JUDGE_REASONS, JudgeReasonInfo};
 use super::tools::{SHELL_TOOLS, TOOL_ROLES, ToolRole};
 
-/// How many rows the parts of a table hold together (see `concat`).
-pub(super) const fn total<T>(parts: &[&[T]]) -> usize {
-    let (mut n, mut i) = (0, 0);
-    while i < parts.len() {
-        n += parts[i].len();
-        i += 1;
-    }
-    n
-}
-
-/// The rows of a table kept in several files, in order, as one array: a
-/// table's order is its meaning (first match wins), so the parts are
-/// joined at compile time, not at start-up.
-pub(super) const fn concat<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
-    assert!(N > 0 && total(parts) == N, "N is the parts' total length");
-    let mut out = [parts[0][0]; N];
-    let (mut k, mut i) = (0, 0);
-    while i < parts.len() {
-        let mut j = 0;
-        while j < parts[i].len() {
-            out[k] = parts[i][j];
-            k += 1;
-            j += 1;
-        }
-        i += 1;
-    }
-    out
-}
-
 /// Every rule table, by the name `rules --format json` gives it.
 #[derive(Debug, Serialize)]
 pub struct Registry {

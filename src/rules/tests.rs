@@ -30,7 +30,7 @@ fn every_content_rule_has_examples_that_behave() {
         assert!(!rule.fires_on.is_empty(), "{} has no positive example", rule.id);
         assert!(!rule.ignores.is_empty(), "{} has no negative example", rule.id);
         let tool = sample_tool(rule.tools);
-        let dialect = sample_dialect(rule.formats);
+        let dialect = sample_dialect(rule.dialects);
         let re = Regex::new(rule.pattern).unwrap();
         let masking = masked::Masking {
             earlier: true,
@@ -227,7 +227,7 @@ fn every_class_rule_is_first_on_its_examples() {
         assert!(!rule.fires_on.is_empty(), "{} has no positive example", rule.id);
         assert!(!rule.ignores.is_empty(), "{} has no negative example", rule.id);
         let tool = sample_tool(rule.tools);
-        let dialect = sample_dialect(rule.formats);
+        let dialect = sample_dialect(rule.dialects);
         let re = Regex::new(rule.pattern).unwrap();
         for text in rule.fires_on {
             let got = first_class(dialect, tool, text).map(|r| r.id);
@@ -397,7 +397,7 @@ fn format_scope_limits_rules() {
 
 #[test]
 fn every_scope_names_a_dialect_falseok_reads() {
-    let scopes = CONTENT_RULES.iter().map(|r| (r.id, r.formats)).chain(CLASS_RULES.iter().map(|r| (r.id, r.formats)));
+    let scopes = CONTENT_RULES.iter().map(|r| (r.id, r.dialects)).chain(CLASS_RULES.iter().map(|r| (r.id, r.dialects)));
     for (id, scope) in scopes {
         for d in scope {
             assert_eq!(Dialect::from_name(d.as_str()), Some(*d), "{id}: unknown dialect {d}");

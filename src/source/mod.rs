@@ -7,7 +7,6 @@ pub(crate) mod cursor;
 pub(crate) mod falseok;
 pub(crate) mod goose;
 pub(crate) mod json;
-pub(crate) mod kilo;
 pub(crate) mod langgraph;
 pub(crate) mod llm;
 pub(crate) mod open;
@@ -142,7 +141,7 @@ pub(crate) static ADAPTERS: &[&dyn Adapter] = &[
     &peri::Peri,
     &crush::Crush,
     &opencode::Opencode,
-    &kilo::Kilo,
+    &opencode::kilo::Kilo,
     &goose::Goose,
     &llm::Llm,
     &falseok::Falseok,

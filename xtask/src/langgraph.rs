@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use rmpv::Value as M;
 
-use crate::samples::hex;
+use crate::util::hex;
 
 fn pack(v: &M) -> Vec<u8> {
     let mut b = Vec::new();

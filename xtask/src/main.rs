@@ -22,6 +22,7 @@ mod peri;
 mod qwen;
 mod rng;
 mod samples;
+mod util;
 mod zed;
 
 use std::collections::BTreeMap;

@@ -13,7 +13,6 @@
 //! built by the `sqlite3` shell from their SQL text; `tests/cli/adapters.rs`
 //! checks that each scans the same as its SQL.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::peri::{PeriScenario, generate_peri};
@@ -37,17 +36,6 @@ pub const SAMPLES: &[(&str, Make)] = &[
     ("langgraph.sql", Make::Sql(crate::langgraph::langgraph_sql)),
     ("zed.sql", Make::Sql(crate::zed::zed_sql)),
 ];
-
-/// An SQL blob literal, `X'…'`, of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 2 + 3);
-    s.push_str("X'");
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s.push('\'');
-    s
-}
 
 /// The repository's `sample-traces/` folder, wherever cargo was run from.
 pub fn sample_dir() -> PathBuf {
@@ -183,11 +171,5 @@ mod tests {
         write(dir.path(), &[sample("zed.sql")], &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains("zed.sql: CHANGED") && out.contains("sqlite3 ") && out.contains("zed.db <"), "{out}");
-    }
-
-    #[test]
-    fn hex_is_an_sql_blob_literal() {
-        assert_eq!(hex(&[0x00, 0xab, 0x10]), "X'00ab10'");
-        assert_eq!(hex(&[]), "X''");
     }
 }

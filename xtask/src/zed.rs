@@ -3,7 +3,7 @@
 //! text. `cargo xtask samples` writes the SQL; the `.db` is built from it with
 //! `sqlite3 sample-traces/zed.db < sample-traces/zed.sql`.
 
-use crate::samples::hex;
+use crate::util::hex;
 
 /// A thread compressed by the zstd CLI (level 3, as Zed writes), not by
 /// ruzstd: made with

@@ -182,7 +182,7 @@ fn after(agent: GuardAgent, o: &Map<String, Value>) -> Outcome {
                 Some(c) => gemini_text(c),
                 None => response_text(response),
             };
-            let exit_code = crate::import::qwen::exit_code(&text);
+            let exit_code = crate::import::gemini::qwen::exit_code(&text);
             Outcome { text, flag: Some(false), exit_code }
         }
     }

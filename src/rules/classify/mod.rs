@@ -25,8 +25,11 @@ pub struct ClassRule {
     pub pattern: &'static str,
     /// Tools the rule applies to; empty means every tool.
     pub tools: &'static [&'static str],
-    /// Dialects the rule applies to; empty means every dialect.
-    pub formats: &'static [Dialect],
+    /// Dialects the rule applies to; empty means every dialect. Serialized
+    /// as `formats`: the key of `falseok rules --format json` is a versioned
+    /// contract (`tests/golden/rules.json`), kept when the field was renamed.
+    #[serde(rename = "formats")]
+    pub dialects: &'static [Dialect],
     /// The category of the failures the rule matches.
     pub category: Category,
     /// A short human label shown next to the category (the "reason").
@@ -49,7 +52,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
         id: "command-not-found",
         pattern: r"(?m)(?:^|: )(?:command not found|not found)\s*$|^[^\n:]{1,200}: No module named [\w.]+\s*$|^(?:bash|sh|zsh): .{1,80}: command not found|executable file not found in \$PATH|is not recognized as an internal or external command|is not recognized as (?:the|a) name of a cmdlet|no se reconoce como nombre de un cmdlet|^Exit code:? 127\s*$|^Exit Code: 127\s*$|^\[\d+\][+-]?\s+Exit 127\s",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         category: C::NotFound,
         label: "command not found",
         fires_on: &[
@@ -61,9 +64,9 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "shell-parse-error",
-        pattern: super::content::SHELL_PARSE_ERROR,
+        pattern: super::table::SHELL_PARSE_ERROR,
         tools: &[],
-        formats: &[],
+        dialects: &[],
         category: C::InvalidParamValue,
         label: "shell could not parse the command",
         fires_on: &[
@@ -76,7 +79,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
         id: "killed-by-time-limit",
         pattern: r"(?m)(?:^|^JSON envelope error: )(?:command timed out after \d+ milliseconds|Command was automatically cancelled because it exceeded the timeout|shell tool terminated command after exceeding timeout|Command timed out after \d|<command with (?:sessionId|shellId): \S+ is still running after \d+ seconds)|\(Command timed out after \d+ ?ms\)",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         category: C::Timeout,
         label: "killed by the tool's time limit",
         fires_on: &[
@@ -89,7 +92,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
         id: "crush-killed-by-time-limit",
         pattern: r"(?m)^Command was aborted before completion",
         tools: &[],
-        formats: &[Dialect::CRUSH],
+        dialects: &[Dialect::CRUSH],
         category: C::Timeout,
         label: "aborted by the tool's time limit",
         fires_on: &["Running `target/debug/server`\n\nCommand was aborted before completion\n\nExit code 1"],
@@ -99,7 +102,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
         id: "command-interrupted",
         pattern: r"(?m)^Command was aborted before completion|^aborted by user|\(Command was aborted\)",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         category: C::UserRejected,
         label: "command interrupted",
         fires_on: &["Wall time: 3.1 seconds\naborted by user\nExit code 130", "(Command was aborted)\nExit code 130"],
@@ -109,7 +112,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
         id: "build-failed",
         pattern: r"(?m)error\[E\d{4}\]|\berror TS\d{4,5}:|^\s*(?:File \S+, line \d+\n(?:.*\n){0,3})?(?:SyntaxError|IndentationError|TabError): |^error: could not compile|\bCompilation failed\b|^BUILD FAILED\b|\bBuild failed\b|\berror CS\d{4}:|^\S+\.(?:go|c|cc|cpp|h|hpp|java|kt|swift|rs|ts|tsx|js|jsx|py)[:(]\d+(?:[:,]\d+)?\)?:? error:|\bFailed to compile\b|^Failed to type check\.|^Type error: |\bcompilation terminated\b|\bFAIL\s+\S+ \[build failed\]",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         category: C::BuildFailed,
         label: "build or type check failed",
         fires_on: &[
@@ -128,7 +131,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
         id: "tests-failed",
         pattern: r"(?m)^test result: FAILED|^FAILED [\w./-]+(?:::|\.py)|^=+ (?:.*\b)?\d+ failed\b|^Tests?: +\d+ failed|^--- FAIL: |^FAIL\s+\S|^\s*\d+ (?:failing|failed)\b|^Ran \d+ tests? in [\d.]+s\s*\n+FAILED \(|^Tests run: \d+, Failures: [1-9]|\b\d+ examples?, [1-9]\d* failures?\b",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         category: C::TestsFailed,
         label: "tests failed",
         fires_on: &[
@@ -144,7 +147,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
 
 /// The parts of the table, in registry order (first match wins).
 const PARTS: &[&[ClassRule]] = &[messages::RULES, environment::RULES];
-const ALL: [ClassRule; super::registry::total(PARTS)] = super::registry::concat(PARTS);
+const ALL: [ClassRule; super::table::total(PARTS)] = super::table::concat(PARTS);
 
 /// Every classification rule, in registry order (see the module header).
 pub static CLASS_RULES: &[ClassRule] = &ALL;

@@ -1,6 +1,7 @@
 //! Content rules, in registry order: what any tool's own text says, and shell pipelines whose status is the last command's.
 
-use super::{ContentRule, SHELL_PARSE_ERROR};
+use super::ContentRule;
+use crate::rules::table::SHELL_PARSE_ERROR;
 use crate::rules::{Precision, Reads};
 
 pub(super) const RULES: &[ContentRule] = &[
@@ -9,7 +10,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "error-words",
         pattern: r"^(?:Error|ERROR|error)[ \t][^\n:]{1,80}:(?:\s|$)|^(?:[A-Z][A-Za-z]+ ){1,2}[Ee]rror: \S|^(?:Error|ERROR) (?:calling|invoking|executing|running|occurred|in|while|during|when|generating|getting|fetching|creating|processing|reading|writing|loading|sending|connecting|querying|parsing|updating|deleting|listing|saving|retrieving|searching|downloading|uploading)\b",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::Medium,
         reads: Reads::Verdicts,
         doc: "A tool's verdict that starts with `Error <words>:` or `Error <doing>`: `Error generating image: …`, \
@@ -29,7 +30,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "failed-to",
         pattern: r"^(?:Failed to|Unable to|Could not|Couldn't|Cannot|Can't|Can not) \S|^(?:Failed|FAILED|Failure)(?::| with | because | due to )",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::Medium,
         reads: Reads::Verdicts,
         doc: "A tool's verdict that starts by saying it could not do the thing: `Failed to …`, `Unable to …`, \
@@ -48,7 +49,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "failed-with-status",
         pattern: r"^[^\n]{0,120}?\b(?:failed|failure|errored|error)\b[^\n]{0,40}?\b(?:status|status code|code|HTTP)\s*[:=]?\s*[45]\d\d\b",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Verdicts,
         doc: "A first line that says the request failed with an HTTP error status: `Notification trigger failed with \
@@ -60,7 +61,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "exception-raised",
         pattern: r"^(?:Traceback \(most recent call last\):|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure|Fault)(?::\s|\()|[A-Z]\w+Exception\s*$|[A-Z]\w*(?:Disconnected|Timeout|Refused|Denied|Exceeded|Aborted|Interrupted|NotFound|Unavailable)\()",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Verdicts,
         doc: "A tool's result that is an exception: a traceback, `XxxError: …`, `XxxException(…)`, a repr such as \
@@ -80,7 +81,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "http-error-status",
         pattern: r"^(?:HTTP/\d(?:\.\d)?\s+)?[45]\d\d\s*(?:[-:]\s*)?(?:Client Error|Server Error|Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Not Acceptable|Request Timeout|Conflict|Gone|Precondition Failed|Payload Too Large|Unsupported Media Type|Unprocessable (?:Entity|Content)|Too Many Requests|Internal Server Error|Not Implemented|Bad Gateway|Service Unavailable|Gateway Timeout)\b|^(?:HTTP |HTTP error |Error |ERROR |error )\(?[45]\d\d\b|^(?:Status|HTTP status|Status code):?\s*[45]\d\d\b",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Verdicts,
         doc: "A tool's verdict that is an HTTP error status: `404 Client Error: Not Found for url: …`, \
@@ -97,7 +98,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "error-heading",
         pattern: r"^#{1,6}[ \t]*(?:[^\w\s]{1,3}[ \t]*)?(?:Error|ERROR|Errors|Failed|Failure|FAILED)\b",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::Medium,
         reads: Reads::Verdicts,
         doc: "A tool's Markdown verdict whose first heading says it failed: `### Error Querying the database`, \
@@ -109,7 +110,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "error-prefix-i18n",
         pattern: r"^(?:错误|錯誤|エラー|오류|에러|Fehler|FEHLER|Erreur|ERREUR|Erro|ERRO|Errore|ERRORE|Ошибка|ОШИБКА|Błąd|BŁĄD|Hata|HATA|Lỗi|LỖI|Fout|FOUT)\s?[:：]",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::Medium,
         reads: Reads::Any,
         doc: "`error-prefix` in the languages tools are written in: a result that starts with the word for error and \
@@ -133,7 +134,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "fetch-url-http-status",
         pattern: r"(?m)^(?:Notes: |Error: )?Failed to fetch URL \(HTTP [45]\d\d\)",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "A URL fetcher's verdict on an error reply, `Failed to fetch URL (HTTP <status>)`: the message many \
@@ -157,7 +158,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "error-words-i18n",
         pattern: r"^(?:错误|錯誤|失败|失敗|异常|異常|出错|出錯|エラー|오류|에러|실패|Fehler|FEHLER|Erreur|ERREUR|Échec|Echec|Erro|ERRO|Falha|Fallo|Falló)(?:[:：\s!！]|$)|^[^\n]{0,40}?(?:失败|失敗|出错|出錯|に失敗しました|できませんでした|실패했습니다|할 수 없습니다|fehlgeschlagen|a échoué|ha fallado|falhou)|^(?:Impossible de|Konnte nicht|Kann nicht|No se (?:pudo|puede)|Não foi possível|Não é possível|Error al|Error en) |^[^\n]{0,40}?不存在",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Verdicts,
         doc: "The same failure wording in the languages agents' users write: Chinese (`错误: …`, `SQL执行失败: …`, \
@@ -183,7 +184,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "agent-prose-failure",
         pattern: r"^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)\b[^\n]{0,160}?\b(?:error|errors|unable|not able|wasn't able|couldn't|could not|cannot|can't|failed)\b|^(?:It (?:looks|seems) like )?[Tt]here (?:was|has been) an? (?:error|issue|problem)\b|^An? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened)\b|^I (?:encountered|ran into|hit|got|received) an? (?:error|exception|issue|problem)\b|^I (?:cannot|can't|am unable to|was unable to|wasn't able to|was not able to|couldn't|could not|am not able to) (?:fulfill|complete|retrieve|fetch|access|obtain|provide|perform|process|connect|load|execute|run|proceed)\b",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::Medium,
         reads: Reads::Verdicts,
         doc: "A sub-agent used as a tool that reports, in its first sentence, that it failed: `An error occurred \
@@ -209,7 +210,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "unawaited-coroutine",
         pattern: r"^<coroutine object [\w.<>]+ at 0x[0-9a-fA-F]+>\s*$",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Verdicts,
         doc: "A Python tool that returned a coroutine it never awaited (`<coroutine object f at 0x…>`): the tool \
@@ -221,7 +222,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "http-error-reply",
         pattern: r"^HTTP error reply: ",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::HttpReplies,
         doc: "`curl` or `wget` exits 0 when the server answered, whatever it answered: a reply that is an error \
@@ -239,7 +240,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "masked-command-error",
         pattern: r"(?m)^(?:[\w./-]+: (?:line \d+: )?)?(?:[^\n:]{1,200}: )?(?:No such file or directory|Permission denied|command not found|No module named [\w.]+)\s*$|^(?:zsh|bash|sh|\(eval\):\d+): command not found: \S+\s*$",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "A command of a pipeline (`grep KEY .env | head -1`) whose own error reached the output (`grep: .env: \
@@ -257,7 +258,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "masked-option-refused",
         pattern: r"(?m)^(?:Output: |Stdout: )?[\w./-]+: (?:(?:illegal|invalid) option -- '?\S'?|unrecognized option '--?[\w=.-]+')\s*$",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "A command of a pipeline (`cat -A notes.md | head -20`) that refused an option and did not run, \
@@ -275,7 +276,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "masked-git-failure",
         pattern: r"(?m)^fatal: |^error: (?:failed to push some refs|Your local changes to the following files would be overwritten|pathspec '[^'\n]*' did not match|could not apply|cannot (?:pull|rebase|lock ref)|src refspec \S+ does not match any|The following untracked working tree files would be overwritten)|^ ! \[(?:remote )?rejected\] |^CONFLICT \([\w/ -]+\): |^Automatic merge failed",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "A git command that does work (`push`, `pull`, `merge`, `rebase`, `checkout`, `commit`) piped into a \
@@ -296,7 +297,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "shell-syntax-error",
         pattern: SHELL_PARSE_ERROR,
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "The shell could not parse the call's command line (`bash: syntax error near unexpected token \
@@ -311,7 +312,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "powershell-error-record-legacy",
         pattern: r"(?m)^[ \t]*\+ CategoryInfo[ \t]*: (?:ParserError|ObjectNotFound|InvalidArgument|InvalidOperation|PermissionDenied|ResourceUnavailable|OperationStopped|OperationTimeout|ReadError|WriteError|SyntaxError|InvalidData|InvalidType|MetadataError|SecurityError|ConnectionError|AuthenticationError|NotInstalled|NotImplemented|NotEnabled|DeviceError|OpenError|CloseError|ResourceExists|ResourceBusy|LimitsExceeded|QuotaExceeded|ProtocolError|InvalidResult|DeadlockDetected): [^\n]*\n[ \t]*\+ FullyQualifiedErrorId[ \t]*: \S",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::ShellOutput,
         doc: "Windows PowerShell 5.1's error record (its NormalView: the message, `At line:1 char:41` or its \
@@ -330,7 +331,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "powershell-error-record",
         pattern: r"(?m)^[A-Za-z][\w-]*: ?\r?\nLine \|\r?\n +\d+ \| ",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::ShellOutput,
         doc: "PowerShell 7's error record (`Get-ChildItem: ` then `Line |`, the failing line and its message): \
@@ -345,7 +346,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "shell-job-exited",
         pattern: r"(?m)^\[\d+\][+-]?\s+(?:Exit [1-9]\d*|Killed|Segmentation fault|Aborted)\s",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "bash's job control reporting that a command the call started in the background died \
@@ -357,7 +358,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "sole-error-output",
         pattern: crate::rules::masked::SOLE_ERROR,
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "A command whose whole output (one or two lines, the tool's framing aside) is its own error report \
@@ -375,7 +376,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "own-pkill-killed-shell",
         pattern: r"\A\s*(?:\((?:no output|empty)\)|<no output>|No output\.?)?\s*\z|(?m)^Output: \(empty\)\n(?:Error: \(none\)\n)?Exit Code: \(none\)\nSignal: (?:15|SIGTERM)\b",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "A shell call whose own `pkill -f PATTERN` killed the shell running it: `pkill -f` matches the \
@@ -394,7 +395,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "masked-program-error",
         pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,|^Failed to (?:compile|type check)\.|^Type error: |^> Build error occurred|^[ \t]*\^+[ \t]*(?:\n[ \t]*)*\n?[A-Z]\w*Error(?: \[\w+\])?: |^Node\.js v\d+\.\d+\.\d+[ \t]*$|^\[(?:[A-Z]\w*)?Error: |^hint: See PEP 668 for the detailed specification\.",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::MaskedPipelines,
         doc: "A build, install, deploy or test command piped into a filter (`npm run build 2>&1 | tail -50`) whose \
@@ -427,7 +428,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "marked-error",
         pattern: r"^(?:❌|⛔|🚫|✖️?|✗|❗)\s*(?:\*\*)?(?:Error|ERROR|Failed|FAILED|Failure|Could not|Couldn't|Cannot|Can't|Unable to|Fehler|Erreur|错误|失败|无法|エラー)\b",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Verdicts,
         doc: "A tool's verdict that opens with a failure mark and the word for it (`❌ Error: 503`, `✗ Failed: \
@@ -446,7 +447,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "failed-sentence",
         pattern: r"^(?:The )?[A-Z][\w-]*(?: [\w-]+){0,4} (?:failed|was unsuccessful|could not be completed)(?:[.:]\s*(?:Exception|Error|Reason|Details?|Cause)\b|:\s+\S|\s+(?:with (?:status|error|code|exception)|because|due to)\b)",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::Medium,
         reads: Reads::Verdicts,
         doc: "A tool's verdict that says in its first sentence that the work failed: `Database extraction \

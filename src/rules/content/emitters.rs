@@ -13,7 +13,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "mcp-fetch-failed",
         pattern: r"^Contents of \S+:\n<error>Page failed to be simplified from HTML</error>|^(?:<error>)?(?:Failed to fetch (?:robots\.txt )?\S+(?: - status code \d{3}\b|:\s|\s+due to a connection issue)|The sites? robots\.txt \(\S+\),? specifies that autonomous fetching of this page is not allowed|When fetching robots\.txt \(\S+\), received status \d+ so assuming that autonomous fetching is not allowed)",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "The MCP fetch server (modelcontextprotocol/servers, src/fetch) answers a page it could not get \
@@ -38,7 +38,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "mcp-sdk-error",
         pattern: r"^(?:Error executing tool \S+: )?Input validation error: \S|^Error executing tool \S+: \S|^Unknown tool: \S",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "The MCP SDKs' own answers for a call that failed: `Input validation error: <JSON Schema message>` \
@@ -57,7 +57,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "mcp-filesystem-each-failed",
         pattern: r"\A(?:[^\n]+: Error - [^\n]*(?:\n---\n|\s*\z))+\z",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "The MCP filesystem server's `read_multiple_files` answers each path with its text or \
@@ -73,7 +73,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "crewai-tool-error",
         pattern: r"^(?:I encountered an error while trying to use the tool\. This was the error: |I encountered an error: |You tried to use the tool \S+, but it doesn't exist\. You must use one of the following tools|Error: the Action Input is not a valid key, value dictionary\.|Error executing tool(?::|\. ))",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "CrewAI's own texts for a tool call that failed, handed to the agent as the tool's output \
@@ -96,7 +96,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "block-page",
         pattern: r"^(?:Attention Required! \| Cloudflare\s+)?Sorry, you have been blocked\b|^Access Denied\s*\n+\s*You don't have permission to access\b|^(?:Just a moment\.\.\.|Attention Required! \| Cloudflare)\s*\n(?:[^\n]*\n){0,6}?[^\n]*(?:Enable JavaScript and cookies to continue|Checking (?:if the site connection is secure|your browser)|you have been blocked)|\A(?:[^\n]*\n){0,3}?(?:📄\s*|Title:\s*|#{1,2}\s+)?(?:\*\*)?(?:Reddit - Please wait for verification|Attention Required! \| Cloudflare|Access to this page has been denied\.?|Verifying you are human\.[^\n]*)(?:\*\*)?[ \t]*(?:\n|\z)",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "A scraper or fetch tool that got the block page of a bot-protection service instead of the page: \
@@ -121,7 +121,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "node-fetch-failed",
         pattern: r"\A(?:[^\n]*\n){0,5}?(?:(?:[^#>\s\n][^\n]{0,59}? )?(?:[Ee]rror|[Ff]ailed)[^\n]{0,20}?: )?(?:TypeError: )?fetch failed[ \t]*(?:\n|\z)",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Replies,
         doc: "A custom tool whose request through Node's built-in `fetch` was rejected before any reply (DNS, \
@@ -144,7 +144,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "anthropic-sdk-api-error",
         pattern: r#"^(?:(?:Agent|API) (?:[Ee]rror|failed): )?[45]\d\d \{"type":"error","error":\{"type":"\w+""#,
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "The Anthropic SDKs' error message for a failed API request is the status, a space and the \
@@ -164,7 +164,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "pi-mcp-adapter-error",
         pattern: r#"^(?:Server "[^"\n]+" (?:not found\. Use mcp\(|not available \(last failed|not connected\b|requires OAuth authentication\b)|Tool "[^"\n]+" not found(?: on "[^"\n]+" after reconnect)?\.|Failed to call tool: )"#,
         tools: &[],
-        formats: &[Dialect::PI],
+        dialects: &[Dialect::PI],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "pi-mcp-adapter (npm, the MCP bridge for Pi) answers a call it could not make as ordinary text, \
@@ -183,7 +183,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "pi-subagent-failed",
         pattern: r"^(?:Subagent (?:produced no output\b|spawn limit reached\b|timed out after \d+ ?ms|completed without making edits for an implementation task)|Unknown agent: |Chain must have at least one step|Chain stopped at step \d+|Parallel: 0/\d+ succeeded|Agent (?:failed|error|aborted): |Max \d+ tasks\s*\z|Max parallel tasks is \d+\.|Too many (?:parallel )?tasks \(\d+\)\. Max(?:imum)? is \d+\.|Tasks mode (?:supports at most \d+ parallel tasks|requires at least one task)\.)",
         tools: &[],
-        formats: &[Dialect::PI],
+        dialects: &[Dialect::PI],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Pi's sub-agent tools (pi-subagents on npm, and the subagent extension of pi-mono's examples) \
@@ -207,7 +207,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "pi-web-access-all-failed",
         pattern: r"\A## Fetched URLs\n\n(?:- \S+: Error - [^\n]*\n)+(?:\n|\z)",
         tools: &[],
-        formats: &[Dialect::PI],
+        dialects: &[Dialect::PI],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "pi-web-access's `fetch_content` lists each URL with its content or `- <url>: Error - <why>`, and \
@@ -224,7 +224,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "langchain-community-tool-error",
         pattern: r#"^(?:(?:Arxiv|PubMed) exception: |File content was not updated because old content was not found|\{'error': [A-Za-z_]\w*\()"#,
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "langchain-community tools that return their failure as the tool's output: the arXiv and PubMed \
@@ -242,7 +242,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "python-exception-result",
         pattern: r#"\A\s*(?:[A-Z]\w*(?:Error|Exception)\((?:"[^\n]*"|'[^\n]*')\)|(?:KeyError|NameError|ModuleNotFoundError|ImportError|ZeroDivisionError|IndexError|AttributeError|TypeError|ValueError|FileNotFoundError): [^\n]*|Execution timed out\.?)\s*\z"#,
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "A Python tool that catches the exception and returns it as its whole output: \
@@ -262,7 +262,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "google-auth-required",
         pattern: r"^User authorization is required to access Google services for \S+\. Please complete the authorization flow",
         tools: &[],
-        formats: &[],
+        dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "google/adk-python's Google API tools (BigQuery, Spanner, the Google API toolsets) answer a call \

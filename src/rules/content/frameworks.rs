@@ -10,7 +10,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "langgraph-toolnode-error",
         pattern: r"(?m)^ ?Please fix your mistakes\.\s*$",
         tools: &[],
-        formats: &[Dialect::LANGGRAPH],
+        dialects: &[Dialect::LANGGRAPH],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "LangGraph's prebuilt ToolNode turns a tool's exception into `Error: <repr(e)>\\n Please fix your \
@@ -24,7 +24,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openai-agents-tool-error",
         pattern: r"^An error occurred while (?:running the tool|parsing tool arguments)\. Please try again",
         tools: &[],
-        formats: &[Dialect::OPENAI_AGENTS],
+        dialects: &[Dialect::OPENAI_AGENTS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "The Agents SDK's default failure function turns a tool's exception (or arguments that did not \
@@ -40,7 +40,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openai-agents-timeout",
         pattern: r"^Tool '[^']+' timed out after [\d.]+ seconds\.",
         tools: &[],
-        formats: &[Dialect::OPENAI_AGENTS],
+        dialects: &[Dialect::OPENAI_AGENTS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "A function tool that exceeded its timeout with the `error_as_result` behaviour: \
@@ -52,7 +52,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openai-agents-not-approved",
         pattern: r"(?m)^Tool execution was not approved\.",
         tools: &[],
-        formats: &[Dialect::OPENAI_AGENTS],
+        dialects: &[Dialect::OPENAI_AGENTS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "A call a human (or the approval policy) declined: `Tool execution was not approved.` (shell \
@@ -64,7 +64,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openai-agents-error-object",
         pattern: r#"^\{\s*"error"\s*:"#,
         tools: &[],
-        formats: &[Dialect::OPENAI_AGENTS],
+        dialects: &[Dialect::OPENAI_AGENTS],
         precision: Precision::Medium,
         reads: Reads::Any,
         doc: "For callers with an output schema the SDK wraps a tool failure as `{\"error\": \"<text>\"}`.",
@@ -75,7 +75,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openai-agents-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &["shell", "local_shell"],
-        formats: &[Dialect::OPENAI_AGENTS],
+        dialects: &[Dialect::OPENAI_AGENTS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "The shell tool's `outcome.exit_code`, stored apart from the output and presented as this line: \
@@ -88,7 +88,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "zed-terminal-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &["terminal"],
-        formats: &[Dialect::ZED],
+        dialects: &[Dialect::ZED],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Zed's terminal tool returns success (`is_error = false`) for `Command \"<cmd>\" failed with exit \
@@ -101,7 +101,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "zed-terminal-cut",
         pattern: r#"^(?:Command "(?s:.*?)" timed out\.|Command terminated unexpectedly\.|The user stopped this command\.|Command cancelled: user denied )"#,
         tools: &["terminal"],
-        formats: &[Dialect::ZED],
+        dialects: &[Dialect::ZED],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Zed's terminal tool also returns success when the command timed out, was killed, was stopped by \
@@ -119,7 +119,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "adk-error-response",
         pattern: r#"^\{"error":(?:"|\{)"#,
         tools: &[],
-        formats: &[Dialect::ADK],
+        dialects: &[Dialect::ADK],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "ADK answers with an `{\"error\": …}` response (no flag) when a FunctionTool misses mandatory \
@@ -135,7 +135,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "adk-status-error",
         pattern: r#"^\{(?:"[^"]*":(?:"(?:[^"\\]|\\.)*"|-?[\d.]+|true|false|null),)*"status":"error""#,
         tools: &[],
-        formats: &[Dialect::ADK],
+        dialects: &[Dialect::ADK],
         precision: Precision::Medium,
         reads: Reads::Any,
         doc: "The convention ADK's documentation teaches for tools: return `{\"status\": \"error\", \
@@ -148,7 +148,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "cursor-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &[],
-        formats: &[Dialect::CURSOR],
+        dialects: &[Dialect::CURSOR],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Cursor's terminal tool records `status: completed` for a command that exited non-zero; the exit \
@@ -162,7 +162,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openhands-still-running",
         pattern: r"(?m)^\[The command has no new output after \d+ seconds\.",
         tools: &[],
-        formats: &[Dialect::OPENHANDS],
+        dialects: &[Dialect::OPENHANDS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "An OpenHands command that printed nothing for the soft wait (exit code -1, still running): \
@@ -177,7 +177,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openhands-browser-error",
         pattern: r"(?m)^=+ BEGIN error message =+\s*$|^RootWebArea '[45]\d\d [A-Z][^'\n]*'",
         tools: &[],
-        formats: &[Dialect::OPENHANDS],
+        dialects: &[Dialect::OPENHANDS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "OpenHands' browser when the action failed: the page it returns holds a `BEGIN error message` block \
@@ -197,7 +197,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openhands-code-raised",
         pattern: r"(?m)^\w+(?:Error|Exception)\s+Traceback \(most recent call last\)",
         tools: &[],
-        formats: &[Dialect::OPENHANDS],
+        dialects: &[Dialect::OPENHANDS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "OpenHands' IPython cell whose code raised: the cell's output is IPython's traceback \
@@ -211,7 +211,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "otel-agents-sdk-tool-error",
         pattern: r"^An error occurred while running the tool\. Please try again\. Error: ",
         tools: &[],
-        formats: &[Dialect::OTEL],
+        dialects: &[Dialect::OTEL],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "The OpenAI Agents SDK's default `failure_error_function`: the tool raised, and the model is told so \
@@ -223,7 +223,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openhands-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &[],
-        formats: &[Dialect::OPENHANDS],
+        dialects: &[Dialect::OPENHANDS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "An OpenHands terminal command that exited non-zero: stored with `is_error: false` and the \
@@ -237,7 +237,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "cline-tool-failed",
         pattern: r"^(?:The tool execution failed with the following error:|Missing value for required parameter ')",
         tools: &[],
-        formats: &[Dialect::CLINE, Dialect::ROO],
+        dialects: &[Dialect::CLINE, Dialect::ROO],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Cline's `toolError` and `missingToolParameterError` texts, which the legacy XML protocol returns \
@@ -252,7 +252,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "cline-command-failed",
         pattern: r"(?m)^Command failed with exit code [1-9]\d*\.?\s*$",
         tools: &[],
-        formats: &[Dialect::CLINE, Dialect::ROO],
+        dialects: &[Dialect::CLINE, Dialect::ROO],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Cline's (and Roo Code's) execute_command returns `Command failed with exit code N.` and the \
@@ -268,7 +268,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "cline-subagent-failed",
         pattern: r"(?m)^Subagent results:\s*\n(?:[^\n]*\n){0,4}?Failed: [1-9]\d*\s*$",
         tools: &[],
-        formats: &[Dialect::CLINE, Dialect::ROO],
+        dialects: &[Dialect::CLINE, Dialect::ROO],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Cline's `use_subagents` reports its sub-agents as one result, `Subagent results:` with `Succeeded: N` \
@@ -280,7 +280,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "cline-user-denied",
         pattern: r"^The user denied this operation",
         tools: &[],
-        formats: &[Dialect::CLINE, Dialect::ROO],
+        dialects: &[Dialect::CLINE, Dialect::ROO],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Cline's `toolDenied` (and `toolDeniedWithFeedback`): the user declined the call.",
@@ -294,7 +294,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "roo-status-error",
         pattern: r#"^\{\s*"status"\s*:\s*"(?:error|denied)""#,
         tools: &[],
-        formats: &[Dialect::ROO],
+        dialects: &[Dialect::ROO],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Roo Code's failure JSON inside an unflagged tool_result: `{\"status\":\"error\",…}` when the tool \
@@ -309,7 +309,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "roo-repetition-limit",
         pattern: r"^Tool call repetition limit reached for ",
         tools: &[],
-        formats: &[Dialect::ROO],
+        dialects: &[Dialect::ROO],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Roo Code's guard against a call repeated too often, returned unflagged.",
@@ -320,7 +320,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "copilot-harness-wait",
         pattern: r"(?m)^<waiting for command with (?:sessionId|shellId): \S+ to exit timed out after \d+ seconds",
         tools: &["bash", "powershell"],
-        formats: &[Dialect::COPILOT],
+        dialects: &[Dialect::COPILOT],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "GitHub Copilot CLI's shell tools give up on a command at their time limit and answer `<waiting \
@@ -344,7 +344,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "copilot-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code [1-9]\d*>",
         tools: &[],
-        formats: &[Dialect::COPILOT],
+        dialects: &[Dialect::COPILOT],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "GitHub Copilot CLI's shell tools (`bash`, `powershell`, `read_bash`, …) return `success: true` \
@@ -362,7 +362,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "copilot-tool-refused",
         pattern: r"^File too large to read at once \(|(?m)^<error>No more content available\.</error>",
         tools: &[],
-        formats: &[Dialect::COPILOT],
+        dialects: &[Dialect::COPILOT],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Copilot CLI results stored as a success that returned nothing the agent asked for: `view` \
@@ -379,7 +379,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "pi-exit-code",
         pattern: r"(?m)^Command exited with code [1-9]\d*\s*$",
         tools: &[],
-        formats: &[Dialect::PI],
+        dialects: &[Dialect::PI],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Pi's bash tool ends a command that exited non-zero with `Command exited with code N` (and throws, \
@@ -392,7 +392,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "kiro-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &[],
-        formats: &[Dialect::KIRO],
+        dialects: &[Dialect::KIRO],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Kiro CLI's shell and use_aws tools return `status: success` whatever the command's exit status, \
@@ -405,7 +405,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "kiro-search-error",
         pattern: r#"^\{"error":"#,
         tools: &["glob", "grep"],
-        formats: &[Dialect::KIRO],
+        dialects: &[Dialect::KIRO],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Kiro CLI's glob and grep answer in JSON (`{\"filePaths\": …}`, `{\"numMatches\": …}`); a search \
@@ -420,7 +420,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "aider-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &["shell"],
-        formats: &[Dialect::AIDER],
+        dialects: &[Dialect::AIDER],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "A shell command aider ran that exited non-zero, which aider 0.52 and 0.53 record as `Command 'x' \
@@ -433,7 +433,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "aider-shell-error",
         pattern: r"(?m)^(?:Error occurred while running command |Error running command ')",
         tools: &["shell"],
-        formats: &[Dialect::AIDER],
+        dialects: &[Dialect::AIDER],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "A shell command aider agreed to run that could not run: `Error occurred while running command \
@@ -446,7 +446,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "continue-exit-code",
         pattern: r"(?m)^Exit code [1-9]\d*\s*$",
         tools: &[],
-        formats: &[Dialect::CONTINUE],
+        dialects: &[Dialect::CONTINUE],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "A Continue terminal command that resolved `done` with the status `Command failed with exit code N`: \
@@ -459,7 +459,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openai-agents-handoff-ignored",
         pattern: r"^Multiple handoffs detected, ignoring this one\.",
         tools: &[],
-        formats: &[Dialect::OPENAI_AGENTS],
+        dialects: &[Dialect::OPENAI_AGENTS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "The Agents SDK answers every handoff after the first of one turn with `Multiple handoffs detected, \
@@ -471,7 +471,7 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "openhands-command-not-run",
         pattern: r#"(?m)^\[?Your command "(?s:.*?)" is NOT executed\."#,
         tools: &[],
-        formats: &[Dialect::OPENHANDS],
+        dialects: &[Dialect::OPENHANDS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "OpenHands refuses a new command while the previous one still runs: `Your command \"…\" is NOT \

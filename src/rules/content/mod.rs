@@ -13,19 +13,8 @@ mod any_tool;
 mod emitters;
 mod frameworks;
 
-use super::{Precision, Reads};
+use super::{Precision, Reads, table};
 use crate::model::Dialect;
-
-/// The shell's own complaint that it could not parse the line it was
-/// given (`bash: syntax error near unexpected token`): a content rule
-/// (part of the command never ran) and, the same words, its category.
-pub const SHELL_PARSE_ERROR: &str = r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: syntax error(?: near unexpected token| in conditional|: unexpected end of file)";
-
-/// A Qwen Code sub-agent's whole answer is the sentence announcing what it
-/// was about to do: its work came back without its report. A content rule
-/// (`qwen-subagent-no-report`) and, the same words, its category.
-pub const QWEN_SUBAGENT_NO_REPORT: &str =
-    r"\A\s*(?:I'll|I will|Let me|Now let me|Now I'll|First, let me|I'm going to)\b[^\n]{0,240}[.:]\s*\z";
 
 /// One content rule. Patterns are anchored at the start of the result text
 /// (after leading whitespace) unless they say otherwise; a rule about the
@@ -39,8 +28,11 @@ pub struct ContentRule {
     pub pattern: &'static str,
     /// Tools the rule applies to; empty means every tool.
     pub tools: &'static [&'static str],
-    /// Dialects the rule applies to; empty means every dialect.
-    pub formats: &'static [Dialect],
+    /// Dialects the rule applies to; empty means every dialect. Serialized
+    /// as `formats`: the key of `falseok rules --format json` is a versioned
+    /// contract (`tests/golden/rules.json`), kept when the field was renamed.
+    #[serde(rename = "formats")]
+    pub dialects: &'static [Dialect],
     /// How sure a match is that the call failed.
     pub precision: Precision,
     /// Which results the rule reads (`Reads`): every result, or only the
@@ -62,7 +54,7 @@ pub const PERI_WRAPPER: &str = r"^Tool execution failed: [^ ]+ - ";
 /// The parts of the table, in registry order (first match wins): one file
 /// per family of rules.
 const PARTS: &[&[ContentRule]] = &[agents::RULES, frameworks::RULES, emitters::RULES, any_tool::RULES];
-const ALL: [ContentRule; super::registry::total(PARTS)] = super::registry::concat(PARTS);
+const ALL: [ContentRule; table::total(PARTS)] = table::concat(PARTS);
 
 /// Every content rule, in registry order.
 pub static CONTENT_RULES: &[ContentRule] = &ALL;

@@ -1,23 +1,14 @@
-//! Peri's registry entry and adapter: what the format is, how detection
-//! recognises it, and the questions the index asks of a grown database.
+//! Peri's adapter: how detection recognises the format (its registry
+//! entry, `INFO`, is in `peri/mod.rs`), and the questions the index asks of
+//! a grown database.
 
 use rusqlite::{Connection, OptionalExtension};
 
+use super::INFO;
 use super::reader::{read, thread_index};
-use crate::model::Dialect;
-use crate::source::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
+use crate::source::{Adapter, FormatInfo, ReadContext, ReadResult, Schema};
 
 pub(crate) struct Peri;
-
-pub(super) static INFO: FormatInfo = FormatInfo {
-    dialect: Dialect::PERI,
-    agent: "Peri Code",
-    product: "Peri Code",
-    signature: "tables `threads(id)` and `messages(message_id, thread_id, role, content)`",
-    flag: "`is_error` of the tool message or `tool_result` block (absent = false)",
-    locations: &[Location::Home(".peri/threads/threads.db")],
-    sample: "peri-postmortem.db",
-};
 
 impl Adapter for Peri {
     fn info(&self) -> &'static FormatInfo {

@@ -8,8 +8,9 @@ use std::collections::{BTreeMap, HashMap};
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 
-use super::format::INFO;
-use super::message::{parse_long_result, parse_message};
+use super::INFO;
+use super::fast::parse_long_result;
+use super::message::parse_message;
 use crate::model::{Event, Malformed, Session, TEXT_CAP};
 use crate::source::rows::{SessionIndex, pick_query, text_of};
 use crate::source::{ReadContext, ReadResult};

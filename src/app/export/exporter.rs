@@ -1,20 +1,21 @@
-//! `export`: one row per judged call, to a file, a folder of Hive-style
-//! day partitions, or stdout.
+//! The exporter: a visitor that writes each judged call as a row, to
+//! stdout, one file or a folder of day partitions, each file put in place
+//! only once whole. `export` opens one (`open`); `--incremental` names its
+//! files and takes them back unplaced (`finish_parts`).
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::output::{self, Pending, Written};
-use super::settings;
 use crate::aggregate::Filters;
+use crate::app::output::{self, Pending, Written};
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::error::{Error, Result};
 use crate::export::{self, CallRow, Origin, RowWriter};
 use crate::judge::JudgedSession;
 use crate::redact::Redaction;
-use crate::{SourceStart, Visitor};
+use crate::{ScanOptions, SourceStart, Visitor};
 
 /// Where rows go: stdout, one file, or one file per day partition. Files
 /// are written under a private name and renamed into place at the end
@@ -90,7 +91,7 @@ fn parquet_writer(_file: File, _path: &Path) -> Result<Box<dyn RowWriter>> {
     Err(no_parquet())
 }
 
-fn no_parquet() -> Error {
+pub(super) fn no_parquet() -> Error {
     Error::Usage(
         "--format parquet needs falseok built with Parquet support: cargo install --locked --path . --features parquet"
             .into(),
@@ -100,7 +101,7 @@ fn no_parquet() -> Error {
 pub(super) struct Exporter<'a> {
     sink: Sink<'a>,
     /// The name of a partition's file, without its extension: `part-00000`,
-    /// or per source and run for `--incremental` (src/app/increment.rs).
+    /// or per source and run for `--incremental` (`incremental`).
     pub(super) prefix: String,
     source: String,
     format: String,
@@ -147,7 +148,7 @@ impl Exporter<'_> {
 
     /// Finish every file, then put them all in place (partitions checked
     /// once more by the guard, in case a folder appeared meanwhile).
-    fn finish(self) -> Result<u64> {
+    pub(super) fn finish(self) -> Result<u64> {
         let (rows, whole) = self.finish_parts()?;
         for (_, pending) in whole {
             pending.commit()?;
@@ -197,13 +198,16 @@ impl Visitor for Exporter<'_> {
     }
 }
 
-pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &mut dyn Write) -> Result<()> {
-    let opts = settings::scan(&args.select)?;
-    let paths = crate::input::resolve(&args.select.paths)?;
-    if args.format == ExportFormat::Parquet && !cfg!(feature = "parquet") {
-        return Err(no_parquet());
-    }
-    let inputs = output::Inputs::new(&paths, &args.select.judging.tool_schemas);
+/// The exporter `args` ask for, writing to `out` or under `--out`; with
+/// the folder it made (for the caller to remove if the export fails while
+/// it is still empty) and, for `--incremental`, the partition folder it
+/// adds to.
+pub(super) fn open<'a>(
+    args: &ExportArgs,
+    out: &'a mut (dyn Write + Send),
+    inputs: &'a output::Inputs,
+    opts: &ScanOptions,
+) -> Result<(Exporter<'a>, Option<PathBuf>, Option<PathBuf>)> {
     let mut made_dir = None;
     let sink = match &args.out {
         None => {
@@ -213,18 +217,18 @@ pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &
             Sink::Stream(Box::new(export::ndjson::Writer(out)))
         }
         Some(path) if args.partition => {
-            let dir = output::guard(path, &inputs, Written::ExportDir, args.force)?;
+            let dir = output::guard(path, inputs, Written::ExportDir, args.force)?;
             if !dir.exists() {
                 std::fs::create_dir_all(&dir).map_err(|e| {
                     Error::input(path, format!("cannot create the folder: {}", output::write_problem(&e)))
                 })?;
                 made_dir = Some(dir.clone());
             }
-            let guard = PartGuard { inputs: &inputs, force: args.force };
+            let guard = PartGuard { inputs, force: args.force };
             Sink::Partitioned { dir, shown: path.clone(), format: args.format, guard, open: BTreeMap::new() }
         }
         Some(path) => {
-            let at = output::guard(path, &inputs, Written::Export, args.force)?;
+            let at = output::guard(path, inputs, Written::Export, args.force)?;
             let (pending, file) = Pending::beside(&at, path)?;
             Sink::File(Part::new(pending, file, args.format, path.clone())?)
         }
@@ -240,7 +244,7 @@ pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &
         }
         _ => None,
     };
-    let mut exporter = Exporter {
+    let exporter = Exporter {
         sink,
         prefix: "part-00000".to_string(),
         source: String::new(),
@@ -250,29 +254,5 @@ pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &
         rows: 0,
         failed: None,
     };
-    if let Some(dir) = incremental {
-        return super::increment::run(args, &opts, &paths, (&dir, &inputs), exporter, err);
-    }
-    let mut notes = Vec::new();
-    let rows = match crate::walk(&paths, &opts, &mut notes, &mut exporter) {
-        Ok(()) => exporter.finish(),
-        Err(e) => {
-            drop(exporter);
-            Err(e)
-        }
-    };
-    if rows.is_err()
-        && let Some(dir) = made_dir
-    {
-        // Only if still empty: the folder this export made for nothing.
-        let _ = std::fs::remove_dir(dir);
-    }
-    for note in &notes {
-        writeln!(err, "falseok: warning: {note}")?;
-    }
-    let rows = rows?;
-    if let Some(path) = &args.out {
-        writeln!(err, "falseok: exported {rows} calls to {}", crate::sanitize::one_line(&path.display().to_string()))?;
-    }
-    Ok(())
+    Ok((exporter, made_dir, incremental))
 }

@@ -27,6 +27,14 @@
 //! id); a call takes the id of the first later response of its name. The
 //! flag is the presence of `response.error`. Each checkpoint is a session
 //! `<project folder>/<file stem>`.
+//!
+//! A family: Qwen Code (`qwen`) is a fork of Gemini CLI. Its chats before
+//! 0.4 are this document with `qwen` messages, and its checkpoints are
+//! Gemini's, read by `checkpoint_of` as its own; Gemini's recognisers leave
+//! those to it (`qwen::is_legacy_chat`, `qwen::is_qwen_document`), the one
+//! place the two are told apart. The fork is listed after its parent in
+//! `IMPORTERS` (`falseok formats` keeps that order), so the parent's
+//! recogniser must step aside rather than the order deciding.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -37,6 +45,8 @@ use super::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
+
+pub(crate) mod qwen;
 
 pub(crate) struct Gemini;
 
@@ -60,13 +70,13 @@ impl Importer for Gemini {
     /// The metadata record, a rewind or an update, or a message (which has
     /// an `id`, and no `uuid` as Claude Code's lines have).
     fn recognise(&self, v: &Value) -> bool {
-        !super::qwen::is_legacy_chat(v) && self.claims(v)
+        !qwen::is_legacy_chat(v) && self.claims(v)
     }
 
     /// A chat before 0.4 of Qwen Code, a fork that kept this document
     /// (with `qwen` messages), is left to Qwen Code's importer.
     fn recognise_document(&self, path: &Path, doc: &Value) -> bool {
-        !super::qwen::is_qwen_document(path, doc) && self.recognise(doc)
+        !qwen::is_qwen_document(path, doc) && self.recognise(doc)
     }
 
     fn run(&self) -> Box<dyn ImportRun> {

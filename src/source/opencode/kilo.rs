@@ -13,8 +13,9 @@
 
 use rusqlite::Connection;
 
-use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema, opencode};
 use crate::model::Dialect;
+use crate::source::opencode;
+use crate::source::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 
 pub(crate) struct Kilo;
 

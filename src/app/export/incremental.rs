@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::export::Exporter;
-use super::output::{self, Inputs, Pending, Written};
+use super::exporter::Exporter;
+use crate::app::output::{self, Inputs, Pending, Written};
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::error::{Error, Result};
 use crate::index::{self, AppendMark, FileMark};

@@ -11,6 +11,12 @@
 //!
 //! Parts are read in (session, message, part) id order (ids are
 //! time-ascending) by the shared session loop (`rows::stream_by_session`).
+//!
+//! A family: its forks (`kilo`) keep opencode's schema and are read by its
+//! reader (`read_as`), judged as their own dialect. A fork's databases have
+//! opencode's tables too, so opencode claims a database only when none of
+//! its forks (`FORKS`) does: the one place the family is told apart.
+//! Adding a fork is a file here, a row in `FORKS` and one in `ADAPTERS`.
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
@@ -20,7 +26,13 @@ use super::rows::{SessionIndex, Stream, emit, epoch_time, id_of, opt_int, parse_
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, ToolResult};
 
+pub(crate) mod kilo;
+
 pub(crate) struct Opencode;
+
+/// opencode's forks: each matches opencode's tables and a mark of its own
+/// (Kilo: the file's name), and its databases are its own, not opencode's.
+static FORKS: &[&dyn Adapter] = &[&kilo::Kilo];
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::OPENCODE,
@@ -43,9 +55,17 @@ impl Adapter for Opencode {
         &INFO
     }
 
-    /// opencode's tables, in a database not named as Kilo names its own.
+    /// opencode's tables, in a database none of its forks claims.
     fn matches(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
-        Ok(!super::kilo::named_kilo(s) && has_tables(s)?)
+        if !has_tables(s)? {
+            return Ok(false);
+        }
+        for fork in FORKS {
+            if fork.matches(s)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     fn forced(&self, s: &Schema<'_>) -> rusqlite::Result<bool> {
@@ -161,6 +181,32 @@ mod tests {
         let running = parse(r#"{"type":"tool","callID":"c3","tool":"bash","state":{"status":"running","input":{}}}"#);
         assert_eq!(running.len(), 1, "a running call has no result");
         assert!(parse(r#"{"type":"text","text":"\"tool\""}"#).is_empty());
+    }
+
+    /// A database of the family's schema is a fork's when the fork's mark
+    /// is on it (Kilo: its name), else opencode's: the parent steps aside
+    /// for each of its `FORKS`, so no database is claimed by two.
+    #[test]
+    fn the_parent_steps_aside_for_its_forks() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE session (id, parent_id); CREATE TABLE message (id, session_id, data);
+             CREATE TABLE part (id, message_id, session_id, time_created, data);",
+        )
+        .unwrap();
+        for (name, want) in
+            [("opencode.db", "opencode"), ("copy.db", "opencode"), ("kilo.db", "kilo"), ("kilo-dev.db", "kilo")]
+        {
+            let path = std::path::Path::new("/nowhere").join(name);
+            let schema = Schema::at(&conn, &path);
+            let claims: Vec<&str> = std::iter::once(&Opencode as &dyn Adapter)
+                .chain(FORKS.iter().copied())
+                .filter(|a| a.matches(&schema).unwrap())
+                .map(|a| a.info().name())
+                .collect();
+            assert_eq!(claims, [want], "{name}");
+            assert_eq!(crate::source::detect(&path, &conn).unwrap().as_str(), want, "{name}");
+        }
     }
 
     #[test]

@@ -39,9 +39,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::branches::Branches;
-use super::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
 use crate::error::{Error, Result};
+use crate::import::branches::Branches;
+use crate::import::{ImportRun, Importer, LineReader, ResultRow, SessionRow, Writer};
 use crate::model::Dialect;
 use crate::source::{FormatInfo, Location};
 
@@ -92,7 +92,7 @@ fn is_side_file_here(path: &Path) -> bool {
 /// Is the JSON document `doc` at `path` Qwen Code's: a chat from before
 /// 0.4, or a Gemini-shaped `/chat save` checkpoint kept under `.qwen`?
 pub(crate) fn is_qwen_document(path: &Path, doc: &Value) -> bool {
-    is_legacy_chat(doc) || (under_qwen_home(path) && super::gemini::is_checkpoint(doc))
+    is_legacy_chat(doc) || (under_qwen_home(path) && super::is_checkpoint(doc))
 }
 
 /// A chat of Qwen Code before 0.4: Gemini CLI's document, whose model
@@ -123,7 +123,7 @@ impl Importer for Qwen {
     /// Side files, and the JSON documents of `~/.qwen` (chats before 0.4,
     /// Gemini-shaped checkpoints), whatever their first line looks like.
     fn claims_file(&self, path: &Path) -> bool {
-        is_side_file_here(path) || (under_qwen_home(path) && super::is_json_document(path))
+        is_side_file_here(path) || (under_qwen_home(path) && crate::import::is_json_document(path))
     }
 
     fn run(&self) -> Box<dyn ImportRun> {
@@ -144,12 +144,10 @@ impl ImportRun for Qwen {
             w.stats.skipped += 1;
             return Ok(());
         }
-        if super::is_json_document(path) {
+        if crate::import::is_json_document(path) {
             // A checkpoint holds calls; a chat from before 0.4 never did.
-            match super::read_document(path, &mut w.stats)? {
-                Some(doc) if super::gemini::is_checkpoint(&doc) => {
-                    super::gemini::checkpoint_of(AGENT, path, &doc, w).map_err(sql)?
-                }
+            match crate::import::read_document(path, &mut w.stats)? {
+                Some(doc) if super::is_checkpoint(&doc) => super::checkpoint_of(AGENT, path, &doc, w).map_err(sql)?,
                 _ => w.stats.skipped += 1,
             }
             return Ok(());

@@ -1,0 +1,44 @@
+//! What the rule tables share, a leaf below them: the joining of a table
+//! kept in several files (`concat`), and the patterns that are both a
+//! content rule and a category. The registry only lists the tables, and
+//! the content and classification tables import neither each other nor it.
+
+/// The shell's own complaint that it could not parse the line it was
+/// given (`bash: syntax error near unexpected token`): a content rule
+/// (part of the command never ran) and, the same words, its category.
+pub(super) const SHELL_PARSE_ERROR: &str = r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: syntax error(?: near unexpected token| in conditional|: unexpected end of file)";
+
+/// A Qwen Code sub-agent's whole answer is the sentence announcing what it
+/// was about to do: its work came back without its report. A content rule
+/// (`qwen-subagent-no-report`) and, the same words, its category.
+pub(super) const QWEN_SUBAGENT_NO_REPORT: &str =
+    r"\A\s*(?:I'll|I will|Let me|Now let me|Now I'll|First, let me|I'm going to)\b[^\n]{0,240}[.:]\s*\z";
+
+/// How many rows the parts of a table hold together (see `concat`).
+pub(super) const fn total<T>(parts: &[&[T]]) -> usize {
+    let (mut n, mut i) = (0, 0);
+    while i < parts.len() {
+        n += parts[i].len();
+        i += 1;
+    }
+    n
+}
+
+/// The rows of a table kept in several files, in order, as one array: a
+/// table's order is its meaning (first match wins), so the parts are
+/// joined at compile time, not at start-up.
+pub(super) const fn concat<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
+    assert!(N > 0 && total(parts) == N, "N is the parts' total length");
+    let mut out = [parts[0][0]; N];
+    let (mut k, mut i) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            k += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
