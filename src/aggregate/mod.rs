@@ -132,7 +132,7 @@ fn add_tool_with<E>(
     Ok(())
 }
 
-/// What the index keeps of some sessions (src/index.rs): their finished
+/// What the index keeps of some sessions (src/index/): their finished
 /// report with what a report file leaves out, so `absorb_partial` can
 /// rebuild exactly the report that reading them again would give.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -285,7 +285,7 @@ impl Aggregator {
         self.absorb_counts(r)
     }
 
-    /// Take in a partial the index kept (src/index.rs): the counts of one
+    /// Take in a partial the index kept (src/index/): the counts of one
     /// source's sessions, or (`into_current`) of sessions of the source
     /// being read. Unlike `absorb`, what a report file does not carry is
     /// taken in too (examples, per-source tool rows, baseline keys, what

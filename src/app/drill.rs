@@ -15,7 +15,7 @@ use crate::redact::Redaction;
 use crate::rules::Category;
 use crate::sanitize::{block, one_line, truncate};
 use crate::source::SessionFilter;
-use crate::{SourceStart, Visitor};
+use crate::spine::{SourceStart, Visitor};
 
 pub(super) fn verdict(c: &JudgedCall) -> String {
     match &c.outcome {

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::export::{self, CallRow, Origin, RowWriter};
 use crate::judge::JudgedSession;
 use crate::redact::Redaction;
-use crate::{SourceStart, Visitor};
+use crate::spine::{SourceStart, Visitor};
 
 /// Where rows go: stdout, one file, or one file per day partition. Files
 /// are written under a private name and renamed into place at the end

@@ -17,7 +17,7 @@ use crate::redact::Redaction;
 use crate::render::html::{EXAMPLES_SHOWN, Example, Page, SESSIONS_SHOWN, Scope};
 use crate::report::{Report, SessionRow};
 use crate::sanitize::{block, one_line};
-use crate::{ScanOptions, SourceStart, Visitor};
+use crate::spine::{ScanOptions, SourceStart, Visitor};
 
 /// (tool, category) pairs whose examples are kept: a store with more keeps
 /// only counts for the rest, so memory stays bounded (at most

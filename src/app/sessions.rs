@@ -7,8 +7,9 @@ use crate::aggregate::{Filters, sessions};
 use crate::cli::{SessionsArgs, SessionsFormat};
 use crate::error::Result;
 use crate::judge::JudgedSession;
+use crate::render;
 use crate::report::{SESSIONS_VERSION, SessionRow, SessionsReport};
-use crate::{SourceStart, Visitor, render};
+use crate::spine::{SourceStart, Visitor};
 
 /// Rows listed in a table when `--limit` is not given.
 const TABLE_ROWS: usize = 20;

@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 
 use super::output::{self, Written};
-use crate::ScanOptions;
 use crate::aggregate::{AggregateOptions, Filters};
 use crate::cli::{JudgingArgs, SelectArgs};
 use crate::error::{Error, Result};
@@ -13,6 +12,7 @@ use crate::gate::{FailOn, Gate, RateLimit};
 use crate::redact::Redaction;
 use crate::schema::{self, FileSchemas};
 use crate::source::{SessionFilter, SourceOptions};
+use crate::spine::ScanOptions;
 use crate::timespec;
 
 /// The redaction `--no-redact` asks for.

@@ -33,6 +33,9 @@ use serde::{Deserialize, Serialize};
 use crate::aggregate::{Aggregator, Filters, Partial};
 use crate::report::SessionRow;
 use crate::sanitize::one_line;
+use crate::spine::{ScanOptions, SourceStart, Visitor};
+
+pub(crate) mod walk;
 
 /// The version of the entries' shape: a change starts a new folder.
 const LAYOUT: &str = "index-v1";
@@ -220,7 +223,7 @@ impl Entry {
 /// What judged data depends on: falseok's version, the options that
 /// change a verdict or a count, and (`build`) this very executable, whose
 /// rule set a rebuild may change (the executable's size and time).
-pub(crate) fn key(opts: &crate::ScanOptions, build: bool) -> u64 {
+pub(crate) fn key(opts: &ScanOptions, build: bool) -> u64 {
     let exe = build.then(|| std::env::current_exe().ok().and_then(|p| FileMark::of(&p))).flatten();
     let build = exe.map(|m| format!("{} {}", m.size, m.mtime_ns)).unwrap_or_default();
     // The configuration file's effect (its custom rules, benign shapes and
@@ -275,7 +278,7 @@ impl Index {
     /// The index under `root` for scans with `opts`; `None` (with a note)
     /// when its folders cannot be made, or cannot be trusted
     /// (`trusted_dirs`): the run then reads without it.
-    pub(crate) fn open(root: &Path, opts: &crate::ScanOptions, notes: &mut Vec<String>) -> Option<Index> {
+    pub(crate) fn open(root: &Path, opts: &ScanOptions, notes: &mut Vec<String>) -> Option<Index> {
         let dir = root.join(LAYOUT).join(format!("{:016x}", key(opts, true)));
         match trusted_dirs(root, &dir) {
             Ok(()) => {
@@ -590,7 +593,7 @@ pub(crate) struct Build {
 }
 
 impl Build {
-    pub(crate) fn new(opts: &crate::ScanOptions) -> Build {
+    pub(crate) fn new(opts: &ScanOptions) -> Build {
         Build {
             agg: Aggregator::new(opts.aggregate.clone()),
             rows: Vec::new(),
@@ -633,12 +636,12 @@ impl Build {
     }
 }
 
-impl crate::Visitor for Build {
-    fn source(&mut self, start: crate::SourceStart<'_>) {
+impl Visitor for Build {
+    fn source(&mut self, start: SourceStart<'_>) {
         self.source = start.path.to_string();
         self.format = start.format.to_string();
         self.schemas = start.schemas.clone();
-        crate::Visitor::source(&mut self.agg, start);
+        Visitor::source(&mut self.agg, start);
     }
 
     fn session(&mut self, s: crate::judge::JudgedSession) -> bool {

@@ -6,7 +6,7 @@
 //! its `-wal`). A unit is re-read whole when its signature (inode, size,
 //! modification time, and its `-wal`'s) changes; of its sessions, only
 //! those whose calls and results changed are judged again, with the judge
-//! every other command uses (`crate::judge_for`), so a call gets the verdict
+//! every other command uses (`spine::judge_for`), so a call gets the verdict
 //! `scan` gives it. Events are keyed by source, session, call id and kind,
 //! and each key is reported once, whatever is re-read.
 
@@ -24,13 +24,13 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use crate::ScanOptions;
 use crate::aggregate::Aggregator;
 use crate::cli::{WatchArgs, WatchFormat};
 use crate::error::{Error, Result};
 use crate::model::{Event as Row, Session};
 use crate::report::{Report, SourceReport, ToolReport, rate};
 use crate::sanitize::one_line;
+use crate::spine::ScanOptions;
 use event::{Found, Key};
 
 /// How often the loop wakes to check idle sessions, missing PATHs and signals.
@@ -700,7 +700,7 @@ type Grown = Option<(Vec<crate::index::FileMark>, crate::index::AppendMark)>;
 
 /// Read `file` and judge the sessions that changed since `unit` was read:
 /// of a database that only grew since (Peri), only the sessions with new
-/// rows are read (`crate::grown_since`).
+/// rows are read (`index::walk::grown_since`).
 fn read(
     target: &Path,
     file: &Path,
@@ -712,11 +712,11 @@ fn read(
     let src = crate::input::open(file, &opts.source, notes)?;
     let mut from = opts.source.clone();
     if let Some((files, mark)) = &unit.grown
-        && crate::grown_since(files, Some(mark), marks.as_deref(), &src)
+        && crate::index::walk::grown_since(files, Some(mark), marks.as_deref(), &src)
     {
         from.threads_after = Some(mark.last_row);
     }
-    let judge = crate::judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
+    let judge = crate::spine::judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
     let redaction = opts.aggregate.redaction;
     let label = redaction.apply(&src.label).into_owned();
     let source = redaction.apply(&target.display().to_string()).into_owned();
@@ -739,5 +739,5 @@ fn read(
         });
         out.push(Judged { id, fingerprint: fp, last: event::last_time(&judged), events, abandoned, report });
     })?;
-    Ok((out, marks.zip(crate::append_mark(&src, stats.last_row))))
+    Ok((out, marks.zip(crate::index::walk::append_mark(&src, stats.last_row))))
 }
