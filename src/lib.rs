@@ -35,6 +35,7 @@
 //!   `spine`), the format registry (`formats`,
 //!   `database_formats`, `opt_in_formats`), and the types their signatures
 //!   name (`Error`, `Result`, `SourceOptions`, `AggregateOptions`,
+//!   `JudgeOptions`,
 //!   `FormatInfo`, `Location`, `FileSchemas`, `SchemaSet`, `ToolSchema`,
 //!   `Violation`, `validate`);
 //! - `judge` (the judged types), `model`, `report`, `rules` (the rule
@@ -79,6 +80,7 @@ use spine::read_judging_aside;
 
 pub use aggregate::AggregateOptions;
 pub use error::{Error, Result};
+pub use judge::JudgeOptions;
 pub use schema::{FileSchemas, SchemaSet, ToolSchema, Violation, validate};
 pub use source::{FormatInfo, Location, SourceOptions};
 pub use spine::{ScanOptions, SourceStart, Visitor, judge_for};
@@ -106,7 +108,7 @@ pub fn opt_in_formats() -> impl Iterator<Item = &'static str> {
 /// about transcripts read on the way (invalid lines, unrecognised files)
 /// are appended to `notes`.
 pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> Result<Report> {
-    let mut agg = Aggregator::new(opts.aggregate.clone());
+    let mut agg = Aggregator::new(opts.aggregate.clone(), opts.judge);
     walk_maybe_indexed(paths, opts, notes, &mut agg)?;
     Ok(agg.finish())
 }
@@ -135,7 +137,7 @@ pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visi
         let src = input::open(path, &opts.source, notes)?;
         let judge = judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
         // A file named after a token is shown redacted, like the trace text.
-        let label = opts.aggregate.redaction.apply(&src.label);
+        let label = opts.judge.redaction.apply(&src.label);
         visitor.source(SourceStart {
             path: &label,
             format: src.label_format,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::aggregate::{AggregateOptions, Aggregator};
 use crate::error::{Error, Result};
-use crate::judge::{Judge, JudgedSession};
+use crate::judge::{Judge, JudgeOptions, JudgedSession};
 use crate::model::{self, Dialect};
 use crate::schema::{FileSchemas, SchemaSet};
 use crate::source::{self, SourceOptions};
@@ -27,8 +27,10 @@ pub struct ScanOptions {
     pub source: SourceOptions,
     /// Tool schemas from `--tool-schemas`, over the built-in ones.
     pub tool_schemas: FileSchemas,
-    /// Filters, streak threshold, drift threshold and redaction.
+    /// Filters and drift threshold: what the report counts.
     pub aggregate: AggregateOptions,
+    /// Streak threshold and redaction: how sessions are judged and shown.
+    pub judge: JudgeOptions,
     /// The index folder (`--index`, else the user's cache); `None` reads
     /// everything (`--no-index`). Commands that show calls (`examples`,
     /// `show`, the HTML page, `export`) always read.
@@ -112,11 +114,11 @@ pub fn judge_for(
             .map_err(|e| Error::input(&opts.tool_schemas.origin, e))
     };
     let first = build(dialects.first().copied())?;
-    let mut judge = Judge::new(first.clone(), opts.aggregate.streak_threshold);
+    let mut judge = Judge::new(first.clone(), opts.judge.streak_threshold);
     for (i, &d) in dialects.iter().enumerate() {
         judge.add_dialect(d, if i == 0 { first.clone() } else { build(Some(d))? });
     }
-    Ok(judge.redacting(opts.aggregate.redaction))
+    Ok(judge.redacting(opts.judge.redaction))
 }
 
 /// Read a source on this thread while another judges the sessions and

@@ -146,7 +146,7 @@ pub(crate) fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<(
     };
     let opts = settings::judging(&args.judging, args.no_subagents)?;
     let paths = crate::input::resolve(&args.paths)?;
-    let redaction = opts.aggregate.redaction;
+    let redaction = opts.judge.redaction;
     let mut visitor = Examples {
         args,
         redaction,
@@ -270,7 +270,7 @@ pub(crate) fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
     // Every session that starts with the id: an exact match among them wins.
     opts.source.session = Some(SessionFilter::Prefix(args.session.clone()));
     let paths = crate::input::resolve(&args.paths)?;
-    let redaction = opts.aggregate.redaction;
+    let redaction = opts.judge.redaction;
     let mut visitor = Sessions { source: String::new(), wanted: args.session.clone(), redaction, found: Vec::new() };
     crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
     if visitor.found.is_empty() && redaction == Redaction::On {

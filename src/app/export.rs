@@ -245,7 +245,7 @@ pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &
         prefix: "part-00000".to_string(),
         source: String::new(),
         format: String::new(),
-        redaction: opts.aggregate.redaction,
+        redaction: opts.judge.redaction,
         filters: opts.aggregate.filters.clone(),
         rows: 0,
         failed: None,

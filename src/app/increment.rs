@@ -249,7 +249,7 @@ pub(super) fn run(
     let mut retired: Vec<String> = Vec::new();
     let mut touched = 0usize;
     for path in &crate::input::distinct(&crate::input::expand(paths, &opts.source, &mut notes), &mut notes) {
-        let label = opts.aggregate.redaction.apply(&path.display().to_string()).into_owned();
+        let label = opts.judge.redaction.apply(&path.display().to_string()).into_owned();
         let canonical =
             std::fs::canonicalize(path).map_or_else(|_| path.display().to_string(), |p| p.display().to_string());
         let transcripts = opts.source.transcripts.is_some() || crate::input::is_transcripts(path);

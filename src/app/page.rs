@@ -138,11 +138,11 @@ pub(crate) fn scan(
     notes: &mut Vec<String>,
 ) -> Result<(Report, Page)> {
     let mut collect = Collect {
-        agg: Aggregator::new(opts.aggregate.clone()),
+        agg: Aggregator::new(opts.aggregate.clone(), opts.judge),
         filters: opts.aggregate.filters.clone(),
-        redaction: opts.aggregate.redaction,
+        redaction: opts.judge.redaction,
         source: String::new(),
-        threshold: opts.aggregate.streak_threshold.max(2),
+        threshold: opts.judge.streak_threshold.max(2),
         page: Page { examples_complete: true, generated: Some(generated()), scope, ..Page::default() },
     };
     crate::walk(paths, opts, notes, &mut collect)?;

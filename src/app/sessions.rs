@@ -52,7 +52,7 @@ pub(crate) fn run_sessions(
     let opts = settings::scan(&args.select)?;
     let mut rows = Rows {
         filters: opts.aggregate.filters.clone(),
-        threshold: opts.aggregate.streak_threshold.max(2),
+        threshold: opts.judge.streak_threshold.max(2),
         source: String::new(),
         rows: Vec::new(),
     };

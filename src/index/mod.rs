@@ -229,7 +229,7 @@ pub(crate) fn key(opts: &ScanOptions, build: bool) -> u64 {
     // The configuration file's effect (its custom rules, benign shapes and
     // ignores): another configuration never reads this one's verdicts.
     let config = crate::config::active().fingerprint;
-    let options = format!("{:?} {:?} {:?} {config}", opts.source, opts.tool_schemas, opts.aggregate);
+    let options = format!("{:?} {:?} {:?} {:?} {config}", opts.source, opts.tool_schemas, opts.aggregate, opts.judge);
     crate::sanitize::stable_hash(&[env!("CARGO_PKG_VERSION").as_bytes(), build.as_bytes(), options.as_bytes()])
 }
 
@@ -253,6 +253,7 @@ pub(crate) struct Index {
     dir: PathBuf,
     /// The options its entries' partials are checked with (`adds_up`).
     options: crate::aggregate::AggregateOptions,
+    judge: crate::judge::JudgeOptions,
 }
 
 /// The largest entry (or `.parts` file) read or written: far more than
@@ -283,7 +284,7 @@ impl Index {
         match trusted_dirs(root, &dir) {
             Ok(()) => {
                 prune(&dir);
-                Some(Index { dir, options: opts.aggregate.clone() })
+                Some(Index { dir, options: opts.aggregate.clone(), judge: opts.judge })
             }
             Err(e) => {
                 notes.push(format!(
@@ -317,7 +318,7 @@ impl Index {
             Err(e) => Err(e),
         };
         let parts = parts.and_then(|p| {
-            let mut agg = Aggregator::new(self.options.clone());
+            let mut agg = Aggregator::new(self.options.clone(), self.judge);
             agg.begin_source(&entry.label, "", std::sync::Arc::default());
             p.sessions.iter().try_for_each(|s| agg.absorb_partial(&s.partial, true)).map(|()| p)
         });
@@ -371,7 +372,7 @@ impl Index {
         if let Some((what, total, tools)) = sums.iter().find(|(_, total, tools)| total != tools) {
             return Err(format!("{total} {what} in all, {tools} in its tools' rows"));
         }
-        Aggregator::new(self.options.clone()).absorb_partial(&entry.partial, false)
+        Aggregator::new(self.options.clone(), self.judge).absorb_partial(&entry.partial, false)
     }
 
     /// Keep `entry`, replacing the one before (written aside, then renamed:
@@ -590,20 +591,22 @@ pub(crate) struct Build {
     format: String,
     schemas: std::sync::Arc<crate::schema::SchemaSet>,
     options: crate::aggregate::AggregateOptions,
+    judge: crate::judge::JudgeOptions,
 }
 
 impl Build {
     pub(crate) fn new(opts: &ScanOptions) -> Build {
         Build {
-            agg: Aggregator::new(opts.aggregate.clone()),
+            agg: Aggregator::new(opts.aggregate.clone(), opts.judge),
             rows: Vec::new(),
             parts: None,
             filters: opts.aggregate.filters.clone(),
-            threshold: opts.aggregate.streak_threshold.max(2),
+            threshold: opts.judge.streak_threshold.max(2),
             source: String::new(),
             format: String::new(),
             schemas: std::sync::Arc::default(),
             options: opts.aggregate.clone(),
+            judge: opts.judge,
         }
     }
 
@@ -647,7 +650,7 @@ impl Visitor for Build {
     fn session(&mut self, s: crate::judge::JudgedSession) -> bool {
         let row = crate::aggregate::sessions::row(&s, &self.source, &self.filters, self.threshold);
         if let Some(parts) = &mut self.parts {
-            let mut one = Aggregator::new(self.options.clone());
+            let mut one = Aggregator::new(self.options.clone(), self.judge);
             one.begin_source(&self.source, &self.format, self.schemas.clone());
             one.add(&s);
             parts.push(SessionPart {

@@ -27,7 +27,7 @@ pub(crate) fn walk_indexed(
 ) -> Result<()> {
     let index = index::Index::open(root, opts, notes);
     for path in &input::distinct(&input::expand(paths, &opts.source, notes), notes) {
-        let label = opts.aggregate.redaction.apply(&path.display().to_string()).into_owned();
+        let label = opts.judge.redaction.apply(&path.display().to_string()).into_owned();
         let canonical = std::fs::canonicalize(path).map(|p| p.display().to_string());
         let transcripts = opts.source.transcripts.is_some() || input::is_transcripts(path);
         let marks = index::marks(path, transcripts);
@@ -326,7 +326,7 @@ fn read_in_part(
     if !index::Parts::in_reading_order(&all) {
         return Ok(None);
     }
-    let mut agg = aggregate::Aggregator::new(opts.aggregate.clone());
+    let mut agg = aggregate::Aggregator::new(opts.aggregate.clone(), opts.judge);
     agg.begin_source(label, whole.label(), judge.schemas().clone());
     for p in &all {
         agg.absorb_partial(&p.partial, true)

@@ -79,13 +79,15 @@ pub(crate) fn run_watch(
         opts,
     };
     if let (Some(addr), Some(metrics)) = (listen, w.metrics.clone()) {
-        let aggregate = w.opts.aggregate.clone();
+        let (aggregate, judge) = (w.opts.aggregate.clone(), w.opts.judge);
         let bound = serve::start(
             addr,
             serve::LIMITS,
             Arc::new(move || {
-                let report =
-                    metrics.lock().map(|m| m.report(&aggregate)).unwrap_or_else(|p| p.into_inner().report(&aggregate));
+                let report = metrics
+                    .lock()
+                    .map(|m| m.report(&aggregate, judge))
+                    .unwrap_or_else(|p| p.into_inner().report(&aggregate, judge));
                 crate::render::metrics::exposition(&report, Utc::now())
             }),
         )?;
@@ -366,8 +368,8 @@ impl Metrics {
     /// The report of every session judged so far: the partial reports
     /// added up as `merge` adds reports, with one source (and its tool
     /// rows, which name each tool's agent) per file read.
-    fn report(&self, options: &crate::aggregate::AggregateOptions) -> Report {
-        let mut agg = Aggregator::new(options.clone());
+    fn report(&self, options: &crate::aggregate::AggregateOptions, judge: crate::judge::JudgeOptions) -> Report {
+        let mut agg = Aggregator::new(options.clone(), judge);
         let mut sources: BTreeMap<(String, String), (SourceReport, BTreeMap<String, ToolReport>)> = BTreeMap::new();
         for r in self.sessions.values() {
             // A partial report of this run's own making always adds up.
@@ -717,7 +719,7 @@ fn read(
         from.threads_after = Some(mark.last_row);
     }
     let judge = crate::spine::judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
-    let redaction = opts.aggregate.redaction;
+    let redaction = opts.judge.redaction;
     let label = redaction.apply(&src.label).into_owned();
     let source = redaction.apply(&target.display().to_string()).into_owned();
     let filters = &opts.aggregate.filters;
@@ -732,7 +734,7 @@ fn read(
         let judged = judge.judge_in(s, Some(target));
         let (events, abandoned) = event::of_session(&judged, (&source, &label), filters, redaction, now);
         let report = reports.then(|| {
-            let mut agg = Aggregator::new(opts.aggregate.clone());
+            let mut agg = Aggregator::new(opts.aggregate.clone(), opts.judge);
             agg.begin_source(&label, src.label_format, judged.schemas.clone());
             agg.add(&judged);
             agg.finish()
