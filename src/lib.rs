@@ -108,30 +108,73 @@ pub fn opt_in_formats() -> impl Iterator<Item = &'static str> {
 /// about transcripts read on the way (invalid lines, unrecognised files)
 /// are appended to `notes`.
 pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> Result<Report> {
-    let mut agg = Aggregator::new(opts.aggregate.clone(), opts.judge);
-    walk_maybe_indexed(paths, opts, notes, &mut agg)?;
-    Ok(agg.finish())
+    let mut scanning = Scanning { agg: Aggregator::new(opts.aggregate.clone(), opts.judge), notes };
+    walk_maybe_indexed(paths, opts, &mut scanning)?;
+    Ok(scanning.agg.finish())
+}
+
+/// `scan`'s visitor: the aggregator, with the walk's notes kept aside for
+/// the caller (they are said, not counted).
+struct Scanning<'a> {
+    agg: Aggregator,
+    notes: &'a mut Vec<String>,
+}
+
+impl Visitor for Scanning<'_> {
+    fn source(&mut self, start: SourceStart<'_>) {
+        spine::begin_source(&mut self.agg, start);
+    }
+
+    fn session(&mut self, session: judge::JudgedSession) -> bool {
+        self.agg.add(&session);
+        true
+    }
+
+    fn note(&mut self, note: String) {
+        self.notes.push(note);
+    }
+}
+
+impl index::Taker for Scanning<'_> {
+    fn take(&mut self, entry: &index::Entry) -> Result<()> {
+        index::Taker::take(&mut self.agg, entry)
+    }
 }
 
 /// `walk` through the index when the run has one (`index::walk`), else
 /// reading everything; why an index was not used (`index_note`) is said
-/// first.
+/// first. The notes go to `taker` once the walk is done, as `walk`'s do.
 pub(crate) fn walk_maybe_indexed<T: index::Taker + Visitor>(
     paths: &[PathBuf],
     opts: &ScanOptions,
-    notes: &mut Vec<String>,
     taker: &mut T,
 ) -> Result<()> {
-    notes.extend(opts.index_note.iter().cloned());
-    match &opts.index {
-        Some(root) => index::walk::walk_indexed(paths, opts, root, notes, taker),
-        None => walk(paths, opts, notes, taker),
-    }
+    let mut notes: Vec<String> = opts.index_note.iter().cloned().collect();
+    let walked = match &opts.index {
+        Some(root) => index::walk::walk_indexed(paths, opts, root, &mut notes, taker),
+        None => walk_noting(paths, opts, &mut notes, taker),
+    };
+    notes.into_iter().for_each(|n| taker.note(n));
+    walked
 }
 
 /// Read, judge and hand every session of `paths` to `visitor`: the one
-/// loop behind every command.
-pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visitor: &mut dyn Visitor) -> Result<()> {
+/// loop behind every command. Its notes go to `visitor.note` once it is
+/// done, error or not.
+pub fn walk(paths: &[PathBuf], opts: &ScanOptions, visitor: &mut dyn Visitor) -> Result<()> {
+    let mut notes = Vec::new();
+    let walked = walk_noting(paths, opts, &mut notes, visitor);
+    notes.into_iter().for_each(|n| visitor.note(n));
+    walked
+}
+
+/// `walk`, its notes appended to `notes`.
+fn walk_noting(
+    paths: &[PathBuf],
+    opts: &ScanOptions,
+    notes: &mut Vec<String>,
+    visitor: &mut dyn Visitor,
+) -> Result<()> {
     // Each file once, however often and under whatever names it is given.
     for path in &input::distinct(&input::expand(paths, &opts.source, notes), notes) {
         let src = input::open(path, &opts.source, notes)?;

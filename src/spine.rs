@@ -55,24 +55,27 @@ pub struct SourceStart<'a> {
     pub warnings: Vec<String>,
 }
 
-/// Receives the judged sessions of every source, in reading order.
+/// Receives the judged sessions of every source, in reading order, and
+/// the walk's notes.
 pub trait Visitor: Send {
     /// A source begins: its sessions follow, until the next `source`.
     fn source(&mut self, start: SourceStart<'_>);
     /// Return false to stop: later sessions are read but not judged.
     fn session(&mut self, session: JudgedSession) -> bool;
+    /// A note about what the walk read, for the user (lines of a
+    /// transcript skipped, files not read, a PATH given twice, why the
+    /// index was not used): `walk` hands them over once it is done, in the
+    /// order they arose, even when it stops on an error. There is no
+    /// default, so a command cannot walk without deciding where they go;
+    /// every command says them on stderr as `scan` does.
+    fn note(&mut self, note: String);
 }
 
-impl Visitor for Aggregator {
-    fn source(&mut self, start: SourceStart<'_>) {
-        self.begin_source(start.path, start.format, start.schemas);
-        self.warn(start.warnings);
-    }
-
-    fn session(&mut self, session: JudgedSession) -> bool {
-        self.add(&session);
-        true
-    }
+/// Begin counting `start`'s source in `agg`: its path, format and schemas,
+/// and how it had to be opened (`Report::warnings`).
+pub(crate) fn begin_source(agg: &mut Aggregator, start: SourceStart<'_>) {
+    agg.begin_source(start.path, start.format, start.schemas);
+    agg.warn(start.warnings);
 }
 
 /// Judge the sessions of an opened source (only its rows after

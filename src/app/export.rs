@@ -108,6 +108,9 @@ pub(super) struct Exporter<'a> {
     filters: Filters,
     rows: u64,
     failed: Option<Error>,
+    /// The walk's notes and the sources' warnings, said on stderr
+    /// (`--incremental` keeps its own notes).
+    told: super::Told,
 }
 
 impl Exporter<'_> {
@@ -180,6 +183,7 @@ impl Exporter<'_> {
 
 impl Visitor for Exporter<'_> {
     fn source(&mut self, start: SourceStart<'_>) {
+        self.told.source(&start, self.redaction);
         self.source = start.path.to_string();
         self.format = start.format.to_string();
     }
@@ -194,6 +198,10 @@ impl Visitor for Exporter<'_> {
             }
         }
         true
+    }
+
+    fn note(&mut self, note: String) {
+        self.told.notes.push(note);
     }
 }
 
@@ -249,12 +257,14 @@ pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &
         filters: opts.aggregate.filters.clone(),
         rows: 0,
         failed: None,
+        told: super::Told::default(),
     };
     if let Some(dir) = incremental {
         return super::increment::run(args, &opts, &paths, (&dir, &inputs), exporter, err);
     }
-    let mut notes = Vec::new();
-    let rows = match crate::walk(&paths, &opts, &mut notes, &mut exporter) {
+    let walked = crate::walk(&paths, &opts, &mut exporter);
+    let mut told = std::mem::take(&mut exporter.told);
+    let rows = match walked {
         Ok(()) => exporter.finish(),
         Err(e) => {
             drop(exporter);
@@ -267,9 +277,7 @@ pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &
         // Only if still empty: the folder this export made for nothing.
         let _ = std::fs::remove_dir(dir);
     }
-    for note in &notes {
-        writeln!(err, "falseok: warning: {note}")?;
-    }
+    told.say(err)?;
     let rows = rows?;
     if let Some(path) = &args.out {
         writeln!(err, "falseok: exported {rows} calls to {}", crate::sanitize::one_line(&path.display().to_string()))?;

@@ -33,12 +33,14 @@ struct Collect {
     /// The streak length a guard-blind streak needs (as `sessions`).
     threshold: usize,
     page: Page,
+    /// The walk's notes, said by `scan` with its own.
+    notes: Vec<String>,
 }
 
 impl Visitor for Collect {
     fn source(&mut self, start: SourceStart<'_>) {
         self.source = start.path.to_string();
-        Visitor::source(&mut self.agg, start);
+        crate::spine::begin_source(&mut self.agg, start);
     }
 
     fn session(&mut self, s: JudgedSession) -> bool {
@@ -46,6 +48,10 @@ impl Visitor for Collect {
         self.grade(&s);
         self.agg.add(&s);
         true
+    }
+
+    fn note(&mut self, note: String) {
+        self.notes.push(note);
     }
 }
 
@@ -144,8 +150,11 @@ pub(crate) fn scan(
         source: String::new(),
         threshold: opts.judge.streak_threshold.max(2),
         page: Page { examples_complete: true, generated: Some(generated()), scope, ..Page::default() },
+        notes: Vec::new(),
     };
-    crate::walk(paths, opts, notes, &mut collect)?;
+    let walked = crate::walk(paths, opts, &mut collect);
+    notes.append(&mut collect.notes);
+    walked?;
     worst_first(&mut collect.page.sessions);
     Ok((collect.agg.finish(), collect.page))
 }

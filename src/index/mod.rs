@@ -640,11 +640,16 @@ impl Build {
 }
 
 impl Visitor for Build {
+    /// A `Build` sees the sessions of one source only; the index walk
+    /// keeps the run's notes itself (`Entry::notes`) and hands them to the
+    /// command's visitor, so none ever comes here.
+    fn note(&mut self, _note: String) {}
+
     fn source(&mut self, start: SourceStart<'_>) {
         self.source = start.path.to_string();
         self.format = start.format.to_string();
         self.schemas = start.schemas.clone();
-        Visitor::source(&mut self.agg, start);
+        crate::spine::begin_source(&mut self.agg, start);
     }
 
     fn session(&mut self, s: crate::judge::JudgedSession) -> bool {
