@@ -40,7 +40,7 @@ pub mod redact {
 
 /// Import the transcript `file` into a new falseok database `db`, as
 /// `falseok import --into` does.
-pub fn import_into(file: &std::path::Path, db: &std::path::Path) -> crate::Result<()> {
+pub fn import_into(file: &std::path::Path, db: &std::path::Path) -> crate::error::Result<()> {
     let target = crate::import::Target::Into { named: db, at: db };
     crate::import::import(&[file.to_path_buf()], &target, None).map(|_| ())
 }

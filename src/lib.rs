@@ -18,15 +18,25 @@
 //! `source::falseok`'s reader reads it). `index` keeps each
 //! source's partial report, so a re-run reads only what changed.
 //!
+//! This file is the spine itself: `walk` reads every source and judges
+//! its sessions, `scan` counts them, and `walk_maybe_indexed` takes the
+//! indexed walk instead when the run has an index; that walk lives with
+//! the index, in `index/walk.rs`. The types a walk hands on (`ScanOptions`,
+//! `SourceStart`, `Visitor`) and the step both walks take for a source
+//! (`judge_for`, judging while reading) are in `spine.rs`, which imports
+//! nothing above it; each stage is entered once, and none calls back.
+//!
 //! `app` holds one handler per command; `main` maps its status to an exit code.
 //!
 //! The public surface is narrow (tests/cli/layout.rs keeps it to at most
 //! 10 public modules); everything else is `pub(crate)`:
 //!
 //! - at the root, the pipeline: `scan`, `walk`, `judge_for`, `ScanOptions`,
-//!   `Visitor` and `SourceStart`, the format registry (`formats`,
+//!   `Visitor` and `SourceStart` (the last four re-exported from
+//!   `spine`), the format registry (`formats`,
 //!   `database_formats`, `opt_in_formats`), and the types their signatures
 //!   name (`Error`, `Result`, `SourceOptions`, `AggregateOptions`,
+//!   `JudgeOptions`,
 //!   `FormatInfo`, `Location`, `FileSchemas`, `SchemaSet`, `ToolSchema`,
 //!   `Violation`, `validate`);
 //! - `judge` (the judged types), `model`, `report`, `rules` (the rule
@@ -60,20 +70,21 @@ pub(crate) mod sanitize;
 pub(crate) mod schema;
 pub(crate) mod scratch;
 pub(crate) mod source;
+pub(crate) mod spine;
 pub(crate) mod timespec;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use aggregate::Aggregator;
-use judge::{Judge, JudgedSession};
-use model::Dialect;
 use report::Report;
+use spine::read_judging_aside;
 
 pub use aggregate::AggregateOptions;
 pub use error::{Error, Result};
+pub use judge::JudgeOptions;
 pub use schema::{FileSchemas, SchemaSet, ToolSchema, Violation, validate};
 pub use source::{FormatInfo, Location, SourceOptions};
+pub use spine::{ScanOptions, SourceStart, Visitor, judge_for};
 
 /// Every format falseok reads, as `falseok formats` lists them: the
 /// SQLite formats (`database_formats`), then the transcript formats, each
@@ -93,474 +104,84 @@ pub fn opt_in_formats() -> impl Iterator<Item = &'static str> {
     source::ADAPTERS.iter().filter(|a| a.opt_in().is_some()).map(|a| a.info().name())
 }
 
-/// Everything that changes what a scan reads, judges and counts. Every
-/// command that judges takes the same options, so a call gets the same
-/// verdict whichever command asks.
-#[derive(Debug, Clone, Default)]
-pub struct ScanOptions {
-    /// Which sessions to read, and the format to force.
-    pub source: SourceOptions,
-    /// Tool schemas from `--tool-schemas`, over the built-in ones.
-    pub tool_schemas: FileSchemas,
-    /// Filters, streak threshold, drift threshold and redaction.
-    pub aggregate: AggregateOptions,
-    /// The index folder (`--index`, else the user's cache); `None` reads
-    /// everything (`--no-index`). Commands that show calls (`examples`,
-    /// `show`, the HTML page, `export`) always read.
-    pub index: Option<PathBuf>,
-    /// Why the index is not used though it was not turned off (no cache
-    /// folder, or the output guard refused its folder): said once, as a
-    /// warning, by the run (`walk_maybe_indexed`).
-    pub index_note: Option<String>,
-}
-
-/// What the spine tells a visitor about each source before its sessions.
-pub struct SourceStart<'a> {
-    /// The PATH as given (shown in reports).
-    pub path: &'a str,
-    /// The format label shown in reports: the SQLite format or transcript
-    /// agent it was read as, or `jsonl` for several agents' transcripts
-    /// (`input::Source::label_format`). A label, not the sessions' dialect.
-    pub format: &'a str,
-    /// The tool schemas its judge validates against.
-    pub schemas: Arc<SchemaSet>,
-    /// How it had to be opened (shown on stderr).
-    pub warnings: Vec<String>,
-}
-
-/// Receives the judged sessions of every source, in reading order.
-pub trait Visitor: Send {
-    /// A source begins: its sessions follow, until the next `source`.
-    fn source(&mut self, start: SourceStart<'_>);
-    /// Return false to stop: later sessions are read but not judged.
-    fn session(&mut self, session: JudgedSession) -> bool;
-}
-
-impl Visitor for Aggregator {
-    fn source(&mut self, start: SourceStart<'_>) {
-        self.begin_source(start.path, start.format, start.schemas);
-        self.warn(start.warnings);
-    }
-
-    fn session(&mut self, session: JudgedSession) -> bool {
-        self.add(&session);
-        true
-    }
-}
-
 /// Scan `paths` and build the report. Sources are read one after another;
 /// each session is judged and counted as soon as it has been read. Notes
 /// about transcripts read on the way (invalid lines, unrecognised files)
 /// are appended to `notes`.
 pub fn scan(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>) -> Result<Report> {
-    let mut agg = Aggregator::new(opts.aggregate.clone());
-    walk_maybe_indexed(paths, opts, notes, &mut agg)?;
-    Ok(agg.finish())
+    let mut scanning = Scanning { agg: Aggregator::new(opts.aggregate.clone(), opts.judge), notes };
+    walk_maybe_indexed(paths, opts, &mut scanning)?;
+    Ok(scanning.agg.finish())
 }
 
-/// `walk` through the index when the run has one (`walk_indexed`), else
+/// `scan`'s visitor: the aggregator, with the walk's notes kept aside for
+/// the caller (they are said, not counted).
+struct Scanning<'a> {
+    agg: Aggregator,
+    notes: &'a mut Vec<String>,
+}
+
+impl Visitor for Scanning<'_> {
+    fn source(&mut self, start: SourceStart<'_>) {
+        spine::begin_source(&mut self.agg, start);
+    }
+
+    fn session(&mut self, session: judge::JudgedSession) -> bool {
+        self.agg.add(&session);
+        true
+    }
+
+    fn note(&mut self, note: String) {
+        self.notes.push(note);
+    }
+}
+
+impl index::Taker for Scanning<'_> {
+    fn take(&mut self, entry: &index::Entry) -> Result<()> {
+        index::Taker::take(&mut self.agg, entry)
+    }
+}
+
+/// `walk` through the index when the run has one (`index::walk`), else
 /// reading everything; why an index was not used (`index_note`) is said
-/// first.
+/// first. The notes go to `taker` once the walk is done, as `walk`'s do.
 pub(crate) fn walk_maybe_indexed<T: index::Taker + Visitor>(
     paths: &[PathBuf],
     opts: &ScanOptions,
-    notes: &mut Vec<String>,
     taker: &mut T,
 ) -> Result<()> {
-    notes.extend(opts.index_note.iter().cloned());
-    match &opts.index {
-        Some(root) => walk_indexed(paths, opts, root, notes, taker),
-        None => walk(paths, opts, notes, taker),
-    }
-}
-
-/// `walk` through the index under `root` (src/index.rs): each source's
-/// counts and session rows go to `taker`, from the index when the source
-/// is as it was, else read (for an appended Peri database, only its new
-/// sessions) and kept for the next run.
-pub(crate) fn walk_indexed(
-    paths: &[PathBuf],
-    opts: &ScanOptions,
-    root: &Path,
-    notes: &mut Vec<String>,
-    taker: &mut dyn index::Taker,
-) -> Result<()> {
-    let index = index::Index::open(root, opts, notes);
-    for path in &input::distinct(&input::expand(paths, &opts.source, notes), notes) {
-        let label = opts.aggregate.redaction.apply(&path.display().to_string()).into_owned();
-        let canonical = std::fs::canonicalize(path).map(|p| p.display().to_string());
-        let transcripts = opts.source.transcripts.is_some() || input::is_transcripts(path);
-        let marks = index::marks(path, transcripts);
-        let kept = match (&index, &canonical) {
-            (Some(index), Ok(c)) => index.load(c, &label, notes),
-            _ => None,
-        };
-        if let (Some(entry), Some(now)) = (&kept, &marks)
-            && entry.unchanged(now)
-        {
-            index::log(&label, "kept", entry);
-            notes.extend(entry.notes.iter().cloned());
-            taker.take(entry)?;
-            continue;
-        }
-        let before = notes.len();
-        let judged_ns = index::now_ns();
-        // A transcript folder some of whose files changed: only they, and
-        // the files bound to them, are read again (import/record.rs).
-        if transcripts
-            && let (Some(index), Some(old), Some(now)) = (&index, &kept, &marks)
-            && let Some(parts) = index.load_parts(old, notes)
-            && let Ok(Some((entry, parts))) = read_in_part(old, parts, now, path, &label, opts)
-        {
-            notes.extend(entry.notes.iter().cloned());
-            index::log(&label, "read in part", &entry);
-            let entry = index::Entry { files: now.clone(), judged_ns, ..entry };
-            index.store(&entry, Some(&index::Parts { judged_ns, ..parts }));
-            taker.take(&entry)?;
-            continue;
-        }
-        let src = input::open_recorded(path, &opts.source, notes)?;
-        let appended = kept.and_then(|e| appended(&e, marks.as_deref(), &src).then_some(e));
-        let last_row = appended.as_ref().and_then(|e| e.append.as_ref()).map(|a| a.last_row);
-        let appended = match appended {
-            // Checked again after the read, which is a snapshot of its own:
-            // rows of an old session committed between the two are seen.
-            Some(old) => Some(read_appended(old, &src, &label, opts, marks.clone().unwrap_or_default())?)
-                .filter(|_| last_row.is_some_and(|row| src.appended_after(row) == Some(true))),
-            None => None,
-        };
-        let (entry, sessions) = match appended {
-            Some(entry) => {
-                index::log(&label, "appended to", &entry);
-                (entry, None)
-            }
-            None => {
-                let (entry, parts) = read_entry(&src, &label, canonical.as_deref().unwrap_or(""), opts, before, notes)?;
-                index::log(&label, "read", &entry);
-                (entry, parts)
-            }
-        };
-        if let (Some(index), Ok(_), Some(now)) = (&index, &canonical, marks) {
-            let parts = match (sessions, &src.records) {
-                (Some(sessions), Some(files)) => Some(index::Parts { judged_ns, files: files.clone(), sessions }),
-                _ => None,
-            };
-            index.store(&index::Entry { files: now, judged_ns, ..entry.clone() }, parts.as_ref());
-        }
-        taker.take(&entry)?;
-    }
-    Ok(())
-}
-
-/// Was the database of `old` only appended to since, by rows of new
-/// sessions? The same file (device and inode), no smaller, with no more
-/// free pages (deleting rows frees pages), and its format says the rows
-/// after the last one read belong to new sessions only.
-fn appended(old: &index::Entry, now: Option<&[index::FileMark]>, src: &input::Source) -> bool {
-    appended_since(&old.files, old.append.as_ref(), now, src)
-}
-
-/// Was the database read as `files` (last row and free pages in `append`)
-/// only appended to since, by rows of new sessions (see `appended`)?
-pub(crate) fn appended_since(
-    files: &[index::FileMark],
-    append: Option<&index::AppendMark>,
-    now: Option<&[index::FileMark]>,
-    src: &input::Source,
-) -> bool {
-    grown_since(files, append, now, src) && append.is_some_and(|m| src.appended_after(m.last_row) == Some(true))
-}
-
-/// Did the database read as `files` (last row and free pages in `append`)
-/// only grow since: the same file, no smaller, no page freed, the rows up
-/// to the last one read as many and the same last one? Its new rows may
-/// belong to old sessions (`watch` reads those sessions again, whole).
-pub(crate) fn grown_since(
-    files: &[index::FileMark],
-    append: Option<&index::AppendMark>,
-    now: Option<&[index::FileMark]>,
-    src: &input::Source,
-) -> bool {
-    let (Some(mark), Some(now), Some(then)) = (append, now, files.first()) else { return false };
-    let Some(file) = now.first() else { return false };
-    file.path == then.path
-        && (file.dev, file.ino) == (then.dev, then.ino)
-        && file.size >= then.size
-        && src.freelist().is_some_and(|f| f <= mark.freelist)
-        && src.rows_signature(mark.last_row).is_some_and(|s| s == mark.signature)
-}
-
-/// Judge the sessions of an opened source (only its rows after
-/// `after_row`, when given: see `appended_since`) and hand them to
-/// `visitor`, after its `SourceStart` under `label`.
-pub(crate) fn walk_source(
-    src: &input::Source,
-    label: &str,
-    opts: &ScanOptions,
-    after_row: Option<i64>,
-    visitor: &mut dyn Visitor,
-) -> Result<source::SourceStats> {
-    let judge = judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
-    visitor.source(SourceStart {
-        path: label,
-        format: src.label_format,
-        schemas: judge.schemas().clone(),
-        warnings: src.warnings.clone(),
-    });
-    let mut from = opts.source.clone();
-    from.after_row = after_row;
-    read_judging_aside(&src.path, &judge, visitor, |sink| src.read(&from, sink))
-}
-
-/// What the index keeps to read `src` from `last_row` on next time, if
-/// its format can be read so.
-pub(crate) fn append_mark(src: &input::Source, last_row: Option<i64>) -> Option<index::AppendMark> {
-    append_mark_after(src, last_row, None)
-}
-
-/// `append_mark`, after `then`, the mark this run found the database
-/// still matched before it read the rows after it (`grown_since`): the
-/// rows' signature is worked out from its signature and the rows since.
-fn append_mark_after(
-    src: &input::Source,
-    last_row: Option<i64>,
-    then: Option<&index::AppendMark>,
-) -> Option<index::AppendMark> {
-    let last_row = last_row?;
-    let freelist = src.freelist()?;
-    let signature = match then {
-        Some(then) => src.rows_signature_after(then.last_row, &then.signature, last_row)?,
-        None => src.rows_signature(last_row)?,
+    let mut notes: Vec<String> = opts.index_note.iter().cloned().collect();
+    let walked = match &opts.index {
+        Some(root) => index::walk::walk_indexed(paths, opts, root, &mut notes, taker),
+        None => walk_noting(paths, opts, &mut notes, taker),
     };
-    src.appended_after(last_row)?;
-    Some(index::AppendMark { last_row, freelist, signature })
-}
-
-/// Read and judge all of `src` into a new index entry, with each
-/// session's part when `src` can be read again in part (its `records`).
-fn read_entry(
-    src: &input::Source,
-    label: &str,
-    canonical: &str,
-    opts: &ScanOptions,
-    notes_before: usize,
-    notes: &[String],
-) -> Result<(index::Entry, Option<Vec<index::SessionPart>>)> {
-    let judge = judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
-    let mut build = index::Build::new(opts);
-    if src.records.is_some() {
-        build = build.with_parts();
-    }
-    Visitor::source(
-        &mut build,
-        SourceStart {
-            path: label,
-            format: src.label_format,
-            schemas: judge.schemas().clone(),
-            warnings: src.warnings.clone(),
-        },
-    );
-    let stats = read_judging_aside(&src.path, &judge, &mut build, |sink| src.read(&opts.source, sink))?;
-    let append = append_mark(src, stats.last_row);
-    let parts = build.take_parts(stats.trailing);
-    let entry = index::Entry {
-        path: canonical.to_string(),
-        label: label.to_string(),
-        files: Vec::new(),
-        judged_ns: 0,
-        append,
-        notes: notes[notes_before.min(notes.len())..].to_vec(),
-        partial: aggregate::Partial::of(build.agg.finish()),
-        rows: build.rows,
-        parts: false,
-    };
-    Ok((entry, parts))
-}
-
-/// A transcript folder read again in part: the files that changed since
-/// `old` (as `parts` kept them) and the files bound to them are imported
-/// alone, their sessions judged, and the other sessions' parts taken
-/// from the index, all in reading order. `None` when the folder must be
-/// read whole: a file of a format that cannot be read alone, a change of
-/// agents, a part out of order.
-fn read_in_part(
-    old: &index::Entry,
-    parts: index::Parts,
-    now: &[index::FileMark],
-    path: &Path,
-    label: &str,
-    opts: &ScanOptions,
-) -> Result<Option<(index::Entry, index::Parts)>> {
-    use input::FileRecord;
-    use std::collections::{BTreeSet, HashMap};
-    let marks: HashMap<&str, &index::FileMark> = old.files.iter().map(|m| (m.path.as_str(), m)).collect();
-    let records: HashMap<String, &FileRecord> = parts.files.iter().map(|r| (r.path.display().to_string(), r)).collect();
-    if records.len() != old.files.len() {
-        return Ok(None);
-    }
-    let present: BTreeSet<&str> = now.iter().map(|m| m.path.as_str()).collect();
-    let same = |m: &index::FileMark| {
-        marks
-            .get(m.path.as_str())
-            .is_some_and(|o| index::unchanged(std::slice::from_ref(o), old.judged_ns, std::slice::from_ref(m)))
-    };
-    // What the changed and the deleted files held before: bound to them.
-    let mut sessions: BTreeSet<String> = BTreeSet::new();
-    let mut keys: BTreeSet<u64> = BTreeSet::new();
-    let hold = |r: &FileRecord, sessions: &mut BTreeSet<String>, keys: &mut BTreeSet<u64>| {
-        sessions.extend(r.sessions.iter().cloned());
-        keys.extend(r.keys.iter().copied());
-    };
-    for r in &parts.files {
-        let p = r.path.display().to_string();
-        if !present.contains(p.as_str()) || now.iter().any(|m| m.path == p && !same(m)) {
-            hold(r, &mut sessions, &mut keys);
-        }
-    }
-    let mut read: BTreeSet<usize> = now.iter().enumerate().filter(|(_, m)| !same(m)).map(|(i, _)| i).collect();
-    if read.is_empty() {
-        return Ok(None);
-    }
-    // The files kept, by the sessions and keys they hold.
-    let mut by_session: HashMap<&str, Vec<usize>> = HashMap::new();
-    let kept_keys = now.iter().filter_map(|m| records.get(&m.path)).map(|r| r.keys.len()).sum();
-    let mut by_key = input::KeyFiles::with_capacity(kept_keys);
-    for (i, m) in now.iter().enumerate().filter(|(i, _)| !read.contains(i)) {
-        let Some(r) = records.get(&m.path) else { return Ok(None) };
-        for s in &r.sessions {
-            by_session.entry(s.as_str()).or_default().push(i);
-        }
-        for &k in &r.keys {
-            by_key.add(k, i);
-        }
-    }
-    // Import the files to read; files kept that share a session or a key
-    // with them join them, until none does.
-    let (src, stats) = loop {
-        let files: Vec<PathBuf> = read.iter().map(|&i| PathBuf::from(&now[i].path)).collect();
-        let (src, stats) = input::open_part(path, &files, &opts.source)?;
-        let Some(got) = &stats.records else { return Ok(None) };
-        let mut joined = BTreeSet::new();
-        for r in got {
-            for s in &r.sessions {
-                joined.extend(by_session.get(s.as_str()).into_iter().flatten().copied());
-            }
-            for &k in &r.keys {
-                joined.extend(by_key.files(k));
-            }
-        }
-        for s in &sessions {
-            joined.extend(by_session.get(s.as_str()).into_iter().flatten().copied());
-        }
-        for &k in &keys {
-            joined.extend(by_key.files(k));
-        }
-        joined.retain(|i| !read.contains(i));
-        if joined.is_empty() {
-            break (src, stats);
-        }
-        for &i in &joined {
-            if let Some(r) = records.get(&now[i].path) {
-                hold(r, &mut sessions, &mut keys);
-            }
-        }
-        read.extend(joined);
-    };
-    let Some(got) = stats.records else { return Ok(None) };
-    let mut fresh: HashMap<String, FileRecord> = got.into_iter().map(|r| (r.path.display().to_string(), r)).collect();
-    for r in fresh.values() {
-        sessions.extend(r.sessions.iter().cloned());
-    }
-    // The folder's files now, in reading order, and what the import of
-    // them all would have said.
-    let mut files = Vec::with_capacity(now.len());
-    for (i, m) in now.iter().enumerate() {
-        let r = match read.contains(&i) {
-            true => fresh.remove(&m.path),
-            false => records.get(&m.path).map(|r| (*r).clone()),
-        };
-        let Some(r) = r else { return Ok(None) };
-        files.push(r);
-    }
-    let whole = input::stats_of(&files);
-    let before = input::stats_of(&parts.files);
-    if whole.dialects != before.dialects {
-        return Ok(None);
-    }
-    let mut notes = Vec::new();
-    if input::transcript_notes(path, &path.display().to_string(), &whole, &mut notes).is_err() {
-        return Ok(None);
-    }
-    // Judge the sessions of the files read, as the whole folder's source.
-    let dialects: Vec<Dialect> = whole.dialects.iter().copied().collect();
-    let judge = judge_for(&dialects, &src.tool_schemas()?, opts)?;
-    let mut build = index::Build::new(opts).with_parts();
-    let start = |schemas| SourceStart { path: label, format: whole.label(), schemas, warnings: Vec::new() };
-    Visitor::source(&mut build, start(judge.schemas().clone()));
-    let read_stats = read_judging_aside(&src.path, &judge, &mut build, |sink| src.read(&opts.source, sink))?;
-    let Some(new) = build.take_parts(read_stats.trailing) else { return Ok(None) };
-    let mut all: Vec<index::SessionPart> = parts.sessions.into_iter().filter(|p| !sessions.contains(&p.id)).collect();
-    if new.iter().any(|p| !sessions.contains(&p.id)) {
-        return Ok(None);
-    }
-    all.extend(new);
-    index::Parts::sort(&mut all);
-    if !index::Parts::in_reading_order(&all) {
-        return Ok(None);
-    }
-    let mut agg = aggregate::Aggregator::new(opts.aggregate.clone());
-    agg.begin_source(label, whole.label(), judge.schemas().clone());
-    for p in &all {
-        agg.absorb_partial(&p.partial, true)
-            .map_err(|e| Error::Internal(format!("the index parts of {}: {e}", sanitize::one_line(label))))?;
-    }
-    let entry = index::Entry {
-        path: old.path.clone(),
-        label: old.label.clone(),
-        files: Vec::new(),
-        judged_ns: 0,
-        append: None,
-        notes,
-        partial: aggregate::Partial::of(agg.finish()),
-        rows: all.iter().filter_map(|p| p.row.clone()).collect(),
-        parts: true,
-    };
-    Ok(Some((entry, index::Parts { judged_ns: 0, files, sessions: all })))
-}
-
-/// `old`'s counts with the sessions of the rows after its last one.
-fn read_appended(
-    old: index::Entry,
-    src: &input::Source,
-    label: &str,
-    opts: &ScanOptions,
-    files: Vec<index::FileMark>,
-) -> Result<index::Entry> {
-    let Some(mark) = old.append.clone() else { return Err(Error::Internal("no append mark".into())) };
-    let judge = judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
-    let mut build = index::Build::new(opts);
-    build.start_from(&old).map_err(|e| Error::Internal(format!("the index entry of {label}: {e}")))?;
-    let mut from = opts.source.clone();
-    from.after_row = Some(mark.last_row);
-    let stats = read_judging_aside(&src.path, &judge, &mut build, |sink| src.read(&from, sink))?;
-    Ok(index::Entry {
-        files,
-        append: append_mark_after(src, Some(stats.last_row.unwrap_or(mark.last_row).max(mark.last_row)), Some(&mark)),
-        partial: aggregate::Partial::of(build.agg.finish()),
-        rows: build.rows,
-        ..old
-    })
+    notes.into_iter().for_each(|n| taker.note(n));
+    walked
 }
 
 /// Read, judge and hand every session of `paths` to `visitor`: the one
-/// loop behind every command.
-pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visitor: &mut dyn Visitor) -> Result<()> {
+/// loop behind every command. Its notes go to `visitor.note` once it is
+/// done, error or not.
+pub fn walk(paths: &[PathBuf], opts: &ScanOptions, visitor: &mut dyn Visitor) -> Result<()> {
+    let mut notes = Vec::new();
+    let walked = walk_noting(paths, opts, &mut notes, visitor);
+    notes.into_iter().for_each(|n| visitor.note(n));
+    walked
+}
+
+/// `walk`, its notes appended to `notes`.
+fn walk_noting(
+    paths: &[PathBuf],
+    opts: &ScanOptions,
+    notes: &mut Vec<String>,
+    visitor: &mut dyn Visitor,
+) -> Result<()> {
     // Each file once, however often and under whatever names it is given.
     for path in &input::distinct(&input::expand(paths, &opts.source, notes), notes) {
         let src = input::open(path, &opts.source, notes)?;
         let judge = judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
         // A file named after a token is shown redacted, like the trace text.
-        let label = opts.aggregate.redaction.apply(&src.label);
+        let label = opts.judge.redaction.apply(&src.label);
         visitor.source(SourceStart {
             path: &label,
             format: src.label_format,
@@ -570,61 +191,4 @@ pub fn walk(paths: &[PathBuf], opts: &ScanOptions, notes: &mut Vec<String>, visi
         read_judging_aside(&src.path, &judge, visitor, |sink| src.read(&opts.source, sink))?;
     }
     Ok(())
-}
-
-/// The judge of one source: for each dialect whose sessions it holds, that
-/// dialect's built-in schemas, the schemas the source stores itself, then
-/// `--tool-schemas` (a folder of Claude Code and Codex transcripts judges
-/// each session with its own agent's schemas). The first dialect's set is
-/// also the source's (`Judge::schemas`, reported with it). `watch` judges
-/// with it too.
-pub fn judge_for(
-    dialects: &[Dialect],
-    trace_schemas: &[(String, serde_json::Value)],
-    opts: &ScanOptions,
-) -> Result<Judge> {
-    let build = |dialect: Option<Dialect>| {
-        SchemaSet::build(dialect, trace_schemas, &opts.tool_schemas)
-            .map(Arc::new)
-            .map_err(|e| Error::input(&opts.tool_schemas.origin, e))
-    };
-    let first = build(dialects.first().copied())?;
-    let mut judge = Judge::new(first.clone(), opts.aggregate.streak_threshold);
-    for (i, &d) in dialects.iter().enumerate() {
-        judge.add_dialect(d, if i == 0 { first.clone() } else { build(Some(d))? });
-    }
-    Ok(judge.redacting(opts.aggregate.redaction))
-}
-
-/// Read a source on this thread while another judges the sessions and
-/// hands them to `visitor`, in the order they are read, so the result is
-/// the same as if one thread did both.
-fn read_judging_aside(
-    path: &Path,
-    judge: &Judge,
-    visitor: &mut dyn Visitor,
-    read: impl FnOnce(&mut dyn FnMut(model::Session)) -> Result<source::SourceStats>,
-) -> Result<source::SourceStats> {
-    std::thread::scope(|scope| {
-        let (tx, rx) = crossbeam_channel::bounded::<model::Session>(8);
-        let worker = scope.spawn(move || {
-            let mut going = true;
-            for s in rx {
-                if going {
-                    going = visitor.session(judge.judge_in(s, Some(path)));
-                }
-            }
-        });
-        let read = read(&mut |s| {
-            let _ = tx.send(s);
-        });
-        drop(tx);
-        worker.join().map_err(|_| {
-            Error::Internal(format!(
-                "the judging thread stopped while reading {}",
-                sanitize::one_line(&path.display().to_string())
-            ))
-        })?;
-        read
-    })
 }

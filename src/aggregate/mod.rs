@@ -12,8 +12,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use crate::judge::sequence::DEFAULT_STREAK_THRESHOLD;
-use crate::judge::{Counted, JudgedCall, JudgedSession, Outcome, SessionFinding};
+use crate::judge::{Counted, JudgeOptions, JudgedCall, JudgedSession, Outcome, SessionFinding};
 use crate::redact::Redaction;
 use crate::report::{
     CONTRACT_VERSION, CategoryRow, DriftRow, Finding, Headline, Place, ReasonRow, Report, Seen, SourceReport,
@@ -47,32 +46,29 @@ impl Filters {
     }
 }
 
-/// Settings of the aggregation.
+/// Settings of the aggregation: what counts and when a drift is reported.
+/// The judge's streak threshold and redaction are its own (`JudgeOptions`),
+/// which the aggregator is given beside these.
 #[derive(Debug, Clone)]
 pub struct AggregateOptions {
     pub filters: Filters,
-    /// Streaks this long or longer are reported (Peri's guard fires at 5).
-    pub streak_threshold: usize,
     /// Missing-parameter errors naming an optional parameter before it is
     /// reported as `optional-but-required`.
     pub drift_min: u64,
-    pub redaction: Redaction,
 }
 
 impl Default for AggregateOptions {
     fn default() -> Self {
-        AggregateOptions {
-            filters: Filters::default(),
-            streak_threshold: DEFAULT_STREAK_THRESHOLD,
-            drift_min: 3,
-            redaction: Redaction::On,
-        }
+        AggregateOptions { filters: Filters::default(), drift_min: 3 }
     }
 }
 
 /// Collects judged sessions, one source after another, into a `Report`.
 pub(crate) struct Aggregator {
     options: AggregateOptions,
+    /// The judge's threshold (streaks are finished here) and redaction
+    /// (evidence and warnings are placed here).
+    judge: JudgeOptions,
     sequences: SequenceAgg,
     schemas: Arc<SchemaSet>,
     schema_agg: schemas::SchemaAgg,
@@ -132,7 +128,7 @@ fn add_tool_with<E>(
     Ok(())
 }
 
-/// What the index keeps of some sessions (src/index.rs): their finished
+/// What the index keeps of some sessions (src/index/): their finished
 /// report with what a report file leaves out, so `absorb_partial` can
 /// rebuild exactly the report that reading them again would give.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -166,9 +162,10 @@ impl Partial {
 }
 
 impl Aggregator {
-    pub(crate) fn new(options: AggregateOptions) -> Aggregator {
+    pub(crate) fn new(options: AggregateOptions, judge: JudgeOptions) -> Aggregator {
         Aggregator {
             options,
+            judge,
             sequences: SequenceAgg::default(),
             schemas: Arc::default(),
             schema_agg: schemas::SchemaAgg::default(),
@@ -188,7 +185,7 @@ impl Aggregator {
     /// Record warnings about the current source (redacted: they name its
     /// path, which may hold a token, and reports carry them).
     pub(crate) fn warn(&mut self, warnings: Vec<String>) {
-        let redaction = self.options.redaction;
+        let redaction = self.judge.redaction;
         self.warnings.extend(warnings.into_iter().map(|w| redaction.apply(&w).into_owned()));
     }
 
@@ -253,7 +250,7 @@ impl Aggregator {
             }
         }
         self.findings.append(&mut placed);
-        let threshold = self.options.streak_threshold.max(2);
+        let threshold = self.judge.streak_threshold.max(2);
         let filters = &self.options.filters;
         self.sequences.add(s, &s.sequences, threshold, &|i| filters.call_ok(&s.calls[i]));
         if counted > 0
@@ -285,7 +282,7 @@ impl Aggregator {
         self.absorb_counts(r)
     }
 
-    /// Take in a partial the index kept (src/index.rs): the counts of one
+    /// Take in a partial the index kept (src/index/): the counts of one
     /// source's sessions, or (`into_current`) of sessions of the source
     /// being read. Unlike `absorb`, what a report file does not carry is
     /// taken in too (examples, per-source tool rows, baseline keys, what
@@ -439,7 +436,7 @@ impl Aggregator {
             Outcome::Unpaired => self.totals.unpaired_calls += 1,
             Outcome::Failed(f) => {
                 let hidden = f.is_hidden();
-                let redaction = self.options.redaction;
+                let redaction = self.judge.redaction;
                 self.examples
                     .entry((c.tool.clone(), f.template.clone()))
                     .or_insert_with(|| redaction.apply(&f.message).into_owned());
@@ -464,7 +461,7 @@ impl Aggregator {
     /// A session finding placed in the current source, its text redacted.
     fn place(&self, s: &JudgedSession, f: &SessionFinding) -> Finding {
         let call = f.at.map(|i| &s.calls[i]);
-        let redaction = self.options.redaction;
+        let redaction = self.judge.redaction;
         Finding {
             rule: f.rule,
             severity: f.rule.severity(),
@@ -508,9 +505,9 @@ impl Aggregator {
                 .then(a.category.cmp(&b.category))
                 .then(a.reason.cmp(&b.reason))
         });
-        let redaction = self.options.redaction;
+        let redaction = self.judge.redaction;
         let sequences::Finished { recovery, cost, streaks, mut repairs, mut feedback } =
-            self.sequences.finish(self.options.streak_threshold.max(2));
+            self.sequences.finish(self.judge.streak_threshold.max(2));
         let mut schema = self.schema_agg.finish(self.options.drift_min);
         // Trace text that reaches the report is redacted here, once.
         for r in &mut feedback {

@@ -1,12 +1,13 @@
 //! Drill-down: the calls and results behind a number. `examples` prints the
 //! failures of one category; `show` prints one session's calls in order
 //! with their verdicts. Both walk the same spine as `scan`, so a call has
-//! the same verdict and category here as in the report. All trace text is
-//! redacted, sanitized and truncated.
+//! the same verdict and category here as in the report, and the same
+//! warnings on stderr (`Told`). All trace text is redacted, sanitized and
+//! truncated.
 
 use std::io::Write;
 
-use super::settings;
+use super::{Told, settings};
 use crate::cli::{ExamplesArgs, ShowArgs};
 use crate::error::{Error, Result};
 use crate::judge::{JudgedCall, JudgedSession, Outcome};
@@ -15,7 +16,7 @@ use crate::redact::Redaction;
 use crate::rules::Category;
 use crate::sanitize::{block, one_line, truncate};
 use crate::source::SessionFilter;
-use crate::{SourceStart, Visitor};
+use crate::spine::{SourceStart, Visitor};
 
 pub(super) fn verdict(c: &JudgedCall) -> String {
     match &c.outcome {
@@ -105,11 +106,17 @@ struct Examples<'a> {
     /// Without `--category`: the flagged errors, shown when none is hidden.
     flagged: Vec<(String, String, JudgedCall)>,
     flagged_total: u64,
+    told: Told,
 }
 
 impl Visitor for Examples<'_> {
     fn source(&mut self, start: SourceStart<'_>) {
+        self.told.source(&start, self.redaction);
         self.source = start.path.to_string();
+    }
+
+    fn note(&mut self, note: String) {
+        self.told.notes.push(note);
     }
 
     fn session(&mut self, s: JudgedSession) -> bool {
@@ -137,7 +144,7 @@ impl Visitor for Examples<'_> {
     }
 }
 
-pub(crate) fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_examples(args: &ExamplesArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
     let wanted = match &args.category {
         None => Wanted::Hidden,
         Some(slug) => Wanted::Category(Category::from_slug(slug).ok_or_else(|| {
@@ -146,7 +153,7 @@ pub(crate) fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<(
     };
     let opts = settings::judging(&args.judging, args.no_subagents)?;
     let paths = crate::input::resolve(&args.paths)?;
-    let redaction = opts.aggregate.redaction;
+    let redaction = opts.judge.redaction;
     let mut visitor = Examples {
         args,
         redaction,
@@ -156,8 +163,11 @@ pub(crate) fn run_examples(args: &ExamplesArgs, out: &mut dyn Write) -> Result<(
         total: 0,
         flagged: Vec::new(),
         flagged_total: 0,
+        told: Told::default(),
     };
-    crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
+    let walked = crate::walk(&paths, &opts, &mut visitor);
+    visitor.told.say(err)?;
+    walked?;
     let of = args.tool.as_ref().map_or(String::new(), |t| format!(" of {}", one_line(t)));
     let (what, picked, total) = match wanted {
         Wanted::Category(category) => (format!("{category} failures"), visitor.picked, visitor.total),
@@ -190,11 +200,17 @@ struct Sessions {
     wanted: String,
     redaction: Redaction,
     found: Vec<(String, JudgedSession)>,
+    told: Told,
 }
 
 impl Visitor for Sessions {
     fn source(&mut self, start: SourceStart<'_>) {
+        self.told.source(&start, self.redaction);
         self.source = start.path.to_string();
+    }
+
+    fn note(&mut self, note: String) {
+        self.told.notes.push(note);
     }
 
     fn session(&mut self, s: JudgedSession) -> bool {
@@ -265,20 +281,30 @@ fn pick_call<'a>(session: &str, wanted: &str, redaction: Redaction, calls: &'a [
     }
 }
 
-pub(crate) fn run_show(args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
+pub(crate) fn run_show(args: &ShowArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
     let mut opts = settings::judging(&args.judging, false)?;
     // Every session that starts with the id: an exact match among them wins.
     opts.source.session = Some(SessionFilter::Prefix(args.session.clone()));
     let paths = crate::input::resolve(&args.paths)?;
-    let redaction = opts.aggregate.redaction;
-    let mut visitor = Sessions { source: String::new(), wanted: args.session.clone(), redaction, found: Vec::new() };
-    crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
-    if visitor.found.is_empty() && redaction == Redaction::On {
+    let redaction = opts.judge.redaction;
+    let mut visitor = Sessions {
+        source: String::new(),
+        wanted: args.session.clone(),
+        redaction,
+        found: Vec::new(),
+        told: Told::default(),
+    };
+    let mut walked = crate::walk(&paths, &opts, &mut visitor);
+    if walked.is_ok() && visitor.found.is_empty() && redaction == Redaction::On {
         // Perhaps an id as a report shows it, redacted: the sources know
         // only the ids as written, so every session is judged and compared.
+        // The same sources again: what the first walk told is told once.
         opts.source.session = None;
-        crate::walk(&paths, &opts, &mut Vec::new(), &mut visitor)?;
+        visitor.told = Told::default();
+        walked = crate::walk(&paths, &opts, &mut visitor);
     }
+    visitor.told.say(err)?;
+    walked?;
     let (source, session) = pick_session(&args.session, redaction, visitor.found)?;
     if let Some(call) = &args.call {
         let c = pick_call(&session.id, call, redaction, &session.calls)?;

@@ -8,6 +8,7 @@ use serde_json::json;
 use crate::cli::{RulesArgs, RulesFormat, SchemasArgs};
 use crate::error::{Error, Result};
 use crate::model::Dialect;
+use crate::redact::Redaction;
 use crate::rules::REGISTRY;
 use crate::rules::tools::FileEffect;
 use crate::sanitize::{one_line, truncate};
@@ -231,8 +232,10 @@ pub(crate) fn run_formats(out: &mut dyn Write) -> Result<()> {
 }
 
 /// `falseok schemas`: the tool schemas in effect for each source (or
-/// every built-in set), with where each came from.
-pub(crate) fn run_schemas(args: &SchemasArgs, out: &mut dyn Write) -> Result<()> {
+/// every built-in set), with where each came from. What opening a source
+/// notes (a file skipped, how a database had to be opened) is said on
+/// stderr as `scan` says it.
+pub(crate) fn run_schemas(args: &SchemasArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
     let file = args.tool_schemas.as_deref().map(schema::load_file).transpose()?.unwrap_or_default();
     let mut sets: Vec<(String, SchemaSet)> = Vec::new();
     let build = |dialect: Option<Dialect>, trace: &[(String, serde_json::Value)]| {
@@ -246,13 +249,18 @@ pub(crate) fn run_schemas(args: &SchemasArgs, out: &mut dyn Write) -> Result<()>
             sets.push(("other formats".to_string(), build(None, &[])?));
         }
     } else {
+        let (mut notes, mut warnings) = (Vec::new(), Vec::new());
         for path in &args.paths {
-            let src = input::open(path, &Default::default(), &mut Vec::new())?;
+            let src = input::open(path, &Default::default(), &mut notes)?;
+            warnings.extend(src.warnings.iter().map(|w| Redaction::On.apply(w).into_owned()));
             // One set per dialect whose sessions the source holds.
             for &d in &src.dialects {
                 let label = format!("{} ({d})", one_line(&src.label));
                 sets.push((label, build(Some(d), &src.tool_schemas()?)?));
             }
+        }
+        for note in notes.iter().chain(&warnings) {
+            writeln!(err, "falseok: warning: {note}")?;
         }
     }
     if args.format == RulesFormat::Json {

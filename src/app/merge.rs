@@ -9,6 +9,7 @@ use super::Terminal;
 use crate::aggregate::{AggregateOptions, Aggregator};
 use crate::cli::MergeArgs;
 use crate::error::{Error, Result};
+use crate::judge::JudgeOptions;
 use crate::redact::Redaction;
 use crate::render;
 use crate::report::{CONTRACT_VERSION, OLDEST_MERGED, Report};
@@ -70,13 +71,9 @@ fn read(path: &std::path::Path, text: &str, redaction: Redaction) -> Result<Repo
 /// thresholds must agree: counts under different thresholds do not add.
 pub(crate) fn merge(reports: &[(String, Report)], redaction: Redaction) -> Result<Report> {
     let Some((_, first)) = reports.first() else { return Err(Error::Usage("no report to merge".into())) };
-    let options = AggregateOptions {
-        streak_threshold: first.streaks.threshold as usize,
-        drift_min: first.schema.drift_min,
-        redaction,
-        ..AggregateOptions::default()
-    };
-    let mut agg = Aggregator::new(options);
+    let options = AggregateOptions { drift_min: first.schema.drift_min, ..AggregateOptions::default() };
+    let judge = JudgeOptions { streak_threshold: first.streaks.threshold as usize, redaction };
+    let mut agg = Aggregator::new(options, judge);
     for (name, r) in reports {
         if r.streaks.threshold != first.streaks.threshold || r.schema.drift_min != first.schema.drift_min {
             return Err(Error::input(

@@ -107,8 +107,8 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
             Ok(if args.exit_zero { ExitStatus::Clean } else { status })
         }
         Command::Sessions(args) => done(sessions::run_sessions(args, term, out, err)),
-        Command::Examples(args) => done(fitted(term, true, out, |o| drill::run_examples(args, o))),
-        Command::Show(args) => done(fitted(term, true, out, |o| drill::run_show(args, o))),
+        Command::Examples(args) => done(fitted(term, true, out, |o| drill::run_examples(args, o, err))),
+        Command::Show(args) => done(fitted(term, true, out, |o| drill::run_show(args, o, err))),
         Command::Rules(args) if args.command.is_some() => listings::run_rules_test(out),
         Command::Rules(args) => {
             let text = args.format == crate::cli::RulesFormat::Table;
@@ -116,7 +116,7 @@ pub fn run(cli: &Cli, term: &Terminal, out: &mut (dyn Write + Send), err: &mut d
         }
         Command::Schemas(args) => {
             let text = args.format == crate::cli::RulesFormat::Table;
-            done(fitted(term, text, out, |o| listings::run_schemas(args, o)))
+            done(fitted(term, text, out, |o| listings::run_schemas(args, o, err)))
         }
         Command::Formats => done(fitted(term, true, out, listings::run_formats)),
         Command::Import(args) => done(import::run_import(args, out, err)),
@@ -164,6 +164,30 @@ fn config_choice(cli: &Cli) -> Result<crate::config::Choice<'_>> {
     let here = std::env::current_dir()
         .map_err(|e| crate::error::Error::Usage(format!("cannot read the current folder: {e}")))?;
     Ok(Choice::Search(here))
+}
+
+/// What a walk told the user, said on stderr as `scan` says it: the walk's
+/// notes (`Visitor::note`), then how each source had to be opened,
+/// redacted as the report's `warnings` are. Every command that walks
+/// without a report keeps one.
+#[derive(Default)]
+pub(super) struct Told {
+    pub(super) notes: Vec<String>,
+    pub(super) warnings: Vec<String>,
+}
+
+impl Told {
+    pub(super) fn source(&mut self, start: &crate::spine::SourceStart<'_>, redaction: crate::redact::Redaction) {
+        self.warnings.extend(start.warnings.iter().map(|w| redaction.apply(w).into_owned()));
+    }
+
+    /// Say everything told so far, once.
+    pub(super) fn say(&mut self, err: &mut dyn Write) -> Result<()> {
+        for note in self.notes.drain(..).chain(self.warnings.drain(..)) {
+            writeln!(err, "falseok: warning: {note}")?;
+        }
+        Ok(())
+    }
 }
 
 /// Run `write` on `out`, its text wrapped to the terminal's width at word

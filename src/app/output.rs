@@ -39,7 +39,7 @@ pub(crate) enum Written {
     Database,
     /// `metrics --out`: Prometheus text, replaced.
     Metrics,
-    /// The index's folder (src/index.rs), created or added to.
+    /// The index's folder (src/index/), created or added to.
     Index,
 }
 

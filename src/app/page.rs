@@ -17,7 +17,7 @@ use crate::redact::Redaction;
 use crate::render::html::{EXAMPLES_SHOWN, Example, Page, SESSIONS_SHOWN, Scope};
 use crate::report::{Report, SessionRow};
 use crate::sanitize::{block, one_line};
-use crate::{ScanOptions, SourceStart, Visitor};
+use crate::spine::{ScanOptions, SourceStart, Visitor};
 
 /// (tool, category) pairs whose examples are kept: a store with more keeps
 /// only counts for the rest, so memory stays bounded (at most
@@ -33,12 +33,14 @@ struct Collect {
     /// The streak length a guard-blind streak needs (as `sessions`).
     threshold: usize,
     page: Page,
+    /// The walk's notes, said by `scan` with its own.
+    notes: Vec<String>,
 }
 
 impl Visitor for Collect {
     fn source(&mut self, start: SourceStart<'_>) {
         self.source = start.path.to_string();
-        Visitor::source(&mut self.agg, start);
+        crate::spine::begin_source(&mut self.agg, start);
     }
 
     fn session(&mut self, s: JudgedSession) -> bool {
@@ -46,6 +48,10 @@ impl Visitor for Collect {
         self.grade(&s);
         self.agg.add(&s);
         true
+    }
+
+    fn note(&mut self, note: String) {
+        self.notes.push(note);
     }
 }
 
@@ -138,14 +144,17 @@ pub(crate) fn scan(
     notes: &mut Vec<String>,
 ) -> Result<(Report, Page)> {
     let mut collect = Collect {
-        agg: Aggregator::new(opts.aggregate.clone()),
+        agg: Aggregator::new(opts.aggregate.clone(), opts.judge),
         filters: opts.aggregate.filters.clone(),
-        redaction: opts.aggregate.redaction,
+        redaction: opts.judge.redaction,
         source: String::new(),
-        threshold: opts.aggregate.streak_threshold.max(2),
+        threshold: opts.judge.streak_threshold.max(2),
         page: Page { examples_complete: true, generated: Some(generated()), scope, ..Page::default() },
+        notes: Vec::new(),
     };
-    crate::walk(paths, opts, notes, &mut collect)?;
+    let walked = crate::walk(paths, opts, &mut collect);
+    notes.append(&mut collect.notes);
+    walked?;
     worst_first(&mut collect.page.sessions);
     Ok((collect.agg.finish(), collect.page))
 }

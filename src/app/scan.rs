@@ -21,7 +21,7 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
     let opts = settings::scan(&args.select)?;
     let mut notes = Vec::new();
     let (mut report, page) = if args.format.needs_page() {
-        super::page::scan(paths, &opts, scope(args, paths, opts.aggregate.redaction), &mut notes)
+        super::page::scan(paths, &opts, scope(args, paths, opts.judge.redaction), &mut notes)
             .map(|(r, p)| (r, Some(p)))?
     } else {
         (crate::scan(paths, &opts, &mut notes)?, None)
@@ -31,7 +31,7 @@ fn build_report(args: &ScanArgs, paths: &[PathBuf], err: &mut dyn Write) -> Resu
         args.guard_state.as_deref(),
         &report.seen.session_ids,
         &agg.filters,
-        agg.redaction,
+        opts.judge.redaction,
     );
     // Suppressions mark findings; they change no count (docs/config.md).
     super::suppressions::apply(crate::config::active(), &mut report, crate::config::today());
@@ -414,7 +414,7 @@ mod tests {
     /// and what is kept is the start of the whole, cut as ever.
     #[test]
     fn a_summary_is_rendered_only_as_far_as_it_is_kept() {
-        let mut report = crate::aggregate::Aggregator::new(Default::default()).finish();
+        let mut report = crate::aggregate::Aggregator::new(Default::default(), Default::default()).finish();
         for i in 0..3000 {
             report.tools.push(crate::report::ToolReport {
                 tool: format!("mcp__s{i:04}__{}", "long_tool_name_".repeat(333)),

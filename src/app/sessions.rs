@@ -7,8 +7,9 @@ use crate::aggregate::{Filters, sessions};
 use crate::cli::{SessionsArgs, SessionsFormat};
 use crate::error::Result;
 use crate::judge::JudgedSession;
+use crate::render;
 use crate::report::{SESSIONS_VERSION, SessionRow, SessionsReport};
-use crate::{SourceStart, Visitor, render};
+use crate::spine::{SourceStart, Visitor};
 
 /// Rows listed in a table when `--limit` is not given.
 const TABLE_ROWS: usize = 20;
@@ -19,10 +20,14 @@ struct Rows {
     threshold: usize,
     source: String,
     rows: Vec<SessionRow>,
+    /// The walk's notes and the sources' warnings, said on stderr.
+    told: super::Told,
+    redaction: crate::redact::Redaction,
 }
 
 impl Visitor for Rows {
     fn source(&mut self, start: SourceStart<'_>) {
+        self.told.source(&start, self.redaction);
         self.source = start.path.to_string();
     }
 
@@ -32,11 +37,17 @@ impl Visitor for Rows {
         }
         true
     }
+
+    fn note(&mut self, note: String) {
+        self.told.notes.push(note);
+    }
 }
 
 impl crate::index::Taker for Rows {
     fn take(&mut self, entry: &crate::index::Entry) -> Result<()> {
         self.rows.extend(entry.rows.iter().cloned());
+        // Kept redacted, as the aggregator keeps them.
+        self.told.warnings.extend(entry.partial.warnings.iter().cloned());
         Ok(())
     }
 }
@@ -51,15 +62,14 @@ pub(crate) fn run_sessions(
     let opts = settings::scan(&args.select)?;
     let mut rows = Rows {
         filters: opts.aggregate.filters.clone(),
-        threshold: opts.aggregate.streak_threshold.max(2),
+        threshold: opts.judge.streak_threshold.max(2),
         source: String::new(),
         rows: Vec::new(),
+        told: super::Told::default(),
+        redaction: opts.judge.redaction,
     };
-    let mut notes = Vec::new();
-    crate::walk_maybe_indexed(&paths, &opts, &mut notes, &mut rows)?;
-    for note in &notes {
-        writeln!(err, "falseok: warning: {note}")?;
-    }
+    crate::walk_maybe_indexed(&paths, &opts, &mut rows)?;
+    rows.told.say(err)?;
     let mut all = rows.rows;
     sessions::sort(&mut all);
     let total = all.len() as u64;

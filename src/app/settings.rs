@@ -5,14 +5,15 @@
 use std::path::PathBuf;
 
 use super::output::{self, Written};
-use crate::ScanOptions;
 use crate::aggregate::{AggregateOptions, Filters};
 use crate::cli::{JudgingArgs, SelectArgs};
 use crate::error::{Error, Result};
 use crate::gate::{FailOn, Gate, RateLimit};
+use crate::judge::JudgeOptions;
 use crate::redact::Redaction;
 use crate::schema::{self, FileSchemas};
 use crate::source::{SessionFilter, SourceOptions};
+use crate::spine::ScanOptions;
 use crate::timespec;
 
 /// The redaction `--no-redact` asks for.
@@ -39,7 +40,8 @@ pub(crate) fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions
             threads_after: None,
         },
         tool_schemas: tool_schemas(j)?,
-        aggregate: AggregateOptions { redaction: redaction(j), ..AggregateOptions::default() },
+        aggregate: AggregateOptions::default(),
+        judge: JudgeOptions { redaction: redaction(j), ..JudgeOptions::default() },
         index: None,
         index_note: None,
     })
@@ -80,8 +82,8 @@ pub(crate) fn scan(args: &SelectArgs) -> Result<ScanOptions> {
         (opts.index, opts.index_note) = index_dir(args);
     }
     opts.source.session = args.session.clone().map(SessionFilter::Prefix);
-    opts.aggregate =
-        AggregateOptions { filters, streak_threshold: args.streak_threshold, drift_min: args.drift_min, redaction };
+    opts.aggregate = AggregateOptions { filters, drift_min: args.drift_min };
+    opts.judge = JudgeOptions { streak_threshold: args.streak_threshold, redaction };
     Ok(opts)
 }
 

@@ -131,6 +131,25 @@ pub struct JudgedSession {
     pub findings: Vec<SessionFinding>,
 }
 
+/// What the judge is told besides the tool schemas, the same for every
+/// source of a run: how long a failure streak must be to be flagged, and
+/// whether the trace text it quotes is redacted (`--no-redact`). The
+/// aggregator takes them too: it finishes the streaks and places findings
+/// with the judge's threshold and redaction, so the two cannot disagree.
+#[derive(Debug, Clone, Copy)]
+pub struct JudgeOptions {
+    /// Streaks this long or longer are reported (Peri's guard fires at 5).
+    pub streak_threshold: usize,
+    /// Whether quoted trace text is redacted (`--no-redact` turns it off).
+    pub redaction: Redaction,
+}
+
+impl Default for JudgeOptions {
+    fn default() -> Self {
+        JudgeOptions { streak_threshold: sequence::DEFAULT_STREAK_THRESHOLD, redaction: Redaction::On }
+    }
+}
+
 /// Judges the sessions of one source: the tool schemas in effect for it and
 /// the settings of the analyses.
 #[derive(Default, Clone)]

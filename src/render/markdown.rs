@@ -464,7 +464,7 @@ mod tests {
     /// formats) are sanitized like any trace text.
     #[test]
     fn report_strings_are_sanitized() {
-        let mut r = crate::aggregate::Aggregator::new(Default::default()).finish();
+        let mut r = crate::aggregate::Aggregator::new(Default::default(), Default::default()).finish();
         let evil = "\u{1b}[31m\u{1b}]8;;http://e.example\u{7}L\u{1b}]8;;\u{7}\u{202e}`x|\"";
         r.sources.push(crate::report::SourceReport::new("p", evil));
         r.totals.calls = 1;

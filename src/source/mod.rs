@@ -106,7 +106,7 @@ pub trait Adapter: Sync {
     fn tool_schemas(&self, _conn: &Connection) -> rusqlite::Result<Vec<(String, Value)>> {
         Ok(Vec::new())
     }
-    /// For the index (src/index.rs): did the rows after row `row` only start
+    /// For the index (src/index/): did the rows after row `row` only start
     /// sessions of their own, so that reading them alone (`read` with
     /// `SourceOptions::after_row`) gives the sessions a whole read would
     /// add? `None`: this format cannot be read from a row on.

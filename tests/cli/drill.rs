@@ -165,3 +165,44 @@ fn show_prints_every_calls_real_arguments_on_every_sample() {
     let codex = stdout(&run_in(root(), &["show", "0196b1e2", "sample-traces/codex", "--call", "call_04"]));
     assert!(codex.contains(r#"arguments: {"command":["ls","fixtures"]"#), "{codex}");
 }
+
+/// Issue 54: every command that reads a trace says on stderr what `scan`
+/// says about it. A transcript with a line cut in half: `scan` notes the
+/// skipped line, and `show`, `examples`, `schemas`, `sessions` and `export`
+/// say the same line, once (`show` may read the sources twice).
+#[test]
+fn every_command_says_the_notes_scan_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let call = |id: &str| {
+        format!(
+            r#"{{"type":"assistant","sessionId":"s-1","uuid":"a-{id}","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":"make"}}}}]}}}}"#
+        )
+    };
+    let result = r#"{"type":"user","sessionId":"s-1","uuid":"r-1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 2","is_error":true}]}}"#;
+    let text = format!("{}\n{}\n{}\n", call("t1"), &result[..result.len() / 2], call("t2"));
+    std::fs::write(d.join("s-1.jsonl"), text).unwrap();
+    let note = "falseok: warning: s-1.jsonl: 1 line is not a JSON record, skipped (line 2; a malformed-row finding)\n";
+    let scan = run_in(d, &["scan", "s-1.jsonl", "--no-index"]);
+    assert!(scan.status.success(), "{}", stderr(&scan));
+    assert_eq!(stderr(&scan), note, "scan");
+    let commands: [&[&str]; 5] = [
+        &["show", "s-1", "s-1.jsonl"],
+        &["examples", "s-1.jsonl"],
+        &["schemas", "s-1.jsonl"],
+        &["sessions", "s-1.jsonl", "--no-index"],
+        &["export", "s-1.jsonl"],
+    ];
+    for args in commands {
+        let out = run_in(d, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), note, "{args:?}");
+    }
+    // An id no session has: `show` reads the sources a second time (for
+    // an id as a report shows it, redacted), and still says the note once,
+    // before its error.
+    let out = run_in(d, &["show", "nothing-like-it", "s-1.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.starts_with(note) && err.matches("not a JSON record").count() == 1, "{err}");
+}

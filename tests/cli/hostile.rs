@@ -105,6 +105,12 @@ fn read_only_directory_with_wal_and_shm_is_read_fully() {
 /// What a crash leaves behind, in a read-only folder: the database `name`
 /// and its -wal, no -shm; scanned by an unprivileged user, with `args`.
 fn crashed_in_read_only_folder(name: &str, args: &[&str], check: impl Fn(&std::process::Output)) {
+    in_crashed_read_only_folder(name, |dir| check(&run_unprivileged(dir, &[&["scan", name][..], args].concat())));
+}
+
+/// `crashed_in_read_only_folder`, with `run` given the folder to run
+/// commands in.
+fn in_crashed_read_only_folder(name: &str, run: impl Fn(&Path)) {
     let outer = tempfile::tempdir().unwrap();
     let live = outer.path().join("live");
     let dir = outer.path().join("ro");
@@ -119,7 +125,7 @@ fn crashed_in_read_only_folder(name: &str, args: &[&str], check: impl Fn(&std::p
     drop(writer);
     make_read_only(&dir);
     let before = snapshot(&dir);
-    check(&run_unprivileged(&dir, &[&["scan", name][..], args].concat()));
+    run(&dir);
     assert!(snapshot(&dir) == before, "nothing created, nothing changed");
     make_writable(&dir);
 }
@@ -146,6 +152,34 @@ fn a_warning_names_a_file_named_after_a_secret_redacted() {
     });
     crashed_in_read_only_folder(name, &["--format", "json", "--no-redact"], |out| {
         assert!(stderr(out).contains("Tl55WarnPw.db: opened immutable"), "{}", stderr(out));
+    });
+}
+
+/// Issue 54: how a source had to be opened is said by every command that
+/// reads it, as `scan` says it (and `scan` says it once).
+#[test]
+fn every_command_warns_how_a_source_had_to_be_opened() {
+    in_crashed_read_only_folder("threads.db", |dir| {
+        let scan = run_unprivileged(dir, &["scan", "threads.db", "--no-index"]);
+        let all = stderr(&scan);
+        // Its line, as scan says it (scan alone adds a count of the
+        // malformed rows its report holds: a summary, not a note).
+        let opened: Vec<&str> = all.lines().filter(|l| l.contains("opened immutable")).collect();
+        assert_eq!(opened.len(), 1, "{all}");
+        let session = "019e6f00-0000-7000-8000-00000000000c";
+        let commands: [&[&str]; 5] = [
+            &["show", session, "threads.db"],
+            &["examples", "threads.db"],
+            &["schemas", "threads.db"],
+            &["sessions", "threads.db", "--no-index"],
+            &["export", "threads.db"],
+        ];
+        for args in commands {
+            let out = run_unprivileged(dir, args);
+            let err = stderr(&out);
+            assert!(out.status.success(), "{args:?}: {err}");
+            assert_eq!(err.lines().filter(|l| l.contains("opened immutable")).collect::<Vec<_>>(), opened, "{args:?}");
+        }
     });
 }
 

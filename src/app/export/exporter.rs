@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::export::{self, CallRow, Origin, RowWriter};
 use crate::judge::JudgedSession;
 use crate::redact::Redaction;
-use crate::{ScanOptions, SourceStart, Visitor};
+use crate::spine::{ScanOptions, SourceStart, Visitor};
 
 /// Where rows go: stdout, one file, or one file per day partition. Files
 /// are written under a private name and renamed into place at the end
@@ -109,6 +109,9 @@ pub(super) struct Exporter<'a> {
     filters: Filters,
     rows: u64,
     failed: Option<Error>,
+    /// The walk's notes and the sources' warnings, said on stderr
+    /// (`--incremental` keeps its own notes).
+    pub(super) told: crate::app::Told,
 }
 
 impl Exporter<'_> {
@@ -181,6 +184,7 @@ impl Exporter<'_> {
 
 impl Visitor for Exporter<'_> {
     fn source(&mut self, start: SourceStart<'_>) {
+        self.told.source(&start, self.redaction);
         self.source = start.path.to_string();
         self.format = start.format.to_string();
     }
@@ -195,6 +199,10 @@ impl Visitor for Exporter<'_> {
             }
         }
         true
+    }
+
+    fn note(&mut self, note: String) {
+        self.told.notes.push(note);
     }
 }
 
@@ -249,10 +257,11 @@ pub(super) fn open<'a>(
         prefix: "part-00000".to_string(),
         source: String::new(),
         format: String::new(),
-        redaction: opts.aggregate.redaction,
+        redaction: opts.judge.redaction,
         filters: opts.aggregate.filters.clone(),
         rows: 0,
         failed: None,
+        told: crate::app::Told::default(),
     };
     Ok((exporter, made_dir, incremental))
 }

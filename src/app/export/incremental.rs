@@ -197,7 +197,7 @@ fn remove_parts(rels: &[String], format: &str, dir: &Path, shown: &Path, inputs:
 
 pub(super) fn run(
     args: &ExportArgs,
-    opts: &crate::ScanOptions,
+    opts: &crate::spine::ScanOptions,
     paths: &[PathBuf],
     (dir, inputs): (&Path, &Inputs),
     mut exporter: Exporter<'_>,
@@ -249,7 +249,7 @@ pub(super) fn run(
     let mut retired: Vec<String> = Vec::new();
     let mut touched = 0usize;
     for path in &crate::input::distinct(&crate::input::expand(paths, &opts.source, &mut notes), &mut notes) {
-        let label = opts.aggregate.redaction.apply(&path.display().to_string()).into_owned();
+        let label = opts.judge.redaction.apply(&path.display().to_string()).into_owned();
         let canonical =
             std::fs::canonicalize(path).map_or_else(|_| path.display().to_string(), |p| p.display().to_string());
         let transcripts = opts.source.transcripts.is_some() || crate::input::is_transcripts(path);
@@ -264,13 +264,13 @@ pub(super) fn run(
         let src = crate::input::open(path, &opts.source, &mut notes)?;
         let old = at.map(|i| manifest.sources[i].clone());
         let after = old.as_ref().and_then(|o| {
-            crate::appended_since(&o.files, o.append.as_ref(), marks.as_deref(), &src)
+            crate::index::walk::appended_since(&o.files, o.append.as_ref(), marks.as_deref(), &src)
                 .then(|| o.append.as_ref().map(|a| a.last_row))
                 .flatten()
         });
         let next = old.as_ref().map_or(0, |o| o.next);
         exporter.prefix = format!("part-{:016x}-{next:05}", index::tag(&canonical, &label));
-        let stats = crate::walk_source(&src, &label, opts, after, &mut exporter)?;
+        let stats = crate::spine::walk_source(&src, &label, opts, after, &mut exporter)?;
         // The read is a snapshot of its own: rows of an old session
         // committed since the check would be exported without the rest.
         if let Some(row) = after
@@ -282,7 +282,7 @@ pub(super) fn run(
             ));
         }
         touched += 1;
-        let append = crate::append_mark(&src, stats.last_row.or(after));
+        let append = crate::index::walk::append_mark(&src, stats.last_row.or(after));
         // Appended: the earlier files stay; otherwise they go once the new ones are in place.
         let kept = match (&old, after) {
             (Some(o), Some(_)) => o.parts.clone(),

@@ -24,8 +24,9 @@ pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &
     if let Some(dir) = incremental {
         return incremental::run(args, &opts, &paths, (&dir, &inputs), exporter, err);
     }
-    let mut notes = Vec::new();
-    let rows = match crate::walk(&paths, &opts, &mut notes, &mut exporter) {
+    let walked = crate::walk(&paths, &opts, &mut exporter);
+    let mut told = std::mem::take(&mut exporter.told);
+    let rows = match walked {
         Ok(()) => exporter.finish(),
         Err(e) => {
             drop(exporter);
@@ -38,9 +39,7 @@ pub(crate) fn run_export(args: &ExportArgs, out: &mut (dyn Write + Send), err: &
         // Only if still empty: the folder this export made for nothing.
         let _ = std::fs::remove_dir(dir);
     }
-    for note in &notes {
-        writeln!(err, "falseok: warning: {note}")?;
-    }
+    told.say(err)?;
     let rows = rows?;
     if let Some(path) = &args.out {
         writeln!(err, "falseok: exported {rows} calls to {}", crate::sanitize::one_line(&path.display().to_string()))?;

@@ -177,7 +177,10 @@ fn after(args: &GuardRunArgs, hook: &Hook, st: &mut state::State) -> (Option<Ver
     let outcome = {
         let files: foldhash::HashMap<&str, bool> = st.files.iter().map(|(p, m)| (p.as_str(), *m)).collect();
         crate::judge::judge_alone(dialect, &call, &result, &files, Redaction::On, || {
-            Arc::new(crate::SchemaSet::build(Some(dialect), &[], &crate::FileSchemas::default()).unwrap_or_default())
+            Arc::new(
+                crate::schema::SchemaSet::build(Some(dialect), &[], &crate::schema::FileSchemas::default())
+                    .unwrap_or_default(),
+            )
         })
     };
     let input_hash = state::input_hash(&hook.input);

@@ -6,7 +6,7 @@
 //! its `-wal`). A unit is re-read whole when its signature (inode, size,
 //! modification time, and its `-wal`'s) changes; of its sessions, only
 //! those whose calls and results changed are judged again, with the judge
-//! every other command uses (`crate::judge_for`), so a call gets the verdict
+//! every other command uses (`spine::judge_for`), so a call gets the verdict
 //! `scan` gives it. Events are keyed by source, session, call id and kind,
 //! and each key is reported once, whatever is re-read.
 
@@ -24,13 +24,13 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
-use crate::ScanOptions;
 use crate::aggregate::Aggregator;
 use crate::cli::{WatchArgs, WatchFormat};
 use crate::error::{Error, Result};
 use crate::model::{Event as Row, Session};
 use crate::report::{Report, SourceReport, ToolReport, rate};
 use crate::sanitize::one_line;
+use crate::spine::ScanOptions;
 use event::{Found, Key};
 
 /// How often the loop wakes to check idle sessions, missing PATHs and signals.
@@ -79,13 +79,15 @@ pub(crate) fn run_watch(
         opts,
     };
     if let (Some(addr), Some(metrics)) = (listen, w.metrics.clone()) {
-        let aggregate = w.opts.aggregate.clone();
+        let (aggregate, judge) = (w.opts.aggregate.clone(), w.opts.judge);
         let bound = serve::start(
             addr,
             serve::LIMITS,
             Arc::new(move || {
-                let report =
-                    metrics.lock().map(|m| m.report(&aggregate)).unwrap_or_else(|p| p.into_inner().report(&aggregate));
+                let report = metrics
+                    .lock()
+                    .map(|m| m.report(&aggregate, judge))
+                    .unwrap_or_else(|p| p.into_inner().report(&aggregate, judge));
                 crate::render::metrics::exposition(&report, Utc::now())
             }),
         )?;
@@ -366,8 +368,8 @@ impl Metrics {
     /// The report of every session judged so far: the partial reports
     /// added up as `merge` adds reports, with one source (and its tool
     /// rows, which name each tool's agent) per file read.
-    fn report(&self, options: &crate::aggregate::AggregateOptions) -> Report {
-        let mut agg = Aggregator::new(options.clone());
+    fn report(&self, options: &crate::aggregate::AggregateOptions, judge: crate::judge::JudgeOptions) -> Report {
+        let mut agg = Aggregator::new(options.clone(), judge);
         let mut sources: BTreeMap<(String, String), (SourceReport, BTreeMap<String, ToolReport>)> = BTreeMap::new();
         for r in self.sessions.values() {
             // A partial report of this run's own making always adds up.
@@ -700,7 +702,7 @@ type Grown = Option<(Vec<crate::index::FileMark>, crate::index::AppendMark)>;
 
 /// Read `file` and judge the sessions that changed since `unit` was read:
 /// of a database that only grew since (Peri), only the sessions with new
-/// rows are read (`crate::grown_since`).
+/// rows are read (`index::walk::grown_since`).
 fn read(
     target: &Path,
     file: &Path,
@@ -712,12 +714,12 @@ fn read(
     let src = crate::input::open(file, &opts.source, notes)?;
     let mut from = opts.source.clone();
     if let Some((files, mark)) = &unit.grown
-        && crate::grown_since(files, Some(mark), marks.as_deref(), &src)
+        && crate::index::walk::grown_since(files, Some(mark), marks.as_deref(), &src)
     {
         from.threads_after = Some(mark.last_row);
     }
-    let judge = crate::judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
-    let redaction = opts.aggregate.redaction;
+    let judge = crate::spine::judge_for(&src.dialects, &src.tool_schemas()?, opts)?;
+    let redaction = opts.judge.redaction;
     let label = redaction.apply(&src.label).into_owned();
     let source = redaction.apply(&target.display().to_string()).into_owned();
     let filters = &opts.aggregate.filters;
@@ -732,12 +734,12 @@ fn read(
         let judged = judge.judge_in(s, Some(target));
         let (events, abandoned) = event::of_session(&judged, (&source, &label), filters, redaction, now);
         let report = reports.then(|| {
-            let mut agg = Aggregator::new(opts.aggregate.clone());
+            let mut agg = Aggregator::new(opts.aggregate.clone(), opts.judge);
             agg.begin_source(&label, src.label_format, judged.schemas.clone());
             agg.add(&judged);
             agg.finish()
         });
         out.push(Judged { id, fingerprint: fp, last: event::last_time(&judged), events, abandoned, report });
     })?;
-    Ok((out, marks.zip(crate::append_mark(&src, stats.last_row))))
+    Ok((out, marks.zip(crate::index::walk::append_mark(&src, stats.last_row))))
 }

@@ -1,5 +1,5 @@
 //! What each file gave an import, kept so that a transcript folder can be
-//! read again in part (the index, src/index.rs): when some of its files
+//! read again in part (the index, src/index/): when some of its files
 //! change, only they and the files they are bound to are imported again.
 //!
 //! Files of one import are bound to each other only through what the

@@ -528,7 +528,7 @@ mod tests {
     use crate::report::{CategoryRow, ToolReport};
 
     fn report_with(tool: &str, category: &str) -> Report {
-        let mut r = crate::aggregate::Aggregator::new(Default::default()).finish();
+        let mut r = crate::aggregate::Aggregator::new(Default::default(), Default::default()).finish();
         r.sources.push(crate::report::SourceReport::new("a&b.db", "peri"));
         r.totals.calls = 3;
         r.totals.errors = 2;

@@ -144,7 +144,7 @@ impl Assembler<'_, '_> {
 pub(super) fn read(conn: &Connection, cx: &mut ReadContext<'_>) -> ReadResult<()> {
     let threads = pick_query(conn, "threads", THREADS)?.unwrap_or(THREADS[3].1);
     let sessions = SessionIndex::load(conn, threads)?;
-    // The index reads an appended database from its last row on (src/index.rs).
+    // The index reads an appended database from its last row on (src/index/).
     let after = cx.after_row();
     // `watch` reads the sessions a grown database added to, whole.
     let touched = cx.threads_after().filter(|_| after.is_none());

@@ -33,6 +33,9 @@ use serde::{Deserialize, Serialize};
 use crate::aggregate::{Aggregator, Filters, Partial};
 use crate::report::SessionRow;
 use crate::sanitize::one_line;
+use crate::spine::{ScanOptions, SourceStart, Visitor};
+
+pub(crate) mod walk;
 
 /// The version of the entries' shape: a change starts a new folder.
 const LAYOUT: &str = "index-v1";
@@ -220,13 +223,13 @@ impl Entry {
 /// What judged data depends on: falseok's version, the options that
 /// change a verdict or a count, and (`build`) this very executable, whose
 /// rule set a rebuild may change (the executable's size and time).
-pub(crate) fn key(opts: &crate::ScanOptions, build: bool) -> u64 {
+pub(crate) fn key(opts: &ScanOptions, build: bool) -> u64 {
     let exe = build.then(|| std::env::current_exe().ok().and_then(|p| FileMark::of(&p))).flatten();
     let build = exe.map(|m| format!("{} {}", m.size, m.mtime_ns)).unwrap_or_default();
     // The configuration file's effect (its custom rules, benign shapes and
     // ignores): another configuration never reads this one's verdicts.
     let config = crate::config::active().fingerprint;
-    let options = format!("{:?} {:?} {:?} {config}", opts.source, opts.tool_schemas, opts.aggregate);
+    let options = format!("{:?} {:?} {:?} {:?} {config}", opts.source, opts.tool_schemas, opts.aggregate, opts.judge);
     crate::sanitize::stable_hash(&[env!("CARGO_PKG_VERSION").as_bytes(), build.as_bytes(), options.as_bytes()])
 }
 
@@ -250,6 +253,7 @@ pub(crate) struct Index {
     dir: PathBuf,
     /// The options its entries' partials are checked with (`adds_up`).
     options: crate::aggregate::AggregateOptions,
+    judge: crate::judge::JudgeOptions,
 }
 
 /// The largest entry (or `.parts` file) read or written: far more than
@@ -275,12 +279,12 @@ impl Index {
     /// The index under `root` for scans with `opts`; `None` (with a note)
     /// when its folders cannot be made, or cannot be trusted
     /// (`trusted_dirs`): the run then reads without it.
-    pub(crate) fn open(root: &Path, opts: &crate::ScanOptions, notes: &mut Vec<String>) -> Option<Index> {
+    pub(crate) fn open(root: &Path, opts: &ScanOptions, notes: &mut Vec<String>) -> Option<Index> {
         let dir = root.join(LAYOUT).join(format!("{:016x}", key(opts, true)));
         match trusted_dirs(root, &dir) {
             Ok(()) => {
                 prune(&dir);
-                Some(Index { dir, options: opts.aggregate.clone() })
+                Some(Index { dir, options: opts.aggregate.clone(), judge: opts.judge })
             }
             Err(e) => {
                 notes.push(format!(
@@ -314,7 +318,7 @@ impl Index {
             Err(e) => Err(e),
         };
         let parts = parts.and_then(|p| {
-            let mut agg = Aggregator::new(self.options.clone());
+            let mut agg = Aggregator::new(self.options.clone(), self.judge);
             agg.begin_source(&entry.label, "", std::sync::Arc::default());
             p.sessions.iter().try_for_each(|s| agg.absorb_partial(&s.partial, true)).map(|()| p)
         });
@@ -368,7 +372,7 @@ impl Index {
         if let Some((what, total, tools)) = sums.iter().find(|(_, total, tools)| total != tools) {
             return Err(format!("{total} {what} in all, {tools} in its tools' rows"));
         }
-        Aggregator::new(self.options.clone()).absorb_partial(&entry.partial, false)
+        Aggregator::new(self.options.clone(), self.judge).absorb_partial(&entry.partial, false)
     }
 
     /// Keep `entry`, replacing the one before (written aside, then renamed:
@@ -587,20 +591,22 @@ pub(crate) struct Build {
     format: String,
     schemas: std::sync::Arc<crate::schema::SchemaSet>,
     options: crate::aggregate::AggregateOptions,
+    judge: crate::judge::JudgeOptions,
 }
 
 impl Build {
-    pub(crate) fn new(opts: &crate::ScanOptions) -> Build {
+    pub(crate) fn new(opts: &ScanOptions) -> Build {
         Build {
-            agg: Aggregator::new(opts.aggregate.clone()),
+            agg: Aggregator::new(opts.aggregate.clone(), opts.judge),
             rows: Vec::new(),
             parts: None,
             filters: opts.aggregate.filters.clone(),
-            threshold: opts.aggregate.streak_threshold.max(2),
+            threshold: opts.judge.streak_threshold.max(2),
             source: String::new(),
             format: String::new(),
             schemas: std::sync::Arc::default(),
             options: opts.aggregate.clone(),
+            judge: opts.judge,
         }
     }
 
@@ -633,18 +639,23 @@ impl Build {
     }
 }
 
-impl crate::Visitor for Build {
-    fn source(&mut self, start: crate::SourceStart<'_>) {
+impl Visitor for Build {
+    /// A `Build` sees the sessions of one source only; the index walk
+    /// keeps the run's notes itself (`Entry::notes`) and hands them to the
+    /// command's visitor, so none ever comes here.
+    fn note(&mut self, _note: String) {}
+
+    fn source(&mut self, start: SourceStart<'_>) {
         self.source = start.path.to_string();
         self.format = start.format.to_string();
         self.schemas = start.schemas.clone();
-        crate::Visitor::source(&mut self.agg, start);
+        crate::spine::begin_source(&mut self.agg, start);
     }
 
     fn session(&mut self, s: crate::judge::JudgedSession) -> bool {
         let row = crate::aggregate::sessions::row(&s, &self.source, &self.filters, self.threshold);
         if let Some(parts) = &mut self.parts {
-            let mut one = Aggregator::new(self.options.clone());
+            let mut one = Aggregator::new(self.options.clone(), self.judge);
             one.begin_source(&self.source, &self.format, self.schemas.clone());
             one.add(&s);
             parts.push(SessionPart {
