@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::util::{root, rust_files};
+use crate::util::{is_unit_test_file, root, rust_files};
 
 /// Who may import whom (`crate::X`). Leaves import only leaves.
 const ALLOWED: &[(&str, &[&str])] = &[
@@ -163,6 +163,9 @@ fn modules_import_only_along_the_spine() {
             wrong.push(format!("{}: module `{module}` is not in the layering table", rel.display()));
             continue;
         };
+        if is_unit_test_file(&file) {
+            continue; // test code throughout, as the tail after `#[cfg(test)]` is
+        }
         let text = std::fs::read_to_string(&file).unwrap();
         for used in imports(&text) {
             // An item of the crate root (`crate::walk`) belongs to `lib`.
@@ -349,6 +352,9 @@ fn edges_at(src: &Path, depth: usize) -> BTreeSet<(Vec<String>, Vec<String>)> {
         let rel = file.strip_prefix(src).unwrap();
         if has_lib && rel == Path::new("main.rs") {
             continue; // the binary: a crate of its own, which names the library as `falseok::`
+        }
+        if is_unit_test_file(&file) {
+            continue;
         }
         let at = module_path(rel);
         // The crate root is a node of its own at the top (`lib`), above nothing.

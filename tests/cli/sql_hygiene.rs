@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::util::rust_files;
+use crate::util::{is_unit_test_file, rust_files};
 
 fn sql_built_from_strings() -> regex::Regex {
     regex::Regex::new(
@@ -23,9 +23,7 @@ fn no_sql_is_built_with_format() {
     for f in files {
         // Unit tests sit at the end of each file, after `#[cfg(test)]`, or
         // in a `tests.rs` of their own (`#[cfg(test)] mod tests;`).
-        if f.file_name().is_some_and(|n| n == "tests.rs") {
-            let parent = std::fs::read_to_string(f.with_file_name("mod.rs")).unwrap_or_default();
-            assert!(parent.contains("#[cfg(test)]\nmod tests;"), "{}: not a unit-test module", f.display());
+        if is_unit_test_file(&f) {
             continue;
         }
         let text = std::fs::read_to_string(&f).unwrap();

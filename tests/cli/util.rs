@@ -141,6 +141,19 @@ pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Is this source file a unit-test module of its own: a `tests.rs` whose
+/// `mod.rs` declares it as `#[cfg(test)] mod tests;` (as `src/rules/tests.rs`)?
+/// Such a file is test code throughout, as the tail of a file after
+/// `#[cfg(test)]` is. A `tests.rs` declared otherwise fails the check.
+pub(crate) fn is_unit_test_file(f: &Path) -> bool {
+    if f.file_name().is_none_or(|n| n != "tests.rs") {
+        return false;
+    }
+    let parent = std::fs::read_to_string(f.with_file_name("mod.rs")).unwrap_or_default();
+    assert!(parent.contains("#[cfg(test)]\nmod tests;"), "{}: not a unit-test module", f.display());
+    true
+}
+
 /// (calls, errors, flagged, hidden) of a tool in a JSON report.
 pub(crate) fn counts(v: &serde_json::Value, name: &str) -> (u64, u64, u64, u64) {
     let t = tool(v, name);
