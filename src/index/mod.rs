@@ -151,7 +151,7 @@ pub(crate) struct SessionPart {
 
 /// A transcript folder file by file and session by session, kept beside
 /// its entry: a change to some files reads only them and the files bound
-/// to them (import/record.rs), and the other sessions' parts are taken
+/// to them (import/store/record.rs), and the other sessions' parts are taken
 /// in their reading order.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Parts {

@@ -46,7 +46,7 @@ pub(crate) fn walk_indexed(
         let before = notes.len();
         let judged_ns = index::now_ns();
         // A transcript folder some of whose files changed: only they, and
-        // the files bound to them, are read again (import/record.rs).
+        // the files bound to them, are read again (import/store/record.rs).
         if transcripts
             && let (Some(index), Some(old), Some(now)) = (&index, &kept, &marks)
             && let Some(parts) = index.load_parts(old, notes)

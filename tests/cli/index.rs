@@ -1,4 +1,4 @@
-//! The index of what was judged (src/index.rs, docs/index.md): a re-run,
+//! The index of what was judged (src/index/, docs/index.md): a re-run,
 //! from the index or after the input changed, prints what `--no-index`
 //! prints, byte for byte; an appended Peri database is read from its last
 //! row; the index is private, keyed by the options, rebuilt when corrupt,
