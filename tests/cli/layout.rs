@@ -453,3 +453,23 @@ fn the_circle_check_sees_circles_through_every_kind_of_path() {
     assert!(circles(&edges_at(src, 1)).is_empty() && circles(&edges_at(src, 2)).is_empty());
     assert_eq!(expand("a::{b, c::{d, e}}"), vec!["a::b", "a::c::d", "a::c::e"]);
 }
+
+/// Issue 54: no source file of the product, its tests or xtask grows past
+/// 1,000 lines; a room that large is split by what it holds (as
+/// `import/tests.rs`, `peri/fast.rs` and `guard/` were).
+#[test]
+fn no_source_file_is_over_a_thousand_lines() {
+    let mut long = Vec::new();
+    for dir in ["src", "tests", "xtask/src", "fuzz"] {
+        let mut files = Vec::new();
+        rust_files(&root().join(dir), &mut files);
+        assert!(!files.is_empty(), "{dir}: no Rust file found");
+        for file in files {
+            let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+            if lines > 1000 {
+                long.push(format!("{}: {lines} lines", file.strip_prefix(root()).unwrap().display()));
+            }
+        }
+    }
+    assert!(long.is_empty(), "files over 1,000 lines:\n{}", long.join("\n"));
+}
