@@ -467,8 +467,12 @@ static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
         token(r"(?P<k>gl(?:pat|ptt|rt|dt|ft|soat|agent|oas|imt|cbt|ffct))-[A-Za-z0-9_.-]{20,}", "${pre}${k}-[REDACTED]"),
         token(r"GR1348941[A-Za-z0-9_-]{20,}", "${pre}GR1348941[REDACTED]"),
         // Slack, also as a template of a report made with --no-redact left
-        // it (`xoxb<n><n>-…`: its digit groups normalized).
-        token(r"(?:xox[abposre]|xapp)(?:-|<n>)[A-Za-z0-9<>-]{10,}", "${pre}xox-[REDACTED]"),
+        // it (`xoxb<n><n>-…`: its digit groups normalized). Every Slack
+        // token has a digit group right after its prefix (`xoxb-<team>-…`,
+        // `xapp-1-…`, as the secret scanners' rules say): without it,
+        // `xapp-access-token=…` is a secret's name, which this shape would
+        // eat and so leave its value to show.
+        token(r"(?:xox[abposre]|xapp)(?:-[0-9]|<n>)[A-Za-z0-9<>-]{9,}", "${pre}xox-[REDACTED]"),
         token(r"AIza[0-9A-Za-z_-]{35}", "${pre}AIza[REDACTED]"),
         token(r"ya29\.[0-9A-Za-z_-]{20,}", "${pre}ya29.[REDACTED]"),
         token(r"GOCSPX-[0-9A-Za-z_-]{20,}", "${pre}GOCSPX-[REDACTED]"),
@@ -733,6 +737,9 @@ mod tests {
             ("xoxb-123456789012-Rel3SlackBotAbCdEf", "xox-[REDACTED]"),
             ("xoxp-1234567890-1234567890-abcdef", "xox-[REDACTED]"),
             ("login with xoxb<n><n>-Tl22SlackBotQwErTy failed", "login with xox-[REDACTED] failed"),
+            ("xapp-1-A0REL3APP01-1234567890123-abcdef0123456789", "xox-[REDACTED]"),
+            // A name that starts as a Slack prefix does: its value goes, the name stays.
+            ("xapp-access-token='Zq90aaaAa and more'", "xapp-access-token='[REDACTED]'"),
             ("key=AIzaSyRel3GoogleApiKeyAbCdEfGhIjKlMnOpQ;", "key=AIza[REDACTED];"),
             ("sk_live_Rel3StripeKeyAbCdEfGhIjKl", "sk_live_[REDACTED]"),
             ("rk_live_0123456789abcdef and sk_test_0123456789abcdef", "rk_live_[REDACTED] and sk_test_[REDACTED]"),
