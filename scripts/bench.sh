@@ -180,7 +180,7 @@ echo "targets: scan of the full and small-message databases <= 1.5x the floor, p
 instructions() {
   rm -f "$DIR/callgrind.out"
   valgrind --tool=callgrind --callgrind-out-file="$DIR/callgrind.out" "$@" >/dev/null 2>&1 || true
-  awk '/^(summary|totals):/ { n = $2 } END { print n + 0 }' "$DIR/callgrind.out"
+  awk '/^(summary|totals):/ { n = $2 } END { printf "%.0f\n", n }' "$DIR/callgrind.out"
 }
 icalls=100000
 idb="$DIR/small-$icalls.db"
