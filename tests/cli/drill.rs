@@ -174,13 +174,7 @@ fn show_prints_every_calls_real_arguments_on_every_sample() {
 fn every_command_says_the_notes_scan_says() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let call = |id: &str| {
-        format!(
-            r#"{{"type":"assistant","sessionId":"s-1","uuid":"a-{id}","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":"make"}}}}]}}}}"#
-        )
-    };
-    let result = r#"{"type":"user","sessionId":"s-1","uuid":"r-1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 2","is_error":true}]}}"#;
-    let text = format!("{}\n{}\n{}\n", call("t1"), &result[..result.len() / 2], call("t2"));
+    let text = transcript_with_a_cut_line();
     std::fs::write(d.join("s-1.jsonl"), text).unwrap();
     let note = "falseok: warning: s-1.jsonl: 1 line is not a JSON record, skipped (line 2; a malformed-row finding)\n";
     let scan = run_in(d, &["scan", "s-1.jsonl", "--no-index"]);

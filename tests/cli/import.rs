@@ -214,14 +214,8 @@ fn every_command_reads_transcript_folders() {
 fn broken_transcript_lines_are_malformed_row_findings() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let call = |id: &str| {
-        format!(
-            r#"{{"type":"assistant","sessionId":"s-1","uuid":"a-{id}","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":"make"}}}}]}}}}"#
-        )
-    };
-    let result = r#"{"type":"user","sessionId":"s-1","uuid":"r-1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 2","is_error":true}]}}"#;
     std::fs::create_dir_all(d.join("proj/p")).unwrap();
-    let text = format!("{}\n{}\n{}\n", call("t1"), &result[..result.len() / 2], call("t2"));
+    let text = transcript_with_a_cut_line();
     std::fs::write(d.join("proj/p/s-1.jsonl"), &text).unwrap();
     for (path, file) in [("proj/p/s-1.jsonl", "proj/p/s-1.jsonl"), ("proj", "proj/p/s-1.jsonl")] {
         let out = run_in(d, &["scan", path, "--format", "json"]);
@@ -248,7 +242,7 @@ fn broken_transcript_lines_are_malformed_row_findings() {
     }
     // Many broken lines in one file; and a cut .json document.
     let junk: String = (0..150).map(|i| format!("{{\"n\": {i},\n")).collect();
-    std::fs::write(d.join("proj/p/junk.jsonl"), format!("{}\n{junk}", call("t9"))).unwrap();
+    std::fs::write(d.join("proj/p/junk.jsonl"), format!("{}\n{junk}", claude_make_call("t9"))).unwrap();
     std::fs::write(d.join("proj/p/cut.json"), "{\"history\": [").unwrap();
     let out = run_in(d, &["scan", "proj", "--format", "json"]);
     let err = stderr(&out);

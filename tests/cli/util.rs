@@ -141,6 +141,22 @@ pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// A Claude Code line of session `s-1`: an assistant message whose one
+/// call `id` runs `make` in Bash.
+pub(crate) fn claude_make_call(id: &str) -> String {
+    format!(
+        r#"{{"type":"assistant","sessionId":"s-1","uuid":"a-{id}","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":"make"}}}}]}}}}"#
+    )
+}
+
+/// A Claude Code transcript of session `s-1` whose second line (the result
+/// of call `t1`) is cut in half: two calls, a malformed line between them.
+pub(crate) fn transcript_with_a_cut_line() -> String {
+    let call = claude_make_call;
+    let result = r#"{"type":"user","sessionId":"s-1","uuid":"r-1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 2","is_error":true}]}}"#;
+    format!("{}\n{}\n{}\n", call("t1"), &result[..result.len() / 2], call("t2"))
+}
+
 /// Is this source file a unit-test module of its own: a `tests.rs` whose
 /// `mod.rs` declares it as `#[cfg(test)] mod tests;` (as `src/rules/tests.rs`)?
 /// Such a file is test code throughout, as the tail of a file after
