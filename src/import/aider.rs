@@ -26,7 +26,11 @@
 //!   aider's, so the reply's blocks still get the verdict after it;
 //! - each `Run shell command? …: y|n|s|d` prompt (0.52: `… [Y/n] y`) is one call of the tool
 //!   `shell` (id `L<line>` of the fenced block it came from): declined, it
-//!   is a flagged failure; run, its result is what aider wrote after
+//!   is a flagged failure. Aider gathers the blocks of a message's reply and
+//!   of the retries after it and asks once per command at the end, so a
+//!   prompt names the first block of its own message whose first line its
+//!   subject quotes; asked again after a retry, it is a call of its own,
+//!   `L<block>+P<prompt line>`. Run, its result is what aider wrote after
 //!   `Running …` (`Error occurred while running command …`, or from 0.52 to
 //!   0.53 `Command '…' exited with status N`), and nothing more, since aider
 //!   keeps no command output.
@@ -155,8 +159,14 @@ struct History<'a> {
     open: Option<(Block, bool)>,
     /// The lines of the reply before the block, for its file name.
     recent: Vec<String>,
-    /// Shell blocks of the replies: (fence line, first command line).
-    shells: Vec<(usize, String)>,
+    /// Shell blocks of the message's replies: fence line, first line, first
+    /// command line, and the block's lines.
+    shells: Vec<Shell>,
+    /// The blocks of the message already asked about: a reflection that
+    /// passed through aider's `run_shell_commands` asks about them again.
+    asked: Vec<Shell>,
+    /// The first line of the reply read last.
+    reply_from: usize,
     shell_open: Option<(usize, Vec<String>)>,
     /// A `^C` came before the reply's text.
     interrupted: bool,
@@ -181,10 +191,29 @@ struct History<'a> {
     subject: Vec<String>,
     last_answer: Option<char>,
     /// The shell call waiting for what aider wrote after `Running`.
-    running: Option<(String, Vec<String>)>,
+    running: Option<Running>,
     /// The line read last was aider's `> Tokens: …` left open (no two
     /// spaces at its end): its `Cost: …` follows on a line of its own.
     tokens_open: bool,
+}
+
+/// A fenced shell block of a reply.
+struct Shell {
+    at: usize,
+    /// The session whose reply wrote it: a second aider process appending
+    /// to the same file can start between the block and its prompt.
+    session: Option<String>,
+    started: Option<String>,
+    first: String,
+    command: String,
+    text: String,
+}
+
+impl Shell {
+    /// The session that wrote the block, and its start.
+    fn owner(&self) -> Option<(String, Option<String>)> {
+        Some((self.session.clone()?, self.started.clone()))
+    }
 }
 
 fn is_head(l: &str) -> bool {
@@ -213,20 +242,22 @@ fn is_quoted_updated(l: &str) -> bool {
     !rest.is_empty() && rest.chars().all(|c| c == '>' || c == ' ') && (5..=9).contains(&marks)
 }
 
-/// A fence opening a shell block (```bash, ```sh, …).
+/// A fence opening a shell block. Aider's `find_original_update_blocks`
+/// tests the line's start, so ```` ```shell-session ```` and ```` ```csharp ````
+/// (`csh`) open one too.
 fn is_shell_fence(l: &str) -> bool {
     let Some(lang) = l.trim().strip_prefix("```") else { return false };
-    matches!(
-        lang.trim(),
-        "bash" | "sh" | "shell" | "cmd" | "batch" | "powershell" | "ps1" | "zsh" | "fish" | "ksh" | "csh" | "tcsh"
-    )
+    ["bash", "sh", "shell", "cmd", "batch", "powershell", "ps1", "zsh", "fish", "ksh", "csh", "tcsh"]
+        .iter()
+        .any(|start| lang.starts_with(start))
 }
 
 /// The file name aider reads from the lines before a block.
 fn file_name(recent: &[String]) -> Option<String> {
     recent.iter().rev().take(3).map(|l| l.trim()).filter(|l| !l.starts_with("```") && !l.is_empty()).find_map(|l| {
         let name = l.trim_matches(|c| matches!(c, '`' | '*' | '#' | ':' | ' '));
-        (!name.is_empty() && !name.contains(' ')).then(|| name.to_string())
+        // Aider's `strip_filename` undoes Markdown's escaped underscore.
+        (!name.is_empty() && !name.contains(' ')).then(|| name.replace("\\_", "_"))
     })
 }
 
@@ -283,6 +314,12 @@ impl History<'_> {
             return Ok(());
         }
         let user_line = raw.starts_with("#### ") && (raw.ends_with("  ") || raw.trim_end() == "####");
+        // After `(S)kip all` or `(A)ll`, aider logs each later question of
+        // the group as if the user typed it, answer and all (`io.py`,
+        // `confirm_ask`): not a message.
+        if user_line && is_group_echo(raw[5..].trim()) {
+            return Ok(());
+        }
         // A user line ends any message of aider's that was never closed.
         if user_line && matches!(self.part, Part::Failures | Part::Unparsed) {
             if self.part == Part::Failures {
@@ -330,6 +367,12 @@ impl History<'_> {
             self.interrupted = false;
             self.stopped = None;
             self.subject.clear();
+            // A message starts a run of its own: aider gathers the shell
+            // blocks of its reply and of the reflections after it, and asks
+            // about them once at the end. Blocks of an earlier message (one
+            // cut off by `^C` or by the reflection limit) are never asked.
+            self.shells.clear();
+            self.asked.clear();
             return Ok(());
         }
         if self.part == Part::Outside {
@@ -340,6 +383,7 @@ impl History<'_> {
             self.end_reply(w)?;
             self.finish_running(w)?;
             self.part = Part::Reply;
+            self.reply_from = n;
         }
         self.reply_line(n, raw);
         Ok(())
@@ -347,7 +391,9 @@ impl History<'_> {
 
     fn reply_line(&mut self, n: usize, raw: &str) {
         if let Some((mut block, replacing)) = self.open.take() {
-            if is_updated(raw) {
+            // 0.50 can write a reply's marker as it quotes its own failure
+            // message, `> > > > > > > REPLACE`, for a block it applied.
+            if is_updated(raw) || (replacing && is_quoted_updated(raw)) {
                 self.blocks.push(block);
             } else if !replacing && is_divider(raw) {
                 self.open = Some((block, true));
@@ -372,10 +418,17 @@ impl History<'_> {
             return;
         }
         if let Some((at, cmds)) = &mut self.shell_open {
-            if raw.trim() == "```" {
-                let first = cmds.iter().find(|c| !c.trim().is_empty() && !c.trim_start().starts_with('#')).cloned();
-                if let Some(first) = first {
-                    self.shells.push((*at, first.trim().to_string()));
+            if raw.trim().starts_with("```") {
+                // Aider shows the block stripped, one line under another, as
+                // the prompt's subject: its first line (a comment included)
+                // is the one quoted.
+                let first = cmds.iter().map(|c| c.trim()).find(|c| !c.is_empty());
+                let command = cmds.iter().map(|c| c.trim()).find(|c| !c.is_empty() && !c.starts_with('#'));
+                if let (Some(first), Some(command)) = (first, command) {
+                    let text = cmds.iter().map(|c| c.trim()).filter(|c| !c.is_empty()).collect::<Vec<_>>().join("\n");
+                    let (session, started) = (self.session.clone(), self.started.clone());
+                    let (first, command) = (first.to_string(), command.to_string());
+                    self.shells.push(Shell { at: *at, session, started, first, command, text });
                 }
                 self.shell_open = None;
             } else {
@@ -414,20 +467,26 @@ impl History<'_> {
         let text = raw[1..].trim();
         self.tokens_open = !raw_ends_closed && text.starts_with("Tokens: ");
         let session = self.session(w)?;
-        if let Some(format) =
-            text.split(" with ").nth(1).and_then(|r| r.strip_suffix(" edit format")).filter(|_| {
-                text.starts_with("Model:") || text.starts_with("Main model:") || text.starts_with("Models:")
-            })
+        // `Model: M with diff edit format`; 0.50 `Models: M with ♾️ diff edit
+        // format, weak model W`; 0.86 `Main model: M with ask edit format,
+        // infinite output`.
+        if let Some(format) = text
+            .split_once(" with ")
+            .and_then(|(_, r)| r.split_once(" edit format"))
+            .and_then(|(f, _)| f.split_whitespace().last())
+            .filter(|_| text.starts_with("Model:") || text.starts_with("Main model:") || text.starts_with("Models:"))
         {
-            self.format = Some(format.split(',').next().unwrap_or(format).trim().to_string());
+            self.format = Some(format.to_string());
         }
         if text.contains("aider") && text.contains("--yes-always") && self.format.is_none() {
             self.yes_always = true;
         }
         if text == "^C again to exit" || text == "^C KeyboardInterrupt" {
-            if self.blocks.is_empty() && !self.verdict_seen {
+            // Before any reply, or after the last one got its verdict (a
+            // retry being streamed): the reply written next was cut off.
+            if self.blocks.is_empty() || self.verdict_seen {
                 self.interrupted = true;
-            } else if !self.verdict_seen {
+            } else {
                 // At a prompt after the reply, before anything was applied.
                 self.fail_pending("Cancelled by the user (^C) before the edits were applied");
             }
@@ -496,23 +555,50 @@ impl History<'_> {
         }
         if let Some(answer) = prompt_answer(text) {
             self.last_answer = Some(answer);
+            // Files the reply mentions, added: from aider 0.64 the request is
+            // sent again before the reply is parsed (`send_message`), so its
+            // shell blocks are never gathered. (Before, the question came
+            // after aider had asked about them.)
+            if text.starts_with("Add file to the chat?") && matches!(answer, 'y' | 'a') && !self.verdict_seen {
+                let from = self.reply_from;
+                self.shells.retain(|s| s.at < from);
+            }
             if text.starts_with("Run shell command") {
                 self.finish_running(w)?;
-                // The subject is the command, the last lines before the prompt:
-                // the shell block of the reply whose first command it is.
-                let found = self.subject.iter().rev().find_map(|line| {
-                    let at = self.shells.iter().position(|(_, first)| line.trim() == first)?;
-                    Some((at, line.clone()))
-                });
-                let (id, command) = match found {
-                    Some((at, line)) => (format!("L{}", self.shells.remove(at).0), line),
-                    None => (format!("L{n}"), self.subject.last().cloned().unwrap_or_default()),
+                // The subject is the block, stripped, the last lines before the
+                // prompt; only its first line is quoted (`> `), the others
+                // follow as they are. It names the first block of the message
+                // that starts with it (aider asks once about blocks repeated
+                // by a retry).
+                let find = |shells: &[Shell]| {
+                    self.subject.iter().rev().find_map(|line| {
+                        let line = line.trim();
+                        shells
+                            .iter()
+                            .position(|s| line == s.first)
+                            .or_else(|| shells.iter().position(|s| line == s.command))
+                    })
                 };
+                let (id, command, owner) = if let Some(at) = find(&self.shells) {
+                    let shell = self.shells.remove(at);
+                    // Aider asks once about a block a retry repeated.
+                    self.shells.retain(|s| s.text != shell.text);
+                    let asked = (format!("L{}", shell.at), shell.text.clone(), shell.owner());
+                    self.asked.push(shell);
+                    asked
+                } else if let Some(at) = find(&self.asked) {
+                    // Asked again after a reflection: a call of its own, named
+                    // by its block and the prompt's line.
+                    let shell = &self.asked[at];
+                    (format!("L{}+P{n}", shell.at), shell.text.clone(), shell.owner())
+                } else {
+                    (format!("L{n}"), self.subject.last().cloned().unwrap_or_default(), None)
+                };
+                let (session, time) = owner.unwrap_or((session, self.started.clone()));
                 let input = json!({ "command": command });
-                let time = self.started.clone();
                 w.call(&session, &id, "shell", &input, time.as_deref())?;
                 if answer == 'y' {
-                    self.running = Some((id, Vec::new()));
+                    self.running = Some(Running { session, id, time, said: Vec::new() });
                 } else {
                     let why = if self.yes_always {
                         "Not run: --yes-always answers no to every shell command".to_string()
@@ -532,7 +618,7 @@ impl History<'_> {
             self.subject.clear();
             return Ok(());
         }
-        if let Some((_, said)) = &mut self.running
+        if let Some(Running { said, .. }) = &mut self.running
             && !text.starts_with("Running ")
             && !text.starts_with("Add command output")
             && !text.starts_with("Added ")
@@ -725,13 +811,11 @@ impl History<'_> {
 
     /// The shell call that ran: what aider wrote after `Running …`.
     fn finish_running(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
-        let Some((id, said)) = self.running.take() else { return Ok(()) };
-        let session = self.session(w)?;
+        let Some(Running { session, id, time, said }) = self.running.take() else { return Ok(()) };
         let text = if said.is_empty() { "Ran (aider keeps no command output)".to_string() } else { said.join("\n") };
         let exit_code = said.iter().find_map(|l| {
             l.rsplit_once(" exited with status ").and_then(|(_, n)| n.trim().trim_end_matches('.').parse().ok())
         });
-        let time = self.started.clone();
         w.result(&ResultRow {
             session: &session,
             call_id: &id,
@@ -743,10 +827,23 @@ impl History<'_> {
     }
 }
 
+/// A shell call that ran, and the lines aider wrote after `Running …`.
+struct Running {
+    session: String,
+    id: String,
+    time: Option<String>,
+    said: Vec<String>,
+}
+
 /// The same lines, whatever their trailing white space (aider's quoted
 /// lines end in two spaces).
 fn same_text(a: &str, b: &str) -> bool {
     a.trim().lines().map(str::trim_end).eq(b.trim().lines().map(str::trim_end))
+}
+
+/// A confirmation question followed by a group's remembered answer.
+fn is_group_echo(said: &str) -> bool {
+    (said.ends_with("skip") || said.ends_with("all")) && said.contains("(Y)es/(N)o")
 }
 
 /// The answer letter of a confirmation prompt (`…? (Y)es/(N)o [Yes]: y`;

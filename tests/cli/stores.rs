@@ -442,3 +442,358 @@ def reset(to=1):
     assert_eq!(tool(&v, "shell")["calls"], 1, "`Run shell command? [Y/n] y` is a shell call");
     assert_eq!(tool(&v, "shell")["categories"], serde_json::json!({"nonzero-exit": 1}));
 }
+
+/// The calls of an Aider history, as `export` writes them: (session,
+/// call id, tool, paired, flagged).
+fn aider_calls(history: &str) -> Vec<(String, String, String, bool, bool)> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".aider.chat.history.md"), history).unwrap();
+    let out = run_in(dir.path(), &["export", ".aider.chat.history.md", "--no-index"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut rows: Vec<(String, String, String, bool, bool)> = stdout(&out)
+        .lines()
+        .map(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).unwrap();
+            let s = |k: &str| r[k].as_str().unwrap().to_string();
+            (s("session"), s("call_id"), s("tool"), r["paired"].as_bool().unwrap(), r["flagged"].as_bool().unwrap())
+        })
+        .collect();
+    rows.sort_by_key(|r| r.1[1..].split('+').next().unwrap().parse::<usize>().unwrap());
+    rows
+}
+
+fn ids(rows: &[(String, String, String, bool, bool)]) -> Vec<(&str, &str, bool)> {
+    rows.iter().map(|r| (r.1.as_str(), r.2.as_str(), r.4)).collect()
+}
+
+/// Aider gathers the shell blocks of a message's reply and of the retries
+/// after it, and asks once about each command at the end (`run_one`,
+/// `run_shell_commands` in `coders/base_coder.py`): a block repeated by the
+/// retry is the first block's call, and the blocks of a message cut off by
+/// `^C` are never asked. The prompt's subject is the block stripped, only
+/// its first line quoted, a comment included. A ```` ```csharp ```` fence
+/// opens a shell block too (aider tests the fence's start, and `csh`
+/// starts it). Before, the prompt took the oldest block of the session with
+/// the same first command, or none, and the next message's call was lost.
+#[test]
+fn aider_shell_prompts_pair_with_the_blocks_of_their_own_message() {
+    let history = "# aider chat started at 2024-09-27 23:57:28
+
+> Aider v0.57.1  
+> Model: qwen with diff edit format  
+
+#### add spacing  
+
+client/src/App.css
+```css
+<<<<<<< SEARCH
+.a {}
+=======
+.a { margin: 1px; }
+>>>>>>> REPLACE
+```
+
+```bash
+cd client
+npm start
+```
+
+>  
+> ^C again to exit  
+> Tokens: 5.4k sent, 0 received.  
+
+#### keep the aspect ratio  
+
+client/src/App.css
+```css
+<<<<<<< SEARCH
+.img {}
+=======
+.img { object-fit: contain; }
+>>>>>>> REPLACE
+```
+
+```bash
+cd client
+npm start
+```
+
+> Tokens: 5.9k sent, 1.3k received.  
+> The LLM did not conform to the edit format.  
+> https://aider.chat/docs/troubleshooting/edit-errors.html  
+> # 1 SEARCH/REPLACE block failed to match!
+
+## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in client/src/App.css
+<<<<<<< SEARCH
+.img {}
+=======
+.img { object-fit: contain; }
+>>>>>>> REPLACE
+
+The SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc  
+
+client/src/App.css
+```css
+<<<<<<< SEARCH
+.img { }
+=======
+.img { object-fit: contain; }
+>>>>>>> REPLACE
+```
+
+```bash
+cd client
+npm start
+```
+
+> Tokens: 5.6k sent, 486 received.  
+> Applied edit to client/src/App.css  
+> cd client
+npm start  
+> Run shell commands? (Y)es/(N)o [Yes]: n  
+
+#### start both servers  
+
+```bash
+# the backend
+cd server
+npm start
+```
+
+```csharp
+var port = 4000;
+```
+
+> Tokens: 5.0k sent, 574 received.  
+> # the backend
+cd server    
+npm start  
+> Run shell commands? (Y)es/(N)o/(S)kip all [Yes]: s  
+
+> var port = 4000;  
+
+#### Run shell command? (Y)es/(N)o/(S)kip all [Yes]: skip  
+> Run shell command? (Y)es/(N)o/(S)kip all [Yes]: s  
+";
+    let rows = aider_calls(history);
+    assert_eq!(
+        ids(&rows),
+        vec![
+            ("L10", "edit", true),
+            ("L30", "edit", true),
+            ("L37", "shell", true),
+            ("L58", "edit", false),
+            ("L78", "shell", true),
+            ("L84", "shell", true),
+        ],
+        "the block of the message cut off at its prompt; the failed block and its retry; one \
+         prompt for the repeated block, naming the first; the next message's two blocks, the \
+         second asked after aider's logged `skip`: {rows:?}"
+    );
+    assert!(rows.iter().all(|r| r.3), "every call has its result: {rows:?}");
+}
+
+/// More of aider's own sequences, each from its source:
+/// - 0.57 asks again about a command after a retry that passed through
+///   `run_shell_commands` (a file mention added to the chat): a call of its
+///   own, named by its block and the prompt's line;
+/// - from 0.64 a file mention added to the chat sends the request again
+///   before the reply is parsed: that reply's blocks are never asked;
+/// - `^C` after a retry's failure, then the retry written: it was cut off;
+/// - `strip_filename` undoes Markdown's `\_`, so `Skipping edits to a_b.tsx`
+///   names the block written under `a\_b.tsx`;
+/// - `Main model: M with ask edit format, infinite output` (0.86): an ask
+///   reply's blocks are not calls;
+/// - a second aider process appending to the same file between a block and
+///   its prompt: the call stays in the session that wrote the block.
+#[test]
+fn aider_retries_reasks_mentions_escapes_and_interleaved_runs() {
+    let history = "# aider chat started at 2024-11-07 20:32:20
+
+> Aider v0.57.1  
+> Model: claude with diff edit format  
+
+#### ignore the env file  
+
+```bash
+echo .env >> .gitignore
+```
+
+> Tokens: 6.5k sent, 203 received.  
+> echo .env >> .gitignore  
+> Run shell command? (Y)es/(N)o [Yes]: y  
+> Running echo .env >> .gitignore  
+> Add .gitignore to the chat? (Y)es/(N)o [Yes]: y  
+
+It is already ignored.
+
+> Tokens: 6.8k sent, 178 received.  
+> echo .env >> .gitignore  
+> Run shell command? (Y)es/(N)o [Yes]: n  
+
+#### rename it  
+
+app/routes/a\\_b.tsx
+```tsx
+<<<<<<< SEARCH
+x
+=======
+y
+>>>>>>> REPLACE
+```
+
+> Tokens: 1k sent, 10 received.  
+> Allow edits to app/routes/a\\_b.tsx which was not previously added to chat? n  
+> Skipping edits to app/routes/a_b.tsx  
+
+#### fix the header  
+
+src/h.js
+```js
+<<<<<<< SEARCH
+a
+=======
+b
+>>>>>>> REPLACE
+```
+
+> Tokens: 1k sent, 10 received.  
+> The LLM did not conform to the edit format.  
+> https://aider.chat/docs/troubleshooting/edit-errors.html  
+> # 1 SEARCH/REPLACE block failed to match!
+
+## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in src/h.js
+<<<<<<< SEARCH
+a
+=======
+b
+>>>>>>> REPLACE
+
+The SEARCH section must exactly match an existing block of lines including all white space, comments, indentation, docstrings, etc  
+> Retrying in 0.2 seconds...  
+>  
+> ^C again to exit  
+
+src/h.js
+```js
+<<<<<<< SEARCH
+a 
+=======
+b
+
+> Tokens: 2k sent, 20 received.  
+
+# aider chat started at 2025-11-03 16:23:31
+
+> Aider v0.86.1  
+> Main model: claude-sonnet-4 with diff edit format, infinite output  
+
+#### restore the packages  
+
+appsettings.json
+```json
+<<<<<<< SEARCH
+{}
+=======
+{\"a\": 1}
+>>>>>>> REPLACE
+```
+
+```cmd
+dotnet restore
+```
+
+> Tokens: 8.0k sent, 2.5k received.  
+> appsettings.Development.json  
+> Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y  
+
+appsettings.Development.json
+```json
+<<<<<<< SEARCH
+{}
+=======
+{\"a\": 1}
+>>>>>>> REPLACE
+```
+
+```cmd
+dotnet restore
+```
+
+> Tokens: 11k sent, 177 received.  
+> Applied edit to appsettings.Development.json  
+> dotnet restore  
+> Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: n  
+
+#### /ask is it right?  
+
+#### is it right?  
+
+Program.cs
+```csharp
+<<<<<<< SEARCH
+a
+=======
+b
+>>>>>>> REPLACE
+```
+
+> Tokens: 13k sent, 326 received.  
+
+#### /chat-mode ask  
+> Aider v0.86.1  
+> Main model: claude-sonnet-4 with ask edit format, infinite output  
+
+#### and this?  
+
+Program.cs
+```csharp
+<<<<<<< SEARCH
+c
+=======
+d
+>>>>>>> REPLACE
+```
+
+> Tokens: 13k sent, 326 received.  
+
+#### /code  
+> Main model: claude-sonnet-4 with diff edit format, infinite output  
+
+#### the script  
+
+```bash
+./check.sh
+```
+
+> Tokens: 7.9k sent, 3.3k received.  
+> ./check.sh  
+
+# aider chat started at 2025-11-03 18:00:00
+
+> Aider v0.86.1  
+> Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: n  
+";
+    let rows = aider_calls(history);
+    let first = "2024-11-07 20:32:20";
+    let second = "2025-11-03 16:23:31";
+    let got: Vec<(&str, &str, &str, bool, bool)> =
+        rows.iter().map(|r| (r.0.as_str(), r.1.as_str(), r.2.as_str(), r.3, r.4)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (first, "L8", "shell", true, false),
+            (first, "L8+P22", "shell", true, true),
+            (first, "L28", "edit", true, true),
+            (first, "L43", "edit", true, true),
+            (first, "L69", "edit", true, true),
+            (second, "L85", "edit", false, false),
+            (second, "L102", "edit", true, false),
+            (second, "L109", "shell", true, true),
+            (second, "L155", "shell", true, true),
+        ],
+        "ran, then asked again and declined; skipped under its escaped name; failed, then its retry \
+         cut off; the reply sent again (unpaired) and its retry's blocks; the ask replies' blocks \
+         are not calls; the prompt after another run's header stays in its session"
+    );
+}
