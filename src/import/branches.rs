@@ -4,6 +4,11 @@
 //! on the other branches are dropped, but only when that chain reaches the
 //! file's first entry: a file that restarted mid-way (its first entries
 //! lost) is one conversation, kept whole.
+//!
+//! A branch left by a rewind was written before the branch that replaced
+//! it. A branch written after it, interleaved with it, is a second process
+//! appending to the same session (the session opened twice): its calls ran
+//! and stay.
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,6 +16,8 @@ use std::collections::{HashMap, HashSet};
 #[derive(Debug, Default)]
 pub(crate) struct Branches {
     parents: HashMap<String, Option<String>>,
+    /// Where each entry was read first.
+    order: HashMap<String, usize>,
     first: Option<String>,
     last: Option<String>,
     /// (entry, call id), in the order the calls were made.
@@ -25,6 +32,8 @@ impl Branches {
             return;
         }
         self.parents.entry(id.to_string()).or_insert_with(|| parent.map(str::to_string));
+        let n = self.order.len();
+        self.order.entry(id.to_string()).or_insert(n);
         self.first.get_or_insert_with(|| id.to_string());
         self.last = Some(id.to_string());
     }
@@ -48,10 +57,58 @@ impl Branches {
         self.first.as_ref().is_some_and(|f| visible.contains(f)).then_some(visible)
     }
 
-    /// The calls made on branches the user left.
+    /// The calls made on branches the user left: off the visible chain, on a
+    /// branch whose every entry was written before the visible entry that
+    /// follows its fork.
     pub(crate) fn dropped(&self, visible: Option<&HashSet<String>>) -> Vec<&str> {
         let Some(visible) = visible else { return Vec::new() };
-        self.made.iter().filter(|(entry, _)| !visible.contains(entry)).map(|(_, call)| call.as_str()).collect()
+        let written = |id: &str| self.order.get(id).copied().unwrap_or(usize::MAX);
+        // The visible entry after each visible entry.
+        let mut next: HashMap<&str, &str> = HashMap::new();
+        for id in visible {
+            if let Some(Some(parent)) = self.parents.get(id) {
+                next.insert(parent.as_str(), id.as_str());
+            }
+        }
+        // Each entry off the chain: the fork it hangs from (its nearest
+        // visible ancestor, `None` when it reaches none) and the first entry
+        // of its branch below that fork.
+        let mut branch: HashMap<&str, Option<(&str, &str)>> = HashMap::new();
+        for id in self.parents.keys().filter(|id| !visible.contains(*id)) {
+            let mut path = Vec::new();
+            let mut at = id.as_str();
+            let found = loop {
+                if let Some(known) = branch.get(at) {
+                    break *known;
+                }
+                path.push(at);
+                match self.parents.get(at) {
+                    Some(Some(parent)) if visible.contains(parent) => break Some((parent.as_str(), at)),
+                    Some(Some(parent)) if path.len() <= self.parents.len() => at = parent,
+                    _ => break None,
+                }
+            };
+            for p in path {
+                branch.insert(p, found);
+            }
+        }
+        // The last write of each branch.
+        let mut last: HashMap<&str, usize> = HashMap::new();
+        for (id, b) in &branch {
+            if let Some((_, root)) = b {
+                let l = last.entry(root).or_default();
+                *l = (*l).max(written(id));
+            }
+        }
+        let left = |entry: &str| match branch.get(entry).copied().flatten() {
+            Some((fork, root)) => next.get(fork).is_none_or(|after| last[root] < written(after)),
+            None => true,
+        };
+        self.made
+            .iter()
+            .filter(|(entry, _)| !visible.contains(entry) && left(entry))
+            .map(|(_, call)| call.as_str())
+            .collect()
     }
 }
 
@@ -74,6 +131,31 @@ mod tests {
         assert_eq!(b.dropped(v.as_ref()), ["c2"]);
         let v = v.unwrap();
         assert!(v.contains("d") && !v.contains("c"));
+        // a second process writing the same session from `b`, interleaved
+        // with the visible branch: its calls ran, those written before the
+        // visible branch began too
+        let mut two = Branches::default();
+        two.entry("a", None);
+        two.entry("b", Some("a"));
+        two.entry("o0", Some("b"));
+        two.made("o0", "k0");
+        two.entry("v1", Some("b"));
+        two.entry("o1", Some("o0"));
+        two.made("o1", "k1");
+        two.entry("v2", Some("v1"));
+        let v = two.visible();
+        assert!(two.dropped(v.as_ref()).is_empty());
+        // the same branch, had it ended before `v1`, was left by a rewind
+        let mut rewound = Branches::default();
+        for (id, parent) in [("a", None), ("b", Some("a")), ("o0", Some("b")), ("o1", Some("o0"))] {
+            rewound.entry(id, parent);
+        }
+        rewound.made("o0", "k0");
+        rewound.made("o1", "k1");
+        rewound.entry("v1", Some("b"));
+        rewound.entry("v2", Some("v1"));
+        let v = rewound.visible();
+        assert_eq!(rewound.dropped(v.as_ref()), ["k0", "k1"]);
         // a file whose first entries are gone: kept whole
         let mut cut = Branches::default();
         cut.entry("x", Some("gone"));

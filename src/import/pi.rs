@@ -17,7 +17,8 @@
 //! The file keeps every branch the user left with `/tree`: the visible
 //! conversation is the chain of `parentId` from the last entry, and the
 //! calls off it are dropped (when that chain reaches the header's first
-//! entry). `/fork` copies a session's entries into a new file whose header
+//! entry, and unless their branch was still written after the visible one
+//! began: see `branches.rs`). `/fork` copies a session's entries into a new file whose header
 //! names its `parentSession`: a call already read in another session is
 //! counted once, where it was made first. The calls of an assistant message
 //! that ended `aborted` (the user pressed Esc) or with an `error` never ran

@@ -20,7 +20,9 @@
 //! `/rewind` leaves the abandoned turns in the file: the visible
 //! conversation is the chain of `parentUuid` from the last record, and the
 //! calls of records off it are dropped (when the chain reaches the file's
-//! first record; a file that restarted mid-way keeps everything). Qwen Code
+//! first record; a file that restarted mid-way keeps everything), unless
+//! their branch was still written after the visible one began: a second
+//! process appending to the same session, whose calls ran. Qwen Code
 //! 0.12 to 0.13 may leave a call the user cancelled without a result, only
 //! its telemetry (`ui_telemetry` `qwen-code.tool_call`, no call id, status
 //! `error`): such a call, matched by name and arguments, is a flagged
