@@ -116,7 +116,7 @@ impl ToolPlan {
                 }
                 all.sort();
                 all.dedup();
-                Needles::packed(&all).map(|needles| Gate { needles, unneedled: unneedled.into() })
+                Needles::gate(&all).map(|needles| Gate { needles, unneedled: unneedled.into() })
             })
             .as_ref()
     }

@@ -40,6 +40,9 @@ pub(super) fn first_bytes(hir: &Hir) -> Option<Box<[bool; 256]>> {
 pub(super) enum Needles {
     One(memmem::Finder<'static>),
     Packed(packed::Searcher),
+    /// A plan's gate (plan.rs) over more literals than one vector search
+    /// takes: several, each over a share of them.
+    Shares(Box<[packed::Searcher]>),
     Many(AhoCorasick),
     /// Literals found whatever the case of their ASCII letters
     /// (`folded_literals`).
@@ -78,6 +81,19 @@ impl Needles {
         packed::Config::new().builder().extend(set).build().map(Needles::Packed)
     }
 
+    /// A gate's search for `set`: one vector search, or where the set is
+    /// larger than one takes, a vector search per share of `MOST`
+    /// literals (a few scans of a clean text cost less than one scan by
+    /// the automaton), else the automaton.
+    pub(super) fn gate(set: &[Vec<u8>]) -> Option<Needles> {
+        if set.len() <= MOST {
+            return Needles::of_literals(set);
+        }
+        let shares: Option<Box<[packed::Searcher]>> =
+            set.chunks(MOST).map(|share| packed::Config::new().builder().extend(share).build()).collect();
+        shares.map(Needles::Shares).or_else(|| AhoCorasick::new(set).ok().map(Needles::Many))
+    }
+
     /// The search for `set`, literals as `folded_literals` gives them,
     /// whatever the case of their ASCII letters in a text.
     pub(super) fn folded(set: &[Vec<u8>]) -> Option<Needles> {
@@ -89,6 +105,7 @@ impl Needles {
         match self {
             Needles::One(finder) => finder.find(text.as_bytes()).is_some(),
             Needles::Packed(searcher) => searcher.find(text).is_some(),
+            Needles::Shares(shares) => shares.iter().any(|s| s.find(text).is_some()),
             Needles::Many(ac) | Needles::Folded(ac) => ac.is_match(text),
         }
     }
@@ -213,7 +230,12 @@ fn opens_with_run(hir: &Hir) -> bool {
             parts.iter().find(|p| !matches!(p.kind(), HirKind::Look(_))).is_some_and(opens_with_run)
         }
         HirKind::Alternation(branches) => branches.iter().any(opens_with_run),
-        HirKind::Repetition(rep) => rep.max.is_none_or(|max| max >= RUN) && matches!(rep.sub.kind(), HirKind::Class(_)),
+        // `[^\n]*`, or lines skipped before the match (`(?:[^\n]*\n){0,5}`):
+        // a repeated part that itself opens with a run.
+        HirKind::Repetition(rep) => {
+            (rep.max.is_none_or(|max| max >= RUN) && matches!(rep.sub.kind(), HirKind::Class(_)))
+                || (rep.max != Some(0) && opens_with_run(&rep.sub))
+        }
         _ => false,
     }
 }

@@ -132,6 +132,10 @@ fn needles_are_literals_every_match_contains() {
     assert_eq!(of(r"^[^\n]{0,120}?\b(?:failed|error)\b"), Some(vec!["error".into(), "failed".into()]));
     assert_eq!(of(r"^.*(?:failed|error)"), Some(vec!["error".into(), "failed".into()]));
     assert_eq!(of(r"^[^\n]{0,8}(?:failed|error)"), None);
+    // Lines skipped before the match: a repeated part that opens with a run.
+    assert_eq!(of(r"\A(?:[^\n]*\n){0,5}?fetch failed"), Some(vec!["fetch failed".into()]));
+    assert_eq!(of(r"\A(?:[^\n]+: Error - [^\n]*\n)+\z"), Some(vec![": Error - ".into()]));
+    assert_eq!(of(r"\A(?:ab\n){0,5}fetch failed"), None, "a repeated part that opens with a literal");
     assert_eq!(of(r"^(?:[A-Z][a-z]+ )?Error: "), None);
     // No needle: a branch without a literal, an optional literal, a case-insensitive one, short ones.
     for none in [r"error|\d+", r"(?:error)?x", r"(?i)error", r"ab|cd", r"\w+", r"a", r"(?:error){0,3}"] {
@@ -142,6 +146,21 @@ fn needles_are_literals_every_match_contains() {
         assert!(needles.any_in("the build failed, Timeout(error)"), "{pattern}");
         assert!(!needles.any_in("all good"), "{pattern}");
     }
+}
+
+/// A plan's gate over more literals than one vector search takes (64) is
+/// several, and finds what each literal's own search finds.
+#[test]
+fn a_gate_over_many_literals_finds_each_of_them() {
+    let set: Vec<Vec<u8>> = (0..150).map(|i| format!("needle{i:03}").into_bytes()).collect();
+    let gate = prefilter::Needles::gate(&set).expect("a gate over 150 literals");
+    assert!(matches!(gate, prefilter::Needles::Shares(_)));
+    for literal in &set {
+        let text = format!("ok\nsome output {} more", String::from_utf8_lossy(literal));
+        assert!(gate.any_in(&text), "{text}");
+    }
+    assert!(!gate.any_in("needle15 and needle 001: none of them"));
+    assert!(matches!(prefilter::Needles::gate(&set[..3]), Some(prefilter::Needles::Packed(_))));
 }
 
 #[test]
