@@ -63,6 +63,14 @@ pub enum Printed {
     AnswerBeside(&'static str, &'static str),
 }
 
+/// The lines a `git push` (fetch, clone, checkout) that worked prints under
+/// Windows PowerShell with its stderr redirected: git's progress, the refs
+/// it updated, and the error record PowerShell wraps them in (`git : To
+/// <url>`, `At line:2 char:1`, the echoed script line, `+ ~~~~`,
+/// `+ CategoryInfo : NotSpecified: …`, `+ FullyQualifiedErrorId :
+/// NativeCommandError`). Lines are seen trimmed.
+const GIT_PROGRESS_UNDER_POWERSHELL: &str = r"^(?:git : )?(?:To \S+|From \S+|[-+*=]?\s*(?:[0-9a-f]{7,}\.\.\.?[0-9a-f]{7,}|\[new (?:branch|tag|ref)\]|\[up to date\])\s+\S+ -> \S+.*|Everything up-to-date|Already on '[^']+'|branch '[^']+' set up to track .*|remote:.*|(?:Enumerating|Counting|Compressing|Writing|Receiving|Resolving|Unpacking) (?:objects|deltas):.*|Total \d+.*|Delta compression.*|Cloning into .*|Switched to (?:a new )?branch .*|Your branch is .*|At line:\d+ char:\d+|\+ ~+|\+ CategoryInfo\s*: NotSpecified: .*|\+ FullyQualifiedErrorId\s*: NativeCommandError|\+ .*\bgit\b.*)\s*$";
+
 /// The content rules that report a process exit code.
 const EXIT_RULES: &[&str] = &[
     "exit-code-line",
@@ -248,6 +256,22 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
               host gives no shell: the greeting says it succeeded.",
         fires_on: &["ssh -T git@github.com", "ssh -o StrictHostKeyChecking=no -T git@gitlab.com"],
         ignores: &["ssh host uptime", "sshd -T"],
+    },
+    BenignExit {
+        id: "git-progress-under-powershell",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^git (?:-C \S+ )?(?:push|fetch|clone|checkout|switch)\b",
+        printed: Printed::Only(GIT_PROGRESS_UNDER_POWERSHELL),
+        doc: "git writes its progress and the refs it updated (`To <url>`, `+ a1b2...c3d4 main -> main (forced \
+              update)`) on stderr. Windows PowerShell 5.1 turns each line a native command writes there, with \
+              `2>&1`, into an error record (`NativeCommandError`, category `NotSpecified`) and sets `$?` to \
+              false, so a tool that reports `$?` (Copilot CLI's `finally { $__copilotSuccess = $? }`) says exit \
+              code 1 for a push that worked. When every line is git's own progress or that record, with no \
+              `error:`, `fatal:` or `! [rejected]`, git reported no failure (LABELS.md: PowerShell's \
+              NativeCommandError around a `git push` that worked).",
+        fires_on: &["git push -u origin main --force 2>&1", "cd C:\\p; git push origin main 2>&1", "git fetch --all"],
+        ignores: &["git commit -m x", "git status", "gitpush origin"],
     },
     BenignExit {
         id: "search-partly-unreadable",

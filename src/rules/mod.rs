@@ -15,6 +15,7 @@ pub mod http;
 pub mod masked;
 mod plan;
 mod prefilter;
+mod pyliteral;
 pub mod reasons;
 pub mod registry;
 mod table;
@@ -456,7 +457,14 @@ pub fn present_with_exit<'a>(
     if !head.starts_with('{') || head.len() > 1 << 18 {
         return (Cow::Borrowed(text), None);
     }
-    let Ok(Value::Object(o)) = serde_json::from_str::<Value>(head) else { return (Cow::Borrowed(text), None) };
+    // A Python framework's `str(result)` of a returned dict (`{'error': …}`,
+    // pyliteral.rs) is read as the JSON it stands for.
+    let parsed = match serde_json::from_str::<Value>(head) {
+        Ok(v) => Some(v),
+        Err(_) if head.starts_with("{'") => pyliteral::parse(head),
+        Err(_) => None,
+    };
+    let Some(Value::Object(o)) = parsed else { return (Cow::Borrowed(text), None) };
     // A reader's or a shell's JSON is data unless the object is nothing but
     // an envelope, and for a shell an envelope around a process (its
     // streams or its exit status): a program may print `{"status": "error"}`.

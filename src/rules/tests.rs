@@ -504,6 +504,56 @@ fn benign_exit_entries_behave() {
     assert!(detect_result_(Dialect::OPENHANDS, "execute_bash", &started, wait, None).is_some());
 }
 
+/// Windows PowerShell 5.1 wraps each stderr line of a native command in
+/// an error record and sets `$?` to false: Copilot CLI then reports exit
+/// code 1 for a `git push` that worked. A push that was refused still fails.
+#[test]
+fn git_progress_wrapped_by_powershell_is_not_a_failure() {
+    let input = serde_json::json!({"command": "cd C:\\w; git push origin main --force 2>&1"});
+    let record = |body: &str| {
+        format!(
+            "git : To https://github.com/o/r.git\nAt line:2 char:1\n+ git push origin main --force 2>&1 }} finally {{ $__copilotSuccess = $?; ...\n\
+             + ~~~~~~~~~~~~~~~~~~~~\n    + CategoryInfo          : NotSpecified: (To https://gith...o/r.git:String) [], RemoteException\n\
+             \x20   + FullyQualifiedErrorId : NativeCommandError\n \n{body}\n<shellId: 42 completed with exit code 1>"
+        )
+    };
+    let worked = record(" + f575996...662f86c main -> main (forced update)");
+    assert!(detect_result_(Dialect::COPILOT, "powershell", &input, &worked, None).is_none(), "{worked}");
+    let refused = record(
+        " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs to 'https://github.com/o/r.git'",
+    );
+    assert_eq!(
+        detect_result_(Dialect::COPILOT, "powershell", &input, &refused, None).map(|r| r.id),
+        Some("copilot-exit-code")
+    );
+    let other = serde_json::json!({"command": "npm run build 2>&1"});
+    assert!(detect_result_(Dialect::COPILOT, "powershell", &other, &worked, None).is_some(), "only git's progress");
+}
+
+/// The OpenAI Agents SDK stores `str(result)` of a function tool's return
+/// value (`ItemHelpers._convert_tool_output`), so a returned dict is its
+/// Python repr: read as the JSON envelope it stands for.
+#[test]
+fn a_python_repr_of_a_failing_dict_is_an_envelope() {
+    let input = serde_json::json!({"to": "a@b.c"});
+    let d = Dialect::OPENAI_AGENTS;
+    // As the judge reads a result: presented, then judged and classified.
+    let judged = |text: &str| {
+        let (shown, exit) = present_with_exit(Some(d), "send_mail", text);
+        let rule = detect_result_(d, "send_mail", &input, &shown, exit).map(|r| r.id);
+        (rule, classify_result_(d, "send_mail", &shown, exit).map(|r| r.id))
+    };
+    let missing = "{'error': 'Missing message subject. Please provide the subject.', 'status': 'missing_parameters'}";
+    assert_eq!(judged(missing), (Some("json-envelope-error"), Some("missing-parameter")));
+    let tls = "{'error': 'An error occurred: EOF occurred in violation of protocol (_ssl.c:2427)', 'status': 'failed'}";
+    assert_eq!(judged(tls), (Some("json-envelope-error"), Some("network")));
+    for fine in
+        ["{'msg_id': '19a3', 'status': 'success'}", "{'error': None, 'items': []}", "{'a': datetime.date(2025, 1, 1)}"]
+    {
+        assert_eq!(judged(fine).0, None, "{fine}");
+    }
+}
+
 #[test]
 fn unclassified_error_is_other() {
     assert!(classify("Edit", "Error: unexpected state while applying the edit to /a.rs").is_none());

@@ -39,14 +39,22 @@ pub(super) const RULES: &[ClassRule] = &[
         fires_on: &["Error: concurrency limit of 4 reached"],
         ignores: &["concurrently"],
     },
+    // CPython's TLS errors (Modules/_ssl.c, `fill_and_set_sslerror`: `[SSL:
+    // REASON] message (_ssl.c:LINE)`, and `EOF occurred in violation of
+    // protocol (_ssl.c:LINE)` for a connection cut mid-handshake).
     ClassRule {
         id: "network",
-        pattern: r"(?i:connection (?:refused|reset|closed|timed)|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
+        pattern: r"(?i:connection (?:refused|reset|closed|timed)|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
         tools: &[],
         dialects: &[],
         category: C::Network,
         label: "network failure",
-        fires_on: &["Error: connection refused (os error 111)", "Could not resolve host: api.example.com"],
+        fires_on: &[
+            "Error: connection refused (os error 111)",
+            "Could not resolve host: api.example.com",
+            "JSON envelope error: An error occurred: EOF occurred in violation of protocol (_ssl.c:2427)",
+            "ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed (_ssl.c:1006)",
+        ],
         ignores: &["connection established", "FileNotFoundError: [Errno 2] No such file or directory: 'x'"],
     },
     ClassRule {
