@@ -101,7 +101,9 @@ impl Branches {
             }
         }
         let left = |entry: &str| match branch.get(entry).copied().flatten() {
-            Some((fork, root)) => next.get(fork).is_none_or(|after| last[root] < written(after)),
+            Some((fork, root)) => {
+                next.get(fork).is_none_or(|after| last.get(root).is_some_and(|l| *l < written(after)))
+            }
             None => true,
         };
         self.made
