@@ -15,8 +15,10 @@ pub(super) fn parse(pattern: &str) -> Option<Hir> {
 }
 
 /// The bytes every match of the pattern `hir` can start with, when every match
-/// starts at the start of the text (`^` outside multi-line mode) and its
-/// prefixes are a finite set of non-empty literals; `None` otherwise.
+/// starts at the start of the text (`^` outside multi-line mode) and is not
+/// empty: the first bytes of its literal prefixes, or, where those are not a
+/// finite set (`^[A-Z][\w-]* failed`), of what its first part can match,
+/// when that leaves out at least half the bytes; `None` otherwise.
 pub(super) fn first_bytes(hir: &Hir) -> Option<Box<[bool; 256]>> {
     use regex_syntax::hir::Look;
     use regex_syntax::hir::literal::{ExtractKind, Extractor};
@@ -26,12 +28,97 @@ pub(super) fn first_bytes(hir: &Hir) -> Option<Box<[bool; 256]>> {
     let mut extractor = Extractor::new();
     extractor.kind(ExtractKind::Prefix);
     let prefixes = extractor.extract(hir);
-    let literals = prefixes.literals()?;
-    let mut first = Box::new([false; 256]);
-    for literal in literals {
-        first[usize::from(*literal.as_bytes().first()?)] = true;
+    if let Some(literals) = prefixes.literals() {
+        let mut first = Box::new([false; 256]);
+        for literal in literals {
+            first[usize::from(*literal.as_bytes().first()?)] = true;
+        }
+        return (!literals.is_empty()).then_some(first);
     }
-    (!literals.is_empty()).then_some(first)
+    let (first, empty) = first_set(hir)?;
+    let allowed = first.iter().filter(|b| **b).count();
+    (!empty && allowed <= 128).then_some(first)
+}
+
+/// The bytes a match of `hir` can start with, and whether it can be empty
+/// (`None` for a part this does not read). A look-around consumes nothing,
+/// so it counts as empty: the set can only grow.
+fn first_set(hir: &Hir) -> Option<(Box<[bool; 256]>, bool)> {
+    use regex_syntax::hir::Class;
+    let mut set = Box::new([false; 256]);
+    let empty = match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => true,
+        HirKind::Literal(lit) => match lit.0.first() {
+            Some(b) => {
+                set[usize::from(*b)] = true;
+                false
+            }
+            None => true,
+        },
+        HirKind::Class(Class::Bytes(c)) => {
+            for r in c.ranges() {
+                for b in r.start()..=r.end() {
+                    set[usize::from(b)] = true;
+                }
+            }
+            c.ranges().is_empty()
+        }
+        HirKind::Class(Class::Unicode(c)) => {
+            for r in c.ranges() {
+                leading_bytes(u32::from(r.start()), u32::from(r.end()), &mut set);
+            }
+            c.ranges().is_empty()
+        }
+        HirKind::Capture(cap) => return first_set(&cap.sub),
+        HirKind::Repetition(rep) => {
+            let (sub, empty) = first_set(&rep.sub)?;
+            return Some((sub, empty || rep.min == 0));
+        }
+        HirKind::Concat(parts) => {
+            for part in parts {
+                let (sub, empty) = first_set(part)?;
+                union(&mut set, &sub);
+                if !empty {
+                    return Some((set, false));
+                }
+            }
+            true
+        }
+        HirKind::Alternation(branches) => {
+            let mut any_empty = false;
+            for branch in branches {
+                let (sub, empty) = first_set(branch)?;
+                union(&mut set, &sub);
+                any_empty |= empty;
+            }
+            any_empty
+        }
+    };
+    Some((set, empty))
+}
+
+fn union(into: &mut [bool; 256], from: &[bool; 256]) {
+    for (a, b) in into.iter_mut().zip(from) {
+        *a |= *b;
+    }
+}
+
+/// Marks the first bytes of the UTF-8 encodings of the code points `lo..=hi`:
+/// within one encoded length the first byte grows with the code point.
+fn leading_bytes(lo: u32, hi: u32, set: &mut [bool; 256]) {
+    for (start, end) in [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x1_0000, 0x10_FFFF)] {
+        let (a, b) = (lo.max(start), hi.min(end));
+        if a > b {
+            continue;
+        }
+        let lead = |c: u32| {
+            let mut buf = [0; 4];
+            char::from_u32(c).map_or(0xED, |ch| ch.encode_utf8(&mut buf).as_bytes()[0])
+        };
+        for byte in lead(a)..=lead(b) {
+            set[usize::from(byte)] = true;
+        }
+    }
 }
 
 /// Literals one of which is in every text the pattern matches, searched

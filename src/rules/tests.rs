@@ -104,12 +104,27 @@ fn only_anchored_literal_prefixes_get_a_first_byte_check() {
     assert_eq!(set(r"^(?:Failed to|Unable to|Cannot) \S"), Some(vec![b'C', b'F', b'U']));
     assert_eq!(set(r"(?i)^error"), Some(vec![b'E', b'e']));
     assert_eq!(set("^✗ "), Some(vec![0xE2]), "the first byte of a UTF-8 literal");
-    for not in [r"(?m)^Exit code", r"^[^\n]{0,120}?failed", r"^a|b", r"a", r"^(?:x)?", r"^\s*Error", r"\A|^x"] {
+    // A class first: the bytes it can start with (every leading byte of its
+    // UTF-8 encodings), through optional parts and repetitions.
+    let upper: Vec<u8> = (b'A'..=b'Z').collect();
+    assert_eq!(set(r"^(?:The )?[A-Z][\w-]* failed"), Some(upper.clone()));
+    assert_eq!(set(r"^(?:[A-Z][A-Za-z]+ ){1,2}[Ee]rror: "), Some(upper));
+    assert_eq!(set(r"^\s*Error"), Some(vec![9, 10, 11, 12, 13, 32, b'E', 0xC2, 0xE1, 0xE2, 0xE3]));
+    assert_eq!(set(r"^[é-ž]x"), Some(vec![0xC3, 0xC4, 0xC5]), "the leading bytes of a range of code points");
+    // Not selective (most bytes can start it), or a match may be empty.
+    for not in [r"(?m)^Exit code", r"^[^\n]{0,120}?failed", r"^a|b", r"a", r"^(?:x)?", r"\A|^x", r"^[^a]x", r"^(?s:.)x"]
+    {
         assert_eq!(set(not), None, "{not}");
     }
     // Whatever the check says, the answer is the regex's.
     let rule = LazyRegex::new(r"^(?:Error|ERROR):|^Traceback");
     for (text, want) in [("Error: x", true), ("Traceback (most", true), (" Error:", false), ("", false), ("e", false)] {
+        assert_eq!(rule.is_match(text), want, "{text:?}");
+    }
+    let rule = LazyRegex::new(r"^\s*(?:Échec|Error)");
+    for (text, want) in
+        [("\u{a0}Error", true), ("Échec", true), ("\u{3000}Error", true), ("x Error", false), ("", false)]
+    {
         assert_eq!(rule.is_match(text), want, "{text:?}");
     }
 }
