@@ -558,7 +558,7 @@ fn a_python_repr_of_a_failing_dict_is_an_envelope() {
         let rule = detect_result_(d, "send_mail", &input, &shown, exit).map(|r| r.id);
         (rule, classify_result_(d, "send_mail", &shown, exit).map(|r| r.id))
     };
-    let missing = "{'error': 'Missing message subject. Please provide the subject.', 'status': 'missing_parameters'}";
+    let missing = "{'error': 'subject is required', 'status': 'missing_parameters'}";
     assert_eq!(judged(missing), (Some("json-envelope-error"), Some("missing-parameter")));
     let tls = "{'error': 'An error occurred: EOF occurred in violation of protocol (_ssl.c:2427)', 'status': 'failed'}";
     assert_eq!(judged(tls), (Some("json-envelope-error"), Some("network")));

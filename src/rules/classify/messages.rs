@@ -411,7 +411,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- arguments ---------------------------------------------------------
     ClassRule {
         id: "missing-parameter",
-        pattern: r"(?i:^Missing \w+ parameter\b|^(?:JSON envelope error: )?Missing (?:required )?[\w-]+(?: [\w-]+){0,3}\.(?:\s|$)|missing required property|^Please specify where to save|^(?:Error: )?No \w+ provided\b|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|(?:^|: )[\w.]+ is required\.?$)",
+        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No \w+ provided\b|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|(?:^|: )[\w.]+ is required\.?$)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -424,9 +424,8 @@ pub(super) const RULES: &[ClassRule] = &[
             "ExecuteExtraTool: missing required 'tool_name' parameter",
             "params must have required property 'old_string'",
             "content is required",
-            "JSON envelope error: Missing email subject. Please provide the email subject.",
         ],
-        ignores: &["Missing files restored", "Missing: nothing, all 12 files present"],
+        ignores: &["Missing files restored"],
     },
     ClassRule {
         id: "unknown-parameter",
