@@ -159,8 +159,7 @@ struct History<'a> {
     open: Option<(Block, bool)>,
     /// The lines of the reply before the block, for its file name.
     recent: Vec<String>,
-    /// Shell blocks of the message's replies: fence line, first line, first
-    /// command line, and the block's lines.
+    /// Shell blocks of the message's replies.
     shells: Vec<Shell>,
     /// The blocks of the message already asked about: a reflection that
     /// passed through aider's `run_shell_commands` asks about them again.
@@ -204,12 +203,21 @@ struct Shell {
     /// to the same file can start between the block and its prompt.
     session: Option<String>,
     started: Option<String>,
-    first: String,
-    command: String,
+    /// Its lines, trimmed, without the empty ones: never empty.
     text: String,
 }
 
 impl Shell {
+    /// The line a prompt's subject quotes (a comment included).
+    fn first(&self) -> &str {
+        self.text.lines().next().unwrap_or_default()
+    }
+
+    /// Its first command (older subjects showed it alone).
+    fn command(&self) -> Option<&str> {
+        self.text.lines().find(|l| !l.starts_with('#'))
+    }
+
     /// The session that wrote the block, and its start.
     fn owner(&self) -> Option<(String, Option<String>)> {
         Some((self.session.clone()?, self.started.clone()))
@@ -422,13 +430,11 @@ impl History<'_> {
                 // Aider shows the block stripped, one line under another, as
                 // the prompt's subject: its first line (a comment included)
                 // is the one quoted.
-                let first = cmds.iter().map(|c| c.trim()).find(|c| !c.is_empty());
-                let command = cmds.iter().map(|c| c.trim()).find(|c| !c.is_empty() && !c.starts_with('#'));
-                if let (Some(first), Some(command)) = (first, command) {
-                    let text = cmds.iter().map(|c| c.trim()).filter(|c| !c.is_empty()).collect::<Vec<_>>().join("\n");
+                let lines: Vec<&str> = cmds.iter().map(|c| c.trim()).filter(|c| !c.is_empty()).collect();
+                // A block of comments alone holds no command.
+                if lines.iter().any(|l| !l.starts_with('#')) {
                     let (session, started) = (self.session.clone(), self.started.clone());
-                    let (first, command) = (first.to_string(), command.to_string());
-                    self.shells.push(Shell { at: *at, session, started, first, command, text });
+                    self.shells.push(Shell { at: *at, session, started, text: lines.join("\n") });
                 }
                 self.shell_open = None;
             } else {
@@ -575,8 +581,8 @@ impl History<'_> {
                         let line = line.trim();
                         shells
                             .iter()
-                            .position(|s| line == s.first)
-                            .or_else(|| shells.iter().position(|s| line == s.command))
+                            .position(|s| line == s.first())
+                            .or_else(|| shells.iter().position(|s| s.command() == Some(line)))
                     })
                 };
                 let (id, command, owner) = if let Some(at) = find(&self.shells) {
