@@ -16,9 +16,9 @@ INSERT INTO session (id, project_id, parent_id, slug, directory, title, version,
 
 INSERT INTO message VALUES
  ('msg_01', 'ses_01main', 1771060001000, 1771060001000, '{"role":"user","time":{"created":1771060001000}}'),
- ('msg_02', 'ses_01main', 1771060002000, 1771060030000, '{"role":"assistant","time":{"created":1771060002000}}'),
- ('msg_03', 'ses_01main', 1771060040000, 1771060090000, '{"role":"assistant","time":{"created":1771060040000}}'),
- ('msg_11', 'ses_02sub', 1771060051000, 1771060059000, '{"role":"assistant","time":{"created":1771060051000}}');
+ ('msg_02', 'ses_01main', 1771060002000, 1771060030000, '{"role":"assistant","time":{"created":1771060002000},"modelID":"claude-sonnet-4-5","providerID":"anthropic","cost":0.0213,"tokens":{"input":12,"output":410,"reasoning":0,"cache":{"read":14200,"write":2300}}}'),
+ ('msg_03', 'ses_01main', 1771060040000, 1771060090000, '{"role":"assistant","time":{"created":1771060040000},"modelID":"claude-sonnet-4-5","providerID":"anthropic","cost":0.0187,"tokens":{"input":8,"output":280,"reasoning":0,"cache":{"read":16500,"write":1800}}}'),
+ ('msg_11', 'ses_02sub', 1771060051000, 1771060059000, '{"role":"assistant","time":{"created":1771060051000},"modelID":"qwen3-coder-plus","providerID":"alibaba","tokens":{"input":3100,"output":150,"reasoning":0,"cache":{"read":0,"write":0}}}');
 
 INSERT INTO part VALUES
  ('prt_01', 'msg_01', 'ses_01main', 1771060001000, 1771060001000, '{"type":"text","text":"the tests fail, fix them"}'),

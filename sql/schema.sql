@@ -36,6 +36,16 @@ CREATE TABLE IF NOT EXISTS calls (
   tool       TEXT NOT NULL,
   input      TEXT,            -- the arguments as JSON (text that is not JSON is kept as is)
   called_at  TEXT,            -- RFC 3339 UTC
+  -- The model response that emitted the call, when the agent records its usage (NULL otherwise).
+  -- Every call of one response repeats the response's tokens; falseok splits them across those calls.
+  response_id        TEXT,    -- the response's id, the same on each of its calls
+  model              TEXT,    -- the model that answered
+  input_tokens       INTEGER, -- input at the full price (cache reads and writes apart)
+  output_tokens      INTEGER, -- output, reasoning included
+  cache_read_tokens  INTEGER,
+  cache_write_tokens INTEGER,
+  reasoning_tokens   INTEGER, -- the part of output_tokens spent reasoning
+  cost_usd           REAL,    -- what the response cost, when the agent records it
   PRIMARY KEY (session_id, id)
 );
 

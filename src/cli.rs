@@ -437,6 +437,9 @@ pub struct JudgingArgs {
     /// Tool schemas (Anthropic, OpenAI or MCP tool list, JSON) over the built-in ones.
     #[arg(long, value_name = "FILE")]
     pub tool_schemas: Option<PathBuf>,
+    /// Model prices (JSON, the shape of the shipped table) over the shipped ones (docs/analyses.md, "Tokens and money").
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
     /// Show secrets (API keys, tokens, passwords) in messages instead of redacting them.
     #[arg(long)]
     pub no_redact: bool,
@@ -455,6 +458,9 @@ pub struct CheckArgs {
     /// Fail on any finding of these rules or any error of these categories (comma-separated, repeatable).
     #[arg(long, value_name = "RULE[,RULE...]")]
     pub fail_on: Vec<String>,
+    /// Fail when the failures cost more than this over the run: tokens (250000, 250k, 1.5M) or dollars ($2.50).
+    #[arg(long, value_name = "AMOUNT")]
+    pub max_failure_cost: Option<String>,
     /// Pass when the filters leave no call to judge (by default that is an error, exit 2).
     #[arg(long)]
     pub allow_empty: bool,

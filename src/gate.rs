@@ -84,6 +84,47 @@ pub struct Gate {
     pub max_error_rate: Vec<RateLimit>,
     /// The rules and categories that fail the gate whenever they occur (`--fail-on`).
     pub fail_on: Vec<FailOn>,
+    /// The most the failures may cost over the run (`--max-failure-cost`).
+    pub max_failure_cost: Option<CostLimit>,
+}
+
+/// A limit on what the failures cost (docs/analyses.md, "Tokens and
+/// money"): in tokens (own, retry and rent) or in dollars.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CostLimit {
+    /// At most so many tokens.
+    Tokens(u64),
+    /// At most so many US dollars.
+    Dollars(f64),
+}
+
+impl CostLimit {
+    /// `250000`, `250k`, `1.5M` (tokens) or `$2.50`, `2.50usd` (dollars).
+    pub fn parse(s: &str) -> Result<CostLimit, String> {
+        let t = s.trim();
+        let bad = || format!("{s:?} is neither tokens (250000, 250k, 1.5M) nor dollars ($2.50, 2.50usd)");
+        let lower = t.to_ascii_lowercase();
+        if let Some(d) = lower.strip_prefix('$').or_else(|| lower.strip_suffix("usd")) {
+            let d: f64 = d.trim().parse().map_err(|_| bad())?;
+            return if d.is_finite() && d >= 0.0 { Ok(CostLimit::Dollars(d)) } else { Err(bad()) };
+        }
+        let (number, scale) = match lower.chars().last() {
+            Some('k') => (&lower[..lower.len() - 1], 1e3),
+            Some('m') => (&lower[..lower.len() - 1], 1e6),
+            _ => (lower.as_str(), 1.0),
+        };
+        let n: f64 = number.trim().parse().map_err(|_| bad())?;
+        let n = n * scale;
+        if (0.0..1.8e19).contains(&n) { Ok(CostLimit::Tokens(n.round() as u64)) } else { Err(bad()) }
+    }
+
+    /// The limit as the user would say it.
+    pub fn shown(&self) -> String {
+        match self {
+            CostLimit::Tokens(n) => format!("{} tokens", crate::prices::tokens(*n)),
+            CostLimit::Dollars(d) => crate::prices::dollars(*d),
+        }
+    }
 }
 
 /// One baseline entry: a finding identity and how many times it occurred.
@@ -250,6 +291,9 @@ impl Verdict {
                 gate.max_hidden,
                 rates_quoted(report, gate)
             );
+            if let Some(cost) = cost_quoted(report, gate) {
+                s.push_str(&format!(", {cost}"));
+            }
             if let Some(counts) = report.suppressions.summary() {
                 s.push_str(&format!("; {counts}"));
             }
@@ -283,6 +327,45 @@ fn rates_quoted(report: &Report, gate: &Gate) -> String {
         }
     }
     parts.join(", ")
+}
+
+/// The failures' cost above `--max-failure-cost`: the whole run's, and
+/// per tool the share of it (so a CI reader sees where it went).
+fn cost_failures(report: &Report, gate: &Gate, out: &mut Verdict) {
+    let Some(limit) = gate.max_failure_cost else { return };
+    let tokens: u64 = report.cost.iter().fold(0u64, |a, r| a.saturating_add(r.tokens()));
+    let dollars: f64 = report.cost.iter().map(|r| r.dollars).sum();
+    let unpriced: u64 = report.cost.iter().map(|r| r.unpriced).sum();
+    let (over, spent) = match limit {
+        CostLimit::Tokens(n) => (tokens > n, format!("{} tokens", crate::prices::tokens(tokens))),
+        CostLimit::Dollars(d) => {
+            let note = if unpriced > 0 { format!(", {unpriced} failures not priced") } else { String::new() };
+            (dollars > d + 1e-9, format!("{}{note}", crate::prices::dollars(dollars)))
+        }
+    };
+    if !over {
+        return;
+    }
+    out.failures.push(GateFailure {
+        tool: None,
+        source: None,
+        text: format!("failures cost {spent} (limit {})", limit.shown()),
+    });
+}
+
+/// What the failures cost, as a passing gate quotes it beside its limit.
+fn cost_quoted(report: &Report, gate: &Gate) -> Option<String> {
+    let limit = gate.max_failure_cost?;
+    let spent = match limit {
+        CostLimit::Tokens(_) => {
+            format!(
+                "{} tokens",
+                crate::prices::tokens(report.cost.iter().fold(0u64, |a, r| a.saturating_add(r.tokens())))
+            )
+        }
+        CostLimit::Dollars(_) => crate::prices::dollars(report.cost.iter().map(|r| r.dollars).sum()),
+    };
+    Some(format!("failures cost {spent} (limit {})", limit.shown()))
 }
 
 /// Apply the gate (and the baseline, if any) to a report.
@@ -340,6 +423,7 @@ pub fn evaluate(report: &Report, gate: &Gate, baseline: Option<&Baseline>) -> Ve
         }
     }
     rate_failures(report, gate, &mut out);
+    cost_failures(report, gate, &mut out);
     fail_on_failures(report, gate, baseline.is_some(), &mut out);
     expired_failures(report, &mut out);
     out

@@ -61,6 +61,7 @@ pub(crate) mod input;
 pub mod judge;
 pub mod model;
 pub(crate) mod pair;
+pub mod prices;
 pub(crate) mod progress;
 pub(crate) mod redact;
 pub mod render;

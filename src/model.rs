@@ -193,6 +193,47 @@ pub struct Call {
     pub time: Option<DateTime<Utc>>,
     /// Where the call is stored (a rowid or line number), for evidence.
     pub row: i64,
+    /// The tokens of the model response that emitted the call, when the
+    /// source records them (shared by every call of that response).
+    pub usage: Option<std::sync::Arc<Usage>>,
+}
+
+/// The tokens one model response used, as its source records them,
+/// normalised so that every store reads alike: `input` is the input billed
+/// at the full price (cache reads and writes apart), `output` every output
+/// token billed (reasoning included), `reasoning` the part of `output`
+/// spent reasoning.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Usage {
+    /// The response's id in its source (Claude's `message.id`, a turn's
+    /// number): the calls sharing it split its tokens.
+    pub response: String,
+    /// The model that answered, as the source names it.
+    pub model: Option<String>,
+    /// Input tokens at the full price.
+    pub input: u64,
+    /// Output tokens, reasoning included.
+    pub output: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read: u64,
+    /// Input tokens written to the prompt cache.
+    pub cache_write: u64,
+    /// Of `output`, the tokens spent reasoning.
+    pub reasoning: u64,
+    /// What the response cost in US dollars, when the source records it.
+    pub cost: Option<f64>,
+}
+
+impl Usage {
+    /// Every token the response was billed for.
+    pub fn tokens(&self) -> u64 {
+        self.input.saturating_add(self.output).saturating_add(self.cache_read).saturating_add(self.cache_write)
+    }
+
+    /// The context the model read: every input token, cached or not.
+    pub fn context(&self) -> u64 {
+        self.input.saturating_add(self.cache_read).saturating_add(self.cache_write)
+    }
 }
 
 /// What came back for a call, linked by `call_id`.

@@ -1,5 +1,5 @@
 //! The `Report`: the one thing the gate and every renderer see. Plain
-//! serde types (the JSON contract, `schema/report-v9.schema.json`) and the
+//! serde types (the JSON contract, `schema/report-v10.schema.json`) and the
 //! number formatting they share; nothing here reads a trace or judges.
 
 // What stays public is documented (issue 25); lib.rs lists the surface.
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::rules::{FindingRule, Severity};
 
 /// Version of the JSON contract (docs/json.md).
-pub const CONTRACT_VERSION: u32 = 9;
+pub const CONTRACT_VERSION: u32 = 10;
 
 /// The oldest contract `merge` reads: v8 is v9 without suppressions.
 pub const OLDEST_MERGED: u32 = 8;
@@ -66,6 +66,43 @@ impl SourceReport {
                 percent(rate(self.results_with_text, self.results), 0)
             )
         })
+    }
+}
+
+/// The tokens of the responses behind the counted calls, where the trace
+/// records them (`usage`, v10; docs/analyses.md, "Tokens and money"). Each
+/// call carries its share of its response, so these are the responses'
+/// tokens over the calls counted.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct UsageReport {
+    /// Counted calls whose response's usage is recorded: the figures
+    /// below are theirs alone (0: no usage recorded, not zero tokens).
+    pub calls: u64,
+    /// Input tokens at the full price.
+    pub input_tokens: u64,
+    /// Output tokens, reasoning included.
+    pub output_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read_tokens: u64,
+    /// Input tokens written to the prompt cache.
+    pub cache_write_tokens: u64,
+    /// Of the output, tokens spent reasoning (where recorded).
+    pub reasoning_tokens: u64,
+    /// US dollars of the calls that could be priced (`calls - unpriced_calls`).
+    pub dollars: f64,
+    /// Calls with usage whose model the price table does not know and whose
+    /// source records no cost: counted in tokens only.
+    pub unpriced_calls: u64,
+    /// Those calls' models, sorted.
+    pub unpriced_models: Vec<String>,
+}
+
+impl UsageReport {
+    /// Every token billed: input, output and the cache's.
+    pub fn tokens(&self) -> u64 {
+        [self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens]
+            .iter()
+            .fold(0u64, |a, &b| a.saturating_add(b))
     }
 }
 
@@ -293,6 +330,9 @@ pub struct Report {
     pub sources: Vec<SourceReport>,
     /// Counts over every counted call.
     pub totals: Totals,
+    /// The tokens and dollars of the counted calls' responses, where recorded (v10).
+    #[serde(default)]
+    pub usage: UsageReport,
     /// Per tool, sorted by tool.
     pub tools: Vec<ToolReport>,
     /// Per category and tool, sorted by tool, then errors (descending), then category.
@@ -448,7 +488,7 @@ pub struct RecoveryRow {
 
 /// What the failures of one tool and category cost (docs/json.md, "Cost of
 /// failures"): estimates from the trace's own times and order.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct CostRow {
     /// The tool's name as the trace records it.
     pub tool: String,
@@ -464,6 +504,36 @@ pub struct CostRow {
     /// Milliseconds from each timed failure to the tool's next success, or
     /// to the session's last recorded time when none came, summed.
     pub lost_ms: u64,
+    /// Failures whose response's token usage the trace records (v10): the
+    /// token and dollar figures below are theirs alone.
+    #[serde(default)]
+    pub with_usage: u64,
+    /// Their share of the responses that emitted them, summed.
+    #[serde(default)]
+    pub own_tokens: u64,
+    /// The share of the tool's next call when it succeeded: the work done
+    /// again (docs/analyses.md, "Tokens and money").
+    #[serde(default)]
+    pub retry_tokens: u64,
+    /// An estimate: the failed results' tokens read again by every later
+    /// response until a compaction or the session's end.
+    #[serde(default)]
+    pub rent_tokens: u64,
+    /// US dollars of the three, over the failures that could be priced
+    /// (`with_usage - unpriced`).
+    #[serde(default)]
+    pub dollars: f64,
+    /// Failures with usage whose model the price table does not know and
+    /// whose source records no cost: counted in tokens only.
+    #[serde(default)]
+    pub unpriced: u64,
+}
+
+impl CostRow {
+    /// Every token the failures cost: own, retry and rent.
+    pub fn tokens(&self) -> u64 {
+        self.own_tokens.saturating_add(self.retry_tokens).saturating_add(self.rent_tokens)
+    }
 }
 
 /// One tool's streaks (`streaks.by_tool[]`, sorted by tool).

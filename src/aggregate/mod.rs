@@ -6,6 +6,7 @@
 pub(crate) mod schemas;
 pub(crate) mod sequences;
 pub(crate) mod sessions;
+pub(crate) mod tokens;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use crate::judge::{Counted, JudgeOptions, JudgedCall, JudgedSession, Outcome, Se
 use crate::redact::Redaction;
 use crate::report::{
     CONTRACT_VERSION, CategoryRow, DriftRow, Finding, Headline, Place, ReasonRow, Report, Seen, SourceReport,
-    ToolReport, Totals, rate,
+    ToolReport, Totals, UsageReport, rate,
 };
 use crate::rules::category::CauseClass;
 use crate::rules::{Category, FindingRule};
@@ -63,6 +64,71 @@ impl Default for AggregateOptions {
     }
 }
 
+/// The usage section as it is summed: dollars in whole millionths.
+#[derive(Default)]
+struct Usage {
+    calls: u64,
+    tokens: [u64; 5],
+    micros: u64,
+    unpriced_calls: u64,
+    unpriced_models: std::collections::BTreeSet<String>,
+}
+
+impl Usage {
+    fn add(&mut self, c: &JudgedCall) {
+        let Some(u) = c.usage.as_deref() else { return };
+        self.calls += 1;
+        let kinds: [fn(&crate::judge::Usage) -> u64; 5] =
+            [|u| u.input, |u| u.output, |u| u.cache_read, |u| u.cache_write, |u| u.reasoning];
+        for (sum, kind) in self.tokens.iter_mut().zip(kinds) {
+            *sum = sum.saturating_add(c.share_of(kind).unwrap_or(0));
+        }
+        match tokens::call_micros(c, crate::prices::active()) {
+            Some(d) => self.micros = self.micros.saturating_add(d),
+            None => {
+                self.unpriced_calls += 1;
+                let model = u.model.as_deref().unwrap_or("(no model recorded)");
+                if !self.unpriced_models.contains(model) {
+                    self.unpriced_models.insert(model.to_string());
+                }
+            }
+        }
+    }
+
+    fn absorb(&mut self, r: &UsageReport) -> Result<(), String> {
+        if r.unpriced_calls > r.calls || !r.dollars.is_finite() || r.dollars < 0.0 {
+            return Err(format!(
+                "a usage section of {} calls, {} unpriced, {} dollars",
+                r.calls, r.unpriced_calls, r.dollars
+            ));
+        }
+        sequences::add(&mut self.calls, r.calls)?;
+        let theirs = [r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens, r.reasoning_tokens];
+        for (mine, theirs) in self.tokens.iter_mut().zip(theirs) {
+            sequences::add(mine, theirs)?;
+        }
+        sequences::add(&mut self.micros, crate::prices::micros(r.dollars))?;
+        sequences::add(&mut self.unpriced_calls, r.unpriced_calls)?;
+        self.unpriced_models.extend(r.unpriced_models.iter().cloned());
+        Ok(())
+    }
+
+    fn finish(self) -> UsageReport {
+        let [input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens] = self.tokens;
+        UsageReport {
+            calls: self.calls,
+            input_tokens,
+            output_tokens,
+            cache_read_tokens,
+            cache_write_tokens,
+            reasoning_tokens,
+            dollars: self.micros as f64 / 1e6,
+            unpriced_calls: self.unpriced_calls,
+            unpriced_models: self.unpriced_models.into_iter().collect(),
+        }
+    }
+}
+
 /// Collects judged sessions, one source after another, into a `Report`.
 pub(crate) struct Aggregator {
     options: AggregateOptions,
@@ -74,6 +140,7 @@ pub(crate) struct Aggregator {
     schema_agg: schemas::SchemaAgg,
     sources: Vec<SourceReport>,
     totals: Totals,
+    usage: Usage,
     tools: BTreeMap<String, ToolReport>,
     categories: BTreeMap<(String, String), (u64, u64)>,
     reasons: BTreeMap<(String, String, String), (String, u64, u64)>,
@@ -171,6 +238,7 @@ impl Aggregator {
             schema_agg: schemas::SchemaAgg::default(),
             sources: Vec::new(),
             totals: Totals::default(),
+            usage: Usage::default(),
             tools: BTreeMap::new(),
             categories: BTreeMap::new(),
             reasons: BTreeMap::new(),
@@ -252,7 +320,8 @@ impl Aggregator {
         self.findings.append(&mut placed);
         let threshold = self.judge.streak_threshold.max(2);
         let filters = &self.options.filters;
-        self.sequences.add(s, &s.sequences, threshold, &|i| filters.call_ok(&s.calls[i]));
+        let costs = tokens::failure_costs(s, crate::prices::active());
+        self.sequences.add(s, &s.sequences, threshold, &costs, &|i| filters.call_ok(&s.calls[i]));
         if counted > 0
             && let Some(src) = self.sources.last_mut()
         {
@@ -395,6 +464,7 @@ impl Aggregator {
         // Drift findings are recomputed from the merged counts.
         self.findings.extend(r.findings.iter().filter(|f| !f.rule.is_drift()).cloned());
         self.sequences.absorb(&r.recovery, &r.streaks, &r.repairs, &r.feedback, &r.cost)?;
+        self.usage.absorb(&r.usage)?;
         self.schema_agg.absorb(&r.schema)?;
         self.warnings.extend(r.warnings.iter().cloned());
         Ok(())
@@ -431,6 +501,7 @@ impl Aggregator {
             per_tool.len() - 1
         });
         count_call(&mut per_tool[i], &c.outcome);
+        self.usage.add(c);
         match &c.outcome {
             Outcome::Success => {}
             Outcome::Unpaired => self.totals.unpaired_calls += 1,
@@ -539,6 +610,7 @@ impl Aggregator {
             schema_version: CONTRACT_VERSION,
             sources: self.sources,
             totals: self.totals,
+            usage: self.usage.finish(),
             tools,
             categories,
             findings,

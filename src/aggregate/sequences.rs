@@ -21,7 +21,17 @@ struct Recovery {
     retries: u64,
     timed: u64,
     lost_ms: u64,
+    with_usage: u64,
+    own_tokens: u64,
+    retry_tokens: u64,
+    rent_tokens: u64,
+    /// Millionths of a dollar, summed as integers so that any order of
+    /// sessions and merges gives the same figure.
+    micros: u64,
+    unpriced: u64,
 }
+
+use crate::prices::micros;
 
 #[derive(Default)]
 struct Feedback {
@@ -66,6 +76,7 @@ impl SequenceAgg {
         s: &JudgedSession,
         a: &SessionSequences,
         threshold: usize,
+        costs: &[Option<super::tokens::FailureCost>],
         counted: &dyn Fn(usize) -> bool,
     ) {
         for fate in a.fates.iter().filter(|f| counted(f.call)) {
@@ -87,6 +98,16 @@ impl SequenceAgg {
             if let Some(ms) = fate.lost_ms {
                 r.timed += 1;
                 r.lost_ms = r.lost_ms.saturating_add(ms);
+            }
+            if let Some(Some(cost)) = costs.get(fate.call) {
+                r.with_usage += 1;
+                r.own_tokens = r.own_tokens.saturating_add(cost.own);
+                r.retry_tokens = r.retry_tokens.saturating_add(cost.retry);
+                r.rent_tokens = r.rent_tokens.saturating_add(cost.rent);
+                match cost.micros {
+                    Some(d) => r.micros = r.micros.saturating_add(d),
+                    None => r.unpriced += 1,
+                }
             }
             let fb = self.feedback.entry((f.template.clone(), c.tool.clone())).or_default();
             fb.count += 1;
@@ -152,9 +173,24 @@ impl SequenceAgg {
             if row.timed > row.failures {
                 return Err(format!("a cost row times {} of {} failures", row.timed, row.failures));
             }
+            if row.with_usage > row.failures || row.unpriced > row.with_usage {
+                return Err(format!(
+                    "a cost row ({}, {}) with usage on {} and unpriced {} of {} failures",
+                    row.tool, row.category, row.with_usage, row.unpriced, row.failures
+                ));
+            }
+            if !row.dollars.is_finite() || row.dollars < 0.0 {
+                return Err(format!("a cost row ({}, {}) of {} dollars", row.tool, row.category, row.dollars));
+            }
             add(&mut r.retries, row.retries)?;
             add(&mut r.timed, row.timed)?;
             add(&mut r.lost_ms, row.lost_ms)?;
+            add(&mut r.with_usage, row.with_usage)?;
+            add(&mut r.own_tokens, row.own_tokens)?;
+            add(&mut r.retry_tokens, row.retry_tokens)?;
+            add(&mut r.rent_tokens, row.rent_tokens)?;
+            add(&mut r.micros, micros(row.dollars))?;
+            add(&mut r.unpriced, row.unpriced)?;
         }
         for row in &streaks.by_tool {
             check_streaks(row)?;
@@ -197,6 +233,12 @@ impl SequenceAgg {
                 retries: r.retries,
                 timed: r.timed,
                 lost_ms: r.lost_ms,
+                with_usage: r.with_usage,
+                own_tokens: r.own_tokens,
+                retry_tokens: r.retry_tokens,
+                rent_tokens: r.rent_tokens,
+                dollars: r.micros as f64 / 1e6,
+                unpriced: r.unpriced,
             })
             .collect();
         let recovery = self
@@ -413,7 +455,7 @@ mod tests {
         ]);
         let a = sequence::analyze(&s);
         let mut agg = SequenceAgg::default();
-        agg.add(&s, &a, 2, &|_| true);
+        agg.add(&s, &a, 2, &[], &|_| true);
         let Finished { recovery, streaks, repairs, feedback, .. } = agg.finish(2);
         let missing_row = recovery.iter().find(|r| r.category == "missing-required-param").unwrap();
         assert_eq!(
@@ -549,6 +591,7 @@ mod tests {
             retries: near,
             timed: failures,
             lost_ms: near * 1000,
+            ..CostRow::default()
         };
         let empty = StreakReport { threshold: 5, by_tool: vec![] };
         let mut agg = SequenceAgg::default();

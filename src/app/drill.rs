@@ -346,6 +346,7 @@ mod tests {
                     input: Default::default(),
                     time: None,
                     row: i as i64,
+                    usage: None,
                 })
             })
             .collect();

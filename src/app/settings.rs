@@ -30,6 +30,9 @@ pub(crate) fn tool_schemas(j: &JudgingArgs) -> Result<FileSchemas> {
 /// default filters and thresholds.
 pub(crate) fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions> {
     let (format, transcripts) = crate::input::forced_format(j.source_format.as_deref())?;
+    if let Some(path) = &j.prices {
+        crate::prices::install(crate::prices::Prices::with_file(path)?);
+    }
     Ok(ScanOptions {
         source: SourceOptions {
             no_subagents,
@@ -78,7 +81,8 @@ pub(crate) fn scan(args: &SelectArgs) -> Result<ScanOptions> {
             timespec::parse(s, now).ok() != timespec::parse(s, then).ok()
         })
     };
-    if !(args.no_index || relative(&args.since) || relative(&args.until)) {
+    // The index keeps dollars priced by the shipped table: other prices read.
+    if !(args.no_index || args.judging.prices.is_some() || relative(&args.since) || relative(&args.until)) {
         (opts.index, opts.index_note) = index_dir(args);
     }
     opts.source.session = args.session.clone().map(SessionFilter::Prefix);
@@ -114,7 +118,7 @@ fn index_dir(args: &SelectArgs) -> (Option<PathBuf>, Option<String>) {
 }
 
 /// The gate `check` applies.
-pub(crate) fn gate(max_hidden: u64, rates: &[String], fail_on: &[String]) -> Result<Gate> {
+pub(crate) fn gate(max_hidden: u64, rates: &[String], fail_on: &[String], max_cost: Option<&str>) -> Result<Gate> {
     fn usage(flag: &'static str) -> impl Fn(String) -> Error {
         move |e| Error::Usage(format!("{flag}: {e}"))
     }
@@ -126,5 +130,7 @@ pub(crate) fn gate(max_hidden: u64, rates: &[String], fail_on: &[String]) -> Res
         let hint = super::suggest::hint(name, known);
         lists.extend(FailOn::parse_list(name).map_err(|e| Error::Usage(format!("--fail-on: {e}{hint}")))?);
     }
-    Ok(Gate { max_hidden, max_error_rate, fail_on: lists })
+    let max_failure_cost =
+        max_cost.map(|c| crate::gate::CostLimit::parse(c).map_err(usage("--max-failure-cost"))).transpose()?;
+    Ok(Gate { max_hidden, max_error_rate, fail_on: lists, max_failure_cost })
 }

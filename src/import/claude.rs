@@ -130,6 +130,8 @@ struct Run {
     /// line (a side question replays its parent's lines under their uuids).
     uuids: Uuids,
     pending: Vec<Pending>,
+    /// The API response being read (`message.id`), for its usage.
+    response: super::usage::Response,
 }
 
 /// Line uuids seen, each with whether it was first seen on a sub-agent's
@@ -286,6 +288,11 @@ impl Run {
             }
             Ok(())
         };
+        let response = v.response;
+        let answered = kind == "assistant" && response.id.is_some();
+        if let (true, Some(id)) = (answered, response.id.as_deref()) {
+            self.response.at(&session, id);
+        }
         for block in blocks {
             match (kind, block) {
                 ("assistant", Block::Call { id, name, input }) => {
@@ -307,6 +314,9 @@ impl Run {
                         continue;
                     }
                     w.call(&session, id, name, &input, time)?;
+                    if answered {
+                        self.response.call(id);
+                    }
                 }
                 ("user", Block::Result { tool_use_id, content, is_error }) => {
                     let call_id = tool_use_id.unwrap_or_default();
@@ -341,6 +351,9 @@ impl Run {
                 }
                 _ => {}
             }
+        }
+        if answered && let Some(u) = response.usage.as_ref().and_then(super::usage::anthropic) {
+            self.response.used(u, response.model.as_deref().filter(|m| *m != "<synthetic>"), w)?;
         }
         Ok(())
     }

@@ -32,6 +32,17 @@ pub(super) struct ClaudeLine {
     pub content: Option<Content>,
     /// `toolUseResult`, when it is a string.
     pub tool_use_result: Option<String>,
+    /// `message.id`, `message.model` and `message.usage` (an object), when
+    /// `message` is an object that has them.
+    pub response: Response,
+}
+
+/// What a line says of the API response it is part of.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Response {
+    pub id: Option<String>,
+    pub model: Option<String>,
+    pub usage: Option<serde_json::Map<String, Value>>,
 }
 
 impl ClaudeLine {
@@ -44,19 +55,31 @@ impl ClaudeLine {
         };
         let (kind, uuid, session, agent, time, tool_use_result) =
             (text("type"), text("uuid"), text("sessionId"), text("agentId"), text("timestamp"), text("toolUseResult"));
-        ClaudeLine {
+        let mut line = ClaudeLine {
             kind,
             sidechain: o.get("isSidechain").and_then(Value::as_bool),
             uuid,
             session,
             agent,
             time,
-            content: match o.remove("message") {
-                Some(Value::Object(mut m)) => m.remove("content").map(Content::of_value),
-                _ => None,
-            },
+            content: None,
             tool_use_result,
+            response: Response::default(),
+        };
+        if let Some(Value::Object(mut m)) = o.remove("message") {
+            line.content = m.remove("content").map(Content::of_value);
+            let mut text = |k: &str| match m.remove(k) {
+                Some(Value::String(s)) => Some(s),
+                _ => None,
+            };
+            let (id, model) = (text("id"), text("model"));
+            let usage = match m.remove("usage") {
+                Some(Value::Object(u)) => Some(u),
+                _ => None,
+            };
+            line.response = Response { id, model, usage };
         }
+        line
     }
 
     /// Parse `text`, one trimmed line that starts with `{`; `None` when it
@@ -390,8 +413,9 @@ impl<'de> Visitor<'de> for BlockKeyVisitor {
     }
 }
 
-/// `message`: its `content` when it is an object.
-struct Message(Option<Content>);
+/// `message`: its `content` and what it says of its response, when it is
+/// an object.
+struct Message(Option<Content>, Response);
 
 impl<'de> de::Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Message, D::Error> {
@@ -408,48 +432,69 @@ impl<'de> Visitor<'de> for MessageVisitor {
         f.write_str("any JSON value")
     }
     fn visit_bool<E>(self, _: bool) -> Result<Message, E> {
-        Ok(Message(None))
+        Ok(Message(None, Response::default()))
     }
     fn visit_i64<E>(self, _: i64) -> Result<Message, E> {
-        Ok(Message(None))
+        Ok(Message(None, Response::default()))
     }
     fn visit_u64<E>(self, _: u64) -> Result<Message, E> {
-        Ok(Message(None))
+        Ok(Message(None, Response::default()))
     }
     fn visit_f64<E>(self, _: f64) -> Result<Message, E> {
-        Ok(Message(None))
+        Ok(Message(None, Response::default()))
     }
     fn visit_str<E>(self, _: &str) -> Result<Message, E> {
-        Ok(Message(None))
+        Ok(Message(None, Response::default()))
     }
     fn visit_unit<E>(self) -> Result<Message, E> {
-        Ok(Message(None))
+        Ok(Message(None, Response::default()))
     }
     fn visit_none<E>(self) -> Result<Message, E> {
-        Ok(Message(None))
+        Ok(Message(None, Response::default()))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Message, A::Error> {
-        SkipVisitor.visit_seq(seq).map(|_| Message(None))
+        SkipVisitor.visit_seq(seq).map(|_| Message(None, Response::default()))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
         let mut content = None;
+        let mut response = Response::default();
         while let Some(key) = map.next_key::<Key>()? {
             match key.0 {
                 Some("content") => content = Some(map.next_value::<Content>()?),
+                Some("id") => response.id = map.next_value::<Leaf>()?.text(),
+                Some("model") => response.model = map.next_value::<Leaf>()?.text(),
+                Some("usage") => {
+                    response.usage = match map.next_value::<Value>()? {
+                        Value::Object(u) => Some(u),
+                        _ => None,
+                    }
+                }
                 _ => {
                     map.next_value::<Skip>()?;
                 }
             }
         }
-        Ok(Message(content))
+        Ok(Message(content, response))
     }
 }
 
 /// A key of an object, kept when it is one the importer reads.
 struct Key(Option<&'static str>);
 
-const KEYS: &[&str] =
-    &["type", "isSidechain", "uuid", "sessionId", "agentId", "timestamp", "message", "toolUseResult", "content"];
+const KEYS: &[&str] = &[
+    "type",
+    "isSidechain",
+    "uuid",
+    "sessionId",
+    "agentId",
+    "timestamp",
+    "message",
+    "toolUseResult",
+    "content",
+    "id",
+    "model",
+    "usage",
+];
 
 impl<'de> de::Deserialize<'de> for Key {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
@@ -487,7 +532,8 @@ impl<'de> Visitor<'de> for LineVisitor {
                 continue;
             };
             if key == "message" {
-                line.content = map.next_value::<Message>()?.0;
+                let Message(content, response) = map.next_value::<Message>()?;
+                (line.content, line.response) = (content, response);
                 continue;
             }
             let leaf = map.next_value::<Leaf>()?;

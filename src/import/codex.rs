@@ -74,12 +74,86 @@ fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut session = stem.strip_prefix("rollout-").map_or(stem.clone(), |s| s.get(20..).unwrap_or(s).to_string());
     let mut started = false;
+    let mut turns = Turns::default();
     let mut lines = w.lines(path, None)?;
     while let Some(v) = lines.next_record(&mut w.stats)? {
-        line(&v, &mut session, &mut started, &source, w)
-            .map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)))?;
+        let read = match token_count(&v) {
+            Some(info) => turns.counted(info, w),
+            None => {
+                let at = w.stats.calls;
+                let read = line(&v, &mut session, &mut started, &source, w);
+                if let Some(id) = (w.stats.calls > at).then(|| called_id(&v)).flatten() {
+                    turns.call(&session, id);
+                }
+                if let Some(model) = turn_model(&v) {
+                    turns.model = Some(model.to_string());
+                }
+                read
+            }
+        };
+        read.map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)))?;
     }
     Ok(())
+}
+
+/// The model responses of a rollout, for their usage: Codex writes a
+/// `token_count` event after each response (`info.last_token_usage`, that
+/// response's tokens), so the calls since the one before are its calls.
+#[derive(Default)]
+struct Turns {
+    /// Responses whose usage was read.
+    n: u64,
+    /// The model the last `turn_context` names.
+    model: Option<String>,
+    /// A response has calls waiting for its usage.
+    open: bool,
+    response: super::usage::Response,
+}
+
+impl Turns {
+    fn call(&mut self, session: &str, id: &str) {
+        if !self.open {
+            self.open = true;
+            self.response.at(session, &format!("{session}#response-{}", self.n + 1));
+        }
+        self.response.call(id);
+    }
+
+    fn counted(&mut self, info: &serde_json::Map<String, Value>, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let last = match info.get("last_token_usage") {
+            Some(Value::Object(u)) => super::usage::openai(u),
+            _ => None,
+        };
+        if let (true, Some(u)) = (self.open, last) {
+            self.response.used(u, self.model.as_deref(), w)?;
+        }
+        self.n += 1;
+        self.open = false;
+        Ok(())
+    }
+}
+
+/// The `info` of a `token_count` event (`null` before the first response).
+fn token_count(v: &Value) -> Option<&serde_json::Map<String, Value>> {
+    let p = v.get("payload")?;
+    (v.get("type").and_then(Value::as_str) == Some("event_msg")
+        && p.get("type").and_then(Value::as_str) == Some("token_count"))
+    .then(|| p.get("info").and_then(Value::as_object))
+    .flatten()
+}
+
+/// The model a `turn_context` line names.
+fn turn_model(v: &Value) -> Option<&str> {
+    (v.get("type").and_then(Value::as_str) == Some("turn_context"))
+        .then(|| v.get("payload")?.get("model")?.as_str())
+        .flatten()
+        .filter(|m| !m.is_empty())
+}
+
+/// The call id of a line that recorded a call.
+fn called_id(v: &Value) -> Option<&str> {
+    let payload = v.get("payload").unwrap_or(v);
+    payload.get("call_id").or_else(|| payload.get("id")).and_then(Value::as_str)
 }
 
 /// The session line of an early rollout: no `type`, no `payload`.

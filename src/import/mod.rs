@@ -29,6 +29,7 @@ pub(crate) mod openhands_app;
 pub(crate) mod otel;
 pub(crate) mod pi;
 mod store;
+mod usage;
 
 pub(crate) use files::*;
 pub(crate) use store::*;

@@ -46,7 +46,14 @@ fn judged(e: &Entry) -> Option<(String, bool, &'static str)> {
         started: None,
         origin: None,
         events: vec![
-            Event::Call(Call { id: "c1".into(), tool: e.tool.clone(), input: e.input.clone(), time: None, row: 1 }),
+            Event::Call(Call {
+                id: "c1".into(),
+                tool: e.tool.clone(),
+                input: e.input.clone(),
+                time: None,
+                row: 1,
+                usage: None,
+            }),
             Event::Result(ToolResult {
                 truncated: false,
                 call_id: "c1".into(),

@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 
 use serde_json::Value;
 
+pub use crate::model::Usage;
 use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult};
 use crate::pair::pair;
 use crate::redact::Redaction;
@@ -87,6 +88,26 @@ pub struct JudgedCall {
     pub violations: Option<Vec<Violation>>,
     /// The result it was paired with, as read.
     pub result: Option<ToolResult>,
+    /// The tokens of the response that emitted the call, if recorded.
+    pub usage: Option<Arc<crate::model::Usage>>,
+    /// How many calls of the session that response emitted: the call's
+    /// share of its tokens is `1 / share` (1 without usage).
+    pub share: u32,
+    /// The call's place among them, from 0.
+    pub rank: u32,
+}
+
+impl JudgedCall {
+    /// The call's share of its response's `tokens` (`Usage::tokens` or one
+    /// kind of them): an equal part, the remainder going to the response's
+    /// first calls so that the shares sum to the whole. `None` without
+    /// usage.
+    pub fn share_of(&self, tokens: impl Fn(&crate::model::Usage) -> u64) -> Option<u64> {
+        let u = self.usage.as_deref()?;
+        let whole = tokens(u);
+        let n = u64::from(self.share.max(1));
+        Some(whole / n + u64::from(u64::from(self.rank) < whole % n))
+    }
 }
 
 /// A result whose call is not in the session.
@@ -252,6 +273,9 @@ pub fn judge_alone(
         outcome,
         violations: schemas.get(&call.tool).map(|ts| validate(ts, &call.input)),
         result: None,
+        usage: None,
+        share: 1,
+        rank: 0,
     };
     reclassify(&mut c);
     c.outcome
@@ -365,6 +389,7 @@ fn judge_calls(session: Session, redaction: Redaction, at: &[usize]) -> JudgedSe
         .collect();
     // Each result moves into the call it answers (kept for drill-down).
     let mut results: Vec<Option<ToolResult>> = results.into_iter().map(Some).collect();
+    let (shares, ranks) = response_shares(&calls_in);
     let calls = paired
         .pairs
         .iter()
@@ -381,6 +406,9 @@ fn judge_calls(session: Session, redaction: Redaction, at: &[usize]) -> JudgedSe
             outcome,
             violations: None,
             result: p.result.and_then(|r| results.get_mut(r).and_then(Option::take)),
+            usage: call.usage,
+            share: shares[p.call],
+            rank: ranks[p.call],
         })
         .collect();
     JudgedSession {
@@ -397,6 +425,32 @@ fn judge_calls(session: Session, redaction: Redaction, at: &[usize]) -> JudgedSe
         schemas: Arc::default(),
         findings: Vec::new(),
     }
+}
+
+/// Per call, how many calls of the session share its response (by the
+/// response's id) and its place among them; 1 and 0 for a call without
+/// usage. Most sessions record none: they are answered without a map.
+fn response_shares(calls: &[Call]) -> (Vec<u32>, Vec<u32>) {
+    let mut shares = vec![1u32; calls.len()];
+    let mut ranks = vec![0u32; calls.len()];
+    if calls.iter().all(|c| c.usage.is_none()) {
+        return (shares, ranks);
+    }
+    let mut seen: foldhash::HashMap<&str, (u32, Vec<usize>)> = foldhash::HashMap::default();
+    for (i, c) in calls.iter().enumerate() {
+        if let Some(u) = &c.usage {
+            let e = seen.entry(u.response.as_str()).or_default();
+            ranks[i] = e.0;
+            e.0 += 1;
+            e.1.push(i);
+        }
+    }
+    for (n, members) in seen.into_values() {
+        for i in members {
+            shares[i] = n;
+        }
+    }
+    (shares, ranks)
 }
 
 /// Both signals, the category and, for anchors not found, staleness.
@@ -508,7 +562,14 @@ mod tests {
         fn call(mut self, tool: &str, input: Value, text: &str, flag: Option<bool>) -> Self {
             self.n += 1;
             let id = format!("c{}", self.n);
-            self.events.push(Event::Call(Call { id: id.clone(), tool: tool.into(), input, time: None, row: self.n }));
+            self.events.push(Event::Call(Call {
+                id: id.clone(),
+                tool: tool.into(),
+                input,
+                time: None,
+                row: self.n,
+                usage: None,
+            }));
             self.events.push(Event::Result(ToolResult {
                 truncated: false,
                 call_id: id,
@@ -681,7 +742,14 @@ mod tests {
     #[test]
     fn unpaired_and_orphans() {
         let mut events = Builder::new().call("Read", json!({}), "ok", Some(false)).events;
-        events.push(Event::Call(Call { id: "lost".into(), tool: "Bash".into(), input: json!({}), time: None, row: 9 }));
+        events.push(Event::Call(Call {
+            id: "lost".into(),
+            tool: "Bash".into(),
+            input: json!({}),
+            time: None,
+            row: 9,
+            usage: None,
+        }));
         events.push(Event::Result(ToolResult {
             truncated: false,
             call_id: "nobody".into(),

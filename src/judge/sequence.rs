@@ -383,7 +383,7 @@ pub(crate) fn session_of(steps: &[(&str, Value, &str)]) -> JudgedSession {
     for (n, (tool, input, text)) in steps.iter().enumerate() {
         let id = format!("c{n}");
         let (tool, input, row) = (tool.to_string(), input.clone(), n as i64);
-        events.push(Event::Call(Call { id: id.clone(), tool, input, time: None, row }));
+        events.push(Event::Call(Call { id: id.clone(), tool, input, time: None, row, usage: None }));
         let text = text.to_string();
         events.push(Event::Result(ToolResult {
             truncated: false,
@@ -461,6 +461,7 @@ mod tests {
                 input: json!({}),
                 time: at(*called),
                 row,
+                usage: None,
             }));
             events.push(Event::Result(ToolResult {
                 call_id: id,
@@ -525,6 +526,7 @@ mod tests {
                 input: json!({}),
                 time: None,
                 row: n,
+                usage: None,
             }));
             events.push(Event::Result(ToolResult {
                 truncated: false,

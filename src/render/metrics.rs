@@ -95,6 +95,7 @@ impl Family {
 pub const FAMILIES: &[&str] = &[
     "falseok_build_info",
     "falseok_failure_streaks_total",
+    "falseok_failure_tokens_total",
     "falseok_guard_blind_streaks_total",
     "falseok_guard_threshold_calls",
     "falseok_last_scan_timestamp_seconds",
@@ -213,14 +214,26 @@ pub fn exposition(report: &Report, scanned_at: DateTime<Utc>) -> String {
         "Failures whose lost time could be measured (divide lost seconds by these for a mean).",
         &["agent", "category", "tool"],
     );
+    let mut tokens = Family::new(
+        "falseok_failure_tokens_total",
+        "counter",
+        "Tokens the failures cost, by kind: own (their share of their response), retry (the successful retry's share), rent (an estimate: the result read again by later responses). Only where the trace records usage.",
+        &["agent", "category", "kind", "tool"],
+    );
     for r in &report.cost {
         let a = agent(&r.tool);
+        if r.with_usage > 0 {
+            tokens.add(&[&a, &r.category, "own", &r.tool], r.own_tokens);
+            tokens.add(&[&a, &r.category, "rent", &r.tool], r.rent_tokens);
+            tokens.add(&[&a, &r.category, "retry", &r.tool], r.retry_tokens);
+        }
         retries.add(&[&a, &r.category, &r.tool], r.retries);
         lost.add(&[&a, &r.category, &r.tool], r.lost_ms);
         timed.add(&[&a, &r.category, &r.tool], r.timed);
     }
 
-    let families = [build, streaks, blind, threshold, last, lost, retries, sessions, sources, timed, calls, errors];
+    let families =
+        [build, streaks, tokens, blind, threshold, last, lost, retries, sessions, sources, timed, calls, errors];
     debug_assert!(families.iter().map(|f| f.name).eq(FAMILIES.iter().copied()));
     let mut out = String::new();
     for f in &families {
@@ -351,6 +364,7 @@ mod tests {
         let tools = vec![tool("Bash", 10, 2, 1), tool("Edit", 20, 0, 4)];
         Report {
             schema_version: crate::report::CONTRACT_VERSION,
+            usage: Default::default(),
             sources: vec![source("a", "claude-code", 3), source("b", "codex", 2)],
             totals: Totals {
                 sessions: 5,
@@ -389,6 +403,7 @@ mod tests {
                 retries: 4,
                 timed: 2,
                 lost_ms: 61_500,
+                ..CostRow::default()
             }],
             streaks: StreakReport { threshold: 5, by_tool: vec![streak("Edit", 2, 1)] },
             repairs: vec![],

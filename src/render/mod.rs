@@ -122,6 +122,35 @@ pub fn classes_line(t: &crate::report::ToolReport) -> String {
     format!("causes: {}", parts.join(", "))
 }
 
+pub use crate::prices::{dollars, tokens};
+
+/// The usage line of a report: the tokens and dollars of the responses
+/// behind its calls, or that none is recorded (never a 0 that means none).
+pub fn usage_line(report: &Report) -> String {
+    let u = &report.usage;
+    if u.calls == 0 {
+        return "Tokens: no usage recorded by these traces".to_string();
+    }
+    let priced = u.calls - u.unpriced_calls;
+    let mut line = format!(
+        "Tokens: {} calls of {} carry their response's usage: {} tokens ({} input, {} output, {} cache reads, {} cache writes)",
+        u.calls,
+        report.totals.calls,
+        tokens(u.tokens()),
+        tokens(u.input_tokens),
+        tokens(u.output_tokens),
+        tokens(u.cache_read_tokens),
+        tokens(u.cache_write_tokens)
+    );
+    if priced > 0 {
+        line.push_str(&format!(", {} for the {priced} priced", dollars(u.dollars)));
+    }
+    if !u.unpriced_models.is_empty() {
+        line.push_str(&format!("; in tokens only (no price): {}", u.unpriced_models.join(", ")));
+    }
+    line
+}
+
 /// A duration for people: "850 ms", "8.2 s", "4 min 10 s", "1 h 22 min".
 pub fn duration(ms: u64) -> String {
     let s = ms / 1000;

@@ -407,6 +407,7 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
         )?;
         write_table(out, &mut t, style, &[6, 5, 3])?;
     }
+    tokens_section(report, style, out)?;
     let st = &report.streaks;
     if !st.by_tool.is_empty() {
         let mut t = new_table(
@@ -471,6 +472,50 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
 }
 
 /// Schema: validation counts per tool, and drift between schema and tool.
+/// What the failures cost in tokens and dollars, per tool and category,
+/// most tokens first; the usage line always (docs/analyses.md, "Tokens
+/// and money").
+fn tokens_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
+    writeln!(out)?;
+    writeln!(out, "{}", super::usage_line(report))?;
+    let mut rows: Vec<_> = report.cost.iter().filter(|r| r.with_usage > 0).collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    rows.sort_by(|a, b| b.tokens().cmp(&a.tokens()).then(a.tool.cmp(&b.tool)).then(a.category.cmp(&b.category)));
+    let mut t = new_table(
+        style,
+        &["tool", "category", "failures", "with usage", "own", "retry", "rent (est.)", "tokens", "dollars"],
+    );
+    for r in rows.iter().take(SECTION_ROWS) {
+        let priced = r.with_usage - r.unpriced;
+        let dollars = match (priced, r.unpriced) {
+            (0, _) => "no price".to_string(),
+            (_, 0) => super::dollars(r.dollars),
+            (p, _) => format!("{} ({p} priced)", super::dollars(r.dollars)),
+        };
+        t.add_row(vec![
+            text_cell(&name(&r.tool)),
+            text_cell(&r.category),
+            count_cell(r.failures, false),
+            count_cell(r.with_usage, false),
+            text_cell(&super::tokens(r.own_tokens)),
+            text_cell(&super::tokens(r.retry_tokens)),
+            text_cell(&super::tokens(r.rent_tokens)),
+            text_cell(&super::tokens(r.tokens())),
+            text_cell(&dollars),
+        ]);
+    }
+    right_align(&mut t, 2);
+    let shown =
+        if rows.len() > SECTION_ROWS { format!(" (top {SECTION_ROWS} of {})", rows.len()) } else { String::new() };
+    writeln!(
+        out,
+        "Tokens lost to failures: each failure's share of its response, the successful retry's, and its result read again by later responses (rent, an estimate){shown}"
+    )?;
+    write_table(out, &mut t, style, &[6, 5, 4])
+}
+
 fn schema_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
     let sc = &report.schema;
     let violating: Vec<_> = sc.tools.iter().filter(|t| t.violations > 0).collect();

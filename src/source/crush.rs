@@ -82,7 +82,7 @@ pub fn parse_parts(parts: &str, time: Option<DateTime<Utc>>, row: i64, out: &mut
                 let tool = data.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
                 let tool = tool.to_string();
                 let input = decode_arguments(data.remove("input").unwrap_or(Value::Null));
-                out.push(Event::Call(Call { id, tool, input, time, row }));
+                out.push(Event::Call(Call { id, tool, input, time, row, usage: None }));
             }
             "tool_result" => {
                 let call_id = id_of(data.get("tool_call_id"));

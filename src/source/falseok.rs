@@ -22,7 +22,7 @@ use super::rows::{
     SessionIndex, Stream, decode_arguments, emit, iso_time, opt_int, opt_text, stream_by_session, text_of,
 };
 use super::{Adapter, FormatInfo, ReadContext, ReadError, ReadResult, Schema};
-use crate::model::{Call, Dialect, Event, Session, ToolResult};
+use crate::model::{Call, Dialect, Event, Session, ToolResult, Usage};
 
 /// The schema version this reader understands.
 pub(crate) const SCHEMA_VERSION: &str = "1";
@@ -48,17 +48,41 @@ pub(crate) static INFO: FormatInfo = FormatInfo {
 /// file it was imported from.
 pub(crate) const SESSIONS: &str = "SELECT id, parent_id, started_at, agent, source FROM sessions";
 
+/// The columns of `calls` that record the usage of the response that
+/// emitted the call (added to schema version 1 without a new version: a
+/// database written before them has none, and records no usage).
+pub(crate) const USAGE_COLUMNS: [&str; 8] = [
+    "response_id",
+    "model",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "cost_usd",
+];
+
 /// Calls beside their results by (session, seq, rowid), then results that
-/// answer no call; column 0 is the session id.
-const ROWS: &str = "\
-SELECT c.session_id, 0, c.seq, c.rowid, c.id, c.tool, c.input, c.called_at,
-       r.call_id IS NOT NULL, r.text, r.is_error, r.exit_code, r.returned_at
+/// answer no call; column 0 is the session id, columns 13 to 20 the usage
+/// (`USAGE_COLUMNS`, NULL where the database has none).
+fn rows_sql(usage: bool) -> String {
+    let columns = if usage {
+        USAGE_COLUMNS.iter().map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ")
+    } else {
+        vec!["NULL"; USAGE_COLUMNS.len()].join(", ")
+    };
+    let nulls = vec!["NULL"; USAGE_COLUMNS.len()].join(", ");
+    format!(
+        "SELECT c.session_id, 0, c.seq, c.rowid, c.id, c.tool, c.input, c.called_at,
+       r.call_id IS NOT NULL, r.text, r.is_error, r.exit_code, r.returned_at, {columns}
   FROM calls c LEFT JOIN results r ON r.session_id = c.session_id AND r.call_id = c.id
 UNION ALL
-SELECT r.session_id, 1, 0, r.rowid, r.call_id, NULL, NULL, NULL, 1, r.text, r.is_error, r.exit_code, r.returned_at
+SELECT r.session_id, 1, 0, r.rowid, r.call_id, NULL, NULL, NULL, 1, r.text, r.is_error, r.exit_code, r.returned_at, {nulls}
   FROM results r
  WHERE NOT EXISTS (SELECT 1 FROM calls c WHERE c.session_id = r.session_id AND c.id = r.call_id)
-ORDER BY 1, 2, 3, 4";
+ORDER BY 1, 2, 3, 4"
+    )
+}
 
 impl Adapter for Falseok {
     fn info(&self) -> &'static FormatInfo {
@@ -79,7 +103,8 @@ impl Adapter for Falseok {
                 version.as_deref().map_or("(none)".into(), crate::sanitize::one_line)
             )));
         }
-        read_rows(conn, cx, ROWS, |v| Ok(text_of(v)))
+        let usage = Schema::new(conn).has("calls", &USAGE_COLUMNS)?;
+        read_rows(conn, cx, &rows_sql(usage), |v| Ok(text_of(v)))
     }
 }
 
@@ -148,6 +173,7 @@ fn read_row(
         is_error: r.get_ref(10)?,
         exit_code: r.get_ref(11)?,
         returned_at: r.get_ref(12)?,
+        usage: usage_of(r)?,
     };
     push_row(row, session);
     Ok(())
@@ -169,6 +195,41 @@ pub(crate) struct RowRef<'a> {
     pub is_error: ValueRef<'a>,
     pub exit_code: ValueRef<'a>,
     pub returned_at: ValueRef<'a>,
+    /// The usage of the response that emitted the call, if recorded.
+    pub usage: Option<Usage>,
+}
+
+/// The usage columns of a row (13 to 20): none when no token count and
+/// no cost is recorded; a response without an id is the call's own. A
+/// count that is negative or not a number is not a count.
+fn usage_of(r: &Row<'_>) -> rusqlite::Result<Option<Usage>> {
+    let count = |i: usize| -> rusqlite::Result<Option<u64>> {
+        Ok(match r.get_ref(i)? {
+            ValueRef::Integer(n) => u64::try_from(n).ok(),
+            ValueRef::Real(f) if f.is_finite() && f >= 0.0 => Some(f as u64),
+            _ => None,
+        })
+    };
+    let counts = [count(15)?, count(16)?, count(17)?, count(18)?, count(19)?];
+    let cost = match r.get_ref(20)? {
+        ValueRef::Real(f) if f.is_finite() && f >= 0.0 => Some(f),
+        ValueRef::Integer(n) if n >= 0 => Some(n as f64),
+        _ => None,
+    };
+    if counts.iter().all(Option::is_none) && cost.is_none() {
+        return Ok(None);
+    }
+    let [input, output, cache_read, cache_write, reasoning] = counts.map(Option::unwrap_or_default);
+    Ok(Some(Usage {
+        response: opt_text(r.get_ref(13)?).unwrap_or_default(),
+        model: opt_text(r.get_ref(14)?),
+        input,
+        output,
+        cache_read,
+        cache_write,
+        reasoning,
+        cost,
+    }))
 }
 
 /// The events of one row, pushed onto `session`.
@@ -181,7 +242,13 @@ pub(crate) fn push_row(r: RowRef<'_>, session: &mut Session) {
             None => Value::Null,
         };
         let time = opt_text(r.called_at).and_then(|t| iso_time(&t));
-        session.events.push(Event::Call(Call { id: call_id.clone(), tool, input, time, row: r.row }));
+        let usage = r.usage.map(|mut u| {
+            if u.response.is_empty() {
+                u.response.clone_from(&call_id);
+            }
+            std::sync::Arc::new(u)
+        });
+        session.events.push(Event::Call(Call { id: call_id.clone(), tool, input, time, row: r.row, usage }));
     }
     if r.has_result {
         let text = r.text;

@@ -119,6 +119,7 @@ pub fn parse_content(
                         input: Value::Null,
                         time,
                         row,
+                        usage: None,
                     }));
                     out.push(Event::Result(ToolResult {
                         truncated: false,
@@ -139,7 +140,7 @@ pub fn parse_content(
                 let tool = value.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
                 let tool = tool.to_string();
                 let input = value.remove("arguments").unwrap_or(Value::Null);
-                out.push(Event::Call(Call { id, tool, input, time, row }));
+                out.push(Event::Call(Call { id, tool, input, time, row, usage: None }));
             }
             Some("toolResponse") => {
                 let result = item.get("toolResult").cloned().unwrap_or(Value::Null);

@@ -206,7 +206,14 @@ impl Dedup {
                     }
                     let tool = c.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
                     let input = c.get("args").cloned().unwrap_or(Value::Null);
-                    session.events.push(Event::Call(Call { id, tool: tool.to_string(), input, time, row }));
+                    session.events.push(Event::Call(Call {
+                        id,
+                        tool: tool.to_string(),
+                        input,
+                        time,
+                        row,
+                        usage: None,
+                    }));
                 }
                 for c in m.get("invalid_tool_calls").and_then(Value::as_array).into_iter().flatten() {
                     // Arguments that did not parse: a failed call, answered or not.
@@ -218,7 +225,14 @@ impl Dedup {
                     let input = decode_arguments(c.get("args").cloned().unwrap_or(Value::Null));
                     let why = c.get("error").and_then(Value::as_str).unwrap_or("");
                     let text = format!("Error: Failed to parse tool call arguments for '{tool}'. {why}");
-                    session.events.push(Event::Call(Call { id: id.clone(), tool: tool.to_string(), input, time, row }));
+                    session.events.push(Event::Call(Call {
+                        id: id.clone(),
+                        tool: tool.to_string(),
+                        input,
+                        time,
+                        row,
+                        usage: None,
+                    }));
                     if !id.is_empty() {
                         self.results.insert(id.clone());
                     }

@@ -216,7 +216,14 @@ fn current(
                         "ToolUse" => {
                             let id = id_of(value.get("id"));
                             let tool = tool_name(value.get("name"));
-                            out.push(Event::Call(Call { id: id.clone(), tool, input: tool_input(value), time, row }));
+                            out.push(Event::Call(Call {
+                                id: id.clone(),
+                                tool,
+                                input: tool_input(value),
+                                time,
+                                row,
+                                usage: None,
+                            }));
                             if let Some(r) = results.and_then(|r| r.get(&id)) {
                                 out.push(Event::Result(result(&id, r, time, row)));
                             }
@@ -240,7 +247,7 @@ fn legacy(messages: &[Value], time: Option<DateTime<Utc>>, row: i64, out: &mut V
         for u in m.get("tool_uses").and_then(Value::as_array).into_iter().flatten() {
             let id = id_of(u.get("id"));
             let input = u.get("input").cloned().unwrap_or(Value::Null);
-            out.push(Event::Call(Call { id, tool: tool_name(u.get("name")), input, time, row }));
+            out.push(Event::Call(Call { id, tool: tool_name(u.get("name")), input, time, row, usage: None }));
         }
         for r in m.get("tool_results").and_then(Value::as_array).into_iter().flatten() {
             let id = id_of(r.get("tool_use_id"));

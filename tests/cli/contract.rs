@@ -1,10 +1,10 @@
-//! The JSON output against its published contract, schema/report-v9.schema.json.
+//! The JSON output against its published contract, schema/report-v10.schema.json.
 
 use crate::util::*;
 use serde_json::Value;
 
 fn schema() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report-v9.schema.json")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/report-v10.schema.json")).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 

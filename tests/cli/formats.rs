@@ -57,7 +57,7 @@ fn unknown_schema_names_the_formats() {
 fn every_format_name_fits_the_contract() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let schema: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("schema/report-v9.schema.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(root.join("schema/report-v10.schema.json")).unwrap()).unwrap();
     let pattern = schema["properties"]["sources"]["items"]["properties"]["format"]["pattern"].as_str().unwrap();
     let re = regex::Regex::new(pattern).unwrap();
     let text = stdout(&run_in(root, &["formats"]));

@@ -12,7 +12,7 @@ mod bad_input;
 mod check;
 /// the configuration file: custom rules, benign shapes, ignores, its docs and schema
 mod config;
-/// the JSON output against schema/report-v9.schema.json
+/// the JSON output against schema/report-v10.schema.json
 mod contract;
 /// every command in README.md and docs/ runs as documented
 mod docs;
@@ -62,6 +62,8 @@ mod schemas;
 mod sql_hygiene;
 /// stores read right: a folder's SQLite stores found by content, empty default locations passed over, and single stores' shapes (issue 47)
 mod stores;
+/// tokens and dollars the failures cost, against a hand computation (issue 51)
+mod tokens;
 /// no silent pass, exit codes under a closed pipe, output guards, terminal width
 mod trust;
 /// shared helpers

@@ -102,14 +102,14 @@ fn merge_reads_v8_and_v9_reports() {
     let out = run_in(root(), &["merge", pa.to_str().unwrap(), pb.to_str().unwrap(), "--format", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let merged = json(&out);
-    assert_eq!(merged["schema_version"], 9);
+    assert_eq!(merged["schema_version"], 10);
     assert_eq!(merged["sources"].as_array().unwrap().len(), 2);
     crate::contract::assert_valid(&merged);
     old["schema_version"] = 7.into();
     std::fs::write(&pb, old.to_string()).unwrap();
     let out = run_in(root(), &["merge", pa.to_str().unwrap(), pb.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("contract v7; merge reads v8 to v9"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("contract v7; merge reads v8 to v10"), "{}", stderr(&out));
 }
 
 /// The same suppression in two reports: its counts add up, and the

@@ -13,7 +13,7 @@ fn small() -> (tempfile::TempDir, std::path::PathBuf) {
 fn small_fixture_totals() {
     let (dir, _) = small();
     let v = json(&run_in(dir.path(), &["scan", "threads.db", "--format", "json"]));
-    assert_eq!(v["schema_version"], 9);
+    assert_eq!(v["schema_version"], 10);
     assert_eq!(
         v["sources"],
         json!([{"path": "threads.db", "format": "peri", "sessions": 3, "calls": 13,

@@ -163,8 +163,14 @@ fn before(args: &GuardRunArgs, hook: &Hook, st: &state::State) -> (Option<Verdic
 fn after(args: &GuardRunArgs, hook: &Hook, st: &mut state::State) -> (Option<Verdict>, Option<Value>) {
     let Some(result) = &hook.result else { return (None, None) };
     let dialect = payload::dialect(hook.agent);
-    let call =
-        Call { id: hook.call_id.clone(), tool: hook.tool.clone(), input: hook.input.clone(), time: None, row: 0 };
+    let call = Call {
+        id: hook.call_id.clone(),
+        tool: hook.tool.clone(),
+        input: hook.input.clone(),
+        time: None,
+        row: 0,
+        usage: None,
+    };
     let result = ToolResult {
         call_id: hook.call_id.clone(),
         text: result.text.clone(),

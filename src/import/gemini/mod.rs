@@ -245,6 +245,15 @@ impl File<'_> {
                 time: at,
             })?;
         }
+        // The message's `tokens` (a later copy of it says more): every call
+        // of the message gets them.
+        if let Some(mut u) = m.get("tokens").and_then(Value::as_object).and_then(super::usage::gemini) {
+            u.response = id.to_string();
+            u.model = m.get("model").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+            for call_id in self.calls.get(id).into_iter().flatten() {
+                w.call_usage(&self.session, call_id, &u)?;
+            }
+        }
         Ok(())
     }
 }

@@ -20,7 +20,7 @@ use rusqlite::{Connection, params};
 
 use super::spilled::{SPILLED_KEYS, SPILLED_SCHEMA, SPILLED_TABLES};
 use super::texts::{StoredText, TextFile};
-use crate::model::Dialect;
+use crate::model::{Dialect, Usage};
 use crate::source::falseok::{RowRef, int_ref, push_row, text_ref};
 use crate::source::rows::{SessionIndex, emit};
 use crate::source::{ReadContext, ReadResult};
@@ -65,6 +65,8 @@ pub(crate) struct MemCall {
     pub tool: Box<str>,
     pub input: StoredText,
     pub time: Option<Box<str>>,
+    /// The usage columns (`source::falseok::USAGE_COLUMNS`), if recorded.
+    pub usage: Option<Box<Usage>>,
 }
 
 /// One row of `results`.
@@ -267,7 +269,15 @@ impl MemStore {
         let input = self.stored(input)?;
         self.bytes += 2 * id.len() + tool.len() + time.map_or(0, str::len) + ROW_COST;
         self.charge(s, before, 1);
-        let call = MemCall { session: s, id: id.into(), seq, tool: tool.into(), input, time: time.map(Into::into) };
+        let call = MemCall {
+            session: s,
+            id: id.into(),
+            seq,
+            tool: tool.into(),
+            input,
+            time: time.map(Into::into),
+            usage: None,
+        };
         self.calls.push(Some(call));
         self.call_at.insert(&self.calls, s, id, self.calls.len() as u32 - 1);
         Ok(())
@@ -336,6 +346,18 @@ impl MemStore {
             (r.text, r.is_error, r.exit_code, r.time) = (text, is_error, exit_code, time.map(Into::into));
         }
         Ok(())
+    }
+
+    /// `UPDATE calls SET` the usage columns of one call: was it there?
+    pub(crate) fn call_usage(&mut self, session: &str, call_id: &str, usage: &Usage) -> bool {
+        let Some(s) = self.number(session) else { return false };
+        let Some(at) = self.call_at.find(&self.calls, s, call_id) else { return false };
+        let Some(c) = self.calls[at as usize].as_mut() else { return false };
+        if c.usage.is_none() {
+            self.bytes += std::mem::size_of::<Usage>() + usage.response.len();
+        }
+        c.usage = Some(Box::new(usage.clone()));
+        true
     }
 
     /// `UPDATE calls SET session_id, seq` and `UPDATE results SET
@@ -455,10 +477,17 @@ impl MemStore {
         let mut insert = conn.prepare_cached(
             "INSERT INTO calls (rowid, session_id, id, seq, tool, input, called_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
+        let mut with_usage = Vec::new();
         for (at, c) in calls.into_iter().enumerate() {
             let Some(c) = c else { continue };
             let session = &sessions[c.session as usize].id;
             insert.execute(params![at as i64 + 1, session, &*c.id, c.seq, &*c.tool, c.input, c.time.as_deref()])?;
+            if let Some(u) = c.usage {
+                with_usage.push((at as i64 + 1, u));
+            }
+        }
+        for (rowid, u) in with_usage {
+            super::writer::set_usage(conn, super::writer::UsageOf::Row(rowid), &u)?;
         }
         let mut insert = conn.prepare_cached(
             "INSERT INTO results (rowid, session_id, call_id, text, is_error, exit_code, returned_at)
@@ -547,6 +576,7 @@ pub(super) fn read_in_memory(store: &MemStore, cx: &mut ReadContext<'_>) -> Read
                 is_error: int_ref(result.and_then(|r| r.is_error)),
                 exit_code: int_ref(result.and_then(|r| r.exit_code)),
                 returned_at: text_ref(result.and_then(|r| r.time.as_deref())),
+                usage: c.usage.as_deref().cloned(),
             };
             push_row(row, session);
         }
@@ -566,6 +596,7 @@ pub(super) fn read_in_memory(store: &MemStore, cx: &mut ReadContext<'_>) -> Read
                 is_error: int_ref(r.is_error),
                 exit_code: int_ref(r.exit_code),
                 returned_at: text_ref(r.time.as_deref()),
+                usage: None,
             };
             push_row(row, session);
         }

@@ -30,7 +30,15 @@ CREATE TABLE calls (
   seq        INTEGER NOT NULL,
   tool       TEXT NOT NULL,
   input      TEXT,
-  called_at  TEXT
+  called_at  TEXT,
+  response_id TEXT,
+  model TEXT,
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  cache_read_tokens INTEGER,
+  cache_write_tokens INTEGER,
+  reasoning_tokens INTEGER,
+  cost_usd REAL
 );
 CREATE TABLE results (
   session_id  TEXT NOT NULL,
@@ -63,12 +71,14 @@ pub(crate) const SPILLED_CALLS_BY_ID: &str = "CREATE INDEX IF NOT EXISTS calls_b
 /// calls come in `calls_by_seq` order as they are, then orphans by rowid.
 const SPILLED_ROWS: &str = "\
 SELECT c.session_id, 0, c.seq, c.rowid, c.id, c.tool, c.input, c.called_at,
-       r.call_id IS NOT NULL, r.text, r.is_error, r.exit_code, r.returned_at
+       r.call_id IS NOT NULL, r.text, r.is_error, r.exit_code, r.returned_at,
+       c.response_id, c.model, c.input_tokens, c.output_tokens, c.cache_read_tokens, c.cache_write_tokens,
+       c.reasoning_tokens, c.cost_usd
   FROM calls c INDEXED BY calls_by_seq
   LEFT JOIN results r ON r.session_id = c.session_id AND r.call_id = c.id
 UNION ALL
 SELECT r.session_id, 1, 9223372036854775807, r.rowid, r.call_id, NULL, NULL, NULL, 1, r.text, r.is_error, r.exit_code,
-       r.returned_at
+       r.returned_at, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
   FROM results r
  WHERE NOT EXISTS (SELECT 1 FROM calls c WHERE c.session_id = r.session_id AND c.id = r.call_id)
 ORDER BY 1, 3, 4";

@@ -17,6 +17,7 @@ use super::spilled::SPILLED_CALLS_BY_ID;
 use super::texts::{StoredText, TextFile};
 use crate::error::{Error, Result};
 use crate::import::{ImportStats, LineReader, TypedParse};
+use crate::model::Usage;
 use crate::source::falseok::{SCHEMA_SQL, SCHEMA_VERSION, VIEWS_SQL};
 
 /// The database side of an import: upserts into the schema's tables.
@@ -294,6 +295,19 @@ impl<'c> Writer<'c> {
         }
         self.stats.calls += 1;
         Ok(())
+    }
+
+    /// Record the usage of the response that emitted the call `id` of
+    /// `session` (written before): the tokens of that whole response,
+    /// which every call of it repeats (see `sql/schema.sql`).
+    pub(crate) fn call_usage(&mut self, session: &str, id: &str, usage: &Usage) -> rusqlite::Result<()> {
+        match &mut self.mem {
+            Some(mem) => {
+                mem.call_usage(session, id, usage);
+                Ok(())
+            }
+            None => set_usage(self.conn, UsageOf::Call(session, id), usage).map(drop).inspect_err(|e| self.seen(e)),
+        }
     }
 
     /// Record a call the source gives no id: it is written under the
@@ -609,6 +623,86 @@ impl Target<'_> {
 }
 
 /// `$TMPDIR`, as shown in messages.
+/// Which call rows `set_usage` updates.
+pub(super) enum UsageOf<'a> {
+    /// The row of this rowid.
+    Row(i64),
+    /// The call of this id in this session.
+    Call(&'a str, &'a str),
+}
+
+/// `UPDATE calls SET` the usage columns to `usage` for the rows `of`: how
+/// many rows changed.
+pub(super) fn set_usage(conn: &Connection, of: UsageOf<'_>, usage: &Usage) -> rusqlite::Result<usize> {
+    const BY_ROW: &str = concat!(
+        "UPDATE calls SET response_id = ?1, model = ?2, input_tokens = ?3, output_tokens = ?4, ",
+        "cache_read_tokens = ?5, cache_write_tokens = ?6, reasoning_tokens = ?7, cost_usd = ?8 WHERE rowid = ?9"
+    );
+    const BY_CALL: &str = concat!(
+        "UPDATE calls SET response_id = ?1, model = ?2, input_tokens = ?3, output_tokens = ?4, ",
+        "cache_read_tokens = ?5, cache_write_tokens = ?6, reasoning_tokens = ?7, cost_usd = ?8 ",
+        "WHERE session_id = ?9 AND id = ?10"
+    );
+    let (rowid, session, id);
+    let (sql, keys): (&str, Vec<&dyn ToSql>) = match of {
+        UsageOf::Row(r) => {
+            rowid = r;
+            (BY_ROW, vec![&rowid])
+        }
+        UsageOf::Call(s, i) => {
+            (session, id) = (s, i);
+            (BY_CALL, vec![&session, &id])
+        }
+    };
+    let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    let mut values: Vec<&dyn ToSql> = Vec::with_capacity(8 + keys.len());
+    let (input, output, read, write, reasoning) = (
+        count(usage.input),
+        count(usage.output),
+        count(usage.cache_read),
+        count(usage.cache_write),
+        count(usage.reasoning),
+    );
+    values.extend([
+        &usage.response as &dyn ToSql,
+        &usage.model,
+        &input,
+        &output,
+        &read,
+        &write,
+        &reasoning,
+        &usage.cost,
+    ]);
+    values.extend_from_slice(&keys);
+    conn.prepare_cached(sql)?.execute(values.as_slice())
+}
+
+/// The usage columns `sql/schema.sql` gained after a database of version
+/// 1 was written: added to it, so that import can write them.
+fn add_usage_columns(conn: &Connection) -> rusqlite::Result<()> {
+    const ADD: [&str; 8] = [
+        "ALTER TABLE calls ADD COLUMN response_id TEXT",
+        "ALTER TABLE calls ADD COLUMN model TEXT",
+        "ALTER TABLE calls ADD COLUMN input_tokens INTEGER",
+        "ALTER TABLE calls ADD COLUMN output_tokens INTEGER",
+        "ALTER TABLE calls ADD COLUMN cache_read_tokens INTEGER",
+        "ALTER TABLE calls ADD COLUMN cache_write_tokens INTEGER",
+        "ALTER TABLE calls ADD COLUMN reasoning_tokens INTEGER",
+        "ALTER TABLE calls ADD COLUMN cost_usd REAL",
+    ];
+    for (column, add) in crate::source::falseok::USAGE_COLUMNS.iter().zip(ADD) {
+        let has: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM pragma_table_info('calls') WHERE name = ?1)",
+            [column],
+            |r| r.get(0),
+        )?;
+        if !has {
+            conn.execute_batch(add)?;
+        }
+    }
+    Ok(())
+}
+
 pub(in crate::import) fn temp_dir() -> String {
     crate::sanitize::one_line(&std::env::temp_dir().display().to_string())
 }
@@ -645,6 +739,8 @@ pub(crate) fn open_target(target: &Target<'_>) -> Result<Connection> {
     conn.execute_batch(SCHEMA_SQL).map_err(sql)?;
     if !existed {
         conn.execute_batch(VIEWS_SQL).map_err(sql)?;
+    } else {
+        add_usage_columns(&conn).map_err(sql)?;
     }
     Ok(conn)
 }

@@ -22,9 +22,9 @@ use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use serde_json::Value;
 
-use super::rows::{SessionIndex, Stream, emit, epoch_time, id_of, opt_int, parse_column, stream_by_session};
+use super::rows::{SessionIndex, Stream, emit, epoch_time, id_of, opt_int, opt_text, parse_column, stream_by_session};
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
-use crate::model::{Call, Dialect, Event, ToolResult};
+use crate::model::{Call, Dialect, Event, ToolResult, Usage};
 
 pub(crate) mod kilo;
 
@@ -47,8 +47,16 @@ static INFO: FormatInfo = FormatInfo {
 const SESSIONS: &str = "SELECT id, parent_id, time_created FROM session";
 /// Only parts that can be tool parts; the JSON is checked in Rust, so a
 /// malformed row cannot abort the query.
-const ROWS: &str = "SELECT session_id, rowid, time_created, data FROM part \
-                    WHERE instr(data, '\"tool\"') > 0 ORDER BY session_id, message_id, id";
+const ROWS: &str = "SELECT p.session_id, p.rowid, p.time_created, p.data, p.message_id, \
+                    CASE WHEN json_valid(m.data) THEN json_extract(m.data, '$.modelID') END, \
+                    CASE WHEN json_valid(m.data) THEN json_extract(m.data, '$.tokens.input') END, \
+                    CASE WHEN json_valid(m.data) THEN json_extract(m.data, '$.tokens.output') END, \
+                    CASE WHEN json_valid(m.data) THEN json_extract(m.data, '$.tokens.reasoning') END, \
+                    CASE WHEN json_valid(m.data) THEN json_extract(m.data, '$.tokens.cache.read') END, \
+                    CASE WHEN json_valid(m.data) THEN json_extract(m.data, '$.tokens.cache.write') END, \
+                    CASE WHEN json_valid(m.data) THEN json_extract(m.data, '$.cost') END \
+                    FROM part p LEFT JOIN message m ON m.id = p.message_id \
+                    WHERE instr(p.data, '\"tool\"') > 0 ORDER BY p.session_id, p.message_id, p.id";
 
 impl Adapter for Opencode {
     fn info(&self) -> &'static FormatInfo {
@@ -95,12 +103,56 @@ pub(crate) fn read_as(dialect: Dialect, conn: &Connection, cx: &mut ReadContext<
         |r, session| {
             let rowid: i64 = r.get(1)?;
             let created = opt_int(r.get_ref(2)?).and_then(epoch_time);
+            let before = session.events.len();
             parse_column(r.get_ref(3)?, "data", rowid, session, |text, out| parse_part(text, created, rowid, out));
+            if let Some(u) = message_usage(r)? {
+                let u = std::sync::Arc::new(u);
+                for e in &mut session.events[before..] {
+                    if let Event::Call(c) = e {
+                        c.usage = Some(u.clone());
+                    }
+                }
+            }
             Ok(())
         },
         emit,
     )?;
     Ok(())
+}
+
+/// The usage opencode records on the assistant message of a part (columns
+/// 4 to 11 of `ROWS`): `tokens` (`input` without the cache, `output`
+/// without `reasoning`, billed as output) and `cost` in dollars, the
+/// message's id its response's.
+fn message_usage(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<Usage>> {
+    use rusqlite::types::ValueRef;
+    let count = |i: usize| -> rusqlite::Result<Option<u64>> {
+        Ok(match r.get_ref(i)? {
+            ValueRef::Integer(n) => u64::try_from(n).ok(),
+            ValueRef::Real(f) if f.is_finite() && f >= 0.0 => Some(f as u64),
+            _ => None,
+        })
+    };
+    let [input, output, reasoning, read, write] = [count(6)?, count(7)?, count(8)?, count(9)?, count(10)?];
+    let cost = match r.get_ref(11)? {
+        ValueRef::Real(f) if f.is_finite() && f >= 0.0 => Some(f),
+        ValueRef::Integer(n) if n >= 0 => Some(n as f64),
+        _ => None,
+    };
+    if input.is_none() && output.is_none() && cost.is_none() {
+        return Ok(None);
+    }
+    let reasoning = reasoning.unwrap_or(0);
+    Ok(Some(Usage {
+        response: opt_text(r.get_ref(4)?).unwrap_or_default(),
+        model: opt_text(r.get_ref(5)?).filter(|m| !m.is_empty()),
+        input: input.unwrap_or(0),
+        output: output.unwrap_or(0).saturating_add(reasoning),
+        cache_read: read.unwrap_or(0),
+        cache_write: write.unwrap_or(0),
+        reasoning,
+        cost,
+    }))
 }
 
 /// The call (and result, once the call has finished) of one part's `data`.
@@ -119,7 +171,7 @@ pub fn parse_part(data: &str, created: Option<DateTime<Utc>>, row: i64, out: &mu
     let start = ms(state.get("time").and_then(|t| t.get("start"))).or(created);
     let end = ms(state.get("time").and_then(|t| t.get("end"))).or(start);
     let input = state.remove("input").unwrap_or(Value::Null);
-    out.push(Event::Call(Call { id: id.clone(), tool, input, time: start, row }));
+    out.push(Event::Call(Call { id: id.clone(), tool, input, time: start, row, usage: None }));
     let text = |k: &str| state.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let result = match state.get("status").and_then(Value::as_str) {
         Some("completed") => {

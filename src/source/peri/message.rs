@@ -401,10 +401,10 @@ fn make_call(id: String, name: String, input: Value, time: Option<DateTime<Utc>>
     {
         let tool = real.to_string();
         let params = input.get("params").cloned().unwrap_or(Value::Null);
-        return Call { id, tool, input: params, time, row };
+        return Call { id, tool, input: params, time, row, usage: None };
     }
     let tool = if name.is_empty() { "(unnamed)".to_string() } else { name };
-    Call { id, tool, input, time, row }
+    Call { id, tool, input, time, row, usage: None }
 }
 
 /// The time embedded in a UUID v7 (its first 48 bits are Unix milliseconds).

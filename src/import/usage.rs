@@ -1,0 +1,163 @@
+//! The token usage each agent records, read into the one normalised shape
+//! (`model::Usage`: `input` at the full price, cache reads and writes
+//! apart, `output` with reasoning included), and handed to the calls of
+//! the response that spent it (`Response`). The fields per store are in
+//! docs/analyses.md, "Tokens and money".
+
+use serde_json::{Map, Value};
+
+use super::store::Writer;
+use crate::model::Usage;
+
+/// A count at `key` of `o`: a non-negative integer (a float is cut).
+pub(super) fn count(o: &Map<String, Value>, key: &str) -> Option<u64> {
+    match o.get(key)? {
+        Value::Number(n) => n.as_u64().or_else(|| n.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f as u64)),
+        _ => None,
+    }
+}
+
+/// A dollar amount at `key` of `o`.
+pub(super) fn dollars(o: &Map<String, Value>, key: &str) -> Option<f64> {
+    o.get(key)?.as_f64().filter(|f| f.is_finite() && *f >= 0.0)
+}
+
+/// Anthropic's `usage` (Claude Code's `message.usage`): `input_tokens`
+/// excludes the cache (`cache_read_input_tokens`,
+/// `cache_creation_input_tokens`). `None` when no count is there.
+pub(super) fn anthropic(u: &Map<String, Value>) -> Option<Usage> {
+    let (input, output) = (count(u, "input_tokens"), count(u, "output_tokens"));
+    let (read, write) = (count(u, "cache_read_input_tokens"), count(u, "cache_creation_input_tokens"));
+    if [input, output, read, write].iter().all(Option::is_none) {
+        return None;
+    }
+    Some(Usage {
+        input: input.unwrap_or(0),
+        output: output.unwrap_or(0),
+        cache_read: read.unwrap_or(0),
+        cache_write: write.unwrap_or(0),
+        ..Usage::default()
+    })
+}
+
+/// OpenAI's Responses usage as Codex records it (`last_token_usage`):
+/// `input_tokens` includes `cached_input_tokens`, `output_tokens` includes
+/// `reasoning_output_tokens`.
+pub(super) fn openai(u: &Map<String, Value>) -> Option<Usage> {
+    let (input, output) = (count(u, "input_tokens"), count(u, "output_tokens"));
+    if input.is_none() && output.is_none() {
+        return None;
+    }
+    let cached = count(u, "cached_input_tokens").unwrap_or(0);
+    let input = input.unwrap_or(0);
+    Some(Usage {
+        input: input.saturating_sub(cached),
+        cache_read: cached.min(input),
+        output: output.unwrap_or(0),
+        reasoning: count(u, "reasoning_output_tokens").unwrap_or(0),
+        ..Usage::default()
+    })
+}
+
+/// Gemini CLI's `tokens` of a model message: `input` includes `cached`,
+/// `output` excludes `thoughts` (billed as output).
+pub(super) fn gemini(t: &Map<String, Value>) -> Option<Usage> {
+    let (input, output) = (count(t, "input"), count(t, "output"));
+    if input.is_none() && output.is_none() {
+        return None;
+    }
+    let cached = count(t, "cached").unwrap_or(0);
+    let input = input.unwrap_or(0);
+    let thoughts = count(t, "thoughts").unwrap_or(0);
+    Some(Usage {
+        input: input.saturating_sub(cached),
+        cache_read: cached.min(input),
+        output: output.unwrap_or(0).saturating_add(thoughts),
+        reasoning: thoughts,
+        ..Usage::default()
+    })
+}
+
+/// Pi's `usage` of an assistant message: `input` excludes `cacheRead` and
+/// `cacheWrite`; `cost.total` in dollars.
+pub(super) fn pi(u: &Map<String, Value>) -> Option<Usage> {
+    let (input, output) = (count(u, "input"), count(u, "output"));
+    if input.is_none() && output.is_none() {
+        return None;
+    }
+    Some(Usage {
+        input: input.unwrap_or(0),
+        output: output.unwrap_or(0),
+        cache_read: count(u, "cacheRead").unwrap_or(0),
+        cache_write: count(u, "cacheWrite").unwrap_or(0),
+        cost: match u.get("cost") {
+            Some(Value::Object(c)) => dollars(c, "total"),
+            _ => None,
+        },
+        ..Usage::default()
+    })
+}
+
+/// The response being read, and the calls it emitted so far: each time
+/// its usage is known or grows (Claude Code writes one response as several
+/// lines, each with the usage so far), every call of it gets it.
+#[derive(Debug, Default)]
+pub(super) struct Response {
+    session: String,
+    usage: Option<Usage>,
+    calls: Vec<String>,
+}
+
+impl Response {
+    /// Reading the response `id` of `session`: a new one unless it is the
+    /// one being read.
+    pub(super) fn at(&mut self, session: &str, id: &str) {
+        if self.session != session || self.usage.as_ref().is_none_or(|u| u.response != id) {
+            self.session = session.to_string();
+            self.usage = None;
+            self.calls.clear();
+        }
+        let u = self.usage.get_or_insert_with(Usage::default);
+        if u.response.is_empty() {
+            u.response = id.to_string();
+        }
+    }
+
+    /// The response emitted the call `id`.
+    pub(super) fn call(&mut self, id: &str) {
+        if self.usage.is_some() {
+            self.calls.push(id.to_string());
+        }
+    }
+
+    /// What the response used so far: each count the larger of what was
+    /// known and `seen` (a later line of one response never says less), the
+    /// model and cost as last said; every call of the response gets it.
+    pub(super) fn used(&mut self, seen: Usage, model: Option<&str>, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let Some(u) = self.usage.as_mut() else { return Ok(()) };
+        u.input = u.input.max(seen.input);
+        u.output = u.output.max(seen.output);
+        u.cache_read = u.cache_read.max(seen.cache_read);
+        u.cache_write = u.cache_write.max(seen.cache_write);
+        u.reasoning = u.reasoning.max(seen.reasoning);
+        if seen.cost.is_some() {
+            u.cost = seen.cost;
+        }
+        if let Some(m) = model.filter(|m| !m.is_empty()) {
+            u.model = Some(m.to_string());
+        }
+        self.apply(w)
+    }
+
+    /// Give every call of the response its usage.
+    pub(super) fn apply(&self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let Some(u) = &self.usage else { return Ok(()) };
+        if u.tokens() == 0 && u.cost.is_none() {
+            return Ok(());
+        }
+        for id in &self.calls {
+            w.call_usage(&self.session, id, u)?;
+        }
+        Ok(())
+    }
+}

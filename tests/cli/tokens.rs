@@ -1,0 +1,144 @@
+//! Issue 51: what failures cost in tokens and dollars (docs/analyses.md,
+//! "Tokens and money"), checked against a hand computation.
+
+use crate::util::*;
+
+/// A Claude Code transcript of three responses. The first is written on
+/// three lines (a text block, then one call per line, each line with the
+/// usage so far: output 10, 40, 90) and emits two calls; its Bash call
+/// fails, the next Bash call (second response) succeeds, a third response
+/// follows.
+fn transcript(dir: &std::path::Path) -> std::path::PathBuf {
+    let line = |uuid: &str, kind: &str, message: serde_json::Value| {
+        serde_json::json!({"type": kind, "uuid": uuid, "sessionId": "s1", "timestamp": "2026-04-02T09:00:00.000Z", "message": message})
+            .to_string()
+    };
+    let usage = |input: u64, read: u64, write: u64, output: u64| serde_json::json!({"input_tokens": input, "cache_read_input_tokens": read, "cache_creation_input_tokens": write, "output_tokens": output});
+    let assistant = |id: &str, block: serde_json::Value, u: serde_json::Value| serde_json::json!({"id": id, "model": "claude-sonnet-4-5", "role": "assistant", "content": [block], "usage": u});
+    let call = |id: &str, tool: &str, input: serde_json::Value| serde_json::json!({"type": "tool_use", "id": id, "name": tool, "input": input});
+    let result = |id: &str, text: &str, error: bool| serde_json::json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": text, "is_error": error}]});
+    let lines = [
+        line(
+            "a1",
+            "assistant",
+            assistant("msg_A", serde_json::json!({"type": "text", "text": "Let me look."}), usage(100, 1000, 200, 10)),
+        ),
+        line(
+            "a2",
+            "assistant",
+            assistant("msg_A", call("c1", "Bash", serde_json::json!({"command": "make"})), usage(100, 1000, 200, 40)),
+        ),
+        line(
+            "a3",
+            "assistant",
+            assistant("msg_A", call("c2", "Read", serde_json::json!({"file_path": "/p/a"})), usage(100, 1000, 200, 90)),
+        ),
+        line("u1", "user", result("c1", "Exit code 1\nboom", true)),
+        line("u2", "user", result("c2", "fine", false)),
+        line(
+            "a4",
+            "assistant",
+            assistant("msg_B", call("c3", "Bash", serde_json::json!({"command": "make all"})), usage(10, 1500, 0, 30)),
+        ),
+        line("u3", "user", result("c3", "built", false)),
+        line(
+            "a5",
+            "assistant",
+            assistant("msg_C", call("c4", "Read", serde_json::json!({"file_path": "/p/b"})), usage(10, 1600, 0, 20)),
+        ),
+        line("u4", "user", result("c4", "fine", false)),
+    ];
+    let path = dir.join("s1.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn failure_tokens_and_dollars_equal_a_hand_computation() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = transcript(dir.path());
+    let v = scan_json(&[path.to_str().unwrap()], &["--source-format", "claude-code"]);
+    // Response A: 100 input + 90 output (its last line's) + 1000 cache reads
+    // + 200 cache writes = 1,390 tokens, split across c1 and c2: 695 each.
+    // c1 failed; Bash's next call c3 succeeded: its response (10 + 30 +
+    // 1,500 = 1,540) is the retry. c1's result is 16 bytes, 4 tokens, read
+    // again by the two later responses (no compaction): rent 8.
+    let row = v["cost"].as_array().unwrap().iter().find(|r| r["tool"] == "Bash").unwrap();
+    assert_eq!(row["with_usage"], 1);
+    assert_eq!(
+        (row["own_tokens"].as_u64(), row["retry_tokens"].as_u64(), row["rent_tokens"].as_u64()),
+        (Some(695), Some(1540), Some(8))
+    );
+    // Dollars at claude-sonnet-4-5's $3 / $15 / $0.30 / $3.75 per million:
+    // A = 300 + 1,350 + 300 + 750 = 2,700 millionths, c1's half 1,350;
+    // B = 30 + 450 + 450 = 930; rent 8 × 0.30 = 2.4, rounded 2.
+    assert_eq!(row["dollars"].as_f64(), Some(0.002282));
+    // The usage section: every response once, C = 30 + 300 + 480 = 810.
+    let u = &v["usage"];
+    assert_eq!(u["calls"], 4);
+    assert_eq!((u["input_tokens"].as_u64(), u["output_tokens"].as_u64()), (Some(120), Some(140)));
+    assert_eq!((u["cache_read_tokens"].as_u64(), u["cache_write_tokens"].as_u64()), (Some(4100), Some(200)));
+    assert_eq!(u["dollars"].as_f64(), Some(0.00444));
+    crate::contract::assert_valid(&v);
+}
+
+#[test]
+fn the_gate_limits_tokens_and_dollars_and_refuses_traces_without_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = transcript(dir.path());
+    let p = path.to_str().unwrap();
+    let check = |limit: &str| {
+        run_in(root(), &["check", p, "--source-format", "claude-code", "--no-index", "--max-failure-cost", limit])
+            .status
+            .code()
+    };
+    // 695 + 1,540 + 8 = 2,243 tokens, $0.002282.
+    assert_eq!(check("2000"), Some(1));
+    assert_eq!(check("2.3k"), Some(0));
+    assert_eq!(check("$0.002"), Some(1));
+    assert_eq!(check("$0.01"), Some(0));
+    assert_eq!(check("much"), Some(2));
+    let none = run_in(
+        root(),
+        &["check", "sample-traces/crush.db", "--no-index", "--max-hidden", "99", "--max-failure-cost", "1M"],
+    );
+    assert_eq!(none.status.code(), Some(2), "{}", stderr(&none));
+    assert!(stderr(&none).contains("record no token usage"), "{}", stderr(&none));
+}
+
+#[test]
+fn recorded_costs_are_used_as_recorded_and_no_usage_is_never_zero() {
+    // opencode's two priced messages record $0.0213 and $0.0187; the third
+    // names a model the table does not know and records no cost.
+    let v = scan_json(&["sample-traces/opencode.db"], &[]);
+    assert_eq!(v["usage"]["dollars"].as_f64(), Some(0.04));
+    assert_eq!(v["usage"]["unpriced_models"], serde_json::json!(["qwen3-coder-plus"]));
+    // Pi records each message's cost too: the sum of its messages' `cost.total`.
+    let pi = scan_json(&["sample-traces/pi"], &[]);
+    assert!(pi["usage"]["calls"].as_u64().unwrap() > 0);
+    let table = stdout(&run_in(root(), &["scan", "sample-traces/crush.db", "--no-index"]));
+    assert!(table.contains("Tokens: no usage recorded"), "{table}");
+    let metrics = stdout(&run_in(root(), &["metrics", "sample-traces/claude-code", "--no-index"]));
+    assert!(metrics.contains("falseok_failure_tokens_total{") && metrics.contains("kind=\"rent\""), "{metrics}");
+    let none = stdout(&run_in(root(), &["metrics", "sample-traces/crush.db", "--no-index"]));
+    assert!(!none.contains("falseok_failure_tokens_total{"), "no usage, no series");
+}
+
+#[test]
+fn a_price_file_reprices_and_a_bad_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = transcript(dir.path());
+    let prices = dir.path().join("prices.json");
+    std::fs::write(
+        &prices,
+        r#"{"models": [{"model": "claude-sonnet-4-5", "input": 0, "output": 0, "cache_read": 0, "cache_write": 0}]}"#,
+    )
+    .unwrap();
+    let v =
+        scan_json(&[path.to_str().unwrap()], &["--source-format", "claude-code", "--prices", prices.to_str().unwrap()]);
+    assert_eq!(v["usage"]["dollars"].as_f64(), Some(0.0));
+    std::fs::write(&prices, r#"{"models": [{"model": "x", "input": -1, "output": 0}]}"#).unwrap();
+    let out = run_in(root(), &["scan", path.to_str().unwrap(), "--prices", prices.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("prices.json"), "{}", stderr(&out));
+}
