@@ -207,7 +207,7 @@ impl clap::builder::TypedValueParser for FormatName {
 pub enum SessionsFormat {
     /// A table, worst first (terminal).
     Table,
-    /// `schema/sessions-v1.schema.json`.
+    /// `schema/sessions-v2.schema.json`.
     Json,
     Csv,
 }
@@ -396,7 +396,7 @@ pub struct SelectArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
-    /// One JSON object per line (schema/export-v2.schema.json).
+    /// One JSON object per line (schema/export-v3.schema.json).
     Ndjson,
     /// Apache Parquet, the same columns (needs the `parquet` feature).
     Parquet,
@@ -461,6 +461,9 @@ pub struct CheckArgs {
     /// Fail when the failures cost more than this over the run: tokens (250000, 250k, 1.5M) or dollars ($2.50).
     #[arg(long, value_name = "AMOUNT")]
     pub max_failure_cost: Option<String>,
+    /// Fail when the failures of any one session cost more than this: tokens (50k) or dollars ($0.50).
+    #[arg(long, value_name = "AMOUNT")]
+    pub max_session_failure_cost: Option<String>,
     /// Pass when the filters leave no call to judge (by default that is an error, exit 2).
     #[arg(long)]
     pub allow_empty: bool,

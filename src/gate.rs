@@ -86,6 +86,8 @@ pub struct Gate {
     pub fail_on: Vec<FailOn>,
     /// The most the failures may cost over the run (`--max-failure-cost`).
     pub max_failure_cost: Option<CostLimit>,
+    /// The most the failures of one session may cost (`--max-session-failure-cost`).
+    pub max_session_failure_cost: Option<CostLimit>,
 }
 
 /// A limit on what the failures cost (docs/analyses.md, "Tokens and
@@ -332,6 +334,33 @@ fn rates_quoted(report: &Report, gate: &Gate) -> String {
 /// The failures' cost above `--max-failure-cost`: the whole run's, and
 /// per tool the share of it (so a CI reader sees where it went).
 fn cost_failures(report: &Report, gate: &Gate, out: &mut Verdict) {
+    if let Some(limit) = gate.max_session_failure_cost {
+        let (worst, over) = match limit {
+            CostLimit::Tokens(n) => {
+                let w = report.usage.costliest_session_tokens.as_ref();
+                (w, w.is_some_and(|s| s.failure_tokens > n))
+            }
+            CostLimit::Dollars(d) => {
+                let w = report.usage.costliest_session_dollars.as_ref();
+                (w, w.is_some_and(|s| s.failure_dollars > d + 1e-9))
+            }
+        };
+        if let (true, Some(s)) = (over, worst) {
+            let spent = match limit {
+                CostLimit::Tokens(_) => format!("{} tokens", crate::prices::tokens(s.failure_tokens)),
+                CostLimit::Dollars(_) => crate::prices::dollars(s.failure_dollars),
+            };
+            out.failures.push(GateFailure {
+                tool: None,
+                source: None,
+                text: format!(
+                    "the failures of session {} cost {spent} (limit {} per session)",
+                    s.session.replace(['\n', '\r'], " "),
+                    limit.shown()
+                ),
+            });
+        }
+    }
     let Some(limit) = gate.max_failure_cost else { return };
     let tokens: u64 = report.cost.iter().fold(0u64, |a, r| a.saturating_add(r.tokens()));
     let dollars: f64 = report.cost.iter().map(|r| r.dollars).sum();
@@ -353,9 +382,22 @@ fn cost_failures(report: &Report, gate: &Gate, out: &mut Verdict) {
     });
 }
 
-/// What the failures cost, as a passing gate quotes it beside its limit.
+/// What the failures cost, as a passing gate quotes it beside its limits.
 fn cost_quoted(report: &Report, gate: &Gate) -> Option<String> {
-    let limit = gate.max_failure_cost?;
+    let session = gate.max_session_failure_cost.map(|limit| {
+        let worst = match limit {
+            CostLimit::Tokens(_) => report
+                .usage
+                .costliest_session_tokens
+                .as_ref()
+                .map(|s| format!("{} tokens", crate::prices::tokens(s.failure_tokens))),
+            CostLimit::Dollars(_) => {
+                report.usage.costliest_session_dollars.as_ref().map(|s| crate::prices::dollars(s.failure_dollars))
+            }
+        };
+        format!("costliest session {} (limit {} per session)", worst.unwrap_or_else(|| "nothing".into()), limit.shown())
+    });
+    let Some(limit) = gate.max_failure_cost else { return session };
     let spent = match limit {
         CostLimit::Tokens(_) => {
             format!(
@@ -365,7 +407,11 @@ fn cost_quoted(report: &Report, gate: &Gate) -> Option<String> {
         }
         CostLimit::Dollars(_) => crate::prices::dollars(report.cost.iter().map(|r| r.dollars).sum()),
     };
-    Some(format!("failures cost {spent} (limit {})", limit.shown()))
+    let run = format!("failures cost {spent} (limit {})", limit.shown());
+    Some(match session {
+        Some(s) => format!("{run}, {s}"),
+        None => run,
+    })
 }
 
 /// Apply the gate (and the baseline, if any) to a report.

@@ -95,6 +95,26 @@ pub struct UsageReport {
     pub unpriced_calls: u64,
     /// Those calls' models, sorted.
     pub unpriced_models: Vec<String>,
+    /// The session whose failures cost the most tokens, for
+    /// `check --max-session-failure-cost` (`null`: no failure with usage).
+    #[serde(default)]
+    pub costliest_session_tokens: Option<CostliestSession>,
+    /// The session whose failures cost the most dollars (`null`: none priced).
+    #[serde(default)]
+    pub costliest_session_dollars: Option<CostliestSession>,
+}
+
+/// A session and what its failures cost (`usage.costliest_session_*`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CostliestSession {
+    /// The PATH it was read from.
+    pub source: String,
+    /// Its id.
+    pub session: String,
+    /// What its failures cost in tokens (own, retry, rent).
+    pub failure_tokens: u64,
+    /// ... and in dollars, over the failures that could be priced.
+    pub failure_dollars: f64,
 }
 
 impl UsageReport {
@@ -679,8 +699,9 @@ pub fn percent(x: f64, decimals: usize) -> String {
 }
 
 /// Version of the `falseok sessions --format json` output
-/// (`schema/sessions-v1.schema.json`).
-pub const SESSIONS_VERSION: u32 = 1;
+/// (`schema/sessions-v2.schema.json`; v2 added `tokens`, `failure_tokens`
+/// and `failure_dollars`).
+pub const SESSIONS_VERSION: u32 = 2;
 
 /// `falseok sessions --format json`: the sessions, worst first.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -730,6 +751,18 @@ pub struct SessionRow {
     /// The time from its failures to their tools' next success (or the
     /// session's end), overlaps counted once: at most the duration.
     pub lost_ms: u64,
+    /// The tokens of the session's counted calls' responses; `null` when the
+    /// trace records no usage (v2).
+    #[serde(default)]
+    pub tokens: Option<u64>,
+    /// What its failures cost in tokens (own, retry, rent; docs/analyses.md,
+    /// "Tokens and money"); `null` when the trace records no usage (v2).
+    #[serde(default)]
+    pub failure_tokens: Option<u64>,
+    /// ... and in US dollars, over the failures that could be priced; `null`
+    /// when none could (v2).
+    #[serde(default)]
+    pub failure_dollars: Option<f64>,
     /// `A` to `F` (docs/analyses.md, "Session grades").
     pub grade: String,
     /// 100 minus the penalties (docs/analyses.md, "Session grades").

@@ -6,7 +6,6 @@
 pub(crate) mod schemas;
 pub(crate) mod sequences;
 pub(crate) mod sessions;
-pub(crate) mod tokens;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,8 +15,8 @@ use chrono::{DateTime, Utc};
 use crate::judge::{Counted, JudgeOptions, JudgedCall, JudgedSession, Outcome, SessionFinding};
 use crate::redact::Redaction;
 use crate::report::{
-    CONTRACT_VERSION, CategoryRow, DriftRow, Finding, Headline, Place, ReasonRow, Report, Seen, SourceReport,
-    ToolReport, Totals, UsageReport, rate,
+    CONTRACT_VERSION, CategoryRow, CostliestSession, DriftRow, Finding, Headline, Place, ReasonRow, Report, Seen,
+    SourceReport, ToolReport, Totals, UsageReport, rate,
 };
 use crate::rules::category::CauseClass;
 use crate::rules::{Category, FindingRule};
@@ -72,6 +71,20 @@ struct Usage {
     micros: u64,
     unpriced_calls: u64,
     unpriced_models: std::collections::BTreeSet<String>,
+    by_tokens: Option<CostliestSession>,
+    by_dollars: Option<CostliestSession>,
+}
+
+/// Keep `c` in `slot` when it is costlier by `key` (ties: the first source
+/// and session in order, so merges agree).
+fn keep_costlier(slot: &mut Option<CostliestSession>, c: &CostliestSession, key: fn(&CostliestSession) -> f64) {
+    let better = match slot {
+        None => true,
+        Some(s) => key(c) > key(s) || (key(c) == key(s) && (&c.source, &c.session) < (&s.source, &s.session)),
+    };
+    if better {
+        *slot = Some(c.clone());
+    }
 }
 
 impl Usage {
@@ -83,7 +96,7 @@ impl Usage {
         for (sum, kind) in self.tokens.iter_mut().zip(kinds) {
             *sum = sum.saturating_add(c.share_of(kind).unwrap_or(0));
         }
-        match tokens::call_micros(c, crate::prices::active()) {
+        match crate::judge::tokens::call_micros(c, crate::prices::active()) {
             Some(d) => self.micros = self.micros.saturating_add(d),
             None => {
                 self.unpriced_calls += 1;
@@ -95,7 +108,23 @@ impl Usage {
         }
     }
 
+    /// A session's failures' cost, for the costliest.
+    fn session(&mut self, c: CostliestSession, priced: bool) {
+        if c.failure_tokens > 0 {
+            keep_costlier(&mut self.by_tokens, &c, |s| s.failure_tokens as f64);
+        }
+        if priced {
+            keep_costlier(&mut self.by_dollars, &c, |s| s.failure_dollars);
+        }
+    }
+
     fn absorb(&mut self, r: &UsageReport) -> Result<(), String> {
+        if let Some(c) = &r.costliest_session_tokens {
+            keep_costlier(&mut self.by_tokens, c, |s| s.failure_tokens as f64);
+        }
+        if let Some(c) = &r.costliest_session_dollars {
+            keep_costlier(&mut self.by_dollars, c, |s| s.failure_dollars);
+        }
         if r.unpriced_calls > r.calls || !r.dollars.is_finite() || r.dollars < 0.0 {
             return Err(format!(
                 "a usage section of {} calls, {} unpriced, {} dollars",
@@ -125,6 +154,8 @@ impl Usage {
             dollars: self.micros as f64 / 1e6,
             unpriced_calls: self.unpriced_calls,
             unpriced_models: self.unpriced_models.into_iter().collect(),
+            costliest_session_tokens: self.by_tokens,
+            costliest_session_dollars: self.by_dollars,
         }
     }
 }
@@ -320,7 +351,23 @@ impl Aggregator {
         self.findings.append(&mut placed);
         let threshold = self.judge.streak_threshold.max(2);
         let filters = &self.options.filters;
-        let costs = tokens::failure_costs(s, crate::prices::active());
+        let costs = crate::judge::tokens::failure_costs(s, crate::prices::active());
+        let spent: Vec<_> = (0..s.calls.len())
+            .filter(|&i| filters.call_ok(&s.calls[i]))
+            .filter_map(|i| costs.get(i).copied().flatten())
+            .collect();
+        if !spent.is_empty() {
+            let micros: Vec<u64> = spent.iter().filter_map(|c| c.micros).collect();
+            let session = CostliestSession {
+                source: self.sources.last().map(|src| src.path.clone()).unwrap_or_default(),
+                session: self.judge.redaction.apply(&s.id).into_owned(),
+                failure_tokens: spent
+                    .iter()
+                    .fold(0u64, |a, c| a.saturating_add(c.own).saturating_add(c.retry).saturating_add(c.rent)),
+                failure_dollars: micros.iter().fold(0u64, |a, &m| a.saturating_add(m)) as f64 / 1e6,
+            };
+            self.usage.session(session, !micros.is_empty());
+        }
         self.sequences.add(s, &s.sequences, threshold, &costs, &|i| filters.call_ok(&s.calls[i]));
         if counted > 0
             && let Some(src) = self.sources.last_mut()
@@ -605,7 +652,14 @@ impl Aggregator {
             ))
         });
         let source_tools = self.source_tools.into_iter().map(finish_tools).collect();
-        let headlines = tools.iter().filter_map(|t| headline(t, &schema.missing_named, &reasons, redaction)).collect();
+        let mut headlines: Vec<Headline> =
+            tools.iter().filter_map(|t| headline(t, &schema.missing_named, &reasons, redaction)).collect();
+        for h in &mut headlines {
+            if let Some(said) = cost_said(&h.tool, &cost) {
+                h.sentence.push(' ');
+                h.sentence.push_str(&said);
+            }
+        }
         Report {
             schema_version: CONTRACT_VERSION,
             sources: self.sources,
@@ -743,6 +797,29 @@ fn first_fix(fix: &str) -> String {
 /// The tool's cause in one sentence: its largest class, the largest
 /// category in it (or the parameter its missing-parameter errors name
 /// most), and the category's first fix.
+/// What a tool's failures cost, said after its headline where the traces
+/// record usage: "Its failures with usage cost 1.9 M tokens ($4.10), 71% of
+/// it in stale-edit-match."
+fn cost_said(tool: &str, cost: &[crate::report::CostRow]) -> Option<String> {
+    let rows: Vec<_> = cost.iter().filter(|r| r.tool == tool && r.with_usage > 0).collect();
+    let total = rows.iter().fold(0u64, |a, r| a.saturating_add(r.tokens()));
+    if total == 0 {
+        return None;
+    }
+    let (failures, with_usage): (u64, u64) = rows.iter().fold((0, 0), |(f, u), r| (f + r.failures, u + r.with_usage));
+    let top = rows.iter().max_by(|a, b| a.tokens().cmp(&b.tokens()).then(b.category.cmp(&a.category)))?;
+    let priced = rows.iter().any(|r| r.with_usage > r.unpriced);
+    let dollars: f64 = rows.iter().map(|r| r.dollars).sum();
+    let money = if priced { format!(" ({})", crate::prices::dollars(dollars)) } else { String::new() };
+    let of = if with_usage < failures { format!(" ({with_usage} of {failures} with usage)") } else { String::new() };
+    Some(format!(
+        "Its failures{of} cost {} tokens{money}, {} of it in {}.",
+        crate::prices::tokens(total),
+        crate::report::percent(rate(top.tokens(), total), 0),
+        top.category
+    ))
+}
+
 fn headline(
     t: &ToolReport,
     missing_named: &[crate::report::MissingNamed],

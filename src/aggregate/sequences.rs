@@ -76,7 +76,7 @@ impl SequenceAgg {
         s: &JudgedSession,
         a: &SessionSequences,
         threshold: usize,
-        costs: &[Option<super::tokens::FailureCost>],
+        costs: &[Option<crate::judge::tokens::FailureCost>],
         counted: &dyn Fn(usize) -> bool,
     ) {
         for fate in a.fates.iter().filter(|f| counted(f.call)) {

@@ -65,7 +65,26 @@ pub(crate) fn row(s: &JudgedSession, source: &str, filters: &Filters, threshold:
         _ => None,
     };
     let calls = kept.len() as u64;
-    let (grade, score, reasons) = grade(calls, errors, hidden, blind as u64, abandoned);
+    let prices = crate::prices::active();
+    let costs = crate::judge::tokens::failure_costs(s, prices);
+    let with_usage: Vec<usize> = kept.iter().copied().filter(|&i| s.calls[i].usage.is_some()).collect();
+    let tokens = (!with_usage.is_empty()).then(|| {
+        with_usage
+            .iter()
+            .fold(0u64, |a, &i| a.saturating_add(s.calls[i].share_of(crate::judge::Usage::tokens).unwrap_or(0)))
+    });
+    let spent: Vec<_> = kept.iter().filter_map(|&i| costs.get(i).copied().flatten()).collect();
+    let failure_tokens = tokens.map(|_| {
+        spent.iter().fold(0u64, |a, c| a.saturating_add(c.own).saturating_add(c.retry).saturating_add(c.rent))
+    });
+    let priced: Vec<u64> = spent.iter().filter_map(|c| c.micros).collect();
+    let failure_dollars =
+        (!priced.is_empty()).then(|| priced.iter().fold(0u64, |a, &m| a.saturating_add(m)) as f64 / 1e6);
+    let cost = match (tokens, failure_tokens) {
+        (Some(t), Some(f)) if f > 0 => Some(Cost { failure_tokens: f, tokens: t, dollars: failure_dollars }),
+        _ => None,
+    };
+    let (grade, score, reasons) = grade_with_cost(calls, errors, hidden, blind as u64, abandoned, cost);
     let file = s.origin.as_deref().map(|o| relative(o, source));
     Some(SessionRow {
         session: s.id.clone(),
@@ -83,6 +102,9 @@ pub(crate) fn row(s: &JudgedSession, source: &str, filters: &Filters, threshold:
         abandoned,
         retries,
         lost_ms,
+        tokens,
+        failure_tokens,
+        failure_dollars,
         grade: grade.to_string(),
         score,
         reasons,
@@ -120,6 +142,7 @@ fn relative(file: &str, source: &str) -> String {
 /// failure (at most 25). Grade: A from 90, B from 80, C from 70, D from 60,
 /// else F; then capped: any hidden error at most B, 5 or more at most C, a
 /// guard-blind streak at most D.
+#[cfg(test)]
 pub(crate) fn grade(
     calls: u64,
     errors: u64,
@@ -127,7 +150,45 @@ pub(crate) fn grade(
     blind: u64,
     abandoned: u64,
 ) -> (&'static str, i64, Vec<String>) {
+    grade_with_cost(calls, errors, hidden, blind, abandoned, None)
+}
+
+/// What a session's failures cost, for its grade.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cost {
+    pub failure_tokens: u64,
+    pub tokens: u64,
+    pub dollars: Option<f64>,
+}
+
+/// The most points the failures' share of the session's tokens costs.
+const COST_CAP: i64 = 20;
+
+/// `grade`, with what the failures cost where the trace records usage:
+/// their share of the session's tokens costs up to `COST_CAP` points (all
+/// of them at 100%), said among the reasons.
+pub(crate) fn grade_with_cost(
+    calls: u64,
+    errors: u64,
+    hidden: u64,
+    blind: u64,
+    abandoned: u64,
+    cost: Option<Cost>,
+) -> (&'static str, i64, Vec<String>) {
     let mut penalties: Vec<(i64, String)> = Vec::new();
+    if let Some(c) = cost {
+        let share = (c.failure_tokens as f64 / c.tokens.max(1) as f64).min(1.0);
+        let points = (share * COST_CAP as f64).round() as i64;
+        let dollars = c.dollars.map_or(String::new(), |d| format!(", {}", crate::prices::dollars(d)));
+        penalties.push((
+            points,
+            format!(
+                "failures cost {} tokens{dollars}, {}% of the session's (-{points})",
+                crate::prices::tokens(c.failure_tokens),
+                (share * 100.0).round()
+            ),
+        ));
+    }
     let rate_points = if calls == 0 { 0 } else { ((errors as f64 / calls as f64) * 100.0).round() as i64 };
     if rate_points > 0 {
         penalties.push((rate_points, format!("error rate {rate_points}% (-{rate_points})")));
@@ -261,6 +322,9 @@ mod tests {
             abandoned: 0,
             retries: 0,
             lost_ms: 0,
+            tokens: None,
+            failure_tokens: None,
+            failure_dollars: None,
             grade: grade.into(),
             score,
             reasons: vec![],

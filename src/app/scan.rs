@@ -296,7 +296,8 @@ pub(crate) fn run_check(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<ExitStatus> {
-    let g = settings::gate(args.max_hidden, &args.max_error_rate, &args.fail_on, args.max_failure_cost.as_deref())?;
+    let limits = (args.max_failure_cost.as_deref(), args.max_session_failure_cost.as_deref());
+    let g = settings::gate(args.max_hidden, &args.max_error_rate, &args.fail_on, limits)?;
     let paths = crate::input::resolve(&args.scan.select.paths)?;
     let inputs = output::Inputs::new(&paths, args.scan.select.judging.tool_schemas.iter().chain(&args.baseline));
     let write_baseline =
@@ -305,11 +306,11 @@ pub(crate) fn run_check(
         args.scan.summary.as_deref().map(|s| output::guard(s, &inputs, Written::Summary, false)).transpose()?;
     let (report, page) = build_report(&args.scan, &paths, err)?;
     check_gate_tools(&report, &g)?;
-    if g.max_failure_cost.is_some() && report.usage.calls == 0 {
-        return Err(Error::Usage(
-            "--max-failure-cost: these traces record no token usage, so what the failures cost is unknown (docs/analyses.md, \"Tokens and money\")"
-                .into(),
-        ));
+    if (g.max_failure_cost.is_some() || g.max_session_failure_cost.is_some()) && report.usage.calls == 0 {
+        let flag = if g.max_failure_cost.is_some() { "--max-failure-cost" } else { "--max-session-failure-cost" };
+        return Err(Error::Usage(format!(
+            "{flag}: these traces record no token usage, so what the failures cost is unknown (docs/analyses.md, \"Tokens and money\")"
+        )));
     }
     if let Some(why) = empty_window(&report, &args.scan) {
         if !args.allow_empty {

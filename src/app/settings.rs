@@ -30,8 +30,24 @@ pub(crate) fn tool_schemas(j: &JudgingArgs) -> Result<FileSchemas> {
 /// default filters and thresholds.
 pub(crate) fn judging(j: &JudgingArgs, no_subagents: bool) -> Result<ScanOptions> {
     let (format, transcripts) = crate::input::forced_format(j.source_format.as_deref())?;
+    // `--prices FILE` over the configuration's `[prices]`, over the shipped table.
+    let configured = &crate::config::active().prices;
     if let Some(path) = &j.prices {
         crate::prices::install(crate::prices::Prices::with_file(path)?);
+    } else if !configured.is_empty() {
+        let rows = configured
+            .iter()
+            .map(|p| crate::prices::Price {
+                model: p.model.clone(),
+                input: p.input,
+                output: p.output,
+                cache_read: p.cache_read,
+                cache_write: p.cache_write,
+                source: crate::config::active().path.as_ref().map(|f| f.display().to_string()),
+            })
+            .collect();
+        let theirs = crate::prices::Prices { about: None, date: None, models: rows };
+        crate::prices::install(crate::prices::Prices::over_builtin(theirs).map_err(crate::error::Error::Usage)?);
     }
     Ok(ScanOptions {
         source: SourceOptions {
@@ -118,7 +134,12 @@ fn index_dir(args: &SelectArgs) -> (Option<PathBuf>, Option<String>) {
 }
 
 /// The gate `check` applies.
-pub(crate) fn gate(max_hidden: u64, rates: &[String], fail_on: &[String], max_cost: Option<&str>) -> Result<Gate> {
+pub(crate) fn gate(
+    max_hidden: u64,
+    rates: &[String],
+    fail_on: &[String],
+    (max_cost, max_session_cost): (Option<&str>, Option<&str>),
+) -> Result<Gate> {
     fn usage(flag: &'static str) -> impl Fn(String) -> Error {
         move |e| Error::Usage(format!("{flag}: {e}"))
     }
@@ -132,5 +153,8 @@ pub(crate) fn gate(max_hidden: u64, rates: &[String], fail_on: &[String], max_co
     }
     let max_failure_cost =
         max_cost.map(|c| crate::gate::CostLimit::parse(c).map_err(usage("--max-failure-cost"))).transpose()?;
-    Ok(Gate { max_hidden, max_error_rate, fail_on: lists, max_failure_cost })
+    let max_session_failure_cost = max_session_cost
+        .map(|c| crate::gate::CostLimit::parse(c).map_err(usage("--max-session-failure-cost")))
+        .transpose()?;
+    Ok(Gate { max_hidden, max_error_rate, fail_on: lists, max_failure_cost, max_session_failure_cost })
 }

@@ -34,6 +34,22 @@ struct Raw {
     // Suppressions change no verdict: they are not in the index key.
     #[serde(default, skip_serializing)]
     suppress: Vec<Spanned<RawSuppress>>,
+    /// `[prices.<model>]`: prices over the shipped table (docs/analyses.md,
+    /// "Tokens and money"). They change the dollars the index keeps: in its key.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    prices: std::collections::BTreeMap<String, Spanned<RawPrice>>,
+}
+
+/// A `[prices.<model>]` table: US dollars per million tokens.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawPrice {
+    input: f64,
+    output: f64,
+    #[serde(default)]
+    cache_read: Option<f64>,
+    #[serde(default)]
+    cache_write: Option<f64>,
 }
 
 /// A `[[suppress]]` table: findings `check` does not count, and why.
@@ -214,6 +230,25 @@ fn compile(at: &Spot<'_>, raw: Raw) -> Result<Config> {
         Ok(())
     };
     let mut config = Config { fingerprint, path: Some(at.path.to_path_buf()), ..Config::default() };
+    for (model, p) in raw.prices {
+        let span = p.span();
+        let p = p.into_inner();
+        let all = [Some(p.input), Some(p.output), p.cache_read, p.cache_write];
+        if model.trim().is_empty() || all.iter().flatten().any(|v| !v.is_finite() || *v < 0.0) {
+            return Err(at.refuse(
+                span,
+                &format!("prices.{model}"),
+                "a price is a number of dollars per million tokens, zero or more, for a named model",
+            ));
+        }
+        config.prices.push(super::ModelPrice {
+            model,
+            input: p.input,
+            output: p.output,
+            cache_read: p.cache_read,
+            cache_write: p.cache_write,
+        });
+    }
     for r in raw.benign {
         let span = r.span();
         let b = r.into_inner();

@@ -167,8 +167,20 @@ pub(crate) struct Config {
     /// Ignores that hold for the traces under a path glob.
     pub(crate) per_path: Vec<ScopedIgnore>,
     pub(crate) per_tool: Vec<ScopedIgnore>,
+    /// `[prices.<model>]`: prices over the shipped table.
+    pub(crate) prices: Vec<ModelPrice>,
     /// A hash of everything above that changes a verdict (the index key).
     pub(crate) fingerprint: u64,
+}
+
+/// One model's prices from the configuration, US dollars per million tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ModelPrice {
+    pub(crate) model: String,
+    pub(crate) input: f64,
+    pub(crate) output: f64,
+    pub(crate) cache_read: Option<f64>,
+    pub(crate) cache_write: Option<f64>,
 }
 
 /// What the configuration says of one result before the built-in rules.
@@ -340,6 +352,7 @@ static NONE: Config = Config {
     suppress: Vec::new(),
     per_path: Vec::new(),
     per_tool: Vec::new(),
+    prices: Vec::new(),
     fingerprint: 0,
 };
 

@@ -1,6 +1,6 @@
 //! Export: one row per judged call, for engines (DuckDB, ClickHouse, Spark)
 //! when one machine is not enough. The row is a versioned contract
-//! (`schema/export-v2.schema.json`): fixed key order, booleans as booleans,
+//! (`schema/export-v3.schema.json`): fixed key order, booleans as booleans,
 //! numbers as numbers, so every engine infers the same schema from every file.
 
 pub(crate) mod ndjson;
@@ -15,7 +15,7 @@ use crate::redact::Redaction;
 /// Version of the export row contract.
 // Only the Parquet writer (`--features parquet`) stamps it on its files.
 #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
-pub(crate) const EXPORT_VERSION: u32 = 2;
+pub(crate) const EXPORT_VERSION: u32 = 3;
 
 /// A sink of rows: one file (or stream) of one export format, written row
 /// by row and finished once (`ndjson::Writer`, `parquet::Writer`).
@@ -74,6 +74,26 @@ pub(crate) struct CallRow {
     /// For a failed call: milliseconds to the tool's next success, or to the
     /// session's last recorded time; null without times.
     pub lost_ms: Option<u64>,
+    /// The model of the response that emitted the call (v3); null when the
+    /// trace records no usage for it.
+    pub model: Option<String>,
+    /// The call's share of its response's input tokens at the full price
+    /// (v3; docs/analyses.md, "Tokens and money"); null without usage.
+    pub input_tokens: Option<u64>,
+    /// ... of its output tokens, reasoning included.
+    pub output_tokens: Option<u64>,
+    /// ... of its cache reads.
+    pub cache_read_tokens: Option<u64>,
+    /// ... of its cache writes.
+    pub cache_write_tokens: Option<u64>,
+    /// ... of its reasoning tokens.
+    pub reasoning_tokens: Option<u64>,
+    /// The call's share of its response's dollars, recorded or priced; null
+    /// when neither.
+    pub cost_usd: Option<f64>,
+    /// For a failed call with usage: what it cost in tokens (own, retry and
+    /// the estimated rent).
+    pub failure_tokens: Option<u64>,
 }
 
 /// Where a session's rows come from.
@@ -85,6 +105,7 @@ pub(crate) struct Origin<'a> {
 /// The rows of one judged session, in call order; trace text (templates)
 /// redacted as `redaction` says.
 pub(crate) fn rows(origin: &Origin<'_>, s: &JudgedSession, redaction: Redaction) -> Vec<CallRow> {
+    let costs = crate::judge::tokens::failure_costs(s, crate::prices::active());
     let mut fates = vec![None; s.calls.len()];
     for f in &s.sequences.fates {
         if let Some(slot) = fates.get_mut(f.call) {
@@ -94,8 +115,20 @@ pub(crate) fn rows(origin: &Origin<'_>, s: &JudgedSession, redaction: Redaction)
     s.calls
         .iter()
         .zip(fates)
-        .map(|(c, fate)| {
+        .enumerate()
+        .map(|(i, (c, fate))| {
             let mut r = row(origin, s, c, fate);
+            if let Some(u) = c.usage.as_deref() {
+                r.model = u.model.clone();
+                r.input_tokens = c.share_of(|u| u.input);
+                r.output_tokens = c.share_of(|u| u.output);
+                r.cache_read_tokens = c.share_of(|u| u.cache_read);
+                r.cache_write_tokens = c.share_of(|u| u.cache_write);
+                r.reasoning_tokens = c.share_of(|u| u.reasoning);
+                r.cost_usd = crate::judge::tokens::call_micros(c, crate::prices::active()).map(|m| m as f64 / 1e6);
+            }
+            r.failure_tokens =
+                costs.get(i).copied().flatten().map(|f| f.own.saturating_add(f.retry).saturating_add(f.rent));
             r.template = r.template.map(|t| redaction.apply(&t).into_owned());
             r
         })
@@ -149,5 +182,13 @@ fn row(origin: &Origin<'_>, s: &JudgedSession, c: &JudgedCall, fate: Option<&cra
         identical_retry: fate.map(|f| f.identical_retry),
         retries: fate.map(|f| f.retries as u64),
         lost_ms: fate.and_then(|f| f.lost_ms),
+        model: None,
+        input_tokens: None,
+        output_tokens: None,
+        cache_read_tokens: None,
+        cache_write_tokens: None,
+        reasoning_tokens: None,
+        cost_usd: None,
+        failure_tokens: None,
     }
 }

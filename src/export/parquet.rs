@@ -15,7 +15,9 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use arrow_array::builder::{BooleanBuilder, Int64Builder, ListBuilder, StringBuilder, TimestampMillisecondBuilder};
+use arrow_array::builder::{
+    BooleanBuilder, Float64Builder, Int64Builder, ListBuilder, StringBuilder, TimestampMillisecondBuilder,
+};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::ArrowWriter;
@@ -65,6 +67,14 @@ pub(crate) fn schema() -> SchemaRef {
         flag("identical_retry", true),
         int("retries", true),
         int("lost_ms", true),
+        text("model", true),
+        int("input_tokens", true),
+        int("output_tokens", true),
+        int("cache_read_tokens", true),
+        int("cache_write_tokens", true),
+        int("reasoning_tokens", true),
+        Field::new("cost_usd", DataType::Float64, true),
+        int("failure_tokens", true),
     ]))
 }
 
@@ -93,6 +103,14 @@ struct Columns {
     identical_retry: BooleanBuilder,
     retries: Int64Builder,
     lost_ms: Int64Builder,
+    model: StringBuilder,
+    input_tokens: Int64Builder,
+    output_tokens: Int64Builder,
+    cache_read_tokens: Int64Builder,
+    cache_write_tokens: Int64Builder,
+    reasoning_tokens: Int64Builder,
+    cost_usd: Float64Builder,
+    failure_tokens: Int64Builder,
 }
 
 fn int(v: u64) -> i64 {
@@ -125,6 +143,14 @@ impl Columns {
             identical_retry: BooleanBuilder::new(),
             retries: Int64Builder::new(),
             lost_ms: Int64Builder::new(),
+            model: StringBuilder::new(),
+            input_tokens: Int64Builder::new(),
+            output_tokens: Int64Builder::new(),
+            cache_read_tokens: Int64Builder::new(),
+            cache_write_tokens: Int64Builder::new(),
+            reasoning_tokens: Int64Builder::new(),
+            cost_usd: Float64Builder::new(),
+            failure_tokens: Int64Builder::new(),
         }
     }
 
@@ -155,6 +181,14 @@ impl Columns {
         self.identical_retry.append_option(r.identical_retry);
         self.retries.append_option(r.retries.map(int));
         self.lost_ms.append_option(r.lost_ms.map(int));
+        self.model.append_option(r.model.as_deref());
+        self.input_tokens.append_option(r.input_tokens.map(int));
+        self.output_tokens.append_option(r.output_tokens.map(int));
+        self.cache_read_tokens.append_option(r.cache_read_tokens.map(int));
+        self.cache_write_tokens.append_option(r.cache_write_tokens.map(int));
+        self.reasoning_tokens.append_option(r.reasoning_tokens.map(int));
+        self.cost_usd.append_option(r.cost_usd);
+        self.failure_tokens.append_option(r.failure_tokens.map(int));
     }
 
     /// The rows so far as one batch; the builders start over.
@@ -183,6 +217,14 @@ impl Columns {
             Arc::new(self.identical_retry.finish()),
             Arc::new(self.retries.finish()),
             Arc::new(self.lost_ms.finish()),
+            Arc::new(self.model.finish()),
+            Arc::new(self.input_tokens.finish()),
+            Arc::new(self.output_tokens.finish()),
+            Arc::new(self.cache_read_tokens.finish()),
+            Arc::new(self.cache_write_tokens.finish()),
+            Arc::new(self.reasoning_tokens.finish()),
+            Arc::new(self.cost_usd.finish()),
+            Arc::new(self.failure_tokens.finish()),
         ];
         RecordBatch::try_new(schema.clone(), columns)
     }

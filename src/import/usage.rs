@@ -78,6 +78,27 @@ pub(super) fn gemini(t: &Map<String, Value>) -> Option<Usage> {
     })
 }
 
+/// Qwen Code's `usageMetadata` of an assistant record (Gemini's names over
+/// an OpenAI-compatible reply): `promptTokenCount` includes
+/// `cachedContentTokenCount`, and `candidatesTokenCount` already includes
+/// `thoughtsTokenCount` (`totalTokenCount` is prompt plus candidates in
+/// Qwen Code's records).
+pub(super) fn qwen(u: &Map<String, Value>) -> Option<Usage> {
+    let (prompt, candidates) = (count(u, "promptTokenCount"), count(u, "candidatesTokenCount"));
+    if prompt.is_none() && candidates.is_none() {
+        return None;
+    }
+    let prompt = prompt.unwrap_or(0);
+    let cached = count(u, "cachedContentTokenCount").unwrap_or(0).min(prompt);
+    Some(Usage {
+        input: prompt - cached,
+        cache_read: cached,
+        output: candidates.unwrap_or(0),
+        reasoning: count(u, "thoughtsTokenCount").unwrap_or(0),
+        ..Usage::default()
+    })
+}
+
 /// Pi's `usage` of an assistant message: `input` excludes `cacheRead` and
 /// `cacheWrite`; `cost.total` in dollars.
 pub(super) fn pi(u: &Map<String, Value>) -> Option<Usage> {

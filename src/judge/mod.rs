@@ -7,6 +7,7 @@
 pub mod findings;
 pub mod normalize;
 pub mod sequence;
+pub(crate) mod tokens;
 
 use std::sync::Arc;
 

@@ -338,6 +338,24 @@ fn after_failure(report: &Report, out: &mut dyn Write) -> Result<()> {
             writeln!(out, "{} more rows in `--format json` (`cost`).", cost.len() - COST_ROWS)?;
         }
     }
+    writeln!(out)?;
+    writeln!(out, "## Tokens")?;
+    writeln!(out)?;
+    writeln!(out, "{}.", super::usage_line(report))?;
+    let tokens = super::token_rows(report);
+    if !tokens.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "{}", super::TOKENS_ABOUT)?;
+        writeln!(out)?;
+        table_head(out, &rows::TOKENS_HEADER, 2)?;
+        for r in tokens.iter().take(COST_ROWS) {
+            row_line(out, &rows::tokens(r), &[])?;
+        }
+        if tokens.len() > COST_ROWS {
+            writeln!(out)?;
+            writeln!(out, "{} more rows in `--format json` (`cost`).", tokens.len() - COST_ROWS)?;
+        }
+    }
     let blind: u64 = report.streaks.by_tool.iter().map(|s| s.hidden_at_or_above_threshold).sum();
     if !report.streaks.by_tool.is_empty() {
         writeln!(out)?;

@@ -124,6 +124,16 @@ pub fn classes_line(t: &crate::report::ToolReport) -> String {
 
 pub use crate::prices::{dollars, tokens};
 
+/// The cost rows of failures with usage, most tokens first.
+pub fn token_rows(report: &Report) -> Vec<&crate::report::CostRow> {
+    let mut rows: Vec<_> = report.cost.iter().filter(|r| r.with_usage > 0).collect();
+    rows.sort_by(|a, b| b.tokens().cmp(&a.tokens()).then(a.tool.cmp(&b.tool)).then(a.category.cmp(&b.category)));
+    rows
+}
+
+/// What the tokens section says of itself.
+pub const TOKENS_ABOUT: &str = "Each failure's share of the response that emitted it, the share of the successful retry after it, and its result read again by the later responses until a compaction (rent, an estimate); dollars as recorded, else at the price table's (docs/analyses.md, \"Tokens and money\").";
+
 /// The usage line of a report: the tokens and dollars of the responses
 /// behind its calls, or that none is recorded (never a 0 that means none).
 pub fn usage_line(report: &Report) -> String {

@@ -94,6 +94,34 @@ pub fn cost(r: &CostRow) -> Vec<Value<'_>> {
     ]
 }
 
+/// What the failures of one tool and category cost in tokens and dollars
+/// (docs/analyses.md, "Tokens and money"): over the failures with usage.
+pub fn tokens(r: &CostRow) -> Vec<Value<'_>> {
+    let tokens =
+        |key: &'static str, n: u64| Value::Text { key, text: crate::prices::tokens(n), sort: Some(n.to_string()) };
+    let priced = r.with_usage - r.unpriced.min(r.with_usage);
+    let dollars = match (priced, r.unpriced) {
+        (0, _) => "no price".to_string(),
+        (_, 0) => crate::prices::dollars(r.dollars),
+        (p, _) => format!("{} ({p} priced)", crate::prices::dollars(r.dollars)),
+    };
+    vec![
+        Value::Tool(&r.tool),
+        Value::Category(&r.category),
+        Value::Count("failures", r.failures),
+        Value::Count("with_usage", r.with_usage),
+        tokens("own_tokens", r.own_tokens),
+        tokens("retry_tokens", r.retry_tokens),
+        tokens("rent_tokens", r.rent_tokens),
+        tokens("tokens", r.tokens()),
+        Value::Text { key: "dollars", text: dollars, sort: Some(format!("{:.6}", r.dollars)) },
+    ]
+}
+
+/// The columns of `tokens`.
+pub const TOKENS_HEADER: [&str; 9] =
+    ["tool", "category", "failures", "with usage", "own", "retry", "rent (est.)", "tokens", "dollars"];
+
 /// A tool's streaks: how many, the longest, p50 and p95 of their lengths,
 /// the lengths (`length:count`), those at or above the guard threshold, and
 /// those of them with hidden errors only.

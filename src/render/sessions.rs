@@ -1,5 +1,5 @@
 //! `falseok sessions`: the sessions worst first, as a table, JSON
-//! (`schema/sessions-v1.schema.json`) or CSV.
+//! (`schema/sessions-v2.schema.json`) or CSV.
 
 use std::io::Write;
 
@@ -19,7 +19,20 @@ pub fn table(r: &SessionsReport, style: &Style, out: &mut dyn Write) -> Result<(
     }
     let mut t = new_table(
         style,
-        &["grade", "session", "agent", "start", "duration", "calls", "errors", "hidden", "blind", "abandoned", "lost"],
+        &[
+            "grade",
+            "session",
+            "agent",
+            "start",
+            "duration",
+            "calls",
+            "errors",
+            "hidden",
+            "blind",
+            "abandoned",
+            "lost",
+            "tokens lost",
+        ],
     );
     for s in &r.sessions {
         t.add_row(vec![
@@ -36,13 +49,18 @@ pub fn table(r: &SessionsReport, style: &Style, out: &mut dyn Write) -> Result<(
             count_cell(s.guard_blind_streaks, style.color),
             Cell::new(s.abandoned),
             Cell::new(duration(s.lost_ms)),
+            Cell::new(match (s.failure_tokens, s.failure_dollars) {
+                (None, _) => "-".to_string(),
+                (Some(t), None) => crate::prices::tokens(t),
+                (Some(t), Some(d)) => format!("{} ({})", crate::prices::tokens(t), crate::prices::dollars(d)),
+            }),
         ]);
     }
     right_align(&mut t, 5);
     let mut text = Vec::new();
-    // On a narrow terminal: start, duration, agent, abandoned, lost, blind,
-    // errors and calls go first; grade, session and hidden stay.
-    write_table(&mut text, &mut t, style, &[3, 4, 2, 9, 10, 8, 6, 5])?;
+    // On a narrow terminal: start, duration, agent, abandoned, lost, tokens
+    // lost, blind, errors and calls go first; grade, session and hidden stay.
+    write_table(&mut text, &mut t, style, &[3, 4, 2, 9, 10, 11, 8, 6, 5])?;
     writeln!(text, "Why:")?;
     for s in &r.sessions {
         writeln!(text, "  {} {} ({}): {}", s.grade, one_line(&s.session), s.score, one_line(&s.reasons.join("; ")))?;
@@ -59,7 +77,7 @@ pub fn table(r: &SessionsReport, style: &Style, out: &mut dyn Write) -> Result<(
     Ok(())
 }
 
-/// Writes the sessions as JSON (`schema/sessions-v1.schema.json`).
+/// Writes the sessions as JSON (`schema/sessions-v2.schema.json`).
 pub fn json(r: &SessionsReport, out: &mut dyn Write) -> Result<()> {
     serde_json::to_writer_pretty(&mut *out, r).map_err(std::io::Error::from)?;
     writeln!(out)?;
@@ -88,6 +106,9 @@ pub fn csv(r: &SessionsReport, out: &mut dyn Write) -> Result<()> {
         "abandoned",
         "retries",
         "lost_ms",
+        "tokens",
+        "failure_tokens",
+        "failure_dollars",
         "reasons",
     ])
     .map_err(io)?;
@@ -111,6 +132,9 @@ pub fn csv(r: &SessionsReport, out: &mut dyn Write) -> Result<()> {
             s.abandoned.to_string(),
             s.retries.to_string(),
             s.lost_ms.to_string(),
+            opt(s.tokens),
+            opt(s.failure_tokens),
+            s.failure_dollars.map_or(String::new(), |d| format!("{d:.6}")),
             cell(&s.reasons.join("; ")),
         ])
         .map_err(io)?;

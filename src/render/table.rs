@@ -478,33 +478,13 @@ fn sequences(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> 
 fn tokens_section(report: &Report, style: &Style, out: &mut dyn Write) -> Result<()> {
     writeln!(out)?;
     writeln!(out, "{}", super::usage_line(report))?;
-    let mut rows: Vec<_> = report.cost.iter().filter(|r| r.with_usage > 0).collect();
+    let rows = super::token_rows(report);
     if rows.is_empty() {
         return Ok(());
     }
-    rows.sort_by(|a, b| b.tokens().cmp(&a.tokens()).then(a.tool.cmp(&b.tool)).then(a.category.cmp(&b.category)));
-    let mut t = new_table(
-        style,
-        &["tool", "category", "failures", "with usage", "own", "retry", "rent (est.)", "tokens", "dollars"],
-    );
+    let mut t = new_table(style, &rows::TOKENS_HEADER);
     for r in rows.iter().take(SECTION_ROWS) {
-        let priced = r.with_usage - r.unpriced;
-        let dollars = match (priced, r.unpriced) {
-            (0, _) => "no price".to_string(),
-            (_, 0) => super::dollars(r.dollars),
-            (p, _) => format!("{} ({p} priced)", super::dollars(r.dollars)),
-        };
-        t.add_row(vec![
-            text_cell(&name(&r.tool)),
-            text_cell(&r.category),
-            count_cell(r.failures, false),
-            count_cell(r.with_usage, false),
-            text_cell(&super::tokens(r.own_tokens)),
-            text_cell(&super::tokens(r.retry_tokens)),
-            text_cell(&super::tokens(r.rent_tokens)),
-            text_cell(&super::tokens(r.tokens())),
-            text_cell(&dollars),
-        ]);
+        t.add_row(cells(style, &rows::tokens(r), |_, tool| name(tool)));
     }
     right_align(&mut t, 2);
     let shown =

@@ -12,7 +12,7 @@ fn rows(args: &[&str]) -> Vec<Value> {
 
 #[test]
 fn rows_follow_the_contract_in_a_fixed_key_order() {
-    let text = std::fs::read_to_string(root().join("schema/export-v2.schema.json")).unwrap();
+    let text = std::fs::read_to_string(root().join("schema/export-v3.schema.json")).unwrap();
     let schema: Value = serde_json::from_str(&text).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let order: Vec<&str> = schema["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
@@ -94,7 +94,7 @@ fn parquet_without_the_feature_says_how_to_build_it() {
 #[cfg(feature = "parquet")]
 fn parquet_rows(path: &std::path::Path) -> Vec<Value> {
     use arrow_array::cast::AsArray;
-    use arrow_array::types::{Int64Type, TimestampMillisecondType};
+    use arrow_array::types::{Float64Type, Int64Type, TimestampMillisecondType};
     use arrow_array::{Array, RecordBatch};
     use arrow_schema::{DataType, TimeUnit};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -109,6 +109,7 @@ fn parquet_rows(path: &std::path::Path) -> Vec<Value> {
             DataType::Utf8 => Value::from(column.as_string::<i32>().value(i)),
             DataType::Int64 => Value::from(column.as_primitive::<Int64Type>().value(i)),
             DataType::Boolean => Value::from(column.as_boolean().value(i)),
+            DataType::Float64 => Value::from(column.as_primitive::<Float64Type>().value(i)),
             DataType::Timestamp(TimeUnit::Millisecond, Some(tz)) if tz.as_ref() == "UTC" => {
                 let ms = column.as_primitive::<TimestampMillisecondType>().value(i);
                 let t = chrono::DateTime::from_timestamp_millis(ms).unwrap();
@@ -140,7 +141,7 @@ fn parquet_rows(path: &std::path::Path) -> Vec<Value> {
 #[cfg(feature = "parquet")]
 #[test]
 fn parquet_holds_the_same_rows_and_values_as_ndjson() {
-    let text = std::fs::read_to_string(root().join("schema/export-v2.schema.json")).unwrap();
+    let text = std::fs::read_to_string(root().join("schema/export-v3.schema.json")).unwrap();
     let contract: Value = serde_json::from_str(&text).unwrap();
     let order: Vec<&str> = contract["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     let dir = tempfile::tempdir().unwrap();
@@ -171,7 +172,7 @@ fn parquet_holds_the_same_rows_and_values_as_ndjson() {
         assert_eq!(field.is_nullable(), nullable, "{}", field.name());
     }
     let meta = builder.metadata().file_metadata().key_value_metadata().unwrap();
-    assert!(meta.iter().any(|kv| kv.key == "falseok.export_version" && kv.value.as_deref() == Some("2")));
+    assert!(meta.iter().any(|kv| kv.key == "falseok.export_version" && kv.value.as_deref() == Some("3")));
 }
 
 #[cfg(feature = "parquet")]

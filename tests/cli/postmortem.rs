@@ -104,7 +104,7 @@ fn the_cost_of_failures_by_hand() {
 }
 
 fn sessions_schema() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(root().join("schema/sessions-v1.schema.json")).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(root().join("schema/sessions-v2.schema.json")).unwrap()).unwrap()
 }
 
 #[test]

@@ -142,3 +142,105 @@ fn a_price_file_reprices_and_a_bad_one_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("prices.json"), "{}", stderr(&out));
 }
+
+#[test]
+fn sessions_export_headlines_and_pages_carry_the_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = transcript(dir.path());
+    let p = path.to_str().unwrap();
+    let fmt = ["--source-format", "claude-code", "--no-index"];
+    // The session: 4 calls of 1,390 + 1,540 + 1,630 = 4,560 tokens; its one
+    // failure cost 2,243 of them, 49%: -10 points, said among the reasons.
+    let mut args = vec!["sessions", p, "--format", "json"];
+    args.extend(fmt);
+    let s = json(&run_in(root(), &args));
+    assert_eq!(s["sessions_version"], 2);
+    let row = &s["sessions"][0];
+    assert_eq!((row["tokens"].as_u64(), row["failure_tokens"].as_u64()), (Some(4560), Some(2243)));
+    assert_eq!(row["failure_dollars"].as_f64(), Some(0.002282));
+    let reasons = row["reasons"].to_string();
+    assert!(reasons.contains("failures cost 2.2 k tokens, $0.0023, 49% of the session's (-10)"), "{reasons}");
+    let none = json(&run_in(root(), &["sessions", "sample-traces/crush.db", "--format", "json", "--no-index"]));
+    assert!(
+        none["sessions"].as_array().unwrap().iter().all(|r| r["failure_tokens"].is_null() && r["tokens"].is_null())
+    );
+    // Export: each call's share of its response; the failure's cost.
+    let mut args = vec!["export", p, "--format", "ndjson"];
+    args.extend(fmt);
+    let rows: Vec<serde_json::Value> =
+        stdout(&run_in(root(), &args)).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let c1 = rows.iter().find(|r| r["call_id"] == "c1").unwrap();
+    assert_eq!((c1["input_tokens"].as_u64(), c1["output_tokens"].as_u64()), (Some(50), Some(45)));
+    assert_eq!((c1["cache_read_tokens"].as_u64(), c1["cache_write_tokens"].as_u64()), (Some(500), Some(100)));
+    assert_eq!((c1["cost_usd"].as_f64(), c1["failure_tokens"].as_u64()), (Some(0.00135), Some(2243)));
+    assert_eq!(c1["model"], "claude-sonnet-4-5");
+    let c2 = rows.iter().find(|r| r["call_id"] == "c2").unwrap();
+    assert!(c2["failure_tokens"].is_null() && c2["input_tokens"] == 50);
+    // The headline says what the tool's failures cost; so do the pages.
+    let v = scan_json(&[p], &["--source-format", "claude-code"]);
+    let bash = v["headlines"].as_array().unwrap().iter().find(|h| h["tool"] == "Bash").unwrap();
+    assert!(
+        bash["sentence"]
+            .as_str()
+            .unwrap()
+            .ends_with("Its failures cost 2.2 k tokens ($0.0023), 100% of it in nonzero-exit."),
+        "{bash}"
+    );
+    let mut args = vec!["scan", p, "--format", "markdown"];
+    args.extend(fmt);
+    assert!(stdout(&run_in(root(), &args)).contains("## Tokens"));
+    let mut args = vec!["scan", p, "--format", "html"];
+    args.extend(fmt);
+    let html = stdout(&run_in(root(), &args));
+    assert!(html.contains("id=\"chart-tokens\"") && html.contains("id=\"tokens\""), "the chart and its table");
+}
+
+#[test]
+fn the_session_gate_names_the_costliest_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = transcript(dir.path());
+    let p = path.to_str().unwrap();
+    let out = run_in(
+        root(),
+        &["check", p, "--source-format", "claude-code", "--no-index", "--max-session-failure-cost", "2k"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("the failures of session s1 cost 2.2 k tokens (limit 2.0 k tokens per session)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run_in(
+        root(),
+        &["check", p, "--source-format", "claude-code", "--no-index", "--max-session-failure-cost", "$0.01"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let v = scan_json(&[p], &["--source-format", "claude-code"]);
+    assert_eq!(v["usage"]["costliest_session_tokens"]["failure_tokens"], 2243);
+}
+
+#[test]
+fn the_configuration_prices_models_and_the_flag_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = transcript(dir.path());
+    let p = path.to_str().unwrap();
+    let config = dir.path().join("falseok.toml");
+    std::fs::write(&config, "[prices.claude-sonnet-4-5]\ninput = 0\noutput = 0\ncache-read = 0\ncache-write = 0\n")
+        .unwrap();
+    let c = config.to_str().unwrap();
+    let v = scan_json(&[p], &["--source-format", "claude-code", "--config", c]);
+    assert_eq!(v["usage"]["dollars"].as_f64(), Some(0.0));
+    let prices = dir.path().join("p.json");
+    std::fs::write(
+        &prices,
+        r#"{"models": [{"model": "claude-sonnet-4-5", "input": 1000000, "output": 0, "cache_read": 0, "cache_write": 0}]}"#,
+    )
+    .unwrap();
+    let v = scan_json(&[p], &["--source-format", "claude-code", "--config", c, "--prices", prices.to_str().unwrap()]);
+    // 120 input tokens at $1 each: the flag's table, not the file's.
+    assert_eq!(v["usage"]["dollars"].as_f64(), Some(120.0));
+    std::fs::write(&config, "[prices.claude-sonnet-4-5]\ninput = -3\noutput = 1\n").unwrap();
+    let out = run_in(root(), &["scan", p, "--config", c]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("prices.claude-sonnet-4-5"), "{}", stderr(&out));
+}

@@ -30,7 +30,7 @@ SAMPLES = [
     for line in (ROOT / "tests/golden/samples.txt").read_text().splitlines()
     if line.strip() and not line.startswith("#")
 ] + ["sample-traces/peri-postfix.db"]
-COLUMNS = json.loads((ROOT / "schema/export-v2.schema.json").read_text())["required"]
+COLUMNS = json.loads((ROOT / "schema/export-v3.schema.json").read_text())["required"]
 
 
 class Checks:

@@ -49,7 +49,7 @@ SAMPLES = [
     for line in (ROOT / "tests/golden/samples.txt").read_text().splitlines()
     if line.strip() and not line.startswith("#")
 ] + ["sample-traces/peri-postfix.db"]
-COLUMNS = json.loads((ROOT / "schema/export-v2.schema.json").read_text())["required"]
+COLUMNS = json.loads((ROOT / "schema/export-v3.schema.json").read_text())["required"]
 DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 # What the recipes read, relative to the folder they run in.
 CLICKHOUSE_FILES = "file('calls/*/*.parquet', Parquet)"

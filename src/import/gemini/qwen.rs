@@ -213,6 +213,11 @@ impl File<'_> {
         let parts = v.get("message").and_then(|m| m.get("parts")).and_then(Value::as_array);
         match v.get("type").and_then(Value::as_str).unwrap_or("") {
             "assistant" => {
+                let mut usage = v.get("usageMetadata").and_then(Value::as_object).and_then(super::super::usage::qwen);
+                if let Some(u) = usage.as_mut() {
+                    u.response = if uuid.is_empty() { format!("{session}#{}", w.stats.calls) } else { uuid.clone() };
+                    u.model = v.get("model").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+                }
                 for call in parts.into_iter().flatten().filter_map(|p| p.get("functionCall")) {
                     let tool =
                         call.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
@@ -224,6 +229,9 @@ impl File<'_> {
                         }
                         None => w.call_without_id(&session, tool, &input, time)?,
                     };
+                    if let Some(u) = &usage {
+                        w.call_usage(&session, &id, u)?;
+                    }
                     self.by_args.push((tool.to_string(), input.to_string(), id.clone()));
                     self.branches.made(&uuid, &id);
                 }

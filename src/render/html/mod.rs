@@ -306,6 +306,7 @@ pub fn render(view: &super::View<'_>, out: &mut dyn Write) -> Result<()> {
         days_section(page, &mut h);
         recovery_section(report, &tools, &anchors, &mut h);
         cost_section(report, &anchors, &mut h);
+        sequences::tokens_section(report, &anchors, &mut h);
         streaks_section(report, &anchors, &mut h);
         repairs_section(report, &mut h);
         feedback_section(report, &mut h);
@@ -700,6 +701,9 @@ mod tests {
             abandoned: 0,
             retries: 0,
             lost_ms: 0,
+            tokens: None,
+            failure_tokens: None,
+            failure_dollars: None,
             grade: "B".into(),
             score: 61,
             reasons: vec!["2 hidden errors (-6, at most B)".into()],

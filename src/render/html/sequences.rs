@@ -121,6 +121,66 @@ pub(super) fn cost_section(report: &Report, anchors: &Anchors, h: &mut String) {
     h.push_str("</tfoot></table>\n</section>\n");
 }
 
+/// The tokens the failures cost: the usage line, a chart of tokens lost per
+/// tool and category (own, retry, rent stacked) and its table.
+pub(super) fn tokens_section(report: &Report, anchors: &Anchors, h: &mut String) {
+    section_start(h, "tokens-section", "Tokens: what the failures cost in tokens and dollars");
+    let _ = writeln!(h, "<p>{}.</p>", esc(&crate::render::usage_line(report)));
+    let rows = crate::render::token_rows(report);
+    if rows.is_empty() {
+        h.push_str("</section>\n");
+        return;
+    }
+    let _ = writeln!(h, "<p>{}</p>", esc(crate::render::TOKENS_ABOUT));
+    let bars: Vec<Bar> = rows
+        .iter()
+        .take(CHART_TOOLS)
+        .map(|r| Bar {
+            label: format!("{} · {}", one_line(&r.tool), r.category),
+            segments: [
+                ("c0", "own", r.own_tokens),
+                ("c1", "retry", r.retry_tokens),
+                ("c2", "rent (estimate)", r.rent_tokens),
+            ]
+            .into_iter()
+            .map(|(class, name, n)| Segment { class: class.into(), name: name.into(), n })
+            .collect(),
+        })
+        .collect();
+    let desc: Vec<String> = rows
+        .iter()
+        .take(CHART_TOOLS)
+        .map(|r| {
+            format!(
+                "{} {}: {} tokens ({} own, {} retry, {} rent)",
+                one_line(&r.tool),
+                r.category,
+                r.tokens(),
+                r.own_tokens,
+                r.retry_tokens,
+                r.rent_tokens
+            )
+        })
+        .collect();
+    hbar_chart(
+        h,
+        "chart-tokens",
+        "Tokens lost per tool and category",
+        &format!("{}.", desc.join("; ")),
+        &bars,
+        &[("c0", "own share"), ("c1", "successful retry"), ("c2", "rent (estimate)")],
+    );
+    table_start(h, ("tokens", true), "Tokens lost per tool and category", &crate::render::rows::TOKENS_HEADER);
+    for r in rows.iter().take(LONG_ROWS) {
+        section_row(h, &rows::tokens(r), anchors);
+    }
+    h.push_str("</tbody>\n<tfoot>\n");
+    if rows.len() > LONG_ROWS {
+        more_row(h, 9, rows.len(), LONG_ROWS, "rows", "");
+    }
+    h.push_str("</tfoot></table>\n</section>\n");
+}
+
 pub(super) fn streaks_section(report: &Report, anchors: &Anchors, h: &mut String) {
     let st = &report.streaks;
     if st.by_tool.is_empty() {
