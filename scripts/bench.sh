@@ -267,6 +267,27 @@ orjson="$WALL"
 measure "$BIN" scan "$real" --format json --no-index
 times=$(ratio "$WALL" "$floor")
 echo "JSONL scan real-shaped: $REAL_CALLS calls, $mb MB in $(find "$real" -name '*.jsonl' | wc -l) files: $WALL s, peak RSS $RSS MB; floor (JSON parse, one thread) $floor s; ${times}x the floor (target <= 1.5x); orjson floor $orjson s, $(ratio "$WALL" "$orjson")x (target <= 1.5x)"
+# Reading usage (issue 51): instructions, by callgrind, of a scan of a
+# real-shaped folder against the same folder with every `usage` object cut
+# out (calls, results and every other byte the same): what reading,
+# splitting and pricing each response's tokens costs a scan.
+ucalls=20000
+ureal="$DIR/claude-real-v2-$ucalls"
+if [ ! -d "$ureal" ]; then
+  rm -rf "$ureal.tmp"
+  "$XTASK" bench-db claude-code-large "$ureal.tmp" --profile real --calls "$ucalls" --sessions "$(( (ucalls + 169) / 170 ))" --seed 1 >/dev/null
+  mv "$ureal.tmp" "$ureal"
+fi
+unused="$DIR/claude-real-nousage-$ucalls"
+if [ ! -d "$unused" ]; then
+  rm -rf "$unused.tmp"
+  cp -r "$ureal" "$unused.tmp"
+  find "$unused.tmp" -name '*.jsonl' -print0 | xargs -0 sed -i -E 's/, ?"usage": ?\{[^{}]*\}//g'
+  mv "$unused.tmp" "$unused"
+fi
+with_i=$(instructions "$BIN" scan "$ureal" --format json --no-index)
+without_i=$(instructions "$BIN" scan "$unused" --format json --no-index)
+echo "reading usage (callgrind), real-shaped folder of $ucalls calls: $((with_i / 1000000)) M with usage, $((without_i / 1000000)) M without: $(ratio "$with_i" "$without_i")x (target <= 1.05x)"
 # The index on the full folder: unchanged, then after one new session (a
 # copy of a transcript under a new session id). A changed folder is read in
 # part: the new file and the file it shares call and line ids with

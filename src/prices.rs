@@ -106,11 +106,40 @@ impl Prices {
     /// The row pricing `model`: the longest row name that starts it, once
     /// a provider prefix is cut (`anthropic/claude-…`, `models/gemini-…`).
     pub fn of(&self, model: &str) -> Option<&Price> {
-        let name = model.trim().rsplit('/').next().unwrap_or("").to_ascii_lowercase();
-        self.models
-            .iter()
-            .filter(|p| !p.model.is_empty() && name.starts_with(&p.model.to_ascii_lowercase()))
-            .max_by_key(|p| p.model.len())
+        // Asked for every call with usage, and a session names one model or
+        // two: the last answer is kept per thread, for the tables that live
+        // as long as the program (the shipped one, the one installed).
+        let lasting = std::ptr::eq(self, &*BUILTIN) || ACTIVE.get().is_some_and(|a| std::ptr::eq(self, a));
+        if !lasting {
+            return self.find(model).map(|i| &self.models[i]);
+        }
+        thread_local! {
+            static LAST: std::cell::RefCell<(usize, String, Option<usize>)> =
+                const { std::cell::RefCell::new((0, String::new(), None)) };
+        }
+        let me = self as *const Prices as usize;
+        let hit = LAST.with_borrow(|(table, name, at)| (*table == me && name == model).then_some(*at));
+        let at = hit.unwrap_or_else(|| {
+            let at = self.find(model);
+            LAST.with_borrow_mut(|last| {
+                last.0 = me;
+                last.1.clear();
+                last.1.push_str(model);
+                last.2 = at;
+            });
+            at
+        });
+        at.map(|i| &self.models[i])
+    }
+
+    /// The index of the row pricing `model` (see `of`): the longest, the
+    /// first of equals.
+    fn find(&self, model: &str) -> Option<usize> {
+        let name = model.trim().rsplit('/').next().unwrap_or("").as_bytes();
+        let starts = |row: &str| name.len() >= row.len() && name[..row.len()].eq_ignore_ascii_case(row.as_bytes());
+        (0..self.models.len())
+            .filter(|&i| !self.models[i].model.is_empty() && starts(&self.models[i].model))
+            .max_by_key(|&i| (self.models[i].model.len(), std::cmp::Reverse(i)))
     }
 
     /// The dollars of `u`'s tokens, as recorded when the source records

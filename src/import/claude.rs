@@ -352,7 +352,7 @@ impl Run {
                 _ => {}
             }
         }
-        if answered && let Some(u) = response.usage.as_ref().and_then(super::usage::anthropic) {
+        if answered && let Some(u) = response.usage {
             self.response.used(u, response.model.as_deref().filter(|m| *m != "<synthetic>"), w)?;
         }
         Ok(())

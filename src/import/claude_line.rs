@@ -42,7 +42,8 @@ pub(super) struct ClaudeLine {
 pub(super) struct Response {
     pub id: Option<String>,
     pub model: Option<String>,
-    pub usage: Option<serde_json::Map<String, Value>>,
+    /// `message.usage` as `usage::anthropic` reads it.
+    pub usage: Option<crate::model::Usage>,
 }
 
 impl ClaudeLine {
@@ -74,7 +75,7 @@ impl ClaudeLine {
             };
             let (id, model) = (text("id"), text("model"));
             let usage = match m.remove("usage") {
-                Some(Value::Object(u)) => Some(u),
+                Some(Value::Object(u)) => super::usage::anthropic(&u),
                 _ => None,
             };
             line.response = Response { id, model, usage };
@@ -463,18 +464,146 @@ impl<'de> Visitor<'de> for MessageVisitor {
                 Some("content") => content = Some(map.next_value::<Content>()?),
                 Some("id") => response.id = map.next_value::<Leaf>()?.text(),
                 Some("model") => response.model = map.next_value::<Leaf>()?.text(),
-                Some("usage") => {
-                    response.usage = match map.next_value::<Value>()? {
-                        Value::Object(u) => Some(u),
-                        _ => None,
-                    }
-                }
+                Some("usage") => response.usage = map.next_value::<UsageCounts>()?.0,
                 _ => {
                     map.next_value::<Skip>()?;
                 }
             }
         }
         Ok(Message(content, response))
+    }
+}
+
+/// `message.usage`, its four counts read as `usage::anthropic` reads them
+/// from a `Value` (a key written twice keeps its last value; anything but
+/// a count is none), everything else parsed and dropped.
+struct UsageCounts(Option<crate::model::Usage>);
+
+impl<'de> de::Deserialize<'de> for UsageCounts {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<UsageCounts, D::Error> {
+        d.deserialize_any(UsageVisitor)
+    }
+}
+
+/// A count as `usage::count` reads one.
+struct Count(Option<u64>);
+
+impl<'de> de::Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Count, D::Error> {
+        d.deserialize_any(CountVisitor)
+    }
+}
+
+struct CountVisitor;
+
+impl<'de> Visitor<'de> for CountVisitor {
+    type Value = Count;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Count, E> {
+        Ok(Count(None))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Count, E> {
+        Ok(Count(u64::try_from(n).ok()))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Count, E> {
+        Ok(Count(Some(n)))
+    }
+    fn visit_f64<E>(self, f: f64) -> Result<Count, E> {
+        Ok(Count((f.is_finite() && f >= 0.0).then_some(f as u64)))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Count, E> {
+        Ok(Count(None))
+    }
+    fn visit_unit<E>(self) -> Result<Count, E> {
+        Ok(Count(None))
+    }
+    fn visit_none<E>(self) -> Result<Count, E> {
+        Ok(Count(None))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Count, A::Error> {
+        SkipVisitor.visit_seq(seq).map(|_| Count(None))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Count, A::Error> {
+        SkipVisitor.visit_map(map).map(|_| Count(None))
+    }
+}
+
+struct UsageVisitor;
+
+impl<'de> Visitor<'de> for UsageVisitor {
+    type Value = UsageCounts;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<UsageCounts, E> {
+        Ok(UsageCounts(None))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<UsageCounts, E> {
+        Ok(UsageCounts(None))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<UsageCounts, E> {
+        Ok(UsageCounts(None))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<UsageCounts, E> {
+        Ok(UsageCounts(None))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<UsageCounts, E> {
+        Ok(UsageCounts(None))
+    }
+    fn visit_unit<E>(self) -> Result<UsageCounts, E> {
+        Ok(UsageCounts(None))
+    }
+    fn visit_none<E>(self) -> Result<UsageCounts, E> {
+        Ok(UsageCounts(None))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<UsageCounts, A::Error> {
+        SkipVisitor.visit_seq(seq).map(|_| UsageCounts(None))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<UsageCounts, A::Error> {
+        let mut counts = [None; 4];
+        while let Some(key) = map.next_key::<UsageKey>()? {
+            match key.0 {
+                Some(i) => counts[i] = map.next_value::<Count>()?.0,
+                None => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        if counts.iter().all(Option::is_none) {
+            return Ok(UsageCounts(None));
+        }
+        let [input, output, cache_read, cache_write] = counts.map(Option::unwrap_or_default);
+        Ok(UsageCounts(Some(crate::model::Usage { input, output, cache_read, cache_write, ..Default::default() })))
+    }
+}
+
+/// The keys of Anthropic's usage that are read, in `UsageVisitor`'s order.
+const USAGE_KEYS: [&str; 4] =
+    ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"];
+
+/// A key of `usage`: its place in `USAGE_KEYS`, if read.
+struct UsageKey(Option<usize>);
+
+impl<'de> de::Deserialize<'de> for UsageKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<UsageKey, D::Error> {
+        d.deserialize_str(UsageKeyVisitor)
+    }
+}
+
+struct UsageKeyVisitor;
+
+impl<'de> Visitor<'de> for UsageKeyVisitor {
+    type Value = UsageKey;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E>(self, s: &str) -> Result<UsageKey, E> {
+        Ok(UsageKey(USAGE_KEYS.iter().position(|k| *k == s)))
     }
 }
 

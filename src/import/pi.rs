@@ -154,12 +154,12 @@ impl File<'_> {
         match message.get("role").and_then(Value::as_str) {
             Some("assistant") => {
                 let blocks = message.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-                let mut usage = message.get("usage").and_then(Value::as_object).and_then(super::usage::pi);
-                if let Some(u) = usage.as_mut() {
+                let usage = message.get("usage").and_then(Value::as_object).and_then(super::usage::pi).map(|mut u| {
                     u.response = if id.is_empty() { format!("{}#{}", self.session, w.stats.calls) } else { id.clone() };
                     u.model =
                         message.get("model").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-                }
+                    std::sync::Arc::new(u)
+                });
                 for block in blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall")) {
                     let tool =
                         block.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");

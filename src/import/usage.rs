@@ -126,6 +126,10 @@ pub(super) fn pi(u: &Map<String, Value>) -> Option<Usage> {
 pub(super) struct Response {
     session: String,
     usage: Option<Usage>,
+    /// `usage` as last given to the calls, shared by them, and how many of
+    /// `calls` have it.
+    given: Option<std::sync::Arc<Usage>>,
+    given_to: usize,
     calls: Vec<String>,
 }
 
@@ -136,6 +140,8 @@ impl Response {
         if self.session != session || self.usage.as_ref().is_none_or(|u| u.response != id) {
             self.session = session.to_string();
             self.usage = None;
+            self.given = None;
+            self.given_to = 0;
             self.calls.clear();
         }
         let u = self.usage.get_or_insert_with(Usage::default);
@@ -170,15 +176,23 @@ impl Response {
         self.apply(w)
     }
 
-    /// Give every call of the response its usage.
-    pub(super) fn apply(&self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+    /// Give every call of the response its usage (once more when it grew).
+    pub(super) fn apply(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
         let Some(u) = &self.usage else { return Ok(()) };
         if u.tokens() == 0 && u.cost.is_none() {
             return Ok(());
         }
-        for id in &self.calls {
-            w.call_usage(&self.session, id, u)?;
+        // Unchanged: only the calls written since get it.
+        let from = if self.given.as_deref() == Some(u) { self.given_to } else { 0 };
+        let shared = match &self.given {
+            Some(g) if **g == *u => g.clone(),
+            _ => std::sync::Arc::new(u.clone()),
+        };
+        for id in &self.calls[from..] {
+            w.call_usage(&self.session, id, &shared)?;
         }
+        self.given = Some(shared);
+        self.given_to = self.calls.len();
         Ok(())
     }
 }

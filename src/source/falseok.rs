@@ -173,7 +173,7 @@ fn read_row(
         is_error: r.get_ref(10)?,
         exit_code: r.get_ref(11)?,
         returned_at: r.get_ref(12)?,
-        usage: usage_of(r)?,
+        usage: usage_of(r)?.map(std::sync::Arc::new),
     };
     push_row(row, session);
     Ok(())
@@ -196,7 +196,7 @@ pub(crate) struct RowRef<'a> {
     pub exit_code: ValueRef<'a>,
     pub returned_at: ValueRef<'a>,
     /// The usage of the response that emitted the call, if recorded.
-    pub usage: Option<Usage>,
+    pub usage: Option<std::sync::Arc<Usage>>,
 }
 
 /// The usage columns of a row (13 to 20): none when no token count and
@@ -244,9 +244,9 @@ pub(crate) fn push_row(r: RowRef<'_>, session: &mut Session) {
         let time = opt_text(r.called_at).and_then(|t| iso_time(&t));
         let usage = r.usage.map(|mut u| {
             if u.response.is_empty() {
-                u.response.clone_from(&call_id);
+                std::sync::Arc::make_mut(&mut u).response.clone_from(&call_id);
             }
-            std::sync::Arc::new(u)
+            u
         });
         session.events.push(Event::Call(Call { id: call_id.clone(), tool, input, time, row: r.row, usage }));
     }

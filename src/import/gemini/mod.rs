@@ -250,6 +250,7 @@ impl File<'_> {
         if let Some(mut u) = m.get("tokens").and_then(Value::as_object).and_then(super::usage::gemini) {
             u.response = id.to_string();
             u.model = m.get("model").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+            let u = std::sync::Arc::new(u);
             for call_id in self.calls.get(id).into_iter().flatten() {
                 w.call_usage(&self.session, call_id, &u)?;
             }

@@ -213,11 +213,14 @@ impl File<'_> {
         let parts = v.get("message").and_then(|m| m.get("parts")).and_then(Value::as_array);
         match v.get("type").and_then(Value::as_str).unwrap_or("") {
             "assistant" => {
-                let mut usage = v.get("usageMetadata").and_then(Value::as_object).and_then(super::super::usage::qwen);
-                if let Some(u) = usage.as_mut() {
-                    u.response = if uuid.is_empty() { format!("{session}#{}", w.stats.calls) } else { uuid.clone() };
-                    u.model = v.get("model").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-                }
+                let usage = v.get("usageMetadata").and_then(Value::as_object).and_then(super::super::usage::qwen).map(
+                    |mut u| {
+                        u.response =
+                            if uuid.is_empty() { format!("{session}#{}", w.stats.calls) } else { uuid.clone() };
+                        u.model = v.get("model").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+                        std::sync::Arc::new(u)
+                    },
+                );
                 for call in parts.into_iter().flatten().filter_map(|p| p.get("functionCall")) {
                     let tool =
                         call.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");

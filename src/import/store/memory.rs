@@ -24,6 +24,7 @@ use crate::model::{Dialect, Usage};
 use crate::source::falseok::{RowRef, int_ref, push_row, text_ref};
 use crate::source::rows::{SessionIndex, emit};
 use crate::source::{ReadContext, ReadResult};
+use std::sync::Arc;
 
 /// Texts longer than this go to the text file, not into memory.
 pub(in crate::import) const INLINE: usize = 256;
@@ -66,7 +67,7 @@ pub(crate) struct MemCall {
     pub input: StoredText,
     pub time: Option<Box<str>>,
     /// The usage columns (`source::falseok::USAGE_COLUMNS`), if recorded.
-    pub usage: Option<Box<Usage>>,
+    pub usage: Option<Arc<Usage>>,
 }
 
 /// One row of `results`.
@@ -349,14 +350,14 @@ impl MemStore {
     }
 
     /// `UPDATE calls SET` the usage columns of one call: was it there?
-    pub(crate) fn call_usage(&mut self, session: &str, call_id: &str, usage: &Usage) -> bool {
+    pub(crate) fn call_usage(&mut self, session: &str, call_id: &str, usage: &Arc<Usage>) -> bool {
         let Some(s) = self.number(session) else { return false };
         let Some(at) = self.call_at.find(&self.calls, s, call_id) else { return false };
         let Some(c) = self.calls[at as usize].as_mut() else { return false };
         if c.usage.is_none() {
             self.bytes += std::mem::size_of::<Usage>() + usage.response.len();
         }
-        c.usage = Some(Box::new(usage.clone()));
+        c.usage = Some(usage.clone());
         true
     }
 
@@ -576,7 +577,7 @@ pub(super) fn read_in_memory(store: &MemStore, cx: &mut ReadContext<'_>) -> Read
                 is_error: int_ref(result.and_then(|r| r.is_error)),
                 exit_code: int_ref(result.and_then(|r| r.exit_code)),
                 returned_at: text_ref(result.and_then(|r| r.time.as_deref())),
-                usage: c.usage.as_deref().cloned(),
+                usage: c.usage.clone(),
             };
             push_row(row, session);
         }

@@ -300,7 +300,12 @@ impl<'c> Writer<'c> {
     /// Record the usage of the response that emitted the call `id` of
     /// `session` (written before): the tokens of that whole response,
     /// which every call of it repeats (see `sql/schema.sql`).
-    pub(crate) fn call_usage(&mut self, session: &str, id: &str, usage: &Usage) -> rusqlite::Result<()> {
+    pub(crate) fn call_usage(
+        &mut self,
+        session: &str,
+        id: &str,
+        usage: &std::sync::Arc<Usage>,
+    ) -> rusqlite::Result<()> {
         match &mut self.mem {
             Some(mem) => {
                 mem.call_usage(session, id, usage);
