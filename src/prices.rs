@@ -193,6 +193,7 @@ mod tests {
         let p = builtin();
         assert_eq!(p.of("claude-opus-4-5-20251101").map(|r| r.input), Some(5.0));
         assert_eq!(p.of("claude-opus-4-1-20250805").map(|r| r.input), Some(15.0));
+        assert_eq!(p.of("claude-opus-4-8").map(|r| r.input), Some(5.0));
         assert_eq!(p.of("anthropic/claude-sonnet-4-5").map(|r| r.output), Some(15.0));
         assert_eq!(p.of("models/gemini-2.5-flash-lite").map(|r| r.input), Some(0.1));
         assert_eq!(p.of("gpt-5-codex").map(|r| r.input), Some(1.25));
@@ -202,6 +203,29 @@ mod tests {
             assert!(row.source.as_deref().is_some_and(|s| s.starts_with("https://")), "{} names its source", row.model);
         }
         assert!(p.date.is_some());
+    }
+
+    /// The table against costs an agent recorded: Pi writes each message's
+    /// tokens and its cost (`usage.cost.total`). The tuples are from public
+    /// Pi sessions of the corpus (badlogic/pi-mono, mode89/welpy,
+    /// selimbucher/civ6.ch; corpus/sources.tsv); over all 1,834 priced
+    /// messages of those models there, the table gives the recorded total
+    /// to the cent.
+    #[test]
+    fn the_table_prices_what_pi_recorded() {
+        let recorded = [
+            ("claude-opus-4-5", [1, 110, 4248, 206], 0.0061665),
+            ("claude-sonnet-4-5", [7, 231, 1684, 9518], 0.0396837),
+            ("claude-opus-4-8", [2, 231, 3421, 4707], 0.03691425),
+            ("claude-sonnet-4-6", [3, 135, 1668, 344], 0.0038244),
+        ];
+        for (model, [input, output, read, write], cost) in recorded {
+            let row = builtin().of(model).unwrap_or_else(|| panic!("{model} is priced"));
+            let d = row.of_tokens(input, output, read, write);
+            assert!((d - cost).abs() < 1e-9, "{model}: the table says {d}, Pi recorded {cost}");
+        }
+        assert_eq!(builtin().of("claude-opus-4-1-20250805").map(|r| r.input), Some(15.0));
+        assert_eq!(builtin().of("claude-opus-4-20250514").map(|r| r.input), Some(15.0));
     }
 
     #[test]

@@ -191,6 +191,9 @@ struct History<'a> {
     last_answer: Option<char>,
     /// The shell call waiting for what aider wrote after `Running`.
     running: Option<Running>,
+    /// The usage report of the reply being read (`> Tokens: … Cost: …`),
+    /// for its edit blocks.
+    reply_usage: Option<crate::model::Usage>,
     /// The line read last was aider's `> Tokens: …` left open (no two
     /// spaces at its end): its `Cost: …` follows on a line of its own.
     tokens_open: bool,
@@ -299,6 +302,9 @@ impl History<'_> {
         // cache was written and read, or before the `--no-stream` warning):
         // only the first is quoted. The second is aider's, not a reply.
         if std::mem::take(&mut self.tokens_open) && trimmed.starts_with("Cost: $") {
+            if let Some(u) = self.reply_usage.as_mut() {
+                u.cost = message_cost(trimmed);
+            }
             return Ok(());
         }
         if let Some(rest) = trimmed.strip_prefix("# ")
@@ -472,6 +478,9 @@ impl History<'_> {
         let raw_ends_closed = raw.ends_with("  ");
         let text = raw[1..].trim();
         self.tokens_open = !raw_ends_closed && text.starts_with("Tokens: ");
+        if let Some(report) = text.strip_prefix("Tokens: ") {
+            self.reply_usage = usage_report(report);
+        }
         let session = self.session(w)?;
         // `Model: M with diff edit format`; 0.50 `Models: M with ♾️ diff edit
         // format, weak model W`; 0.86 `Main model: M with ask edit format,
@@ -788,6 +797,7 @@ impl History<'_> {
         }
         let blocks = std::mem::take(&mut self.blocks);
         let verdict = std::mem::replace(&mut self.verdict_seen, false);
+        let usage = self.reply_usage.take();
         if blocks.is_empty() {
             return Ok(());
         }
@@ -797,9 +807,16 @@ impl History<'_> {
         }
         let session = self.session(w)?;
         let time = self.started.clone();
+        let usage = usage.map(|mut u| {
+            u.response = format!("{session}#{}", blocks[0].id);
+            std::sync::Arc::new(u)
+        });
         for b in blocks {
             let input = json!({"file_path": b.file, "search": b.search, "replace": b.replace});
             w.call(&session, &b.id, "edit", &input, time.as_deref())?;
+            if let Some(u) = &usage {
+                w.call_usage(&session, &b.id, u)?;
+            }
             if let Some((text, flag)) = &b.verdict {
                 let row = ResultRow {
                     session: &session,
@@ -831,6 +848,54 @@ impl History<'_> {
             time: time.as_deref(),
         })
     }
+}
+
+/// Aider's usage report after a reply, past `Tokens: `: `3.1k sent, 1.5k
+/// received. Cost: $0.0029 message, $0.0029 session.`, with `… cache
+/// write` and `… cache hit` before `received` when the prompt cache was
+/// used (aider's `base_coder.py`, `calculate_and_show_tokens_and_cost`).
+/// Counts are as aider prints them, rounded (`3.1k`, `10k`); the cost is
+/// the message's. `None` when neither sent nor received is there.
+fn usage_report(report: &str) -> Option<crate::model::Usage> {
+    let (counts, cost) = match report.split_once(". Cost: ") {
+        Some((c, rest)) => (c, message_cost(&format!("Cost: {rest}"))),
+        None => (report.trim_end().trim_end_matches('.'), None),
+    };
+    let mut u = crate::model::Usage { cost, ..Default::default() };
+    let (mut sent, mut received) = (false, false);
+    for part in counts.split(", ") {
+        let Some((n, what)) = part.trim().split_once(' ') else { continue };
+        let Some(n) = aider_count(n) else { continue };
+        match what.trim_end_matches('.') {
+            "sent" => (u.input, sent) = (n, true),
+            "received" => (u.output, received) = (n, true),
+            "cache write" => u.cache_write = n,
+            "cache hit" => u.cache_read = n,
+            _ => {}
+        }
+    }
+    (sent || received).then_some(u)
+}
+
+/// A count as aider's `format_tokens` prints it: `950`, `3.1k`, `10k`,
+/// `1.2M`, or (before 0.50) with thousands separators, `10,332`.
+fn aider_count(s: &str) -> Option<u64> {
+    let plain = s.replace(',', "");
+    let s = plain.as_str();
+    let (number, scale) = match s.as_bytes().last()? {
+        b'k' => (&s[..s.len() - 1], 1e3),
+        b'M' => (&s[..s.len() - 1], 1e6),
+        _ => (s, 1.0),
+    };
+    let n: f64 = number.parse().ok()?;
+    (n.is_finite() && n >= 0.0).then(|| (n * scale).round() as u64)
+}
+
+/// The message's cost in `Cost: $0.0029 message, $0.0042 session.`.
+fn message_cost(line: &str) -> Option<f64> {
+    let rest = line.trim().strip_prefix("Cost: $")?;
+    let (amount, what) = rest.split_once(' ')?;
+    what.starts_with("message").then(|| amount.parse::<f64>().ok()).flatten().filter(|d| d.is_finite() && *d >= 0.0)
 }
 
 /// A shell call that ran, and the lines aider wrote after `Running …`.
@@ -867,6 +932,18 @@ fn prompt_answer(text: &str) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn usage_reports() {
+        let u = usage_report("3.1k sent, 1.5k received. Cost: $0.0029 message, $0.0029 session.").unwrap();
+        assert_eq!((u.input, u.output, u.cost), (3100, 1500, Some(0.0029)));
+        let u = usage_report("10,332 sent, 439 received. Cost: $0.04 message, $0.04 session.").unwrap();
+        assert_eq!((u.input, u.output, u.cost), (10332, 439, Some(0.04)));
+        let u = usage_report("2.0k sent, 8.9k cache write, 1.4k cache hit, 300 received.").unwrap();
+        assert_eq!((u.input, u.cache_write, u.cache_read, u.output, u.cost), (2000, 8900, 1400, 300, None));
+        assert_eq!(message_cost("Cost: $0.01 message, $0.05 session."), Some(0.01));
+        assert!(usage_report("no counts here").is_none());
+    }
 
     #[test]
     fn markers_and_prompts() {

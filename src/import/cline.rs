@@ -482,6 +482,8 @@ struct UiCall {
     tool: String,
     input: Value,
     time: Option<String>,
+    /// The usage of the API request whose reply asked for it.
+    usage: Option<std::sync::Arc<crate::model::Usage>>,
 }
 
 /// Read a UI log alone. A call is a message that asks to use a tool or
@@ -508,6 +510,8 @@ fn ui_log(path: &Path, doc: &Value, dialect: Dialect, w: &mut Writer<'_>) -> rus
     // A `say completion_result` not yet followed by another call or request:
     // the `ask completion_result` after it is the same call.
     let mut completion_shown = false;
+    // The usage of the last `api_req_started`: its reply's calls follow it.
+    let mut usage: Option<std::sync::Arc<crate::model::Usage>> = None;
     for (i, m) in messages.iter().enumerate() {
         let kind = m.get("ask").or_else(|| m.get("say")).and_then(Value::as_str).unwrap_or("");
         let text = m.get("text").and_then(Value::as_str).unwrap_or("");
@@ -515,11 +519,20 @@ fn ui_log(path: &Path, doc: &Value, dialect: Dialect, w: &mut Writer<'_>) -> rus
         if m.get("partial").and_then(Value::as_bool) == Some(true) {
             continue;
         }
+        if kind == "api_req_started" {
+            usage = serde_json::from_str::<Value>(text).ok().and_then(|v| super::usage::cline(v.as_object()?)).map(
+                |mut u| {
+                    u.response = format!("{session}#api-{i}");
+                    std::sync::Arc::new(u)
+                },
+            );
+        }
         let call = |tool: &str, input: Value| UiCall {
             id: format!("ui-{i}"),
             tool: tool.to_string(),
             input,
             time: time.clone(),
+            usage: usage.clone(),
         };
         let new = match kind {
             "tool" => {
@@ -581,6 +594,9 @@ fn answer(session: &str, calls: Vec<UiCall>, request: &str, w: &mut Writer<'_>) 
     for (c, pick) in calls.iter().zip(picks) {
         let tool = pick.map_or(c.tool.as_str(), |k| blocks[k].0);
         w.call(session, &c.id, tool, &c.input, c.time.as_deref())?;
+        if let Some(u) = &c.usage {
+            w.call_usage(session, &c.id, u)?;
+        }
         if let Some(k) = pick {
             let time = c.time.as_deref();
             w.result(&ResultRow { session, call_id: &c.id, text: blocks[k].1, flag: None, exit_code: None, time })?;

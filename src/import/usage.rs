@@ -99,6 +99,24 @@ pub(super) fn qwen(u: &Map<String, Value>) -> Option<Usage> {
     })
 }
 
+/// Cline's and Roo Code's `api_req_started` text (JSON): `tokensIn` without
+/// the cache (`cacheReads`, `cacheWrites`), `tokensOut`, and the request's
+/// `cost` in dollars.
+pub(super) fn cline(t: &Map<String, Value>) -> Option<Usage> {
+    let (input, output) = (count(t, "tokensIn"), count(t, "tokensOut"));
+    if input.is_none() && output.is_none() {
+        return None;
+    }
+    Some(Usage {
+        input: input.unwrap_or(0),
+        output: output.unwrap_or(0),
+        cache_read: count(t, "cacheReads").unwrap_or(0),
+        cache_write: count(t, "cacheWrites").unwrap_or(0),
+        cost: dollars(t, "cost"),
+        ..Usage::default()
+    })
+}
+
 /// Pi's `usage` of an assistant message: `input` excludes `cacheRead` and
 /// `cacheWrite`; `cost.total` in dollars.
 pub(super) fn pi(u: &Map<String, Value>) -> Option<Usage> {

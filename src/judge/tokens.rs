@@ -13,7 +13,8 @@
 //!
 //! Dollars are the recorded cost of the responses where the source keeps
 //! one, else the price table's (`prices`); the rent is priced at the cache
-//! read price of the failed call's model.
+//! read price of the failed call's model, when the table knows it (else
+//! its tokens count and its dollars do not).
 
 use crate::judge::{JudgedCall, JudgedSession, Outcome};
 use crate::prices::Prices;
@@ -111,8 +112,10 @@ pub(crate) fn failure_costs(s: &JudgedSession, prices: &Prices) -> Vec<Option<Fa
                 if let Some(j) = retry_at {
                     d = d.saturating_add(call_micros(&calls[j], prices)?);
                 }
-                if rent > 0 {
-                    d = d.saturating_add(crate::prices::micros(rent as f64 * rent_price? / 1e6));
+                // Rent has no recorded cost: it is priced where the table
+                // knows the model, and left out of the dollars where not.
+                if let (true, Some(price)) = (rent > 0, rent_price) {
+                    d = d.saturating_add(crate::prices::micros(rent as f64 * price / 1e6));
                 }
                 Some(d)
             })();

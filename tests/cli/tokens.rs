@@ -244,3 +244,54 @@ fn the_configuration_prices_models_and_the_flag_wins() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("prices.claude-sonnet-4-5"), "{}", stderr(&out));
 }
+
+/// Cline's UI log: each `api_req_started` records its request's tokens and
+/// cost, and the calls its reply asked for follow it. Dollars are the
+/// recorded ones: 0.0123 + 0.0045.
+#[test]
+fn clines_recorded_request_costs_are_used_as_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = dir.path().join("task1");
+    std::fs::create_dir(&task).unwrap();
+    let req = |v: serde_json::Value| v.to_string();
+    let msgs = serde_json::json!([
+        {"ts": 1764500000000_i64, "type": "say", "say": "task", "text": "list the files"},
+        {"ts": 1764500001000_i64, "type": "say", "say": "api_req_started", "text": req(serde_json::json!(
+            {"request": "<task>\nlist the files\n</task>", "tokensIn": 10, "tokensOut": 20, "cacheWrites": 50, "cacheReads": 100, "cost": 0.0123}))},
+        {"ts": 1764500002000_i64, "type": "ask", "ask": "command", "text": "ls"},
+        {"ts": 1764500003000_i64, "type": "say", "say": "api_req_started", "text": req(serde_json::json!(
+            {"request": "[execute_command for 'ls'] Result:\n\nCommand executed.\nOutput:\nfile.txt", "tokensIn": 5, "tokensOut": 7, "cacheWrites": 0, "cacheReads": 200, "cost": 0.0045}))},
+        {"ts": 1764500004000_i64, "type": "say", "say": "completion_result", "text": "There is one file."}
+    ]);
+    std::fs::write(task.join("ui_messages.json"), msgs.to_string()).unwrap();
+    let v = scan_json(&[task.to_str().unwrap()], &["--no-index"]);
+    let u = &v["usage"];
+    assert_eq!(u["calls"], 2);
+    assert_eq!(u["dollars"].as_f64(), Some(0.0168));
+    assert_eq!((u["input_tokens"].as_u64(), u["output_tokens"].as_u64()), (Some(15), Some(27)));
+    assert_eq!((u["cache_read_tokens"].as_u64(), u["cache_write_tokens"].as_u64()), (Some(300), Some(50)));
+}
+
+/// The shipped Claude Code sample, by hand. Its response `msg_01B` is
+/// written on three lines; the third replays the first (same line uuid)
+/// and is read once, so the response's two calls (`Edit` toolu_02, `Bash`
+/// toolu_03) split 6 input + 40 output (the larger of its lines' 12 and
+/// 40) + 12,000 cache reads + 1,500 cache writes = 13,546 tokens: 6,773
+/// each. Its dollars at $3 / $15 / $0.30 / $3.75 per million: 18 + 600 +
+/// 3,600 + 5,625 = 9,843 millionths; the first call takes the odd one.
+#[test]
+fn the_shipped_claude_sample_by_hand() {
+    let v = scan_json(&["sample-traces/claude-code"], &["--no-index"]);
+    let row = |tool: &str, category: &str| {
+        v["cost"].as_array().unwrap().iter().find(|r| r["tool"] == tool && r["category"] == category).unwrap().clone()
+    };
+    assert_eq!(row("Edit", "edit-match-not-found")["own_tokens"], 6773);
+    assert_eq!(row("Bash", "collateral-cancel")["own_tokens"], 6773);
+    // Input: 6 (msg_01B) + 4 × 9 other responses of the main session, and
+    // 10 × 4 responses of the sub-agents.
+    assert_eq!(v["usage"]["input_tokens"], 82);
+    let out = run_in(root(), &["export", "sample-traces/claude-code", "--format", "ndjson", "--no-index"]);
+    let rows: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let cost = |id: &str| rows.iter().find(|r| r["call_id"] == id).unwrap()["cost_usd"].as_f64();
+    assert_eq!((cost("toolu_02"), cost("toolu_03")), (Some(0.004922), Some(0.004921)));
+}
