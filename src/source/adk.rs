@@ -29,7 +29,7 @@ use super::rows::{
     SessionIndex, Stream, emit, epoch_time, id_of, opt_int, parse_column, pick_query, stream_by_session, time_of,
 };
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
-use crate::model::{Call, Dialect, Event, ToolResult, text_ends};
+use crate::model::{Call, Dialect, Event, ToolResult, Usage, text_ends};
 
 pub(crate) struct Adk;
 
@@ -91,13 +91,28 @@ impl Adapter for Adk {
                 }
                 parse_column(r.get_ref(2)?, column, row, session, |text, out| {
                     let v: Value = serde_json::from_str(text).map_err(|e| format!("{column} is invalid JSON: {e}"))?;
-                    let (content, time) = if v1 {
+                    let (content, time, usage) = if v1 {
                         let time = v.get("timestamp").and_then(Value::as_f64).and_then(float_time).or(stored);
-                        (v.get("content").cloned().unwrap_or(Value::Null), time)
+                        (v.get("content").cloned().unwrap_or(Value::Null), time, event_usage(&v))
                     } else {
-                        (v, stored)
+                        (v, stored, None)
                     };
-                    parse_content(&content, time, row, out)
+                    let before = out.len();
+                    parse_content(&content, time, row, out)?;
+                    let usage = usage.map(|mut u| {
+                        if u.response.is_empty() {
+                            u.response = format!("row-{row}");
+                        }
+                        std::sync::Arc::new(u)
+                    });
+                    if let Some(u) = usage {
+                        for e in &mut out[before..] {
+                            if let Event::Call(c) = e {
+                                c.usage = Some(u.clone());
+                            }
+                        }
+                    }
+                    Ok(())
                 });
                 Ok(())
             },
@@ -151,6 +166,39 @@ fn drop_answered_placeholders(events: &mut Vec<Event>) {
             !drop[i - 1]
         });
     }
+}
+
+/// The `usage_metadata` of a model event (Gemini's `GenerateContentResponse`
+/// usage): `prompt_token_count` includes `cached_content_token_count`, and
+/// `thoughts_token_count` is billed as output beside
+/// `candidates_token_count` (their `total_token_count` sums the three). The
+/// model is the event's `model_version`, the response its `id`.
+fn event_usage(v: &Value) -> Option<Usage> {
+    let u = field(v, "usage_metadata", "usageMetadata")?;
+    let count = |k: &str, camel: &str| -> Option<u64> {
+        let n = u.get(k).or_else(|| u.get(camel))?.as_number()?;
+        n.as_u64().or_else(|| n.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f as u64))
+    };
+    let (prompt, candidates) =
+        (count("prompt_token_count", "promptTokenCount"), count("candidates_token_count", "candidatesTokenCount"));
+    if prompt.is_none() && candidates.is_none() {
+        return None;
+    }
+    let prompt = prompt.unwrap_or(0);
+    let cached = count("cached_content_token_count", "cachedContentTokenCount").unwrap_or(0).min(prompt);
+    let thoughts = count("thoughts_token_count", "thoughtsTokenCount").unwrap_or(0);
+    let text =
+        |k: &str, camel: &str| v.get(k).or_else(|| v.get(camel)).and_then(Value::as_str).filter(|s| !s.is_empty());
+    Some(Usage {
+        response: text("id", "id").unwrap_or_default().to_string(),
+        model: text("model_version", "modelVersion").map(str::to_string),
+        input: prompt - cached,
+        output: candidates.unwrap_or(0).saturating_add(thoughts),
+        cache_read: cached,
+        cache_write: 0,
+        reasoning: thoughts,
+        cost: None,
+    })
 }
 
 /// Epoch seconds with a fraction.
@@ -230,6 +278,21 @@ fn response_text(resp: &Value) -> (String, Option<bool>) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Gemini's usage: the cache inside the prompt count, thoughts beside
+    /// the candidates (their total is the sum of the three).
+    #[test]
+    fn a_model_events_usage() {
+        let v = json!({"id": "e1", "model_version": "gemini-2.5-flash",
+            "usage_metadata": {"prompt_token_count": 281, "candidates_token_count": 23, "thoughts_token_count": 102,
+                "cached_content_token_count": 200, "total_token_count": 406}});
+        let u = event_usage(&v).unwrap();
+        assert_eq!((u.input, u.cache_read, u.output, u.reasoning), (81, 200, 125, 102));
+        assert_eq!((u.response.as_str(), u.model.as_deref()), ("e1", Some("gemini-2.5-flash")));
+        let camel = json!({"usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 1}});
+        assert_eq!(event_usage(&camel).map(|u| (u.input, u.output)), Some((5, 1)));
+        assert!(event_usage(&json!({"usage_metadata": {}})).is_none());
+    }
 
     fn parse(v: Value) -> Vec<Event> {
         let mut out = vec![];

@@ -41,7 +41,7 @@ use serde_json::{Map, Value};
 
 use super::rows::{SessionIndex, Stream, decode_arguments, emit, id_of, opt_int, stream_by_session, text_of};
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
-use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult, text_ends};
+use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult, Usage, text_ends};
 
 pub(crate) struct LangGraph;
 
@@ -176,6 +176,48 @@ impl Adapter for LangGraph {
     }
 }
 
+/// The `usage_metadata` of a LangChain `AIMessage` (langchain_core's
+/// `UsageMetadata`): `input_tokens` sums every input kind, the cache's
+/// included (`input_token_details.cache_read`, `.cache_creation`);
+/// `output_tokens` every output kind (`output_token_details.reasoning`
+/// included). The model from `response_metadata` (`model_name`, or
+/// Anthropic's `model`), the response's id the message's.
+fn message_usage(m: &Map<String, Value>, row: i64) -> Option<Usage> {
+    let u = m.get("usage_metadata")?.as_object()?;
+    let count = |o: &Map<String, Value>, k: &str| -> Option<u64> {
+        let n = o.get(k)?.as_number()?;
+        n.as_u64().or_else(|| n.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f as u64))
+    };
+    let (input, output) = (count(u, "input_tokens"), count(u, "output_tokens"));
+    if input.is_none() && output.is_none() {
+        return None;
+    }
+    let details = |k: &str| u.get(k).and_then(Value::as_object);
+    let read = details("input_token_details").and_then(|d| count(d, "cache_read")).unwrap_or(0);
+    let write = details("input_token_details").and_then(|d| count(d, "cache_creation")).unwrap_or(0);
+    let reasoning = details("output_token_details").and_then(|d| count(d, "reasoning")).unwrap_or(0);
+    let meta = m.get("response_metadata").and_then(Value::as_object);
+    let model = meta
+        .and_then(|r| r.get("model_name").or_else(|| r.get("model")))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    let response = match m.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        Some(id) => id.to_string(),
+        None => format!("row-{row}"),
+    };
+    Some(Usage {
+        response,
+        model,
+        input: input.unwrap_or(0).saturating_sub(read).saturating_sub(write),
+        output: output.unwrap_or(0),
+        cache_read: read,
+        cache_write: write,
+        reasoning,
+        cost: None,
+    })
+}
+
 /// What one session has counted already, so that a message stored twice
 /// (a write and a checkpoint, or a resumed task) counts once.
 #[derive(Default)]
@@ -199,6 +241,7 @@ impl Dedup {
     ) {
         match kind_of(&m) {
             "ai" => {
+                let usage = message_usage(&m, row).map(std::sync::Arc::new);
                 for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
                     let id = id_of(c.get("id"));
                     if (id.is_empty() && fill_only) || (!id.is_empty() && !self.calls.insert(id.clone())) {
@@ -212,7 +255,7 @@ impl Dedup {
                         input,
                         time,
                         row,
-                        usage: None,
+                        usage: usage.clone(),
                     }));
                 }
                 for c in m.get("invalid_tool_calls").and_then(Value::as_array).into_iter().flatten() {
@@ -231,7 +274,7 @@ impl Dedup {
                         input,
                         time,
                         row,
-                        usage: None,
+                        usage: usage.clone(),
                     }));
                     if !id.is_empty() {
                         self.results.insert(id.clone());
@@ -565,6 +608,31 @@ pub(crate) fn uuid6_time(id: &str) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// LangChain's `UsageMetadata`: the cache's reads and writes are inside
+    /// `input_tokens`, reasoning inside `output_tokens`.
+    #[test]
+    fn an_ai_messages_usage() {
+        let m = serde_json::json!({
+            "type": "ai", "id": "run-1",
+            "response_metadata": {"model_name": "gpt-4o-2024-08-06"},
+            "usage_metadata": {"input_tokens": 1200, "output_tokens": 300, "total_tokens": 1500,
+                "input_token_details": {"cache_read": 1000, "cache_creation": 50},
+                "output_token_details": {"reasoning": 120}}
+        });
+        let u = message_usage(m.as_object().unwrap(), 7).unwrap();
+        assert_eq!((u.input, u.cache_read, u.cache_write, u.output, u.reasoning), (150, 1000, 50, 300, 120));
+        assert_eq!((u.response.as_str(), u.model.as_deref()), ("run-1", Some("gpt-4o-2024-08-06")));
+        let anthropic = serde_json::json!({"response_metadata": {"model": "claude-sonnet-4-5"},
+            "usage_metadata": {"input_tokens": 10, "output_tokens": 2}});
+        let u = message_usage(anthropic.as_object().unwrap(), 7).unwrap();
+        assert_eq!(
+            (u.input, u.output, u.response.as_str(), u.model.as_deref()),
+            (10, 2, "row-7", Some("claude-sonnet-4-5"))
+        );
+        let none = serde_json::json!({"usage_metadata": {"total_tokens": 5}, "id": "x"});
+        assert!(message_usage(none.as_object().unwrap(), 1).is_none(), "no input or output count: no usage");
+    }
 
     #[test]
     fn uuid6_times() {
