@@ -727,6 +727,28 @@ mod tests {
         for line in lines {
             same(line);
         }
+        // The response's id, model and usage: counts of every JSON type,
+        // written twice, nested objects beside them, usage of another type.
+        let usages = [
+            r#"{"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":4,"cache_creation_input_tokens":12000,"cache_read_input_tokens":0,"output_tokens":85,"cache_creation":{"ephemeral_5m_input_tokens":12000},"server_tool_use":{"web_search_requests":0},"service_tier":"standard"}}}"#,
+            r#"{"message":{"usage":{"input_tokens":-3,"output_tokens":2.7,"cache_read_input_tokens":"9","cache_creation_input_tokens":null}}}"#,
+            r#"{"message":{"usage":{"input_tokens":1,"input_tokens":true,"output_tokens":1e19,"output_tokens":5}}}"#,
+            r#"{"message":{"usage":{"speed":1},"id":7,"model":["x"]}}"#,
+            r#"{"message":{"usage":[1,2],"id":"a","id":"b"}}"#,
+            r#"{"message":{"usage":{"input_tokens":18446744073709551615,"output_tokens":1e300}}}"#,
+            r#"{"message":{"usage":{"input_tokens":1},"usage":"gone"}}"#,
+        ];
+        for line in usages {
+            same(line);
+        }
+        let first = ClaudeLine::parse(usages[0]).unwrap().response;
+        assert_eq!((first.id.as_deref(), first.model.as_deref()), (Some("m1"), Some("claude-sonnet-4-5")));
+        let u = first.usage.unwrap();
+        assert_eq!((u.input, u.cache_write, u.cache_read, u.output), (4, 12000, 0, 85));
+        let odd = ClaudeLine::parse(usages[1]).unwrap().response.usage.unwrap();
+        assert_eq!((odd.input, odd.output, odd.cache_read), (0, 2, 0), "a negative count or a string is none");
+        assert_eq!(ClaudeLine::parse(usages[2]).unwrap().response.usage.map(|u| (u.input, u.output)), Some((0, 5)));
+        assert!(ClaudeLine::parse(usages[3]).unwrap().response.usage.is_none(), "no count: no usage");
         assert!(ClaudeLine::parse(&deep).is_none(), "nesting past Value's limit is refused");
         assert!(ClaudeLine::parse(r#"{"x":1e400}"#).is_none(), "a number Value refuses is refused");
         let line = ClaudeLine::parse(lines[2]).unwrap();
