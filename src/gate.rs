@@ -331,83 +331,78 @@ fn rates_quoted(report: &Report, gate: &Gate) -> String {
     parts.join(", ")
 }
 
-/// The failures' cost above `--max-failure-cost`: the whole run's, and
-/// per tool the share of it (so a CI reader sees where it went).
-fn cost_failures(report: &Report, gate: &Gate, out: &mut Verdict) {
-    if let Some(limit) = gate.max_session_failure_cost {
-        let (worst, over) = match limit {
-            CostLimit::Tokens(n) => {
-                let w = report.usage.costliest_session_tokens.as_ref();
-                (w, w.is_some_and(|s| s.failure_tokens > n))
-            }
-            CostLimit::Dollars(d) => {
-                let w = report.usage.costliest_session_dollars.as_ref();
-                (w, w.is_some_and(|s| s.failure_dollars > d + 1e-9))
-            }
-        };
-        if let (true, Some(s)) = (over, worst) {
-            let spent = match limit {
-                CostLimit::Tokens(_) => format!("{} tokens", crate::prices::tokens(s.failure_tokens)),
-                CostLimit::Dollars(_) => crate::prices::dollars(s.failure_dollars),
-            };
-            out.failures.push(GateFailure {
-                tool: None,
-                source: None,
-                text: format!(
-                    "the failures of session {} cost {spent} (limit {} per session)",
-                    s.session.replace(['\n', '\r'], " "),
-                    limit.shown()
-                ),
-            });
+/// What the run's failures cost: tokens (own, retry, rent), dollars of the
+/// priced ones, and how many were not priced.
+fn run_spent(report: &Report) -> (u64, f64, u64) {
+    let tokens = report.cost.iter().fold(0u64, |a, r| a.saturating_add(r.tokens()));
+    (tokens, report.cost.iter().map(|r| r.dollars).sum(), report.cost.iter().map(|r| r.unpriced).sum())
+}
+
+/// So many tokens or dollars, in the unit of `limit`.
+fn spent_text(limit: CostLimit, tokens: u64, dollars: f64) -> String {
+    match limit {
+        CostLimit::Tokens(_) => format!("{} tokens", crate::prices::tokens(tokens)),
+        CostLimit::Dollars(_) => crate::prices::dollars(dollars),
+    }
+}
+
+/// The session the report names as costliest in the unit of `limit`, and
+/// whether it is over it.
+fn costliest(report: &Report, limit: CostLimit) -> Option<(&crate::report::CostliestSession, bool)> {
+    match limit {
+        CostLimit::Tokens(n) => report.usage.costliest_session_tokens.as_ref().map(|s| (s, s.failure_tokens > n)),
+        CostLimit::Dollars(d) => {
+            report.usage.costliest_session_dollars.as_ref().map(|s| (s, s.failure_dollars > d + 1e-9))
         }
     }
+}
+
+/// The failures' cost above `--max-session-failure-cost` (the costliest
+/// session's) and above `--max-failure-cost` (the whole run's).
+fn cost_failures(report: &Report, gate: &Gate, out: &mut Verdict) {
+    if let Some(limit) = gate.max_session_failure_cost
+        && let Some((s, true)) = costliest(report, limit)
+    {
+        out.failures.push(GateFailure {
+            tool: None,
+            source: None,
+            text: format!(
+                "the failures of session {} cost {} (limit {} per session)",
+                s.session.replace(['\n', '\r'], " "),
+                spent_text(limit, s.failure_tokens, s.failure_dollars),
+                limit.shown()
+            ),
+        });
+    }
     let Some(limit) = gate.max_failure_cost else { return };
-    let tokens: u64 = report.cost.iter().fold(0u64, |a, r| a.saturating_add(r.tokens()));
-    let dollars: f64 = report.cost.iter().map(|r| r.dollars).sum();
-    let unpriced: u64 = report.cost.iter().map(|r| r.unpriced).sum();
-    let (over, spent) = match limit {
-        CostLimit::Tokens(n) => (tokens > n, format!("{} tokens", crate::prices::tokens(tokens))),
-        CostLimit::Dollars(d) => {
-            let note = if unpriced > 0 { format!(", {unpriced} failures not priced") } else { String::new() };
-            (dollars > d + 1e-9, format!("{}{note}", crate::prices::dollars(dollars)))
-        }
+    let (tokens, dollars, unpriced) = run_spent(report);
+    let over = match limit {
+        CostLimit::Tokens(n) => tokens > n,
+        CostLimit::Dollars(d) => dollars > d + 1e-9,
     };
     if !over {
         return;
     }
+    let note = match limit {
+        CostLimit::Dollars(_) if unpriced > 0 => format!(", {unpriced} failures not priced"),
+        _ => String::new(),
+    };
     out.failures.push(GateFailure {
         tool: None,
         source: None,
-        text: format!("failures cost {spent} (limit {})", limit.shown()),
+        text: format!("failures cost {}{note} (limit {})", spent_text(limit, tokens, dollars), limit.shown()),
     });
 }
 
 /// What the failures cost, as a passing gate quotes it beside its limits.
 fn cost_quoted(report: &Report, gate: &Gate) -> Option<String> {
     let session = gate.max_session_failure_cost.map(|limit| {
-        let worst = match limit {
-            CostLimit::Tokens(_) => report
-                .usage
-                .costliest_session_tokens
-                .as_ref()
-                .map(|s| format!("{} tokens", crate::prices::tokens(s.failure_tokens))),
-            CostLimit::Dollars(_) => {
-                report.usage.costliest_session_dollars.as_ref().map(|s| crate::prices::dollars(s.failure_dollars))
-            }
-        };
+        let worst = costliest(report, limit).map(|(s, _)| spent_text(limit, s.failure_tokens, s.failure_dollars));
         format!("costliest session {} (limit {} per session)", worst.unwrap_or_else(|| "nothing".into()), limit.shown())
     });
     let Some(limit) = gate.max_failure_cost else { return session };
-    let spent = match limit {
-        CostLimit::Tokens(_) => {
-            format!(
-                "{} tokens",
-                crate::prices::tokens(report.cost.iter().fold(0u64, |a, r| a.saturating_add(r.tokens())))
-            )
-        }
-        CostLimit::Dollars(_) => crate::prices::dollars(report.cost.iter().map(|r| r.dollars).sum()),
-    };
-    let run = format!("failures cost {spent} (limit {})", limit.shown());
+    let (tokens, dollars, _) = run_spent(report);
+    let run = format!("failures cost {} (limit {})", spent_text(limit, tokens, dollars), limit.shown());
     Some(match session {
         Some(s) => format!("{run}, {s}"),
         None => run,

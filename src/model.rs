@@ -225,6 +225,14 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// A token count as a JSON value holds it: a number, zero or more (a
+    /// float is cut); anything else is none. Every reader of usage counts
+    /// with it.
+    pub fn count(v: &Value) -> Option<u64> {
+        let n = v.as_number()?;
+        n.as_u64().or_else(|| n.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f as u64))
+    }
+
     /// Every token the response was billed for.
     pub fn tokens(&self) -> u64 {
         self.input.saturating_add(self.output).saturating_add(self.cache_read).saturating_add(self.cache_write)

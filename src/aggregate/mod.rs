@@ -352,18 +352,16 @@ impl Aggregator {
         let threshold = self.judge.streak_threshold.max(2);
         let filters = &self.options.filters;
         let costs = crate::judge::tokens::failure_costs(s, crate::prices::active());
-        let spent: Vec<_> = (0..s.calls.len())
-            .filter(|&i| filters.call_ok(&s.calls[i]))
-            .filter_map(|i| costs.get(i).copied().flatten())
-            .collect();
+        // `costs` is empty for a session that records no usage: its calls
+        // are not walked again.
+        let spent: Vec<_> =
+            (0..costs.len()).filter_map(|i| costs[i].filter(|_| filters.call_ok(&s.calls[i]))).collect();
         if !spent.is_empty() {
             let micros: Vec<u64> = spent.iter().filter_map(|c| c.micros).collect();
             let session = CostliestSession {
                 source: self.sources.last().map(|src| src.path.clone()).unwrap_or_default(),
                 session: self.judge.redaction.apply(&s.id).into_owned(),
-                failure_tokens: spent
-                    .iter()
-                    .fold(0u64, |a, c| a.saturating_add(c.own).saturating_add(c.retry).saturating_add(c.rent)),
+                failure_tokens: spent.iter().fold(0u64, |a, c| a.saturating_add(c.tokens())),
                 failure_dollars: micros.iter().fold(0u64, |a, &m| a.saturating_add(m)) as f64 / 1e6,
             };
             self.usage.session(session, !micros.is_empty());

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::judge::sequence::{self, SessionSequences};
 use crate::judge::{Failure, JudgedCall, JudgedSession, Outcome};
+use crate::prices::micros;
 use crate::report::{CostRow, FeedbackRow, RecoveryRow, RepairRow, StreakReport, StreakRow};
 
 #[derive(Default)]
@@ -30,8 +31,6 @@ struct Recovery {
     micros: u64,
     unpriced: u64,
 }
-
-use crate::prices::micros;
 
 #[derive(Default)]
 struct Feedback {

@@ -74,9 +74,7 @@ pub(crate) fn row(s: &JudgedSession, source: &str, filters: &Filters, threshold:
             .fold(0u64, |a, &i| a.saturating_add(s.calls[i].share_of(crate::judge::Usage::tokens).unwrap_or(0)))
     });
     let spent: Vec<_> = kept.iter().filter_map(|&i| costs.get(i).copied().flatten()).collect();
-    let failure_tokens = tokens.map(|_| {
-        spent.iter().fold(0u64, |a, c| a.saturating_add(c.own).saturating_add(c.retry).saturating_add(c.rent))
-    });
+    let failure_tokens = tokens.map(|_| spent.iter().fold(0u64, |a, c| a.saturating_add(c.tokens())));
     let priced: Vec<u64> = spent.iter().filter_map(|c| c.micros).collect();
     let failure_dollars =
         (!priced.is_empty()).then(|| priced.iter().fold(0u64, |a, &m| a.saturating_add(m)) as f64 / 1e6);

@@ -127,8 +127,7 @@ pub(crate) fn rows(origin: &Origin<'_>, s: &JudgedSession, redaction: Redaction)
                 r.reasoning_tokens = c.share_of(|u| u.reasoning);
                 r.cost_usd = crate::judge::tokens::call_micros(c, crate::prices::active()).map(|m| m as f64 / 1e6);
             }
-            r.failure_tokens =
-                costs.get(i).copied().flatten().map(|f| f.own.saturating_add(f.retry).saturating_add(f.rent));
+            r.failure_tokens = costs.get(i).copied().flatten().map(|f| f.tokens());
             r.template = r.template.map(|t| redaction.apply(&t).into_owned());
             r
         })

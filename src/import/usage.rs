@@ -11,10 +11,7 @@ use crate::model::Usage;
 
 /// A count at `key` of `o`: a non-negative integer (a float is cut).
 pub(super) fn count(o: &Map<String, Value>, key: &str) -> Option<u64> {
-    match o.get(key)? {
-        Value::Number(n) => n.as_u64().or_else(|| n.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f as u64)),
-        _ => None,
-    }
+    Usage::count(o.get(key)?)
 }
 
 /// A dollar amount at `key` of `o`.

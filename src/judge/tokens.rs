@@ -43,6 +43,13 @@ pub(crate) struct FailureCost {
     pub micros: Option<u64>,
 }
 
+impl FailureCost {
+    /// Every token it cost: own, retry and rent.
+    pub(crate) fn tokens(&self) -> u64 {
+        self.own.saturating_add(self.retry).saturating_add(self.rent)
+    }
+}
+
 /// Per call of `s`, what it cost when it failed and its response's usage is
 /// recorded; empty when no call of the session records usage.
 pub(crate) fn failure_costs(s: &JudgedSession, prices: &Prices) -> Vec<Option<FailureCost>> {

@@ -175,10 +175,7 @@ fn drop_answered_placeholders(events: &mut Vec<Event>) {
 /// model is the event's `model_version`, the response its `id`.
 fn event_usage(v: &Value) -> Option<Usage> {
     let u = field(v, "usage_metadata", "usageMetadata")?;
-    let count = |k: &str, camel: &str| -> Option<u64> {
-        let n = u.get(k).or_else(|| u.get(camel))?.as_number()?;
-        n.as_u64().or_else(|| n.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f as u64))
-    };
+    let count = |k: &str, camel: &str| u.get(k).or_else(|| u.get(camel)).and_then(Usage::count);
     let (prompt, candidates) =
         (count("prompt_token_count", "promptTokenCount"), count("candidates_token_count", "candidatesTokenCount"));
     if prompt.is_none() && candidates.is_none() {

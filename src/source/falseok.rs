@@ -19,7 +19,8 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use serde_json::Value;
 
 use super::rows::{
-    SessionIndex, Stream, decode_arguments, emit, iso_time, opt_int, opt_text, stream_by_session, text_of,
+    SessionIndex, Stream, decode_arguments, emit, iso_time, opt_count, opt_dollars, opt_int, opt_text,
+    stream_by_session, text_of,
 };
 use super::{Adapter, FormatInfo, ReadContext, ReadError, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, Session, ToolResult, Usage};
@@ -203,19 +204,9 @@ pub(crate) struct RowRef<'a> {
 /// no cost is recorded; a response without an id is the call's own. A
 /// count that is negative or not a number is not a count.
 fn usage_of(r: &Row<'_>) -> rusqlite::Result<Option<Usage>> {
-    let count = |i: usize| -> rusqlite::Result<Option<u64>> {
-        Ok(match r.get_ref(i)? {
-            ValueRef::Integer(n) => u64::try_from(n).ok(),
-            ValueRef::Real(f) if f.is_finite() && f >= 0.0 => Some(f as u64),
-            _ => None,
-        })
-    };
+    let count = |i: usize| r.get_ref(i).map(opt_count);
     let counts = [count(15)?, count(16)?, count(17)?, count(18)?, count(19)?];
-    let cost = match r.get_ref(20)? {
-        ValueRef::Real(f) if f.is_finite() && f >= 0.0 => Some(f),
-        ValueRef::Integer(n) if n >= 0 => Some(n as f64),
-        _ => None,
-    };
+    let cost = opt_dollars(r.get_ref(20)?);
     if counts.iter().all(Option::is_none) && cost.is_none() {
         return Ok(None);
     }

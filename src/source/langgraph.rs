@@ -184,10 +184,7 @@ impl Adapter for LangGraph {
 /// Anthropic's `model`), the response's id the message's.
 fn message_usage(m: &Map<String, Value>, row: i64) -> Option<Usage> {
     let u = m.get("usage_metadata")?.as_object()?;
-    let count = |o: &Map<String, Value>, k: &str| -> Option<u64> {
-        let n = o.get(k)?.as_number()?;
-        n.as_u64().or_else(|| n.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f as u64))
-    };
+    let count = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Usage::count);
     let (input, output) = (count(u, "input_tokens"), count(u, "output_tokens"));
     if input.is_none() && output.is_none() {
         return None;

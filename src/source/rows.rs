@@ -235,6 +235,25 @@ pub(crate) fn opt_text(v: ValueRef<'_>) -> Option<String> {
 }
 
 /// A column as an integer, if it is one (or numeric text).
+/// A token count as a column holds it: an integer or a float, zero or more
+/// (a float is cut); anything else is none.
+pub(crate) fn opt_count(v: ValueRef<'_>) -> Option<u64> {
+    match v {
+        ValueRef::Integer(n) => u64::try_from(n).ok(),
+        ValueRef::Real(f) if f.is_finite() && f >= 0.0 => Some(f as u64),
+        _ => None,
+    }
+}
+
+/// An amount of dollars as a column holds it: a number, zero or more.
+pub(crate) fn opt_dollars(v: ValueRef<'_>) -> Option<f64> {
+    match v {
+        ValueRef::Real(f) if f.is_finite() && f >= 0.0 => Some(f),
+        ValueRef::Integer(n) if n >= 0 => Some(n as f64),
+        _ => None,
+    }
+}
+
 pub(crate) fn opt_int(v: ValueRef<'_>) -> Option<i64> {
     match v {
         ValueRef::Integer(i) => Some(i),

@@ -22,7 +22,10 @@ use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use serde_json::Value;
 
-use super::rows::{SessionIndex, Stream, emit, epoch_time, id_of, opt_int, opt_text, parse_column, stream_by_session};
+use super::rows::{
+    SessionIndex, Stream, emit, epoch_time, id_of, opt_count, opt_dollars, opt_int, opt_text, parse_column,
+    stream_by_session,
+};
 use super::{Adapter, FormatInfo, Location, ReadContext, ReadResult, Schema};
 use crate::model::{Call, Dialect, Event, ToolResult, Usage};
 
@@ -125,20 +128,9 @@ pub(crate) fn read_as(dialect: Dialect, conn: &Connection, cx: &mut ReadContext<
 /// without `reasoning`, billed as output) and `cost` in dollars, the
 /// message's id its response's.
 fn message_usage(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<Usage>> {
-    use rusqlite::types::ValueRef;
-    let count = |i: usize| -> rusqlite::Result<Option<u64>> {
-        Ok(match r.get_ref(i)? {
-            ValueRef::Integer(n) => u64::try_from(n).ok(),
-            ValueRef::Real(f) if f.is_finite() && f >= 0.0 => Some(f as u64),
-            _ => None,
-        })
-    };
+    let count = |i: usize| r.get_ref(i).map(opt_count);
     let [input, output, reasoning, read, write] = [count(6)?, count(7)?, count(8)?, count(9)?, count(10)?];
-    let cost = match r.get_ref(11)? {
-        ValueRef::Real(f) if f.is_finite() && f >= 0.0 => Some(f),
-        ValueRef::Integer(n) if n >= 0 => Some(n as f64),
-        _ => None,
-    };
+    let cost = opt_dollars(r.get_ref(11)?);
     if input.is_none() && output.is_none() && cost.is_none() {
         return Ok(None);
     }
