@@ -58,6 +58,7 @@ pub mod gate;
 pub(crate) mod import;
 pub(crate) mod index;
 pub(crate) mod input;
+pub(crate) mod json;
 pub mod judge;
 pub mod model;
 pub(crate) mod pair;

@@ -68,7 +68,7 @@ mod tests {
     use serde_json::json;
 
     fn call(id: &str) -> Call {
-        Call { id: id.into(), tool: "Read".into(), input: json!({}), time: None, row: 0, usage: None }
+        Call { id: id.into(), tool: "Read".into(), input: json!({}).into(), time: None, row: 0, usage: None }
     }
     fn result(id: &str) -> ToolResult {
         ToolResult {

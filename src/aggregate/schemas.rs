@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use serde_json::Value;
+
 use crate::judge::{Failure, JudgedCall, Outcome, sequence};
 use crate::report::{DriftRow, MissingNamed, SchemaReport, SchemaToolRow};
 use crate::rules::{Category, FindingRule};
@@ -45,7 +47,7 @@ impl SchemaAgg {
                 let named = ts
                     .properties()
                     .iter()
-                    .filter(|p| ts.is_optional(p) && c.input.get(p.as_str()).is_none())
+                    .filter(|p| ts.is_optional(p) && !c.input.has(p.as_str()))
                     .filter_map(|p| sequence::position(message, p).map(|at| (at, p)))
                     .min();
                 if let Some((_, p)) = named {
@@ -56,16 +58,28 @@ impl SchemaAgg {
                 if !violations.is_empty() {
                     row.accepted_violations += 1;
                 }
-                if let Some(input) = c.input.as_object() {
-                    let documented = !ts.properties().is_empty();
-                    for (k, v) in input {
-                        if documented && !ts.documents(k) {
-                            *self.undocumented.entry((c.tool.clone(), k.clone())).or_default() += 1;
-                        }
-                        if ts.enum_of(k).is_some_and(|allowed| !allowed.contains(v)) {
+                let documented = !ts.properties().is_empty();
+                let mut count = |k: &str, v: &dyn Fn() -> Value| {
+                    if documented && !ts.documents(k) {
+                        *self.undocumented.entry((c.tool.clone(), k.to_string())).or_default() += 1;
+                    }
+                    if let Some(allowed) = ts.enum_of(k) {
+                        let v = v();
+                        if !allowed.contains(&v) {
                             let shown = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-                            *self.outside_enum.entry((c.tool.clone(), k.clone(), shown)).or_default() += 1;
+                            *self.outside_enum.entry((c.tool.clone(), k.to_string(), shown)).or_default() += 1;
                         }
+                    }
+                };
+                // Kept as text, the members are read without decoding;
+                // only an enum's value is decoded, on its own.
+                if let Some(members) = c.input.members() {
+                    for m in members {
+                        count(m.key, &|| serde_json::from_str(m.raw).unwrap_or(Value::Null));
+                    }
+                } else if let Some(input) = c.input.value().as_object() {
+                    for (k, v) in input {
+                        count(k, &|| v.clone());
                     }
                 }
             }

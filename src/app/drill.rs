@@ -73,7 +73,7 @@ fn print_detail(source: &str, session: &str, c: &JudgedCall, redaction: Redactio
 
 /// A call's arguments as `examples` shows them: JSON on one line, redacted, cut.
 pub(super) fn arguments(c: &JudgedCall, redaction: Redaction) -> String {
-    let args = serde_json::to_string(&c.input).unwrap_or_default();
+    let args = serde_json::to_string(c.input.value()).unwrap_or_default();
     truncate(&one_line(&redaction.apply(&args)), 400)
 }
 

@@ -104,7 +104,7 @@ impl Collect {
                 reason: format!("{} ({})", f.label, f.reason),
                 arguments: drill::arguments(c, self.redaction),
                 result: c.result.as_ref().map(|r| drill::result_text(r, self.redaction, "")),
-                edit: edit(&c.input, self.redaction),
+                edit: edit(c.input.value(), self.redaction),
             });
         }
     }

@@ -49,7 +49,7 @@ fn judged(e: &Entry) -> Option<(String, bool, &'static str)> {
             Event::Call(Call {
                 id: "c1".into(),
                 tool: e.tool.clone(),
-                input: e.input.clone(),
+                input: e.input.clone().into(),
                 time: None,
                 row: 1,
                 usage: None,

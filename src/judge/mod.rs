@@ -9,20 +9,19 @@ pub mod normalize;
 pub mod sequence;
 pub(crate) mod tokens;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use serde_json::Value;
-
 pub use crate::model::Usage;
-use crate::model::{Call, Dialect, Event, Malformed, Session, ToolResult};
+use crate::model::{Args, Call, Dialect, Event, Malformed, Session, ToolResult};
 use crate::pair::pair;
 use crate::redact::Redaction;
 use crate::rules::tools::{FileEffect, file_effect, file_path};
 use crate::rules::{self, Category, JudgeReason};
 use crate::sanitize;
-use crate::schema::{SchemaSet, Violation, validate};
+use crate::schema::{SchemaSet, Violation, validate_args};
 pub use findings::{Counted, SessionFinding};
 
 /// Longest error message kept as evidence, in characters.
@@ -67,6 +66,10 @@ pub enum Outcome {
     Failed(Failure),
 }
 
+/// Per file a session's calls touched, whether its last successful call
+/// modified it with no successful read since (for stale edits).
+pub type FileStates<'a> = foldhash::HashMap<Cow<'a, str>, bool>;
+
 /// One call of a session, paired with its result and judged.
 #[derive(Debug, Clone)]
 pub struct JudgedCall {
@@ -77,7 +80,7 @@ pub struct JudgedCall {
     /// The name of the tool called.
     pub tool: String,
     /// The arguments of the call, for the sequence analyses.
-    pub input: Value,
+    pub input: Args,
     /// When the call was made, if the source records it.
     pub time: Option<DateTime<Utc>>,
     /// Where the call is stored (a rowid or line number), for evidence.
@@ -232,7 +235,7 @@ impl Judge {
         let mut s = judge_calls(session, self.redaction, &at);
         if !schemas.is_empty() {
             for c in &mut s.calls {
-                c.violations = schemas.get(&c.tool).map(|ts| validate(ts, &c.input));
+                c.violations = schemas.get(&c.tool).map(|ts| validate_args(ts, &c.input));
                 reclassify(c);
             }
         }
@@ -255,7 +258,7 @@ pub fn judge_alone(
     dialect: Dialect,
     call: &Call,
     result: &ToolResult,
-    modified_unread: &foldhash::HashMap<&str, bool>,
+    modified_unread: &FileStates<'_>,
     redaction: Redaction,
     schemas: impl FnOnce() -> Arc<SchemaSet>,
 ) -> Outcome {
@@ -268,11 +271,11 @@ pub fn judge_alone(
         seq: 1,
         call_id: String::new(),
         tool: call.tool.clone(),
-        input: Value::Null,
+        input: Args::default(),
         time: None,
         row: 0,
         outcome,
-        violations: schemas.get(&call.tool).map(|ts| validate(ts, &call.input)),
+        violations: schemas.get(&call.tool).map(|ts| validate_args(ts, &call.input)),
         result: None,
         usage: None,
         share: 1,
@@ -367,7 +370,7 @@ fn judge_calls(session: Session, redaction: Redaction, at: &[usize]) -> JudgedSe
     paired.duplicates.retain(|&i| !calls_in[i].id.is_empty());
     // Per file: was it modified by a successful edit/write with no successful
     // read since? Walked in call order, so only earlier calls count.
-    let mut modified_unread: foldhash::HashMap<&str, bool> = foldhash::HashMap::default();
+    let mut modified_unread: FileStates<'_> = FileStates::default();
     let mut outcomes = Vec::with_capacity(paired.pairs.len());
     for p in &paired.pairs {
         let call = &calls_in[p.call];
@@ -459,7 +462,7 @@ fn judge_pair(
     format: Dialect,
     call: &Call,
     result: &ToolResult,
-    modified_unread: &foldhash::HashMap<&str, bool>,
+    modified_unread: &FileStates<'_>,
     (redaction, at): (Redaction, &[usize]),
 ) -> Outcome {
     let flagged = result.flag == Some(true);
@@ -477,7 +480,7 @@ fn judge_pair(
     // The configuration's own shapes first (docs/config.md): a benign one
     // is no failure; a custom rule decides the failure and its category.
     let config = crate::config::active();
-    let custom = if config.is_empty() { None } else { config.judge(&call.tool, &call.input, &plain, &text) };
+    let custom = if config.is_empty() { None } else { config.judge(&call.tool, call.input.value(), &plain, &text) };
     let (mut content_rule, category, reason, label) = match custom {
         Some(crate::config::Verdict::Benign(_)) => return Outcome::Success,
         Some(crate::config::Verdict::Fails(rule)) => (Some(rule.id), rule.category, rule.id, rule.label),
@@ -524,8 +527,8 @@ fn judge_pair(
         message,
     };
     if failure.category == Category::EditMatchNotFound {
-        let stale =
-            file_path(&call.tool, &call.input).is_some_and(|path| modified_unread.get(path).copied().unwrap_or(false));
+        let stale = file_path(&call.tool, &call.input)
+            .is_some_and(|path| modified_unread.get(&*path).copied().unwrap_or(false));
         if stale {
             failure.category = Category::StaleEditMatch;
             failure.reason = JudgeReason::StaleAfterOwnEdit.id();
@@ -566,7 +569,7 @@ mod tests {
             self.events.push(Event::Call(Call {
                 id: id.clone(),
                 tool: tool.into(),
-                input,
+                input: input.into(),
                 time: None,
                 row: self.n,
                 usage: None,
@@ -712,7 +715,7 @@ mod tests {
         let mut built = 0;
         for (n, pair) in events.chunks(2).enumerate() {
             let (Event::Call(call), Event::Result(result)) = (&pair[0], &pair[1]) else { panic!("call, result") };
-            let map: foldhash::HashMap<&str, bool> = modified.iter().map(|(p, m)| (p.as_str(), *m)).collect();
+            let map: FileStates<'_> = modified.iter().map(|(p, m)| (Cow::Borrowed(p.as_str()), *m)).collect();
             let alone = judge_alone(Dialect::default(), call, result, &map, Redaction::On, || {
                 built += 1;
                 schemas.clone()
@@ -746,7 +749,7 @@ mod tests {
         events.push(Event::Call(Call {
             id: "lost".into(),
             tool: "Bash".into(),
-            input: json!({}),
+            input: json!({}).into(),
             time: None,
             row: 9,
             usage: None,

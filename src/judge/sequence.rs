@@ -225,7 +225,7 @@ fn fates_and_repairs(s: &JudgedSession, list: &[usize], ends: &Ends<'_>, out: &m
             && n.outcome == Outcome::Success
             && n.input != call.input
         {
-            let (changes, kind) = diff(&call.input, &n.input, &f.message);
+            let (changes, kind) = diff(call.input.value(), n.input.value(), &f.message);
             out.repairs.push(Repair { failed: i, fixed: list[k + 1], changes, kind });
         }
     }
@@ -383,7 +383,7 @@ pub(crate) fn session_of(steps: &[(&str, Value, &str)]) -> JudgedSession {
     for (n, (tool, input, text)) in steps.iter().enumerate() {
         let id = format!("c{n}");
         let (tool, input, row) = (tool.to_string(), input.clone(), n as i64);
-        events.push(Event::Call(Call { id: id.clone(), tool, input, time: None, row, usage: None }));
+        events.push(Event::Call(Call { id: id.clone(), tool, input: input.into(), time: None, row, usage: None }));
         let text = text.to_string();
         events.push(Event::Result(ToolResult {
             truncated: false,
@@ -458,7 +458,7 @@ mod tests {
             events.push(Event::Call(Call {
                 id: id.clone(),
                 tool: tool.to_string(),
-                input: json!({}),
+                input: json!({}).into(),
                 time: at(*called),
                 row,
                 usage: None,
@@ -523,7 +523,7 @@ mod tests {
             events.push(Event::Call(Call {
                 id: id.clone(),
                 tool: "Edit".into(),
-                input: json!({}),
+                input: json!({}).into(),
                 time: None,
                 row: n,
                 usage: None,

@@ -17,6 +17,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::model::Args;
+
 /// One benign exit: a command whose non-zero status is an answer.
 #[derive(Debug, Serialize)]
 pub struct BenignExit {
@@ -327,7 +329,18 @@ pub fn sandbox_exit(text: &str) -> Option<(i64, String)> {
 /// The command line of a call's arguments (`command` or `cmd`, a string or an
 /// argv array; `bash -lc "…"` is unwrapped to its script), or else the
 /// keystrokes a `write_stdin` call sent (`chars`).
-pub fn command_line(input: &Value) -> Option<String> {
+pub fn command_line(input: &Args) -> Option<String> {
+    // Kept as text: the member is read without decoding the rest.
+    if let Some(members) = input.members() {
+        let find = |k: &str| members.clone().find(|m| m.key == k);
+        match find("command").or_else(|| find("cmd")) {
+            Some(m) if m.raw.starts_with('"') => return m.as_str().map(std::borrow::Cow::into_owned),
+            Some(m) if m.raw.starts_with('[') => {} // a word list: decoded below
+            Some(_) => return None,
+            None => return find("chars").and_then(|m| m.as_str()).map(std::borrow::Cow::into_owned),
+        }
+    }
+    let input = input.value();
     let Some(v) = input.get("command").or_else(|| input.get("cmd")) else {
         return input.get("chars").and_then(Value::as_str).map(str::to_string);
     };

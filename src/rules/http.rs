@@ -11,6 +11,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::benign;
+use crate::model::Args;
 
 /// Programs that send an HTTP request and print the server's reply.
 pub const CLIENTS: &[&str] = &["curl", "wget", "http", "https", "xh", "xhs", "httpie"];
@@ -20,7 +21,7 @@ pub const REPLY_PREFIX: &str = "HTTP error reply: ";
 
 /// Does `input`'s command line end with a request whose reply is printed
 /// (the first command of the last pipeline is an HTTP client)?
-pub fn is_request(input: &Value) -> bool {
+pub fn is_request(input: &Args) -> bool {
     let Some(line) = benign::command_line(input) else { return false };
     if !may_name_a_client(&line) {
         return false;
@@ -119,13 +120,13 @@ static FAILURE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 /// The reply of the request `input` made, presented as `failed_reply`
 /// does, or the HTTP error status its `--write-out` text printed
 /// (`curl -s -o /dev/null -w '%{http_code}' URL` printing `404`).
-pub fn failed_reply_to(input: &Value, output: &str) -> Option<String> {
+pub fn failed_reply_to(input: &Args, output: &str) -> Option<String> {
     failed_reply(output).or_else(|| written_status(input, output))
 }
 
 /// The HTTP error status curl's `-w`/`--write-out` text shows at the end of
 /// `output` (the tool's framing after it aside).
-fn written_status(input: &Value, output: &str) -> Option<String> {
+fn written_status(input: &Args, output: &str) -> Option<String> {
     let line = benign::command_line(input)?;
     if !line.contains("http_code") && !line.contains("response_code") {
         return None;
@@ -211,16 +212,16 @@ mod tests {
 
     #[test]
     fn requests_and_their_replies() {
-        assert!(is_request(&json!({"command": "curl -s http://x/api | head -50"})));
-        assert!(is_request(&json!({"command": "cd /p && curl -X POST http://x/login -d '{}'"})));
-        assert!(!is_request(&json!({"command": "curl -s http://x | jq . > out.json; echo done"})));
-        assert!(!is_request(&json!({"command": "grep curl notes.md"})));
+        assert!(is_request(&Args::from(json!({"command": "curl -s http://x/api | head -50"}))));
+        assert!(is_request(&Args::from(json!({"command": "cd /p && curl -X POST http://x/login -d '{}'"}))));
+        assert!(!is_request(&Args::from(json!({"command": "curl -s http://x | jq . > out.json; echo done"}))));
+        assert!(!is_request(&Args::from(json!({"command": "grep curl notes.md"}))));
         // Quoted or escaped, a client's name is still found.
-        assert!(is_request(&json!({"command": "'cu'rl -s localhost/api"})));
-        assert!(is_request(&json!({"command": "c\\url -s localhost:8080"})));
-        assert!(is_request(&json!({"command": ["bash", "-c", "\"/usr/bin/wget\" -qO- localhost"]})));
-        assert!(!is_request(&json!({"command": "cargo test --workspace"})));
-        assert!(is_request(&json!({"command": "sleep 3 && curl -s -X POST http://x/login && echo \"\""})));
+        assert!(is_request(&Args::from(json!({"command": "'cu'rl -s localhost/api"}))));
+        assert!(is_request(&Args::from(json!({"command": "c\\url -s localhost:8080"}))));
+        assert!(is_request(&Args::from(json!({"command": ["bash", "-c", "\"/usr/bin/wget\" -qO- localhost"]}))));
+        assert!(!is_request(&Args::from(json!({"command": "cargo test --workspace"}))));
+        assert!(is_request(&Args::from(json!({"command": "sleep 3 && curl -s -X POST http://x/login && echo \"\""}))));
         let meter = "{\"error\":\"Unauthorized\"}\n  % Total    % Received % Xferd  Average Speed\n  Dload  Upload\n 0 100 24 0 24 0 0 66 0 --:--:-- --:--:-- --:--:-- 67";
         assert_eq!(failed_reply(meter).as_deref(), Some("HTTP error reply: Unauthorized"));
         assert_eq!(failed_reply("{\"detail\":\"Not Found\"}").as_deref(), Some("HTTP error reply: Not Found"));
@@ -245,7 +246,7 @@ mod tests {
 
     #[test]
     fn the_status_curl_write_out_printed() {
-        let w = |cmd: &str, out: &str| failed_reply_to(&json!({ "command": cmd }), out);
+        let w = |cmd: &str, out: &str| failed_reply_to(&Args::from(json!({ "command": cmd })), out);
         let bare = "curl -s -o /dev/null -w '%{http_code}' http://localhost:8080/health";
         assert_eq!(w(bare, "404").as_deref(), Some("HTTP error reply: HTTP status 404"));
         assert_eq!(w(bare, "200"), None);

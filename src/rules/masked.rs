@@ -20,9 +20,8 @@
 //! Only a result whose status says success, or says nothing, is read: a
 //! non-zero exit or a flag already says the call failed.
 
-use serde_json::Value;
-
 use super::benign;
+use crate::model::Args;
 
 /// Programs whose output is data the agent asked to see: the lines they
 /// print are what they read or found, not their own verdict.
@@ -122,7 +121,7 @@ pub struct Masking {
 
 /// How `input`'s command line can hide an earlier command's failure: from
 /// its last pipeline (the one whose status is the line's).
-pub fn masking(input: &Value) -> Masking {
+pub fn masking(input: &Args) -> Masking {
     let Some(line) = benign::command_line(input) else { return Masking::default() };
     let pipelines = benign::pipelines(&line);
     let background = pipelines.iter().any(|(_, joint)| *joint == benign::Joint::Background);
@@ -152,7 +151,7 @@ pub fn masking(input: &Value) -> Masking {
 /// cached"`, not `echo "query failed"`)? Then the failure was expected and
 /// answered. A fallback that never printed did not run: the line failed
 /// some other way.
-fn answered_by_fallback(input: &Value, output: &str) -> bool {
+fn answered_by_fallback(input: &Args, output: &str) -> bool {
     let Some(line) = benign::command_line(input) else { return false };
     let pipelines = benign::pipelines(&line);
     let [.., (_, benign::Joint::Or), (last, _)] = pipelines.as_slice() else { return false };
@@ -176,14 +175,14 @@ pub const STATUSLESS_SHELLS: &[crate::model::Dialect] =
 /// the line's last command, when it does work (a build, an install, a
 /// script), are read as a masked pipeline's would be. A reader's lines (a
 /// log it printed) stay data.
-pub fn unknown_status(m: Masking, input: &Value) -> Masking {
+pub fn unknown_status(m: Masking, input: &Args) -> Masking {
     let Some(line) = benign::command_line(input) else { return m };
     let last = benign::last_command(&line);
     Masking { unknown_status_work: !last.is_empty() && !is_reader(&last), ..m }
 }
 
 /// The programs of the earlier commands of `input`'s last pipeline.
-fn earlier_programs(input: &Value) -> Vec<String> {
+fn earlier_programs(input: &Args) -> Vec<String> {
     let Some(line) = benign::command_line(input) else { return Vec::new() };
     let pipelines = benign::pipelines(&line);
     let Some((last, _)) = pipelines.last() else { return Vec::new() };
@@ -205,7 +204,7 @@ static REFUSED_OPTION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::
 /// of the last pipeline? The program must be named: a refusal by a command
 /// of an earlier pipeline (`ps --ppid 1 || pgrep -P 1 | xargs ps`) was
 /// answered by the line's fallback.
-fn refused_option_of_earlier(input: &Value, output: &str) -> bool {
+fn refused_option_of_earlier(input: &Args, output: &str) -> bool {
     let names: Vec<String> = REFUSED_OPTION
         .captures_iter(output)
         .filter_map(|c| c.get(1))
@@ -271,7 +270,7 @@ fn pattern_matches(pattern: &str, line: &str) -> bool {
 }
 
 /// `masking(input)` for a result whose output is `output`.
-pub fn masking_of(input: &Value, output: &str) -> Masking {
+pub fn masking_of(input: &Args, output: &str) -> Masking {
     let mut lines = benign::output_lines(output);
     let first = lines.next();
     let few = lines.nth(1).is_none();
@@ -297,7 +296,7 @@ static BROKEN_PIPE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new
 
 /// Does the last command of `input`'s last pipeline stop reading before
 /// its input ends (`head`, `grep -m N`, `grep -q`, `sed Nq`)?
-fn stops_reading_early(input: &Value) -> bool {
+fn stops_reading_early(input: &Args) -> bool {
     let Some(line) = benign::command_line(input) else { return false };
     let pipelines = benign::pipelines(&line);
     let Some(last) = pipelines.last().and_then(|(p, _)| if p.len() > 1 { p.last() } else { None }) else {
@@ -419,7 +418,7 @@ mod tests {
     use serde_json::json;
 
     fn of(cmd: &str) -> Masking {
-        masking(&json!({ "command": cmd }))
+        masking(&Args::from(json!({ "command": cmd })))
     }
 
     #[test]
@@ -430,7 +429,7 @@ mod tests {
         assert_eq!(of("npm run build"), Masking::default(), "no pipeline: its status is its own");
         assert_eq!(of("make | tee log; echo done"), Masking::default(), "the last pipeline is `echo done`");
         assert_eq!(of("bash -lc 'cargo test 2>&1 | tail -5'"), both);
-        let input = json!({"command": "node -e \"query()\""});
+        let input = Args::from(json!({"command": "node -e \"query()\""}));
         assert!(
             masking_of(&input, "Command executed successfully (exit code 0).\nOutput:\nError: read ECONNRESET")
                 .only_error
@@ -440,15 +439,17 @@ mod tests {
         assert!(masking_of(&input, "查询失败\nShell cwd was reset to /home/u/docs").only_error);
         assert!(masking_of(&input, "lstat /home/u/.cache/x/: no such file or directory").only_error);
         assert!(!masking_of(&input, "a.txt\nb: Permission denied\nc.txt").only_error);
-        let probe = json!({"command": "ls /root/.cache/hub/ | grep -i qwen 2>/dev/null || echo \"No model cached\""});
+        let probe = Args::from(
+            json!({"command": "ls /root/.cache/hub/ | grep -i qwen 2>/dev/null || echo \"No model cached\""}),
+        );
         assert!(
             !masking_of(&probe, "ls: cannot access '/root/.cache/hub/': No such file or directory\nNo model cached")
                 .only_error,
             "the line answered its own failure with a message"
         );
-        let query = json!({"command": "python -c \"q()\" 2>/dev/null || echo \"查询失败\""});
+        let query = Args::from(json!({"command": "python -c \"q()\" 2>/dev/null || echo \"查询失败\""}));
         assert!(masking_of(&query, "查询失败").only_error, "the fallback's message is itself the failure");
-        let unreached = json!({"command": "ls -la ~/.stan/ 2>/dev/null || echo \"Stan not found\""});
+        let unreached = Args::from(json!({"command": "ls -la ~/.stan/ 2>/dev/null || echo \"Stan not found\""}));
         assert!(
             masking_of(&unreached, "lstat /home/u/.stan/: no such file or directory").only_error,
             "a fallback that never printed did not run"
@@ -460,7 +461,7 @@ mod tests {
             "a job an earlier call started is reported to this one, but is not its failure"
         );
         assert!(!of("cmd > out 2>&1 && tail out").background, "`2>&1` and `&&` start no job");
-        let dev = json!({"command": "python app.py > server.log 2>&1 &"});
+        let dev = Args::from(json!({"command": "python app.py > server.log 2>&1 &"}));
         assert!(masking_of(&dev, "[2] 311\n[2]+ Exit 1 python app.py > server.log 2>&1").background);
         assert!(
             !masking_of(&dev, "[6] 8108\n[5]   Exit 143   python app.py > server.log 2>&1").background,
@@ -471,9 +472,9 @@ mod tests {
         assert!(reads("masked-git-failure", of("git push origin main 2>&1 | grep -v warning")), "push does work");
         assert!(!reads("masked-git-failure", of("git log --oneline | head -5")));
         assert!(reads("masked-git-failure", of("git -C /srv/app pull --rebase 2>&1 | tail -3")));
-        let cat = json!({"command": "cat -A notes.md | head -20"});
+        let cat = Args::from(json!({"command": "cat -A notes.md | head -20"}));
         assert!(masking_of(&cat, "cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]").refused_option);
-        let fallback = json!({"command": "ps --ppid 7 -o pid 2>&1 || pgrep -P 7 | xargs ps -p"});
+        let fallback = Args::from(json!({"command": "ps --ppid 7 -o pid 2>&1 || pgrep -P 7 | xargs ps -p"}));
         assert!(
             !masking_of(&fallback, "ps: illegal option -- -\nusage: ps\n  PID TTY\n 9 ?? node").refused_option,
             "the refusing ps ran before the fallback, not in the last pipeline"

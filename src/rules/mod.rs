@@ -26,7 +26,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::model::Dialect;
+use crate::model::{Args, Dialect};
 
 pub use category::{CATEGORIES, Category};
 pub use classify::{CLASS_RULES, ClassRule, EXIT_CLASS_RULES};
@@ -308,7 +308,7 @@ pub struct Reading<'a> {
     /// The name of the tool called.
     pub tool: &'a str,
     /// The arguments of the call.
-    pub input: &'a Value,
+    pub input: &'a Args,
     /// The result's text, as `present` shows it.
     pub text: &'a str,
     /// The exit status the result reports, if any.
@@ -320,8 +320,14 @@ pub struct Reading<'a> {
 impl<'a> Reading<'a> {
     /// A result of `tool` with no input, exit status or flag (tests, docs).
     pub fn of(dialect: Dialect, tool: &'a str, text: &'a str) -> Reading<'a> {
-        Reading { dialect, tool, input: &Value::Null, text, exit_code: None, flagged: false }
+        Reading { dialect, tool, input: no_args(), text, exit_code: None, flagged: false }
     }
+}
+
+/// Arguments that are JSON null: a call read without any.
+pub fn no_args() -> &'static Args {
+    static NONE: LazyLock<Args> = LazyLock::new(|| Args::new(Value::Null));
+    &NONE
 }
 
 /// An empty scope is every dialect; `None` (no dialect) only matches that.
@@ -645,19 +651,27 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
 }
 
 /// Is `text` one of the call's own string arguments, given back whole?
-fn echoes_input(input: &Value, text: &str) -> bool {
+fn echoes_input(input: &Args, text: &str) -> bool {
     let t = text.trim();
-    t.len() >= 24
-        && input
-            .as_object()
-            .is_some_and(|o| o.values().any(|v| v.as_str().is_some_and(|s| s.len() >= t.len() && s.trim() == t)))
+    if t.len() < 24 {
+        return false;
+    }
+    // Kept as text, only a member whose text is long enough is decoded.
+    if let Some(mut members) = input.members() {
+        return members
+            .any(|m| m.raw.len() >= t.len() + 2 && m.as_str().is_some_and(|s| s.len() >= t.len() && s.trim() == t));
+    }
+    input
+        .value()
+        .as_object()
+        .is_some_and(|o| o.values().any(|v| v.as_str().is_some_and(|s| s.len() >= t.len() && s.trim() == t)))
 }
 
 /// Did `rule` fire on an exit code that the call's command makes benign?
 /// The command line is parsed as a shell would (see `benign`): the status
 /// is the last command's, or, when nothing was printed, that of a command
 /// before `&&` that ended the list.
-fn is_benign(rule: &str, input: &Value, shown: &str, output: &str) -> bool {
+fn is_benign(rule: &str, input: &Args, shown: &str, output: &str) -> bool {
     let code = exit_code_of(shown);
     let Some(line) = benign::command_line(input) else { return false };
     let mut candidates = benign::exit_candidates(&line);

@@ -5,7 +5,7 @@ use super::*;
 fn detect_result_(
     dialect: Dialect,
     tool: &str,
-    input: &Value,
+    input: &Args,
     text: &str,
     exit_code: Option<i64>,
 ) -> Option<&'static ContentRule> {
@@ -13,7 +13,7 @@ fn detect_result_(
 }
 
 fn classify_result_(dialect: Dialect, tool: &str, text: &str, exit_code: Option<i64>) -> Option<&'static ClassRule> {
-    classify_result(&Reading { dialect, tool, input: &Value::Null, text, exit_code, flagged: false }, None)
+    classify_result(&Reading { dialect, tool, input: no_args(), text, exit_code, flagged: false }, None)
 }
 
 fn sample_tool(scope: &[&'static str]) -> &'static str {
@@ -51,7 +51,7 @@ fn every_content_rule_has_examples_that_behave() {
             for text in rule.fires_on {
                 let reply = http::failed_reply(text).unwrap_or_default();
                 assert!(re.is_match(&reply), "{} must fire on the reply {text:?}", rule.id);
-                let input = serde_json::json!({"command": "curl -s http://localhost/api"});
+                let input = Args::from(serde_json::json!({"command": "curl -s http://localhost/api"}));
                 let r = Reading {
                     dialect: Dialect::CLAUDE_CODE,
                     tool: "Bash",
@@ -446,7 +446,7 @@ fn exit_codes_and_benign_exits() {
     use serde_json::json;
     // A search that finds nothing prints nothing.
     let text = |code: i64| format!("\n\nExit code {code}\n\n<cwd>/p</cwd>");
-    let cmd = |c: &str| json!({"command": c});
+    let cmd = |c: &str| Args::from(json!({"command": c}));
     let rule = |c: &str, code: i64| detect_result_(Dialect::CRUSH, "bash", &cmd(c), &text(code), None).map(|r| r.id);
     assert_eq!(rule("cargo test", 101), Some("exit-code-line"));
     assert_eq!(rule("grep -rn x src", 1), None, "grep found nothing");
@@ -464,13 +464,13 @@ fn exit_codes_and_benign_exits() {
     assert_eq!(rule("rg -n x a.py && sed -n '1,9p' a.py", 1), None);
     assert_eq!(rule("make && sed -n '1,9p' a.py", 1), Some("exit-code-line"));
     // Issue 12, shape 11: Ctrl+C sent on purpose, then exit 1 or 130.
-    let ctrl_c = json!({"session_id": 1885, "chars": "\u{3}", "yield_time_ms": 1000});
+    let ctrl_c = Args::from(json!({"session_id": 1885, "chars": "\u{3}", "yield_time_ms": 1000}));
     let exited =
         |code: i64| format!("Chunk ID: 06e30f\nWall time: 0.05 seconds\nProcess exited with code {code}\nOutput:\n^C");
     assert!(detect_result_(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(130), None).is_none());
     assert!(detect_result_(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(1), None).is_none());
     assert!(detect_result_(Dialect::CODEX, "write_stdin", &ctrl_c, &exited(2), None).is_some());
-    let typed = json!({"session_id": 1885, "chars": "y\n"});
+    let typed = Args::from(json!({"session_id": 1885, "chars": "y\n"}));
     assert!(detect_result_(Dialect::CODEX, "write_stdin", &typed, &exited(1), None).is_some());
     // A script that printed `ERROR:` and exited 0 did not fail.
     let script = "ERROR: Multiple spec directories found with prefix '001'\nCopied plan template";
@@ -508,16 +508,16 @@ fn benign_exit_entries_behave() {
             assert!(!re.is_match(&benign::last_command(c)), "{} must ignore {c:?}", b.id);
         }
     }
-    assert_eq!(benign::command_line(&serde_json::json!({"cmd": ["bash", "-lc", "rg x"]})).unwrap(), "rg x");
-    assert_eq!(benign::command_line(&serde_json::json!({"cmd": ["rg", "x"]})).unwrap(), "rg x");
+    assert_eq!(benign::command_line(&Args::from(serde_json::json!({"cmd": ["bash", "-lc", "rg x"]}))).unwrap(), "rg x");
+    assert_eq!(benign::command_line(&Args::from(serde_json::json!({"cmd": ["rg", "x"]}))).unwrap(), "rg x");
     // PowerShell's and cmd's scripts are read as their commands.
     let ps = "powershell.exe -NoProfile -Command \"git diff --no-index --name-status -- a b\"";
     assert_eq!(benign::last_command(ps), "git diff --no-index --name-status -- a b");
     assert_eq!(benign::last_command("cmd /c \"findstr /s x *.md\""), "findstr /s x *.md");
-    let quiet = serde_json::json!({"command": "", "is_input": true});
+    let quiet = Args::from(serde_json::json!({"command": "", "is_input": true}));
     let wait = "[Below is the output of the previous command.]\n[The command has no new output after 10 seconds. You may wait longer]";
     assert!(detect_result_(Dialect::OPENHANDS, "execute_bash", &quiet, wait, None).is_none(), "a deliberate wait");
-    let started = serde_json::json!({"command": "npm run dev"});
+    let started = Args::from(serde_json::json!({"command": "npm run dev"}));
     assert!(detect_result_(Dialect::OPENHANDS, "execute_bash", &started, wait, None).is_some());
 }
 
@@ -526,7 +526,7 @@ fn benign_exit_entries_behave() {
 /// code 1 for a `git push` that worked. A push that was refused still fails.
 #[test]
 fn git_progress_wrapped_by_powershell_is_not_a_failure() {
-    let input = serde_json::json!({"command": "cd C:\\w; git push origin main --force 2>&1"});
+    let input = Args::from(serde_json::json!({"command": "cd C:\\w; git push origin main --force 2>&1"}));
     let record = |body: &str| {
         format!(
             "git : To https://github.com/o/r.git\nAt line:2 char:1\n+ git push origin main --force 2>&1 }} finally {{ $__copilotSuccess = $?; ...\n\
@@ -543,7 +543,7 @@ fn git_progress_wrapped_by_powershell_is_not_a_failure() {
         detect_result_(Dialect::COPILOT, "powershell", &input, &refused, None).map(|r| r.id),
         Some("copilot-exit-code")
     );
-    let other = serde_json::json!({"command": "npm run build 2>&1"});
+    let other = Args::from(serde_json::json!({"command": "npm run build 2>&1"}));
     assert!(detect_result_(Dialect::COPILOT, "powershell", &other, &worked, None).is_some(), "only git's progress");
 }
 
@@ -552,7 +552,7 @@ fn git_progress_wrapped_by_powershell_is_not_a_failure() {
 /// Python repr: read as the JSON envelope it stands for.
 #[test]
 fn a_python_repr_of_a_failing_dict_is_an_envelope() {
-    let input = serde_json::json!({"to": "a@b.c"});
+    let input = Args::from(serde_json::json!({"to": "a@b.c"}));
     let d = Dialect::OPENAI_AGENTS;
     // As the judge reads a result: presented, then judged and classified.
     let judged = |text: &str| {
@@ -586,7 +586,7 @@ fn huge_text_is_cut_at_a_char_boundary() {
 
 #[test]
 fn cline_commands_that_failed_are_hidden_errors_and_searches_finding_nothing_are_not() {
-    let input = |c: &str| serde_json::json!({ "command": c });
+    let input = |c: &str| Args::from(serde_json::json!({ "command": c }));
     let failed = "Command failed with exit code 1.\nOutput:\nERROR: (gcloud.sql.connect) Psql client not found";
     let hit = detect_result_(Dialect::CLINE, "execute_command", &input("gcloud sql connect db"), failed, None);
     assert_eq!(hit.map(|r| r.id), Some("cline-command-failed"));

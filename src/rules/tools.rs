@@ -2,7 +2,9 @@
 //! which calls read a file and which modify it, and where the path is.
 
 use serde::Serialize;
-use serde_json::Value;
+use std::borrow::Cow;
+
+use crate::model::Args;
 
 /// Whether a tool reads a file or modifies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -212,15 +214,14 @@ pub fn returns_data(tool: &str) -> bool {
 }
 
 /// The file effect of a call of `tool` with `input`, and the file's path.
-pub fn file_effect<'a>(tool: &str, input: &'a Value) -> Option<(FileEffect, &'a str)> {
+pub fn file_effect<'a>(tool: &str, input: &'a Args) -> Option<(FileEffect, Cow<'a, str>)> {
     let role = TOOL_ROLES.iter().find(|r| r.tool == tool)?;
-    let path =
-        role.path_keys.iter().find_map(|k| input.get(k).and_then(Value::as_str)).filter(|p| !p.trim().is_empty())?;
+    let path = role.path_keys.iter().find_map(|k| input.get_str(k)).filter(|p| !p.trim().is_empty())?;
     Some((role.effect, path))
 }
 
 /// The path a call acts on, if its tool is known to act on files.
-pub fn file_path<'a>(tool: &str, input: &'a Value) -> Option<&'a str> {
+pub fn file_path<'a>(tool: &str, input: &'a Args) -> Option<Cow<'a, str>> {
     file_effect(tool, input).map(|(_, p)| p)
 }
 
@@ -245,11 +246,11 @@ mod tests {
 
     #[test]
     fn roles_and_paths() {
-        let input = json!({"file_path": "/a.rs", "old_string": "x"});
-        assert_eq!(file_effect("Edit", &input), Some((FileEffect::Modifies, "/a.rs")));
-        assert_eq!(file_effect("Read", &json!({"path": "/b"})), Some((FileEffect::Reads, "/b")));
-        assert_eq!(file_effect("Bash", &json!({"command": "ls"})), None);
-        assert_eq!(file_effect("Edit", &json!({"file_path": "  "})), None);
-        assert_eq!(file_path("Write", &json!({"file_path": "/c"})), Some("/c"));
+        let input = Args::from(json!({"file_path": "/a.rs", "old_string": "x"}));
+        assert_eq!(file_effect("Edit", &input), Some((FileEffect::Modifies, "/a.rs".into())));
+        assert_eq!(file_effect("Read", &Args::from(json!({"path": "/b"}))), Some((FileEffect::Reads, "/b".into())));
+        assert_eq!(file_effect("Bash", &Args::from(json!({"command": "ls"}))), None);
+        assert_eq!(file_effect("Edit", &Args::from(json!({"file_path": "  "}))), None);
+        assert_eq!(file_path("Write", &Args::from(json!({"file_path": "/c"}))), Some("/c".into()));
     }
 }

@@ -10,7 +10,7 @@ use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::model::Dialect;
+use crate::model::{Args, Dialect, Member};
 use crate::rules::Category;
 
 /// One tool's schema, compiled.
@@ -30,6 +30,165 @@ pub struct ToolSchema {
     /// The allowed values of each top-level parameter that has an enum:
     /// asked for every argument of every call (`enum_of`).
     enums: Vec<(String, Vec<Value>)>,
+    /// The schema read as a flat one (`Flat`), when it is.
+    flat: Option<Flat>,
+}
+
+/// A schema every valid call of which can be told from its top-level
+/// members' names and the first byte of their values: an object of
+/// scalar, array or object properties, each with only a type (and words
+/// for people), or an enum of strings; some required; others allowed or
+/// not. The built-in schemas are such. It accepts only what the validator
+/// accepts; anything it does not accept is validated.
+#[derive(Debug)]
+struct Flat {
+    /// Each property, the JSON types it allows (bits below), and the
+    /// strings of its enum, if it has one.
+    properties: Vec<(String, u8, Option<Vec<String>>)>,
+    /// The bounds of the numbers that have `minimum` or `maximum`.
+    bounds: Vec<(String, f64, f64)>,
+    required: Vec<String>,
+    /// The required ones that must not be blank (`ToolSchema::not_blank`).
+    not_blank: Vec<String>,
+    closed: bool,
+}
+
+/// The JSON types as bits, by the first byte of a value's text.
+const STRING: u8 = 1;
+const NUMBER: u8 = 2;
+const INTEGER: u8 = 4;
+const BOOLEAN: u8 = 8;
+const NULL: u8 = 16;
+const ARRAY: u8 = 32;
+const OBJECT: u8 = 64;
+
+impl Flat {
+    /// `schema` read as a flat schema, or `None` if it says anything more.
+    fn of(schema: &Value, not_blank: &[String]) -> Option<Flat> {
+        let o = schema.as_object()?;
+        let mut closed = false;
+        for (k, v) in o {
+            match k.as_str() {
+                "type" if v == "object" => {}
+                "properties" | "required" | "$schema" | "title" | "description" => {}
+                "additionalProperties" => closed = !v.as_bool()?,
+                _ => return None,
+            }
+        }
+        o.get("type")?;
+        let kinds = |t: &Value| -> Option<u8> {
+            let one = |t: &str| match t {
+                "string" => Some(STRING),
+                // An integer written `1.0` is one to a validator: left to it.
+                "number" => Some(NUMBER | INTEGER),
+                "integer" => Some(INTEGER),
+                "boolean" => Some(BOOLEAN),
+                "null" => Some(NULL),
+                "array" => Some(ARRAY),
+                "object" => Some(OBJECT),
+                _ => None,
+            };
+            match t {
+                Value::String(s) => one(s),
+                Value::Array(list) => list.iter().map(|t| one(t.as_str()?)).try_fold(0, |a, k| Some(a | k?)),
+                _ => None,
+            }
+        };
+        let mut properties = Vec::new();
+        let mut bounds = Vec::new();
+        for (name, p) in o.get("properties").map_or(Some(&serde_json::Map::new()), Value::as_object)? {
+            let p = p.as_object()?;
+            let mut allowed = None;
+            let mut strings = None;
+            let (mut lo, mut hi) = (None, None);
+            for (k, v) in p {
+                match k.as_str() {
+                    "type" => allowed = Some(kinds(v)?),
+                    "minimum" => lo = Some(v.as_f64()?),
+                    "maximum" => hi = Some(v.as_f64()?),
+                    "description" | "title" => {}
+                    "minLength" if v == 0 => {}
+                    "enum" => {
+                        let list: Option<Vec<String>> =
+                            v.as_array()?.iter().map(|s| s.as_str().map(String::from)).collect();
+                        strings = Some(list?);
+                    }
+                    _ => return None,
+                }
+            }
+            let allowed = match (allowed, &strings) {
+                (Some(a), None) => a,
+                (Some(STRING) | None, Some(_)) => STRING,
+                _ => return None,
+            };
+            if lo.is_some() || hi.is_some() {
+                if allowed & !(NUMBER | INTEGER) != 0 {
+                    return None;
+                }
+                bounds.push((name.clone(), lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::INFINITY)));
+            }
+            properties.push((name.clone(), allowed, strings));
+        }
+        let required = match o.get("required") {
+            Some(r) => r.as_array()?.iter().map(|s| s.as_str().map(String::from)).collect::<Option<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        Some(Flat { properties, bounds, required, not_blank: not_blank.to_vec(), closed })
+    }
+
+    /// Is a call with these top-level members surely valid? Every member
+    /// documented (or the schema open) and of an allowed type by its first
+    /// byte, an enum's value one of its strings (written without
+    /// escapes), every required member present, and a required string
+    /// that must not be blank holding a visible ASCII character.
+    fn accepts<'a>(&self, members: impl Iterator<Item = Member<'a>>) -> bool {
+        let mut seen = 0usize;
+        for m in members {
+            let Some((_, allowed, strings)) = self.properties.iter().find(|(name, ..)| name == m.key) else {
+                if self.closed {
+                    return false;
+                }
+                continue;
+            };
+            let kind = match m.raw.as_bytes().first() {
+                Some(b'"') => STRING,
+                Some(b't' | b'f') => BOOLEAN,
+                Some(b'n') => NULL,
+                Some(b'[') => ARRAY,
+                Some(b'{') => OBJECT,
+                // An integer has neither a fraction nor an exponent.
+                Some(_) if m.raw.bytes().all(|b| b.is_ascii_digit() || b == b'-') => INTEGER,
+                Some(_) => NUMBER,
+                None => return false,
+            };
+            if allowed & kind == 0 {
+                return false;
+            }
+            if let Some(strings) = strings
+                && !m.plain_str().is_some_and(|s| strings.iter().any(|e| e == s))
+            {
+                return false;
+            }
+            // A bounded number: short enough to be read exactly, and inside.
+            if let Some((_, lo, hi)) = self.bounds.iter().find(|(name, ..)| name == m.key)
+                && !(m.raw.len() < 16 && m.raw.parse::<f64>().is_ok_and(|x| *lo <= x && x <= *hi))
+            {
+                return false;
+            }
+            // A string that must not be blank: a visible ASCII character
+            // says it is not (an escape or only other characters: validated).
+            if kind == STRING
+                && self.not_blank.iter().any(|r| r == m.key)
+                && !m.plain_str().is_some_and(|s| s.bytes().any(|b| b.is_ascii_graphic()))
+            {
+                return false;
+            }
+            if self.required.iter().any(|r| r == m.key) {
+                seen += 1;
+            }
+        }
+        seen == self.required.len()
+    }
 }
 
 impl ToolSchema {
@@ -45,7 +204,7 @@ impl ToolSchema {
             .get("required")
             .and_then(Value::as_array)
             .map_or(Vec::new(), |r| r.iter().filter_map(Value::as_str).map(str::to_string).collect());
-        let not_blank = required
+        let not_blank: Vec<String> = required
             .iter()
             .filter(|r| {
                 schema.get("properties").and_then(|p| p.get(r.as_str())).and_then(|p| p.get("minLength"))
@@ -56,7 +215,9 @@ impl ToolSchema {
         let enums = schema.get("properties").and_then(Value::as_object).map_or(Vec::new(), |p| {
             p.iter().filter_map(|(name, s)| Some((name.clone(), s.get("enum")?.as_array()?.clone()))).collect()
         });
+        let flat = Flat::of(&schema, &not_blank);
         Ok(ToolSchema {
+            flat,
             tool: tool.to_string(),
             origin: origin.to_string(),
             schema,
@@ -111,6 +272,18 @@ fn top_param(path: &str) -> Option<String> {
         .next()
         .filter(|s| !s.is_empty())
         .map(|s| s.replace("~1", "/").replace("~0", "~"))
+}
+
+/// Validate a call's arguments against `ts`: `validate`, without
+/// decoding them when they are kept as text and the schema is flat enough
+/// to accept them from their members (`Flat::accepts`).
+pub(crate) fn validate_args(ts: &ToolSchema, input: &Args) -> Vec<Violation> {
+    if let (Some(flat), Some(members)) = (&ts.flat, input.members())
+        && flat.accepts(members)
+    {
+        return Vec::new();
+    }
+    validate(ts, input.value())
 }
 
 /// Validate `input` against `ts`, most telling violation first.

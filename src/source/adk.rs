@@ -228,7 +228,7 @@ pub(crate) fn parse_content(
             let id = id_of(call.get("id"));
             let tool = call.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
             let input = call.get("args").cloned().unwrap_or(Value::Null);
-            out.push(Event::Call(Call { id, tool: tool.to_string(), input, time, row, usage: None }));
+            out.push(Event::Call(Call { id, tool: tool.to_string(), input: input.into(), time, row, usage: None }));
         } else if let Some(resp) = field(part, "function_response", "functionResponse") {
             let call_id = id_of(resp.get("id"));
             let (full, flag) = response_text(resp.get("response").unwrap_or(&Value::Null));

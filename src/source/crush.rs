@@ -82,7 +82,7 @@ pub fn parse_parts(parts: &str, time: Option<DateTime<Utc>>, row: i64, out: &mut
                 let tool = data.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
                 let tool = tool.to_string();
                 let input = decode_arguments(data.remove("input").unwrap_or(Value::Null));
-                out.push(Event::Call(Call { id, tool, input, time, row, usage: None }));
+                out.push(Event::Call(Call { id, tool, input: input.into(), time, row, usage: None }));
             }
             "tool_result" => {
                 let call_id = id_of(data.get("tool_call_id"));
@@ -144,7 +144,7 @@ mod tests {
         )
         .unwrap();
         match &ev[0] {
-            Event::Call(c) => assert_eq!((c.tool.as_str(), c.input.as_str()), ("(unnamed)", Some("{oops"))),
+            Event::Call(c) => assert_eq!((c.tool.as_str(), c.input.value().as_str()), ("(unnamed)", Some("{oops"))),
             other => panic!("{other:?}"),
         }
     }

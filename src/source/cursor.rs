@@ -205,7 +205,7 @@ fn parse_bubble(v: ValueRef<'_>, row: i64, session: &mut Session) {
     };
     let args = tf.get("rawArgs").filter(|a| !a.is_null()).or_else(|| tf.get("params")).cloned();
     let input = decode_arguments(args.unwrap_or(Value::Null));
-    session.events.push(Event::Call(Call { id: id.clone(), tool, input, time, row, usage: None }));
+    session.events.push(Event::Call(Call { id: id.clone(), tool, input: input.into(), time, row, usage: None }));
 
     let status = tf.get("status").and_then(Value::as_str).unwrap_or("");
     let rejected = tf.get("userDecision").and_then(Value::as_str) == Some("rejected");

@@ -19,11 +19,10 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use serde_json::Value;
 
 use super::rows::{
-    SessionIndex, Stream, decode_arguments, emit, iso_time, opt_count, opt_dollars, opt_int, opt_text,
-    stream_by_session, text_of,
+    SessionIndex, Stream, emit, iso_time, opt_count, opt_dollars, opt_int, opt_text, stream_by_session, text_of,
 };
 use super::{Adapter, FormatInfo, ReadContext, ReadError, ReadResult, Schema};
-use crate::model::{Call, Dialect, Event, Session, ToolResult, Usage};
+use crate::model::{Args, Call, Dialect, Event, Session, ToolResult, Usage};
 
 /// The schema version this reader understands.
 pub(crate) const SCHEMA_VERSION: &str = "1";
@@ -228,9 +227,11 @@ pub(crate) fn push_row(r: RowRef<'_>, session: &mut Session) {
     let call_id = text_of(r.call_id);
     if !r.orphan {
         let tool = opt_text(r.tool).unwrap_or_else(|| "(unnamed)".into());
+        // Kept as stored: decoded (as `decode_arguments` does) only if
+        // something asks for the value (`Args::stored`).
         let input = match r.input {
-            Some(s) => decode_arguments(Value::String(s)),
-            None => Value::Null,
+            Some(s) => Args::stored(s),
+            None => Args::new(Value::Null),
         };
         let time = opt_text(r.called_at).and_then(|t| iso_time(&t));
         let usage = r.usage.map(|mut u| {

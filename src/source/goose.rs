@@ -116,7 +116,7 @@ pub fn parse_content(
                     out.push(Event::Call(Call {
                         id: id.clone(),
                         tool: UNPARSED.into(),
-                        input: Value::Null,
+                        input: Value::Null.into(),
                         time,
                         row,
                         usage: None,
@@ -140,7 +140,7 @@ pub fn parse_content(
                 let tool = value.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
                 let tool = tool.to_string();
                 let input = value.remove("arguments").unwrap_or(Value::Null);
-                out.push(Event::Call(Call { id, tool, input, time, row, usage: None }));
+                out.push(Event::Call(Call { id, tool, input: input.into(), time, row, usage: None }));
             }
             Some("toolResponse") => {
                 let result = item.get("toolResult").cloned().unwrap_or(Value::Null);

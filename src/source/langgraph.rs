@@ -249,7 +249,7 @@ impl Dedup {
                     session.events.push(Event::Call(Call {
                         id,
                         tool: tool.to_string(),
-                        input,
+                        input: input.into(),
                         time,
                         row,
                         usage: usage.clone(),
@@ -268,7 +268,7 @@ impl Dedup {
                     session.events.push(Event::Call(Call {
                         id: id.clone(),
                         tool: tool.to_string(),
-                        input,
+                        input: input.into(),
                         time,
                         row,
                         usage: usage.clone(),

@@ -227,7 +227,7 @@ fn legacy_row(r: &Row<'_>, session: &mut Session, unnamed: &mut HashMap<(i64, St
     let body = text_of(r.get_ref(6)?);
     if kind == 0 {
         let input = decode_arguments(Value::String(body));
-        session.events.push(Event::Call(Call { id, tool: name, input, time, row, usage: None }));
+        session.events.push(Event::Call(Call { id, tool: name, input: input.into(), time, row, usage: None }));
     } else {
         let flag_known: i64 = r.get(8)?;
         let exception = !matches!(r.get_ref(7)?, ValueRef::Null);
@@ -319,7 +319,7 @@ pub fn parse_payload(kind: &str, tool: Option<String>, payload: &str, row: i64) 
     if kind == "tool_call" {
         let input = decode_arguments(p.remove("arguments").unwrap_or(Value::Null));
         let tool = name.unwrap_or_else(|| "(unnamed)".into());
-        Ok(Event::Call(Call { id, tool, input, time: None, row, usage: None }))
+        Ok(Event::Call(Call { id, tool, input: input.into(), time: None, row, usage: None }))
     } else {
         let text = match p.get("output") {
             Some(Value::String(s)) => s.clone(),

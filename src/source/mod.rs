@@ -6,7 +6,7 @@ pub(crate) mod crush;
 pub(crate) mod cursor;
 pub(crate) mod falseok;
 pub(crate) mod goose;
-pub(crate) mod json;
+pub(crate) use crate::json;
 pub(crate) mod langgraph;
 pub(crate) mod llm;
 pub(crate) mod open;

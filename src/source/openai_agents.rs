@@ -158,11 +158,11 @@ pub(crate) fn parse_item(
     };
     match kind.as_str() {
         "function_call" => {
-            let input = decode_arguments(item.remove("arguments").unwrap_or(Value::Null));
+            let input = decode_arguments(item.remove("arguments").unwrap_or(Value::Null)).into();
             out.push(Event::Call(Call { id: call_id.clone(), tool: name(&item), input, time, row, usage: None }));
         }
         "custom_tool_call" => {
-            let input = item.remove("input").unwrap_or(Value::Null);
+            let input = item.remove("input").unwrap_or(Value::Null).into();
             out.push(Event::Call(Call { id: call_id.clone(), tool: name(&item), input, time, row, usage: None }));
         }
         "shell_call" | "local_shell_call" => {
@@ -179,14 +179,21 @@ pub(crate) fn parse_item(
             };
             let input = serde_json::json!({ "command": command });
             let tool = if kind == "shell_call" { "shell" } else { "local_shell" };
-            out.push(Event::Call(Call { id: call_id.clone(), tool: tool.into(), input, time, row, usage: None }));
+            out.push(Event::Call(Call {
+                id: call_id.clone(),
+                tool: tool.into(),
+                input: input.into(),
+                time,
+                row,
+                usage: None,
+            }));
         }
         "apply_patch_call" => {
             let input = item.remove("operation").unwrap_or(Value::Null);
             out.push(Event::Call(Call {
                 id: call_id.clone(),
                 tool: "apply_patch".into(),
-                input,
+                input: input.into(),
                 time,
                 row,
                 usage: None,
@@ -194,7 +201,14 @@ pub(crate) fn parse_item(
         }
         "computer_call" => {
             let input = item.remove("action").unwrap_or(Value::Null);
-            out.push(Event::Call(Call { id: call_id.clone(), tool: "computer".into(), input, time, row, usage: None }));
+            out.push(Event::Call(Call {
+                id: call_id.clone(),
+                tool: "computer".into(),
+                input: input.into(),
+                time,
+                row,
+                usage: None,
+            }));
         }
         "function_call_output" | "custom_tool_call_output" | "computer_call_output" | "local_shell_call_output" => {
             let text = output_text(item.get("output").unwrap_or(&Value::Null));
@@ -218,7 +232,7 @@ pub(crate) fn parse_item(
             let server = item.get("server_label").and_then(Value::as_str).unwrap_or("");
             let tool = if server.is_empty() { name(&item) } else { format!("{server}.{}", name(&item)) };
             let input = decode_arguments(item.remove("arguments").unwrap_or(Value::Null));
-            out.push(Event::Call(Call { id: id.clone(), tool, input, time, row, usage: None }));
+            out.push(Event::Call(Call { id: id.clone(), tool, input: input.into(), time, row, usage: None }));
             let (text, flag) = match item.get("error") {
                 Some(Value::Null) | None => (output_text(item.get("output").unwrap_or(&Value::Null)), false),
                 Some(e) => (output_text(e), true),
@@ -231,7 +245,7 @@ pub(crate) fn parse_item(
             let id = id_of(item.get("id"));
             let tool = k.trim_end_matches("_call").to_string();
             let input = item.get("action").or_else(|| item.get("queries")).cloned().unwrap_or(Value::Null);
-            out.push(Event::Call(Call { id: id.clone(), tool, input, time, row, usage: None }));
+            out.push(Event::Call(Call { id: id.clone(), tool, input: input.into(), time, row, usage: None }));
             let status = item.get("status").and_then(Value::as_str).unwrap_or("");
             let flag = match status {
                 "failed" => Some(true),

@@ -219,7 +219,7 @@ fn current(
                             out.push(Event::Call(Call {
                                 id: id.clone(),
                                 tool,
-                                input: tool_input(value),
+                                input: tool_input(value).into(),
                                 time,
                                 row,
                                 usage: None,
@@ -247,7 +247,14 @@ fn legacy(messages: &[Value], time: Option<DateTime<Utc>>, row: i64, out: &mut V
         for u in m.get("tool_uses").and_then(Value::as_array).into_iter().flatten() {
             let id = id_of(u.get("id"));
             let input = u.get("input").cloned().unwrap_or(Value::Null);
-            out.push(Event::Call(Call { id, tool: tool_name(u.get("name")), input, time, row, usage: None }));
+            out.push(Event::Call(Call {
+                id,
+                tool: tool_name(u.get("name")),
+                input: input.into(),
+                time,
+                row,
+                usage: None,
+            }));
         }
         for r in m.get("tool_results").and_then(Value::as_array).into_iter().flatten() {
             let id = id_of(r.get("tool_use_id"));

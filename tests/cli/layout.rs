@@ -87,7 +87,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // sources go in, judged sessions come out to a visitor.
     ("spine", &["aggregate", "error", "input", "judge", "model", "sanitize", "schema", "source"]),
     ("import", &["error", "model", "sanitize", "source"]),
-    ("source", &["error", "model", "sanitize"]),
+    ("source", &["error", "json", "model", "sanitize"]),
     ("judge", &["config", "model", "pair", "prices", "redact", "rules", "sanitize", "schema"]),
     ("aggregate", &["judge", "prices", "redact", "report", "rules", "schema"]),
     ("export", &["judge", "model", "prices", "redact"]),
@@ -100,7 +100,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("pair", &["model"]),
     ("rules", &["model"]),
     ("schema", &["error", "model", "rules"]),
-    ("model", &[]),
+    // The JSON scanner is a leaf; the call model keeps arguments as text
+    // and reads them with it (issue 53).
+    ("json", &[]),
+    ("model", &["json"]),
     ("sanitize", &[]),
     ("redact", &[]),
     ("scratch", &[]),

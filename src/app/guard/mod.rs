@@ -166,7 +166,7 @@ fn after(args: &GuardRunArgs, hook: &Hook, st: &mut state::State) -> (Option<Ver
     let call = Call {
         id: hook.call_id.clone(),
         tool: hook.tool.clone(),
-        input: hook.input.clone(),
+        input: hook.input.clone().into(),
         time: None,
         row: 0,
         usage: None,
@@ -181,7 +181,8 @@ fn after(args: &GuardRunArgs, hook: &Hook, st: &mut state::State) -> (Option<Ver
         row: 0,
     };
     let outcome = {
-        let files: foldhash::HashMap<&str, bool> = st.files.iter().map(|(p, m)| (p.as_str(), *m)).collect();
+        let files: crate::judge::FileStates<'_> =
+            st.files.iter().map(|(p, m)| (std::borrow::Cow::Borrowed(p.as_str()), *m)).collect();
         crate::judge::judge_alone(dialect, &call, &result, &files, Redaction::On, || {
             Arc::new(
                 crate::schema::SchemaSet::build(Some(dialect), &[], &crate::schema::FileSchemas::default())
@@ -200,8 +201,8 @@ fn after(args: &GuardRunArgs, hook: &Hook, st: &mut state::State) -> (Option<Ver
         input_hash,
     );
     let Some(f) = failure else {
-        if let Some((effect, path)) = crate::rules::tools::file_effect(&hook.tool, &hook.input) {
-            st.file(path, effect == crate::rules::tools::FileEffect::Modifies);
+        if let Some((effect, path)) = crate::rules::tools::file_effect(&hook.tool, &call.input) {
+            st.file(&path, effect == crate::rules::tools::FileEffect::Modifies);
         }
         return (Some(verdict(hook, "success", None, 0, "none")), None);
     };

@@ -163,7 +163,7 @@ pub fn parse_part(data: &str, created: Option<DateTime<Utc>>, row: i64, out: &mu
     let start = ms(state.get("time").and_then(|t| t.get("start"))).or(created);
     let end = ms(state.get("time").and_then(|t| t.get("end"))).or(start);
     let input = state.remove("input").unwrap_or(Value::Null);
-    out.push(Event::Call(Call { id: id.clone(), tool, input, time: start, row, usage: None }));
+    out.push(Event::Call(Call { id: id.clone(), tool, input: input.into(), time: start, row, usage: None }));
     let text = |k: &str| state.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let result = match state.get("status").and_then(Value::as_str) {
         Some("completed") => {

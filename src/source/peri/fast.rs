@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::message::{Block, Message, Mirror, Msg, Raw, Read, raw_id_ref, read_msg, uuid_v7_time};
-use crate::model::{Event, TEXT_CAP, ToolResult};
+use crate::model::{Args, Event, TEXT_CAP, ToolResult};
 use crate::source::json::{self, string_ends_bytes};
 
 /// A tool row whose members are all scalars, the usual shape
@@ -128,7 +128,16 @@ pub(super) fn block_row(
             let end = json::array(content, at, |item| {
                 let (mut kind, mut bid, mut name, mut input) = (None, None, None, None);
                 let (mut tool_use_id, mut result, mut flag) = (None, None, None);
+                let mut walked: Option<Option<Args>> = None;
                 let end = json::object(content, item, |key, at| {
+                    // An object input is walked once, its members kept.
+                    if key == "input" && b.get(at) == Some(&b'{') {
+                        let (end, members) = json::object_members(content, at, ITEM + 1)?;
+                        let text = &content[at..end];
+                        once(&mut input, Some(Raw(text)))?;
+                        once(&mut walked, members.map(|m| Args::object(text, m)))?;
+                        return Some(end);
+                    }
                     let (v, end) = value(at, ITEM + 1)?;
                     match key {
                         "type" => once(&mut kind, plain(v)?),
@@ -142,11 +151,15 @@ pub(super) fn block_row(
                     }?;
                     Some(end)
                 })?;
-                // Built by serde from its text, as in place: the same value.
+                // Kept as its text when serde surely decodes it (`Args`),
+                // else built by serde from it, as in place: the same value.
                 let input = match input.flatten() {
                     Some(v) => {
                         inputs.push(v.get());
-                        Some(serde_json::from_str::<Value>(v.get()).ok()?)
+                        match walked.flatten().or_else(|| Args::checked_json(v.get())) {
+                            Some(args) => Some(args),
+                            None => Some(Args::new(serde_json::from_str::<Value>(v.get()).ok()?)),
+                        }
                     }
                     None => None,
                 };

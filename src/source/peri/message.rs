@@ -9,7 +9,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::fast::{block_row, flat_tool_row, parse_long_result};
-use crate::model::{Call, Event, TEXT_CAP, ToolResult};
+use crate::model::{Args, Call, Event, TEXT_CAP, ToolResult};
 use crate::source::json::{self, Decoded, string_ends};
 
 /// A JSON value kept as its text, as serde_json's `RawValue` gives it
@@ -105,14 +105,20 @@ pub(super) struct Block<'a> {
     pub(super) id: Option<Raw<'a>>,
     #[serde(borrow, default)]
     pub(super) name: Option<Cow<'a, str>>,
-    #[serde(default)]
-    pub(super) input: Option<Value>,
+    #[serde(default, deserialize_with = "decoded_args")]
+    pub(super) input: Option<Args>,
     #[serde(borrow, default)]
     pub(super) tool_use_id: Option<Raw<'a>>,
     #[serde(borrow, default)]
     pub(super) content: Option<Raw<'a>>,
     #[serde(borrow, default)]
     pub(super) is_error: Option<Raw<'a>>,
+}
+
+/// A block's `input` read by serde: decoded (the fast path keeps the
+/// text instead, `fast::block_row`).
+fn decoded_args<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Args>, D::Error> {
+    Option::<Value>::deserialize(d).map(|v| v.map(Args::new))
 }
 
 #[derive(Deserialize)]
@@ -286,7 +292,7 @@ pub(super) fn read_msg<'a>(
                 Some("tool_use") if role == "assistant" => {
                     let id = b.id.map(raw_id).unwrap_or_default();
                     let name = b.name.map(Cow::into_owned).unwrap_or_default();
-                    out.push(Event::Call(make_call(id, name, b.input.unwrap_or(Value::Null), time, row)));
+                    out.push(Event::Call(make_call(id, name, b.input.unwrap_or_default(), time, row)));
                 }
                 Some("tool_result") => {
                     let call_id = b.tool_use_id.map(raw_id).unwrap_or_default();
@@ -316,7 +322,7 @@ pub(super) fn read_msg<'a>(
                 Some(Ok(Value::String(s))) => json::nested(s),
                 Some(Ok(v)) => v,
             };
-            out.push(Event::Call(make_call(id, name, input, time, row)));
+            out.push(Event::Call(make_call(id, name, input.into(), time, row)));
         }
     }
     Ok(repaired)
@@ -395,13 +401,13 @@ fn raw_text(raw: Raw<'_>) -> Decoded {
 
 /// Peri's `ExecuteExtraTool` runs a deferred tool: count the call under the
 /// real tool's name, with the real tool's arguments.
-fn make_call(id: String, name: String, input: Value, time: Option<DateTime<Utc>>, row: i64) -> Call {
+fn make_call(id: String, name: String, input: Args, time: Option<DateTime<Utc>>, row: i64) -> Call {
     if name == "ExecuteExtraTool"
-        && let Some(real) = input.get("tool_name").and_then(Value::as_str).filter(|s| !s.is_empty())
+        && let Some(real) = input.value().get("tool_name").and_then(Value::as_str).filter(|s| !s.is_empty())
     {
         let tool = real.to_string();
-        let params = input.get("params").cloned().unwrap_or(Value::Null);
-        return Call { id, tool, input: params, time, row, usage: None };
+        let params = input.value().get("params").cloned().unwrap_or(Value::Null);
+        return Call { id, tool, input: params.into(), time, row, usage: None };
     }
     let tool = if name.is_empty() { "(unnamed)".to_string() } else { name };
     Call { id, tool, input, time, row, usage: None }

@@ -8,6 +8,9 @@ use std::borrow::Cow;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+mod args;
+pub use args::{Args, Member};
+
 /// Bytes kept from each end of a long result text. Readers keep only the
 /// two ends of a longer one (see `source::json::string_ends`), and the rules
 /// examine only as much (`text_ends`), so a 400 KB output is never copied,
@@ -187,8 +190,8 @@ pub struct Call {
     /// The real tool name (wrappers such as Peri's `ExecuteExtraTool` are
     /// resolved to the tool they run).
     pub tool: String,
-    /// The arguments of the real tool.
-    pub input: Value,
+    /// The arguments of the real tool, decoded when asked (`Args`).
+    pub input: Args,
     /// When the call was made, if the source records it.
     pub time: Option<DateTime<Utc>>,
     /// Where the call is stored (a rowid or line number), for evidence.

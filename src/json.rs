@@ -433,6 +433,123 @@ pub(crate) fn flat_object<'a>(
     Some(repaired)
 }
 
+/// One top-level member of a JSON object's text: the byte ranges of its
+/// key (inside the quotes) and of its value as written.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Member {
+    pub key: std::ops::Range<u32>,
+    pub raw: std::ops::Range<u32>,
+}
+
+/// Does serde surely decode `text`, one JSON value as `value_end` checks
+/// it, and `nested` keep it? What `value_end` leaves to serde is ruled out:
+/// a `\u` escape (a lone surrogate is refused), a number with an exponent
+/// or of twenty digits or more (past `f64`'s range it is refused), a
+/// document large enough for `check_size` to count. Conservative: a few
+/// texts are decoded that need not be, never the other way.
+pub(crate) fn surely_parses(text: &str) -> bool {
+    text.len() <= COUNT_FROM && !has_u_escape(text.as_bytes()) && numbers_sure(text.as_bytes())
+}
+
+/// Does `b` hold `\u`? Most texts hold no backslash at all: a search
+/// for one is cheaper than building a substring searcher per text.
+fn has_u_escape(b: &[u8]) -> bool {
+    memchr::memchr_iter(b'\\', b).any(|k| b.get(k + 1) == Some(&b'u'))
+}
+
+/// Are the numbers of `b` (JSON without `\u` escapes) surely in `f64`'s
+/// range? Only the bytes outside strings are looked at: each string is
+/// skipped by a vector search for its closing quote.
+fn numbers_sure(b: &[u8]) -> bool {
+    let mut i = 0;
+    loop {
+        let quote = memchr::memchr(b'"', &b[i..]).map_or(b.len(), |k| i + k);
+        let mut run = 0usize;
+        for &c in &b[i..quote] {
+            if c.is_ascii_digit() {
+                run += 1;
+                if run >= 20 {
+                    return false;
+                }
+            } else {
+                if run > 0 && (c | 0x20) == b'e' {
+                    return false;
+                }
+                run = 0;
+            }
+        }
+        if quote == b.len() {
+            return true;
+        }
+        // To the closing quote: the next quote not escaped.
+        let mut j = quote + 1;
+        loop {
+            let Some(k) = memchr::memchr2(b'"', b'\\', &b[j..]) else { return false };
+            if b[j + k] == b'"' {
+                i = j + k + 1;
+                break;
+            }
+            j += k + 2;
+            if j > b.len() {
+                return false;
+            }
+        }
+    }
+}
+
+/// The top-level members of `text` when it is one JSON object that serde
+/// surely decodes to the object these members describe (`object_members`),
+/// and nothing but whitespace around it. `None` otherwise: the caller
+/// decodes and asks the value.
+pub(crate) fn sure_members(text: &str) -> Option<Vec<Member>> {
+    let b = text.as_bytes();
+    let start = skip_space(b, 0);
+    let (end, members) = object_members(text, start, 0)?;
+    let members = members.filter(|_| skip_space(b, end) == b.len())?;
+    // Relative to `start`: made relative to the whole text.
+    let shift = |r: std::ops::Range<u32>| r.start + start as u32..r.end + start as u32;
+    Some(members.into_iter().map(|m| Member { key: shift(m.key), raw: shift(m.raw) }).collect())
+}
+
+/// The JSON object that opens at `text[i]`, `depth` arrays and objects
+/// deep, checked as `value_end` checks it: the index after it, and its
+/// top-level members (ranges from `i`) when serde surely decodes it to the
+/// object they describe: no `\u` escape, no doubtful number
+/// (`surely_parses`), no key with an escape (`object` refuses one), no key
+/// written twice (serde keeps the last). One walk: a reader that checks a
+/// value anyway gets its members for the price of the check.
+pub(crate) fn object_members(text: &str, i: usize, depth: usize) -> Option<(usize, Option<Vec<Member>>)> {
+    if depth >= NESTING {
+        return None;
+    }
+    let b = text.as_bytes();
+    let mut members = Some(Vec::with_capacity(4));
+    let end = object(text, i, |key, at| {
+        let end = value_end(text, at, depth + 1)?;
+        if let Some(list) = &mut members {
+            let raw = &b[at..end];
+            let sure = match raw[0] {
+                b'-' | b'0'..=b'9' => raw.len() < 20 && !raw.iter().any(|&c| (c | 0x20) == b'e'),
+                b'{' | b'[' => numbers_sure(raw),
+                _ => true,
+            };
+            let k = (key.as_ptr() as usize - b.as_ptr() as usize - i) as u32;
+            let key = k..k + key.len() as u32;
+            let twice = |m: &Member| {
+                b[i + m.key.start as usize..i + m.key.end as usize] == b[i + key.start as usize..i + key.end as usize]
+            };
+            if !sure || list.iter().any(twice) {
+                members = None;
+            } else {
+                list.push(Member { key, raw: (at - i) as u32..(end - i) as u32 });
+            }
+        }
+        Some(end)
+    })?;
+    let doubtful = end - i > COUNT_FROM || has_u_escape(&b[i..end]);
+    Some((end, members.filter(|_| !doubtful)))
+}
+
 /// The most arrays and objects, one inside another, that the serde-free
 /// readers follow (`value_end`); a deeper value is left to serde, whose own
 /// limit (128) then decides.
