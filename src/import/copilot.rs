@@ -23,6 +23,17 @@
 //! into the parent's file; their events carry `data.parentToolCallId` (and,
 //! from about 1.0.60, `agentId`), the id of the `task` call: each becomes
 //! the session `<session>/<task call id>`, whose parent is the session.
+//!
+//! Before the event log (0.0.3xx, to about October 2025), a session was one
+//! JSON document, `~/.copilot/history-session-state/session_<id>_<ms>.json`
+//! (read from the CLI's own schema, 0.0.340 `index.js`: `sessionId`,
+//! `startTime`, `chatMessages`, `timeline`, `selectedModel`).
+//! `chatMessages` are OpenAI chat messages: an assistant's `tool_calls`
+//! (`function` with its `arguments` as a string, or `custom` with `input`)
+//! are the calls, a `tool` message with its `tool_call_id` the result the
+//! model saw. The flag is the `timeline`'s `tool_call_completed` entry of
+//! the same `callId`: its `result.type` is `success`, `failure`, `rejected`
+//! or `denied`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -38,11 +49,16 @@ pub(crate) struct Copilot;
 
 static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::COPILOT,
-    agent: "GitHub Copilot CLI sessions (session-state/<id>/events.jsonl), read through import",
+    agent: "GitHub Copilot CLI sessions (session-state/<id>/events.jsonl, and the older history-session-state/*.json), read through import",
     product: "GitHub Copilot CLI",
     signature: "events `{type, data, id, timestamp, parentId}` with dotted types (`session.start` by `copilot-agent`, `tool.execution_start` / `tool.execution_complete` by `toolCallId`)",
-    flag: "`data.success` of `tool.execution_complete`; a call denied at the permission prompt (no completion) is flagged",
-    locations: &[Location::EnvDir("COPILOT_HOME", "session-state"), Location::Home(".copilot/session-state")],
+    flag: "`data.success` of `tool.execution_complete`; a call denied at the permission prompt (no completion) is flagged; in the older documents, the timeline's `tool_call_completed` `result.type`",
+    locations: &[
+        Location::EnvDir("COPILOT_HOME", "session-state"),
+        Location::Home(".copilot/session-state"),
+        Location::EnvDir("COPILOT_HOME", "history-session-state"),
+        Location::Home(".copilot/history-session-state"),
+    ],
     sample: "copilot",
 };
 
@@ -65,8 +81,14 @@ impl Importer for Copilot {
 
     /// The other JSON files of a session folder (`rewind-snapshots/index.json`,
     /// files the session kept): part of a Copilot session, holding no call.
-    fn recognise_document(&self, path: &Path, _doc: &Value) -> bool {
-        path.ancestors().skip(1).take(4).any(|d| d.join("workspace.yaml").is_file() && d.join("events.jsonl").is_file())
+    /// A legacy session document is read (`is_history`).
+    fn recognise_document(&self, path: &Path, doc: &Value) -> bool {
+        is_history(doc)
+            || path
+                .ancestors()
+                .skip(1)
+                .take(4)
+                .any(|d| d.join("workspace.yaml").is_file() && d.join("events.jsonl").is_file())
     }
 
     fn run(&self) -> Box<dyn ImportRun> {
@@ -78,6 +100,12 @@ impl ImportRun for Copilot {
     fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
         let sql = |e: rusqlite::Error| Error::input(path, crate::source::open::sqlite_problem(&e));
         if super::is_json_document(path) {
+            let Some(doc) = super::read_document(path, &mut w.stats)? else {
+                return Err(Error::input(path, "is not a JSON document (cut or broken?)"));
+            };
+            if is_history(&doc) {
+                return history(&doc, &path.display().to_string(), w).map_err(sql);
+            }
             // A session folder's side file (see `recognise_document`).
             w.stats.skipped += 1;
             return Ok(());
@@ -243,6 +271,68 @@ impl File<'_> {
     }
 }
 
+/// A legacy session document (`history-session-state/session_<id>_<ms>.json`):
+/// `sessionId`, `chatMessages` and `timeline`.
+fn is_history(doc: &Value) -> bool {
+    doc.get("sessionId").is_some_and(Value::is_string)
+        && doc.get("chatMessages").is_some_and(Value::is_array)
+        && doc.get("timeline").is_some_and(Value::is_array)
+}
+
+/// A legacy session document's calls and results (see the module's
+/// documentation): the calls in the order of `chatMessages`, each result
+/// flagged by the `timeline`'s completion of its call.
+fn history(doc: &Value, source: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+    let id = doc["sessionId"].as_str().unwrap_or("copilot");
+    let started = doc.get("startTime").and_then(Value::as_str);
+    w.session(&SessionRow { id, parent: None, agent: AGENT, source, started })?;
+    let timeline = doc["timeline"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let entry = |kind: &str, call: &str| {
+        timeline.iter().find(|e| {
+            e.get("type").and_then(Value::as_str) == Some(kind) && e.get("callId").and_then(Value::as_str) == Some(call)
+        })
+    };
+    let time = |e: Option<&Value>| e.and_then(|e| e.get("timestamp")).and_then(Value::as_str).map(str::to_string);
+    for m in doc["chatMessages"].as_array().into_iter().flatten() {
+        match m.get("role").and_then(Value::as_str) {
+            Some("assistant") => {
+                for tc in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+                    let call = tc.get("id").and_then(Value::as_str).unwrap_or("");
+                    let f = tc.get("function").or_else(|| tc.get("custom")).unwrap_or(&Value::Null);
+                    let tool = f.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
+                    let input = f.get("arguments").or_else(|| f.get("input")).unwrap_or(&Value::Null);
+                    let at = time(entry("tool_call_requested", call));
+                    if call.is_empty() {
+                        w.call_without_id(id, tool, input, at.as_deref())?;
+                    } else {
+                        w.call(id, call, tool, input, at.as_deref())?;
+                    }
+                }
+            }
+            Some("tool") => {
+                let call = m.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
+                let text = match m.get("content") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Array(parts)) => parts
+                        .iter()
+                        .filter_map(|p| p.get("text").and_then(Value::as_str))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    _ => String::new(),
+                };
+                let done = entry("tool_call_completed", call);
+                let kind = done.and_then(|e| e.pointer("/result/type")).and_then(Value::as_str);
+                let flag = kind.map(|k| k != "success");
+                let exit_code = shell_exit(&text);
+                let at = time(done);
+                w.result(&ResultRow { session: id, call_id: call, text: &text, flag, exit_code, time: at.as_deref() })?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// A success's text: `result.content` (what the model saw), else the
 /// detailed text, else the text blocks.
 fn result_text(result: &Value) -> String {
@@ -324,6 +414,31 @@ mod tests {
         assert_eq!(shell_exit("<command with id: 3 exited with exit code 0>"), Some(0));
         assert_eq!(shell_exit("the script printed: with exit code 1"), None);
         assert_eq!(shell_exit("<shellId: 1 is still running after 30 seconds>"), None);
+    }
+
+    #[test]
+    fn legacy_history_documents() {
+        let doc = serde_json::json!({
+            "sessionId": "s1", "startTime": "2025-10-05T10:00:00.000Z",
+            "chatMessages": [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "a", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"ls\"}"}},
+                    {"id": "b", "type": "function", "function": {"name": "view", "arguments": "{\"path\":\"/x\"}"}}
+                ]},
+                {"role": "tool", "tool_call_id": "a", "content": "x\n<exited with exit code 2>"},
+                {"role": "tool", "tool_call_id": "b", "content": [{"type": "text", "text": "Path does not exist"}]}
+            ],
+            "timeline": [
+                {"id": "t1", "timestamp": "2025-10-05T10:00:01.000Z", "type": "tool_call_requested", "callId": "a", "name": "bash"},
+                {"id": "t2", "timestamp": "2025-10-05T10:00:02.000Z", "type": "tool_call_completed", "callId": "a",
+                 "name": "bash", "intentionSummary": null, "result": {"type": "success", "log": "x"}},
+                {"id": "t3", "timestamp": "2025-10-05T10:00:03.000Z", "type": "tool_call_completed", "callId": "b",
+                 "name": "view", "intentionSummary": null, "result": {"type": "failure", "log": "Path does not exist"}}
+            ]
+        });
+        assert!(is_history(&doc));
+        assert!(!is_history(&serde_json::json!({"sessionId": "s", "history": []})));
     }
 
     #[test]

@@ -45,6 +45,49 @@ fn copilot_cli_held_out() {
     assert_eq!(v["totals"]["unpaired_calls"], 1, "a call with no completion and no denial is unpaired");
 }
 
+/// The document layout before the event log (0.0.3xx,
+/// `history-session-state/session_<id>_<ms>.json`), written here from the
+/// CLI's own schema: OpenAI chat messages, the flag in the timeline's
+/// completion of each call.
+#[test]
+fn copilot_cli_history_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join(".copilot/history-session-state");
+    std::fs::create_dir_all(&folder).unwrap();
+    let call = |id: &str, tool: &str, args: serde_json::Value| json!({"id": id, "type": "function", "function": {"name": tool, "arguments": args.to_string()}});
+    let done = |id: &str, kind: &str| {
+        json!({"id": format!("t-{id}"), "timestamp": "2025-10-05T10:00:02.000Z", "type": "tool_call_completed",
+               "callId": id, "name": "x", "intentionSummary": null, "result": {"type": kind, "log": ""}})
+    };
+    let doc = json!({
+        "sessionId": "0b5e", "startTime": "2025-10-05T10:00:00.000Z",
+        "chatMessages": [
+            {"role": "system", "content": "You are"},
+            {"role": "user", "content": "fix it"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                call("a", "bash", json!({"command": "cargo test"})),
+                call("b", "view", json!({"path": "/p/missing.rs"})),
+                call("c", "bash", json!({"command": "rm -rf /tmp/x"})),
+                call("d", "bash", json!({"command": "ls"}))
+            ]},
+            {"role": "tool", "tool_call_id": "a", "content": "test result: FAILED. 3 passed; 1 failed\n<exited with exit code 101>"},
+            {"role": "tool", "tool_call_id": "b", "content": [{"type": "text", "text": "Path does not exist"}]},
+            {"role": "tool", "tool_call_id": "c", "content": "The user rejected this tool call."},
+            {"role": "tool", "tool_call_id": "d", "content": "src\n<exited with exit code 0>"}
+        ],
+        "timeline": [done("a", "success"), done("b", "failure"), done("c", "rejected"), done("d", "success")]
+    });
+    std::fs::write(folder.join("session_0b5e_1759658400000.json"), doc.to_string()).unwrap();
+    let out = run_in(root(), &["scan", dir.path().join(".copilot").to_str().unwrap(), "--format", "json"]);
+    assert_eq!(stderr(&out), "");
+    let v = json(&out);
+    assert_eq!(v["sources"][0]["format"], "copilot");
+    assert_eq!(totals(&v), (4, 2, 1), "failure and rejected are flagged; exit 101 under success is hidden");
+    assert_eq!(tool(&v, "bash")["categories"], json!({"tests-failed": 1, "user-rejected": 1}));
+    assert_eq!(tool(&v, "view")["categories"], json!({"not-found": 1}));
+    assert_eq!(v["totals"]["unpaired_calls"], 0);
+}
+
 #[test]
 fn qwen_code_chats() {
     let out = run_in(root(), &["scan", "sample-traces/qwen", "--format", "json"]);
