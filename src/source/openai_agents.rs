@@ -125,7 +125,9 @@ impl Adapter for OpenAiAgents {
                 parse_column(r.get_ref(2)?, "message_data", row, session, |text, out| {
                     let item: Value =
                         serde_json::from_str(text).map_err(|e| format!("message_data is invalid JSON: {e}"))?;
-                    parse_item(item, time, row, out)
+                    parse_item(item, time, row, out)?;
+                    accepted_handoff_first(out);
+                    Ok(())
                 });
                 Ok(())
             },
@@ -133,6 +135,35 @@ impl Adapter for OpenAiAgents {
         )?;
         Ok(())
     }
+}
+
+/// What the SDK answers each handoff of a turn but the first, when the
+/// model asked for several (`run_internal/turn_resolution.py`).
+const IGNORED_HANDOFF: &str = "Multiple handoffs detected, ignoring this one.";
+
+/// The SDK stores the ignored handoffs' outputs first, then the accepted
+/// one's (the first call's: `Handoff.get_transfer_message`,
+/// `{"assistant": "<agent name>"}`). With call ids they pair by id; a
+/// provider that gives none (some LiteLLM models) leaves them to pair in
+/// order, which would give the first call the first refusal. So an
+/// accepted handoff's output without an id, just stored after such
+/// refusals without ids, is moved before them.
+fn accepted_handoff_first(out: &mut [Event]) {
+    let no_id =
+        |e: &Event, text: &dyn Fn(&str) -> bool| matches!(e, Event::Result(r) if r.call_id.is_empty() && text(&r.text));
+    let transfer = |t: &str| {
+        serde_json::from_str::<serde_json::Map<String, Value>>(t)
+            .is_ok_and(|o| o.len() == 1 && o.get("assistant").is_some_and(Value::is_string))
+    };
+    let Some(last) = out.len().checked_sub(1) else { return };
+    if !no_id(&out[last], &transfer) {
+        return;
+    }
+    let mut first = last;
+    while first > 0 && no_id(&out[first - 1], &|t| t == IGNORED_HANDOFF) {
+        first -= 1;
+    }
+    out[first..].rotate_right(1);
 }
 
 /// The call or result (or both) in one stored item, appended to `out`.
@@ -310,6 +341,45 @@ mod tests {
             }
         }
         (out, errs)
+    }
+
+    #[test]
+    fn several_handoffs_without_ids_pair_as_the_sdk_answered_them() {
+        // Three handoffs of one turn, no call ids: the SDK stores the two
+        // refusals, then the accepted (first) one's transfer message.
+        let call =
+            |name: &str| format!(r#"{{"type":"function_call","call_id":"","name":"{name}","arguments":"{{}}"}}"#);
+        let output =
+            |text: &str| serde_json::json!({"type": "function_call_output", "call_id": "", "output": text}).to_string();
+        let items = [
+            call("transfer_to_billing"),
+            call("transfer_to_refunds"),
+            call("transfer_to_faq"),
+            output(IGNORED_HANDOFF),
+            output(IGNORED_HANDOFF),
+            output(r#"{"assistant": "Billing"}"#),
+        ];
+        let mut out = vec![];
+        for (i, t) in items.iter().enumerate() {
+            parse_item(serde_json::from_str(t).unwrap(), None, i as i64, &mut out).unwrap();
+            accepted_handoff_first(&mut out);
+        }
+        let session = crate::model::Session { id: "s".into(), events: out, ..Default::default() };
+        let judged = crate::judge::judge(session);
+        let verdicts: Vec<(&str, bool)> = judged
+            .calls
+            .iter()
+            .map(|c| (c.tool.as_str(), c.result.as_ref().is_some_and(|r| r.text == IGNORED_HANDOFF)))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [("transfer_to_billing", false), ("transfer_to_refunds", true), ("transfer_to_faq", true)]
+        );
+        // With ids, or a transfer message alone, nothing moves.
+        let mut alone = vec![];
+        parse_item(serde_json::from_str(&output(r#"{"assistant": "B"}"#)).unwrap(), None, 0, &mut alone).unwrap();
+        accepted_handoff_first(&mut alone);
+        assert_eq!(alone.len(), 1);
     }
 
     #[test]
