@@ -42,15 +42,30 @@ pub struct ToolSchema {
 /// accepts; anything it does not accept is validated.
 #[derive(Debug)]
 struct Flat {
-    /// Each property, the JSON types it allows (bits below), and the
-    /// strings of its enum, if it has one.
-    properties: Vec<(String, u8, Option<Vec<String>>)>,
-    /// The bounds of the numbers that have `minimum` or `maximum`.
-    bounds: Vec<(String, f64, f64)>,
-    required: Vec<String>,
-    /// The required ones that must not be blank (`ToolSchema::not_blank`).
-    not_blank: Vec<String>,
+    /// Each property and what it allows: one lookup per member.
+    properties: Vec<Prop>,
+    /// How many properties are required.
+    required: usize,
+    /// Whether members it does not document are refused.
     closed: bool,
+}
+
+/// One property of a flat schema.
+#[derive(Debug)]
+struct Prop {
+    name: String,
+    /// The JSON types it allows (bits below).
+    allowed: u8,
+    /// The strings of its enum, if it has one.
+    strings: Option<Vec<String>>,
+    /// A number's `minimum` and `maximum`, if it has either.
+    bounds: Option<(f64, f64)>,
+    /// An array's `items`, when they are flat objects (Claude Code's and
+    /// Peri's `TodoWrite`).
+    items: Option<Flat>,
+    required: bool,
+    /// Required and not to be blank (`ToolSchema::not_blank`).
+    not_blank: bool,
 }
 
 /// The JSON types as bits, by the first byte of a value's text.
@@ -94,17 +109,23 @@ impl Flat {
                 _ => None,
             }
         };
+        let required = match o.get("required") {
+            Some(r) => r.as_array()?.iter().map(|s| s.as_str().map(String::from)).collect::<Option<Vec<_>>>()?,
+            None => Vec::new(),
+        };
         let mut properties = Vec::new();
-        let mut bounds = Vec::new();
         for (name, p) in o.get("properties").map_or(Some(&serde_json::Map::new()), Value::as_object)? {
             let p = p.as_object()?;
             let mut allowed = None;
             let mut strings = None;
+            let mut items = None;
             let (mut lo, mut hi) = (None, None);
             for (k, v) in p {
                 match k.as_str() {
                     "type" => allowed = Some(kinds(v)?),
                     "minimum" => lo = Some(v.as_f64()?),
+                    // An array of flat objects: each item accepted alike.
+                    "items" => items = Some(Flat::of(v, &[])?),
                     "maximum" => hi = Some(v.as_f64()?),
                     "description" | "title" => {}
                     "minLength" if v == 0 => {}
@@ -121,19 +142,44 @@ impl Flat {
                 (Some(STRING) | None, Some(_)) => STRING,
                 _ => return None,
             };
-            if lo.is_some() || hi.is_some() {
-                if allowed & !(NUMBER | INTEGER) != 0 {
-                    return None;
-                }
-                bounds.push((name.clone(), lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::INFINITY)));
+            let bounds =
+                (lo.is_some() || hi.is_some()).then(|| (lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::INFINITY)));
+            if bounds.is_some() && allowed & !(NUMBER | INTEGER) != 0 {
+                return None;
             }
-            properties.push((name.clone(), allowed, strings));
+            properties.push(Prop {
+                name: name.clone(),
+                allowed,
+                strings,
+                bounds,
+                items,
+                required: required.contains(name),
+                not_blank: not_blank.contains(name),
+            });
         }
-        let required = match o.get("required") {
-            Some(r) => r.as_array()?.iter().map(|s| s.as_str().map(String::from)).collect::<Option<Vec<_>>>()?,
-            None => Vec::new(),
-        };
-        Some(Flat { properties, bounds, required, not_blank: not_blank.to_vec(), closed })
+        // A required name twice, or one not documented: left to the validator.
+        let documented = properties.iter().filter(|p| p.required).count();
+        if documented != required.len() {
+            return None;
+        }
+        Some(Flat { properties, required: documented, closed })
+    }
+
+    /// Is every item of the JSON array `raw` (checked, sure to decode) an
+    /// object this schema accepts?
+    fn accepts_all(&self, raw: &str) -> bool {
+        let mut all = true;
+        let end = crate::json::array(raw, 0, |at| {
+            let (end, members) = crate::json::object_members(raw, at, 1)?;
+            let m = members?;
+            let fields = m.iter().map(|m| Member {
+                key: &raw[at + m.key.start as usize..at + m.key.end as usize],
+                raw: &raw[at + m.raw.start as usize..at + m.raw.end as usize],
+            });
+            all &= self.accepts(fields);
+            Some(end)
+        });
+        all && end == Some(raw.len())
     }
 
     /// Is a call with these top-level members surely valid? Every member
@@ -144,7 +190,7 @@ impl Flat {
     fn accepts<'a>(&self, members: impl Iterator<Item = Member<'a>>) -> bool {
         let mut seen = 0usize;
         for m in members {
-            let Some((_, allowed, strings)) = self.properties.iter().find(|(name, ..)| name == m.key) else {
+            let Some(p) = self.properties.iter().find(|p| p.name == m.key) else {
                 if self.closed {
                     return false;
                 }
@@ -161,33 +207,39 @@ impl Flat {
                 Some(_) => NUMBER,
                 None => return false,
             };
-            if allowed & kind == 0 {
+            if p.allowed & kind == 0 {
                 return false;
             }
-            if let Some(strings) = strings
+            if let Some(strings) = &p.strings
                 && !m.plain_str().is_some_and(|s| strings.iter().any(|e| e == s))
             {
                 return false;
             }
+            // An array of flat objects: every item an object it accepts.
+            if let Some(item) = &p.items
+                && !(kind == ARRAY && item.accepts_all(m.raw))
+            {
+                return false;
+            }
             // A bounded number: short enough to be read exactly, and inside.
-            if let Some((_, lo, hi)) = self.bounds.iter().find(|(name, ..)| name == m.key)
-                && !(m.raw.len() < 16 && m.raw.parse::<f64>().is_ok_and(|x| *lo <= x && x <= *hi))
+            if let Some((lo, hi)) = p.bounds
+                && !(m.raw.len() < 16 && m.raw.parse::<f64>().is_ok_and(|x| lo <= x && x <= hi))
             {
                 return false;
             }
             // A string that must not be blank: a visible ASCII character
-            // says it is not (an escape or only other characters: validated).
+            // says it is not; else it is decoded and trimmed as `validate`
+            // trims it.
             if kind == STRING
-                && self.not_blank.iter().any(|r| r == m.key)
+                && p.not_blank
                 && !m.plain_str().is_some_and(|s| s.bytes().any(|b| b.is_ascii_graphic()))
+                && m.as_str().is_none_or(|s| s.trim().is_empty())
             {
                 return false;
             }
-            if self.required.iter().any(|r| r == m.key) {
-                seen += 1;
-            }
+            seen += usize::from(p.required);
         }
-        seen == self.required.len()
+        seen == self.required
     }
 }
 
@@ -469,6 +521,55 @@ mod tests {
     fn grep() -> ToolSchema {
         let b = builtin::for_dialect(Dialect::CLAUDE_CODE).into_iter().find(|(t, _)| *t == "Grep").unwrap();
         ToolSchema::new(b.0, b.1, "built-in claude-code").unwrap()
+    }
+
+    /// The flat fast accept says "valid" only where the validator does,
+    /// and does say it for the usual calls of the built-in schemas (so
+    /// that the fast path is taken, not only safe).
+    #[test]
+    fn flat_accepts_only_what_the_validator_accepts() {
+        let mut fast = 0;
+        for dialect in [Dialect::PERI, Dialect::CLAUDE_CODE] {
+            for (tool, schema) in builtin::for_dialect(dialect) {
+                let ts = ToolSchema::new(tool, schema, "built-in").unwrap();
+                let calls = [
+                    r#"{"file_path": "/a.rs"}"#,
+                    r#"{"file_path": "/a.rs", "offset": 10, "limit": 2.5}"#,
+                    r#"{"file_path": "  ", "content": "x"}"#,
+                    r#"{"file_path": "/a", "content": "fn main() {}\n"}"#,
+                    r#"{"file_path": "/a", "content": "\n\t "}"#,
+                    r#"{"file_path": "/a", "old_string": "", "new_string": "y"}"#,
+                    r#"{"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": "yes"}"#,
+                    r#"{"command": "cargo test", "timeout": 120000}"#,
+                    r#"{"command": "ls", "timeout": 0}"#,
+                    r#"{"command": "ls", "timeout": 600001}"#,
+                    r#"{"command": "ls", "timeout": 1.5}"#,
+                    r#"{"pattern": "x", "output_mode": "content"}"#,
+                    r#"{"pattern": "x", "output_mode": "lines"}"#,
+                    r#"{"pattern": "x", "-C": 3, "-i": true}"#,
+                    r#"{"todos": [{"content": "a", "status": "pending"}, {"content": "b", "status": "done"}]}"#,
+                    r#"{"todos": [{"content": "a", "status": "completed", "activeForm": "A"}]}"#,
+                    r#"{"todos": [{"content": "a"}]}"#,
+                    r#"{"todos": []}"#,
+                    r#"{"todos": {"content": "a"}}"#,
+                    r#"{"prompt": "do it", "subagent_type": "general"}"#,
+                    r#"{"query": "x", "num_results": "3"}"#,
+                    r#"{"unknown": 1}"#,
+                    r#"{}"#,
+                ];
+                for text in calls {
+                    let args = Args::stored(text);
+                    let accepted = ts.flat.as_ref().zip(args.members()).is_some_and(|(f, m)| f.accepts(m));
+                    let violations = validate(&ts, args.value());
+                    if accepted {
+                        fast += 1;
+                        assert!(violations.is_empty(), "{tool} {text}: accepted, but {violations:?}");
+                    }
+                    assert_eq!(validate_args(&ts, &Args::stored(text)), violations, "{tool} {text}");
+                }
+            }
+        }
+        assert!(fast >= 20, "the usual calls take the fast path ({fast})");
     }
 
     /// `enum_of` answers from the top-level properties only, as the

@@ -99,7 +99,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("prices", &["error", "model", "sanitize"]),
     ("pair", &["model"]),
     ("rules", &["model"]),
-    ("schema", &["error", "model", "rules"]),
+    ("schema", &["error", "json", "model", "rules"]),
     // The JSON scanner is a leaf; the call model keeps arguments as text
     // and reads them with it (issue 53).
     ("json", &[]),
