@@ -286,12 +286,16 @@ fn history(doc: &Value, source: &str, w: &mut Writer<'_>) -> rusqlite::Result<()
     let id = doc["sessionId"].as_str().unwrap_or("copilot");
     let started = doc.get("startTime").and_then(Value::as_str);
     w.session(&SessionRow { id, parent: None, agent: AGENT, source, started })?;
-    let timeline = doc["timeline"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let entry = |kind: &str, call: &str| {
-        timeline.iter().find(|e| {
-            e.get("type").and_then(Value::as_str) == Some(kind) && e.get("callId").and_then(Value::as_str) == Some(call)
-        })
-    };
+    // The timeline's entries by kind and call (the first of each).
+    let mut timeline: HashMap<(&str, &str), &Value> = HashMap::new();
+    for e in doc["timeline"].as_array().into_iter().flatten() {
+        if let (Some(kind), Some(call)) =
+            (e.get("type").and_then(Value::as_str), e.get("callId").and_then(Value::as_str))
+        {
+            timeline.entry((kind, call)).or_insert(e);
+        }
+    }
+    let entry = |kind: &'static str, call: &str| timeline.get(&(kind, call)).copied();
     let time = |e: Option<&Value>| e.and_then(|e| e.get("timestamp")).and_then(Value::as_str).map(str::to_string);
     for m in doc["chatMessages"].as_array().into_iter().flatten() {
         match m.get("role").and_then(Value::as_str) {

@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::json;
 
 /// A call's arguments. See the module's documentation.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Args {
     /// The arguments as stored, when a reader kept them as text; decoded
     /// as `decode` says.
@@ -161,6 +161,13 @@ fn decode(text: &str) -> Value {
     json::nested(text.to_string())
 }
 
+/// No arguments: JSON null (a call recorded without any).
+impl Default for Args {
+    fn default() -> Args {
+        Args::new(Value::Null)
+    }
+}
+
 impl From<Value> for Args {
     fn from(value: Value) -> Args {
         Args::new(value)
@@ -244,6 +251,13 @@ mod tests {
             assert_eq!(a.get_str("command").as_deref(), command, "{text}");
             assert_eq!(a.get_str("command").as_deref(), a.value().get("command").and_then(Value::as_str), "{text}");
         }
+    }
+
+    #[test]
+    fn no_arguments_are_null_not_an_empty_object() {
+        assert_eq!(Args::default().value(), &Value::Null);
+        assert_eq!(Args::default().into_value(), Value::Null);
+        assert!(Args::default().members().is_none());
     }
 
     #[test]

@@ -459,6 +459,19 @@ mod tests {
     }
 
     #[test]
+    fn a_block_without_input_has_null_arguments() {
+        for row in [
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"n","name":"Read"}]}"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"n","name":"Read","input":null}]}"#,
+        ] {
+            match &events(row)[0] {
+                Event::Call(c) => assert_eq!(c.input.value(), &Value::Null, "{row}"),
+                _ => unreachable!(),
+            }
+        }
+    }
+
+    #[test]
     fn mirror_only_with_plain_string_content() {
         let ev = events(
             r#"{"role":"assistant","id":"x","content":"thinking","tool_calls":[{"id":"q","name":"Grep","arguments":{"pattern":"x"}}]}"#,
