@@ -60,6 +60,17 @@ pub(crate) fn nested(s: String) -> Value {
     serde_json::from_str(&s).unwrap_or(Value::String(s))
 }
 
+/// A call's arguments stored as text: blank is an empty object, JSON is
+/// decoded (`nested`), anything else stays the string (malformed
+/// arguments). What `model::Args` and `source::rows::decode_arguments`
+/// both decode to.
+pub(crate) fn arguments(s: String) -> Value {
+    if s.trim().is_empty() {
+        return Value::Object(Default::default());
+    }
+    nested(s)
+}
+
 /// `serde_json::from_str` into a `Value`, refusing a document past
 /// `MAX_JSON_VALUES` (see `check_size`) with an error that says so.
 pub(crate) fn parse_bounded(text: &str) -> Result<Value, String> {
@@ -528,11 +539,7 @@ pub(crate) fn object_members(text: &str, i: usize, depth: usize) -> Option<(usiz
         let end = value_end(text, at, depth + 1)?;
         if let Some(list) = &mut members {
             let raw = &b[at..end];
-            let sure = match raw[0] {
-                b'-' | b'0'..=b'9' => raw.len() < 20 && !raw.iter().any(|&c| (c | 0x20) == b'e'),
-                b'{' | b'[' => numbers_sure(raw),
-                _ => true,
-            };
+            let sure = raw[0] == b'"' || numbers_sure(raw);
             let k = (key.as_ptr() as usize - b.as_ptr() as usize - i) as u32;
             let key = k..k + key.len() as u32;
             let twice = |m: &Member| {

@@ -11,7 +11,7 @@ use crate::model::Usage;
 
 /// A count at `key` of `o`: a non-negative integer (a float is cut).
 pub(super) fn count(o: &Map<String, Value>, key: &str) -> Option<u64> {
-    Usage::count(o.get(key)?)
+    Usage::count_at(o, key)
 }
 
 /// A dollar amount at `key` of `o`.
@@ -41,16 +41,12 @@ pub(super) fn anthropic(u: &Map<String, Value>) -> Option<Usage> {
 /// `input_tokens` includes `cached_input_tokens`, `output_tokens` includes
 /// `reasoning_output_tokens`.
 pub(super) fn openai(u: &Map<String, Value>) -> Option<Usage> {
-    let (input, output) = (count(u, "input_tokens"), count(u, "output_tokens"));
-    if input.is_none() && output.is_none() {
-        return None;
-    }
+    let (input, output) = Usage::input_output(u, "input_tokens", "output_tokens")?;
     let cached = count(u, "cached_input_tokens").unwrap_or(0);
-    let input = input.unwrap_or(0);
     Some(Usage {
         input: input.saturating_sub(cached),
         cache_read: cached.min(input),
-        output: output.unwrap_or(0),
+        output,
         reasoning: count(u, "reasoning_output_tokens").unwrap_or(0),
         ..Usage::default()
     })
@@ -59,17 +55,13 @@ pub(super) fn openai(u: &Map<String, Value>) -> Option<Usage> {
 /// Gemini CLI's `tokens` of a model message: `input` includes `cached`,
 /// `output` excludes `thoughts` (billed as output).
 pub(super) fn gemini(t: &Map<String, Value>) -> Option<Usage> {
-    let (input, output) = (count(t, "input"), count(t, "output"));
-    if input.is_none() && output.is_none() {
-        return None;
-    }
+    let (input, output) = Usage::input_output(t, "input", "output")?;
     let cached = count(t, "cached").unwrap_or(0);
-    let input = input.unwrap_or(0);
     let thoughts = count(t, "thoughts").unwrap_or(0);
     Some(Usage {
         input: input.saturating_sub(cached),
         cache_read: cached.min(input),
-        output: output.unwrap_or(0).saturating_add(thoughts),
+        output: output.saturating_add(thoughts),
         reasoning: thoughts,
         ..Usage::default()
     })
@@ -100,13 +92,10 @@ pub(super) fn qwen(u: &Map<String, Value>) -> Option<Usage> {
 /// the cache (`cacheReads`, `cacheWrites`), `tokensOut`, and the request's
 /// `cost` in dollars.
 pub(super) fn cline(t: &Map<String, Value>) -> Option<Usage> {
-    let (input, output) = (count(t, "tokensIn"), count(t, "tokensOut"));
-    if input.is_none() && output.is_none() {
-        return None;
-    }
+    let (input, output) = Usage::input_output(t, "tokensIn", "tokensOut")?;
     Some(Usage {
-        input: input.unwrap_or(0),
-        output: output.unwrap_or(0),
+        input,
+        output,
         cache_read: count(t, "cacheReads").unwrap_or(0),
         cache_write: count(t, "cacheWrites").unwrap_or(0),
         cost: dollars(t, "cost"),
@@ -117,13 +106,10 @@ pub(super) fn cline(t: &Map<String, Value>) -> Option<Usage> {
 /// Pi's `usage` of an assistant message: `input` excludes `cacheRead` and
 /// `cacheWrite`; `cost.total` in dollars.
 pub(super) fn pi(u: &Map<String, Value>) -> Option<Usage> {
-    let (input, output) = (count(u, "input"), count(u, "output"));
-    if input.is_none() && output.is_none() {
-        return None;
-    }
+    let (input, output) = Usage::input_output(u, "input", "output")?;
     Some(Usage {
-        input: input.unwrap_or(0),
-        output: output.unwrap_or(0),
+        input,
+        output,
         cache_read: count(u, "cacheRead").unwrap_or(0),
         cache_write: count(u, "cacheWrite").unwrap_or(0),
         cost: match u.get("cost") {

@@ -64,9 +64,9 @@ impl Args {
     }
 
     /// Arguments stored as text (a database column, a stringified
-    /// `arguments` field), decoded only when asked, as
-    /// `source::rows::decode_arguments` decodes them: blank text is an
-    /// empty object, JSON its value, anything else the string itself.
+    /// `arguments` field), decoded only when asked (`json::arguments`):
+    /// blank text is an empty object, JSON its value, anything else the
+    /// string itself.
     pub fn stored(text: impl Into<Box<str>>) -> Args {
         Args { text: Some(text.into()), value: OnceLock::new(), members: OnceLock::new() }
     }
@@ -98,13 +98,9 @@ impl Args {
         value.into_inner().unwrap_or_else(|| decode(text.as_deref().unwrap_or_default()))
     }
 
-    /// The text the arguments were kept as, if a reader kept them so.
-    pub fn text(&self) -> Option<&str> {
-        self.text.as_deref()
-    }
-
-    /// Whether the decoded value has been built (for tests and measures).
-    pub fn is_decoded(&self) -> bool {
+    /// Whether the decoded value has been built.
+    #[cfg(test)]
+    fn is_decoded(&self) -> bool {
         self.value.get().is_some()
     }
 
@@ -141,24 +137,11 @@ impl Args {
             None => self.value().get(key).is_some(),
         }
     }
-
-    /// At most how long any string of the decoded value can be, in bytes:
-    /// the text's length when kept as text (no string is longer than the
-    /// text that writes it), else unbounded.
-    pub fn longest_string_bound(&self) -> usize {
-        match (&self.text, self.value.get()) {
-            (Some(t), None) => t.len(),
-            _ => usize::MAX,
-        }
-    }
 }
 
 /// What arguments stored as text decode to (see `Args::stored`).
 fn decode(text: &str) -> Value {
-    if text.trim().is_empty() {
-        return Value::Object(Default::default());
-    }
-    json::nested(text.to_string())
+    json::arguments(text.to_string())
 }
 
 /// No arguments: JSON null (a call recorded without any).

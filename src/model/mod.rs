@@ -236,6 +236,21 @@ impl Usage {
         n.as_u64().or_else(|| n.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f as u64))
     }
 
+    /// A count at `key` of a usage object (`count`).
+    pub fn count_at(o: &serde_json::Map<String, Value>, key: &str) -> Option<u64> {
+        Usage::count(o.get(key)?)
+    }
+
+    /// The input and output counts at these keys of a usage object, a
+    /// missing one beside the other as 0; `None` when it records neither
+    /// (no usage, not a response that used nothing).
+    pub fn input_output(o: &serde_json::Map<String, Value>, input: &str, output: &str) -> Option<(u64, u64)> {
+        match (Usage::count_at(o, input), Usage::count_at(o, output)) {
+            (None, None) => None,
+            (i, o) => Some((i.unwrap_or(0), o.unwrap_or(0))),
+        }
+    }
+
     /// Every token the response was billed for.
     pub fn tokens(&self) -> u64 {
         self.input.saturating_add(self.output).saturating_add(self.cache_read).saturating_add(self.cache_write)

@@ -184,11 +184,8 @@ impl Adapter for LangGraph {
 /// Anthropic's `model`), the response's id the message's.
 fn message_usage(m: &Map<String, Value>, row: i64) -> Option<Usage> {
     let u = m.get("usage_metadata")?.as_object()?;
-    let count = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Usage::count);
-    let (input, output) = (count(u, "input_tokens"), count(u, "output_tokens"));
-    if input.is_none() && output.is_none() {
-        return None;
-    }
+    let count = Usage::count_at;
+    let (input, output) = Usage::input_output(u, "input_tokens", "output_tokens")?;
     let details = |k: &str| u.get(k).and_then(Value::as_object);
     let read = details("input_token_details").and_then(|d| count(d, "cache_read")).unwrap_or(0);
     let write = details("input_token_details").and_then(|d| count(d, "cache_creation")).unwrap_or(0);
@@ -206,8 +203,8 @@ fn message_usage(m: &Map<String, Value>, row: i64) -> Option<Usage> {
     Some(Usage {
         response,
         model,
-        input: input.unwrap_or(0).saturating_sub(read).saturating_sub(write),
-        output: output.unwrap_or(0),
+        input: input.saturating_sub(read).saturating_sub(write),
+        output,
         cache_read: read,
         cache_write: write,
         reasoning,

@@ -307,8 +307,7 @@ pub(crate) fn id_of(v: Option<&Value>) -> String {
 /// second time; text that is not JSON stays a string (malformed arguments).
 pub(crate) fn decode_arguments(v: Value) -> Value {
     match v {
-        Value::String(s) if s.trim().is_empty() => Value::Object(Default::default()),
-        Value::String(s) => super::json::nested(s),
+        Value::String(s) => super::json::arguments(s),
         v => v,
     }
 }
