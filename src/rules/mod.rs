@@ -674,10 +674,7 @@ fn echoes_input(input: &Args, text: &str) -> bool {
 fn is_benign(rule: &str, input: &Args, shown: &str, output: &str) -> bool {
     let code = exit_code_of(shown);
     let Some(line) = benign::command_line(input) else { return false };
-    let mut candidates = benign::exit_candidates(&line);
-    if line.trim().is_empty() {
-        candidates = vec![String::new()];
-    }
+    let candidates = benign::status_candidates(&line, code);
     // What the command printed, not the `Exit code N` line a stored status
     // is presented as. Codex's sandbox reports a command that exited
     // non-zero as a denial, with its status and output inside.

@@ -25,7 +25,7 @@ pub struct Registry {
     pub exit_classification_rules: &'static [ClassRule],
     /// The reasons the judge gives when no rule decided (`reasons.rs`).
     pub judge_reasons: &'static [JudgeReasonInfo],
-    /// Non-zero exits that are answers, not failures (`benign.rs`).
+    /// Non-zero exits that are answers, not failures (`benign/exits.rs`).
     pub benign_exits: &'static [BenignExit],
     /// The failure categories (`category.rs`).
     pub categories: &'static [CategoryInfo],

@@ -501,11 +501,13 @@ fn benign_exit_entries_behave() {
         for r in b.rules {
             assert!(CONTENT_RULES.iter().any(|c| c.id == *r), "{}: unknown rule {r}", b.id);
         }
+        // The command as `is_benign` sees it for the entry's first code.
+        let seen = |c: &str| benign::status_candidates(c, b.codes.first().copied()).swap_remove(0);
         for c in b.fires_on {
-            assert!(re.is_match(&benign::last_command(c)), "{} must match {c:?}", b.id);
+            assert!(re.is_match(&seen(c)), "{} must match {c:?}", b.id);
         }
         for c in b.ignores {
-            assert!(!re.is_match(&benign::last_command(c)), "{} must ignore {c:?}", b.id);
+            assert!(!re.is_match(&seen(c)), "{} must ignore {c:?}", b.id);
         }
     }
     assert_eq!(benign::command_line(&Args::from(serde_json::json!({"cmd": ["bash", "-lc", "rg x"]}))).unwrap(), "rg x");

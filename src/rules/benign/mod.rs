@@ -19,6 +19,9 @@ use serde_json::Value;
 
 use crate::model::Args;
 
+mod exits;
+pub use exits::BENIGN_EXITS;
+
 /// One benign exit: a command whose non-zero status is an answer.
 #[derive(Debug, Serialize)]
 pub struct BenignExit {
@@ -64,234 +67,6 @@ pub enum Printed {
     /// `grep: x: Permission denied` beside the matches).
     AnswerBeside(&'static str, &'static str),
 }
-
-/// The lines a `git push` (fetch, clone, checkout) that worked prints under
-/// Windows PowerShell with its stderr redirected: git's progress, the refs
-/// it updated, and the error record PowerShell wraps them in (`git : To
-/// <url>`, `At line:2 char:1`, the echoed script line, `+ ~~~~`,
-/// `+ CategoryInfo : NotSpecified: …`, `+ FullyQualifiedErrorId :
-/// NativeCommandError`). Lines are seen trimmed.
-const GIT_PROGRESS_UNDER_POWERSHELL: &str = r"^(?:git : )?(?:To \S+|From \S+|[-+*=]?\s*(?:[0-9a-f]{7,}\.\.\.?[0-9a-f]{7,}|\[new (?:branch|tag|ref)\]|\[up to date\])\s+\S+ -> \S+.*|Everything up-to-date|Already on '[^']+'|branch '[^']+' set up to track .*|remote:.*|(?:Enumerating|Counting|Compressing|Writing|Receiving|Resolving|Unpacking) (?:objects|deltas):.*|Total \d+.*|Delta compression.*|Cloning into .*|Switched to (?:a new )?branch .*|Your branch is .*|At line:\d+ char:\d+|\+ ~+|\+ CategoryInfo\s*: NotSpecified: .*|\+ FullyQualifiedErrorId\s*: NativeCommandError|\+ .*\bgit\b.*)\s*$";
-
-/// The content rules that report a process exit code.
-const EXIT_RULES: &[&str] = &[
-    "exit-code-line",
-    "codex-process-exited",
-    "codex-exit-code",
-    "gemini-exit-code",
-    "background-task-failed",
-    "openai-agents-exit-code",
-    "zed-terminal-exit-code",
-    "cursor-exit-code",
-    "openhands-exit-code",
-    "continue-exit-code",
-    "copilot-exit-code",
-    "pi-exit-code",
-    "kiro-exit-code",
-    "aider-exit-code",
-    "cline-command-failed",
-    "json-envelope-error",
-    "codex-tool-error",
-];
-
-/// Every benign exit, checked in order.
-pub static BENIGN_EXITS: &[BenignExit] = &[
-    BenignExit {
-        id: "search-found-nothing",
-        rules: EXIT_RULES,
-        codes: &[1],
-        command: r"^(?i:grep|rg|egrep|fgrep|ag|ack|find|test|\[\[?|which|where|findstr|select-string|git grep|command -v|type|hash)(?:\s|$)",
-        printed: Printed::Nothing,
-        doc: "grep, rg, egrep, fgrep, ag, ack, find, test, `[`, `[[`, which, where, `command -v`, type, hash, \
-              findstr, Select-String and `git grep` exit 1 to say \"no match\" (and print nothing), not that they \
-              failed.",
-        fires_on: &[
-            "grep -rn TODO src",
-            "cd /p && rg -l foo",
-            "LC_ALL=C grep x f",
-            "git grep needle",
-            "test -f x",
-            "grep -r \"a\\|b\" dir",
-            "rg -n \"LEVEL|OTHER\" -g \"*.md\"",
-            "sudo timeout 5 grep x /var/log/syslog 2>/dev/null",
-            "cat f | /usr/bin/grep -i x",
-        ],
-        ignores: &["cargo test", "grep x | wc -l", "git status", "npm run find", "rg x; make"],
-    },
-    BenignExit {
-        id: "glob-matched-nothing",
-        rules: EXIT_RULES,
-        codes: &[1, 2],
-        command: r"^ls(?: -[\w-]+)* [^ ]*[*?][^ ]*$",
-        printed: Printed::Anything,
-        doc: "`ls` of one glob (`ls .heroku*`, `ls logs/*.gz`) that matched nothing: the shell passes the pattern \
-              unexpanded, and ls exits 1 (BSD) or 2 (GNU coreutils) saying no such file. The call asked which \
-              files match, and \"none\" is an answer (LABELS.md: a search or lookup). A named path that is \
-              missing (`ls config.yml`) stays a failure.",
-        fires_on: &["ls .heroku*", "ls -la logs/*.gz", "cat Procfile; ls -d .env*"],
-        ignores: &["ls config.yml", "ls *.txt missing-dir", "ls src"],
-    },
-    BenignExit {
-        id: "files-differ",
-        rules: EXIT_RULES,
-        codes: &[1],
-        command: r"^(?:diff|cmp)(?:\s|$)|^git (?:--no-pager )?diff\b.*\s--(?:exit-code|quiet|no-index)\b",
-        printed: Printed::Anything,
-        doc: "diff, cmp and `git diff --exit-code`/`--quiet`/`--no-index` exit 1 to say \"the files differ\" and \
-              print the difference. A plain `git diff` exits 0 whatever it shows.",
-        fires_on: &[
-            "LC_ALL=C diff a b",
-            "cd /p && git diff --exit-code",
-            "cmp -s a b",
-            "git diff --quiet HEAD",
-            "git diff --no-index old.txt new.txt",
-        ],
-        ignores: &["git status", "make diff-check; false", "git diff --staged && git diff"],
-    },
-    BenignExit {
-        id: "deliberate-interrupt",
-        rules: EXIT_RULES,
-        codes: &[1, 130],
-        command: r"^\x03|^C-c$",
-        printed: Printed::Anything,
-        doc: "Codex's write_stdin sending Ctrl+C (`chars: \"\\u0003\"`), or OpenHands sending `C-c` as input, to a \
-              running command: the process exiting 1 or 130 afterwards is the interrupt the agent asked for, not a \
-              failure.",
-        fires_on: &["\u{3}", "C-c"],
-        ignores: &["q", "y\n"],
-    },
-    BenignExit {
-        id: "deliberate-wait",
-        rules: &["openhands-still-running"],
-        codes: &[],
-        command: r"^$",
-        printed: Printed::Anything,
-        doc: "OpenHands' agent sending an empty command to a running process asks for more of its output: a \
-              `no new output after N seconds` notice then is the wait it asked for, not a failure.",
-        fires_on: &[""],
-        ignores: &["npm run dev", "C-c"],
-    },
-    BenignExit {
-        id: "no-process-matched",
-        rules: EXIT_RULES,
-        codes: &[1],
-        command: r"^(?:pgrep|pkill|killall|pidof|lsof|fuser)(?:\s|$)",
-        printed: Printed::Nothing,
-        doc: "pgrep, pkill, killall, pidof, lsof and fuser exit 1 to say that no process (or no open file, no \
-              listener on the port) matched, and print nothing: the agent's check found nothing, it did not fail.",
-        fires_on: &["pkill -f \"python3 app.py\"", "lsof -i :3000", "pgrep -f vite", "sudo lsof -ti tcp:8080"],
-        ignores: &["kill 123", "ps aux", "npm run dev"],
-    },
-    BenignExit {
-        id: "windows-no-such-process",
-        rules: EXIT_RULES,
-        codes: &[128],
-        command: r"^(?i:taskkill(?:\.exe)?)(?:\s|$)",
-        printed: Printed::Anything,
-        doc: "Windows `taskkill` exits 128 (`ERROR: The process \"x\" not found.`) when there was nothing to stop.",
-        fires_on: &["taskkill /F /IM node.exe"],
-        ignores: &["tasklist"],
-    },
-    BenignExit {
-        id: "unset-git-config",
-        rules: EXIT_RULES,
-        codes: &[1],
-        command: r"^git config (?:--(?:global|local|system) )?(?:--get(?:-all)? )?[\w.-]+$",
-        printed: Printed::Nothing,
-        doc: "`git config KEY` exits 1 and prints nothing when the key is not set: the answer to the agent's \
-              question, not a failure.",
-        fires_on: &["git config user.email", "git config --global --get core.editor"],
-        ignores: &["git config user.email a@b.c", "git commit -m x"],
-    },
-    BenignExit {
-        id: "waited-as-asked",
-        rules: &["copilot-harness-wait", "openhands-still-running"],
-        codes: &[],
-        command: r"^(?i:sleep|start-sleep)(?:\s|$)",
-        printed: Printed::Anything,
-        doc: "A command whose purpose was waiting (`sleep 60`, `Start-Sleep 30`) that reached the harness's soft \
-              time limit waited as it was asked: not a failure (LABELS.md).",
-        fires_on: &["sleep 60", "Start-Sleep -Seconds 30"],
-        ignores: &["npm run dev", "sleepwatcher"],
-    },
-    BenignExit {
-        id: "interrupted-by-ctrl-c",
-        rules: EXIT_RULES,
-        codes: &[130, 3221225786, -1073741510],
-        command: r"^",
-        printed: Printed::Anything,
-        doc: "A command that ended because Ctrl-C was pressed (exit 130 on Unix, `STATUS_CONTROL_C_EXIT` \
-              0xC000013A on Windows) was cancelled by the user, not failed: rejected, never a hidden error \
-              (LABELS.md).",
-        fires_on: &["npm run dev", "python server.py"],
-        ignores: &[],
-    },
-    BenignExit {
-        id: "no-such-process",
-        rules: EXIT_RULES,
-        codes: &[1],
-        command: r"^(?:kill|pkill|killall)(?:\s|$)",
-        printed: Printed::Only(r"(?i)\bno such process\b|\bno process found\b|\bno matching processes\b"),
-        doc: "kill (bash's builtin and procps'), pkill and killall of a process that is already gone exit 1 \
-              saying only `No such process` / `no process found`: what the agent wanted stopped is not running.",
-        fires_on: &["kill 48213", "kill -9 $(cat app.pid)", "killall node"],
-        ignores: &["kill-server", "npm run kill"],
-    },
-    BenignExit {
-        id: "no-such-process-listed",
-        rules: EXIT_RULES,
-        codes: &[1],
-        command: r"^ps\b.*(?:\s-p|\s--pid|\s-q|\s--quick-pid)\b",
-        printed: Printed::Only(r"^\s*PID\s"),
-        doc: "procps `ps -p PID` exits 1 when no process was selected and prints only its header: the answer \
-              to \"is it still running?\" is no.",
-        fires_on: &["ps -p 48213", "ps -o pid,cmd -p 12 13", "ps --pid 9"],
-        ignores: &["ps aux", "psql -p 5432"],
-    },
-    BenignExit {
-        id: "ssh-authenticated-without-shell",
-        rules: EXIT_RULES,
-        codes: &[1],
-        command: r"^ssh\b.*\s-T\b",
-        printed: Printed::Some(r"successfully authenticated|Welcome to GitLab|logged in as|authenticated via"),
-        doc: "`ssh -T git@github.com` (and GitLab's, Bitbucket's) exits 1 when authentication worked, because the \
-              host gives no shell: the greeting says it succeeded.",
-        fires_on: &["ssh -T git@github.com", "ssh -o StrictHostKeyChecking=no -T git@gitlab.com"],
-        ignores: &["ssh host uptime", "sshd -T"],
-    },
-    BenignExit {
-        id: "git-progress-under-powershell",
-        rules: EXIT_RULES,
-        codes: &[1],
-        command: r"^git (?:-C \S+ )?(?:push|fetch|clone|checkout|switch)\b",
-        printed: Printed::Only(GIT_PROGRESS_UNDER_POWERSHELL),
-        doc: "git writes its progress and the refs it updated (`To <url>`, `+ a1b2...c3d4 main -> main (forced \
-              update)`) on stderr. Windows PowerShell 5.1 turns each line a native command writes there, with \
-              `2>&1`, into an error record (`NativeCommandError`, category `NotSpecified`) and sets `$?` to \
-              false, so a tool that reports `$?` (Copilot CLI's `finally { $__copilotSuccess = $? }`) says exit \
-              code 1 for a push that worked. When every line is git's own progress or that record, with no \
-              `error:`, `fatal:` or `! [rejected]`, git reported no failure (LABELS.md: PowerShell's \
-              NativeCommandError around a `git push` that worked).",
-        fires_on: &["git push -u origin main --force 2>&1", "cd C:\\p; git push origin main 2>&1", "git fetch --all"],
-        ignores: &["git commit -m x", "git status", "gitpush origin"],
-    },
-    BenignExit {
-        id: "search-partly-unreadable",
-        rules: EXIT_RULES,
-        codes: &[2],
-        command: r"^(?:grep|egrep|fgrep|rg)(?:\s|$)",
-        printed: Printed::AnswerBeside(
-            r"^(?:grep|egrep|fgrep|rg): ",
-            r"(?i)permission denied|operation not permitted|is a directory|input/output error|binary file|no such device|too many levels of symbolic links",
-        ),
-        doc: "grep and rg exit 2 when a file could not be read (a permission, a socket, a dangling link) even \
-              when they printed the matches asked for. With the matches there and only such errors beside \
-              them, the search answered; an error about the call's own arguments (a pattern taken as a path) \
-              still fails it.",
-        fires_on: &["grep -rn API_URL /etc/app", "rg -n TODO /"],
-        ignores: &["git grep x", "grepx a"],
-    },
-];
 
 /// Codex (0.39 and near) reports a sandboxed command that exited non-zero
 /// as `failed in sandbox <kind> with execution error: Denied { output:
@@ -352,7 +127,9 @@ pub fn command_line(input: &Args) -> Option<String> {
                 [shell, flag, script, ..] if is_shell(shell) && flag.starts_with('-') && flag.contains('c') => {
                     Some((*script).to_string())
                 }
-                _ => Some(words.join(" ")),
+                // Quoted where a word holds a space, so that the line splits
+                // back into these words (`cmd /c "node -v"`).
+                _ => Some(shlex::try_join(words.iter().copied()).unwrap_or_else(|_| words.join(" "))),
             }
         }
         _ => None,
@@ -448,6 +225,24 @@ pub fn exit_candidates(line: &str) -> Vec<String> {
     out
 }
 
+/// The simple commands whose status a result with exit `code` can be, as
+/// the benign exits' patterns see them: `exit_candidates`, an empty line as
+/// one empty command, and the last command written `timeout <command>` when
+/// the agent's own `timeout` stopped it (exit 124).
+pub fn status_candidates(line: &str, code: Option<i64>) -> Vec<String> {
+    if line.trim().is_empty() {
+        return vec![String::new()];
+    }
+    let mut candidates = exit_candidates(line);
+    if code == Some(124)
+        && ends_under_timeout(line)
+        && let Some(last) = candidates.first_mut()
+    {
+        *last = format!("timeout {last}");
+    }
+    candidates
+}
+
 /// Split at unquoted operators: pipelines (lists of raw commands) with the
 /// joint that follows each.
 fn split_operators(line: &str) -> Vec<(Vec<String>, Joint)> {
@@ -529,6 +324,12 @@ const WRAPPERS: &[&str] = &["sudo", "env", "nice", "time", "nohup", "exec", "com
 /// One raw command as its program's base name and arguments, without
 /// redirections, assignments and wrappers; `None` when nothing is left.
 fn simple_command(raw: &str) -> Option<Vec<String>> {
+    simple_command_timed(raw).map(|(words, _)| words)
+}
+
+/// `simple_command`, and whether a `timeout` wrapper was taken off it.
+fn simple_command_timed(raw: &str) -> Option<(Vec<String>, bool)> {
+    let mut timed = false;
     let mut raw = raw.trim().trim_start_matches(['(', '{', '!', ' ']).trim_end_matches(['}', ' ']);
     // A subshell's closing parentheses, not those of `$( … )`.
     while raw.ends_with(')') && raw.matches(')').count() > raw.matches('(').count() {
@@ -552,9 +353,14 @@ fn simple_command(raw: &str) -> Option<Vec<String>> {
                 }
             }
         } else if base_name(&first) == "timeout" {
+            timed = true;
             words.remove(0);
             while words.first().is_some_and(|w| w.starts_with('-')) {
-                words.remove(0);
+                let w = words.remove(0);
+                // `-k 2`, `--signal KILL`: options with a value.
+                if matches!(w.as_str(), "-k" | "-s" | "--kill-after" | "--signal") && !words.is_empty() {
+                    words.remove(0);
+                }
             }
             if !words.is_empty() {
                 words.remove(0); // the duration
@@ -564,7 +370,19 @@ fn simple_command(raw: &str) -> Option<Vec<String>> {
         }
     }
     words[0] = base_name(&words[0]);
-    Some(words)
+    Some((words, timed))
+}
+
+/// Does the line's status come from a command the agent ran under its own
+/// `timeout N` (the last command of the last pipeline, inside `bash -c`
+/// too)? GNU timeout exits 124 when it stopped the command.
+pub fn ends_under_timeout(line: &str) -> bool {
+    let Some((pipeline, _)) = split_operators(line).pop() else { return false };
+    let Some((words, timed)) = pipeline.iter().rev().find_map(|c| simple_command_timed(c)) else { return false };
+    match inner_script(&words) {
+        Some(script) => ends_under_timeout(script),
+        None => timed,
+    }
 }
 
 fn strip_redirections(words: Vec<String>) -> Vec<String> {
@@ -709,6 +527,31 @@ mod tests {
         assert_eq!(exit_candidates("rg -n x f.py && sed -n '1,2p' f.py"), vec!["sed -n 1,2p f.py", "rg -n x f.py"]);
         assert_eq!(exit_candidates("rg x || echo none"), vec!["echo none"]);
         assert_eq!(last_command("echo $(grep x f | head -1)"), "echo $(grep x f | head -1)");
+    }
+
+    #[test]
+    fn the_agents_own_timeout() {
+        assert!(ends_under_timeout("cd app && timeout 15 npm run dev"));
+        assert!(ends_under_timeout("bash -lc 'timeout 10s uvicorn app:app 2>&1'"));
+        assert!(ends_under_timeout("sudo timeout -k 2 5 node server.js"));
+        assert_eq!(last_command("timeout -k 2 -s KILL 5 node server.js"), "node server.js");
+        assert!(!ends_under_timeout("timeout 15 npm run dev; echo done"), "the status is echo's");
+        assert!(!ends_under_timeout("npm run dev"));
+        assert!(!ends_under_timeout("timeout 5 npm run dev | tee log"), "the status is tee's");
+        assert_eq!(status_candidates("timeout 15 npm run dev", Some(124)), vec!["timeout npm run dev"]);
+        assert_eq!(status_candidates("timeout 15 npm run dev", Some(1)), vec!["npm run dev"]);
+        assert_eq!(status_candidates("npm run dev", Some(124)), vec!["npm run dev"]);
+        assert_eq!(status_candidates("  ", Some(1)), vec![String::new()]);
+    }
+
+    #[test]
+    fn a_word_list_splits_back_into_its_words() {
+        let line = |v: serde_json::Value| command_line(&Args::from(serde_json::json!({ "command": v }))).unwrap();
+        assert_eq!(line(serde_json::json!(["cmd", "/c", "node -v"])), "cmd /c 'node -v'");
+        assert_eq!(last_command(&line(serde_json::json!(["cmd", "/c", "node -v"]))), "node -v");
+        assert_eq!(line(serde_json::json!(["git", "commit", "-m", "a && b"])), "git commit -m 'a && b'");
+        assert_eq!(last_command(&line(serde_json::json!(["git", "commit", "-m", "a && b"]))), "git commit -m a && b");
+        assert_eq!(line(serde_json::json!(["rg", "x"])), "rg x");
     }
 
     #[test]

@@ -1,0 +1,448 @@
+//! The table of benign exits: every command whose non-zero status is an
+//! answer, with the rules it overrules, the codes it forgives and what the
+//! command must have printed (see the parent module for how a line is read).
+
+use super::{BenignExit, Printed};
+
+/// The lines a `git push` (fetch, clone, checkout) that worked prints under
+/// Windows PowerShell with its stderr redirected: git's progress, the refs
+/// it updated, and the error record PowerShell wraps them in (`git : To
+/// <url>`, `At line:2 char:1`, the echoed script line, `+ ~~~~`,
+/// `+ CategoryInfo : NotSpecified: …`, `+ FullyQualifiedErrorId :
+/// NativeCommandError`). Lines are seen trimmed.
+const GIT_PROGRESS_UNDER_POWERSHELL: &str = r"^(?:git : )?(?:To \S+|From \S+|[-+*=]?\s*(?:[0-9a-f]{7,}\.\.\.?[0-9a-f]{7,}|\[new (?:branch|tag|ref)\]|\[up to date\])\s+\S+ -> \S+.*|Everything up-to-date|Already on '[^']+'|branch '[^']+' set up to track .*|remote:.*|(?:Enumerating|Counting|Compressing|Writing|Receiving|Resolving|Unpacking) (?:objects|deltas):.*|Total \d+.*|Delta compression.*|Cloning into .*|Switched to (?:a new )?branch .*|Your branch is .*|At line:\d+ char:\d+|\+ ~+|\+ CategoryInfo\s*: NotSpecified: .*|\+ FullyQualifiedErrorId\s*: NativeCommandError|\+ .*\bgit\b.*)\s*$";
+
+/// What which, where, type and hash print when the name is not there (seen
+/// trimmed; Gemini CLI puts stderr after `Error: `): GNU which, Windows
+/// `where`, bash (`bash: line 1: type: X: not found`), zsh, dash and fish.
+const LOOKUP_NOT_FOUND: &str = r"which: no \S+ in \(|INFO: Could not find files for the given pattern|\b(?:type|hash): \S+: not found$|^(?:Error: )?\S+:? not found$|^(?:Error: )?type: Could not find '";
+
+/// What `kill` prints when it was given no pid: procps-ng's usage (under
+/// GNU xargs, which runs it once on empty input), bash's builtin's one-line
+/// usage, util-linux's `not enough arguments` (lines seen trimmed).
+const KILL_GIVEN_NO_PID: &str = r"^(?:Usage:|Options:|kill \[options\] <pid>|<pid> \[\.\.\.\]|-[\w<]|specify the <signal>|integer value to be sent|list all signal names|display this help|output version information|For more details see kill\(1\))|(?:^|: )kill: (?:usage: kill|not enough arguments)|^(?:Error: )?(?:bash: )?(?:line \d+: )?kill: usage: ";
+
+/// A line in which a server says it started and where it listens (Vite's
+/// `Local: http://localhost:5173/`, Uvicorn's `Uvicorn running on`, Next's
+/// `Ready in 2.1s`, Flask's `Running on http://127.0.0.1:5000`, Express
+/// apps' `listening on port 3000`).
+const SERVER_STARTED: &str = r"(?i)\b(?:listening|serving|running|ready|available|started|up) (?:on|at)\b.*(?:\d{2,5}|https?://)|https?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::\d+)?|\bApplication startup complete\b|\bserver (?:is )?(?:running|started|listening|ready)\b|\bready in \d|\bcompiled successfully\b|\bwatching for (?:file )?changes\b";
+
+/// The content rules that report a process exit code.
+const EXIT_RULES: &[&str] = &[
+    "exit-code-line",
+    "codex-process-exited",
+    "codex-exit-code",
+    "gemini-exit-code",
+    "background-task-failed",
+    "openai-agents-exit-code",
+    "zed-terminal-exit-code",
+    "cursor-exit-code",
+    "openhands-exit-code",
+    "continue-exit-code",
+    "copilot-exit-code",
+    "pi-exit-code",
+    "kiro-exit-code",
+    "aider-exit-code",
+    "cline-command-failed",
+    "json-envelope-error",
+    "codex-tool-error",
+];
+
+/// Every benign exit, checked in order.
+pub static BENIGN_EXITS: &[BenignExit] = &[
+    BenignExit {
+        id: "search-found-nothing",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?i:grep|rg|egrep|fgrep|ag|ack|find|test|\[\[?|which|where|findstr|select-string|git grep|command -v|type|hash)(?:\s|$)",
+        printed: Printed::Nothing,
+        doc: "grep, rg, egrep, fgrep, ag, ack, find, test, `[`, `[[`, which, where, `command -v`, type, hash, \
+              findstr, Select-String and `git grep` exit 1 to say \"no match\" (and print nothing), not that they \
+              failed.",
+        fires_on: &[
+            "grep -rn TODO src",
+            "cd /p && rg -l foo",
+            "LC_ALL=C grep x f",
+            "git grep needle",
+            "test -f x",
+            "grep -r \"a\\|b\" dir",
+            "rg -n \"LEVEL|OTHER\" -g \"*.md\"",
+            "sudo timeout 5 grep x /var/log/syslog 2>/dev/null",
+            "cat f | /usr/bin/grep -i x",
+        ],
+        ignores: &["cargo test", "grep x | wc -l", "git status", "npm run find", "rg x; make"],
+    },
+    BenignExit {
+        id: "glob-matched-nothing",
+        rules: EXIT_RULES,
+        codes: &[1, 2],
+        command: r"^ls(?: -[\w-]+)* [^ ]*[*?][^ ]*$",
+        printed: Printed::Anything,
+        doc: "`ls` of one glob (`ls .heroku*`, `ls logs/*.gz`) that matched nothing: the shell passes the pattern \
+              unexpanded, and ls exits 1 (BSD) or 2 (GNU coreutils) saying no such file. The call asked which \
+              files match, and \"none\" is an answer (LABELS.md: a search or lookup). A named path that is \
+              missing (`ls config.yml`) stays a failure.",
+        fires_on: &["ls .heroku*", "ls -la logs/*.gz", "cat Procfile; ls -d .env*"],
+        ignores: &["ls config.yml", "ls *.txt missing-dir", "ls src"],
+    },
+    BenignExit {
+        id: "files-differ",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?:diff|cmp)(?:\s|$)|^git (?:--no-pager )?diff\b.*\s--(?:exit-code|quiet|no-index)\b",
+        printed: Printed::Anything,
+        doc: "diff, cmp and `git diff --exit-code`/`--quiet`/`--no-index` exit 1 to say \"the files differ\" and \
+              print the difference. A plain `git diff` exits 0 whatever it shows.",
+        fires_on: &[
+            "LC_ALL=C diff a b",
+            "cd /p && git diff --exit-code",
+            "cmp -s a b",
+            "git diff --quiet HEAD",
+            "git diff --no-index old.txt new.txt",
+        ],
+        ignores: &["git status", "make diff-check; false", "git diff --staged && git diff"],
+    },
+    BenignExit {
+        id: "deliberate-interrupt",
+        rules: EXIT_RULES,
+        codes: &[1, 130],
+        command: r"^\x03|^C-c$",
+        printed: Printed::Anything,
+        doc: "Codex's write_stdin sending Ctrl+C (`chars: \"\\u0003\"`), or OpenHands sending `C-c` as input, to a \
+              running command: the process exiting 1 or 130 afterwards is the interrupt the agent asked for, not a \
+              failure.",
+        fires_on: &["\u{3}", "C-c"],
+        ignores: &["q", "y\n"],
+    },
+    BenignExit {
+        id: "deliberate-wait",
+        rules: &["openhands-still-running"],
+        codes: &[],
+        command: r"^$",
+        printed: Printed::Anything,
+        doc: "OpenHands' agent sending an empty command to a running process asks for more of its output: a \
+              `no new output after N seconds` notice then is the wait it asked for, not a failure.",
+        fires_on: &[""],
+        ignores: &["npm run dev", "C-c"],
+    },
+    BenignExit {
+        id: "no-process-matched",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?:pgrep|pkill|killall|pidof|lsof|fuser)(?:\s|$)",
+        printed: Printed::Nothing,
+        doc: "pgrep, pkill, killall, pidof, lsof and fuser exit 1 to say that no process (or no open file, no \
+              listener on the port) matched, and print nothing: the agent's check found nothing, it did not fail.",
+        fires_on: &["pkill -f \"python3 app.py\"", "lsof -i :3000", "pgrep -f vite", "sudo lsof -ti tcp:8080"],
+        ignores: &["kill 123", "ps aux", "npm run dev"],
+    },
+    BenignExit {
+        id: "windows-no-such-process",
+        rules: EXIT_RULES,
+        codes: &[128],
+        command: r"^(?i:taskkill(?:\.exe)?)(?:\s|$)",
+        printed: Printed::Anything,
+        doc: "Windows `taskkill` exits 128 (`ERROR: The process \"x\" not found.`) when there was nothing to stop.",
+        fires_on: &["taskkill /F /IM node.exe"],
+        ignores: &["tasklist"],
+    },
+    BenignExit {
+        id: "unset-git-config",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^git config (?:--(?:global|local|system) )?(?:--get(?:-all)? )?[\w.-]+$",
+        printed: Printed::Nothing,
+        doc: "`git config KEY` exits 1 and prints nothing when the key is not set: the answer to the agent's \
+              question, not a failure.",
+        fires_on: &["git config user.email", "git config --global --get core.editor"],
+        ignores: &["git config user.email a@b.c", "git commit -m x"],
+    },
+    BenignExit {
+        id: "waited-as-asked",
+        rules: &["copilot-harness-wait", "openhands-still-running"],
+        codes: &[],
+        command: r"^(?i:sleep|start-sleep)(?:\s|$)",
+        printed: Printed::Anything,
+        doc: "A command whose purpose was waiting (`sleep 60`, `Start-Sleep 30`) that reached the harness's soft \
+              time limit waited as it was asked: not a failure (LABELS.md).",
+        fires_on: &["sleep 60", "Start-Sleep -Seconds 30"],
+        ignores: &["npm run dev", "sleepwatcher"],
+    },
+    BenignExit {
+        id: "interrupted-by-ctrl-c",
+        rules: EXIT_RULES,
+        codes: &[130, 3221225786, -1073741510],
+        command: r"^",
+        printed: Printed::Anything,
+        doc: "A command that ended because Ctrl-C was pressed (exit 130 on Unix, `STATUS_CONTROL_C_EXIT` \
+              0xC000013A on Windows) was cancelled by the user, not failed: rejected, never a hidden error \
+              (LABELS.md).",
+        fires_on: &["npm run dev", "python server.py"],
+        ignores: &[],
+    },
+    BenignExit {
+        id: "no-such-process",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?:kill|pkill|killall)(?:\s|$)",
+        printed: Printed::Only(r"(?i)\bno such process\b|\bno process found\b|\bno matching processes\b"),
+        doc: "kill (bash's builtin and procps'), pkill and killall of a process that is already gone exit 1 \
+              saying only `No such process` / `no process found`: what the agent wanted stopped is not running.",
+        fires_on: &["kill 48213", "kill -9 $(cat app.pid)", "killall node"],
+        ignores: &["kill-server", "npm run kill"],
+    },
+    BenignExit {
+        id: "no-such-process-listed",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^ps\b.*(?:\s-p|\s--pid|\s-q|\s--quick-pid)\b",
+        printed: Printed::Only(r"^\s*PID\s"),
+        doc: "procps `ps -p PID` exits 1 when no process was selected and prints only its header: the answer \
+              to \"is it still running?\" is no.",
+        fires_on: &["ps -p 48213", "ps -o pid,cmd -p 12 13", "ps --pid 9"],
+        ignores: &["ps aux", "psql -p 5432"],
+    },
+    BenignExit {
+        id: "ssh-authenticated-without-shell",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^ssh\b.*\s-T\b",
+        printed: Printed::Some(r"successfully authenticated|Welcome to GitLab|logged in as|authenticated via"),
+        doc: "`ssh -T git@github.com` (and GitLab's, Bitbucket's) exits 1 when authentication worked, because the \
+              host gives no shell: the greeting says it succeeded.",
+        fires_on: &["ssh -T git@github.com", "ssh -o StrictHostKeyChecking=no -T git@gitlab.com"],
+        ignores: &["ssh host uptime", "sshd -T"],
+    },
+    BenignExit {
+        id: "git-progress-under-powershell",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^git (?:-C \S+ )?(?:push|fetch|clone|checkout|switch)\b",
+        printed: Printed::Only(GIT_PROGRESS_UNDER_POWERSHELL),
+        doc: "git writes its progress and the refs it updated (`To <url>`, `+ a1b2...c3d4 main -> main (forced \
+              update)`) on stderr. Windows PowerShell 5.1 turns each line a native command writes there, with \
+              `2>&1`, into an error record (`NativeCommandError`, category `NotSpecified`) and sets `$?` to \
+              false, so a tool that reports `$?` (Copilot CLI's `finally { $__copilotSuccess = $? }`) says exit \
+              code 1 for a push that worked. When every line is git's own progress or that record, with no \
+              `error:`, `fatal:` or `! [rejected]`, git reported no failure (LABELS.md: PowerShell's \
+              NativeCommandError around a `git push` that worked).",
+        fires_on: &["git push -u origin main --force 2>&1", "cd C:\\p; git push origin main 2>&1", "git fetch --all"],
+        ignores: &["git commit -m x", "git status", "gitpush origin"],
+    },
+    BenignExit {
+        id: "lookup-said-not-found",
+        rules: EXIT_RULES,
+        codes: &[1, 127],
+        command: r"^(?i:which|where|type|hash|command -v)(?:\s|$)",
+        printed: Printed::Only(LOOKUP_NOT_FOUND),
+        doc: "which, where, type and hash that say the name is not there, and nothing else: GNU which (Fedora, \
+              RHEL, Arch) prints `which: no X in (PATH)`, Windows `where` prints `INFO: Could not find files for \
+              the given pattern(s).`, bash's `type`/`hash` print `type: X: not found`, zsh's `X not found`, \
+              dash's `X: not found` (exit 127), fish's `type: Could not find 'X'`. The lookup's answer is no \
+              (LABELS.md: which/command -v/type not found).",
+        fires_on: &["which docker", "where python3", "type poetry", "hash uv 2>/dev/null"],
+        ignores: &["whichever", "typescript --init", "npm run type-check"],
+    },
+    BenignExit {
+        id: "get-command-found-nothing",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?i:get-command|gcm)(?:\s|$)",
+        printed: Printed::Some(r"CommandNotFoundException|is not recognized as (?:the|a) name of a cmdlet"),
+        doc: "PowerShell's `Get-Command X` asks whether X exists; when it does not, PowerShell writes the \
+              CommandNotFoundException error record and sets `$?` to false. A probe that finds the command \
+              missing answered (LABELS.md).",
+        fires_on: &["Get-Command uv", "gcm node -ErrorAction Stop"],
+        ignores: &["Get-ChildItem", "Get-Content x"],
+    },
+    BenignExit {
+        id: "version-probe-found-missing",
+        rules: EXIT_RULES,
+        codes: &[1, 127, 9009],
+        command: r"^[\w.+-]+ (?:--version|-version|-v|-V|version|-Version)$",
+        printed: Printed::Some(
+            r"command not found$|\bnot found$|is not recognized as (?:an internal or external command|the name of a cmdlet|a name of a cmdlet)|^Python was not found; run without arguments",
+        ),
+        doc: "`X --version` (`-v`, `-V`, `version`) run to learn whether X is installed, answered by the shell's \
+              `X: command not found` (exit 127; `X: not found` in dash), cmd.exe's `'X' is not recognized as an \
+              internal or external command` (9009), PowerShell's `not recognized as the name of a cmdlet`, or the \
+              Windows Store alias's `Python was not found` (9009): a probe for a command's existence that finds \
+              it missing is not a failure (LABELS.md).",
+        fires_on: &["docker --version", "node -v 2>&1", "python --version", "go version"],
+        ignores: &["docker compose up", "node server.js -v extra", "npm install"],
+    },
+    BenignExit {
+        id: "unit-state-query",
+        rules: EXIT_RULES,
+        codes: &[1, 3, 4],
+        command: r"^systemctl (?:--?[\w-]+ )*is-(?:active|enabled|failed)\b",
+        printed: Printed::Only(
+            r"^(?:active|inactive|failed|activating|deactivating|reloading|refreshing|unknown|enabled|enabled-runtime|linked|linked-runtime|alias|masked|masked-runtime|static|indirect|disabled|generated|transient|bad|not-found)$",
+        ),
+        doc: "`systemctl is-active`/`is-enabled`/`is-failed` print the unit's state and exit non-zero when the \
+              answer is no (`inactive` exits 3, `disabled` 1): a query, not a failure. A systemctl that could \
+              not ask (`Failed to connect to bus`) printed no state, and still fails.",
+        fires_on: &["systemctl is-active nginx", "sudo systemctl --user is-enabled docker", "systemctl is-failed app"],
+        ignores: &["systemctl start nginx", "systemctl status nginx"],
+    },
+    BenignExit {
+        id: "unit-state-query-quiet",
+        rules: EXIT_RULES,
+        codes: &[1, 3, 4],
+        command: r"^systemctl (?:--?[\w-]+ )*is-(?:active|enabled|failed)\b.*\s(?:-q|--quiet)\b",
+        printed: Printed::Nothing,
+        doc: "`systemctl is-active --quiet` (`-q`) answers by its status alone.",
+        fires_on: &["systemctl is-active --quiet nginx"],
+        ignores: &["systemctl restart --quiet nginx"],
+    },
+    BenignExit {
+        id: "git-query-answered-no",
+        rules: EXIT_RULES,
+        codes: &[1, 2],
+        command: r"^git (?:-C \S+ |--no-pager )*(?:merge-base (?:.*\s)?--is-ancestor|show-ref (?:.*\s)?(?:--verify|--exists|-q|--quiet)|rev-parse (?:.*\s)?(?:-q|--quiet)|ls-remote (?:.*\s)?--exit-code|check-ignore|diff-index (?:.*\s)?--quiet|diff-files (?:.*\s)?--quiet|symbolic-ref (?:.*\s)?(?:-q|--quiet))\b",
+        printed: Printed::Nothing,
+        doc: "git's yes/no queries answer no by their status and print nothing: `merge-base --is-ancestor` \
+              (1), `show-ref --verify --quiet`/`--exists` (1, 2), `rev-parse --verify -q` (1), `ls-remote \
+              --exit-code` (2: no matching ref), `check-ignore` (1: not ignored), `diff-index`/`diff-files \
+              --quiet` (1: there are changes), `symbolic-ref -q` (1). A git that printed `fatal:` failed.",
+        fires_on: &[
+            "git merge-base --is-ancestor origin/main HEAD",
+            "git show-ref --verify --quiet refs/heads/dev",
+            "git -C repo rev-parse --verify -q feature",
+            "git ls-remote --exit-code --heads origin x",
+            "git check-ignore -q .env",
+            "git diff-index --quiet HEAD --",
+        ],
+        ignores: &["git merge origin/main", "git show HEAD", "git rev-parse HEAD", "git ls-remote origin"],
+    },
+    BenignExit {
+        id: "jq-answered-false-or-null",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^jq\s(?:.*\s)?(?:--exit-status|-[a-zA-Z]*e[a-zA-Z]*)(?:\s|$)",
+        printed: Printed::Anything,
+        doc: "`jq -e` (`--exit-status`) exits 1 when the last output was false or null: the answer to a test. \
+              jq's own errors exit 2, 3 or 5.",
+        fires_on: &["jq -e '.errors' report.json", "jq -re .id out.json", "curl -s x | jq --exit-status .ok"],
+        ignores: &["jq '.errors' report.json", "jq -r .id f"],
+    },
+    BenignExit {
+        id: "package-not-installed",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?:pip[\d.]*|python[\d.]* -m pip|uv pip) show\b|^dpkg(?:-query)? (?:-s|--status|-l|--list|-W|--show)\b|^rpm -q\b|^brew list\b",
+        printed: Printed::Only(
+            r"Package\(s\) not found: |is not installed and no information is available|^Use dpkg --(?:info|contents)|no packages found matching|^package \S+ is not installed$|^Error: No such keg",
+        ),
+        doc: "Asking whether a package is installed (`pip show`, `dpkg -s`/`-l`, `rpm -q`, `brew list`) and \
+              being told it is not: pip's `WARNING: Package(s) not found: X`, dpkg-query's `package 'X' is not \
+              installed and no information is available` / `no packages found matching X`, rpm's `package X is \
+              not installed`, Homebrew's `Error: No such keg`, all exit 1. A lookup whose answer is none.",
+        fires_on: &["pip show torch", "python3 -m pip show requests", "dpkg -s nginx", "rpm -q httpd", "brew list jq"],
+        ignores: &["pip install torch", "dpkg -i x.deb", "rpm -i x.rpm"],
+    },
+    BenignExit {
+        id: "no-such-user",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^id\s",
+        printed: Printed::Only(r"(?i)no such user$"),
+        doc: "`id NAME` of a user that does not exist prints `id: 'NAME': no such user` and exits 1 \
+              (coreutils): the lookup's answer is none.",
+        fires_on: &["id deploy"],
+        ignores: &["idea .", "identify x.png"],
+    },
+    BenignExit {
+        id: "getent-key-not-found",
+        rules: EXIT_RULES,
+        codes: &[2],
+        command: r"^getent\s",
+        printed: Printed::Nothing,
+        doc: "`getent DATABASE KEY` exits 2 and prints nothing when the key is not in the database (glibc \
+              getent: \"One or more supplied key could not be found\").",
+        fires_on: &["getent passwd deploy", "getent hosts db"],
+        ignores: &["get x"],
+    },
+    BenignExit {
+        id: "port-probe-closed",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?:nc|ncat|netcat)\s(?:.*\s)?-[a-zA-Z]*z",
+        printed: Printed::Anything,
+        doc: "`nc -z HOST PORT` asks whether something listens on the port, and exits 1 when nothing does \
+              (with `-v`, `connect to … failed: Connection refused`): like `lsof -i :PORT`, no is an answer.",
+        fires_on: &["nc -z localhost 5432", "nc -zv 127.0.0.1 6379", "nc -vz -w 2 db 3306"],
+        ignores: &["nc -l 8080", "nc localhost 25"],
+    },
+    BenignExit {
+        id: "kill-given-nothing-to-stop",
+        rules: EXIT_RULES,
+        codes: &[1, 2, 123],
+        command: r"^(?:xargs (?:-\S+ )*)?kill(?:\s|$)",
+        printed: Printed::Only(KILL_GIVEN_NO_PID),
+        doc: "`lsof -ti:3000 | xargs kill -9` and `kill -9 $(lsof -t -i:8000)` when nothing listens: GNU xargs \
+              still runs `kill` once, without a pid, so procps kill prints its usage and xargs exits 123; \
+              bash's builtin given no pid prints `kill: usage: …` and exits 2. The lookup found no process, so \
+              there was nothing to stop (LABELS.md: kill of a process already gone). A kill that printed \
+              anything else (`Operation not permitted`) still fails.",
+        fires_on: &["lsof -ti:3000 | xargs kill -9", "kill -9 $(lsof -t -i:8000)", "pgrep -f vite | xargs -r kill"],
+        ignores: &["killall node", "xargs rm", "pkill -f x"],
+    },
+    BenignExit {
+        id: "find-partly-unreadable",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^find\s",
+        printed: Printed::AnswerBeside(
+            r"^find: ",
+            r"(?i)permission denied$|operation not permitted$|too many levels of symbolic links$",
+        ),
+        doc: "GNU find exits 1 when it could not read a directory (`find: '/root': Permission denied`), after \
+              printing what it found everywhere else. With paths found and only such errors beside them, the \
+              search answered (LABELS.md, as grep exit 2 with its matches).",
+        fires_on: &["find / -name nginx.conf 2>&1", "sudo find /var -name '*.log'"],
+        ignores: &["findstr x", "git find"],
+    },
+    BenignExit {
+        id: "outdated-listed",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?:npm|yarn|pnpm) outdated\b",
+        printed: Printed::Anything,
+        doc: "`npm outdated` (and yarn's, pnpm's) exits 1 when it lists outdated dependencies: the list is the \
+              answer asked for, not a failure (npm/cli lib/commands/outdated.js).",
+        fires_on: &["npm outdated", "pnpm outdated --long"],
+        ignores: &["npm update", "npm install"],
+    },
+    BenignExit {
+        id: "own-timeout-around-a-server",
+        rules: EXIT_RULES,
+        codes: &[124],
+        command: r"^timeout ",
+        printed: Printed::Some(SERVER_STARTED),
+        doc: "The agent's own `timeout N` around a server (`timeout 15 npm run dev`) to see it start: GNU \
+              timeout exits 124 when it stopped a command still running, and a server that printed where it \
+              listens ran as intended (LABELS.md). The entry's pattern sees the command with `timeout ` before \
+              it; a harness's own time limit (Codex also reports 124) is not the agent's `timeout` and stays a \
+              failure, and so does a build or test that printed no address before it was stopped.",
+        fires_on: &["timeout 15 npm run dev", "timeout 10s uvicorn app:app 2>&1"],
+        ignores: &["npm run dev", "timeoutx 5"],
+    },
+    BenignExit {
+        id: "search-partly-unreadable",
+        rules: EXIT_RULES,
+        codes: &[2],
+        command: r"^(?:grep|egrep|fgrep|rg)(?:\s|$)",
+        printed: Printed::AnswerBeside(
+            r"^(?:grep|egrep|fgrep|rg): ",
+            r"(?i)permission denied|operation not permitted|is a directory|input/output error|binary file|no such device|too many levels of symbolic links",
+        ),
+        doc: "grep and rg exit 2 when a file could not be read (a permission, a socket, a dangling link) even \
+              when they printed the matches asked for. With the matches there and only such errors beside \
+              them, the search answered; an error about the call's own arguments (a pattern taken as a path) \
+              still fails it.",
+        fires_on: &["grep -rn API_URL /etc/app", "rg -n TODO /"],
+        ignores: &["git grep x", "grepx a"],
+    },
+];
