@@ -262,10 +262,11 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1, 127, 9009],
         command: r"^[\w.+-]+ (?:--version|-version|-v|-V|version|-Version)$",
         printed: Printed::Some(
-            r"command not found$|\bnot found$|is not recognized as (?:an internal or external command|the name of a cmdlet|a name of a cmdlet)|^Python was not found; run without arguments",
+            r"command not found$|\bnot found$|: executable file not found in \$PATH$|is not recognized as (?:an internal or external command|the name of a cmdlet|a name of a cmdlet)|^Python was not found; run without arguments",
         ),
         doc: "`X --version` (`-v`, `-V`, `version`) run to learn whether X is installed, answered by the shell's \
-              `X: command not found` (exit 127; `X: not found` in dash), cmd.exe's `'X' is not recognized as an \
+              `X: command not found` (exit 127; `X: not found` in dash; Crush's Go shell, mvdan/sh, says `\"X\": \
+              executable file not found in $PATH`), cmd.exe's `'X' is not recognized as an \
               internal or external command` (9009), PowerShell's `not recognized as the name of a cmdlet`, or the \
               Windows Store alias's `Python was not found` (9009): a probe for a command's existence that finds \
               it missing is not a failure (LABELS.md).",
