@@ -20,7 +20,7 @@ const LOOKUP_NOT_FOUND: &str = r"which: no \S+ in \(|INFO: Could not find files 
 /// What `kill` prints when it was given no pid: procps-ng's usage (under
 /// GNU xargs, which runs it once on empty input), bash's builtin's one-line
 /// usage, util-linux's `not enough arguments` (lines seen trimmed).
-const KILL_GIVEN_NO_PID: &str = r"^(?:Usage:|Options:|kill \[options\] <pid>|<pid> \[\.\.\.\]|-[\w<]|specify the <signal>|integer value to be sent|list all signal names|display this help|output version information|For more details see kill\(1\))|(?:^|: )kill: (?:usage: kill|not enough arguments)|^(?:Error: )?(?:bash: )?(?:line \d+: )?kill: usage: ";
+const KILL_GIVEN_NO_PID: &str = r"^(?:Usage:|Options:|kill \[options\] <pid>|<pid> \[\.\.\.\]|-[\w<]|specify the <signal>|integer value to be sent|list all signal names|display this help|output version information|For more details see kill\(1\))|(?:^|: )kill: (?:usage: kill|not enough arguments)|^usage: kill \[|^kill -(?:l \[exit_status\]|signal_name pid|signal_number pid)|^(?:Error: )?(?:bash: )?(?:line \d+: )?kill: usage: ";
 
 /// A line in which a server says it started and where it listens (Vite's
 /// `Local: http://localhost:5173/`, Uvicorn's `Uvicorn running on`, Next's
@@ -384,11 +384,28 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         printed: Printed::Only(KILL_GIVEN_NO_PID),
         doc: "`lsof -ti:3000 | xargs kill -9` and `kill -9 $(lsof -t -i:8000)` when nothing listens: GNU xargs \
               still runs `kill` once, without a pid, so procps kill prints its usage and xargs exits 123; \
-              bash's builtin given no pid prints `kill: usage: …` and exits 2. The lookup found no process, so \
+              bash's builtin given no pid prints `kill: usage: …` and exits 2 (zsh: `kill: not enough arguments`; \
+              the BSD kill of macOS: `usage: kill [-s signal_name] pid …`, exit 2). The lookup found no process, so \
               there was nothing to stop (LABELS.md: kill of a process already gone). A kill that printed \
               anything else (`Operation not permitted`) still fails.",
         fires_on: &["lsof -ti:3000 | xargs kill -9", "kill -9 $(lsof -t -i:8000)", "pgrep -f vite | xargs -r kill"],
         ignores: &["killall node", "xargs rm", "pkill -f x"],
+    },
+    BenignExit {
+        id: "powershell-no-such-process",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?i:stop-process|get-process|spps|gps|get-nettcpconnection)(?:\s|$)",
+        printed: Printed::Some(
+            r"NoProcessFoundForGiven(?:Name|Id)|Cannot find a process with the (?:name|process identifier)|No MSFT_NetTCPConnection objects found",
+        ),
+        doc: "PowerShell's `Stop-Process -Name node` / `Get-Process -Name node` of a process that is not running \
+              (`Cannot find a process with the name \"node\"`, `NoProcessFoundForGivenName`), and \
+              `Get-NetTCPConnection -LocalPort 3000` with nothing listening (`No MSFT_NetTCPConnection objects \
+              found`): the Windows forms of `kill` of a process already gone and of `lsof -i :PORT` finding \
+              nothing (LABELS.md).",
+        fires_on: &["Stop-Process -Name node -Force", "Get-Process -Name vite", "Get-NetTCPConnection -LocalPort 3000"],
+        ignores: &["Start-Process node", "Get-ChildItem"],
     },
     BenignExit {
         id: "find-partly-unreadable",

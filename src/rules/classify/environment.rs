@@ -110,13 +110,14 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "not-found",
-        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
+        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element|\bNo (?:[\w-]+ ){1,3}found with [\w-]+\b)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
         tools: &[],
         dialects: &[],
         category: C::NotFound,
         label: "does not exist",
         fires_on: &[
             "no such table: user",
+            "No agent found with agent_id: agent-3. The agent may have been cleared or never existed.",
             "ERROR:  relation \"orderz\" does not exist",
             "Error: File not found at /a.rs",
             "Search path does not exist: /x",

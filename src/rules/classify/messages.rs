@@ -515,13 +515,14 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "invalid-parameter-value",
-        pattern: r"(?i:^Unknown operation: |regex parse error|Validation Failed(?::|\x22|$)|Argument Validation Error|must have at least one\b|\bINVALID_ARGUMENTS?\b|^Invalid [\w -]{1,40}: |\bValueError\(|only \w+ (?:queries|statements) are allowed|unknown variant `|\binvalid [\w-]+(?: [\w-]+){0,3} format\b|No mapping found for \[|query_shard_exception|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file)|不能为空|必须 >= ",
+        pattern: r"(?i:^Unknown operation: |regex parse error|\binvalid regexp?(?: pattern)?\b|Validation Failed(?::|\x22|$)|Argument Validation Error|must have at least one\b|\bINVALID_ARGUMENTS?\b|^Invalid [\w -]{1,40}: |\bValueError\(|only \w+ (?:queries|statements) are allowed|unknown variant `|\binvalid [\w-]+(?: [\w-]+){0,3} format\b|No mapping found for \[|query_shard_exception|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file)|不能为空|必须 >= ",
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
         label: "argument value rejected",
         fires_on: &[
             "Unknown operation: move",
+            "Error: Invalid regex pattern '(foo': Unterminated group",
             "Error: offset 900 exceeds file length (120 lines)",
             "TodoWrite: invalid input: unknown variant `done`, expected one of `pending`",
             "edits 不能为空",
@@ -847,7 +848,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "copilot-permission-denied",
-        pattern: r"^(?:Permission to run this tool was denied|Permission denied and could not request|Permission denied by a PermissionRequest hook|Access denied: .* is excluded by organization content policy)",
+        pattern: r"^(?:Permission to run this tool was denied|Permission denied and could not request|Permission denied by a PermissionRequest hook|Access denied: .* is excluded by organization content policy|Denied by preToolUse hook(?: \(unable to ask user for confirmation\))?: )",
         tools: &[],
         dialects: &[Dialect::COPILOT],
         category: C::PermissionDenied,
@@ -855,8 +856,19 @@ pub(super) const RULES: &[ClassRule] = &[
         fires_on: &[
             "Permission to run this tool was denied due to the following rules: shell(rm)",
             "Permission denied and could not request permission from user",
+            "Denied by preToolUse hook: the same failure four times in a row",
         ],
-        ignores: &["The user rejected this tool call."],
+        ignores: &["The user rejected this tool call.", "Denied by user via preToolUse hook prompt: no"],
+    },
+    ClassRule {
+        id: "copilot-user-denied-by-hook",
+        pattern: r"^Denied by user via preToolUse hook prompt: ",
+        tools: &[],
+        dialects: &[Dialect::COPILOT],
+        category: C::UserRejected,
+        label: "the user said no at a hook's prompt",
+        fires_on: &["Denied by user via preToolUse hook prompt: No reason provided"],
+        ignores: &["Denied by preToolUse hook: policy"],
     },
     ClassRule {
         id: "copilot-command-refused",
