@@ -13,14 +13,14 @@ use super::{BenignExit, Printed};
 const GIT_PROGRESS_UNDER_POWERSHELL: &str = r"^(?:git : )?(?:To \S+|From \S+|[-+*=]?\s*(?:[0-9a-f]{7,}\.\.\.?[0-9a-f]{7,}|\[new (?:branch|tag|ref)\]|\[up to date\])\s+\S+ -> \S+.*|Everything up-to-date|Already on '[^']+'|branch '[^']+' set up to track .*|remote:.*|(?:Enumerating|Counting|Compressing|Writing|Receiving|Resolving|Unpacking) (?:objects|deltas):.*|Total \d+.*|Delta compression.*|Cloning into .*|Switched to (?:a new )?branch .*|Your branch is .*|At line:\d+ char:\d+|\+ ~+|\+ CategoryInfo\s*: NotSpecified: .*|\+ FullyQualifiedErrorId\s*: NativeCommandError|\+ .*\bgit\b.*)\s*$";
 
 /// What which, where, type and hash print when the name is not there (seen
-/// trimmed; Gemini CLI puts stderr after `Error: `): GNU which, Windows
+/// trimmed): GNU which, Windows
 /// `where`, bash (`bash: line 1: type: X: not found`), zsh, dash and fish.
-const LOOKUP_NOT_FOUND: &str = r"which: no \S+ in \(|INFO: Could not find files for the given pattern|\b(?:type|hash): \S+: not found$|^(?:Error: )?\S+:? not found$|^(?:Error: )?type: Could not find '";
+const LOOKUP_NOT_FOUND: &str = r"which: no \S+ in \(|INFO: Could not find files for the given pattern|\b(?:type|hash): \S+: not found$|^\S+:? not found$|^type: Could not find '";
 
 /// What `kill` prints when it was given no pid: procps-ng's usage (under
 /// GNU xargs, which runs it once on empty input), bash's builtin's one-line
 /// usage, util-linux's `not enough arguments` (lines seen trimmed).
-const KILL_GIVEN_NO_PID: &str = r"^(?:Usage:|Options:|kill \[options\] <pid>|<pid> \[\.\.\.\]|-[\w<]|specify the <signal>|integer value to be sent|list all signal names|display this help|output version information|For more details see kill\(1\))|(?:^|: )kill: (?:usage: kill|not enough arguments)|^usage: kill \[|^kill -(?:l \[exit_status\]|signal_name pid|signal_number pid)|^(?:Error: )?(?:bash: )?(?:line \d+: )?kill: usage: ";
+const KILL_GIVEN_NO_PID: &str = r"^(?:Usage:|Options:|kill \[options\] <pid>|<pid> \[\.\.\.\]|-[\w<]|specify the <signal>|integer value to be sent|list all signal names|display this help|output version information|For more details see kill\(1\))|(?:^|: )kill: (?:usage: kill|not enough arguments)|^usage: kill \[|^kill -(?:l \[exit_status\]|signal_name pid|signal_number pid)|^(?:bash: )?(?:line \d+: )?kill: usage: ";
 
 /// A line in which a server says it started and where it listens (Vite's
 /// `Local: http://localhost:5173/`, Uvicorn's `Uvicorn running on`, Next's
@@ -332,15 +332,23 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         id: "package-not-installed",
         rules: EXIT_RULES,
         codes: &[1],
-        command: r"^(?:pip[\d.]*|python[\d.]* -m pip|uv pip) show\b|^dpkg(?:-query)? (?:-s|--status|-l|--list|-W|--show)\b|^rpm -q\b|^brew list\b",
+        command: r"^(?:pip[\d.]*|python[\d.]* -m pip|uv pip) show\b|^dpkg(?:-query)? (?:-s|--status|-l|--list|-W|--show)\b|^rpm -q\b|^brew list\b|^npm (?:ls|list) \S",
         printed: Printed::Only(
-            r"Package\(s\) not found: |is not installed and no information is available|^Use dpkg --(?:info|contents)|no packages found matching|^package \S+ is not installed$|^Error: No such keg",
+            r"Package\(s\) not found: |is not installed and no information is available|^Use dpkg --(?:info|contents)|no packages found matching|^package \S+ is not installed$|^Error: No such keg|^\S+@\S+(?: \S+)?$|^(?:└──|`--) \(empty\)$",
         ),
         doc: "Asking whether a package is installed (`pip show`, `dpkg -s`/`-l`, `rpm -q`, `brew list`) and \
               being told it is not: pip's `WARNING: Package(s) not found: X`, dpkg-query's `package 'X' is not \
               installed and no information is available` / `no packages found matching X`, rpm's `package X is \
-              not installed`, Homebrew's `Error: No such keg`, all exit 1. A lookup whose answer is none.",
-        fires_on: &["pip show torch", "python3 -m pip show requests", "dpkg -s nginx", "rpm -q httpd", "brew list jq"],
+              not installed`, Homebrew's `Error: No such keg`, npm's `npm ls X` tree ending `└── (empty)`, all \
+              exit 1. A lookup whose answer is none.",
+        fires_on: &[
+            "pip show torch",
+            "python3 -m pip show requests",
+            "dpkg -s nginx",
+            "rpm -q httpd",
+            "brew list jq",
+            "npm ls left-pad",
+        ],
         ignores: &["pip install torch", "dpkg -i x.deb", "rpm -i x.rpm"],
     },
     BenignExit {
@@ -406,6 +414,55 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
               nothing (LABELS.md).",
         fires_on: &["Stop-Process -Name node -Force", "Get-Process -Name vite", "Get-NetTCPConnection -LocalPort 3000"],
         ignores: &["Start-Process node", "Get-ChildItem"],
+    },
+    BenignExit {
+        id: "module-probe-found-missing",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^python[\d.]* -c (?:import [\w.]+(?: as \w+)?|from [\w.]+ import [\w, ]+)(?:\s*[;\n]\s*(?:import [\w.]+(?: as \w+)?|from [\w.]+ import [\w, ]+|print\([^()]*(?:\([^()]*\))?[^()]*\)))*\s*;?\s*$",
+        printed: Printed::Only(
+            r#"^Traceback \(most recent call last\):$|^File "<string>", line \d+, in <module>$|^(?:ModuleNotFoundError: No module named|ImportError: cannot import name) |^(?:import|from|print\() |^[\^~]+$"#,
+        ),
+        doc: "`python -c \"import X; print(X.__version__)\"` asks whether a module is installed; when it is not, \
+              CPython prints the traceback of `ModuleNotFoundError: No module named 'X'` and exits 1. A probe for \
+              a module finds it missing as a probe for a command does (LABELS.md; the corpus's decided case). A \
+              module that is there but broken (`DLL load failed`, an error inside it) still fails.",
+        fires_on: &["python3 -c \"import torch; print(torch.__version__)\"", "python -c 'from flask import Flask'"],
+        ignores: &["python3 -c \"import app; app.main()\"", "python3 app.py"],
+    },
+    BenignExit {
+        id: "not-a-git-repository-probe",
+        rules: EXIT_RULES,
+        codes: &[128],
+        command: r"^git (?:-C \S+ )?rev-parse (?:.*\s)?--is-inside-(?:work-tree|git-dir)\b",
+        printed: Printed::Only(r"^fatal: not a git repository"),
+        doc: "`git rev-parse --is-inside-work-tree` asks whether the folder is a repository; outside one git \
+              answers `fatal: not a git repository` with status 128: a probe answered no.",
+        fires_on: &["git rev-parse --is-inside-work-tree", "git -C app rev-parse --is-inside-work-tree 2>&1"],
+        ignores: &["git status", "git rev-parse HEAD"],
+    },
+    BenignExit {
+        id: "gh-not-logged-in",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^gh auth status\b",
+        printed: Printed::Only(r"^You are not logged into any GitHub hosts\.|^To log in, run: gh auth login"),
+        doc: "`gh auth status` exits 1 when no account is logged in (`You are not logged into any GitHub hosts. \
+              To log in, run: gh auth login`, cli/cli pkg/cmd/auth/status): the status asked for is no.",
+        fires_on: &["gh auth status", "gh auth status --hostname github.com"],
+        ignores: &["gh auth login", "gh pr status"],
+    },
+    BenignExit {
+        id: "unit-status-inactive",
+        rules: EXIT_RULES,
+        codes: &[3],
+        command: r"^systemctl (?:--?[\w-]+ )*status\b",
+        printed: Printed::Some(r"^Active: (?:inactive|failed)\b"),
+        doc: "`systemctl status UNIT` of a unit that exists but is not running shows its status (`Active: \
+              inactive (dead)` or `failed`) and exits 3: the status was shown. A unit that does not exist (exit \
+              4, `Unit x.service could not be found.`) is a missing named thing, and fails (LABELS.md).",
+        fires_on: &["systemctl status nginx", "sudo systemctl --no-pager status app"],
+        ignores: &["systemctl start nginx", "systemctl is-active nginx"],
     },
     BenignExit {
         id: "find-partly-unreadable",

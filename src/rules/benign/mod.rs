@@ -443,7 +443,9 @@ fn unframed(line: &str) -> &str {
 /// Does what the command printed (`output`) satisfy `printed`? The
 /// patterns are compiled when a result gets this far (`rules::is_benign`).
 pub(crate) fn printed_as(printed: Printed, output: &str, matches: &dyn Fn(&'static str, &str) -> bool) -> bool {
-    let mut lines = output_lines(output).peekable();
+    // Gemini CLI writes a command's stderr after `Error: ` on its first
+    // line: the patterns see the line as the command printed it.
+    let mut lines = output_lines(output).map(|l| l.strip_prefix("Error:").map_or(l, str::trim_start)).peekable();
     match printed {
         Printed::Anything => true,
         Printed::Nothing => lines.peek().is_none(),
