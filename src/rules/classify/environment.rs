@@ -69,12 +69,15 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "resource-exhausted",
-        pattern: r"(?i:File too large|prompt is too long|\bMAX_TURNS\b|spawn limit reached|too large|out of memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum)",
+        pattern: r"(?i:File too large|prompt is too long|\bMAX_TURNS\b|spawn limit reached|too large|out of memory|\bMemoryError\b|cannot allocate memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum)",
         tools: &[],
         dialects: &[],
         category: C::ResourceExhausted,
         label: "too large or out of resources",
-        fires_on: &["Error: File too large (900000 bytes, max 256000 bytes). Use offset/limit to read portions."],
+        fires_on: &[
+            "Error: File too large (900000 bytes, max 256000 bytes). Use offset/limit to read portions.",
+            "Error: MemoryError()\n Please fix your mistakes.",
+        ],
         ignores: &["large file read"],
     },
     // --- not found, exists, permission --------------------------------------
@@ -90,13 +93,14 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive)\b)",
+        pattern: r"(?i:permission denied|(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive)\b)",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
         label: "permission denied",
         fires_on: &[
             "Error writing file: Permission denied (os error 13)",
+            "PermissionDenied('403 The caller does not have permission')",
             "Security Policy Violation: the command touches a protected path",
             "Sorry, you have been blocked",
             "Permission to use Bash has been denied. IMPORTANT: You *may* attempt to accomplish this action using other tools",
@@ -110,13 +114,14 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "not-found",
-        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element|\bNo (?:[\w-]+ ){1,3}found with [\w-]+\b)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
+        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |\bKeyError\(|no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element|\bNo (?:[\w-]+ ){1,3}found with [\w-]+\b)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
         tools: &[],
         dialects: &[],
         category: C::NotFound,
         label: "does not exist",
         fires_on: &[
             "no such table: user",
+            "Error: KeyError('customer_id')\n Please fix your mistakes.",
             "No agent found with agent_id: agent-3. The agent may have been cleared or never existed.",
             "ERROR:  relation \"orderz\" does not exist",
             "Error: File not found at /a.rs",

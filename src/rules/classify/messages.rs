@@ -131,13 +131,14 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "errno-network",
-        pattern: r"\b(?:ECONNRESET|ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ENOTFOUND|EPIPE|ECONNABORTED)\b|\b(?:ConnectionError|ConnectionRefusedError|ConnectionResetError|ConnectionAbortedError|RemoteDisconnected|ServerDisconnected|SMTPServerDisconnected|ProtocolError|MaxRetryError|NewConnectionError|ClientConnectorError)\b",
+        pattern: r"\b(?:ECONNRESET|ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ENOTFOUND|EPIPE|ECONNABORTED)\b|\b(?:ConnectionError|ConnectionRefusedError|ConnectionResetError|ConnectionAbortedError|RemoteDisconnected|ServerDisconnected|SMTPServerDisconnected|ProtocolError|MaxRetryError|NewConnectionError|ClientConnectorError|APIConnectionError)\b",
         tools: &[],
         dialects: &[],
         category: C::Network,
         label: "connection failed",
         fires_on: &[
             "Error: read ECONNRESET",
+            "Error: APIConnectionError('Connection error.')\n Please fix your mistakes.",
             "getaddrinfo ENOTFOUND api.example.com",
             "Failed to send email: SMTPServerDisconnected('Connection unexpectedly closed')",
             "Failed to send notification: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))",
@@ -411,7 +412,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- arguments ---------------------------------------------------------
     ClassRule {
         id: "missing-parameter",
-        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No \w+ provided\b|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|(?:^|: )[\w.]+ is required\.?$)",
+        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No \w+ provided\b|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|\bmissing \d+ required (?:positional|keyword-only) arguments?\b|(?:^|: )[\w.]+ is required\.?$)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -422,6 +423,7 @@ pub(super) const RULES: &[ClassRule] = &[
             "Error: Missing required parameter 'pattern'",
             "TodoWrite: invalid input: missing field `status`",
             "ExecuteExtraTool: missing required 'tool_name' parameter",
+            "Error: TypeError(\"search() missing 1 required positional argument: 'query'\")\n Please fix your mistakes.",
             "params must have required property 'old_string'",
             "content is required",
         ],
