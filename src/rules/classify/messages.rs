@@ -517,7 +517,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "invalid-parameter-value",
-        pattern: r"(?i:^Unknown operation: |regex parse error|\binvalid regexp?(?: pattern)?\b|Validation Failed(?::|\x22|$)|Argument Validation Error|must have at least one\b|\bINVALID_ARGUMENTS?\b|^Invalid [\w -]{1,40}: |\bValueError\(|only \w+ (?:queries|statements) are allowed|unknown variant `|\binvalid [\w-]+(?: [\w-]+){0,3} format\b|No mapping found for \[|query_shard_exception|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file)|不能为空|必须 >= ",
+        pattern: r"(?i:^Unknown operation: |regex parse error|\binvalid regexp?(?: pattern)?\b|Validation Failed(?::|\x22|$)|Argument Validation Error|must have at least one\b|\bINVALID_ARGUMENTS?\b|^Invalid [^:\n.!?]{1,40}: |\bValueError\(|only \w+ (?:queries|statements) are allowed|unknown variant `|\binvalid [\w-]+(?: [\w-]+){0,3} format\b|No mapping found for \[|query_shard_exception|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file)|不能为空|必须 >= ",
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
