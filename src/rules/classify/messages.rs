@@ -905,6 +905,16 @@ pub(super) const RULES: &[ClassRule] = &[
         ignores: &["No more content"],
     },
     ClassRule {
+        id: "crush-permission-declined",
+        pattern: r"\A\s*Permission denied\s*\z",
+        tools: &[],
+        dialects: &[Dialect::CRUSH],
+        category: C::UserRejected,
+        label: "the user declined the permission prompt",
+        fires_on: &["Permission denied"],
+        ignores: &["cat: /root/x: Permission denied\nExit code 1"],
+    },
+    ClassRule {
         id: "crush-time-limit",
         pattern: r"(?m)^Command was aborted before completion",
         tools: &[],
