@@ -20,13 +20,13 @@ const LOOKUP_NOT_FOUND: &str = r"which: no \S+ in \(|INFO: Could not find files 
 /// What `kill` prints when it was given no pid: procps-ng's usage (under
 /// GNU xargs, which runs it once on empty input), bash's builtin's one-line
 /// usage, util-linux's `not enough arguments` (lines seen trimmed).
-const KILL_GIVEN_NO_PID: &str = r"^(?:Usage:|Options:|kill \[options\] <pid>|<pid> \[\.\.\.\]|-[\w<]|specify the <signal>|integer value to be sent|list all signal names|display this help|output version information|For more details see kill\(1\))|(?:^|: )kill: (?:usage: kill|not enough arguments)|^usage: kill \[|^kill -(?:l \[exit_status\]|signal_name pid|signal_number pid)|^(?:bash: )?(?:line \d+: )?kill: usage: ";
+const KILL_GIVEN_NO_PID: &str = r"^(?:Usage:|Options:|kill \[options\] <pid>|<pid> \[\.\.\.\]|-(?:<signal>|\w), -|specify the <signal>|integer value to be sent|list all signal names|display this help|output version information|For more details see kill\(1\))|(?:^|: )kill: (?:usage: kill|not enough arguments)|^usage: kill \[|^kill -(?:l \[exit_status\]|signal_name pid|signal_number pid)|^(?:bash: )?(?:line \d+: )?kill: usage: ";
 
 /// A line in which a server says it started and where it listens (Vite's
 /// `Local: http://localhost:5173/`, Uvicorn's `Uvicorn running on`, Next's
 /// `Ready in 2.1s`, Flask's `Running on http://127.0.0.1:5000`, Express
 /// apps' `listening on port 3000`).
-const SERVER_STARTED: &str = r"(?i)\b(?:listening|serving|running|ready|available|started|up) (?:on|at)\b.*(?:\d{2,5}|https?://)|https?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::\d+)?|\bApplication startup complete\b|\bserver (?:is )?(?:running|started|listening|ready)\b|\bready in \d|\bcompiled successfully\b|\bwatching for (?:file )?changes\b";
+const SERVER_STARTED: &str = r"(?i)\b(?:listening|serving|running|ready|available|started|up)\b.{0,40}?\b(?:on|at)\s+(?:port\s+\d{2,5}\b|https?://|[\w.-]*:\d{2,5}\b)|https?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::\d+)?|\bApplication startup complete\b|\bserver (?:is )?(?:running|started|listening|ready)\b|\bready in \d|\bcompiled successfully\b|\bwatching for (?:file )?changes\b";
 
 /// The content rules that report a process exit code.
 const EXIT_RULES: &[&str] = &[
@@ -521,3 +521,45 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         ignores: &["git grep x", "grepx a"],
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_says_where_it_listens() {
+        let re = regex::Regex::new(SERVER_STARTED).unwrap();
+        for line in [
+            "  ➜  Local:   http://localhost:5173/",
+            "INFO:     Uvicorn running on http://127.0.0.1:8000 (Press CTRL+C to quit)",
+            "Server listening on port 3000",
+            "listening on 0.0.0.0:8080",
+            " ✓ Ready in 2.1s",
+            "INFO:     Application startup complete.",
+        ] {
+            assert!(re.is_match(line), "{line:?}");
+        }
+        for line in
+            ["running on 12 workers", "Tests: 3 passed, up at 50%", "collected 40 items", "RUN  v2.1.1 /home/u/app"]
+        {
+            assert!(!re.is_match(line), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn kill_usage_is_not_kill_failing() {
+        let re = regex::Regex::new(KILL_GIVEN_NO_PID).unwrap();
+        for line in [
+            "Usage:",
+            "kill [options] <pid> [...]",
+            "-q, --queue <value>    integer value to be sent",
+            "usage: kill [-s signal_name] pid ...",
+            "bash: line 1: kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]",
+        ] {
+            assert!(re.is_match(line), "{line:?}");
+        }
+        for line in ["-bash: kill: (1) - Operation not permitted", "kill: (4242) - No such process"] {
+            assert!(!re.is_match(line), "{line:?}");
+        }
+    }
+}

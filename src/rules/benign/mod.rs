@@ -12,7 +12,9 @@
 //! `|` separate commands, and each simple command is seen without its
 //! redirections, `VAR=value` prefixes and wrappers (`sudo`, `env`,
 //! `timeout 10`, `nice`, `time`, `nohup`, `exec`). Words are split by the
-//! `shlex` crate.
+//! `shlex` crate. A command the agent's own `timeout` stopped (exit 124)
+//! is seen as `timeout <command>`, so that only the entries written for it
+//! forgive it (`status_candidates`).
 
 use serde::Serialize;
 use serde_json::Value;
