@@ -378,11 +378,24 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: EXIT_RULES,
         codes: &[1],
         command: r"^(?:nc|ncat|netcat)\s(?:.*\s)?-[a-zA-Z]*z",
-        printed: Printed::Anything,
+        printed: Printed::Only(
+            r"(?i)connection refused|connect to .* failed|connection to .* failed|timed out|no route to host|host is unreachable|network is unreachable",
+        ),
         doc: "`nc -z HOST PORT` asks whether something listens on the port, and exits 1 when nothing does \
-              (with `-v`, `connect to … failed: Connection refused`): like `lsof -i :PORT`, no is an answer.",
+              (with `-v`: `connect to … failed: Connection refused`): like `lsof -i :PORT`, no is an answer. An \
+              nc that printed anything else (`invalid option -- 'z'`) failed.",
         fires_on: &["nc -z localhost 5432", "nc -zv 127.0.0.1 6379", "nc -vz -w 2 db 3306"],
         ignores: &["nc -l 8080", "nc localhost 25"],
+    },
+    BenignExit {
+        id: "port-probe-closed-quiet",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?:nc|ncat|netcat)\s(?:.*\s)?-[a-zA-Z]*z",
+        printed: Printed::Nothing,
+        doc: "`nc -z` without `-v` answers by its status alone.",
+        fires_on: &["nc -z localhost 5432"],
+        ignores: &["nc -l 8080"],
     },
     BenignExit {
         id: "kill-given-nothing-to-stop",
@@ -484,9 +497,11 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: EXIT_RULES,
         codes: &[1],
         command: r"^(?:npm|yarn|pnpm) outdated\b",
-        printed: Printed::Anything,
-        doc: "`npm outdated` (and yarn's, pnpm's) exits 1 when it lists outdated dependencies: the list is the \
-              answer asked for, not a failure (npm/cli lib/commands/outdated.js).",
+        printed: Printed::Some(r"\bPackage\b.*\bCurrent\b.*\bLatest\b"),
+        doc: "`npm outdated` (and yarn's, pnpm's) exits 1 when it lists outdated dependencies: the list (its \
+              `Package Current Wanted Latest` table) is the answer asked for, not a failure (npm/cli \
+              lib/commands/outdated.js). An `npm outdated` that printed no table (`npm ERR! code ENOTFOUND`) \
+              failed.",
         fires_on: &["npm outdated", "pnpm outdated --long"],
         ignores: &["npm update", "npm install"],
     },
