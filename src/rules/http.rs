@@ -155,7 +155,21 @@ fn written_status(input: &Args, output: &str) -> Option<String> {
     if code == 0 {
         return Some(format!("{REPLY_PREFIX}HTTP status 000, no response: could not connect"));
     }
-    (400..600).contains(&code).then(|| format!("{REPLY_PREFIX}HTTP status {code}"))
+    if !(400..600).contains(&code) {
+        return None;
+    }
+    // Several probes of a service the chain started, one of which it
+    // answered (`307` for the admin page, then `404` for `/`): the service
+    // is up, and the chain did what it was for (the corpus's decided case).
+    let probes = line.matches("http_code").count() + line.matches("response_code").count();
+    let answered = |l: &str| {
+        let t = l.trim();
+        t.len() == 3 && t.parse::<u16>().is_ok_and(|c| (100..400).contains(&c))
+    };
+    if probes >= 2 && output.lines().any(answered) {
+        return None;
+    }
+    Some(format!("{REPLY_PREFIX}HTTP status {code}"))
 }
 
 /// A regex for the end of an output that curl's write-out `format` made:
@@ -255,5 +269,9 @@ mod tests {
         assert!(w(framed, "HTTP 000").is_some());
         assert_eq!(w(framed, "HTTP 204"), None);
         assert_eq!(w("curl -s http://x/api", "000"), None, "without a write-out, 000 is the body");
+        // Two probes of a service the chain started: one answered, so it is up.
+        let two = "docker run -d app\ncurl -sk -o /dev/null -w \"%{http_code}\\n\" https://localhost:13333/\ncurl -s -o /dev/null -w \"%{http_code}\\n\" http://localhost:18080/";
+        assert_eq!(w(two, "--- admin ---\n307\n--- phish ---\n404"), None);
+        assert!(w(two, "--- admin ---\n502\n--- phish ---\n404").is_some(), "neither answered");
     }
 }

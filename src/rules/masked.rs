@@ -117,6 +117,10 @@ pub struct Masking {
     /// executed.`), and the line's last command does work: its own failure
     /// lines are the only verdict there is (`unknown_status`).
     pub unknown_status_work: bool,
+    /// What the command printed holds a test runner's summary in which
+    /// nothing failed, and no failing one (`tests_all_passed`): an error
+    /// line above it is a test's own output, not the run's failure.
+    pub tests_passed: bool,
 }
 
 /// How `input`'s command line can hide an earlier command's failure: from
@@ -142,6 +146,7 @@ pub fn masking(input: &Args) -> Masking {
         }),
         refused_option: false,
         unknown_status_work: false,
+        tests_passed: false,
     }
 }
 
@@ -286,7 +291,32 @@ pub fn masking_of(input: &Args, output: &str) -> Masking {
     if stops_reading_early(input) && BROKEN_PIPE.is_match(output) {
         return Masking { only_error, background, self_kill: m.self_kill, ..Masking::default() };
     }
-    Masking { only_error, background, ..m }
+    Masking { only_error, background, tests_passed: tests_all_passed(output), ..m }
+}
+
+/// The summary lines of test runners that say how many passed and that
+/// none failed: bun (` 86 pass` / ` 0 fail`), pytest (`4 passed in
+/// 0.05s`), cargo (`test result: ok. 3 passed; 0 failed`), Jest (`Tests:
+/// 12 passed, 12 total`), Vitest (`Test Files  3 passed (3)`), mocha (`8
+/// passing (20ms)`), deno (`ok | 5 passed | 0 failed`), go (`ok  \tpkg`).
+static PASSED_SUMMARY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?m)^\s*(?:\d+ pass$|=*\s*\d+ passed(?:, \d+ (?:skipped|deselected|warnings?|xfailed|xpassed|subtests passed))* in [\d.]+m?s\b|test result: ok\. \d+ passed; 0 failed|Tests:\s+(?:\d+ (?:skipped|todo), )*\d+ passed, \d+ total|Test Files\s+\d+ passed|\d+ passing \(|ok \| \d+ passed \| 0 failed|ok\s+\S+\s+[\d.]+s$)",
+    )
+    .expect("passed summaries compile")
+});
+
+/// Summary lines that say some test failed (`1 fail`, `2 failed`, `3
+/// failing`, `FAIL`, `test result: FAILED`, `1 error` in pytest's line).
+static FAILED_SUMMARY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?m)^\s*(?:[1-9]\d* fail$|FAIL\b|FAILED\b|test result: FAILED)|\b[1-9]\d* (?:failed|failing|errors? in [\d.]+s)\b")
+        .expect("failed summaries compile")
+});
+
+/// Does `output` hold a test run's summary in which every test passed
+/// (and none in which some failed)?
+pub fn tests_all_passed(output: &str) -> bool {
+    PASSED_SUMMARY.is_match(output) && !FAILED_SUMMARY.is_match(output)
 }
 
 /// An earlier command's complaint that its reader went away.
@@ -397,7 +427,7 @@ pub fn is_reader(cmd: &str) -> bool {
 /// command line masked as `m`?
 pub fn reads(id: &str, m: Masking) -> bool {
     match id {
-        "masked-program-error" => m.earlier_work || m.unknown_status_work,
+        "masked-program-error" => (m.earlier_work || m.unknown_status_work) && !m.tests_passed,
         "sole-error-output" => m.only_error,
         // The shell's own report that a job this call ran in the background
         // died; a job an earlier call started is reported to whichever call
@@ -439,6 +469,17 @@ mod tests {
         assert!(masking_of(&input, "查询失败\nShell cwd was reset to /home/u/docs").only_error);
         assert!(masking_of(&input, "lstat /home/u/.cache/x/: no such file or directory").only_error);
         assert!(!masking_of(&input, "a.txt\nb: Permission denied\nc.txt").only_error);
+        // A test run whose summary says nothing failed: an `Error:` line
+        // above it is what a test printed.
+        let bun = "a.test.ts:\nError: Unexpected end of JSON input\n\n 12 pass\n 0 fail\nRan 12 tests across 2 files.";
+        assert!(masking_of(&input, bun).tests_passed);
+        assert!(!masking_of(&input, &bun.replace(" 0 fail", " 1 fail")).tests_passed);
+        assert!(tests_all_passed("..........\n10 passed in 0.31s"));
+        assert!(tests_all_passed("test result: ok. 3 passed; 0 failed; 0 ignored"));
+        assert!(tests_all_passed("Tests:       12 passed, 12 total"));
+        assert!(!tests_all_passed("Tests:       1 failed, 11 passed, 12 total"));
+        assert!(!tests_all_passed("==== 1 failed, 4 passed in 0.3s ===="));
+        assert!(!tests_all_passed("Error: build failed"));
         let probe = Args::from(
             json!({"command": "ls /root/.cache/hub/ | grep -i qwen 2>/dev/null || echo \"No model cached\""}),
         );

@@ -689,6 +689,7 @@ fn is_benign(rule: &str, input: &Args, shown: &str, output: &str) -> bool {
         b.rules.contains(&rule)
             && (if b.codes.is_empty() { true } else { code.is_some_and(|c| b.codes.contains(&c)) })
             && benign::printed_as(b.printed, &printed, &printed_matches)
+            && b.described.is_none_or(|p| input.get_str("description").is_some_and(|d| printed_matches(p, d.trim())))
             && candidates.iter().enumerate().any(|(i, c)| (i == 0 || silent) && re.is_match(c))
     })
 }

@@ -41,6 +41,7 @@ fn every_content_rule_has_examples_that_behave() {
             earlier_git_work: true,
             refused_option: true,
             unknown_status_work: true,
+            tests_passed: false,
         };
         let (tool, class) = match rule.reads {
             Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),
@@ -500,6 +501,9 @@ fn benign_exit_entries_behave() {
     for (b, re) in benign::BENIGN_EXITS.iter().zip(&COMPILED.benign) {
         for r in b.rules {
             assert!(CONTENT_RULES.iter().any(|c| c.id == *r), "{}: unknown rule {r}", b.id);
+        }
+        if let Some(p) = b.described {
+            assert!(regex::Regex::new(p).is_ok(), "{}: its description pattern compiles", b.id);
         }
         // The command as `is_benign` sees it for the entry's first code.
         let seen = |c: &str| benign::status_candidates(c, b.codes.first().copied()).swap_remove(0);

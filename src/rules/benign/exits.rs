@@ -57,6 +57,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^(?i:grep|rg|egrep|fgrep|ag|ack|find|test|\[\[?|which|where|findstr|select-string|git grep|command -v|type|hash)(?:\s|$)",
         printed: Printed::Nothing,
+        described: None,
         doc: "grep, rg, egrep, fgrep, ag, ack, find, test, `[`, `[[`, which, where, `command -v`, type, hash, \
               findstr, Select-String and `git grep` exit 1 to say \"no match\" (and print nothing), not that they \
               failed.",
@@ -79,6 +80,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1, 2],
         command: r"^ls(?: -[\w-]+)* [^ ]*[*?][^ ]*$",
         printed: Printed::Anything,
+        described: None,
         doc: "`ls` of one glob (`ls .heroku*`, `ls logs/*.gz`) that matched nothing: the shell passes the pattern \
               unexpanded, and ls exits 1 (BSD) or 2 (GNU coreutils) saying no such file. The call asked which \
               files match, and \"none\" is an answer (LABELS.md: a search or lookup). A named path that is \
@@ -92,6 +94,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^(?:diff|cmp)(?:\s|$)|^git (?:--no-pager )?diff\b.*\s--(?:exit-code|quiet|no-index)\b",
         printed: Printed::Anything,
+        described: None,
         doc: "diff, cmp and `git diff --exit-code`/`--quiet`/`--no-index` exit 1 to say \"the files differ\" and \
               print the difference. A plain `git diff` exits 0 whatever it shows.",
         fires_on: &[
@@ -109,6 +112,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1, 130],
         command: r"^\x03|^C-c$",
         printed: Printed::Anything,
+        described: None,
         doc: "Codex's write_stdin sending Ctrl+C (`chars: \"\\u0003\"`), or OpenHands sending `C-c` as input, to a \
               running command: the process exiting 1 or 130 afterwards is the interrupt the agent asked for, not a \
               failure.",
@@ -121,6 +125,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[],
         command: r"^$",
         printed: Printed::Anything,
+        described: None,
         doc: "OpenHands' agent sending an empty command to a running process asks for more of its output: a \
               `no new output after N seconds` notice then is the wait it asked for, not a failure.",
         fires_on: &[""],
@@ -132,6 +137,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^(?:pgrep|pkill|killall|pidof|lsof|fuser)(?:\s|$)",
         printed: Printed::Nothing,
+        described: None,
         doc: "pgrep, pkill, killall, pidof, lsof and fuser exit 1 to say that no process (or no open file, no \
               listener on the port) matched, and print nothing: the agent's check found nothing, it did not fail.",
         fires_on: &["pkill -f \"python3 app.py\"", "lsof -i :3000", "pgrep -f vite", "sudo lsof -ti tcp:8080"],
@@ -143,6 +149,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[128],
         command: r"^(?i:taskkill(?:\.exe)?)(?:\s|$)",
         printed: Printed::Anything,
+        described: None,
         doc: "Windows `taskkill` exits 128 (`ERROR: The process \"x\" not found.`) when there was nothing to stop.",
         fires_on: &["taskkill /F /IM node.exe"],
         ignores: &["tasklist"],
@@ -153,6 +160,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^git config (?:--(?:global|local|system) )?(?:--get(?:-all)? )?[\w.-]+$",
         printed: Printed::Nothing,
+        described: None,
         doc: "`git config KEY` exits 1 and prints nothing when the key is not set: the answer to the agent's \
               question, not a failure.",
         fires_on: &["git config user.email", "git config --global --get core.editor"],
@@ -164,6 +172,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[],
         command: r"^(?i:sleep|start-sleep)(?:\s|$)",
         printed: Printed::Anything,
+        described: None,
         doc: "A command whose purpose was waiting (`sleep 60`, `Start-Sleep 30`) that reached the harness's soft \
               time limit waited as it was asked: not a failure (LABELS.md).",
         fires_on: &["sleep 60", "Start-Sleep -Seconds 30"],
@@ -175,6 +184,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[130, 3221225786, -1073741510],
         command: r"^",
         printed: Printed::Anything,
+        described: None,
         doc: "A command that ended because Ctrl-C was pressed (exit 130 on Unix, `STATUS_CONTROL_C_EXIT` \
               0xC000013A on Windows) was cancelled by the user, not failed: rejected, never a hidden error \
               (LABELS.md).",
@@ -187,6 +197,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^(?:kill|pkill|killall)(?:\s|$)",
         printed: Printed::Only(r"(?i)\bno such process\b|\bno process found\b|\bno matching processes\b"),
+        described: None,
         doc: "kill (bash's builtin and procps'), pkill and killall of a process that is already gone exit 1 \
               saying only `No such process` / `no process found`: what the agent wanted stopped is not running.",
         fires_on: &["kill 48213", "kill -9 $(cat app.pid)", "killall node"],
@@ -198,6 +209,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^ps\b.*(?:\s-p|\s--pid|\s-q|\s--quick-pid)\b",
         printed: Printed::Only(r"^\s*PID\s"),
+        described: None,
         doc: "procps `ps -p PID` exits 1 when no process was selected and prints only its header: the answer \
               to \"is it still running?\" is no.",
         fires_on: &["ps -p 48213", "ps -o pid,cmd -p 12 13", "ps --pid 9"],
@@ -209,6 +221,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^ssh\b.*\s-T\b",
         printed: Printed::Some(r"successfully authenticated|Welcome to GitLab|logged in as|authenticated via"),
+        described: None,
         doc: "`ssh -T git@github.com` (and GitLab's, Bitbucket's) exits 1 when authentication worked, because the \
               host gives no shell: the greeting says it succeeded.",
         fires_on: &["ssh -T git@github.com", "ssh -o StrictHostKeyChecking=no -T git@gitlab.com"],
@@ -220,6 +233,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^git (?:-C \S+ )?(?:push|fetch|clone|checkout|switch)\b",
         printed: Printed::Only(GIT_PROGRESS_UNDER_POWERSHELL),
+        described: None,
         doc: "git writes its progress and the refs it updated (`To <url>`, `+ a1b2...c3d4 main -> main (forced \
               update)`) on stderr. Windows PowerShell 5.1 turns each line a native command writes there, with \
               `2>&1`, into an error record (`NativeCommandError`, category `NotSpecified`) and sets `$?` to \
@@ -236,6 +250,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1, 127],
         command: r"^(?i:which|where|type|hash|command -v)(?:\s|$)",
         printed: Printed::Only(LOOKUP_NOT_FOUND),
+        described: None,
         doc: "which, where, type and hash that say the name is not there, and nothing else: GNU which (Fedora, \
               RHEL, Arch) prints `which: no X in (PATH)`, Windows `where` prints `INFO: Could not find files for \
               the given pattern(s).`, bash's `type`/`hash` print `type: X: not found`, zsh's `X not found`, \
@@ -250,6 +265,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^(?i:get-command|gcm)(?:\s|$)",
         printed: Printed::Some(r"CommandNotFoundException|is not recognized as (?:the|a) name of a cmdlet"),
+        described: None,
         doc: "PowerShell's `Get-Command X` asks whether X exists; when it does not, PowerShell writes the \
               CommandNotFoundException error record and sets `$?` to false. A probe that finds the command \
               missing answered (LABELS.md).",
@@ -264,6 +280,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         printed: Printed::Some(
             r"command not found$|\bnot found$|: executable file not found in \$PATH$|is not recognized as (?:an internal or external command|the name of a cmdlet|a name of a cmdlet)|^Python was not found; run without arguments",
         ),
+        described: None,
         doc: "`X --version` (`-v`, `-V`, `version`) run to learn whether X is installed, answered by the shell's \
               `X: command not found` (exit 127; `X: not found` in dash; Crush's Go shell, mvdan/sh, says `\"X\": \
               executable file not found in $PATH`), cmd.exe's `'X' is not recognized as an \
@@ -281,6 +298,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         printed: Printed::Only(
             r"^(?:active|inactive|failed|activating|deactivating|reloading|refreshing|unknown|enabled|enabled-runtime|linked|linked-runtime|alias|masked|masked-runtime|static|indirect|disabled|generated|transient|bad|not-found)$",
         ),
+        described: None,
         doc: "`systemctl is-active`/`is-enabled`/`is-failed` print the unit's state and exit non-zero when the \
               answer is no (`inactive` exits 3, `disabled` 1): a query, not a failure. A systemctl that could \
               not ask (`Failed to connect to bus`) printed no state, and still fails.",
@@ -293,6 +311,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1, 3, 4],
         command: r"^systemctl (?:--?[\w-]+ )*is-(?:active|enabled|failed)\b.*\s(?:-q|--quiet)\b",
         printed: Printed::Nothing,
+        described: None,
         doc: "`systemctl is-active --quiet` (`-q`) answers by its status alone.",
         fires_on: &["systemctl is-active --quiet nginx"],
         ignores: &["systemctl restart --quiet nginx"],
@@ -303,6 +322,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1, 2],
         command: r"^git (?:-C \S+ |--no-pager )*(?:merge-base (?:.*\s)?--is-ancestor|show-ref (?:.*\s)?(?:--verify|--exists|-q|--quiet)|rev-parse (?:.*\s)?(?:-q|--quiet)|ls-remote (?:.*\s)?--exit-code|check-ignore|diff-index (?:.*\s)?--quiet|diff-files (?:.*\s)?--quiet|symbolic-ref (?:.*\s)?(?:-q|--quiet))\b",
         printed: Printed::Nothing,
+        described: None,
         doc: "git's yes/no queries answer no by their status and print nothing: `merge-base --is-ancestor` \
               (1), `show-ref --verify --quiet`/`--exists` (1, 2), `rev-parse --verify -q` (1), `ls-remote \
               --exit-code` (2: no matching ref), `check-ignore` (1: not ignored), `diff-index`/`diff-files \
@@ -323,6 +343,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^jq\s(?:.*\s)?(?:--exit-status|-[a-zA-Z]*e[a-zA-Z]*)(?:\s|$)",
         printed: Printed::Anything,
+        described: None,
         doc: "`jq -e` (`--exit-status`) exits 1 when the last output was false or null: the answer to a test. \
               jq's own errors exit 2, 3 or 5.",
         fires_on: &["jq -e '.errors' report.json", "jq -re .id out.json", "curl -s x | jq --exit-status .ok"],
@@ -336,6 +357,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         printed: Printed::Only(
             r"Package\(s\) not found: |is not installed and no information is available|^Use dpkg --(?:info|contents)|no packages found matching|^package \S+ is not installed$|^Error: No such keg|^\S+@\S+(?: \S+)?$|^(?:└──|`--) \(empty\)$",
         ),
+        described: None,
         doc: "Asking whether a package is installed (`pip show`, `dpkg -s`/`-l`, `rpm -q`, `brew list`) and \
               being told it is not: pip's `WARNING: Package(s) not found: X`, dpkg-query's `package 'X' is not \
               installed and no information is available` / `no packages found matching X`, rpm's `package X is \
@@ -357,6 +379,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^id\s",
         printed: Printed::Only(r"(?i)no such user$"),
+        described: None,
         doc: "`id NAME` of a user that does not exist prints `id: 'NAME': no such user` and exits 1 \
               (coreutils): the lookup's answer is none.",
         fires_on: &["id deploy"],
@@ -368,6 +391,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[2],
         command: r"^getent\s",
         printed: Printed::Nothing,
+        described: None,
         doc: "`getent DATABASE KEY` exits 2 and prints nothing when the key is not in the database (glibc \
               getent: \"One or more supplied key could not be found\").",
         fires_on: &["getent passwd deploy", "getent hosts db"],
@@ -381,6 +405,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         printed: Printed::Only(
             r"(?i)connection refused|connect to .* failed|connection to .* failed|timed out|no route to host|host is unreachable|network is unreachable",
         ),
+        described: None,
         doc: "`nc -z HOST PORT` asks whether something listens on the port, and exits 1 when nothing does \
               (with `-v`: `connect to … failed: Connection refused`): like `lsof -i :PORT`, no is an answer. An \
               nc that printed anything else (`invalid option -- 'z'`) failed.",
@@ -393,6 +418,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^(?:nc|ncat|netcat)\s(?:.*\s)?-[a-zA-Z]*z",
         printed: Printed::Nothing,
+        described: None,
         doc: "`nc -z` without `-v` answers by its status alone.",
         fires_on: &["nc -z localhost 5432"],
         ignores: &["nc -l 8080"],
@@ -403,6 +429,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1, 2, 123],
         command: r"^(?:xargs (?:-\S+ )*)?kill(?:\s|$)",
         printed: Printed::Only(KILL_GIVEN_NO_PID),
+        described: None,
         doc: "`lsof -ti:3000 | xargs kill -9` and `kill -9 $(lsof -t -i:8000)` when nothing listens: GNU xargs \
               still runs `kill` once, without a pid, so procps kill prints its usage and xargs exits 123; \
               bash's builtin given no pid prints `kill: usage: …` and exits 2 (zsh: `kill: not enough arguments`; \
@@ -420,6 +447,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         printed: Printed::Some(
             r"NoProcessFoundForGiven(?:Name|Id)|Cannot find a process with the (?:name|process identifier)|No MSFT_NetTCPConnection objects found",
         ),
+        described: None,
         doc: "PowerShell's `Stop-Process -Name node` / `Get-Process -Name node` of a process that is not running \
               (`Cannot find a process with the name \"node\"`, `NoProcessFoundForGivenName`), and \
               `Get-NetTCPConnection -LocalPort 3000` with nothing listening (`No MSFT_NetTCPConnection objects \
@@ -436,6 +464,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         printed: Printed::Only(
             r#"^Traceback \(most recent call last\):$|^File "<string>", line \d+, in <module>$|^(?:ModuleNotFoundError: No module named|ImportError: cannot import name) |^(?:import|from|print\() |^[\^~]+$"#,
         ),
+        described: None,
         doc: "`python -c \"import X; print(X.__version__)\"` asks whether a module is installed; when it is not, \
               CPython prints the traceback of `ModuleNotFoundError: No module named 'X'` and exits 1. A probe for \
               a module finds it missing as a probe for a command does (LABELS.md; the corpus's decided case). A \
@@ -449,6 +478,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[128],
         command: r"^git (?:-C \S+ )?rev-parse (?:.*\s)?--is-inside-(?:work-tree|git-dir)\b",
         printed: Printed::Only(r"^fatal: not a git repository"),
+        described: None,
         doc: "`git rev-parse --is-inside-work-tree` asks whether the folder is a repository; outside one git \
               answers `fatal: not a git repository` with status 128: a probe answered no.",
         fires_on: &["git rev-parse --is-inside-work-tree", "git -C app rev-parse --is-inside-work-tree 2>&1"],
@@ -460,6 +490,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^gh auth status\b",
         printed: Printed::Only(r"^You are not logged into any GitHub hosts\.|^To log in, run: gh auth login"),
+        described: None,
         doc: "`gh auth status` exits 1 when no account is logged in (`You are not logged into any GitHub hosts. \
               To log in, run: gh auth login`, cli/cli pkg/cmd/auth/status): the status asked for is no.",
         fires_on: &["gh auth status", "gh auth status --hostname github.com"],
@@ -471,11 +502,33 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[3],
         command: r"^systemctl (?:--?[\w-]+ )*status\b",
         printed: Printed::Some(r"^Active: (?:inactive|failed)\b"),
+        described: None,
         doc: "`systemctl status UNIT` of a unit that exists but is not running shows its status (`Active: \
               inactive (dead)` or `failed`) and exits 3: the status was shown. A unit that does not exist (exit \
               4, `Unit x.service could not be found.`) is a missing named thing, and fails (LABELS.md).",
         fires_on: &["systemctl status nginx", "sudo systemctl --no-pager status app"],
         ignores: &["systemctl start nginx", "systemctl is-active nginx"],
+    },
+    BenignExit {
+        id: "described-probe-found-missing",
+        rules: EXIT_RULES,
+        codes: &[1, 127, 9009],
+        command: r"^",
+        printed: Printed::Some(
+            r"(?i)\bNo module named\b|command not found|: not found$|is not recognized as|executable file not found|\bnot installed\b|Package\(s\) not found|Could not find (?:a version|files for)",
+        ),
+        described: Some(
+            r"(?i)^(?:check|checking|verify|verifying|see|test|testing|confirm|find out|determine)\b[^,;]{0,30}\b(?:if|whether)\b[^,;]{0,80}\b(?:available|installed|present)\b(?:\s+(?:via|with|using|in|on|for|at|under|inside|globally|locally)\b[^,;]{0,40})?\s*\.?$",
+        ),
+        doc: "A call the agent described as a presence check (`Check if pip is available`, `Verify whether \
+              docker is installed`: the `description` argument of Claude Code's, Gemini CLI's, Crush's and \
+              Copilot CLI's shell tools) answered that the thing is missing (`No module named pip`, `command not \
+              found`, `not installed`): a probe that finds it missing is not a failure (LABELS.md; the corpus's \
+              decided case `pip list` described as checking pip). Missing files stay failures: the description \
+              must ask only whether software is available, installed or present (`Check if pip is available \
+              and install the libraries` asks for more, and its failure stays one).",
+        fires_on: &["python3 -m pip list", "docker --version", "uv --version"],
+        ignores: &[],
     },
     BenignExit {
         id: "find-partly-unreadable",
@@ -486,6 +539,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
             r"^find: ",
             r"(?i)permission denied$|operation not permitted$|too many levels of symbolic links$",
         ),
+        described: None,
         doc: "GNU find exits 1 when it could not read a directory (`find: '/root': Permission denied`), after \
               printing what it found everywhere else. With paths found and only such errors beside them, the \
               search answered (LABELS.md, as grep exit 2 with its matches).",
@@ -498,6 +552,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[1],
         command: r"^(?:npm|yarn|pnpm) outdated\b",
         printed: Printed::Some(r"\bPackage\b.*\bCurrent\b.*\bLatest\b"),
+        described: None,
         doc: "`npm outdated` (and yarn's, pnpm's) exits 1 when it lists outdated dependencies: the list (its \
               `Package Current Wanted Latest` table) is the answer asked for, not a failure (npm/cli \
               lib/commands/outdated.js). An `npm outdated` that printed no table (`npm ERR! code ENOTFOUND`) \
@@ -511,6 +566,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         codes: &[124],
         command: r"^timeout ",
         printed: Printed::Some(SERVER_STARTED),
+        described: None,
         doc: "The agent's own `timeout N` around a server (`timeout 15 npm run dev`) to see it start: GNU \
               timeout exits 124 when it stopped a command still running, and a server that printed where it \
               listens ran as intended (LABELS.md). The entry's pattern sees the command with `timeout ` before \
@@ -528,6 +584,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
             r"^(?:grep|egrep|fgrep|rg): ",
             r"(?i)permission denied|operation not permitted|is a directory|input/output error|binary file|no such device|too many levels of symbolic links",
         ),
+        described: None,
         doc: "grep and rg exit 2 when a file could not be read (a permission, a socket, a dangling link) even \
               when they printed the matches asked for. With the matches there and only such errors beside \
               them, the search answered; an error about the call's own arguments (a pattern taken as a path) \

@@ -41,6 +41,9 @@ pub struct BenignExit {
     /// search that printed an error (`rg: regex parse error`) failed,
     /// whatever its code.
     pub printed: Printed,
+    /// A pattern the call's own `description` argument must match (the
+    /// agent saying what it meant the command for), or none.
+    pub described: Option<&'static str>,
     /// Why the exit is an answer, not a failure (for `falseok rules`).
     pub doc: &'static str,
     /// Command lines the entry must match.
@@ -472,7 +475,12 @@ pub(crate) fn printed_as(printed: Printed, output: &str, matches: &dyn Fn(&'stat
 /// Is the (trimmed) line the tool's framing of a command's output (`Exit
 /// code N`, `Output:`, `<cwd>…</cwd>`, …), not something the command printed?
 pub fn is_framing(line: &str) -> bool {
-    FRAMING.iter().any(|f| line.starts_with(f)) || (line.starts_with("<cwd>") && line.ends_with("</cwd>"))
+    FRAMING.iter().any(|f| line.starts_with(f))
+        || (line.starts_with("<cwd>") && line.ends_with("</cwd>"))
+        // Crush writes the Go error of a command that printed nothing on
+        // stderr (`exit status 1`) before its own `Exit code 1`
+        // (internal/agent/tools/bash.go, formatOutput).
+        || line.strip_prefix("exit status ").is_some_and(|n| n.parse::<i64>().is_ok())
 }
 
 const FRAMING: &[&str] = &[
