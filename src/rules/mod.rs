@@ -685,10 +685,14 @@ fn is_benign(rule: &str, input: &Args, shown: &str, output: &str) -> bool {
         None => examined(output),
     };
     let silent = benign::is_silent(&printed);
+    // Output beside a `NoLine` entry's command came from other commands
+    // only when the line ran others.
+    let several = !silent && benign::pipelines(&line).iter().map(|(p, _)| p.len()).sum::<usize>() > 1;
     benign::BENIGN_EXITS.iter().zip(&COMPILED.benign).any(|(b, re)| {
         b.rules.contains(&rule)
             && (if b.codes.is_empty() { true } else { code.is_some_and(|c| b.codes.contains(&c)) })
             && benign::printed_as(b.printed, &printed, &printed_matches)
+            && (silent || several || !matches!(b.printed, benign::Printed::NoLine(_)))
             && b.described.is_none_or(|p| input.get_str("description").is_some_and(|d| printed_matches(p, d.trim())))
             && candidates.iter().enumerate().any(|(i, c)| (i == 0 || silent) && re.is_match(c))
     })

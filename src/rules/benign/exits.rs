@@ -75,6 +75,24 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         ignores: &["cargo test", "grep x | wc -l", "git status", "npm run find", "rg x; make"],
     },
     BenignExit {
+        id: "search-no-match-after-output",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^(?i:grep|rg|egrep|fgrep|ag|ack|git grep|findstr|pgrep|pidof)(?:\s|$)",
+        printed: Printed::NoLine(
+            r"(?i)^(?:grep|rg|egrep|fgrep|ag|ack|git|findstr|pgrep|pidof)\b[^\n]*:|^error\b|^fatal:|regex parse error|command not found|: not found$|is not recognized as|no such file or directory|permission denied|operation not permitted",
+        ),
+        described: None,
+        doc: "grep, rg, ag, ack, `git grep`, findstr, pgrep and pidof exit 1 only to say \"no match\" (their \
+              errors exit 2 or more), so when one of them is the line's last command its status 1 is that \
+              answer whatever the commands before it printed (`aws … && ssh host 'ss -tln | grep 8080'`), as long \
+              as no line is the search's own error (`rg: regex parse error`) or an earlier command's failure \
+              (`netstat: command not found` before `| grep :5000` leaves grep nothing to find). Under \
+              `set -o pipefail` a pipeline's status can be an earlier command's, and the pipeline is read whole.",
+        fires_on: &["aws ec2 describe-instances && grep -c running out.txt", "docker ps | grep web"],
+        ignores: &["grepx", "npm test"],
+    },
+    BenignExit {
         id: "glob-matched-nothing",
         rules: EXIT_RULES,
         codes: &[1, 2],

@@ -71,6 +71,11 @@ pub enum Printed {
     /// line (the first pattern) one of the harmless ones (the second:
     /// `grep: x: Permission denied` beside the matches).
     AnswerBeside(&'static str, &'static str),
+    /// Anything, but no line matching the pattern (the program's own
+    /// error), in a line of several commands: what was printed came from
+    /// the others. A lone command that printed and exited non-zero is not
+    /// forgiven by it.
+    NoLine(&'static str),
 }
 
 /// Codex (0.39 and near) reports a sandboxed command that exited non-zero
@@ -167,9 +172,9 @@ pub fn pipelines(line: &str) -> Vec<(Vec<String>, Joint)> {
     for (pipeline, joint) in split_operators(line) {
         let cmds: Vec<Vec<String>> = pipeline.iter().filter_map(|c| simple_command(c)).collect();
         if let [words] = cmds.as_slice()
-            && let Some(script) = inner_script(words)
+            && let Some(script) = inner_script(words).map(str::to_string).or_else(|| remote_command(words))
         {
-            let mut inner = pipelines(script);
+            let mut inner = pipelines(&script);
             if let Some(last) = inner.last_mut() {
                 last.1 = joint;
             }
@@ -181,6 +186,61 @@ pub fn pipelines(line: &str) -> Vec<(Vec<String>, Joint)> {
         }
     }
     out
+}
+
+/// The command a program runs elsewhere and whose exit status it returns
+/// as its own: `ssh [options] HOST COMMAND…` (the remote shell runs the
+/// words joined by spaces; ssh exits with its status, or 255 when ssh
+/// itself failed), `docker exec [options] CONTAINER COMMAND…` and
+/// `kubectl exec … -- COMMAND…`. `None` when there is no such command (an
+/// interactive `ssh host`).
+fn remote_command(words: &[String]) -> Option<String> {
+    let (program, rest) = words.split_first()?;
+    let command: &[String] = match program.as_str() {
+        "ssh" => {
+            // ssh(1): the options that take a value.
+            const VALUED: &str = "BbcDEeFIiJLlmOoPpQRSWw";
+            let mut i = 0;
+            loop {
+                let w = rest.get(i)?;
+                if w == "--" {
+                    i += 1;
+                    break;
+                }
+                let Some(flags) = w.strip_prefix('-').filter(|f| !f.is_empty()) else { break };
+                i += 1;
+                if let Some(at) = flags.find(|c| VALUED.contains(c)) {
+                    // `-p 22`: the value is the next word; `-p22`: it is attached.
+                    if at + 1 == flags.len() {
+                        i += 1;
+                    }
+                }
+            }
+            rest.get(i + 1..)? // after the host
+        }
+        "docker" | "podman" if rest.first().is_some_and(|w| w == "exec") => {
+            const VALUED: &[&str] = &["-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "--detach-keys"];
+            let mut i = 1;
+            while let Some(w) = rest.get(i).filter(|w| w.starts_with('-')) {
+                i += if VALUED.contains(&w.as_str()) { 2 } else { 1 };
+            }
+            rest.get(i + 1..)? // after the container
+        }
+        "kubectl" if rest.first().is_some_and(|w| w == "exec") => {
+            let at = rest.iter().position(|w| w == "--")?;
+            &rest[at + 1..]
+        }
+        _ => return None,
+    };
+    if command.is_empty() {
+        return None;
+    }
+    // ssh sends the words joined by spaces for the remote shell to parse;
+    // docker and kubectl run them as an argument vector.
+    Some(match program.as_str() {
+        "ssh" => command.join(" "),
+        _ => shlex::try_join(command.iter().map(String::as_str)).unwrap_or_else(|_| command.join(" ")),
+    })
 }
 
 /// The script of `bash -c 'script'` (and `-lc`, `sh`, `zsh`).
@@ -239,6 +299,15 @@ pub fn status_candidates(line: &str, code: Option<i64>) -> Vec<String> {
         return vec![String::new()];
     }
     let mut candidates = exit_candidates(line);
+    // With pipefail the status can be any command's of the last pipeline:
+    // it is read whole (`npm test 2>&1 | grep FAIL` is not grep's answer).
+    if line.contains("pipefail")
+        && let Some((last, _)) = pipelines(line).pop()
+        && last.len() > 1
+        && let Some(first) = candidates.first_mut()
+    {
+        *first = last.join(" | ");
+    }
     if code == Some(124)
         && ends_under_timeout(line)
         && let Some(last) = candidates.first_mut()
@@ -456,6 +525,7 @@ pub(crate) fn printed_as(printed: Printed, output: &str, matches: &dyn Fn(&'stat
         Printed::Nothing => lines.peek().is_none(),
         Printed::Only(p) => lines.peek().is_some() && lines.all(|l| matches(p, l)),
         Printed::Some(p) => lines.any(|l| matches(p, l)),
+        Printed::NoLine(p) => lines.peek().is_none() || !lines.any(|l| matches(p, l)),
         Printed::AnswerBeside(error, harmless) => {
             let mut answer = false;
             for l in lines {
@@ -481,6 +551,26 @@ pub fn is_framing(line: &str) -> bool {
         // stderr (`exit status 1`) before its own `Exit code 1`
         // (internal/agent/tools/bash.go, formatOutput).
         || line.strip_prefix("exit status ").is_some_and(|n| n.parse::<i64>().is_ok())
+        || is_startup_noise(line)
+}
+
+/// A line a login shell's startup files printed before the command ran
+/// (`/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: /bin/ps:
+/// Operation not permitted`): Codex runs commands as `bash -lc`, which reads
+/// `/etc/profile`, `~/.bash_profile` and what they source (Homebrew's
+/// `brew shellenv`), and a sandbox can refuse what they run. Not the
+/// command's output.
+fn is_startup_noise(line: &str) -> bool {
+    let Some(at) = line.find(": line ") else { return false };
+    let path = &line[..at];
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(
+        name,
+        ".bashrc" | ".bash_profile" | ".bash_login" | ".profile" | ".zshrc" | ".zprofile" | ".zshenv" | ".zlogin"
+    ) || path == "/etc/profile"
+        || path == "/etc/bash.bashrc"
+        || path.starts_with("/etc/profile.d/")
+        || path.ends_with("/Homebrew/cmd/shellenv.sh")
 }
 
 const FRAMING: &[&str] = &[
@@ -542,6 +632,35 @@ mod tests {
     }
 
     #[test]
+    fn commands_run_elsewhere_return_their_status() {
+        assert_eq!(
+            last_command("ssh -i k -o StrictHostKeyChecking=no u@h 'sudo ss -tuln | grep -E \"80|443\"'"),
+            "grep -E 80|443"
+        );
+        assert_eq!(last_command("aws x && ssh -p22 -tt host grep -r key /etc"), "grep -r key /etc");
+        assert_eq!(last_command("ssh host"), "ssh host", "no remote command");
+        assert_eq!(last_command("docker exec -it -u root app sh -c 'pgrep -f worker'"), "pgrep -f worker");
+        assert_eq!(
+            last_command("kubectl exec -n prod pod-1 -c web -- grep x /var/log/app.log"),
+            "grep x /var/log/app.log"
+        );
+        assert_eq!(last_command("ssh host 'tail log' | grep x"), "grep x", "a local pipe is read locally");
+        assert_eq!(last_command("docker ps"), "docker ps");
+    }
+
+    #[test]
+    fn a_login_shells_startup_noise_is_not_output() {
+        assert!(is_framing(
+            "/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: /bin/ps: Operation not permitted"
+        ));
+        assert!(is_framing("/Users/u/.bash_profile: line 3: nvm: command not found"));
+        assert!(!is_framing("./deploy.sh: line 5: foo: command not found"), "the command's own script");
+        assert!(is_silent(
+            "Exit code: 1\nWall time: 0 seconds\nOutput:\n/etc/profile.d/x.sh: line 2: y: No such file or directory\n"
+        ));
+    }
+
+    #[test]
     fn the_agents_own_timeout() {
         assert!(ends_under_timeout("cd app && timeout 15 npm run dev"));
         assert!(ends_under_timeout("bash -lc 'timeout 10s uvicorn app:app 2>&1'"));
@@ -554,6 +673,11 @@ mod tests {
         assert_eq!(status_candidates("timeout 15 npm run dev", Some(1)), vec!["npm run dev"]);
         assert_eq!(status_candidates("npm run dev", Some(124)), vec!["npm run dev"]);
         assert_eq!(status_candidates("  ", Some(1)), vec![String::new()]);
+        assert_eq!(
+            status_candidates("set -o pipefail; npm test 2>&1 | grep FAIL", Some(1)),
+            vec!["npm test | grep FAIL"]
+        );
+        assert_eq!(status_candidates("npm test 2>&1 | grep FAIL", Some(1)), vec!["grep FAIL"]);
     }
 
     #[test]
