@@ -291,8 +291,27 @@ pub fn masking_of(input: &Args, output: &str) -> Masking {
     if stops_reading_early(input) && BROKEN_PIPE.is_match(output) {
         return Masking { only_error, background, self_kill: m.self_kill, ..Masking::default() };
     }
-    Masking { only_error, background, tests_passed: tests_all_passed(output), ..m }
+    let tests_passed = runs_tests(input) && tests_all_passed(output);
+    Masking { only_error, background, tests_passed, ..m }
 }
+
+/// Does the last pipeline of `input`'s line run a test runner (`bun test
+/// … | tail`)? Only its summary speaks for the pipeline: a build after
+/// passing tests (`pytest && npm run build | tail`) is judged by its own
+/// lines.
+fn runs_tests(input: &Args) -> bool {
+    let Some(line) = benign::command_line(input) else { return false };
+    let Some((last, _)) = benign::pipelines(&line).pop() else { return false };
+    last.iter().any(|c| TEST_RUNNER.is_match(c))
+}
+
+/// Test runners as a simple command shows them (program, then arguments).
+static TEST_RUNNER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"^(?:pytest|py\.test|jest|vitest|mocha|phpunit|rspec|(?:python[\d.]*|uv run|poetry run) (?:-m )?pytest|(?:npm|pnpm|yarn|bun) (?:run )?test|(?:npx|bunx|pnpx) (?:jest|vitest|mocha|playwright test)|cargo (?:test|nextest)|go test|deno test|dotnet test|mvn test|gradle test|make test)\b",
+    )
+    .expect("test runners compile")
+});
 
 /// The summary lines of test runners that say how many passed and that
 /// none failed: bun (` 86 pass` / ` 0 fail`), pytest (`4 passed in
@@ -472,8 +491,14 @@ mod tests {
         // A test run whose summary says nothing failed: an `Error:` line
         // above it is what a test printed.
         let bun = "a.test.ts:\nError: Unexpected end of JSON input\n\n 12 pass\n 0 fail\nRan 12 tests across 2 files.";
-        assert!(masking_of(&input, bun).tests_passed);
-        assert!(!masking_of(&input, &bun.replace(" 0 fail", " 1 fail")).tests_passed);
+        let tests = Args::from(json!({"command": "bun test config 2>&1 | tail -20"}));
+        assert!(masking_of(&tests, bun).tests_passed);
+        assert!(!masking_of(&tests, &bun.replace(" 0 fail", " 1 fail")).tests_passed);
+        let build = Args::from(json!({"command": "pytest -q && npm run build 2>&1 | tail -5"}));
+        assert!(
+            !masking_of(&build, "10 passed in 0.3s\nError: Cannot find module 'x'").tests_passed,
+            "the build's own lines"
+        );
         assert!(tests_all_passed("..........\n10 passed in 0.31s"));
         assert!(tests_all_passed("test result: ok. 3 passed; 0 failed; 0 ignored"));
         assert!(tests_all_passed("Tests:       12 passed, 12 total"));
