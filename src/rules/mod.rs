@@ -674,7 +674,7 @@ fn echoes_input(input: &Args, text: &str) -> bool {
 fn is_benign(rule: &str, input: &Args, shown: &str, output: &str) -> bool {
     let code = exit_code_of(shown);
     let Some(line) = benign::command_line(input) else { return false };
-    let candidates = benign::status_candidates(&line, code);
+    let status = benign::status_of(&line, code);
     // What the command printed, not the `Exit code N` line a stored status
     // is presented as. Codex's sandbox reports a command that exited
     // non-zero as a denial, with its status and output inside.
@@ -685,16 +685,14 @@ fn is_benign(rule: &str, input: &Args, shown: &str, output: &str) -> bool {
         None => examined(output),
     };
     let silent = benign::is_silent(&printed);
-    // Output beside a `NoLine` entry's command came from other commands
-    // only when the line ran others.
-    let several = !silent && benign::pipelines(&line).iter().map(|(p, _)| p.len()).sum::<usize>() > 1;
+    // What was printed can have come from other commands than the status's.
+    let several = status.commands > 1;
     benign::BENIGN_EXITS.iter().zip(&COMPILED.benign).any(|(b, re)| {
         b.rules.contains(&rule)
             && (if b.codes.is_empty() { true } else { code.is_some_and(|c| b.codes.contains(&c)) })
-            && benign::printed_as(b.printed, &printed, &printed_matches)
-            && (silent || several || !matches!(b.printed, benign::Printed::NoLine(_)))
+            && benign::printed_as(b.printed, &printed, several, &printed_matches)
             && b.described.is_none_or(|p| input.get_str("description").is_some_and(|d| printed_matches(p, d.trim())))
-            && candidates.iter().enumerate().any(|(i, c)| (i == 0 || silent) && re.is_match(c))
+            && status.candidates.iter().enumerate().any(|(i, c)| (i == 0 || silent) && re.is_match(c))
     })
 }
 

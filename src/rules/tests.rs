@@ -506,7 +506,7 @@ fn benign_exit_entries_behave() {
             assert!(regex::Regex::new(p).is_ok(), "{}: its description pattern compiles", b.id);
         }
         // The command as `is_benign` sees it for the entry's first code.
-        let seen = |c: &str| benign::status_candidates(c, b.codes.first().copied()).swap_remove(0);
+        let seen = |c: &str| benign::status_of(c, b.codes.first().copied()).candidates.swap_remove(0);
         for c in b.fires_on {
             assert!(re.is_match(&seen(c)), "{} must match {c:?}", b.id);
         }

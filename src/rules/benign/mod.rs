@@ -14,7 +14,7 @@
 //! `timeout 10`, `nice`, `time`, `nohup`, `exec`). Words are split by the
 //! `shlex` crate. A command the agent's own `timeout` stopped (exit 124)
 //! is seen as `timeout <command>`, so that only the entries written for it
-//! forgive it (`status_candidates`).
+//! forgive it (`status_of`).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -276,7 +276,11 @@ pub fn last_command(line: &str) -> String {
 /// pipeline followed by `&&` (a failure there ends the list). The first is
 /// always the last command of the line.
 pub fn exit_candidates(line: &str) -> Vec<String> {
-    let all = pipelines(line);
+    candidates_of(&pipelines(line))
+}
+
+/// `exit_candidates` of a line already split into pipelines.
+fn candidates_of(all: &[(Vec<String>, Joint)]) -> Vec<String> {
     let mut out: Vec<String> = all.last().and_then(|(p, _)| p.last().cloned()).into_iter().collect();
     let n = all.len();
     for (i, (p, joint)) in all.iter().enumerate() {
@@ -290,19 +294,30 @@ pub fn exit_candidates(line: &str) -> Vec<String> {
     out
 }
 
+/// A line as the benign exits read it (`status_of`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Status {
+    /// The simple commands whose status a result can be, the first the
+    /// line's last command.
+    pub candidates: Vec<String>,
+    /// How many simple commands the line runs.
+    pub commands: usize,
+}
+
 /// The simple commands whose status a result with exit `code` can be, as
 /// the benign exits' patterns see them: `exit_candidates`, an empty line as
 /// one empty command, and the last command written `timeout <command>` when
-/// the agent's own `timeout` stopped it (exit 124).
-pub fn status_candidates(line: &str, code: Option<i64>) -> Vec<String> {
+/// the agent's own `timeout` stopped it (exit 124). The line is parsed once.
+pub fn status_of(line: &str, code: Option<i64>) -> Status {
     if line.trim().is_empty() {
-        return vec![String::new()];
+        return Status { candidates: vec![String::new()], commands: 0 };
     }
-    let mut candidates = exit_candidates(line);
+    let all = pipelines(line);
+    let mut candidates = candidates_of(&all);
     // With pipefail the status can be any command's of the last pipeline:
     // it is read whole (`npm test 2>&1 | grep FAIL` is not grep's answer).
     if line.contains("pipefail")
-        && let Some((last, _)) = pipelines(line).pop()
+        && let Some((last, _)) = all.last()
         && last.len() > 1
         && let Some(first) = candidates.first_mut()
     {
@@ -314,7 +329,7 @@ pub fn status_candidates(line: &str, code: Option<i64>) -> Vec<String> {
     {
         *last = format!("timeout {last}");
     }
-    candidates
+    Status { candidates, commands: all.iter().map(|(p, _)| p.len()).sum() }
 }
 
 /// Split at unquoted operators: pipelines (lists of raw commands) with the
@@ -516,7 +531,12 @@ fn unframed(line: &str) -> &str {
 
 /// Does what the command printed (`output`) satisfy `printed`? The
 /// patterns are compiled when a result gets this far (`rules::is_benign`).
-pub(crate) fn printed_as(printed: Printed, output: &str, matches: &dyn Fn(&'static str, &str) -> bool) -> bool {
+pub(crate) fn printed_as(
+    printed: Printed,
+    output: &str,
+    several: bool,
+    matches: &dyn Fn(&'static str, &str) -> bool,
+) -> bool {
     // Gemini CLI writes a command's stderr after `Error: ` on its first
     // line: the patterns see the line as the command printed it.
     let mut lines = output_lines(output).map(|l| l.strip_prefix("Error:").map_or(l, str::trim_start)).peekable();
@@ -525,7 +545,7 @@ pub(crate) fn printed_as(printed: Printed, output: &str, matches: &dyn Fn(&'stat
         Printed::Nothing => lines.peek().is_none(),
         Printed::Only(p) => lines.peek().is_some() && lines.all(|l| matches(p, l)),
         Printed::Some(p) => lines.any(|l| matches(p, l)),
-        Printed::NoLine(p) => lines.peek().is_none() || !lines.any(|l| matches(p, l)),
+        Printed::NoLine(p) => lines.peek().is_none() || (several && !lines.any(|l| matches(p, l))),
         Printed::AnswerBeside(error, harmless) => {
             let mut answer = false;
             for l in lines {
@@ -669,15 +689,15 @@ mod tests {
         assert!(!ends_under_timeout("timeout 15 npm run dev; echo done"), "the status is echo's");
         assert!(!ends_under_timeout("npm run dev"));
         assert!(!ends_under_timeout("timeout 5 npm run dev | tee log"), "the status is tee's");
-        assert_eq!(status_candidates("timeout 15 npm run dev", Some(124)), vec!["timeout npm run dev"]);
-        assert_eq!(status_candidates("timeout 15 npm run dev", Some(1)), vec!["npm run dev"]);
-        assert_eq!(status_candidates("npm run dev", Some(124)), vec!["npm run dev"]);
-        assert_eq!(status_candidates("  ", Some(1)), vec![String::new()]);
+        assert_eq!(status_of("timeout 15 npm run dev", Some(124)).candidates, vec!["timeout npm run dev"]);
+        assert_eq!(status_of("timeout 15 npm run dev", Some(1)).candidates, vec!["npm run dev"]);
+        assert_eq!(status_of("npm run dev", Some(124)).candidates, vec!["npm run dev"]);
+        assert_eq!(status_of("  ", Some(1)).candidates, vec![String::new()]);
         assert_eq!(
-            status_candidates("set -o pipefail; npm test 2>&1 | grep FAIL", Some(1)),
+            status_of("set -o pipefail; npm test 2>&1 | grep FAIL", Some(1)).candidates,
             vec!["npm test | grep FAIL"]
         );
-        assert_eq!(status_candidates("npm test 2>&1 | grep FAIL", Some(1)), vec!["grep FAIL"]);
+        assert_eq!(status_of("npm test 2>&1 | grep FAIL", Some(1)).candidates, vec!["grep FAIL"]);
     }
 
     #[test]
