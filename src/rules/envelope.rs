@@ -6,8 +6,12 @@
 //! `denied` (or an HTTP error status), a non-empty `error`, `errors` or
 //! `exception`, `isError` true, an error code, a non-zero exit status,
 //! `_shards.failed` above 0 with no hits (Elasticsearch), and a batch whose
-//! every item failed. The guards are the same fields saying success:
-//! `error: null`, `errors: []`, `failed: 0`.
+//! every item failed. The same is read in the error bodies of the common
+//! web frameworks and APIs: a reply that is nothing but a `detail` saying
+//! an HTTP error (FastAPI, Django REST framework), Jira's `errorMessages`,
+//! PostgREST's `code`/`details`/`hint`/`message`, AWS Lambda's
+//! `errorType`/`errorMessage`. The guards are the same fields saying
+//! success: `error: null`, `errors: []`, `failed: 0`.
 //!
 //! Replies are often nested: an MCP server's `CallToolResult`
 //! (`{"content": [{"type": "text", "text": "…"}], "isError": false}`) whose
@@ -56,6 +60,7 @@ const MESSAGE_KEYS: &[&str] = &[
     "error_details",
     "errorDetails",
     "errors",
+    "errorMessages",
     "exception",
     "message",
     "msg",
@@ -153,6 +158,9 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || o.get("isError") == Some(&Value::Bool(true))
         || o.get("error_code").or_else(|| o.get("errorCode")).is_some_and(truthy)
         || error_typed(o)
+        || o.get("errorMessages").is_some_and(truthy)
+        || detail_only_failed(o)
+        || postgrest_error(o)
         || auth_pending(o)
         || exit_of(o).is_some()
         || shards_failed(o)
@@ -164,9 +172,89 @@ fn says_failed(o: &Map<String, Value>) -> bool {
 /// a tool that raised with `{"response_type":
 /// "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN", "error_type", "error_details"}`,
 /// and no `error` or `status`).
+/// AWS Lambda's answer for a function that raised, `{"errorMessage": …,
+/// "errorType": …, "stackTrace": […]}`, is the same pair by other names.
 fn error_typed(o: &Map<String, Value>) -> bool {
     let typed = o.get("error_type").or_else(|| o.get("errorType")).is_some_and(truthy);
-    typed && o.get("error_details").or_else(|| o.get("errorDetails")).is_some_and(truthy)
+    let said = ["error_details", "errorDetails", "error_message", "errorMessage"];
+    typed && said.iter().any(|k| o.get(*k).is_some_and(truthy))
+}
+
+/// Words of an HTTP error reply's `detail`: the reason phrases Starlette
+/// gives an `HTTPException` by default (`http.HTTPStatus(code).phrase`),
+/// FastAPI's security classes (`Not authenticated`), Django REST
+/// framework's `default_detail`s (`Not found.`, `Authentication
+/// credentials were not provided.`, `Request was throttled.`), and the
+/// words an application's own `HTTPException(detail=…)` uses for one.
+const DETAIL_FAILURE_WORDS: &[&str] = &[
+    "not found",
+    "not authenticated",
+    "unauthorized",
+    "unauthorised",
+    "forbidden",
+    "bad request",
+    "method not allowed",
+    "not allowed",
+    "not acceptable",
+    "unsupported media type",
+    "unprocessable",
+    "too many requests",
+    "throttled",
+    "internal server error",
+    "server error occurred",
+    "service unavailable",
+    "bad gateway",
+    "gateway timeout",
+    "request timeout",
+    "conflict",
+    "authentication credentials",
+    "credentials were not provided",
+    "invalid token",
+    "token is invalid",
+    "token has expired",
+    "do not have permission",
+    "permission denied",
+    "access denied",
+    "does not exist",
+    "already exists",
+    "invalid",
+    "malformed",
+    "required",
+    "failed",
+    "error",
+];
+
+/// A reply that is nothing but `detail`, FastAPI's and Django REST
+/// framework's shape of an error (`{"detail": exc.detail}`), when it says
+/// one: FastAPI's request validation errors (`[{"type": "missing", "loc":
+/// […], "msg": "Field required"}]`), or a message in the words of an HTTP
+/// error. A `detail` that reports something done is the reply's data.
+fn detail_only_failed(o: &Map<String, Value>) -> bool {
+    if o.len() != 1 {
+        return false;
+    }
+    match o.get("detail") {
+        Some(Value::Array(items)) => {
+            !items.is_empty()
+                && items.iter().all(|i| i.get("msg").is_some_and(Value::is_string) && i.get("loc").is_some())
+        }
+        Some(Value::String(s)) => {
+            let s = s.to_ascii_lowercase();
+            s.len() <= 300 && DETAIL_FAILURE_WORDS.iter().any(|w| s.contains(w))
+        }
+        _ => false,
+    }
+}
+
+/// PostgREST's (Supabase's) error body: exactly `code`, `details`, `hint`
+/// and `message`, the `code` a Postgres SQLSTATE (`42P01`) or its own
+/// `PGRST…` (PostgREST docs, "Errors").
+fn postgrest_error(o: &Map<String, Value>) -> bool {
+    const KEYS: [&str; 4] = ["code", "details", "hint", "message"];
+    o.len() == KEYS.len()
+        && KEYS.iter().all(|k| o.contains_key(*k))
+        && o.get("code").and_then(Value::as_str).is_some_and(|c| !c.is_empty())
+        && o.get("message").and_then(Value::as_str).is_some_and(|m| !m.is_empty())
 }
 
 /// A request that is waiting for the user to authorise it, so did not run:
@@ -248,7 +336,9 @@ fn message_of(o: &Map<String, Value>) -> String {
         }),
         Value::Array(items) => items.iter().find_map(|i| match i {
             Value::String(s) => Some(s.clone()),
-            Value::Object(m) => m.get("message").and_then(Value::as_str).map(str::to_string),
+            Value::Object(m) => {
+                m.get("message").and_then(Value::as_str).map(str::to_string).or_else(|| validation_item(m))
+            }
             _ => None,
         }),
         Value::Bool(_) => None,
@@ -266,6 +356,20 @@ fn message_of(o: &Map<String, Value>) -> String {
         return message_of(m);
     }
     Value::Object(o.clone()).to_string()
+}
+
+/// A request validation error of FastAPI (pydantic's `errors()`): `{"loc":
+/// ["body", "name"], "msg": "Field required", "type": "missing"}`, shown as
+/// pydantic prints it (`body.name: Field required [type=missing]`).
+fn validation_item(m: &Map<String, Value>) -> Option<String> {
+    let msg = m.get("msg").and_then(Value::as_str)?;
+    let loc: Vec<String> = m
+        .get("loc")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().map(|p| p.as_str().map_or_else(|| p.to_string(), str::to_string)).collect())
+        .unwrap_or_default();
+    let kind = m.get("type").and_then(Value::as_str).map(|t| format!(" [type={t}]")).unwrap_or_default();
+    Some(if loc.is_empty() { format!("{msg}{kind}") } else { format!("{}: {msg}{kind}", loc.join(".")) })
 }
 
 /// The replies `o` wraps, each as an object: a wrapper key's object

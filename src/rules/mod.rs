@@ -378,6 +378,9 @@ const ENVELOPE_KEYS: &[&str] = &[
     "errorCode",
     "error_message",
     "errorMessage",
+    // Jira's error body, and AWS Lambda's answer for a function that raised.
+    "errorMessages",
+    "stackTrace",
     "success",
     "ok",
     "isError",

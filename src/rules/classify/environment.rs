@@ -44,7 +44,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // protocol (_ssl.c:LINE)` for a connection cut mid-handshake).
     ClassRule {
         id: "network",
-        pattern: r"(?i:connection (?:refused|reset|closed|timed)|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
+        pattern: r"(?m:^Connection error\.$)|(?i:connection (?:refused|reset|closed|timed)|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
         tools: &[],
         dialects: &[],
         category: C::Network,
@@ -93,7 +93,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive)\b)",
+        pattern: r"(?i:permission denied|(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive)\b|Unable to locate credentials|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
@@ -109,12 +109,13 @@ pub(super) const RULES: &[ClassRule] = &[
             "File path '/p/.env' is ignored by configured ignore patterns.",
             "This command requires approval",
             "cd /p && rm -rf build was blocked. For security, Claude Code may only change directories to child directories",
+            "Unable to locate credentials",
         ],
         ignores: &["permissions: 644"],
     },
     ClassRule {
         id: "not-found",
-        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |\bKeyError\(|no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element|\bNo (?:[\w-]+ ){1,3}found with [\w-]+\b)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
+        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |\bKeyError\(|no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element|\bNo (?:[\w-]+ ){1,3}found with [\w-]+\b|\bNo such (?:container|image|object|volume|network|service|customer|key|bucket|remote|ref|branch|user|resource|page|record|document|entity|repository|project|issue|channel)\b|Could not resolve to an? \w+ with the\b|\bno rows in result set\b|\bmultiple \(or no\) rows returned\b|\bThe result contains 0 rows\b)|(?m:^(?:<pre>)?Cannot (?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
         tools: &[],
         dialects: &[],
         category: C::NotFound,
@@ -134,6 +135,9 @@ pub(super) const RULES: &[ClassRule] = &[
             "Erreur : fichier introuvable",
             "Working directory \"/p/old\" no longer exists. Please restart Claude from an existing directory.",
             "Error: No active project. Ask the user to provide the project path",
+            "Error response from daemon: No such container: web",
+            "Could not resolve to a Repository with the name 'octo/missing'.",
+            "sql: no rows in result set",
         ],
         ignores: &["found 3 files"],
     },

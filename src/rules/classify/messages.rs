@@ -157,7 +157,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "pydantic-field-required",
-        pattern: r"(?m)^\s*[\w.\[\]]*:?\s*Field required(?:\s*\[type=missing|\s*$)",
+        pattern: r"(?m)^(?:JSON envelope error: )?\s*[\w.\[\]]*:?\s*Field required(?:\s*\[type=missing|\s*$)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -538,7 +538,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- unknown tool ------------------------------------------------------
     ClassRule {
         id: "unknown-tool",
-        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|no tool with that name is available|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: |MCP error -32602: Tool \S+ not found\b|You tried to use the tool \S+, but it doesn't exist)"#,
+        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|no tool with that name is available|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: |MCP error -32602: Tool \S+ not found\b|MCP error -32601: |You tried to use the tool \S+, but it doesn't exist)"#,
         tools: &[],
         dialects: &[],
         category: C::UnknownTool,

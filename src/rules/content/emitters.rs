@@ -221,6 +221,142 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
     },
     ContentRule {
+        id: "http-client-raised",
+        pattern: r#"\A\s*(?:(?:Client|Server) error '[45]\d\d [^'\n]*' for url '|[45]\d\d, message='[^'\n]*', url='|(?:SOCKS)?HTTPS?ConnectionPool\(host='[^'\n]*', port=\d+\): (?:Max retries exceeded with url: |Read timed out\.)|[45]\d\d (?:[A-Z][A-Z_]+|None)\. \{|[45]\d\d (?:Requested entity was not found|The caller does not have permission|Request had (?:invalid authentication credentials|insufficient authentication scopes)|Resource has been exhausted|Deadline Exceeded|Quota exceeded|Internal error encountered|The service is currently unavailable|API key not valid)\b)"#,
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "A tool whose request failed and that hands back the HTTP client's exception as its whole answer: \
+              httpx's `raise_for_status` (`Client error '404 Not Found' for url '…'`), aiohttp's \
+              `ClientResponseError` (`404, message='Not Found', url='…'`), urllib3's pool errors as requests \
+              raises them (`HTTPSConnectionPool(host='…', port=443): Max retries exceeded with url: …`, `Read \
+              timed out.`), google-genai's `APIError` (`429 RESOURCE_EXHAUSTED. {…}`) and google-api-core's \
+              `GoogleAPICallError` with Google's canonical messages (`404 Requested entity was not found.`). \
+              Each is the library's own format string, read only at the start of a reply that is not a \
+              program's output.",
+        fires_on: &[
+            "Client error '401 Unauthorized' for url 'https://api.example.com/me'\nFor more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/401",
+            "404, message='Not Found', url='https://api.example.com/x'",
+            "HTTPSConnectionPool(host='api.example.com', port=443): Max retries exceeded with url: /v1/x (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno 111] Connection refused'))",
+            "HTTPConnectionPool(host='localhost', port=8000): Read timed out. (read timeout=30)",
+            "429 RESOURCE_EXHAUSTED. {'error': {'code': 429, 'message': 'Resource has been exhausted (e.g. check quota).', 'status': 'RESOURCE_EXHAUSTED'}}",
+            "403 The caller does not have permission",
+        ],
+        ignores: &[
+            "404 results for 'shoes'",
+            "The client error '401 Unauthorized' for url 'x' means the token expired.",
+            "500 Startups portfolio: 12 companies",
+        ],
+    },
+    ContentRule {
+        id: "system-error-result",
+        pattern: r#"\A\s*(?:(?:Error: )?\[(?:Errno|WinError) -?\d+\] [^\n]+|(?:Error: )?(?:getaddrinfo (?:ENOTFOUND|EAI_AGAIN) \S+|connect (?:ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH) \S+|read (?:ECONNRESET|ETIMEDOUT)|write EPIPE|socket hang up|(?:ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|EEXIST|EMFILE|ENOTEMPTY): [^\n,]+, \w+ '[^'\n]*')|(?:open|stat|lstat|read|write|mkdir|remove|rename|chdir|readlink|unlinkat|chmod) [^\n]+: (?:no such file or directory|permission denied|is a directory|not a directory|file exists|directory not empty|too many open files|read-only file system)|(?:(?:Get|Post|Put|Patch|Delete|Head) "[^"\n]+": )?(?:dial (?:tcp|udp|unix)[46]?|read tcp[46]?|write tcp[46]?|lookup) [^\n]*?: (?:connect: )?(?:connection refused|connection reset by peer|no such host|i/o timeout|network is unreachable|no route to host|broken pipe|server misbehaving)|(?:(?:Get|Post|Put|Patch|Delete|Head) "[^"\n]+": )?context deadline exceeded(?: \(Client\.Timeout exceeded while awaiting headers\))?|Request timed out\.?|Connection error\.|The (?:read|write|handshake) operation timed out|timed out|<_(?:InactiveRpcError|MultiThreadedRendezvous|Rendezvous) of RPC that terminated with:)\s*(?:\n|\z)"#,
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "A tool that hands back the system's or a client library's error as its whole first line: Python's \
+              `OSError` (`[Errno 111] Connection refused`, `[WinError 2] …`), Node's system errors (`getaddrinfo \
+              ENOTFOUND host`, `connect ECONNREFUSED 127.0.0.1:5432`, `ENOENT: no such file or directory, open \
+              '…'`), Go's `PathError` and `net.OpError` (`open /x: no such file or directory`, `dial tcp …: \
+              connect: connection refused`) and `context deadline exceeded`, the OpenAI and Anthropic SDKs' \
+              `Request timed out.` and `Connection error.`, Python's socket and SSL time-outs, and grpc-python's \
+              `<_InactiveRpcError of RPC that terminated with:`. A program's output is judged by its exit status, \
+              so a shell's is not read.",
+        fires_on: &[
+            "[Errno 111] Connection refused",
+            "[WinError 2] The system cannot find the file specified",
+            "getaddrinfo ENOTFOUND api.example.com",
+            "connect ECONNREFUSED 127.0.0.1:5432",
+            "ENOENT: no such file or directory, open '/srv/data/in.csv'",
+            "open /etc/app/config.yaml: no such file or directory",
+            "dial tcp 127.0.0.1:8080: connect: connection refused",
+            "Get \"https://api.example.com/v1\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+            "Request timed out.",
+            "<_InactiveRpcError of RPC that terminated with:\n\tstatus = StatusCode.UNAVAILABLE\n\tdetails = \"failed to connect to all addresses\"\n>",
+        ],
+        ignores: &[
+            "open the settings file: permission denied errors are covered in FAQ 3",
+            "timed out requests: 0\nserved: 1200",
+            "Connection error rates dropped to 0.1%",
+            "[Errno] is how Python labels OS errors",
+        ],
+    },
+    ContentRule {
+        id: "sqlalchemy-error",
+        pattern: r"\A\s*(?:Error: )?\((?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception|Violation|Failure)\) \S|\A\s*(?:Error: )?\((?:[a-z_]\w*\.)+[A-Z]\w*\) [^\n]+\n(?:[^\n]*\n){0,20}?\[SQL: ",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "SQLAlchemy's errors as a tool hands them back (langchain's SQL database tools, a custom query \
+              tool): the driver's exception in parentheses, then its message and the statement \
+              (`(sqlite3.OperationalError) no such table: users` / `[SQL: …]`, sqlalchemy/exc.py \
+              `StatementError._sql_message`). The statement did not run.",
+        fires_on: &[
+            "(sqlite3.OperationalError) no such table: users\n[SQL: SELECT * FROM users]\n(Background on this error at: https://sqlalche.me/e/20/e3q8)",
+            "(psycopg2.errors.UndefinedColumn) column \"nme\" does not exist\nLINE 1: SELECT nme FROM users\n               ^\n\n[SQL: SELECT nme FROM users]",
+        ],
+        ignores: &["(see docs.Error) for details", "(pandas.DataFrame) 3 rows"],
+    },
+    ContentRule {
+        id: "mcp-client-error",
+        pattern: r"\A\s*(?:Error: |McpError: )?MCP error -3\d{4}: \S",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "The MCP TypeScript SDK's `McpError` (`MCP error <code>: <message>`, typescript-sdk types.ts), which \
+              a client that keeps only the message stores as the tool's answer: a call the server refused \
+              (-32602 invalid params, -32601 method not found), timed out (-32001) or lost (-32000 connection \
+              closed).",
+        fires_on: &[
+            "MCP error -32602: Input validation error: Invalid arguments for tool search: [{\"code\": \"invalid_type\"}]",
+            "MCP error -32001: Request timed out",
+            "Error: MCP error -32000: Connection closed",
+        ],
+        ignores: &["See MCP error -32602 in the spec for invalid params."],
+    },
+    ContentRule {
+        id: "pydantic-validation-error",
+        pattern: r"\A\s*\d+ validation errors? for [^\n]+\n[^\n]+\n  \S",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "pydantic's `ValidationError` as a tool hands it back: `<n> validation error(s) for <model>`, then each \
+              field and its message (pydantic-core `ValidationError.__str__`). A tool that validates its \
+              arguments with pydantic (every `@tool` of LangChain, CrewAI and the Agents SDK) answers this way \
+              when the model's arguments did not fit; the call did not run.",
+        fires_on: &[
+            "1 validation error for SearchInput\nquery\n  Field required [type=missing, input_value={'q': 'x'}, input_type=dict]\n    For further information visit https://errors.pydantic.dev/2.7/v/missing",
+        ],
+        ignores: &["2 validation errors for the form were fixed in v2.\nSee the changelog."],
+    },
+    ContentRule {
+        id: "http-error-page",
+        pattern: r#"(?i)\A\s*(?:<!doctype html>\s*)?<html[^>\n]*>\s*(?:<head>\s*)?(?:<meta[^>\n]*>\s*)*<title>\s*(?:HTTP Status |Error )?[45]\d\d(?: -| –|:)? [^<\n]*</title>|\A<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>"#,
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A custom tool that hands back the body of an HTTP error reply: a web server's error page titled by \
+              its status (nginx and Apache `<title>502 Bad Gateway</title>`, Werkzeug/Flask `<title>404 Not \
+              Found</title>`, Tomcat `HTTP Status 404 – Not Found`), or Express's default error page \
+              (finalhandler's `<title>Error</title>` document, `<pre>Cannot GET /x</pre>`). Only a tool whose \
+              text is its own verdict: a page a reader fetched or a file it read is data.",
+        fires_on: &[
+            "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>",
+            "<!doctype html>\n<html lang=en>\n<title>404 Not Found</title>\n<h1>Not Found</h1>\n<p>The requested URL was not found on the server.</p>",
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot GET /api/users/7</pre>\n</body>\n</html>\n",
+        ],
+        ignores: &[
+            "<!doctype html>\n<html lang=en>\n<title>Orders</title>\n<h1>404 orders shipped</h1>",
+            "<html><head><title>Error handling in Go</title></head></html>",
+        ],
+    },
+    ContentRule {
         id: "langchain-community-tool-error",
         pattern: r#"^(?:(?:Arxiv|PubMed) exception: |File content was not updated because old content was not found|\{'error': [A-Za-z_]\w*\()"#,
         tools: &[],
