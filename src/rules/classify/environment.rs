@@ -417,7 +417,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "prose-not-retrieved",
-        pattern: r"(?i)^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)?[ ,]*(?:but )?I (?:was unable to|wasn't able to|was not able to|couldn't|could not|am unable to) (?:retrieve|find|fetch|get|obtain|access|locate)\b",
+        pattern: r"(?i)^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)?[ ,]*(?:but )?I(?: was unable to| wasn't able to| was not able to| couldn't| could not| am unable to|'m (?:currently )?(?:unable|not able) to| am (?:currently )?(?:unable|not able) to) (?:retrieve|find|fetch|get|obtain|access|locate)\b",
         tools: &[],
         dialects: &[],
         category: C::NotFound,
@@ -430,7 +430,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "prose-error",
-        pattern: r"(?i)^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)?[ ,]*(?:but )?(?:I (?:encountered|ran into|hit|got) an? (?:error|exception|issue|problem)|(?:it (?:looks|seems) like )?there (?:was|has been) an? (?:error|issue|problem)|an? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened))",
+        pattern: r"(?i)^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)?[ ,]*(?:but )?(?:I (?:encountered|ran into|hit|got) an? (?:error|exception|issue|problem)|(?:it (?:looks|seems) like )?there (?:was|has been) an? (?:error|issue|problem)|an? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened)|I(?:'m| am) (?:currently )?(?:having|experiencing) (?:some )?(?:trouble|difficulty|difficulties|issues|problems))",
         tools: &[],
         dialects: &[],
         category: C::ServerError,

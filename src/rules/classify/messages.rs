@@ -412,7 +412,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- arguments ---------------------------------------------------------
     ClassRule {
         id: "missing-parameter",
-        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No \w+ provided\b|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|\bmissing \d+ required (?:positional|keyword-only) arguments?\b|(?:^|: )[\w.]+ is required\.?$)",
+        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No (?:[\w-]+ ){0,2}[\w-]+ (?:was |were )?(?:provided|specified|given|supplied)\b|^Please (?:provide|specify|enter|supply) (?:a |an |the |your )?\w|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|\bmissing \d+ required (?:positional|keyword-only) arguments?\b|(?:^|: )[\w.]+ is required\.?$)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,

@@ -182,14 +182,14 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "agent-prose-failure",
-        pattern: r"^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)\b[^\n]{0,160}?\b(?:error|errors|unable|not able|wasn't able|couldn't|could not|cannot|can't|failed)\b|^(?:It (?:looks|seems) like )?[Tt]here (?:was|has been) an? (?:error|issue|problem)\b|^An? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened)\b|^I (?:encountered|ran into|hit|got|received) an? (?:error|exception|issue|problem)\b|^I (?:cannot|can't|am unable to|was unable to|wasn't able to|was not able to|couldn't|could not|am not able to) (?:fulfill|complete|retrieve|fetch|access|obtain|provide|perform|process|connect|load|execute|run|proceed)\b",
+        pattern: r"^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)\b[^\n]{0,160}?\b(?:error|errors|unable|not able|wasn't able|couldn't|could not|cannot|can't|failed)\b|^(?:It (?:looks|seems) like )?[Tt]here (?:was|has been) an? (?:error|issue|problem)\b|^An? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened)\b|^I (?:encountered|ran into|hit|got|received) an? (?:error|exception|issue|problem)\b|^I (?:cannot|can't|am unable to|was unable to|wasn't able to|was not able to|couldn't|could not|am not able to) (?:fulfill|complete|retrieve|fetch|access|obtain|provide|perform|process|connect|load|execute|run|proceed)\b|^I(?:'m| am) (?:currently )?(?:unable|not able) to (?:fulfill|complete|retrieve|fetch|access|obtain|perform|process|connect|load|execute|run|proceed|reach)\b|^I(?:'m| am) (?:currently )?(?:having|experiencing) (?:some )?(?:trouble|difficulty|difficulties|issues|problems) (?:accessing|connecting|reaching|retrieving|fetching|loading|processing|completing|getting)\b",
         tools: &[],
         dialects: &[],
         precision: Precision::Medium,
         reads: Reads::Verdicts,
         doc: "A sub-agent used as a tool that reports, in its first sentence, that it failed: `An error occurred \
               while retrieving …`, `I encountered an error …`, `I'm sorry, but I wasn't able to …`, `I cannot \
-              fulfill this request …`. Only the opening counts: an answer that mentions a problem later, or says it \
+              fulfill this request …`, `I'm having trouble accessing …`. Only the opening counts: an answer that mentions a problem later, or says it \
               found no problem (`I couldn't find any issues`), is an answer (docs/rules.md, where the line falls).",
         fires_on: &[
             "An error occurred while retrieving the market data. Please try again later.",
@@ -198,12 +198,33 @@ pub(super) const RULES: &[ContentRule] = &[
             "I cannot fulfill this request using the available tools.",
             "It looks like there was an error with the request.",
             "I was not able to retrieve the 52-week range.",
+            "I'm having trouble accessing the knowledge base. Please try again or contact support.",
+            "I'm currently unable to access the booking system.",
         ],
         ignores: &[
             "I couldn't find any issues in the code; it looks correct.",
             "Sorry for the wait, here are the results.",
             "There was an increase in sales in March.",
             "I need the stock ticker to continue. Could you provide it?",
+            "I'm having a great time helping with the itinerary: here it is.",
+        ],
+    },
+    ContentRule {
+        id: "input-missing-refusal",
+        pattern: r"\A\s*(?:(?:Error: )?No (?:[\w-]+ ){0,2}[\w-]+ (?:was |were )?(?:provided|specified|given|supplied)|Please (?:provide|specify|enter|supply) (?:a |an |the |your )?\w[^\n]{0,100}?)[.!]?\s*\z",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A custom tool that did nothing because an input it needs was missing, and says only that: `No search \
+              query provided.`, `No file path specified`, `Please provide a city name.`. The whole answer is the \
+              refusal (LABELS.md: an application's own reply asking for more input is a failure); a longer answer \
+              that goes on to give results is judged by the rest.",
+        fires_on: &["No search query provided.", "No file path was specified", "Please provide a city name."],
+        ignores: &[
+            "No search query provided, so here are the five most recent orders:\n1. #1042",
+            "No issues found.",
+            "Please provide feedback on the draft below.\n\nDraft: …",
         ],
     },
     ContentRule {
