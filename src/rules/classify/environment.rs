@@ -21,7 +21,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "rate-limit",
-        pattern: r"(?i:rate[ _-]?limit|usage limit|too many requests|quota exceeded|\bratelimited\b)",
+        pattern: r"^BLOCKED: \d+ [\w ]+ calls in \d+s\b|(?i:rate[ _-]?limit|usage limit|too many requests|quota exceeded|\bratelimited\b)",
         tools: &[],
         dialects: &[],
         category: C::RateLimit,
@@ -44,7 +44,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // protocol (_ssl.c:LINE)` for a connection cut mid-handshake).
     ClassRule {
         id: "network",
-        pattern: r"(?m:^Connection error\.$)|(?i:connection (?:refused|reset|closed|timed)|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
+        pattern: r"(?m:^Connection error\.$)|(?i:connection (?:refused|reset|closed|timed)|No connection to (?:the )?(?:browser|server|extension|database)\b|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
         tools: &[],
         dialects: &[],
         category: C::Network,

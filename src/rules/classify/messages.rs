@@ -195,7 +195,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "json-schema-unknown-property",
-        pattern: r"Additional properties are not allowed \('[^']+' (?:was|were) unexpected\)",
+        pattern: r"Additional properties are not allowed \('[^']+' (?:was|were) unexpected\)|(?m)^\s*- [\w.\[\]]+: must (?:not|NOT) have additional properties\s*$",
         tools: &[],
         dialects: &[],
         category: C::UnknownParam,
@@ -412,7 +412,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- arguments ---------------------------------------------------------
     ClassRule {
         id: "missing-parameter",
-        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No (?:[\w-]+ ){0,2}[\w-]+ (?:was |were )?(?:provided|specified|given|supplied)\b|^Please (?:provide|specify|enter|supply) (?:a |an |the |your )?\w|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|\bmissing \d+ required (?:positional|keyword-only) arguments?\b|(?:^|: )[\w.]+ is required\.?$)",
+        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No (?:[\w-]+ ){0,2}[\w-]+ (?:was |were )?(?:provided|specified|given|supplied)\b|\bmissing_(?:parameters?|params?|arguments?|fields?)\b|^(?:JSON envelope error: )?(?:\w+ )?Missing [\w ]{1,40}\. Please (?:provide|specify|enter|supply)\b|^Please (?:provide|specify|enter|supply) (?:a |an |the |your )?\w|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|\bmissing \d+ required (?:positional|keyword-only) arguments?\b|(?:^|: )[\w.]+ is required\.?$)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -731,6 +731,30 @@ pub(super) const RULES: &[ClassRule] = &[
             "Found 3 occurrences of the text in src/a.ts. The text must be unique. Please provide more context to make it unique.",
         ],
         ignores: &["Could not find the exact text in src/a.ts."],
+    },
+    ClassRule {
+        id: "pi-edit-no-change",
+        pattern: r"^No changes made to .+\. The replacements? produced identical content\.",
+        tools: &[],
+        dialects: &[Dialect::PI],
+        category: C::NoOpEdit,
+        label: "replacement changes nothing",
+        fires_on: &[
+            "No changes made to /p/AGENTS.md. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected.",
+        ],
+        ignores: &["Successfully replaced text in /p/AGENTS.md."],
+    },
+    ClassRule {
+        id: "pi-edit-bad-edits",
+        pattern: r"^edits\[\d+\] and edits\[\d+\] overlap in |^(?:edits\[\d+\]\.)?oldText must not be empty in ",
+        tools: &[],
+        dialects: &[Dialect::PI],
+        category: C::InvalidParamValue,
+        label: "edits overlap or are empty",
+        fires_on: &[
+            "edits[1] and edits[2] overlap in /p/SPEC.md. Merge them into one edit or target disjoint regions.",
+        ],
+        ignores: &["Found 2 occurrences of the text in /p/SPEC.md."],
     },
     ClassRule {
         id: "pi-stopped",
