@@ -43,6 +43,67 @@ fn may_name_a_client(line: &str) -> bool {
     line.contains(['\'', '"', '\\']) || ["curl", "wget", "http", "xh"].iter().any(|c| line.contains(c))
 }
 
+/// An HTTP client's call in a script's text: Python's requests, httpx,
+/// urllib and aiohttp, JavaScript's `fetch` and axios.
+static SCRIPT_CLIENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(?:requests\.(?:get|post|put|patch|delete|head|request)\(|requests\.Session\(|httpx\.(?:get|post|put|patch|delete|head|request|Client|AsyncClient)\b|urllib\.request\b|urlopen\(|aiohttp\.ClientSession\b|\bfetch\(|axios\.(?:get|post|put|patch|delete|request)\()",
+    )
+    .expect("the script clients compile")
+});
+
+/// An interpreter given its script inline: `python -c "…"`, `node -e
+/// "…"`, or a here-document (`python3 - <<'EOF'`).
+static INLINE_SCRIPT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?i)\b(?:python[\d.]*|py|node|deno|bun)(?:\.exe)?["']?(?:\s+-[A-Za-z]+)*?\s+-[ce]\s|\b(?:python[\d.]*|node)(?:\.exe)?["']?\s+-?\s*<<-?\s*['"]?\w+"#,
+    )
+    .expect("the inline scripts compile")
+});
+
+/// A status a script printed for the reply it got: `status: 403`,
+/// `Status code: 404`, `HTTP 502`, `response_code=401`, or a line that is
+/// only a status.
+static PRINTED_STATUS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?im)^[^\n]{0,60}?\b(?:status(?:[ _]?code)?|http(?:[ _]?status)?|response[ _]?code)\b\s*[:=]?\s*([1-5]\d\d)\b|(?m)^\s*([1-5]\d\d)\s*$")
+        .expect("the printed status compiles")
+});
+
+/// Does `input`'s command line run a script of its own (inline or from a
+/// here-document) that sends an HTTP request through a client library? A
+/// request the agent wrote in Python or JavaScript exits 0 when the server
+/// answered, as curl does, whatever it answered (LABELS.md).
+pub fn is_script_request(input: &Args) -> bool {
+    let Some(line) = benign::command_line(input) else { return false };
+    SCRIPT_CLIENT.is_match(&line) && INLINE_SCRIPT.is_match(&line)
+}
+
+/// The failing reply of the request `input`'s command line made, by curl
+/// and its kind (`failed_reply_to`) or by a script of the agent's own
+/// (`script_status`); `None` when the line made no request or the reply
+/// did not fail.
+pub fn failed_request(input: &Args, output: &str) -> Option<String> {
+    if is_request(input) {
+        failed_reply_to(input, output)
+    } else if is_script_request(input) {
+        script_status(output)
+    } else {
+        None
+    }
+}
+
+/// The HTTP error status a request script printed, when every status it
+/// printed is an error: a script that tried several URLs and got one
+/// answer did what it was for.
+pub fn script_status(output: &str) -> Option<String> {
+    let codes: Vec<u16> = PRINTED_STATUS
+        .captures_iter(output)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2))?.as_str().parse().ok())
+        .collect();
+    let first = *codes.first()?;
+    codes.iter().all(|c| (400..600).contains(c)).then(|| format!("{REPLY_PREFIX}HTTP status {first}"))
+}
+
 /// A line of curl's progress meter (printed on stderr, so often mixed in).
 fn is_progress(line: &str) -> bool {
     let t = line.trim();
@@ -256,6 +317,28 @@ mod tests {
         assert_eq!(failed_reply(two).as_deref(), Some("HTTP error reply: User not found"));
         assert_eq!(failed_reply("HTTP/1.1 200 OK\n\n{\"items\": []}"), None);
         assert_eq!(failed_reply("<title>Dashboard</title>"), None);
+    }
+
+    #[test]
+    fn requests_a_script_made() {
+        let script = |cmd: &str| is_script_request(&Args::from(json!({ "command": cmd })));
+        assert!(script(
+            "python -c \"import httpx; r = httpx.get('https://x/hot'); print('status:', r.status_code)\" 2>&1"
+        ));
+        assert!(script(
+            "python3 - <<'EOF'\nimport requests\nprint(requests.get('http://localhost:8000/api').status_code)\nEOF"
+        ));
+        assert!(script("node -e \"fetch('http://localhost:3000/api').then(r => console.log(r.status))\""));
+        assert!(!script("python manage.py runserver"), "a script file is judged by its exit status");
+        assert!(!script("python -c \"print(1 + 1)\""), "no request");
+        assert_eq!(
+            script_status("status: 403\nurl: https://x/hot\nlen: 584").as_deref(),
+            Some("HTTP error reply: HTTP status 403")
+        );
+        assert_eq!(script_status("404"), Some("HTTP error reply: HTTP status 404".to_string()));
+        assert_eq!(script_status("Status code: 200\n{\"items\": []}"), None);
+        assert_eq!(script_status("/a -> status 404\n/b -> status 200"), None, "one URL answered");
+        assert_eq!(script_status("done: 3 rows"), None);
     }
 
     #[test]

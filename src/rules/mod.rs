@@ -631,8 +631,8 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
     let said = if echoes_input(r.input, r.text) { None } else { first_content_as(&plan, &masking, r.text) };
     let (rule, shown) = match said {
         Some(rule) => (rule, head.into_owned()),
-        None if shell_ok() && http::is_request(r.input) => {
-            let reply = http::failed_reply_to(r.input, &head)?;
+        None if shell_ok() => {
+            let reply = http::failed_request(r.input, &head)?;
             let rule = CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
                 c.reads == Reads::HttpReplies && in_dialect(c.dialects, dialect) && re.is_match(&reply)
             })?;
@@ -759,7 +759,7 @@ pub fn classify_result(r: &Reading<'_>, content: Option<&ContentRule>) -> Option
         Some(Reads::MaskedPipelines) => return exit_class(r.dialect, r.tool, &head),
         // The server's reply says why the request failed.
         Some(Reads::HttpReplies) => {
-            let reply = http::failed_reply_to(r.input, &head).unwrap_or_default();
+            let reply = http::failed_request(r.input, &head).unwrap_or_default();
             return first_class(Some(r.dialect), r.tool, &reply);
         }
         _ => {}
