@@ -357,6 +357,26 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
     },
     ContentRule {
+        id: "context7-error",
+        pattern: r"^(?:Rate limited or quota exceeded\. (?:Upgrade your plan|Create a free API key) at https://context7\.com/|The library you are trying to access does not exist\. Please try with a different library ID\.|Invalid API key\. Please check your API key\. API keys should start with 'ctx7sk' prefix\.|Documentation not found or not finalized for this library\.|Error fetching library (?:context|documentation)\. Please try again later\.)",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "The Context7 MCP server (@upstash/context7-mcp, src/lib/api.ts) answers a documentation request that \
+              failed with ordinary text and no `isError`: the API's rate limit, a library ID that does not exist, \
+              a bad API key, no documentation for the ID, or a request that failed. Its tools read documentation, \
+              so only the server's own sentences are read; `No documentation libraries found matching your \
+              query.` is a search that found nothing, an answer.",
+        fires_on: &[
+            "Rate limited or quota exceeded. Create a free API key at https://context7.com/dashboard for higher limits.",
+            "The library you are trying to access does not exist. Please try with a different library ID.",
+            "Documentation not found or not finalized for this library. This might have happened because you used an invalid Context7-compatible library ID.",
+            "Error fetching library context. Please try again later. TypeError: fetch failed",
+        ],
+        ignores: &["No documentation libraries found matching your query."],
+    },
+    ContentRule {
         id: "langchain-community-tool-error",
         pattern: r#"^(?:(?:Arxiv|PubMed) exception: |File content was not updated because old content was not found|\{'error': [A-Za-z_]\w*\()"#,
         tools: &[],
