@@ -75,7 +75,10 @@ static PRINTED_STATUS: LazyLock<Regex> = LazyLock::new(|| {
 /// answered, as curl does, whatever it answered (LABELS.md).
 pub fn is_script_request(input: &Args) -> bool {
     let Some(line) = benign::command_line(input) else { return false };
-    SCRIPT_CLIENT.is_match(&line) && INLINE_SCRIPT.is_match(&line)
+    // Most command lines give no script inline: answered without a search.
+    (line.contains(" -c") || line.contains(" -e") || line.contains("<<"))
+        && SCRIPT_CLIENT.is_match(&line)
+        && INLINE_SCRIPT.is_match(&line)
 }
 
 /// The failing reply of the request `input`'s command line made, by curl

@@ -21,7 +21,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "rate-limit",
-        pattern: r"^BLOCKED: \d+ [\w ]+ calls in \d+s\b|(?i:rate[ _-]?limit|usage limit|too many requests|quota exceeded|\bratelimited\b)",
+        pattern: r"(?i:^BLOCKED: \d+ [a-z ]+ calls in \d+s\b|rate[ _-]?limit|usage limit|too many requests|quota exceeded|\bratelimited\b)",
         tools: &[],
         dialects: &[],
         category: C::RateLimit,
@@ -43,8 +43,21 @@ pub(super) const RULES: &[ClassRule] = &[
     // REASON] message (_ssl.c:LINE)`, and `EOF occurred in violation of
     // protocol (_ssl.c:LINE)` for a connection cut mid-handshake).
     ClassRule {
+        id: "network-sdk-words",
+        pattern: r"(?m:^Connection error\.$)|No connection to (?:the )?(?:browser|server|extension|database)\b",
+        tools: &[],
+        dialects: &[],
+        category: C::Network,
+        label: "network failure",
+        fires_on: &[
+            "Connection error.",
+            "Error: No connection to browser extension. In order to proceed, you must first connect a tab",
+        ],
+        ignores: &["Connection error rates dropped to 0.1%"],
+    },
+    ClassRule {
         id: "network",
-        pattern: r"(?m:^Connection error\.$)|(?i:connection (?:refused|reset|closed|timed)|No connection to (?:the )?(?:browser|server|extension|database)\b|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
+        pattern: r"(?i:connection (?:refused|reset|closed|timed)|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
         tools: &[],
         dialects: &[],
         category: C::Network,
@@ -115,7 +128,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "not-found",
-        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |\bKeyError\(|no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element|\bNo (?:[\w-]+ ){1,3}found with [\w-]+\b|\bNo such (?:container|image|object|volume|network|service|customer|key|bucket|remote|ref|branch|user|resource|page|record|document|entity|repository|project|issue|channel)\b|Could not resolve to an? \w+ with the\b|\bno rows in result set\b|\bmultiple \(or no\) rows returned\b|\bThe result contains 0 rows\b)|(?m:^(?:<pre>)?Cannot (?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
+        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |\bKeyError\(|no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element|\bNo (?:[\w-]+ ){1,3}found with [\w-]+\b|\bno such (?:container|image|object|volume|network|service|customer|key|bucket|remote|ref|branch|user|resource|page|record|document|entity|repository|project|issue|channel)\b|Could not resolve to an? [a-z]+ with the\b|\bno rows in result set\b|\bmultiple \(or no\) rows returned\b|\bThe result contains 0 rows\b)|(?m:^(?:<pre>)?Cannot (?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
         tools: &[],
         dialects: &[],
         category: C::NotFound,

@@ -412,7 +412,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- arguments ---------------------------------------------------------
     ClassRule {
         id: "missing-parameter",
-        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No (?:[\w-]+ ){0,2}[\w-]+ (?:was |were )?(?:provided|specified|given|supplied)\b|\bmissing_(?:parameters?|params?|arguments?|fields?)\b|^(?:JSON envelope error: )?(?:\w+ )?Missing [\w ]{1,40}\. Please (?:provide|specify|enter|supply)\b|^Please (?:provide|specify|enter|supply) (?:a |an |the |your )?\w|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|\bmissing \d+ required (?:positional|keyword-only) arguments?\b|(?:^|: )[\w.]+ is required\.?$)",
+        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No \w+ provided\b|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|\bmissing \d+ required (?:positional|keyword-only) arguments?\b|(?:^|: )[\w.]+ is required\.?$)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -428,6 +428,20 @@ pub(super) const RULES: &[ClassRule] = &[
             "content is required",
         ],
         ignores: &["Missing files restored"],
+    },
+    ClassRule {
+        id: "missing-input",
+        pattern: r"(?i:^(?:Error: )?No (?:[a-z0-9_-]+ ){0,2}[a-z0-9_-]+ (?:was |were )?(?:provided|specified|given|supplied)\b|\bmissing_(?:parameters?|params?|arguments?|fields?)\b|^(?:JSON envelope error: )?(?:[a-z_]+ )?Missing [a-z0-9_ ]{1,40}\. Please (?:provide|specify|enter|supply)\b|^Please (?:provide|specify|enter|supply) (?:a |an |the |your )?[a-z])",
+        tools: &[],
+        dialects: &[],
+        category: C::MissingRequiredParam,
+        label: "required input missing",
+        fires_on: &[
+            "No search query provided.",
+            "Please provide a city name.",
+            "JSON envelope error: Missing email subject. Please provide the email subject.",
+        ],
+        ignores: &["No issues found.", "Please wait while the report is generated"],
     },
     ClassRule {
         id: "unknown-parameter",

@@ -211,7 +211,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "input-missing-refusal",
-        pattern: r"\A\s*(?:(?:Error: )?No (?:[\w-]+ ){0,2}[\w-]+ (?:was |were )?(?:provided|specified|given|supplied)|Please (?:provide|specify|enter|supply) (?:a |an |the |your )?\w[^\n]{0,100}?)[.!]?\s*\z",
+        pattern: r"\A(?:(?:Error: )?No (?:[A-Za-z0-9_-]+ ){0,2}[A-Za-z0-9_-]+ (?:was |were )?(?:provided|specified|given|supplied)|Please (?:provide|specify|enter|supply) (?:a |an |the |your )?[A-Za-z0-9][^\n]*?)[.!]?\s*\z",
         tools: &[],
         dialects: &[],
         precision: Precision::High,

@@ -222,7 +222,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "http-client-raised",
-        pattern: r#"\A\s*(?:(?:Client|Server) error '[45]\d\d [^'\n]*' for url '|[45]\d\d, message='[^'\n]*', url='|(?:SOCKS)?HTTPS?ConnectionPool\(host='[^'\n]*', port=\d+\): (?:Max retries exceeded with url: |Read timed out\.)|[45]\d\d (?:[A-Z][A-Z_]+|None)\. \{|[45]\d\d (?:Requested entity was not found|The caller does not have permission|Request had (?:invalid authentication credentials|insufficient authentication scopes)|Resource has been exhausted|Deadline Exceeded|Quota exceeded|Internal error encountered|The service is currently unavailable|API key not valid)\b)"#,
+        pattern: r#"\A(?:(?:Client|Server) error '[45]\d\d [^'\n]*' for url '|[45]\d\d, message='[^'\n]*', url='|(?:SOCKS)?HTTPS?ConnectionPool\(host='[^'\n]*', port=\d+\): (?:Max retries exceeded with url: |Read timed out\.)|[45]\d\d (?:[A-Z][A-Z_]+|None)\. \{|[45]\d\d (?:Requested entity was not found|The caller does not have permission|Request had (?:invalid authentication credentials|insufficient authentication scopes)|Resource has been exhausted|Deadline Exceeded|Quota exceeded|Internal error encountered|The service is currently unavailable|API key not valid)\b)"#,
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -251,7 +251,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "system-error-result",
-        pattern: r#"\A\s*(?:(?:Error: )?\[(?:Errno|WinError) -?\d+\] [^\n]+|(?:Error: )?(?:getaddrinfo (?:ENOTFOUND|EAI_AGAIN) \S+|connect (?:ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH) \S+|read (?:ECONNRESET|ETIMEDOUT)|write EPIPE|socket hang up|(?:ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|EEXIST|EMFILE|ENOTEMPTY): [^\n,]+, \w+ '[^'\n]*')|(?:open|stat|lstat|read|write|mkdir|remove|rename|chdir|readlink|unlinkat|chmod) [^\n]+: (?:no such file or directory|permission denied|is a directory|not a directory|file exists|directory not empty|too many open files|read-only file system)|(?:(?:Get|Post|Put|Patch|Delete|Head) "[^"\n]+": )?(?:dial (?:tcp|udp|unix)[46]?|read tcp[46]?|write tcp[46]?|lookup) [^\n]*?: (?:connect: )?(?:connection refused|connection reset by peer|no such host|i/o timeout|network is unreachable|no route to host|broken pipe|server misbehaving)|(?:(?:Get|Post|Put|Patch|Delete|Head) "[^"\n]+": )?context deadline exceeded(?: \(Client\.Timeout exceeded while awaiting headers\))?|Request timed out\.?|Connection error\.|The (?:read|write|handshake) operation timed out|timed out|<_(?:InactiveRpcError|MultiThreadedRendezvous|Rendezvous) of RPC that terminated with:)\s*(?:\n|\z)"#,
+        pattern: r#"\A(?:(?:Error: )?\[(?:Errno|WinError) -?\d+\] [^\n]+|(?:Error: )?(?:getaddrinfo (?:ENOTFOUND|EAI_AGAIN) \S+|connect (?:ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH) \S+|read (?:ECONNRESET|ETIMEDOUT)|write EPIPE|socket hang up|(?:ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|EEXIST|EMFILE|ENOTEMPTY): [^\n,]+, \w+ '[^'\n]*')|(?:open|stat|lstat|read|write|mkdir|remove|rename|chdir|readlink|unlinkat|chmod) [^\n]+: (?:no such file or directory|permission denied|is a directory|not a directory|file exists|directory not empty|too many open files|read-only file system)|(?:(?:Get|Post|Put|Patch|Delete|Head) "[^"\n]+": )?(?:dial (?:tcp|udp|unix)[46]?|read tcp[46]?|write tcp[46]?|lookup) [^\n]*?: (?:connect: )?(?:connection refused|connection reset by peer|no such host|i/o timeout|network is unreachable|no route to host|broken pipe|server misbehaving)|(?:(?:Get|Post|Put|Patch|Delete|Head) "[^"\n]+": )?context deadline exceeded(?: \(Client\.Timeout exceeded while awaiting headers\))?|Request timed out\.?|Connection error\.|The (?:read|write|handshake) operation timed out|timed out|<_(?:InactiveRpcError|MultiThreadedRendezvous|Rendezvous) of RPC that terminated with:)\s*(?:\n|\z)"#,
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -285,7 +285,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "sqlalchemy-error",
-        pattern: r"\A\s*(?:Error: )?\((?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception|Violation|Failure)\) \S|\A\s*(?:Error: )?\((?:[a-z_]\w*\.)+[A-Z]\w*\) [^\n]+\n(?:[^\n]*\n){0,20}?\[SQL: ",
+        pattern: r"\A(?:Error: )?\((?:[a-z_]\w*\.)+[A-Z]\w*(?:Error|Exception|Violation|Failure)\) \S|\A(?:Error: )?\((?:[a-z_]\w*\.)+[A-Z]\w*\) [^\n]+\n(?:[^\n]*\n)*?\[SQL: ",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -302,7 +302,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "mcp-client-error",
-        pattern: r"\A\s*(?:Error: |McpError: )?MCP error -3\d{4}: \S",
+        pattern: r"\A(?:Error: |McpError: )?MCP error -3\d{4}: \S",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -320,7 +320,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "pydantic-validation-error",
-        pattern: r"\A\s*\d+ validation errors? for [^\n]+\n[^\n]+\n  \S",
+        pattern: r"\A\d+ validation errors? for [^\n]+\n[^\n]+\n  \S",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
