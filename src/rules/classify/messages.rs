@@ -847,17 +847,19 @@ pub(super) const RULES: &[ClassRule] = &[
         id: "copilot-edit-no-match",
         pattern: r"^No match found\b",
         tools: &[],
-        dialects: &[Dialect::COPILOT],
+        // Goose's developer edit tool says the same (block/goose,
+        // platform_extensions edit: `No match found for the specified text.`).
+        dialects: &[Dialect::COPILOT, Dialect::GOOSE],
         category: C::EditMatchNotFound,
         label: "old_str not found in the file",
-        fires_on: &["No match found", "No match found: old_str not found in /p/a.rs; no changes made"],
+        fires_on: &["No match found", "No match found for the specified text.\n\nFile preview:\n```\n   1: a\n```"],
         ignores: &["No matches found."],
     },
     ClassRule {
         id: "copilot-edit-ambiguous",
-        pattern: r"^(?:Multiple matches found|Ambiguous match for )",
+        pattern: r"^(?:Multiple matches found|Ambiguous match for |Found \d+ matches\. Please provide more context to identify a unique match)",
         tools: &[],
-        dialects: &[Dialect::COPILOT],
+        dialects: &[Dialect::COPILOT, Dialect::GOOSE],
         category: C::EditMatchNotUnique,
         label: "old_str matches more than once",
         fires_on: &[
