@@ -72,7 +72,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "server-error",
-        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b)",
+        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b)",
         tools: &[],
         dialects: &[],
         category: C::ServerError,
@@ -82,7 +82,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "resource-exhausted",
-        pattern: r"(?i:File too large|prompt is too long|\bMAX_TURNS\b|spawn limit reached|too large|out of memory|\bMemoryError\b|cannot allocate memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum)",
+        pattern: r"(?i:File too large|prompt is too long|\bMAX_TURNS\b|spawn limit reached|too large|out of memory|\bMemoryError\b|cannot allocate memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum|maximum recursion depth exceeded|Maximum call stack size exceeded|Recursion limit of \d+ reached|iteration limit|Maximum iterations reached|(?:tool call|step|turn) limit (?:exceeded|reached)|\bis too long\b)",
         tools: &[],
         dialects: &[],
         category: C::ResourceExhausted,
@@ -96,7 +96,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- not found, exists, permission --------------------------------------
     ClassRule {
         id: "already-exists",
-        pattern: r"(?i:already exists|has already been \w+|EEXIST|UNIQUE constraint failed|duplicate key value violates unique constraint|Duplicate entry '[^']*' for key)",
+        pattern: r"(?i:already exists|has already been \w+|EEXIST|UNIQUE constraint failed|duplicate key value violates unique constraint|Duplicate entry '[^']*' for key|address already in use|\bEADDRINUSE\b)",
         tools: &[],
         dialects: &[],
         category: C::AlreadyExists,
