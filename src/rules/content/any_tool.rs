@@ -8,7 +8,7 @@ pub(super) const RULES: &[ContentRule] = &[
     // --- what any tool's own text says (the founding postmortem's case) -----
     ContentRule {
         id: "error-words",
-        pattern: r"^(?:Error|ERROR|error)[ \t][^\n:]{1,80}:(?:\s|$)|^(?:[A-Z][A-Za-z]+ ){1,2}[Ee]rror: \S|^(?:Error|ERROR) (?:calling|invoking|executing|running|occurred|in|while|during|when|generating|getting|fetching|creating|processing|reading|writing|loading|sending|connecting|querying|parsing|updating|deleting|listing|saving|retrieving|searching|downloading|uploading)\b",
+        pattern: r"^(?:Error|ERROR|error)[ \t][^\n:]{1,80}:(?:\s|$)|^(?:error|fatal|Fatal|FATAL): \S|^(?:[A-Z][A-Za-z]+ ){1,2}[Ee]rror: \S|^(?:Error|ERROR) (?:calling|invoking|executing|running|occurred|in|while|during|when|generating|getting|fetching|creating|processing|reading|writing|loading|sending|connecting|querying|parsing|updating|deleting|listing|saving|retrieving|searching|downloading|uploading)\b",
         tools: &[],
         dialects: &[],
         precision: Precision::Medium,
@@ -23,6 +23,8 @@ pub(super) const RULES: &[ContentRule] = &[
             "Error invoking tool 'read_file' with kwargs {} with error:\n path: Field required",
             "Error listing directory: ENOENT: no such file or directory, stat '/p'",
             "Agent error: 429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}",
+            "fatal: not a git repository (or any of the parent directories): .git",
+            "error: pathspec 'src/x.rs' did not match any file(s) known to git",
         ],
         ignores: &["Errors found: none", "Error rate is 0.2% this week", "No error."],
     },
@@ -59,7 +61,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "exception-raised",
-        pattern: r"^(?:Traceback \(most recent call last\):|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure|Fault)(?::\s|\()|[A-Z]\w+Exception\s*$|[A-Z]\w*(?:Disconnected|Timeout|Refused|Denied|Exceeded|Aborted|Interrupted|NotFound|Unavailable)\()",
+        pattern: r"^(?:Traceback \(most recent call last\):|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure|Fault)(?::\s|\()|(?:[a-z_]\w*\.)+(?:errors|exceptions)\.[A-Z]\w*: |[A-Z]\w+Exception\s*$|[A-Z]\w*(?:Disconnected|Timeout|Refused|Denied|Exceeded|Aborted|Interrupted|NotFound|Unavailable)\()",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -71,6 +73,7 @@ pub(super) const RULES: &[ContentRule] = &[
             "Traceback (most recent call last):\n  File \"tool.py\", line 3, in run\nKeyError: 'name'",
             "HTTPError: 503 Server Error: Service Unavailable for url: https://api.example.com",
             "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='x', port=443)",
+            "psycopg2.errors.UndefinedTable: relation \"users\" does not exist",
             "SMTPServerDisconnected('Connection unexpectedly closed')",
             "ValueError: invalid literal for int() with base 10: 'x'",
             "TimeoutException",
