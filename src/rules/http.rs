@@ -22,11 +22,15 @@ pub const REPLY_PREFIX: &str = "HTTP error reply: ";
 /// Does `input`'s command line end with a request whose reply is printed
 /// (the first command of the last pipeline is an HTTP client)?
 pub fn is_request(input: &Args) -> bool {
-    let Some(line) = benign::command_line(input) else { return false };
-    if !may_name_a_client(&line) {
+    benign::command_line(input).is_some_and(|line| line_requests(&line))
+}
+
+/// Does the command `line` end with a request whose reply is printed?
+fn line_requests(line: &str) -> bool {
+    if !may_name_a_client(line) {
         return false;
     }
-    let pipelines = benign::pipelines(&line);
+    let pipelines = benign::pipelines(line);
     let program = |p: &Vec<String>| p.first().and_then(|c| c.split(' ').next()).unwrap_or("").to_string();
     // The last pipeline is the request, or only prints after it
     // (`curl -s URL && echo ""`): the reply is still what the call shows.
@@ -65,7 +69,7 @@ static INLINE_SCRIPT: LazyLock<Regex> = LazyLock::new(|| {
 /// `Status code: 404`, `HTTP 502`, `response_code=401`, or a line that is
 /// only a status.
 static PRINTED_STATUS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?im)^[^\n]{0,60}?\b(?:status(?:[ _]?code)?|http(?:[ _]?status)?|response[ _]?code)\b\s*[:=]?\s*([1-5]\d\d)\b|(?m)^\s*([1-5]\d\d)\s*$")
+    Regex::new(r"(?im)^[^\n]{0,60}?\b(?:status(?:[ _]?code)?|http(?:[ _]?status)?|response[ _]?code)\b\s*[:=]?\s*([1-5]\d\d)\b|^\s*([1-5]\d\d)\s*$")
         .expect("the printed status compiles")
 });
 
@@ -74,11 +78,15 @@ static PRINTED_STATUS: LazyLock<Regex> = LazyLock::new(|| {
 /// request the agent wrote in Python or JavaScript exits 0 when the server
 /// answered, as curl does, whatever it answered (LABELS.md).
 pub fn is_script_request(input: &Args) -> bool {
-    let Some(line) = benign::command_line(input) else { return false };
+    benign::command_line(input).is_some_and(|line| line_scripts_a_request(&line))
+}
+
+/// Does the command `line` run a script of its own that sends a request?
+fn line_scripts_a_request(line: &str) -> bool {
     // Most command lines give no script inline: answered without a search.
     (line.contains(" -c") || line.contains(" -e") || line.contains("<<"))
-        && SCRIPT_CLIENT.is_match(&line)
-        && INLINE_SCRIPT.is_match(&line)
+        && SCRIPT_CLIENT.is_match(line)
+        && INLINE_SCRIPT.is_match(line)
 }
 
 /// The failing reply of the request `input`'s command line made, by curl
@@ -86,9 +94,11 @@ pub fn is_script_request(input: &Args) -> bool {
 /// (`script_status`); `None` when the line made no request or the reply
 /// did not fail.
 pub fn failed_request(input: &Args, output: &str) -> Option<String> {
-    if is_request(input) {
-        failed_reply_to(input, output)
-    } else if is_script_request(input) {
+    // The command line is parsed once, for both kinds of request.
+    let line = benign::command_line(input)?;
+    if line_requests(&line) {
+        failed_reply(output).or_else(|| written_status_of(&line, output))
+    } else if line_scripts_a_request(&line) {
         script_status(output)
     } else {
         None
@@ -191,11 +201,15 @@ pub fn failed_reply_to(input: &Args, output: &str) -> Option<String> {
 /// The HTTP error status curl's `-w`/`--write-out` text shows at the end of
 /// `output` (the tool's framing after it aside).
 fn written_status(input: &Args, output: &str) -> Option<String> {
-    let line = benign::command_line(input)?;
+    written_status_of(&benign::command_line(input)?, output)
+}
+
+/// `written_status` of the command `line`.
+fn written_status_of(line: &str, output: &str) -> Option<String> {
     if !line.contains("http_code") && !line.contains("response_code") {
         return None;
     }
-    let words = shlex::split(&line)?;
+    let words = shlex::split(line)?;
     let format = words.iter().enumerate().find_map(|(i, w)| match w.as_str() {
         "-w" | "--write-out" => words.get(i + 1).cloned(),
         _ => w
