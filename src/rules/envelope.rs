@@ -3,14 +3,15 @@
 //!
 //! The failure fields are those of `LABELS.md`: `success` or `ok` false,
 //! `status` of `error`/`failed`/`failure`/`unauthorized`/`forbidden`/
-//! `denied` (or an HTTP error status), a non-empty `error`, `errors` or
+//! `denied` (or an HTTP error status, or a Google Maps failure such as
+//! `REQUEST_DENIED`), a non-empty `error`, `errors` or
 //! `exception`, `isError` true, an error code, a non-zero exit status,
 //! `_shards.failed` above 0 with no hits (Elasticsearch), and a batch whose
 //! every item failed. The same is read in the error bodies of the common
 //! web frameworks and APIs: a reply that is nothing but a `detail` saying
 //! an HTTP error (FastAPI, Django REST framework), Jira's `errorMessages`,
 //! PostgREST's `code`/`details`/`hint`/`message`, AWS Lambda's
-//! `errorType`/`errorMessage`. The guards are the same fields saying
+//! `errorType`/`errorMessage`, OpenWeatherMap's `cod`/`message`. The guards are the same fields saying
 //! success: `error: null`, `errors: []`, `failed: 0`.
 //!
 //! Replies are often nested: an MCP server's `CallToolResult`
@@ -50,6 +51,14 @@ const FAILED_STATUS: &[&str] = &[
     "denied",
     "access_denied",
     "permission_denied",
+    // The Google Maps Platform web services' `status` of a request that
+    // failed (Geocoding, Places, Directions: "Status codes"); their
+    // `ZERO_RESULTS` is a search that found nothing, an answer.
+    "request_denied",
+    "over_query_limit",
+    "over_daily_limit",
+    "invalid_request",
+    "unknown_error",
 ];
 
 /// Keys of the message that says why, most telling first.
@@ -153,6 +162,7 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || status.as_deref().is_some_and(|s| FAILED_STATUS.contains(&s))
         || http_error(o.get("status"))
         || http_error(o.get("status_code").or_else(|| o.get("statusCode")))
+        || owm_error(o)
         || o.get("success") == Some(&Value::Bool(false))
         || o.get("ok") == Some(&Value::Bool(false))
         || o.get("isError") == Some(&Value::Bool(true))
@@ -178,6 +188,13 @@ fn error_typed(o: &Map<String, Value>) -> bool {
     let typed = o.get("error_type").or_else(|| o.get("errorType")).is_some_and(truthy);
     let said = ["error_details", "errorDetails", "error_message", "errorMessage"];
     typed && said.iter().any(|k| o.get(*k).is_some_and(truthy))
+}
+
+/// OpenWeatherMap's error body: its HTTP status as `cod` (a number, or a
+/// numeric string) beside a `message` (`{"cod": "404", "message": "city not
+/// found"}`); a forecast's `cod` is `"200"`.
+fn owm_error(o: &Map<String, Value>) -> bool {
+    http_error(o.get("cod")) && o.get("message").is_some_and(truthy)
 }
 
 /// Words of an HTTP error reply's `detail`: the reason phrases Starlette
@@ -302,7 +319,7 @@ fn telling_status(o: &Map<String, Value>) -> Option<String> {
             (None, None) => {}
         }
     }
-    for k in ["status", "status_code", "statusCode"] {
+    for k in ["status", "status_code", "statusCode", "cod"] {
         if http_error(o.get(k)) {
             return o.get(k).map(|v| v.as_str().map_or_else(|| v.to_string(), |s| s.trim().to_string()));
         }
@@ -564,6 +581,21 @@ mod tests {
         let pending = json!({"pending": true, "message": "Needs your authorization to access your data."});
         assert!(fails(pending).is_some());
         assert!(fails(json!({"pending": true, "message": "Job queued"})).is_none());
+    }
+
+    #[test]
+    fn weather_and_maps_apis_say_it_their_way() {
+        let owm = json!({"cod": "404", "message": "city not found"});
+        assert_eq!(fails(owm).as_deref(), Some("404 city not found"));
+        assert!(fails(json!({"cod": 401, "message": "Invalid API key."})).is_some());
+        assert!(fails(json!({"cod": "200", "message": 0, "list": []})).is_none(), "a forecast");
+        assert!(fails(json!({"cod": 200, "name": "Oslo", "weather": []})).is_none());
+        let denied =
+            json!({"error_message": "The provided API key is invalid.", "results": [], "status": "REQUEST_DENIED"});
+        assert_eq!(fails(denied).as_deref(), Some("request_denied The provided API key is invalid."));
+        assert!(fails(json!({"results": [], "status": "OVER_QUERY_LIMIT"})).is_some());
+        assert!(fails(json!({"results": [], "status": "ZERO_RESULTS"})).is_none(), "found nothing: an answer");
+        assert!(fails(json!({"results": [{"place_id": "x"}], "status": "OK"})).is_none());
     }
 
     #[test]

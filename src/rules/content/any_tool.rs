@@ -61,7 +61,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "exception-raised",
-        pattern: r"^(?:Traceback \(most recent call last\):|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure|Fault)(?::\s|\()|(?:[a-z_]\w*\.)+(?:errors|exceptions)\.[A-Z]\w*: |[A-Z]\w+Exception\s*$|[A-Z]\w*(?:Disconnected|Timeout|Refused|Denied|Exceeded|Aborted|Interrupted|NotFound|Unavailable)\()",
+        pattern: r#"^(?:Traceback \(most recent call last\):|(?:Exception in thread "[^"\n]*" )?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure|Fault)(?::\s|\()|(?:[a-z_]\w*\.)+(?:errors|exceptions)\.[A-Z]\w*: |[A-Z]\w+Exception\s*$|[A-Z]\w*(?:Disconnected|Timeout|Refused|Denied|Exceeded|Aborted|Interrupted|NotFound|Unavailable)\()"#,
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -73,6 +73,7 @@ pub(super) const RULES: &[ContentRule] = &[
             "Traceback (most recent call last):\n  File \"tool.py\", line 3, in run\nKeyError: 'name'",
             "HTTPError: 503 Server Error: Service Unavailable for url: https://api.example.com",
             "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='x', port=443)",
+            "Exception in thread \"main\" java.io.FileNotFoundException: data.csv (No such file or directory)",
             "psycopg2.errors.UndefinedTable: relation \"users\" does not exist",
             "SMTPServerDisconnected('Connection unexpectedly closed')",
             "ValueError: invalid literal for int() with base 10: 'x'",

@@ -377,6 +377,71 @@ pub(super) const RULES: &[ContentRule] = &[
         ignores: &["No documentation libraries found matching your query."],
     },
     ContentRule {
+        id: "api-sdk-error",
+        pattern: r#"\A(?:\([45]\d\d\)\nReason: |[45]\d\d \{"message": |JiraError HTTP [45]\d\d\b|APIError: \[[45]\d\d\]: |Request req_[A-Za-z0-9]+: \S|[45]\d\d (?:Client|Server) Error for \S+: |rpc error: code = [A-Z][A-Za-z]+ desc = |\{(?:neo4j_)?code: Neo\.(?:Client|Transient|Database)Error\.|\d{4} \([0-9A-Z]{5}\): \S|\(\d{4}, ["'](?:Table|Unknown|You have an error|Can't|Access denied|Duplicate entry|Lost connection|Column|Incorrect|Data too long|Cannot|Deadlock|Lock wait|MySQL server has gone away)|Error (?:\d+ )?connecting to \S+\. |Collection \[?[^\s\]]+\]? does not exists?\b|(?:Page id )?"[^"\n]+" does not match any pages\. Try another (?:id|query)!)"#,
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "A tool that hands back an API client's or a database driver's exception as its answer, each in the \
+              library's own format: an OpenAPI-generated client's `ApiException` (`(404)\\nReason: Not Found`, \
+              the kubernetes and Pinecone clients), PyGithub's `GithubException` (`404 {\"message\": …}`), \
+              jira's `JiraError HTTP 401`, gspread's `APIError: [403]: …`, Stripe's `Request req_…: …`, \
+              docker-py's `404 Client Error for <url>: …`, a Go gRPC status (`rpc error: code = NotFound desc = …`), \
+              the Neo4j driver's `{code: Neo.ClientError.…}`, MySQL's connector (`1146 (42S02): …`) and PyMySQL \
+              (`(1146, \"Table … doesn't exist\")`), redis-py's `Error 111 connecting to host:port.`, Chroma's \
+              `Collection … does not exist.` and the wikipedia package's `PageError`. Read only at the start of a \
+              reply that is not a program's output.",
+        fires_on: &[
+            "(404)\nReason: Not Found\nHTTP response headers: HTTPHeaderDict({'Content-Type': 'application/json'})\nHTTP response body: {\"kind\":\"Status\",\"code\":404}",
+            "404 {\"message\": \"Not Found\", \"documentation_url\": \"https://docs.github.com/rest\", \"status\": \"404\"}",
+            "JiraError HTTP 401 url: https://x.atlassian.net/rest/api/2/issue/ABC-1",
+            "APIError: [403]: The caller does not have permission",
+            "Request req_8fj2K: No such customer: 'cus_9'",
+            "404 Client Error for http+docker://localhost/v1.43/containers/web/json: Not Found (\"No such container: web\")",
+            "rpc error: code = Unavailable desc = connection error",
+            "{code: Neo.ClientError.Statement.SyntaxError} {message: Invalid input 'X'}",
+            "{neo4j_code: Neo.ClientError.Security.Unauthorized} {message: The client is unauthorized} {gql_status: 42NFF}",
+            "1146 (42S02): Table 'shop.orders' doesn't exist",
+            "(2003, \"Can't connect to MySQL server on 'db' ([Errno 111] Connection refused)\")",
+            "Error 111 connecting to localhost:6379. Connection refused.",
+            "Collection notes does not exist.",
+            "Page id \"Quux Zed\" does not match any pages. Try another id!",
+        ],
+        ignores: &[
+            "404 {pages} were moved",
+            "(2023, 'Annual report', 12)",
+            "Request req_1 was retried and succeeded",
+            "rpc error codes are listed in the table below",
+            "Error connecting to the VPN is fixed in 2.1",
+        ],
+    },
+    ContentRule {
+        id: "browser-automation-error",
+        pattern: r"\A(?:[A-Za-z]*Error: )?(?:[A-Za-z]+\.[a-z][A-Za-z]*: (?:Timeout \d+ms exceeded|net::ERR_[A-Z_]+|NS_ERROR_[A-Z_]+|Target (?:page, context or browser has been closed|closed|crashed)|Protocol error \(|Navigation failed because|Error: strict mode violation|[^\n]*\nCall log:\n)|Message: (?:no such (?:element|window|frame|alert|cookie|shadow root)|stale element reference|element (?:click intercepted|not interactable)|invalid (?:session id|selector|argument|element state)|javascript error|script timeout|timeout|session not created|unknown error|unexpected alert open|move target out of bounds|unable to (?:set cookie|capture screen)|unsupported operation|insecure certificate|detached shadow root)\b|Message:\s*(?:Stacktrace:|\z))",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "A browser tool that hands back its driver's exception: Playwright's errors are the API's name and \
+              its message, with the call log (`Page.goto: net::ERR_NAME_NOT_RESOLVED at …`, `Locator.click: \
+              Timeout 30000ms exceeded.\\nCall log:`; playwright-core client/connection.ts), and Selenium's \
+              `WebDriverException` prints `Message: ` and the W3C WebDriver error (`no such element`, `stale \
+              element reference`, `timeout`; selenium common/exceptions.py), or nothing after it for a \
+              `WebDriverWait` that timed out.",
+        fires_on: &[
+            "Page.goto: net::ERR_NAME_NOT_RESOLVED at https://shop.invalid/\nCall log:\n  - navigating to \"https://shop.invalid/\", waiting until \"load\"",
+            "Locator.click: Timeout 30000ms exceeded.\nCall log:\n  - waiting for locator(\"#buy\")",
+            "TimeoutError: page.waitForSelector: Timeout 5000ms exceeded.",
+            "Message: no such element: Unable to locate element: {\"method\":\"css selector\",\"selector\":\"#q\"}",
+            "Message: \nStacktrace:\n#0 0x55d3 <unknown>",
+        ],
+        ignores: &[
+            "Message: hello from the support desk",
+            "page.goto: navigates to a URL and waits for the load event.",
+        ],
+    },
+    ContentRule {
         id: "langchain-community-tool-error",
         pattern: r#"^(?:(?:Arxiv|PubMed) exception: |File content was not updated because old content was not found|\{'error': [A-Za-z_]\w*\()"#,
         tools: &[],
