@@ -163,6 +163,7 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || http_error(o.get("status"))
         || http_error(o.get("status_code").or_else(|| o.get("statusCode")))
         || owm_error(o)
+        || error_page_title(o).is_some()
         || o.get("success") == Some(&Value::Bool(false))
         || o.get("ok") == Some(&Value::Bool(false))
         || o.get("isError") == Some(&Value::Bool(true))
@@ -195,6 +196,106 @@ fn error_typed(o: &Map<String, Value>) -> bool {
 /// found"}`); a forecast's `cod` is `"200"`.
 fn owm_error(o: &Map<String, Value>) -> bool {
     http_error(o.get("cod")) && o.get("message").is_some_and(truthy)
+}
+
+/// How the message of a scraped error page starts (`classify` reads it).
+pub const ERROR_PAGE: &str = "error page instead of the page asked for:";
+
+/// Keys of a scraped page's data, one of which stands beside its `title`.
+const PAGE_KEYS: &[&str] = &[
+    "url",
+    "headings",
+    "h1",
+    "h1_tags",
+    "h2_tags",
+    "description",
+    "meta_description",
+    "links",
+    "images",
+    "content",
+    "text",
+    "markdown",
+    "html",
+];
+
+/// Titles of the pages a site's bot protection or firewall serves instead
+/// of the page (Cloudflare's challenge `Just a moment...` and block
+/// `Attention Required! | Cloudflare`, `Access denied | … used Cloudflare
+/// to restrict access`, Akamai's `Access Denied`, Sucuri's and GoDaddy's
+/// `… - Access Denied`, ModSecurity's 406 `Not Acceptable!`, PerimeterX's
+/// `Access to this page has been denied`, Imperva's `Pardon Our
+/// Interruption`), whole or followed by a separator.
+const BLOCK_TITLES: &[&str] = &[
+    "just a moment...",
+    "attention required! | cloudflare",
+    "access denied",
+    "not acceptable!",
+    "forbidden",
+    "request rejected",
+    "access to this page has been denied",
+    "pardon our interruption",
+    "robot or human?",
+    "are you a robot?",
+    "verifying you are human",
+    "sorry, you have been blocked",
+    "you have been blocked",
+    "ddos-guard",
+    "please wait... | cloudflare",
+    "page not found",
+];
+
+/// Reason phrases of a web server's error page titled by its status (`404
+/// Not Found`, `509 Bandwidth Limit Exceeded`, IIS's `500 - Internal server
+/// error.`, Google's `Error 404 (Not Found)!!1`).
+const ERROR_REASONS: &[&str] = &[
+    "not found",
+    "forbidden",
+    "bad request",
+    "unauthorized",
+    "internal server error",
+    "bad gateway",
+    "service unavailable",
+    "service temporarily unavailable",
+    "gateway time-out",
+    "gateway timeout",
+    "not acceptable",
+    "too many requests",
+    "bandwidth limit exceeded",
+    "method not allowed",
+    "gone",
+    "request timeout",
+    "request time-out",
+    "page not found",
+    "file or directory not found",
+    "access denied",
+];
+
+/// A scraper's or fetch tool's reply whose page is an error or block page:
+/// its `title` (beside the page's other data) is one, so the page asked for
+/// was not returned (LABELS.md). The title, when it is.
+fn error_page_title(o: &Map<String, Value>) -> Option<&str> {
+    let title = o.get("title").and_then(Value::as_str)?.trim();
+    if title.len() > 120 || !PAGE_KEYS.iter().any(|k| o.contains_key(*k)) {
+        return None;
+    }
+    let t = title.to_ascii_lowercase();
+    let whole_or_cut = |rest: &str| rest.trim_start().chars().next().is_none_or(|c| !c.is_alphanumeric());
+    let blocked = BLOCK_TITLES.iter().any(|b| t.strip_prefix(b).is_some_and(whole_or_cut))
+        || t.ends_with(" - access denied")
+        || t.ends_with(" | access denied");
+    let rest = t.strip_prefix("error ").unwrap_or(&t);
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let status = digits == 3 && matches!(rest.as_bytes()[0], b'4' | b'5') && {
+        let reason = rest[3..].trim_start_matches([' ', '-', ':', '|', '(']);
+        ERROR_REASONS.iter().any(|r| reason.strip_prefix(r).is_some_and(whole_or_cut))
+    };
+    (blocked || status).then_some(title)
+}
+
+/// The failure of a reader's or scraper's page data whose page is a block
+/// or error page (`error_page_title`), as the walker words it.
+pub fn error_page(o: &Map<String, Value>) -> Option<String> {
+    error_page_title(o).map(|title| format!("{ERROR_PAGE} {title}"))
 }
 
 /// Words of an HTTP error reply's `detail`: the reason phrases Starlette
@@ -450,6 +551,7 @@ fn walk(o: &Map<String, Value>, depth: usize) -> Option<EnvelopeFailure> {
         let mut message = match mcp_text(o) {
             Some(t) if !has_message => t,
             _ if shards_failed(o) => shard_failure(o),
+            _ if let Some(title) = error_page_title(o) => format!("{ERROR_PAGE} {title}"),
             // A process that exited non-zero: what it printed, which may be
             // nothing (a search that found nothing is judged by its command).
             _ if exit.is_some() && !o.get("error").is_some_and(truthy) => process_streams(o),
@@ -581,6 +683,31 @@ mod tests {
         let pending = json!({"pending": true, "message": "Needs your authorization to access your data."});
         assert!(fails(pending).is_some());
         assert!(fails(json!({"pending": true, "message": "Job queued"})).is_none());
+    }
+
+    #[test]
+    fn a_scraped_page_that_is_an_error_or_block_page() {
+        let page =
+            |title: &str| json!({"url": "https://shop.example/", "title": title, "headings": [], "description": ""});
+        for t in [
+            "Just a moment...",
+            "Attention Required! | Cloudflare",
+            "Access denied | shop.example used Cloudflare to restrict access",
+            "GoDaddy Security - Access Denied",
+            "Not Acceptable!",
+            "509 Bandwidth Limit Exceeded",
+            "404 Not Found",
+            "500 - Internal server error.",
+            "Error 404 (Not Found)!!1",
+        ] {
+            let said = fails(page(t));
+            assert_eq!(said, Some(format!("{ERROR_PAGE} {t}")), "{t}");
+        }
+        for t in ["Forbidden City: a visitor's guide", "404 errors explained", "Access Denied Records (label)", "Shop"]
+        {
+            assert_eq!(fails(page(t)), None, "{t}");
+        }
+        assert_eq!(fails(json!({"title": "404 Not Found", "year": 2004})), None, "not a page's data");
     }
 
     #[test]

@@ -492,6 +492,14 @@ pub fn present_with_exit<'a>(
             _ => dialect.is_some_and(|d| tools::CUSTOM_TOOL_DIALECTS.contains(&d)),
         };
         if !only_envelope || !speaks {
+            // A page a reader or scraper got is its data, unless the page is
+            // the site's block or error page: then nothing asked for was read
+            // (LABELS.md), as the `block-page` content rule says of text.
+            if class == ToolClass::Data
+                && let Some(message) = envelope::error_page(&o)
+            {
+                return (Cow::Owned(format!("{ENVELOPE_PREFIX}{message}")), None);
+            }
             return (Cow::Borrowed(text), None);
         }
     }

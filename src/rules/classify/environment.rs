@@ -8,7 +8,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- the environment ---------------------------------------------------
     ClassRule {
         id: "timeout",
-        pattern: r"(?i:timed out|\btimeout\b|deadline exceeded|\bcode = DeadlineExceeded\b|\bStatusCode\.DEADLINE_EXCEEDED\b)|超时",
+        pattern: r"(?i:timed out|\btimeout\b|deadline exceeded)|超时",
         tools: &[],
         dialects: &[],
         category: C::Timeout,
@@ -21,7 +21,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "rate-limit",
-        pattern: r"(?i:^BLOCKED: \d+ [a-z ]+ calls in \d+s\b|rate[ _-]?limit|usage limit|too many requests|quota exceeded|\bratelimited\b|\bover_(?:query|daily)_limit\b|\bcode = ResourceExhausted\b|\bStatusCode\.RESOURCE_EXHAUSTED\b)",
+        pattern: r"(?i:^BLOCKED: \d+ [a-z ]+ calls in \d+s\b|rate[ _-]?limit|usage limit|too many requests|quota exceeded|\bratelimited\b|\bover_(?:query|daily)_limit\b)",
         tools: &[],
         dialects: &[],
         category: C::RateLimit,
@@ -75,7 +75,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "server-error",
-        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b|\bcode = (?:Unavailable|Internal|Unknown|DataLoss)\b|\bStatusCode\.(?:UNAVAILABLE|INTERNAL|UNKNOWN|DATA_LOSS)\b)",
+        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b|\bcode = (?:Unavailable|Internal|Unknown|DataLoss)\b)",
         tools: &[],
         dialects: &[],
         category: C::ServerError,
@@ -103,7 +103,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- not found, exists, permission --------------------------------------
     ClassRule {
         id: "already-exists",
-        pattern: r"(?i:already exists|has already been \w+|EEXIST|UNIQUE constraint failed|duplicate key value violates unique constraint|Duplicate entry '[^']*' for key|address already in use|\bEADDRINUSE\b|\bcode = AlreadyExists\b|\bStatusCode\.ALREADY_EXISTS\b)",
+        pattern: r"(?i:already exists|has already been \w+|EEXIST|UNIQUE constraint failed|duplicate key value violates unique constraint|Duplicate entry '[^']*' for key|address already in use|\bEADDRINUSE\b|\bcode = AlreadyExists\b)",
         tools: &[],
         dialects: &[],
         category: C::AlreadyExists,
@@ -113,7 +113,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired)|\bcode = (?:PermissionDenied|Unauthenticated)\b|\bStatusCode\.(?:PERMISSION_DENIED|UNAUTHENTICATED)\b)",
+        pattern: r"(?i:permission denied|(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
@@ -135,7 +135,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "not-found",
-        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |\bKeyError\(|no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|could not find (?:file|a part of the path)\b|\bcode = NotFound\b|\bStatusCode\.NOT_FOUND\b|does not match any pages\b|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element|\bNo (?:[\w-]+ ){1,3}found with [\w-]+\b|\bno such (?:container|image|object|volume|network|service|customer|key|bucket|remote|ref|branch|user|resource|page|record|document|entity|repository|project|issue|channel)\b|\bNo such [a-z_]+: '|Could not resolve to an? [a-z]+ with the\b|\bno rows in result set\b|\bmultiple \(or no\) rows returned\b|\bThe result contains 0 rows\b|not a git repository\b|did not match any file\(s\) known to git)|(?m:^(?:<pre>)?Cannot (?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
+        pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |\bKeyError\(|no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|could not find (?:file|a part of the path)\b|does not match any pages\b|No active project|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element|\bNo (?:[\w-]+ ){1,3}found with [\w-]+\b|\bno such (?:container|image|object|volume|network|service|customer|key|bucket|remote|ref|branch|user|resource|page|record|document|entity|repository|project|issue|channel)\b|\bNo such [a-z_]+: '|Could not resolve to an? [a-z]+ with the\b|\bno rows in result set\b|\bmultiple \(or no\) rows returned\b|\bThe result contains 0 rows\b|not a git repository\b|did not match any file\(s\) known to git)|(?m:^(?:<pre>)?Cannot (?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
         tools: &[],
         dialects: &[],
         category: C::NotFound,

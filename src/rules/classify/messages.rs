@@ -81,7 +81,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "grpc-invalid-argument",
-        pattern: r"\bINVALID_ARGUMENT\b|\bgeneric::invalid_argument\b",
+        pattern: r"\bINVALID_ARGUMENT\b|\bcode = InvalidArgument\b|\bgeneric::invalid_argument\b",
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
@@ -91,7 +91,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "grpc-not-found",
-        pattern: r"\bNOT_FOUND\b",
+        pattern: r"\bNOT_FOUND\b|\bcode = NotFound\b",
         tools: &[],
         dialects: &[],
         category: C::NotFound,
@@ -101,7 +101,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "grpc-permission",
-        pattern: r"\b(?:PERMISSION_DENIED|UNAUTHENTICATED)\b",
+        pattern: r"\b(?:PERMISSION_DENIED|UNAUTHENTICATED)\b|\bcode = (?:PermissionDenied|Unauthenticated)\b",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
@@ -111,7 +111,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "grpc-exhausted",
-        pattern: r"\bRESOURCE_EXHAUSTED\b",
+        pattern: r"\bRESOURCE_EXHAUSTED\b|\bcode = ResourceExhausted\b",
         tools: &[],
         dialects: &[],
         category: C::RateLimit,
@@ -121,7 +121,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "grpc-deadline",
-        pattern: r"\bDEADLINE_EXCEEDED\b",
+        pattern: r"\bDEADLINE_EXCEEDED\b|\bcode = DeadlineExceeded\b",
         tools: &[],
         dialects: &[],
         category: C::Timeout,

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 mod environment;
 mod messages;
+mod services;
 
 use super::category::Category;
 use crate::model::Dialect;
@@ -146,7 +147,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
 ];
 
 /// The parts of the table, in registry order (first match wins).
-const PARTS: &[&[ClassRule]] = &[messages::RULES, environment::RULES];
+const PARTS: &[&[ClassRule]] = &[messages::RULES, services::RULES, environment::RULES];
 const ALL: [ClassRule; super::table::total(PARTS)] = super::table::concat(PARTS);
 
 /// Every classification rule, in registry order (see the module header).
