@@ -121,6 +121,11 @@ pub struct Masking {
     /// nothing failed, and no failing one (`tests_all_passed`): an error
     /// line above it is a test's own output, not the run's failure.
     pub tests_passed: bool,
+    /// The last pipeline is the fallback of an `||` (`tree -L 2 || find .
+    /// -type d | head`), and every missing command or file the output
+    /// complains of was named before it (`failed_before_fallback`): the
+    /// fallback answered that failure, and its status is the line's.
+    pub answered_by_fallback: bool,
 }
 
 /// How `input`'s command line can hide an earlier command's failure: from
@@ -147,7 +152,36 @@ pub fn masking(input: &Args) -> Masking {
         refused_option: false,
         unknown_status_work: false,
         tests_passed: false,
+        answered_by_fallback: false,
     }
+}
+
+/// The program a missing-command or missing-file complaint names: bash's
+/// `/bin/bash: line 1: tree: command not found`, zsh's `zsh: command not
+/// found: tree`, a program's own `grep: .env: No such file or directory`.
+static COMPLAINT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?m)^(?:(?:zsh|bash|sh): command not found: ([\w.-]+)|(?:[\w./-]+: line \d+: )?([\w./-]+): (?:[^\n:]{1,200}: )?(?:No such file or directory|command not found|Permission denied))\s*$",
+    )
+    .expect("complaint compiles")
+});
+
+/// Did the line end in an `||` fallback that answered what failed before
+/// it? Every program the output's complaints name must be a command of the
+/// pipelines before the `||`, and none of the fallback's own.
+fn failed_before_fallback(input: &Args, output: &str) -> bool {
+    let Some(line) = benign::command_line(input) else { return false };
+    let pipelines = benign::pipelines(&line);
+    let [.., (before, benign::Joint::Or), (last, _)] = pipelines.as_slice() else { return false };
+    let program = |c: &String| c.split(' ').next().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
+    let before: Vec<String> = before.iter().map(program).collect();
+    let last: Vec<String> = last.iter().map(program).collect();
+    let named: Vec<String> = COMPLAINT
+        .captures_iter(output)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)))
+        .map(|m| m.as_str().rsplit('/').next().unwrap_or("").to_string())
+        .collect();
+    !named.is_empty() && named.iter().all(|n| before.contains(n) && !last.contains(n))
 }
 
 /// Did `input`'s command line end with `|| echo MESSAGE` (or `printf`), a
@@ -292,7 +326,8 @@ pub fn masking_of(input: &Args, output: &str) -> Masking {
         return Masking { only_error, background, self_kill: m.self_kill, ..Masking::default() };
     }
     let tests_passed = runs_tests(input) && tests_all_passed(output);
-    Masking { only_error, background, tests_passed, ..m }
+    let answered_by_fallback = m.earlier && failed_before_fallback(input, output);
+    Masking { only_error, background, tests_passed, answered_by_fallback, ..m }
 }
 
 /// Does the last pipeline of `input`'s line run a test runner (`bun test
@@ -457,6 +492,7 @@ pub fn reads(id: &str, m: Masking) -> bool {
         "own-pkill-killed-shell" => m.self_kill,
         "masked-git-failure" => m.earlier_git_work,
         "masked-option-refused" => m.refused_option,
+        "masked-command-error" => m.earlier && !m.answered_by_fallback,
         _ => m.earlier,
     }
 }
@@ -540,6 +576,13 @@ mod tests {
         assert!(reads("masked-git-failure", of("git -C /srv/app pull --rebase 2>&1 | tail -3")));
         let cat = Args::from(json!({"command": "cat -A notes.md | head -20"}));
         assert!(masking_of(&cat, "cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]").refused_option);
+        let tree = Args::from(json!({"command": "cd /p && tree -L 3 || find . -maxdepth 3 -type d | grep -v .git"}));
+        let listed = ".\n./src\n./docs\n/bin/bash: line 1: tree: command not found";
+        assert!(!reads("masked-command-error", masking_of(&tree, listed)), "the fallback answered tree's absence");
+        let own = "./src\ngrep: .gitignore: No such file or directory";
+        assert!(reads("masked-command-error", masking_of(&tree, own)), "the fallback's own command failed");
+        let cat = Args::from(json!({"command": "cat missing.txt | head"}));
+        assert!(reads("masked-command-error", masking_of(&cat, "cat: missing.txt: No such file or directory")));
         let fallback = Args::from(json!({"command": "ps --ppid 7 -o pid 2>&1 || pgrep -P 7 | xargs ps -p"}));
         assert!(
             !masking_of(&fallback, "ps: illegal option -- -\nusage: ps\n  PID TTY\n 9 ?? node").refused_option,

@@ -42,6 +42,7 @@ fn every_content_rule_has_examples_that_behave() {
             refused_option: true,
             unknown_status_work: true,
             tests_passed: false,
+            answered_by_fallback: false,
         };
         let (tool, class) = match rule.reads {
             Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),

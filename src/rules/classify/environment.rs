@@ -21,7 +21,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "rate-limit",
-        pattern: r"(?i:^BLOCKED: \d+ [a-z ]+ calls in \d+s\b|rate[ _-]?limit|usage limit|too many requests|quota exceeded|\bratelimited\b|\bover_(?:query|daily)_limit\b)",
+        pattern: r"(?i:^BLOCKED: \d+ [a-z ]+ calls in \d+s\b|rate[ _-]?limit|usage limit|too many requests|quota exceeded|\bratelimited\b|\bover_(?:query|daily)_limit\b|hit your (?:[a-z-]+ )?limit\b|out of extra usage\b|spending cap reached\b|\b(?:5-hour|weekly) limit reached\b)",
         tools: &[],
         dialects: &[],
         category: C::RateLimit,

@@ -221,6 +221,27 @@ pub(super) const RULES: &[ContentRule] = &[
         ignores: &["The API Error: 529 handling is described in docs/errors.md"],
     },
     ContentRule {
+        id: "claude-plan-limit",
+        pattern: r"^(?:You've hit your (?:[A-Za-z-]+ )?limit\b|You're out of extra usage\b|Claude AI usage limit reached\b|Claude usage limit reached\.|API Error: Rate limit reached\b|(?:Spending cap|(?:5-hour|Weekly|Opus weekly|Usage) limit) reached\b|Limit reached –)",
+        tools: &["Task", "Agent"],
+        dialects: &[Dialect::CLAUDE_CODE],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A Claude Code sub-agent (`Task`/`Agent`) stopped by the plan's limit reports the CLI's own notice \
+              as its whole answer, unflagged: 2.x `You've hit your limit · resets 3pm` (and its `session`, \
+              `weekly`, `Opus` variants, `You're out of extra usage`), 1.0's `Claude AI usage limit \
+              reached|<reset>` and `5-hour limit reached ∙ resets …`, and `API Error: Rate limit reached` \
+              (@anthropic-ai/claude-code cli.js). The delegated task was not done.",
+        fires_on: &[
+            "You've hit your limit · resets 3pm (Europe/Oslo)",
+            "You've hit your weekly limit · resets Dec 9, 5pm",
+            "Claude AI usage limit reached|1764950400",
+            "5-hour limit reached ∙ resets 11pm",
+            "API Error: Rate limit reached",
+        ],
+        ignores: &["I checked the quota: You've hit your limit only if usage exceeds 80%.", "Limits reached: none"],
+    },
+    ContentRule {
         id: "crush-command-aborted",
         pattern: r"(?m)^Command was aborted before completion\s*$",
         tools: &["bash"],
