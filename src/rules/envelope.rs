@@ -166,6 +166,8 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || error_page_title(o).is_some()
         || o.get("success") == Some(&Value::Bool(false))
         || o.get("ok") == Some(&Value::Bool(false))
+        // Composio's tool result: `{"data": …, "error": …, "successful": false}`.
+        || o.get("successful") == Some(&Value::Bool(false))
         || o.get("isError") == Some(&Value::Bool(true))
         || o.get("error_code").or_else(|| o.get("errorCode")).is_some_and(truthy)
         || error_typed(o)
@@ -360,6 +362,9 @@ fn detail_only_failed(o: &Map<String, Value>) -> bool {
             let s = s.to_ascii_lowercase();
             s.len() <= 300 && DETAIL_FAILURE_WORDS.iter().any(|w| s.contains(w))
         }
+        // An application's `HTTPException(detail={"error": …})` (Tavily's
+        // `{"detail": {"error": "Unauthorized: missing or invalid API key."}}`).
+        Some(Value::Object(d)) => d.get("error").is_some_and(truthy),
         _ => false,
     }
 }
@@ -717,6 +722,10 @@ mod tests {
         assert!(fails(json!({"cod": 401, "message": "Invalid API key."})).is_some());
         assert!(fails(json!({"cod": "200", "message": 0, "list": []})).is_none(), "a forecast");
         assert!(fails(json!({"cod": 200, "name": "Oslo", "weather": []})).is_none());
+        assert!(fails(json!({"detail": {"error": "Unauthorized: missing or invalid API key."}})).is_some());
+        assert!(fails(json!({"detail": {"error": null, "id": 4}})).is_none());
+        assert!(fails(json!({"data": {}, "error": null, "successful": false})).is_some(), "Composio");
+        assert!(fails(json!({"data": {"id": 1}, "error": null, "successful": true})).is_none());
         let denied =
             json!({"error_message": "The provided API key is invalid.", "results": [], "status": "REQUEST_DENIED"});
         assert_eq!(fails(denied).as_deref(), Some("request_denied The provided API key is invalid."));

@@ -58,7 +58,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "http-401-403",
-        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )40[13]\b|\b40[13] (?:Unauthorized|Forbidden|Client Error)",
+        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )40[13]\b|\b40[13] (?:Unauthorized|Forbidden|Client Error)|\breceived 40[13] HTTP response\b",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
@@ -157,7 +157,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "pydantic-field-required",
-        pattern: r"(?m)^(?:JSON envelope error: )?\s*[\w.\[\]]*:?\s*Field required(?:\s*\[type=missing|\s*$)",
+        pattern: r#"(?m)^(?:JSON envelope error: )?\s*[\w.\[\]]*:?\s*Field required(?:\s*\[type=missing|\s*$)|^\s*"msg": "Field required",?\s*$"#,
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -552,7 +552,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- unknown tool ------------------------------------------------------
     ClassRule {
         id: "unknown-tool",
-        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|no tool with that name is available|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: |MCP error -32602: Tool \S+ not found\b|MCP error -32601: |You tried to use the tool \S+, but it doesn't exist)"#,
+        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|no tool with that name is available|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: |MCP error -32602: Tool \S+ not found\b|MCP error -32601: |You tried to use the tool \S+, but it doesn't exist|Model tried to call unavailable tool ')"#,
         tools: &[],
         dialects: &[],
         category: C::UnknownTool,

@@ -30,7 +30,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "failed-to",
-        pattern: r"^(?:Failed to|Unable to|Could not|Couldn't|Cannot|Can't|Can not) \S|^(?:Failed|FAILED|Failure)(?::| with | because | due to )",
+        pattern: r"^(?:Failed to|Unable to|Could not|Couldn't|Cannot|Can't|Can not) \S|^(?:Failed|FAILED|Failure)(?::| with | because | due to )|^(?:failed to|unable to|could not|cannot) [^\n:]{1,80}: \S",
         tools: &[],
         dialects: &[],
         precision: Precision::Medium,
@@ -44,8 +44,14 @@ pub(super) const RULES: &[ContentRule] = &[
             "Could not connect to the database",
             "Cannot find module 'express'",
             "Failed: quota exceeded",
+            "failed to get issue: GET https://api.github.com/repos/o/r/issues/9: 404 Not Found []",
         ],
-        ignores: &["Failures: 0", "Could you confirm the date?", "Unable-to-pay accounts: 3"],
+        ignores: &[
+            "Failures: 0",
+            "Could you confirm the date?",
+            "Unable-to-pay accounts: 3",
+            "failed to start is a state the job list shows",
+        ],
     },
     ContentRule {
         id: "failed-with-status",

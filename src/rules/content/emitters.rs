@@ -378,7 +378,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "api-sdk-error",
-        pattern: r#"\A(?:\([45]\d\d\)\nReason: |[45]\d\d \{"message": |JiraError HTTP [45]\d\d\b|APIError: \[[45]\d\d\]: |Request req_[A-Za-z0-9]+: \S|[45]\d\d (?:Client|Server) Error for \S+: |rpc error: code = [A-Z][A-Za-z]+ desc = |\{(?:neo4j_)?code: Neo\.(?:Client|Transient|Database)Error\.|\d{4} \([0-9A-Z]{5}\): \S|\(\d{4}, ["'](?:Table|Unknown|You have an error|Can't|Access denied|Duplicate entry|Lost connection|Column|Incorrect|Data too long|Cannot|Deadlock|Lock wait|MySQL server has gone away)|Error (?:\d+ )?connecting to \S+\. |Collection \[?[^\s\]]+\]? does not exists?\b|(?:Page id )?"[^"\n]+" does not match any pages\. Try another (?:id|query)!)"#,
+        pattern: r#"\A(?:\([45]\d\d\)\nReason: |[45]\d\d \{"message": |JiraError HTTP [45]\d\d\b|APIError: \[[45]\d\d\]: |Request req_[A-Za-z0-9]+: \S|[45]\d\d (?:Client|Server) Error for \S+: |rpc error: code = [A-Z][A-Za-z]+ desc = |\{(?:neo4j_)?code: Neo\.(?:Client|Transient|Database)Error\.|\d{4} \([0-9A-Z]{5}\): \S|\(\d{4}, ["'](?:Table|Unknown|You have an error|Can't|Access denied|Duplicate entry|Lost connection|Column|Incorrect|Data too long|Cannot|Deadlock|Lock wait|MySQL server has gone away)|Error (?:\d+ )?connecting to \S+\. |Collection \[?[^\s\]]+\]? does not exists?\b|(?:Page id )?"[^"\n]+" does not match any pages\. Try another (?:id|query)!|https?://\S+ [2-5]\d\d Ratelimit\b|(?:headers: \{[^\n]*?\}, )?status_code: [45]\d\d, body: |API error occurred: Status [45]\d\d\b|received [45]\d\d HTTP response\b|http status: [45]\d\d, code: ?-?\d+ - |[45]\d\d (?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://\S+: |\([A-Z][A-Za-z]+\) [^\n]*\nCode: [A-Z][A-Za-z]+\nMessage: |Operation returned an invalid status '|(?:[a-z][a-z ]{2,60}: )?(?:GET|POST|PUT|PATCH|DELETE) https://api\.github\.com/\S*: [45]\d\d )"#,
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -390,7 +390,13 @@ pub(super) const RULES: &[ContentRule] = &[
               docker-py's `404 Client Error for <url>: …`, a Go gRPC status (`rpc error: code = NotFound desc = …`), \
               the Neo4j driver's `{code: Neo.ClientError.…}`, MySQL's connector (`1146 (42S02): …`) and PyMySQL \
               (`(1146, \"Table … doesn't exist\")`), redis-py's `Error 111 connecting to host:port.`, Chroma's \
-              `Collection … does not exist.` and the wikipedia package's `PageError`. Read only at the start of a \
+              `Collection … does not exist.`, the wikipedia package's `PageError` and duckduckgo_search's \
+              `RatelimitException` (`<url> 202 Ratelimit`); the generated SDKs' errors: Fern's (Cohere: \
+              `status_code: 429, body: …`), Speakeasy's (Mistral: `API error occurred: Status 401. Body: …`); \
+              prawcore's `received 401 HTTP response`, spotipy's `http status: 401, code: -1 - …`, \
+              google-api-core's `404 GET <url>: …`, azure-core's `(ResourceNotFound) …` / `Code:` / `Message:` \
+              and `Operation returned an invalid status '…'`, and go-github's `GET https://api.github.com/…: 404 \
+              Not Found []` as the GitHub MCP server wraps it. Read only at the start of a \
               reply that is not a program's output.",
         fires_on: &[
             "(404)\nReason: Not Found\nHTTP response headers: HTTPHeaderDict({'Content-Type': 'application/json'})\nHTTP response body: {\"kind\":\"Status\",\"code\":404}",
@@ -407,6 +413,14 @@ pub(super) const RULES: &[ContentRule] = &[
             "Error 111 connecting to localhost:6379. Connection refused.",
             "Collection notes does not exist.",
             "Page id \"Quux Zed\" does not match any pages. Try another id!",
+            "https://lite.duckduckgo.com/lite/ 202 Ratelimit",
+            "headers: {'content-type': 'application/json'}, status_code: 429, body: {'message': 'trial key limit'}",
+            "API error occurred: Status 401. Body: {\"detail\":\"Unauthorized\"}",
+            "received 401 HTTP response",
+            "http status: 401, code: -1 - https://api.spotify.com/v1/me: The access token expired, reason: None",
+            "404 GET https://storage.googleapis.com/storage/v1/b/bkt/o/x: No such object: bkt/x",
+            "(ResourceNotFound) The Resource 'x' was not found.\nCode: ResourceNotFound\nMessage: The Resource 'x' was not found.",
+            "failed to get issue: GET https://api.github.com/repos/o/r/issues/9: 404 Not Found []",
         ],
         ignores: &[
             "404 {pages} were moved",
@@ -414,6 +428,86 @@ pub(super) const RULES: &[ContentRule] = &[
             "Request req_1 was retried and succeeded",
             "rpc error codes are listed in the table below",
             "Error connecting to the VPN is fixed in 2.1",
+        ],
+    },
+    ContentRule {
+        id: "pydantic-ai-retry",
+        pattern: r"(?m)^Fix the errors and try again\.\z",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "Pydantic AI's answer for a call it did not run, its arguments invalid or the tool raising \
+              `ModelRetry`: the reason, then `Fix the errors and try again.` as the last line \
+              (pydantic_ai/messages.py, `RetryPromptPart.model_response`). A framework that stores the retry \
+              prompt as the tool's result keeps it as a success.",
+        fires_on: &[
+            "1 validation errors: [\n  {\n    \"type\": \"missing\",\n    \"loc\": [\"city\"],\n    \"msg\": \"Field required\"\n  }\n]\n\nFix the errors and try again.",
+            "Unknown tool name: 'serach'. Available tools: 'search'\n\nFix the errors and try again.",
+        ],
+        ignores: &["Fix the errors and try again. Then run the suite.\nAll 12 passed."],
+    },
+    ContentRule {
+        id: "ai-sdk-tool-error",
+        pattern: r"^(?:Model tried to call unavailable tool '|Invalid input for tool \S+: |Error repairing tool call: )",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "The Vercel AI SDK's errors for a tool call it could not run (npm `ai`, src/error: \
+              `NoSuchToolError` `Model tried to call unavailable tool '<name>'. Available tools: …`, \
+              `InvalidToolInputError` `Invalid input for tool <name>: …`, `ToolCallRepairError`), which an \
+              application that hands the error back to the model stores as the tool's output.",
+        fires_on: &[
+            "Model tried to call unavailable tool 'searchWeb'. Available tools: getWeather.",
+            "Invalid input for tool getWeather: Type validation failed: Value: {}.",
+        ],
+        ignores: &["The Model tried to call unavailable tool case is logged."],
+    },
+    ContentRule {
+        id: "driver-connection-error",
+        pattern: r#"\A(?:(?:connection failed: )?(?:connection to server (?:at "[^"\n]*"(?: \([^)\n]*\))?, port \d+|on socket "[^"\n]*") failed: |could not connect to server: )|FATAL: {1,2}(?:password authentication failed for user|database "[^"\n]*" does not exist|role "[^"\n]*" does not exist)|[^\n]*, Timeout: [\d.]+s, Topology Description: <TopologyDescription\b|\([45]\d\d, b['"]|b['"]\[(?:AUTHENTICATIONFAILED|AUTHORIZATIONFAILED|UNAVAILABLE|NONEXISTENT|CANNOT|LIMIT|OVERQUOTA|SERVERBUG|EXPIRED|PRIVACYREQUIRED|CONTACTADMIN|NOPERM|INUSE|TRYCREATE)\]|Authentication failed\.\z|\[Errno None\] Unable to connect to port \d+|HTTP Error [45]\d\d: |<urlopen error )"#,
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "A tool that hands back a connection's or a mail or shell client's exception as its answer: \
+              libpq's (psycopg2, psycopg 3's `connection failed: …`) `connection to server at \"…\", port 5432 \
+              failed: …` and `FATAL:  password authentication failed …`, pymongo's `ServerSelectionTimeoutError` \
+              (`…, Timeout: 30s, Topology Description: <TopologyDescription …>`), smtplib's `(535, b'5.7.8 …')`, \
+              imaplib's `b'[AUTHENTICATIONFAILED] …'` (RFC 5530's response codes), paramiko's `Authentication \
+              failed.` and `[Errno None] Unable to connect to port 22 …`, and urllib's `HTTP Error 404: Not \
+              Found` and `<urlopen error …>`.",
+        fires_on: &[
+            "connection to server at \"localhost\" (127.0.0.1), port 5432 failed: Connection refused\n\tIs the server running on that host and accepting TCP/IP connections?",
+            "connection failed: connection to server at \"10.0.0.5\", port 5432 failed: FATAL:  password authentication failed for user \"app\"",
+            "localhost:27017: [Errno 111] Connection refused (configured timeouts: connectTimeoutMS: 20000.0ms), Timeout: 30s, Topology Description: <TopologyDescription id: 6, topology_type: Unknown>",
+            "(535, b'5.7.8 Username and Password not accepted.')",
+            "b'[AUTHENTICATIONFAILED] Invalid credentials (Failure)'",
+            "Authentication failed.",
+            "HTTP Error 404: Not Found",
+            "<urlopen error [Errno -2] Name or service not known>",
+        ],
+        ignores: &[
+            "(250, 'OK')",
+            "HTTP Error 404 pages are styled by the theme.",
+            "Authentication failed. Retrying with the token worked: 3 rows",
+        ],
+    },
+    ContentRule {
+        id: "ollama-response-error",
+        pattern: r"(?m)\A[^\n]{1,300} \(status code: [45]\d\d\)\z",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "The Ollama Python client's `ResponseError` (`f'{error} (status code: {status_code})'`, \
+              ollama/_types.py), handed back by a tool that calls a local model: `model \"llama3\" not found, \
+              try pulling it first (status code: 404)`.",
+        fires_on: &["model \"llama3\" not found, try pulling it first (status code: 404)"],
+        ignores: &[
+            "The server answered (status code: 200)",
+            "model \"x\" not found (status code: 404)\nthen pulled it: ok",
         ],
     },
     ContentRule {
