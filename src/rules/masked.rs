@@ -170,6 +170,11 @@ static COMPLAINT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|
 /// it? Every program the output's complaints name must be a command of the
 /// pipelines before the `||`, and none of the fallback's own.
 fn failed_before_fallback(input: &Args, output: &str) -> bool {
+    // Most outputs complain of nothing: no second parse of the line then.
+    let complains = ["No such file or directory", "command not found", "Permission denied"];
+    if !complains.iter().any(|c| output.contains(c)) {
+        return false;
+    }
     let Some(line) = benign::command_line(input) else { return false };
     let pipelines = benign::pipelines(&line);
     let [.., (before, benign::Joint::Or), (last, _)] = pipelines.as_slice() else { return false };

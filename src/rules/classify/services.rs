@@ -43,6 +43,43 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["URL checked: valid"],
     },
+    // A file where a directory was asked (POSIX ENOTDIR, as Node, Go and
+    // Python word it; Pi's `ls` `Not a directory: <path>`); the reverse,
+    // EISDIR, is `invalid-parameter-value`'s.
+    ClassRule {
+        id: "wrong-kind-of-path",
+        pattern: r"(?i:\bnot a directory\b|\bENOTDIR\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "a file where a directory was asked, or the reverse",
+        fires_on: &["Not a directory: /p/a.txt", "[Errno 20] Not a directory: '/p/a.txt/x'"],
+        ignores: &["No such file or directory"],
+    },
+    // Pi's find and grep tools when their binary is missing and its
+    // download failed (pi-coding-agent dist/core/tools/find.js, grep.js).
+    ClassRule {
+        id: "tool-binary-missing",
+        pattern: r"\bis not available and could not be downloaded\b",
+        tools: &[],
+        dialects: &[],
+        category: C::NotFound,
+        label: "the program the tool needs is missing",
+        fires_on: &["ripgrep (rg) is not available and could not be downloaded"],
+        ignores: &["the download is available"],
+    },
+    // Pi's edit tool (`Edit tool input is invalid. edits must contain at
+    // least one replacement.`, dist/core/tools/edit.js).
+    ClassRule {
+        id: "tool-input-invalid",
+        pattern: r"(?i:\btool input is invalid\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "the tool's input was not valid",
+        fires_on: &["Edit tool input is invalid. edits must contain at least one replacement."],
+        ignores: &["input is valid"],
+    },
     // Elasticsearch's error `type`s (server/src/main/java/org/elasticsearch/
     // ElasticsearchException.java and the REST layer's names), as the walker
     // reports them (`shard failure: illegal_argument_exception: …`) or a

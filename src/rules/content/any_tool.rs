@@ -30,7 +30,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "failed-to",
-        pattern: r"^(?:Failed to|Unable to|Could not|Couldn't|Cannot|Can't|Can not) \S|^(?:Failed|FAILED|Failure)(?::| with | because | due to )|^(?:failed to|unable to|could not|cannot) [^\n:]{1,80}: \S",
+        pattern: r"^(?:Failed to|Unable to|Could not|Couldn't|Cannot|Can't|Can not) \S|^(?:Failed|FAILED|Failure)(?::| with | because | due to )|^(?:failed to|unable to|could not|cannot) [^\n:]+: \S",
         tools: &[],
         dialects: &[],
         precision: Precision::Medium,

@@ -378,7 +378,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "api-sdk-error",
-        pattern: r#"\A(?:\([45]\d\d\)\nReason: |[45]\d\d \{"message": |JiraError HTTP [45]\d\d\b|APIError: \[[45]\d\d\]: |Request req_[A-Za-z0-9]+: \S|[45]\d\d (?:Client|Server) Error for \S+: |rpc error: code = [A-Z][A-Za-z]+ desc = |\{(?:neo4j_)?code: Neo\.(?:Client|Transient|Database)Error\.|\d{4} \([0-9A-Z]{5}\): \S|\(\d{4}, ["'](?:Table|Unknown|You have an error|Can't|Access denied|Duplicate entry|Lost connection|Column|Incorrect|Data too long|Cannot|Deadlock|Lock wait|MySQL server has gone away)|Error (?:\d+ )?connecting to \S+\. |Collection \[?[^\s\]]+\]? does not exists?\b|(?:Page id )?"[^"\n]+" does not match any pages\. Try another (?:id|query)!|https?://\S+ [2-5]\d\d Ratelimit\b|(?:headers: \{[^\n]*?\}, )?status_code: [45]\d\d, body: |API error occurred: Status [45]\d\d\b|received [45]\d\d HTTP response\b|http status: [45]\d\d, code: ?-?\d+ - |[45]\d\d (?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://\S+: |\([A-Z][A-Za-z]+\) [^\n]*\nCode: [A-Z][A-Za-z]+\nMessage: |Operation returned an invalid status '|(?:[a-z][a-z ]{2,60}: )?(?:GET|POST|PUT|PATCH|DELETE) https://api\.github\.com/\S*: [45]\d\d )"#,
+        pattern: r#"\A(?:\([45]\d\d\)\nReason: |[45]\d\d \{"message": |JiraError HTTP [45]\d\d\b|APIError: \[[45]\d\d\]: |Request req_[A-Za-z0-9]+: \S|[45]\d\d (?:Client|Server) Error for \S+: |rpc error: code = [A-Z][A-Za-z]+ desc = |\{(?:neo4j_)?code: Neo\.(?:Client|Transient|Database)Error\.|\d{4} \([0-9A-Z]{5}\): \S|\(\d{4}, ["'](?:Table|Unknown|You have an error|Can't|Access denied|Duplicate entry|Lost connection|Column|Incorrect|Data too long|Cannot|Deadlock|Lock wait|MySQL server has gone away)|Error (?:\d+ )?connecting to \S+\. |Collection \[?[^\s\]]+\]? does not exists?\b|(?:Page id )?"[^"\n]+" does not match any pages\. Try another (?:id|query)!|https?://\S+ [2-5]\d\d Ratelimit\b|(?:headers: \{[^\n]*?\}, )?status_code: [45]\d\d, body: |API error occurred: Status [45]\d\d\b|received [45]\d\d HTTP response\b|http status: [45]\d\d, code: ?-?\d+ - |[45]\d\d (?:GET|POST|PUT|PATCH|DELETE|HEAD) https?://\S+: |\([A-Z][A-Za-z]+\) [^\n]*\nCode: [A-Z][A-Za-z]+\nMessage: |Operation returned an invalid status '|(?:GET|POST|PUT|PATCH|DELETE) https://api\.github\.com/\S*: [45]\d\d )"#,
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -420,7 +420,7 @@ pub(super) const RULES: &[ContentRule] = &[
             "http status: 401, code: -1 - https://api.spotify.com/v1/me: The access token expired, reason: None",
             "404 GET https://storage.googleapis.com/storage/v1/b/bkt/o/x: No such object: bkt/x",
             "(ResourceNotFound) The Resource 'x' was not found.\nCode: ResourceNotFound\nMessage: The Resource 'x' was not found.",
-            "failed to get issue: GET https://api.github.com/repos/o/r/issues/9: 404 Not Found []",
+            "GET https://api.github.com/repos/o/r/issues/9: 404 Not Found []",
         ],
         ignores: &[
             "404 {pages} were moved",
@@ -466,22 +466,20 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "driver-connection-error",
-        pattern: r#"\A(?:(?:connection failed: )?(?:connection to server (?:at "[^"\n]*"(?: \([^)\n]*\))?, port \d+|on socket "[^"\n]*") failed: |could not connect to server: )|FATAL: {1,2}(?:password authentication failed for user|database "[^"\n]*" does not exist|role "[^"\n]*" does not exist)|[^\n]*, Timeout: [\d.]+s, Topology Description: <TopologyDescription\b|\([45]\d\d, b['"]|b['"]\[(?:AUTHENTICATIONFAILED|AUTHORIZATIONFAILED|UNAVAILABLE|NONEXISTENT|CANNOT|LIMIT|OVERQUOTA|SERVERBUG|EXPIRED|PRIVACYREQUIRED|CONTACTADMIN|NOPERM|INUSE|TRYCREATE)\]|Authentication failed\.\z|\[Errno None\] Unable to connect to port \d+|HTTP Error [45]\d\d: |<urlopen error )"#,
+        pattern: r#"\A(?:(?:connection failed: )?(?:connection to server (?:at "[^"\n]*"(?: \([^)\n]*\))?, port \d+|on socket "[^"\n]*") failed: |could not connect to server: )|FATAL: {1,2}(?:password authentication failed for user|database "[^"\n]*" does not exist|role "[^"\n]*" does not exist)|\([45]\d\d, b['"]|b['"]\[(?:AUTHENTICATIONFAILED|AUTHORIZATIONFAILED|UNAVAILABLE|NONEXISTENT|CANNOT|LIMIT|OVERQUOTA|SERVERBUG|EXPIRED|PRIVACYREQUIRED|CONTACTADMIN|NOPERM|INUSE|TRYCREATE)\]|Authentication failed\.\z|\[Errno None\] Unable to connect to port \d+|HTTP Error [45]\d\d: |<urlopen error )"#,
         tools: &[],
         dialects: &[],
         precision: Precision::High,
         reads: Reads::Replies,
         doc: "A tool that hands back a connection's or a mail or shell client's exception as its answer: \
               libpq's (psycopg2, psycopg 3's `connection failed: …`) `connection to server at \"…\", port 5432 \
-              failed: …` and `FATAL:  password authentication failed …`, pymongo's `ServerSelectionTimeoutError` \
-              (`…, Timeout: 30s, Topology Description: <TopologyDescription …>`), smtplib's `(535, b'5.7.8 …')`, \
+              failed: …` and `FATAL:  password authentication failed …`, smtplib's `(535, b'5.7.8 …')`, \
               imaplib's `b'[AUTHENTICATIONFAILED] …'` (RFC 5530's response codes), paramiko's `Authentication \
               failed.` and `[Errno None] Unable to connect to port 22 …`, and urllib's `HTTP Error 404: Not \
               Found` and `<urlopen error …>`.",
         fires_on: &[
             "connection to server at \"localhost\" (127.0.0.1), port 5432 failed: Connection refused\n\tIs the server running on that host and accepting TCP/IP connections?",
             "connection failed: connection to server at \"10.0.0.5\", port 5432 failed: FATAL:  password authentication failed for user \"app\"",
-            "localhost:27017: [Errno 111] Connection refused (configured timeouts: connectTimeoutMS: 20000.0ms), Timeout: 30s, Topology Description: <TopologyDescription id: 6, topology_type: Unknown>",
             "(535, b'5.7.8 Username and Password not accepted.')",
             "b'[AUTHENTICATIONFAILED] Invalid credentials (Failure)'",
             "Authentication failed.",
@@ -495,8 +493,23 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
     },
     ContentRule {
+        id: "pymongo-server-selection",
+        pattern: r", Timeout: [\d.]+s, Topology Description: <TopologyDescription\b",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "pymongo's `ServerSelectionTimeoutError` as a tool hands it back: the servers' errors, then `, \
+              Timeout: 30s, Topology Description: <TopologyDescription …>` (pymongo/synchronous/topology.py). \
+              No server answered, so nothing was read or written.",
+        fires_on: &[
+            "localhost:27017: [Errno 111] Connection refused (configured timeouts: connectTimeoutMS: 20000.0ms), Timeout: 30s, Topology Description: <TopologyDescription id: 6, topology_type: Unknown>",
+        ],
+        ignores: &["Timeout: 30s is the default"],
+    },
+    ContentRule {
         id: "ollama-response-error",
-        pattern: r"(?m)\A[^\n]{1,300} \(status code: [45]\d\d\)\z",
+        pattern: r"(?m)\A[^\n]+ \(status code: [45]\d\d\)\z",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
