@@ -503,6 +503,33 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         ignores: &["git status", "git rev-parse HEAD"],
     },
     BenignExit {
+        id: "git-ls-files-unmatched",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^git (?:-C \S+ |--no-pager )*ls-files (?:.*\s)?--error-unmatch\b",
+        printed: Printed::Only(
+            r"^error: pathspec '[^'\n]*' did not match any file\(s\) known to git|^Did you forget to 'git add'\?",
+        ),
+        described: None,
+        doc: "`git ls-files --error-unmatch PATH` asks whether PATH is tracked; when it is not, git reports \
+              `error: pathspec '…' did not match any file(s) known to git` and exits 1 (builtin/ls-files.c, \
+              `report_path_error`): a query answered no.",
+        fires_on: &["git ls-files --error-unmatch src/x.rs", "git -C app ls-files --error-unmatch .env 2>&1"],
+        ignores: &["git ls-files", "git add src/x.rs"],
+    },
+    BenignExit {
+        id: "no-crontab",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^crontab (?:-u \S+ )?-l\b",
+        printed: Printed::Only(r"^no crontab for \S+"),
+        described: None,
+        doc: "`crontab -l` of a user who has none prints `no crontab for USER` and exits 1 (cronie \
+              src/crontab.c, `list_cmd`): the listing asked for is empty.",
+        fires_on: &["crontab -l", "crontab -u www-data -l"],
+        ignores: &["crontab -e", "crontab jobs.txt"],
+    },
+    BenignExit {
         id: "gh-not-logged-in",
         rules: EXIT_RULES,
         codes: &[1],
