@@ -35,8 +35,34 @@ fn line_requests(line: &str) -> bool {
     // The last pipeline is the request, or only prints after it
     // (`curl -s URL && echo ""`): the reply is still what the call shows.
     let Some(at) = pipelines.iter().rposition(|(p, _)| CLIENTS.contains(&program(p).as_str())) else { return false };
-    pipelines[at..pipelines.len() - 1].iter().all(|(_, joint)| *joint == benign::Joint::And)
-        && pipelines[at + 1..].iter().all(|(p, _)| matches!(program(p).as_str(), "echo" | "printf"))
+    let after = &pipelines[at + 1..];
+    if pipelines[at..pipelines.len() - 1].iter().all(|(_, joint)| *joint == benign::Joint::And)
+        && after.iter().all(|(p, _)| matches!(program(p).as_str(), "echo" | "printf"))
+    {
+        return true;
+    }
+    // `curl -o FILE -w '%{http_code}' URL; cat FILE | head`: the reply was
+    // saved, then printed by the line's last commands, which read only it.
+    let Some(saved) = pipelines[at].0.first().and_then(|c| output_file(c)) else { return false };
+    let first_word = |c: &String| c.split(' ').next().unwrap_or("").to_string();
+    let reads_saved = |p: &Vec<String>| {
+        p.iter().all(|c| matches!(first_word(c).as_str(), "echo" | "printf" | "cat" | "head" | "tail" | "jq"))
+            && p.first().is_some_and(|c| {
+                matches!(first_word(c).as_str(), "echo" | "printf") || c.split(' ').any(|w| w == saved)
+            })
+    };
+    pipelines[at..pipelines.len() - 1]
+        .iter()
+        .all(|(_, joint)| matches!(joint, benign::Joint::And | benign::Joint::Other))
+        && after.iter().all(|(p, _)| reads_saved(p))
+}
+
+/// The file a curl or wget command saves the reply to (`-o FILE`,
+/// `--output FILE`, wget's `-O FILE`), unless it is thrown away.
+fn output_file(cmd: &str) -> Option<&str> {
+    let words: Vec<&str> = cmd.split(' ').collect();
+    let file = words.windows(2).find_map(|w| matches!(w[0], "-o" | "--output" | "-O").then_some(w[1]))?;
+    (file != "/dev/null" && file != "-").then_some(file)
 }
 
 /// Can a program of `line` be an HTTP client? Without quotes or
@@ -307,6 +333,11 @@ mod tests {
         assert!(is_request(&Args::from(json!({"command": "curl -s http://x/api | head -50"}))));
         assert!(is_request(&Args::from(json!({"command": "cd /p && curl -X POST http://x/login -d '{}'"}))));
         assert!(!is_request(&Args::from(json!({"command": "curl -s http://x | jq . > out.json; echo done"}))));
+        let saved = "curl -s -o /tmp/h.html -w \"HTTP %{http_code}\" --max-time 5 http://localhost:3001/api 2>&1; echo \"\" && cat /tmp/h.html 2>/dev/null | head -3";
+        assert!(is_request(&Args::from(json!({"command": saved}))), "the saved reply is printed after");
+        let other = "curl -s -o /tmp/h.html http://x/api; cat notes.md";
+        assert!(!is_request(&Args::from(json!({"command": other}))), "a file other than the reply");
+        assert!(!is_request(&Args::from(json!({"command": "curl -s -o /tmp/h.html http://x/api || cat /tmp/h.html"}))));
         assert!(!is_request(&Args::from(json!({"command": "grep curl notes.md"}))));
         // Quoted or escaped, a client's name is still found.
         assert!(is_request(&Args::from(json!({"command": "'cu'rl -s localhost/api"}))));

@@ -341,18 +341,20 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "powershell-error-record-legacy",
-        pattern: r"(?m)^[ \t]*\+ CategoryInfo[ \t]*: (?:ParserError|ObjectNotFound|InvalidArgument|InvalidOperation|PermissionDenied|ResourceUnavailable|OperationStopped|OperationTimeout|ReadError|WriteError|SyntaxError|InvalidData|InvalidType|MetadataError|SecurityError|ConnectionError|AuthenticationError|NotInstalled|NotImplemented|NotEnabled|DeviceError|OpenError|CloseError|ResourceExists|ResourceBusy|LimitsExceeded|QuotaExceeded|ProtocolError|InvalidResult|DeadlockDetected): [^\n]*\n[ \t]*\+ FullyQualifiedErrorId[ \t]*: \S",
+        pattern: r"(?m)^[ \t]*\+ CategoryInfo[ \t]*: (?:ParserError|ObjectNotFound|InvalidArgument|InvalidOperation|PermissionDenied|ResourceUnavailable|OperationStopped|OperationTimeout|ReadError|WriteError|SyntaxError|InvalidData|InvalidType|MetadataError|SecurityError|ConnectionError|AuthenticationError|NotInstalled|NotImplemented|NotEnabled|DeviceError|OpenError|CloseError|ResourceExists|ResourceBusy|LimitsExceeded|QuotaExceeded|ProtocolError|InvalidResult|DeadlockDetected): [^\n]*\n(?:[^\n+][^\n]*\n)?(?:[^\n+][^\n]*\n)?[ \t]*\+ FullyQualifiedErrorId[ \t]*: \S",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
         reads: Reads::ShellOutput,
         doc: "Windows PowerShell 5.1's error record (its NormalView: the message, `At line:1 char:41` or its \
-              translation, then `+ CategoryInfo : ParserError: …` and `+ FullyQualifiedErrorId : …`): a cmdlet \
+              translation, then `+ CategoryInfo : ParserError: …` and `+ FullyQualifiedErrorId : …`, the first \
+              perhaps wrapped at the console's width, the property names English in every locale): a cmdlet \
               or the parser failed. The category is one of PowerShell's `ErrorCategory` values \
               (System.Management.Automation/engine/ErrorPackage.cs); `NotSpecified`, which wraps a native \
               command's stderr (`NativeCommandError` around `git push` progress), is not read (LABELS.md).",
         fires_on: &[
             "At line:1 char:41\n+ cd \"C:\\p\" && npx create-server x\n+                                         ~~\nThe token '&&' is not a valid statement separator in this version.\n    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\n    + FullyQualifiedErrorId : InvalidEndOfLine",
+            "строка:1 знак:13\n+ & { $p = Start-Process -FilePath 'ssh' ...\n+ ~~~~~~~~~~~~~~~~\n    + CategoryInfo          : InvalidOperation: (:) [Start-Process], FileNotFo\n   undException\n    + FullyQualifiedErrorId : FileNotFoundException,Microsoft.PowerShell.Commands.StartProcessCommand",
         ],
         ignores: &[
             "git : To github.com:o/r.git\n    + CategoryInfo          : NotSpecified: (To github.com:o/r.git:String) [], RemoteException\n    + FullyQualifiedErrorId : NativeCommandError",
