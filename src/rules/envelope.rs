@@ -396,10 +396,15 @@ fn shards_failed(o: &Map<String, Value>) -> bool {
 }
 
 /// A batch (`results`, `items`, …) of at least one item, every item of
-/// which says it failed.
+/// which says it failed. A page titled like an error page is a search's
+/// hit (a result about Cloudflare's `Just a moment...`), not an item that
+/// failed: only a scraper's own page data is read by its title.
 fn batch_failed(o: &Map<String, Value>) -> bool {
     BATCHES.iter().filter_map(|k| o.get(*k).and_then(Value::as_array)).any(|items| {
-        !items.is_empty() && items.iter().all(|i| i.as_object().is_some_and(|m| says_failed(m) && !batch_failed(m)))
+        !items.is_empty()
+            && items.iter().all(|i| {
+                i.as_object().is_some_and(|m| says_failed(m) && !batch_failed(m) && error_page_title(m).is_none())
+            })
     })
 }
 
@@ -713,6 +718,8 @@ mod tests {
             assert_eq!(fails(page(t)), None, "{t}");
         }
         assert_eq!(fails(json!({"title": "404 Not Found", "year": 2004})), None, "not a page's data");
+        let hits = json!({"query": "cloudflare challenge", "results": [{"title": "Just a moment...", "url": "https://x.example/"}]});
+        assert_eq!(fails(hits), None, "a search's hit titled like a block page is an answer");
     }
 
     #[test]
