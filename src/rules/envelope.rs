@@ -561,7 +561,7 @@ fn walk(o: &Map<String, Value>, depth: usize) -> Option<EnvelopeFailure> {
         let mut message = match mcp_text(o) {
             Some(t) if !has_message => t,
             _ if shards_failed(o) => shard_failure(o),
-            _ if let Some(title) = error_page_title(o) => format!("{ERROR_PAGE} {title}"),
+            _ if let Some(page) = error_page(o) => page,
             // A process that exited non-zero: what it printed, which may be
             // nothing (a search that found nothing is judged by its command).
             _ if exit.is_some() && !o.get("error").is_some_and(truthy) => process_streams(o),

@@ -31,7 +31,8 @@ fn line_requests(line: &str) -> bool {
         return false;
     }
     let pipelines = benign::pipelines(line);
-    let program = |p: &Vec<String>| p.first().and_then(|c| c.split(' ').next()).unwrap_or("").to_string();
+    let first_word = |c: &String| c.split(' ').next().unwrap_or("").to_string();
+    let program = |p: &Vec<String>| p.first().map(first_word).unwrap_or_default();
     // The last pipeline is the request, or only prints after it
     // (`curl -s URL && echo ""`): the reply is still what the call shows.
     let Some(at) = pipelines.iter().rposition(|(p, _)| CLIENTS.contains(&program(p).as_str())) else { return false };
@@ -44,7 +45,6 @@ fn line_requests(line: &str) -> bool {
     // `curl -o FILE -w '%{http_code}' URL; cat FILE | head`: the reply was
     // saved, then printed by the line's last commands, which read only it.
     let Some(saved) = pipelines[at].0.first().and_then(|c| output_file(c)) else { return false };
-    let first_word = |c: &String| c.split(' ').next().unwrap_or("").to_string();
     let reads_saved = |p: &Vec<String>| {
         p.iter().all(|c| matches!(first_word(c).as_str(), "echo" | "printf" | "cat" | "head" | "tail" | "jq"))
             && p.first().is_some_and(|c| {
