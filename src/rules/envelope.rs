@@ -64,6 +64,7 @@ const FAILED_STATUS: &[&str] = &[
 /// Keys of the message that says why, most telling first.
 const MESSAGE_KEYS: &[&str] = &[
     "error",
+    "Error Message",
     "error_message",
     "errorMessage",
     "error_details",
@@ -81,6 +82,9 @@ const MESSAGE_KEYS: &[&str] = &[
     "details",
     "error_code",
     "errorCode",
+    // Alpha Vantage's notices (`data_api_refusal`).
+    "Information",
+    "Note",
 ];
 
 /// A failing envelope: the message it gives, and the exit status it reports.
@@ -156,7 +160,7 @@ fn exit_of(o: &Map<String, Value>) -> Option<i64> {
 /// Does `o` itself (not what it wraps) say that the call failed?
 fn says_failed(o: &Map<String, Value>) -> bool {
     let status = o.get("status").and_then(Value::as_str).map(|s| s.trim().to_ascii_lowercase());
-    o.get("error").is_some_and(truthy)
+    (o.get("error").is_some_and(truthy) && !empty_search_error(o))
         || o.get("errors").is_some_and(truthy)
         || o.get("exception").is_some_and(truthy)
         || status.as_deref().is_some_and(|s| FAILED_STATUS.contains(&s))
@@ -164,6 +168,9 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || http_error(o.get("status_code").or_else(|| o.get("statusCode")))
         || owm_error(o)
         || error_page_title(o).is_some()
+        || page_status(o).is_some()
+        || data_api_refusal(o)
+        || status_object_error(o)
         || o.get("success") == Some(&Value::Bool(false))
         || o.get("ok") == Some(&Value::Bool(false))
         // Composio's tool result: `{"data": …, "error": …, "successful": false}`.
@@ -198,6 +205,59 @@ fn error_typed(o: &Map<String, Value>) -> bool {
 /// found"}`); a forecast's `cod` is `"200"`.
 fn owm_error(o: &Map<String, Value>) -> bool {
     http_error(o.get("cod")) && o.get("message").is_some_and(truthy)
+}
+
+/// SerpApi's answer to a search that found nothing: `"error": "Google
+/// hasn't returned any results for this query."` beside its
+/// `search_metadata` saying `Success`. A lookup's "none" is an answer
+/// (LABELS.md).
+fn empty_search_error(o: &Map<String, Value>) -> bool {
+    o.get("error").and_then(Value::as_str).is_some_and(|e| {
+        let e = e.to_ascii_lowercase();
+        e.contains("hasn't returned any results") || e.contains("has not returned any results")
+    })
+}
+
+/// Alpha Vantage answers with HTTP 200 and a body that is only its notice:
+/// `{"Error Message": "Invalid API call. …"}`, and, for a key over its
+/// limit or the demo key, `{"Information": "…rate limit…"}` or the older
+/// `{"Note": "…call frequency…"}` in place of the data.
+fn data_api_refusal(o: &Map<String, Value>) -> bool {
+    if o.get("Error Message").is_some_and(truthy) {
+        return true;
+    }
+    let mut it = o.iter();
+    match (it.next(), it.next()) {
+        (Some((k, Value::String(v))), None) if k == "Information" || k == "Note" => {
+            let v = v.to_ascii_lowercase();
+            ["rate limit", "call frequency", "api key"].iter().any(|w| v.contains(w))
+        }
+        _ => false,
+    }
+}
+
+/// CoinGecko's error body: `{"status": {"error_code": 429,
+/// "error_message": "You've exceeded the Rate Limit…"}}`.
+fn status_object_error(o: &Map<String, Value>) -> bool {
+    o.get("status")
+        .and_then(Value::as_object)
+        .is_some_and(|st| http_error(st.get("error_code")) && st.get("error_message").is_some_and(truthy))
+}
+
+/// A scraped document whose `metadata` gives the page's HTTP error status
+/// beside its source URL (Firecrawl's scrape: `{"markdown": …,
+/// "metadata": {"title": …, "sourceURL": …, "statusCode": 404}}`, which
+/// firecrawl-mcp returns as it is): the status and the page's title.
+fn page_status(o: &Map<String, Value>) -> Option<String> {
+    let meta = o.get("metadata")?.as_object()?;
+    let code = meta.get("statusCode").or_else(|| meta.get("status_code"));
+    let sourced = meta.contains_key("sourceURL") || meta.contains_key("url") || meta.contains_key("source_url");
+    if !http_error(code) || !sourced || !PAGE_KEYS.iter().any(|k| o.contains_key(*k)) {
+        return None;
+    }
+    let code = code.map(|v| v.as_str().map_or_else(|| v.to_string(), |s| s.trim().to_string()))?;
+    let title = meta.get("title").and_then(Value::as_str).map(str::trim).unwrap_or_default();
+    Some(if title.is_empty() { code } else { format!("{code} {title}") })
 }
 
 /// How the message of a scraped error page starts (`classify` reads it).
@@ -298,6 +358,20 @@ fn error_page_title(o: &Map<String, Value>) -> Option<&str> {
 /// or error page (`error_page_title`), as the walker words it.
 pub fn error_page(o: &Map<String, Value>) -> Option<String> {
     error_page_title(o).map(|title| format!("{ERROR_PAGE} {title}"))
+}
+
+/// What a reader's or scraper's data says failed, when it is not the data
+/// asked for: a block or error page (`error_page`), a scraped document whose
+/// metadata gives an HTTP error status (`page_status`), or a data API's
+/// notice in place of the data (`data_api_refusal`).
+pub fn data_failure(o: &Map<String, Value>) -> Option<String> {
+    if let Some(page) = error_page(o) {
+        return Some(page);
+    }
+    if let Some(page) = page_status(o) {
+        return Some(format!("{ERROR_PAGE} {page}"));
+    }
+    data_api_refusal(o).then(|| message_of(o))
 }
 
 /// Words of an HTTP error reply's `detail`: the reason phrases Starlette
@@ -562,6 +636,14 @@ fn walk(o: &Map<String, Value>, depth: usize) -> Option<EnvelopeFailure> {
             Some(t) if !has_message => t,
             _ if shards_failed(o) => shard_failure(o),
             _ if let Some(page) = error_page(o) => page,
+            _ if let Some(page) = page_status(o) => format!("{ERROR_PAGE} {page}"),
+            _ if let Some(Value::Object(st)) = o.get("status")
+                && status_object_error(o) =>
+            {
+                st.get("error_message")
+                    .map(|m| m.as_str().map_or_else(|| m.to_string(), str::to_string))
+                    .unwrap_or_default()
+            }
             // A process that exited non-zero: what it printed, which may be
             // nothing (a search that found nothing is judged by its command).
             _ if exit.is_some() && !o.get("error").is_some_and(truthy) => process_streams(o),

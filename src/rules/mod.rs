@@ -493,10 +493,11 @@ pub fn present_with_exit<'a>(
         };
         if !only_envelope || !speaks {
             // A page a reader or scraper got is its data, unless the page is
-            // the site's block or error page: then nothing asked for was read
-            // (LABELS.md), as the `block-page` content rule says of text.
+            // the site's block or error page, or a data API's notice stands
+            // in its place: then nothing asked for was read (LABELS.md), as
+            // the `block-page` content rule says of text.
             if class == ToolClass::Data
-                && let Some(message) = envelope::error_page(&o)
+                && let Some(message) = envelope::data_failure(&o)
             {
                 return (Cow::Owned(format!("{ENVELOPE_PREFIX}{message}")), None);
             }
@@ -658,7 +659,20 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
     if rule.precision == Precision::Medium && succeeded && class == ToolClass::Shell {
         return None;
     }
-    if is_benign(rule.id, r.input, &shown, r.text) { None } else { Some(rule) }
+    if is_benign(rule.id, r.input, &shown, r.text) || reads_past_end(r.text) { None } else { Some(rule) }
+}
+
+/// A read whose range starts past the end of the file, answered with a
+/// sentence that says so: an empty read, not a failure (LABELS.md).
+/// crewai-tools' FileReadTool answers `Error: Start line N exceeds the
+/// number of lines in the file.` (file_read_tool.py).
+fn reads_past_end(text: &str) -> bool {
+    let t = text.trim_start();
+    let t = t.strip_prefix("Error: ").unwrap_or(t);
+    t.strip_prefix("Start line ").is_some_and(|rest| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && rest[digits..].starts_with(" exceeds the number of lines in the file")
+    })
 }
 
 /// Is `text` one of the call's own string arguments, given back whole?

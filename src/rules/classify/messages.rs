@@ -453,6 +453,22 @@ pub(super) const RULES: &[ClassRule] = &[
         fires_on: &["TodoWrite: invalid input: unknown field `priority`, expected `content`"],
         ignores: &["unknown error"],
     },
+    // zod's message for a field that was not given (`Invalid input:
+    // expected string, received undefined`, zod 4; `Required` in zod 3),
+    // as the MCP TypeScript servers print it (Playwright's `Invalid
+    // arguments for tool`).
+    ClassRule {
+        id: "zod-field-missing",
+        pattern: r"\bexpected \w+, received undefined\b",
+        tools: &[],
+        dialects: &[],
+        category: C::MissingRequiredParam,
+        label: "a required argument was not given",
+        fires_on: &[
+            "Invalid arguments for tool \"browser_type\":\n✖ Invalid input: expected string, received undefined\n  → at text",
+        ],
+        ignores: &["✖ Invalid input: expected string, received number"],
+    },
     ClassRule {
         id: "invalid-parameter-type",
         pattern: r"(?i:invalid type: |must be an? (?:list|array|string|integer|number|boolean|object|dict)\b|expected (?:a |an )?(?:string|number|integer|boolean|array|object), (?:got|found|received)|type is expected as )",
@@ -963,35 +979,5 @@ pub(super) const RULES: &[ClassRule] = &[
         label: "aborted by the tool's time limit",
         fires_on: &["partial\nCommand was aborted before completion\n\n<cwd>/p</cwd>"],
         ignores: &["Command was not aborted"],
-    },
-    ClassRule {
-        id: "command-aborted",
-        pattern: r"(?m)^Command was aborted before completion|\(Command was aborted\)",
-        tools: &[],
-        dialects: &[Dialect::OPENCODE, Dialect::KILO],
-        category: C::UserRejected,
-        label: "command aborted (interrupted)",
-        fires_on: &["(Command was aborted)"],
-        ignores: &["Command was not aborted"],
-    },
-    ClassRule {
-        id: "codex-policy-rejected",
-        pattern: r"^exec command rejected: |you cannot ask for escalated permissions",
-        tools: &[],
-        dialects: &[Dialect::CODEX],
-        category: C::PermissionDenied,
-        label: "rejected by the approval policy",
-        fires_on: &["exec command rejected: dangerous command"],
-        ignores: &["exec command rejected by user"],
-    },
-    ClassRule {
-        id: "llm-hook-cancelled",
-        pattern: r"^Cancelled: ",
-        tools: &[],
-        dialects: &[Dialect::LLM],
-        category: C::PermissionDenied,
-        label: "cancelled by a before_call hook",
-        fires_on: &["Cancelled: writes are not allowed"],
-        ignores: &["cancelled: 0 jobs"],
     },
 ];

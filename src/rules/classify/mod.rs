@@ -130,7 +130,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "tests-failed",
-        pattern: r"(?m)^test result: FAILED|^FAILED [\w./-]+(?:::|\.py)|^=+ (?:.*\b)?\d+ failed\b|^Tests?: +\d+ failed|^--- FAIL: |^FAIL\s+\S|^\s*\d+ (?:failing|failed)\b|^Ran \d+ tests? in [\d.]+s\s*\n+FAILED \(|^Tests run: \d+, Failures: [1-9]|\b\d+ examples?, [1-9]\d* failures?\b",
+        pattern: r"(?m)^test result: FAILED|^FAILED [\w./-]+(?:::|\.py)|^=+ (?:.*\b)?\d+ failed\b|^Tests?: +\d+ failed|^\s*(?:Test Files|Tests)  +\d+ failed \||^--- FAIL: |^FAIL\s+\S|^\s*\d+ (?:failing|failed)\b|^Ran \d+ tests? in [\d.]+s\s*\n+FAILED \(|^Tests run: \d+, Failures: [1-9]|\b\d+ examples?, [1-9]\d* failures?\b",
         tools: &[],
         dialects: &[],
         category: C::TestsFailed,
@@ -141,6 +141,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
             "Exit code 1\nTests:       2 failed, 10 passed, 12 total",
             "Exit code 1\n--- FAIL: TestParse (0.00s)\nFAIL",
             "Exit code 1\n  3 passing (20ms)\n  1 failing",
+            "Exit code 1\n Test Files  1 failed | 11 passed (12)\n      Tests  1 failed | 87 passed (88)",
         ],
         ignores: &["Exit code 1\nerror: pathspec 'x' did not match any file(s) known to git"],
     },
@@ -148,7 +149,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
 
 /// The parts of the table, in registry order (first match wins).
 const PARTS: &[&[ClassRule]] = &[messages::RULES, services::RULES, environment::RULES];
-const ALL: [ClassRule; super::table::total(PARTS)] = super::table::concat(PARTS);
+static ALL: [ClassRule; super::table::total(PARTS)] = super::table::concat(PARTS);
 
 /// Every classification rule, in registry order (see the module header).
 pub static CLASS_RULES: &[ClassRule] = &ALL;

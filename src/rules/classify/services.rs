@@ -4,9 +4,42 @@
 //! page that is a block or error page).
 
 use super::ClassRule;
+use crate::model::Dialect;
 use crate::rules::category::Category as C;
 
 pub(super) const RULES: &[ClassRule] = &[
+    // Interruptions and refusals of single agents (moved from messages.rs,
+    // in registry order).
+    ClassRule {
+        id: "command-aborted",
+        pattern: r"(?m)^Command was aborted before completion|\(Command was aborted\)",
+        tools: &[],
+        dialects: &[Dialect::OPENCODE, Dialect::KILO],
+        category: C::UserRejected,
+        label: "command aborted (interrupted)",
+        fires_on: &["(Command was aborted)"],
+        ignores: &["Command was not aborted"],
+    },
+    ClassRule {
+        id: "codex-policy-rejected",
+        pattern: r"^exec command rejected: |you cannot ask for escalated permissions",
+        tools: &[],
+        dialects: &[Dialect::CODEX],
+        category: C::PermissionDenied,
+        label: "rejected by the approval policy",
+        fires_on: &["exec command rejected: dangerous command"],
+        ignores: &["exec command rejected by user"],
+    },
+    ClassRule {
+        id: "llm-hook-cancelled",
+        pattern: r"^Cancelled: ",
+        tools: &[],
+        dialects: &[Dialect::LLM],
+        category: C::PermissionDenied,
+        label: "cancelled by a before_call hook",
+        fires_on: &["Cancelled: writes are not allowed"],
+        ignores: &["cancelled: 0 jobs"],
+    },
     // The envelope walker's message for a scraped page that is one
     // (`envelope::ERROR_PAGE`): a block page is the site refusing the
     // scraper (a server's error page is `http-5xx`'s, a missing page
@@ -116,5 +149,130 @@ pub(super) const RULES: &[ClassRule] = &[
         label: "the search service is out of capacity",
         fires_on: &["ApiError(429, 'circuit_breaking_exception', '[parent] Data too large')"],
         ignores: &["circuit breaking is configured"],
+    },
+    // A tool library's guard against a path or URL outside what it may
+    // touch: crewai-tools' safe_path (`must not escape the target
+    // directory`, `resolves to private/reserved IP … Access to internal
+    // networks is not allowed`); an API's refusal of the caller's key or
+    // plan (NewsAPI `apiKeyInvalid`, Finnhub's `You don't have access to
+    // this resource.`, HubSpot `INVALID_AUTHENTICATION`, Airtable
+    // `INVALID_PERMISSIONS_OR_MODEL_NOT_FOUND`, Firecrawl's hosted parse).
+    ClassRule {
+        id: "guard-or-key-refused",
+        pattern: r"(?i:must not escape the (?:target |working |base |root )?directory|resolves to private/reserved IP|access to internal networks is not allowed|requires an authenticated \w+ session|(?:do not|don't) have access to this resource|\bapi key is (?:invalid|incorrect|expired)\b|\bapiKeyInvalid\b|authentication credentials not found|\bINVALID_AUTHENTICATION\b|\binvalid permissions\b|api key is for demo purposes only)",
+        tools: &[],
+        dialects: &[],
+        category: C::PermissionDenied,
+        label: "refused: outside what the tool may touch, or the key lacks the right",
+        fires_on: &[
+            "Error: Invalid file path — the filename must not escape the target directory.",
+            "Error: URL 'http://169.254.169.254/' resolves to private/reserved IP 169.254.169.254. Access to internal networks is not allowed.",
+            "You don't have access to this resource.",
+            "apiKeyInvalid Your API key is invalid or incorrect.",
+            "Authentication credentials not found. This API supports OAuth 2.0 authentication",
+            "INVALID_PERMISSIONS_OR_MODEL_NOT_FOUND Invalid permissions, or the requested model was not found.",
+        ],
+        ignores: &["The key is valid; you have access to this resource."],
+    },
+    // An argument the tool could not read as what it names: mcp-server-time's
+    // `Invalid timezone: …`, `Invalid time: 02:30 does not exist in …`;
+    // arithmetic a calculator tool refuses (agno's CalculatorTools).
+    ClassRule {
+        id: "invalid-named-value",
+        pattern: r"^(?:JSON envelope error: )?(?:Error executing tool \S+: |Error: )?Invalid (?:time ?zone|time|date|datetime|time format)\b|(?i:\bdivision by zero\b|\bdivide by zero\b|square root of a negative number)",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "an argument's value is not valid",
+        fires_on: &[
+            "Error executing tool get_current_time: Invalid timezone: 'No time zone found with key America/Boston'",
+            "Error executing tool convert_time: Invalid time: 02:30 does not exist in America/New_York on 2027-03-14",
+            "Division by zero is undefined",
+        ],
+        ignores: &["Timezone set to Europe/Oslo"],
+    },
+    // Desktop Commander's edit_block (dist/tools/edit.js).
+    ClassRule {
+        id: "edit-anchor-fuzzy",
+        pattern: r"^(?:Exact match not found, but found a similar text|Search content not found in )",
+        tools: &[],
+        dialects: &[],
+        category: C::EditMatchNotFound,
+        label: "the text to replace is not in the file",
+        fires_on: &["Search content not found in /w/a.ts. The closest match was \"x\" with only 58% similarity"],
+        ignores: &["Search content updated"],
+    },
+    ClassRule {
+        id: "edit-anchor-empty",
+        pattern: r"^Empty search strings are not allowed\.",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "the text to replace is empty",
+        fires_on: &["Empty search strings are not allowed. Please provide a non-empty string to search for."],
+        ignores: &["Empty search results."],
+    },
+    // A hosted model that is starting (the Hugging Face Inference API's
+    // 503 `Model X is currently loading`), a service briefly down.
+    ClassRule {
+        id: "service-starting",
+        pattern: r"(?i:\bis currently loading\b|\btemporarily unavailable\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::ServerError,
+        label: "the service is starting or briefly down",
+        fires_on: &["Model facebook/bart-large-cnn is currently loading", "Search index is temporarily unavailable"],
+        ignores: &["The model loaded in 3 s"],
+    },
+    // A fetch that got nothing (exa-mcp-server's `web_fetch_exa`: `No
+    // content found for the provided URL(s).`).
+    ClassRule {
+        id: "fetched-nothing",
+        pattern: r"^No content found for the provided URL",
+        tools: &[],
+        dialects: &[],
+        category: C::NotFound,
+        label: "nothing found at the URL",
+        fires_on: &["No content found for the provided URL(s)."],
+        ignores: &["No content filter applied"],
+    },
+    // A file a reader will not return whole (agno's FileTools: `file too
+    // long. Use read_file_chunk instead`).
+    ClassRule {
+        id: "file-too-large",
+        pattern: r"(?i:\bfile (?:is )?too long\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::ResourceExhausted,
+        label: "the file is too large to read whole",
+        fires_on: &["Error reading file: file too long. Use read_file_chunk instead"],
+        ignores: &["the file is long"],
+    },
+    // Alpha Vantage's notices: a call it could not read (`Invalid API
+    // call.`), a key over its per-minute limit (`Our standard API call
+    // frequency is 5 calls per minute`).
+    ClassRule {
+        id: "alpha-vantage-notice",
+        pattern: r"^(?:JSON envelope error: )?Invalid API call\.",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "the data API could not read the call",
+        fires_on: &[
+            "Invalid API call. Please retry or visit the documentation (https://www.alphavantage.co/documentation/) for TIME_SERIES_DAILY.",
+        ],
+        ignores: &["Invalid API calls are logged"],
+    },
+    ClassRule {
+        id: "alpha-vantage-frequency",
+        pattern: r"\bOur standard API call frequency is\b",
+        tools: &[],
+        dialects: &[],
+        category: C::RateLimit,
+        label: "over the data API's call frequency",
+        fires_on: &[
+            "Thank you for using Alpha Vantage! Our standard API call frequency is 5 calls per minute and 500 calls per day.",
+        ],
+        ignores: &["call frequency: daily"],
     },
 ];

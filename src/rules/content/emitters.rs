@@ -550,19 +550,23 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "langchain-community-tool-error",
-        pattern: r#"^(?:(?:Arxiv|PubMed) exception: |File content was not updated because old content was not found|\{'error': [A-Za-z_]\w*\()"#,
+        pattern: r#"^(?:(?:Arxiv|PubMed) exception: |File content was not updated because old content was not found|\{'error': [A-Za-z_]\w*\(|Company ticker \S+ not found\.\s*\z|Wolfram Alpha wasn't able to answer it\s*\z)"#,
         tools: &[],
         dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "langchain-community tools that return their failure as the tool's output: the arXiv and PubMed \
               wrappers (`Arxiv exception: …`, `PubMed exception: …`), the GitHub toolkit's update that found \
-              no old content, and langchain-tavily's `{\"error\": e}`, which langchain-core stores as the \
-              Python repr `{'error': ValueError(…)}`.",
+              no old content, langchain-tavily's `{\"error\": e}`, which langchain-core stores as the \
+              Python repr `{'error': ValueError(…)}`, the Yahoo Finance news tool's `Company ticker <t> not found.` \
+              (also its answer to an HTTP error; tools/yahoo_finance_news.py) and the Wolfram Alpha wrapper's \
+              `Wolfram Alpha wasn't able to answer it` (utilities/wolfram_alpha.py).",
         fires_on: &[
             "Arxiv exception: Page request resulted in HTTP 503 (https://export.arxiv.org/api/query?x)",
             "PubMed exception: HTTP Error 429: Too Many Requests",
             "{'error': ValueError(\"Error 432: This request exceeds your plan's set usage limit.\")}",
+            "Company ticker FB not found.",
+            "Wolfram Alpha wasn't able to answer it",
         ],
         ignores: &["Published: 2023-01-01\nTitle: Exceptions in arXiv metadata", "{'error': None, 'results': []}"],
     },
@@ -599,5 +603,101 @@ pub(super) const RULES: &[ContentRule] = &[
             "User authorization is required to access Google services for list_table_names. Please complete the authorization flow.",
         ],
         ignores: &["Note: User authorization is required to access Google services for some tools."],
+    },
+    ContentRule {
+        id: "tool-caught-error",
+        pattern: r"\A(?:Error (?:reading|writing|opening|saving|loading|running|executing|fetching)(?: to)? (?:the )?(?:file|python code|code|webpage|web page|url|page)\b(?:[^\n]*?:\s|\s*\z)|Variable \S+ not found\s*\z|The request timed out\. Please try again later or check the URL\.)",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A tool library's own sentence for an operation it caught failing, returned as the tool's output: \
+              agno's FileTools (`Error reading file: <exception>`, `Error reading file` for a path outside its \
+              base directory, `Error saving to file: …`; agno/tools/file.py), PythonTools (`Error running python \
+              code: <exception>`, `Variable <name> not found`; agno/tools/python.py), smolagents' VisitWebpageTool \
+              (`Error fetching the webpage: …`, `The request timed out. Please try again later or check the \
+              URL.`; smolagents/default_tools.py). Read for every tool: a Python runner is named like a shell.",
+        fires_on: &[
+            "Error reading file: [Errno 2] No such file or directory: '/w/notes/todo.md'",
+            "Error reading file",
+            "Error running python code: name 'df' is not defined",
+            "Error saving to file: [Errno 13] Permission denied: '/w/out.md'",
+            "Error fetching the webpage: 403 Client Error: Forbidden for url: https://x.example/",
+            "Variable result not found",
+            "The request timed out. Please try again later or check the URL.",
+        ],
+        ignores: &[
+            "Error reading files is covered in chapter 3 of the guide.",
+            "Variable result not found in cache; computed: 42",
+        ],
+    },
+    ContentRule {
+        id: "file-already-exists",
+        pattern: r"\A(?:Error: )?File \S[^\n]*? already exists(?: and overwrite option was not passed)?\.?\s*\z",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Replies,
+        doc: "A file tool that refused to write over a file, in one sentence: crewai-tools' FileWriterTool (`File \
+              <name> already exists and overwrite option was not passed.`; file_writer_tool.py) and agno's \
+              FileTools.save_file (`File <name> already exists`; agno/tools/file.py). Not read in a shell's output, \
+              where a script may say it and carry on.",
+        fires_on: &[
+            "File summary.md already exists and overwrite option was not passed.",
+            "File plan.md already exists",
+        ],
+        ignores: &["File plan.md already exists; appended 3 lines.\nDone."],
+    },
+    ContentRule {
+        id: "scraped-text-error-page",
+        pattern: r"\AThe following text is scraped website content:\s*(?:[45]\d\d [A-Z][A-Za-z -]*\s*\n|Access Denied\s*\n|Just a moment\.\.\.|Attention Required! \| Cloudflare|Sorry, you have been blocked|403 Forbidden)",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "crewai-tools' ScrapeWebsiteTool and ScrapeElementFromWebsiteTool prefix whatever page they got with \
+              `The following text is scraped website content:` and never check the HTTP status \
+              (scrape_website_tool.py), so a server's error page (nginx's `404 Not Found`) or a block page \
+              (Akamai's `Access Denied`, Cloudflare's challenge) comes back as the site's text. Its first line is \
+              the error page's title.",
+        fires_on: &[
+            "The following text is scraped website content:\n404 Not Found\n404 Not Found\nnginx/1.24.0\n",
+            "The following text is scraped website content:\nAccess Denied\nAccess Denied\nYou don't have permission to access \"http://x.example/\" on this server.",
+        ],
+        ignores: &["The following text is scraped website content:\n404 ways to cook pasta\nChapter one"],
+    },
+    ContentRule {
+        id: "mcp-server-soft-failure",
+        pattern: r"\A(?:### Ran Playwright code\n(?s:.*?)\n### Page\n(?:- [^\n]*\n){0,4}?- HTTP status: [45]\d\d\b|Exact match not found, but found a similar text with \d+% similarity|Search content not found in \S|Expected \d+ occurrences? but found \d+ in \S|Empty search strings are not allowed\.|Process started with PID \d+ [^\n]*\nInitial output:\n(?s:(?:.*?\n)?)Traceback \(most recent call last\):|No content found for the provided URL\(s\)\.|# Documentation (?:Content|Search Results)\n(?:[^\n]*\n){0,6}?(?:> )?\*\*Error\*\*: \S)|(?m:^✅ Process completed with exit code [1-9]\d*\b)",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "MCP servers that answer a failure as an ordinary result, without `isError`: Microsoft's Playwright \
+              server prints a navigation's error status as `- HTTP status: 404 Not Found` under `### Page` \
+              (playwright-core's renderTabMarkdown); Desktop Commander's `edit_block` answers an anchor it could \
+              not place (`Exact match not found, but found a similar text…`, `Search content not found in …`, \
+              `Expected 1 occurrences but found 3 in …`, `Empty search strings are not allowed.`; dist/tools/edit.js) \
+              and its process tools a program that failed (`✅ Process completed with exit code 1`, a traceback \
+              in a started process's first output; improved-process-tools.js); Exa's `web_fetch_exa` a fetch that \
+              got nothing (`No content found for the provided URL(s).`); Sentry's documentation tools a page \
+              they could not get (`**Error**: Documentation not found at this path.`).",
+        fires_on: &[
+            "### Ran Playwright code\n```js\nawait page.goto('https://x.example/p/9');\n```\n### Page\n- Page URL: https://x.example/p/9\n- Page Title: Page not found\n- HTTP status: 404 Not Found\n### Snapshot",
+            "Exact match not found, but found a similar text with 95% similarity (found in 3.41ms):\n\nDifferences:",
+            "Search content not found in /w/src/a.ts. The closest match was \"x\" with only 58% similarity",
+            "Expected 1 occurrences but found 3 in /w/src/config.ts. Double check",
+            "Empty search strings are not allowed. Please provide a non-empty string to search for.",
+            "[Reading 9 new lines (total: 9 lines)]\n\n> vitest run\n Tests  1 failed | 87 passed (88)\n\n✅ Process completed with exit code 1 (runtime: 7.84s)",
+            "Process started with PID 51877 (shell: /bin/bash)\nInitial output:\nTraceback (most recent call last):\n  File \"m.py\", line 3, in <module>\nModuleNotFoundError: No module named 'psycopg'",
+            "No content found for the provided URL(s).",
+            "# Documentation Content\n\n**Path**: /platforms/python.md\n\n**Error**: Documentation not found at this path.",
+        ],
+        ignores: &[
+            "### Ran Playwright code\n```js\nawait page.goto('https://x.example/');\n```\n### Page\n- Page URL: https://x.example/\n- Page Title: HTTP status 404 explained\n### Snapshot",
+            "✅ Process completed with exit code 0 (runtime: 1.2s)",
+            "Process started with PID 7 (shell: /bin/bash)\nInitial output:\nserver listening on :3000",
+            "# Documentation Content\n\n**Path**: /errors.md\n\nHandling **Error** values in Go.",
+        ],
     },
 ];
