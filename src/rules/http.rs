@@ -155,6 +155,8 @@ pub fn failed_reply(output: &str) -> Option<String> {
     let lines: Vec<&str> = output.lines().filter(|l| !is_progress(l)).collect();
     for l in &lines {
         let t = l.trim();
+        // A tool's framing may open the line (Gemini CLI's `Output: HTTP/1.1 404`).
+        let t = OUTPUT_FRAMING.iter().find_map(|f| t.strip_prefix(f)).map_or(t, str::trim_start);
         // `curl -i`: the status line of the reply.
         if let Some(rest) = t.strip_prefix("HTTP/") {
             let status = rest.split_whitespace().nth(1).and_then(|s| s.parse::<u16>().ok());
@@ -353,6 +355,9 @@ mod tests {
             Some("HTTP error reply: 401 Requires authentication")
         );
         assert!(failed_reply("HTTP/1.1 404 Not Found\nContent-Type: text/html").is_some());
+        assert!(
+            failed_reply("Output: HTTP/1.1 404 Not Found\nDate: Sun, 12 Apr 2026 01:28:54 GMT\nExit Code: 0").is_some()
+        );
         assert!(failed_reply("<html><head><title>404 Not Found</title></head></html>").is_some());
         assert!(failed_reply("<!DOCTYPE html><html><head><title>404: This page could not be found.</title>").is_some());
         assert!(

@@ -717,7 +717,12 @@ fn is_benign(rule: &str, input: &Args, shown: &str, output: &str) -> bool {
             && (if b.codes.is_empty() { true } else { code.is_some_and(|c| b.codes.contains(&c)) })
             && benign::printed_as(b.printed, &printed, several, &printed_matches)
             && b.described.is_none_or(|p| input.get_str("description").is_some_and(|d| printed_matches(p, d.trim())))
-            && status.candidates.iter().enumerate().any(|(i, c)| (i == 0 || silent) && re.is_match(c))
+            // A command before `&&` ended the list when nothing was printed,
+            // or when all that was printed is what it prints with its answer
+            // (`ps -p PID && lsof …` printing only `ps`'s header).
+            && status.candidates.iter().enumerate().any(|(i, c)| {
+                (i == 0 || silent || matches!(b.printed, benign::Printed::Only(_))) && re.is_match(c)
+            })
     })
 }
 
