@@ -668,7 +668,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "mcp-server-soft-failure",
-        pattern: r"\A(?:### Ran Playwright code\n(?s:.*?)\n### Page\n(?:- [^\n]*\n){0,4}?- HTTP status: [45]\d\d\b|Exact match not found, but found a similar text with \d+% similarity|Search content not found in \S|Expected \d+ occurrences? but found \d+ in \S|Empty search strings are not allowed\.|Process started with PID \d+ [^\n]*\nInitial output:\n(?s:(?:.*?\n)?)Traceback \(most recent call last\):|No content found for the provided URL\(s\)\.|# Documentation (?:Content|Search Results)\n(?:[^\n]*\n){0,6}?(?:> )?\*\*Error\*\*: \S)|(?m:^✅ Process completed with exit code [1-9]\d*\b)",
+        pattern: r"\A(?:### Ran Playwright code\n(?s:.*?)\n### Page\n(?:- [^\n]*\n){0,4}?- HTTP status: [45]\d\d\b|Exact match not found, but found a similar text with \d+% similarity|Search content not found in \S|Expected \d+ occurrences? but found \d+ in \S|Empty search strings are not allowed\.|Process started with PID \d+ [^\n]*\nInitial output:\n(?s:(?:.*?\n)?)Traceback \(most recent call last\):|No content found for the provided URL\(s\)\.|# Documentation (?:Content|Search Results)\n(?:[^\n]*\n){0,6}?(?:> )?\*\*Error\*\*: \S|\[Reading [^\n]*\](?s:.*)\n✅ Process completed with exit code [1-9]\d*\b)",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -695,7 +695,7 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
         ignores: &[
             "### Ran Playwright code\n```js\nawait page.goto('https://x.example/');\n```\n### Page\n- Page URL: https://x.example/\n- Page Title: HTTP status 404 explained\n### Snapshot",
-            "✅ Process completed with exit code 0 (runtime: 1.2s)",
+            "[Reading 3 new lines (total: 3 lines)]\n\nok\n\n✅ Process completed with exit code 0 (runtime: 1.2s)",
             "Process started with PID 7 (shell: /bin/bash)\nInitial output:\nserver listening on :3000",
             "# Documentation Content\n\n**Path**: /errors.md\n\nHandling **Error** values in Go.",
         ],
