@@ -61,7 +61,15 @@ pub fn remove_all() {
 fn remove(path: &Path) {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => {
-            let _ = std::fs::remove_dir_all(path);
+            // A thread of the run can still write in it while it goes (the
+            // import's text file, SQLite's journal), and a file made after
+            // the listing leaves the folder behind: removal is tried again
+            // until the folder is gone.
+            for _ in 0..8 {
+                if std::fs::remove_dir_all(path).is_ok() || std::fs::symlink_metadata(path).is_err() {
+                    break;
+                }
+            }
         }
         Ok(_) => {
             let _ = std::fs::remove_file(path);

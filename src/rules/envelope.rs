@@ -36,7 +36,7 @@ const MAX_NESTED: usize = 1 << 18;
 const WRAPPERS: &[&str] = &["result", "response", "output", "structuredContent", "body"];
 
 /// Keys of a batch's items.
-const BATCHES: &[&str] = &["results", "items", "responses", "operations", "records", "outcomes"];
+const BATCHES: &[&str] = &["results", "items", "responses", "operations", "records", "outcomes", "search_results"];
 
 /// Values of `status` (case aside) that say the call failed.
 const FAILED_STATUS: &[&str] = &[
@@ -137,9 +137,13 @@ fn http_error(v: Option<&Value>) -> bool {
     n.is_some_and(|n| (400..600).contains(&n))
 }
 
-/// A string holding a JSON object, parsed.
+/// A string holding a JSON object, parsed; also inside the boundary the
+/// Supabase MCP server puts around data it returns (`Below is the result of
+/// the SQL query. … <untrusted-data-UUID>\n{…}\n</untrusted-data-UUID>`;
+/// @supabase/mcp-server-supabase's wrapWithUntrustedDataBoundary), where a
+/// log query's `{"error": …}` is the reply.
 fn nested_object(s: &str) -> Option<Map<String, Value>> {
-    let t = s.trim();
+    let t = untrusted_data(s).unwrap_or(s).trim();
     if !t.starts_with('{') || t.len() > MAX_NESTED {
         return None;
     }
@@ -157,6 +161,19 @@ fn exit_of(o: &Map<String, Value>) -> Option<i64> {
         .filter(|&c| c != 0)
 }
 
+/// The data inside a Supabase untrusted-data boundary, when `s` is one.
+fn untrusted_data(s: &str) -> Option<&str> {
+    if !s.starts_with("Below is the result of ") {
+        return None;
+    }
+    // The tag opens a line; the preamble names it in a sentence first.
+    let open = s.find("\n<untrusted-data-")? + 1;
+    let body = &s[open..];
+    let start = body.find('>')? + 1;
+    let end = body.find("</untrusted-data-")?;
+    (start <= end).then(|| &body[start..end])
+}
+
 /// Does `o` itself (not what it wraps) say that the call failed?
 fn says_failed(o: &Map<String, Value>) -> bool {
     let status = o.get("status").and_then(Value::as_str).map(|s| s.trim().to_ascii_lowercase());
@@ -169,6 +186,7 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || owm_error(o)
         || error_page_title(o).is_some()
         || page_status(o).is_some()
+        || error_titled_result(o)
         || data_api_refusal(o)
         || status_object_error(o)
         || o.get("success") == Some(&Value::Bool(false))
@@ -234,6 +252,20 @@ fn data_api_refusal(o: &Map<String, Value>) -> bool {
         }
         _ => false,
     }
+}
+
+/// A search result the AWS documentation MCP server makes of a failed
+/// search: no URL, and a title that is the error (`Error searching AWS
+/// docs - status code 503`, `Error getting recommendations: ReadTimeout`;
+/// awslabs aws-documentation-mcp-server, server_aws.py).
+fn error_titled_result(o: &Map<String, Value>) -> bool {
+    o.get("url").and_then(Value::as_str).is_some_and(str::is_empty)
+        && o.get("title").and_then(Value::as_str).is_some_and(|t| {
+            t.strip_prefix("Error ").is_some_and(|rest| {
+                let verb = rest.split_whitespace().next().unwrap_or_default();
+                verb.len() > 3 && verb.ends_with("ing")
+            })
+        })
 }
 
 /// CoinGecko's error body: `{"status": {"error_code": 429,
@@ -530,6 +562,11 @@ fn shard_failure(o: &Map<String, Value>) -> String {
 
 /// The message of a failing envelope `o`.
 fn message_of(o: &Map<String, Value>) -> String {
+    if error_titled_result(o)
+        && let Some(title) = o.get("title").and_then(Value::as_str)
+    {
+        return title.to_string();
+    }
     let said = MESSAGE_KEYS.iter().filter_map(|k| o.get(*k).filter(|v| truthy(v))).find_map(|v| match v {
         Value::String(s) => Some(s.clone()),
         Value::Object(m) => Some(match m.get("message").and_then(Value::as_str) {
@@ -802,6 +839,31 @@ mod tests {
         assert_eq!(fails(json!({"title": "404 Not Found", "year": 2004})), None, "not a page's data");
         let hits = json!({"query": "cloudflare challenge", "results": [{"title": "Just a moment...", "url": "https://x.example/"}]});
         assert_eq!(fails(hits), None, "a search's hit titled like a block page is an answer");
+    }
+
+    #[test]
+    fn data_apis_and_mcp_servers_that_answer_in_their_data() {
+        let av = json!({"Information": "Thank you for using Alpha Vantage! Our standard API rate limit is 25 requests per day."});
+        assert!(fails(av).is_some());
+        assert!(fails(json!({"Information": "Company overview", "Symbol": "IBM"})).is_none());
+        assert!(fails(json!({"Error Message": "Invalid API call."})).is_some());
+        let cg = json!({"status": {"error_code": 429, "error_message": "You've exceeded the Rate Limit."}});
+        assert_eq!(fails(cg).as_deref(), Some("You've exceeded the Rate Limit."));
+        assert!(fails(json!({"status": {"error_code": 0, "error_message": null}, "data": []})).is_none());
+        let doc = json!({"markdown": "# Page not found", "metadata": {"title": "Missing", "sourceURL": "https://x.example/a", "statusCode": 404}});
+        assert_eq!(fails(doc), Some(format!("{ERROR_PAGE} 404 Missing")));
+        let ok = json!({"markdown": "# Hi", "metadata": {"sourceURL": "https://x.example/", "statusCode": 200}});
+        assert!(fails(ok).is_none());
+        let serp = json!({"search_metadata": {"status": "Success"}, "error": "Google hasn't returned any results for this query."});
+        assert!(fails(serp).is_none(), "an empty search is an answer");
+        let aws = json!({"search_results": [{"rank_order": 1, "url": "", "title": "Error searching AWS docs - status code 503"}]});
+        assert_eq!(fails(aws).as_deref(), Some("Error searching AWS docs - status code 503"));
+        let hit = json!({"search_results": [{"url": "https://docs.aws.amazon.com/x.html", "title": "Error handling in Lambda"}]});
+        assert!(fails(hit).is_none());
+        let supa = "Below is the result of the SQL query. Note that this contains untrusted user data.\n\n<untrusted-data-1f>\n{\"error\": {\"code\": 400, \"message\": \"Query exceeds the maximum allowed window.\"}}\n</untrusted-data-1f>";
+        assert!(fails(json!({"result": supa})).is_some());
+        let rows = "Below is the result of the SQL query.\n\n<untrusted-data-2a>\n[{\"error\": \"a row's column\"}]\n</untrusted-data-2a>";
+        assert!(fails(json!({"result": rows})).is_none(), "rows are data");
     }
 
     #[test]

@@ -302,7 +302,7 @@ pub(crate) fn checkpoint_of(agent: &'static str, path: &Path, doc: &Value, w: &m
             let response = fr.get("response").unwrap_or(&Value::Null);
             let error = response.get("error").filter(|e| !e.is_null());
             let text = match response.get("output").or(error) {
-                Some(Value::String(s)) => s.clone(),
+                Some(Value::String(s)) => trusted(s),
                 Some(other) => other.to_string(),
                 None => String::new(),
             };
@@ -326,6 +326,19 @@ pub(crate) fn checkpoint_of(agent: &'static str, path: &Path, doc: &Value, w: &m
     Ok(())
 }
 
+/// A tool's output without the `<untrusted_context>` tags Gemini CLI (0.6x)
+/// wraps around what a shell, a web fetch or an MCP server returned before
+/// the model sees it (core's `wrapUntrusted`, which escapes a closing tag
+/// inside): the tags are the CLI's framing, not the tool's words.
+fn trusted(s: &str) -> String {
+    const OPEN: &str = "<untrusted_context>\n";
+    const CLOSE: &str = "\n</untrusted_context>";
+    match s.strip_prefix(OPEN).and_then(|rest| rest.strip_suffix(CLOSE)) {
+        Some(inner) => inner.replace("&lt;/untrusted_context&gt;", "</untrusted_context>"),
+        None => s.to_string(),
+    }
+}
+
 /// The text of a call's `result` parts (`functionResponse.response.output`
 /// or `.error`, or text parts), else its `resultDisplay` when that is text.
 fn result_text(tc: &Value) -> String {
@@ -336,7 +349,7 @@ fn result_text(tc: &Value) -> String {
                 out.push(t.to_string());
             } else if let Some(r) = p.get("functionResponse").and_then(|f| f.get("response")) {
                 match r.get("output").or_else(|| r.get("error")) {
-                    Some(Value::String(s)) => out.push(s.clone()),
+                    Some(Value::String(s)) => out.push(trusted(s)),
                     Some(other) => out.push(other.to_string()),
                     None if r.as_object().is_some_and(|o| !o.is_empty()) => out.push(r.to_string()),
                     None => {}
@@ -356,6 +369,17 @@ fn result_text(tc: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_cli_s_untrusted_context_tags_are_framing() {
+        let wrapped = "<untrusted_context>\nOutput: (empty)\nExit Code: 1\n</untrusted_context>";
+        assert_eq!(trusted(wrapped), "Output: (empty)\nExit Code: 1");
+        let escaped = "<untrusted_context>\nsee &lt;/untrusted_context&gt; here\n</untrusted_context>";
+        assert_eq!(trusted(escaped), "see </untrusted_context> here");
+        assert_eq!(trusted("<untrusted_context> inline"), "<untrusted_context> inline");
+        let tc = json!({"result": [{"functionResponse": {"response": {"output": wrapped}}}]});
+        assert_eq!(result_text(&tc), "Output: (empty)\nExit Code: 1");
+    }
 
     #[test]
     fn result_texts() {

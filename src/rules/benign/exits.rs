@@ -31,6 +31,8 @@ const SERVER_STARTED: &str = r"(?i)\b(?:listening|serving|running|ready|availabl
 /// The content rules that report a process exit code.
 const EXIT_RULES: &[&str] = &[
     "exit-code-line",
+    // Its exit shapes: Desktop Commander's and mcp-server-kubernetes's.
+    "mcp-server-soft-failure",
     "codex-process-exited",
     "codex-exit-code",
     "gemini-exit-code",

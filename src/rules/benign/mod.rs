@@ -606,6 +606,9 @@ const FRAMING: &[&str] = &[
     "Process exited with code",
     "Command failed with exit code",
     "Command exited with code",
+    // mcp-server-kubernetes's exec_in_pod heads each stream.
+    "--- stdout ---",
+    "--- stderr ---",
     "Command executed",
     "Shell cwd was reset to",
     "Command \"",

@@ -159,7 +159,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // `INVALID_PERMISSIONS_OR_MODEL_NOT_FOUND`, Firecrawl's hosted parse).
     ClassRule {
         id: "guard-or-key-refused",
-        pattern: r"(?i:must not escape the (?:target |working |base |root )?directory|resolves to private/reserved IP|access to internal networks is not allowed|requires an authenticated \w+ session|(?:do not|don't) have access to this resource|\bapi key is (?:invalid|incorrect|expired)\b|\bapiKeyInvalid\b|authentication credentials not found|\bINVALID_AUTHENTICATION\b|\binvalid permissions\b|api key is for demo purposes only)",
+        pattern: r"(?i:must not escape the (?:target |working |base |root )?directory|resolves to private/reserved IP|access to internal networks is not allowed|requires an authenticated \w+ session|(?:do not|don't) have access to this resource|\bapi key is (?:invalid|incorrect|expired)\b|\bapiKeyInvalid\b|authentication credentials not found|\bINVALID_AUTHENTICATION\b|\binvalid permissions\b|api key is for demo purposes only|failed to authenticate\b|\bAUTHENTICATION_ERROR\b|insufficient authentication scopes|\binsufficientPermissions\b|\bauthentication is required\b|blocked or private host|must not target a private|^Invalid workdir\. Use a path within the workspace)",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
@@ -274,5 +274,58 @@ pub(super) const RULES: &[ClassRule] = &[
             "Thank you for using Alpha Vantage! Our standard API call frequency is 5 calls per minute and 500 calls per day.",
         ],
         ignores: &["call frequency: daily"],
+    },
+    // An argument the tool says it needs or must shape otherwise:
+    // mcp-server-kubernetes's logs of a pod with several containers
+    // (`Multi-container pod requires container specification`), the AWS
+    // documentation server's `URL must end with .html`.
+    ClassRule {
+        id: "argument-needed",
+        pattern: r"(?i:requires container specification|container name must be specified)|\bURL must (?:end|start) with\b",
+        tools: &[],
+        dialects: &[],
+        category: C::MissingRequiredParam,
+        label: "an argument the tool needs",
+        fires_on: &["Multi-container pod requires container specification"],
+        ignores: &["container specification: nginx"],
+    },
+    // An edit tool that could not place its anchor (Gemini CLI's `replace`:
+    // `Could not find an exact match for 'old_string' in '<file>'`; its
+    // older wording `Failed to edit, could not find the string to replace`
+    // is a message rule's).
+    ClassRule {
+        id: "edit-anchor-exact",
+        pattern: r"^(?:Error: )?Could not find an exact match for '?old_string'? in ",
+        tools: &[],
+        dialects: &[],
+        category: C::EditMatchNotFound,
+        label: "the text to replace is not in the file",
+        fires_on: &[
+            "Could not find an exact match for 'old_string' in '/w/src/cart.ts'. If previous edits modified the file",
+        ],
+        ignores: &["Found an exact match for old_string"],
+    },
+    // A database client whose configured address cannot be used (the
+    // MongoDB MCP server's `The configured connection string is not valid`).
+    ClassRule {
+        id: "connection-string-invalid",
+        pattern: r"(?i:\bconnection string is not valid\b|\binvalid connection string\b|could not translate host name)",
+        tools: &[],
+        dialects: &[],
+        category: C::Network,
+        label: "the database could not be reached with its connection string",
+        fires_on: &["The configured connection string is not valid. Please check the connection string"],
+        ignores: &["connection string: set"],
+    },
+    // The OpenAI Agents SDK's sandbox tools (_input_errors.py).
+    ClassRule {
+        id: "tool-arguments-invalid",
+        pattern: r"^Invalid tool arguments(?: for \S+)?\. Check the tool schema",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "the arguments do not fit the tool's schema",
+        fires_on: &["Invalid tool arguments for cmd. Check the tool schema and try again."],
+        ignores: &["Tool arguments checked"],
     },
 ];

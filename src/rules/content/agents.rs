@@ -9,11 +9,13 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "codex-process-exited",
         pattern: r"(?m)^Process exited with code [1-9]\d*\s*$",
         tools: &[],
-        dialects: &[Dialect::CODEX],
+        dialects: &[Dialect::CODEX, Dialect::OPENAI_AGENTS],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Codex's unified exec (`exec_command`) returns success whatever the exit code; a non-zero exit is \
-              only the line `Process exited with code N`. Benign exits (grep finding nothing) do not count.",
+              only the line `Process exited with code N`. The OpenAI Agents SDK's sandbox shell tools \
+              (`exec_command`, `write_stdin`; agents/sandbox/capabilities/tools/shell_tool.py, 0.24) answer in the \
+              same lines. Benign exits (grep finding nothing) do not count.",
         fires_on: &["Chunk ID: 7\nWall time: 0.4 seconds\nProcess exited with code 1\nOutput:\nFAIL"],
         ignores: &["Process exited with code 0", "Process running with session ID 3"],
     },
@@ -127,7 +129,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "gemini-tool-failure",
-        pattern: r"^(?:Command was automatically cancelled because it exceeded the timeout|Error during \w+ search operation: |Error listing directory: |File not found: |Cannot display content of binary file: |Error reading file )",
+        pattern: r"^(?:Command was automatically cancelled because it exceeded the timeout|Request failed with status [45]\d\d\nHeaders: |Error during \w+ search operation: |Error listing directory: |File not found: |Cannot display content of binary file: |Error reading file )",
         tools: &[],
         dialects: &[Dialect::GEMINI, Dialect::QWEN],
         precision: Precision::High,
@@ -135,8 +137,11 @@ pub(super) const RULES: &[ContentRule] = &[
         doc: "Gemini CLI results recorded as `success` (or, in a `/chat save` checkpoint, with no status at all) \
               that say the tool failed: a shell command killed by the tool's own inactivity timeout, a grep whose \
               ripgrep process failed, and the readers' own errors (`Error listing directory: ENOENT …`, `File not \
-              found: …`, `Cannot display content of binary file: …`).",
+              found: …`, `Cannot display content of binary file: …`), and `web_fetch`'s direct fetch of a page that \
+              answered an error status (`Request failed with status 404` with the headers and body; \
+              tools/web-fetch.js).",
         fires_on: &[
+            "Request failed with status 404\nHeaders: {\n  \"content-type\": \"application/json\"\n}\nResponse: {\"error\":\"not_found\"}",
             "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. Below is the output before it was cancelled:\n\n> vite preview",
             "Error during grep search operation: Process exited with code 2: regex parse error:",
             "Error listing directory: ENOENT: no such file or directory, stat '/home/u/.config/x/'",

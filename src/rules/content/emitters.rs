@@ -668,7 +668,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "mcp-server-soft-failure",
-        pattern: r"\A(?:### Ran Playwright code\n(?s:.*?)\n### Page\n(?:- [^\n]*\n){0,4}?- HTTP status: [45]\d\d\b|Exact match not found, but found a similar text with \d+% similarity|Search content not found in \S|Expected \d+ occurrences? but found \d+ in \S|Empty search strings are not allowed\.|Process started with PID \d+ [^\n]*\nInitial output:\n(?s:(?:.*?\n)?)Traceback \(most recent call last\):|No content found for the provided URL\(s\)\.|# Documentation (?:Content|Search Results)\n(?:[^\n]*\n){0,6}?(?:> )?\*\*Error\*\*: \S|\[Reading [^\n]*\](?s:.*)\n✅ Process completed with exit code [1-9]\d*\b)",
+        pattern: r"\A(?:### Ran Playwright code\n(?s:.*?)\n### Page\n(?:- [^\n]*\n){0,4}?- HTTP status: [45]\d\d\b|Exact match not found, but found a similar text with \d+% similarity|Search content not found in \S|Expected \d+ occurrences? but found \d+ in \S|Empty search strings are not allowed\.|Process started with PID \d+ [^\n]*\nInitial output:\n(?s:(?:.*?\n)?)Traceback \(most recent call last\):|No content found for the provided URL\(s\)\.|Command exited with code [1-9]\d*\n--- std(?:out|err) ---|(?:# [^\n]+\n\nError reading file: [^\n]*\n\n---\s*)+\z|# Documentation (?:Content|Search Results)\n(?:[^\n]*\n){0,6}?(?:> )?\*\*Error\*\*: \S|\[Reading [^\n]*\](?s:.*)\n✅ Process completed with exit code [1-9]\d*\b)",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -681,7 +681,10 @@ pub(super) const RULES: &[ContentRule] = &[
               and its process tools a program that failed (`✅ Process completed with exit code 1`, a traceback \
               in a started process's first output; improved-process-tools.js); Exa's `web_fetch_exa` a fetch that \
               got nothing (`No content found for the provided URL(s).`); Sentry's documentation tools a page \
-              they could not get (`**Error**: Documentation not found at this path.`).",
+              they could not get (`**Error**: Documentation not found at this path.`); mcp-server-kubernetes's \
+              `exec_in_pod` a command that failed (`Command exited with code 1` and its streams; \
+              tools/exec_in_pod.js); mcp-obsidian's batch read when every file failed (`# <path>` / `Error \
+              reading file: Error 40400: Not Found`, joined by `---`; obsidian.py).",
         fires_on: &[
             "### Ran Playwright code\n```js\nawait page.goto('https://x.example/p/9');\n```\n### Page\n- Page URL: https://x.example/p/9\n- Page Title: Page not found\n- HTTP status: 404 Not Found\n### Snapshot",
             "Exact match not found, but found a similar text with 95% similarity (found in 3.41ms):\n\nDifferences:",
@@ -692,12 +695,37 @@ pub(super) const RULES: &[ContentRule] = &[
             "Process started with PID 51877 (shell: /bin/bash)\nInitial output:\nTraceback (most recent call last):\n  File \"m.py\", line 3, in <module>\nModuleNotFoundError: No module named 'psycopg'",
             "No content found for the provided URL(s).",
             "# Documentation Content\n\n**Path**: /platforms/python.md\n\n**Error**: Documentation not found at this path.",
+            "Command exited with code 1\n--- stderr ---\nTraceback (most recent call last):",
+            "# Projects/a.md\n\nError reading file: Error 40400: Not Found\n\n---\n\n# Projects/b.md\n\nError reading file: Error 40400: Not Found\n\n---\n\n",
         ],
         ignores: &[
             "### Ran Playwright code\n```js\nawait page.goto('https://x.example/');\n```\n### Page\n- Page URL: https://x.example/\n- Page Title: HTTP status 404 explained\n### Snapshot",
             "[Reading 3 new lines (total: 3 lines)]\n\nok\n\n✅ Process completed with exit code 0 (runtime: 1.2s)",
             "Process started with PID 7 (shell: /bin/bash)\nInitial output:\nserver listening on :3000",
             "# Documentation Content\n\n**Path**: /errors.md\n\nHandling **Error** values in Go.",
+            "# Daily/a.md\n\n- fixed the sync error\n\n---\n\n# Daily/b.md\n\nError reading file: Error 40400: Not Found\n\n---\n\n",
+        ],
+    },
+    ContentRule {
+        id: "openai-agents-sandbox-tool",
+        pattern: r"\A(?:Invalid workdir\. Use a path within the workspace|Invalid tool arguments(?: for \S+)?\. Check the tool schema and try again\.|image path `[^`\n]*` was not found)|(?m:^Command timed out after [\d.]+ seconds\.\s*$)",
+        tools: &[],
+        dialects: &[Dialect::OPENAI_AGENTS],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "The OpenAI Agents SDK's sandbox tools (0.24, agents/sandbox/capabilities/tools) answer a call \
+              they could not do as ordinary output: a working directory outside the workspace (`Invalid workdir. \
+              …`), arguments the schema rejects (`Invalid tool arguments for cmd. Check the tool schema and try \
+              again.`; _input_errors.py), an image that is not there (view_image.py), and a command the tool \
+              stopped at its time limit (`Command timed out after 60.000 seconds.`; shell_tool.py).",
+        fires_on: &[
+            "Invalid workdir. Use a path within the workspace or an explicitly granted path.",
+            "Invalid tool arguments for cmd. Check the tool schema and try again.",
+            "image path `screenshots/a.png` was not found",
+            "Chunk ID: b07e13\nWall time: 60.0128 seconds\nOutput:\nCommand timed out after 60.000 seconds.",
+        ],
+        ignores: &[
+            "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nCommand timed out after 5 seconds is our retry note",
         ],
     },
 ];
