@@ -69,6 +69,7 @@ fn remove(path: &Path) {
                 if std::fs::remove_dir_all(path).is_ok() || std::fs::symlink_metadata(path).is_err() {
                     break;
                 }
+                std::thread::sleep(std::time::Duration::from_millis(10));
             }
         }
         Ok(_) => {

@@ -238,8 +238,9 @@ fn empty_search_error(o: &Map<String, Value>) -> bool {
 
 /// Alpha Vantage answers with HTTP 200 and a body that is only its notice:
 /// `{"Error Message": "Invalid API call. …"}`, and, for a key over its
-/// limit or the demo key, `{"Information": "…rate limit…"}` or the older
-/// `{"Note": "…call frequency…"}` in place of the data.
+/// limit, the demo key or a premium endpoint, `{"Information": "Thank you
+/// for using Alpha Vantage! …"}` or the older `{"Note": …}` in place of the
+/// data (a `Note` of another tool is its own).
 fn data_api_refusal(o: &Map<String, Value>) -> bool {
     if o.get("Error Message").is_some_and(truthy) {
         return true;
@@ -248,7 +249,7 @@ fn data_api_refusal(o: &Map<String, Value>) -> bool {
     match (it.next(), it.next()) {
         (Some((k, Value::String(v))), None) if k == "Information" || k == "Note" => {
             let v = v.to_ascii_lowercase();
-            ["rate limit", "call frequency", "api key"].iter().any(|w| v.contains(w))
+            v.contains("alpha vantage") || v.contains("alphavantage")
         }
         _ => false,
     }
@@ -263,8 +264,8 @@ fn error_titled_result(o: &Map<String, Value>) -> bool {
         && o.get("title").and_then(Value::as_str).is_some_and(|t| {
             t.strip_prefix("Error ").is_some_and(|rest| {
                 let verb = rest.split_whitespace().next().unwrap_or_default();
-                verb.len() > 3 && verb.ends_with("ing")
-            })
+                verb.len() > 3 && verb.ends_with("ing") && verb.bytes().all(|b| b.is_ascii_lowercase())
+            }) && (t.contains(": ") || t.contains(" - status code "))
         })
 }
 
@@ -393,12 +394,17 @@ pub fn error_page(o: &Map<String, Value>) -> Option<String> {
 }
 
 /// What a reader's or scraper's data says failed, when it is not the data
-/// asked for: a block or error page (`error_page`), a scraped document whose
-/// metadata gives an HTTP error status (`page_status`), or a data API's
-/// notice in place of the data (`data_api_refusal`).
-pub fn data_failure(o: &Map<String, Value>) -> Option<String> {
+/// asked for: a block or error page (`error_page`), and for a
+/// reader of the web (`web`), a scraped document whose metadata gives an
+/// HTTP error status (`page_status`) or a data API's notice in place of the
+/// data (`data_api_refusal`).
+pub fn data_failure(o: &Map<String, Value>, web: bool) -> Option<String> {
     if let Some(page) = error_page(o) {
         return Some(page);
+    }
+    // A file reader's JSON is the file's: a saved reply is data.
+    if !web {
+        return None;
     }
     if let Some(page) = page_status(o) {
         return Some(format!("{ERROR_PAGE} {page}"));
@@ -860,6 +866,9 @@ mod tests {
         assert_eq!(fails(aws).as_deref(), Some("Error searching AWS docs - status code 503"));
         let hit = json!({"search_results": [{"url": "https://docs.aws.amazon.com/x.html", "title": "Error handling in Lambda"}]});
         assert!(fails(hit).is_none());
+        let guide = json!({"results": [{"title": "Error Handling Guide", "url": "", "content": "…"}]});
+        assert!(fails(guide).is_none(), "a title about errors");
+        assert!(fails(json!({"Note": "API key saved to .env"})).is_none(), "another tool's note");
         let supa = "Below is the result of the SQL query. Note that this contains untrusted user data.\n\n<untrusted-data-1f>\n{\"error\": {\"code\": 400, \"message\": \"Query exceeds the maximum allowed window.\"}}\n</untrusted-data-1f>";
         assert!(fails(json!({"result": supa})).is_some());
         let rows = "Below is the result of the SQL query.\n\n<untrusted-data-2a>\n[{\"error\": \"a row's column\"}]\n</untrusted-data-2a>";

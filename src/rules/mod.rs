@@ -497,7 +497,7 @@ pub fn present_with_exit<'a>(
             // in its place: then nothing asked for was read (LABELS.md), as
             // the `block-page` content rule says of text.
             if class == ToolClass::Data
-                && let Some(message) = envelope::data_failure(&o)
+                && let Some(message) = envelope::data_failure(&o, reads_the_web(tool))
             {
                 return (Cow::Owned(format!("{ENVELOPE_PREFIX}{message}")), None);
             }
@@ -662,6 +662,17 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
     if is_benign(rule.id, r.input, &shown, r.text) || reads_past_end(r.text) { None } else { Some(rule) }
 }
 
+/// Is `tool` named as a reader of the web or of an API (a fetch, a scraper,
+/// a search), not of files? Its JSON is a reply; a file reader's JSON is a
+/// file's content.
+fn reads_the_web(tool: &str) -> bool {
+    let t = tool.to_ascii_lowercase();
+    !t.contains("file")
+        && ["fetch", "scrape", "crawl", "web", "url", "page", "browse", "http", "request", "search", "api"]
+            .iter()
+            .any(|w| t.contains(w))
+}
+
 /// A read whose range starts past the end of the file, answered with a
 /// sentence that says so: an empty read, not a failure (LABELS.md).
 /// crewai-tools' FileReadTool answers `Error: Start line N exceeds the
@@ -718,13 +729,19 @@ fn is_benign(rule: &str, input: &Args, shown: &str, output: &str) -> bool {
             && benign::printed_as(b.printed, &printed, several, &printed_matches)
             && b.described.is_none_or(|p| input.get_str("description").is_some_and(|d| printed_matches(p, d.trim())))
             // A command before `&&` ended the list when nothing was printed,
-            // or when all that was printed is what it prints with its answer
-            // (`ps -p PID && lsof …` printing only `ps`'s header).
+            // or when all that was printed is what it prints only with its
+            // "none" (`ps -p PID && lsof …` printing only `ps`'s header).
             && status.candidates.iter().enumerate().any(|(i, c)| {
-                (i == 0 || silent || matches!(b.printed, benign::Printed::Only(_))) && re.is_match(c)
+                (i == 0 || silent || ANSWER_ONLY_WHEN_NONE.contains(&b.id)) && re.is_match(c)
             })
     })
 }
+
+/// Benign exits whose output pattern matches only what the command prints
+/// when its answer is "none": `ps -p`'s lone header, `kill`'s `No such
+/// process`, a lookup's not-found line. Their output alone shows that they
+/// ended an `&&` list; `systemctl is-active` printing `active` does not.
+const ANSWER_ONLY_WHEN_NONE: &[&str] = &["no-such-process-listed", "no-such-process", "lookup-said-not-found"];
 
 /// Does `line` match the benign exits' output `pattern`? Each pattern is
 /// compiled once, the first time a result needs it.

@@ -216,6 +216,41 @@ mod tests {
         assert!(gated > 0, "some plan has a gate");
     }
 
+    /// The gates of the tools most results come from stay small: past 64
+    /// literals a gate splits into shares and every clean result is scanned
+    /// once per share (a rule with nine needles once cost +3.6% of the
+    /// small-message bench's instructions). Readers' and custom tools' gates
+    /// are one vector search; shells' are two (their masked-pipeline rules
+    /// hold about 75 literals). A rule whose needles would tip one of these
+    /// belongs to a narrower scope (`tools`, `dialects`), or anchored, where
+    /// its prefilter is its first bytes.
+    #[test]
+    fn the_common_tools_gates_stay_small() {
+        use crate::rules::prefilter::Needles;
+        let common: &[(Dialect, &[&str])] = &[
+            (Dialect::PERI, &["Bash", "Read", "Edit", "Grep", "Glob", "Write"]),
+            (Dialect::CLAUDE_CODE, &["Bash", "Read", "Edit", "Task", "WebFetch", "mcp__github__get_issue"]),
+            (Dialect::CODEX, &["shell", "exec_command", "apply_patch"]),
+            (Dialect::GEMINI, &["run_shell_command", "read_file", "replace", "web_fetch"]),
+            (Dialect::ADK, &["get_weather", "search_flights"]),
+            (Dialect::LANGGRAPH, &["get_weather", "tavily_search"]),
+            (Dialect::OPENAI_AGENTS, &["get_weather", "exec_command"]),
+        ];
+        for (dialect, tools) in common {
+            for tool in *tools {
+                let plan = ToolPlan::build(Some(*dialect), tool);
+                let Some(gate) = plan.gate() else { continue };
+                let searches = match &gate.needles {
+                    Needles::Shares(shares) => shares.len(),
+                    Needles::Many(_) | Needles::Folded(_) => usize::MAX,
+                    Needles::One(_) | Needles::Packed(_) => 1,
+                };
+                let most = if plan.class == ToolClass::Shell { 2 } else { 1 };
+                assert!(searches <= most, "{tool} in {dialect:?}: its gate takes {searches} vector searches");
+            }
+        }
+    }
+
     /// Past `KEPT` tool names, plans are still right but no longer kept.
     #[test]
     fn plans_kept_are_bounded() {

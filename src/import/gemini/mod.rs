@@ -334,7 +334,10 @@ fn trusted(s: &str) -> String {
     const OPEN: &str = "<untrusted_context>\n";
     const CLOSE: &str = "\n</untrusted_context>";
     match s.strip_prefix(OPEN).and_then(|rest| rest.strip_suffix(CLOSE)) {
-        Some(inner) => inner.replace("&lt;/untrusted_context&gt;", "</untrusted_context>"),
+        // Each text part is wrapped alone, the parts joined by a newline.
+        Some(inner) => inner
+            .replace("\n</untrusted_context>\n<untrusted_context>\n", "\n")
+            .replace("&lt;/untrusted_context&gt;", "</untrusted_context>"),
         None => s.to_string(),
     }
 }
@@ -377,6 +380,8 @@ mod tests {
         let escaped = "<untrusted_context>\nsee &lt;/untrusted_context&gt; here\n</untrusted_context>";
         assert_eq!(trusted(escaped), "see </untrusted_context> here");
         assert_eq!(trusted("<untrusted_context> inline"), "<untrusted_context> inline");
+        let parts = "<untrusted_context>\nA\n</untrusted_context>\n<untrusted_context>\nB\n</untrusted_context>";
+        assert_eq!(trusted(parts), "A\nB");
         let tc = json!({"result": [{"functionResponse": {"response": {"output": wrapped}}}]});
         assert_eq!(result_text(&tc), "Output: (empty)\nExit Code: 1");
     }

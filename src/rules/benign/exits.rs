@@ -31,8 +31,11 @@ const SERVER_STARTED: &str = r"(?i)\b(?:listening|serving|running|ready|availabl
 /// The content rules that report a process exit code.
 const EXIT_RULES: &[&str] = &[
     "exit-code-line",
-    // Its exit shapes: Desktop Commander's and mcp-server-kubernetes's.
+    // mcp-server-kubernetes's `exec_in_pod` (its `command` is the call's);
+    // Desktop Commander's process reads carry no command, so no benign
+    // exit can apply to them.
     "mcp-server-soft-failure",
+    "openai-agents-sandbox-tool",
     "codex-process-exited",
     "codex-exit-code",
     "gemini-exit-code",

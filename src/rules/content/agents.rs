@@ -9,13 +9,11 @@ pub(super) const RULES: &[ContentRule] = &[
         id: "codex-process-exited",
         pattern: r"(?m)^Process exited with code [1-9]\d*\s*$",
         tools: &[],
-        dialects: &[Dialect::CODEX, Dialect::OPENAI_AGENTS],
+        dialects: &[Dialect::CODEX],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Codex's unified exec (`exec_command`) returns success whatever the exit code; a non-zero exit is \
-              only the line `Process exited with code N`. The OpenAI Agents SDK's sandbox shell tools \
-              (`exec_command`, `write_stdin`; agents/sandbox/capabilities/tools/shell_tool.py, 0.24) answer in the \
-              same lines. Benign exits (grep finding nothing) do not count.",
+              only the line `Process exited with code N`. Benign exits (grep finding nothing) do not count.",
         fires_on: &["Chunk ID: 7\nWall time: 0.4 seconds\nProcess exited with code 1\nOutput:\nFAIL"],
         ignores: &["Process exited with code 0", "Process running with session ID 3"],
     },

@@ -606,30 +606,39 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "tool-caught-error",
-        pattern: r"\A(?:Error (?:reading|writing|opening|saving|loading|running|executing|fetching)(?: to)? (?:the )?(?:file|python code|code|webpage|web page|url|page)\b(?:[^\n]*?:\s|\s*\z)|Variable \S+ not found\s*\z|The request timed out\. Please try again later or check the URL\.)",
+        pattern: r"\A(?:Error (?:reading|writing|opening|saving|loading|fetching)(?: to)? (?:the )?(?:file|webpage|web page|url|page)\b(?:[^\n]*?:\s|\s*\z)|The request timed out\. Please try again later or check the URL\.)",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
-        reads: Reads::Any,
+        reads: Reads::Replies,
         doc: "A tool library's own sentence for an operation it caught failing, returned as the tool's output: \
               agno's FileTools (`Error reading file: <exception>`, `Error reading file` for a path outside its \
               base directory, `Error saving to file: …`; agno/tools/file.py), PythonTools (`Error running python \
               code: <exception>`, `Variable <name> not found`; agno/tools/python.py), smolagents' VisitWebpageTool \
               (`Error fetching the webpage: …`, `The request timed out. Please try again later or check the \
-              URL.`; smolagents/default_tools.py). Read for every tool: a Python runner is named like a shell.",
+              URL.`; smolagents/default_tools.py). Not read in a shell's output, where a script may say it and \
+              go on; agno's Python runner is `agno-python-tools-error`.",
         fires_on: &[
             "Error reading file: [Errno 2] No such file or directory: '/w/notes/todo.md'",
             "Error reading file",
-            "Error running python code: name 'df' is not defined",
             "Error saving to file: [Errno 13] Permission denied: '/w/out.md'",
             "Error fetching the webpage: 403 Client Error: Forbidden for url: https://x.example/",
-            "Variable result not found",
             "The request timed out. Please try again later or check the URL.",
         ],
-        ignores: &[
-            "Error reading files is covered in chapter 3 of the guide.",
-            "Variable result not found in cache; computed: 42",
-        ],
+        ignores: &["Error reading files is covered in chapter 3 of the guide."],
+    },
+    ContentRule {
+        id: "agno-python-tools-error",
+        pattern: r"\A(?:Error (?:running|executing) (?:python )?(?:code|file)\b[^\n]*?:\s|Variable \S+ not found\s*\z)",
+        tools: &["run_python_code", "save_to_file_and_run", "run_python_file_return_variable"],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "agno's PythonTools answer code that raised with `Error running python code: <exception>` and a \
+              variable the code did not set with `Variable <name> not found` (agno/tools/python.py). Its tools are \
+              named like shells, so the rule is scoped to them.",
+        fires_on: &["Error running python code: name 'df' is not defined", "Variable result not found"],
+        ignores: &["Variable result not found in cache; computed: 42"],
     },
     ContentRule {
         id: "file-already-exists",
@@ -650,7 +659,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "scraped-text-error-page",
-        pattern: r"\AThe following text is scraped website content:\s*(?:[45]\d\d [A-Z][A-Za-z -]*\s*\n|Access Denied\s*\n|Just a moment\.\.\.|Attention Required! \| Cloudflare|Sorry, you have been blocked|403 Forbidden)",
+        pattern: r"\AThe following text is scraped website content:\s*(?:[45]\d\d (?:Not Found|Forbidden|Bad Request|Unauthorized|Internal Server Error|Bad Gateway|Service (?:Temporarily )?Unavailable|Gateway Time-?out|Too Many Requests|Not Acceptable|Method Not Allowed|Gone|Request Time-?out|Bandwidth Limit Exceeded)\s*\n|Access Denied\s*\n|Just a moment\.\.\.|Attention Required! \| Cloudflare|Sorry, you have been blocked|403 Forbidden)",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -664,11 +673,14 @@ pub(super) const RULES: &[ContentRule] = &[
             "The following text is scraped website content:\n404 Not Found\n404 Not Found\nnginx/1.24.0\n",
             "The following text is scraped website content:\nAccess Denied\nAccess Denied\nYou don't have permission to access \"http://x.example/\" on this server.",
         ],
-        ignores: &["The following text is scraped website content:\n404 ways to cook pasta\nChapter one"],
+        ignores: &[
+            "The following text is scraped website content:\n404 ways to cook pasta\nChapter one",
+            "The following text is scraped website content:\n404 Media\nIndependent tech journalism",
+        ],
     },
     ContentRule {
         id: "mcp-server-soft-failure",
-        pattern: r"\A(?:### Ran Playwright code\n(?s:.*?)\n### Page\n(?:- [^\n]*\n){0,4}?- HTTP status: [45]\d\d\b|Exact match not found, but found a similar text with \d+% similarity|Search content not found in \S|Expected \d+ occurrences? but found \d+ in \S|Empty search strings are not allowed\.|Process started with PID \d+ [^\n]*\nInitial output:\n(?s:(?:.*?\n)?)Traceback \(most recent call last\):|No content found for the provided URL\(s\)\.|Command exited with code [1-9]\d*\n--- std(?:out|err) ---|(?:# [^\n]+\n\nError reading file: [^\n]*\n\n---\s*)+\z|# Documentation (?:Content|Search Results)\n(?:[^\n]*\n){0,6}?(?:> )?\*\*Error\*\*: \S|\[Reading [^\n]*\](?s:.*)\n✅ Process completed with exit code [1-9]\d*\b)",
+        pattern: r"\A(?:### Ran Playwright code\n(?s:.*?)\n### Page\n(?:- [^\n]*\n){0,4}?- HTTP status: [45]\d\d\b|Exact match not found, but found a similar text with \d+% similarity|Search content not found in \S|Expected \d+ occurrences? but found \d+ in \S|Empty search strings are not allowed\.|Process started with PID \d+ [^\n]*\nInitial output:\n(?s:(?:.*?\n)?)Traceback \(most recent call last\):(?s:.*)\n✅ Process \d+ has finished execution|No content found for the provided URL\(s\)\.|Command exited with code [1-9]\d*\n--- std(?:out|err) ---|(?:# [^\n]+\n\nError reading file: [^\n]*\n\n---\s*)+\z|# Documentation (?:Content|Search Results)\n(?:[^\n]*\n){0,6}?(?:> )?\*\*Error\*\*: \S|\[Reading (?:last \d+ lines|\d+ new lines) [^\n]*\](?s:.*)\n✅ Process completed with exit code [1-9]\d*\b)",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -692,7 +704,7 @@ pub(super) const RULES: &[ContentRule] = &[
             "Expected 1 occurrences but found 3 in /w/src/config.ts. Double check",
             "Empty search strings are not allowed. Please provide a non-empty string to search for.",
             "[Reading 9 new lines (total: 9 lines)]\n\n> vitest run\n Tests  1 failed | 87 passed (88)\n\n✅ Process completed with exit code 1 (runtime: 7.84s)",
-            "Process started with PID 51877 (shell: /bin/bash)\nInitial output:\nTraceback (most recent call last):\n  File \"m.py\", line 3, in <module>\nModuleNotFoundError: No module named 'psycopg'",
+            "Process started with PID 51877 (shell: /bin/bash)\nInitial output:\nTraceback (most recent call last):\n  File \"m.py\", line 3, in <module>\nModuleNotFoundError: No module named 'psycopg'\n\n✅ Process 51877 has finished execution",
             "No content found for the provided URL(s).",
             "# Documentation Content\n\n**Path**: /platforms/python.md\n\n**Error**: Documentation not found at this path.",
             "Command exited with code 1\n--- stderr ---\nTraceback (most recent call last):",
@@ -702,14 +714,16 @@ pub(super) const RULES: &[ContentRule] = &[
             "### Ran Playwright code\n```js\nawait page.goto('https://x.example/');\n```\n### Page\n- Page URL: https://x.example/\n- Page Title: HTTP status 404 explained\n### Snapshot",
             "[Reading 3 new lines (total: 3 lines)]\n\nok\n\n✅ Process completed with exit code 0 (runtime: 1.2s)",
             "Process started with PID 7 (shell: /bin/bash)\nInitial output:\nserver listening on :3000",
+            "Process started with PID 812 (shell: /bin/bash)\nInitial output:\n * Serving Flask app 'app'\nTraceback (most recent call last):\n  File \"a.py\"\nKeyError: 'x'\n * Running on http://127.0.0.1:5000\n⏳ Process is running. Use read_process_output to get more output.",
+            "[Reading 20 lines from start (total: 20 lines, 0 remaining)]\n\nlog: ✅ Process completed with exit code 1",
             "# Documentation Content\n\n**Path**: /errors.md\n\nHandling **Error** values in Go.",
             "# Daily/a.md\n\n- fixed the sync error\n\n---\n\n# Daily/b.md\n\nError reading file: Error 40400: Not Found\n\n---\n\n",
         ],
     },
     ContentRule {
         id: "openai-agents-sandbox-tool",
-        pattern: r"\A(?:Invalid workdir\. Use a path within the workspace|Invalid tool arguments(?: for \S+)?\. Check the tool schema and try again\.|image path `[^`\n]*` was not found)|(?m:^Command timed out after [\d.]+ seconds\.\s*$)",
-        tools: &[],
+        pattern: r"\A(?:Invalid workdir\. Use a path within the workspace|Invalid tool arguments(?: for \S+)?\. Check the tool schema and try again\.|image path `[^`\n]*` was not found)|(?m:^Command timed out after [\d.]+ seconds\.\s*$|^Process exited with code [1-9]\d*\s*$)",
+        tools: &["exec_command", "write_stdin", "view_image"],
         dialects: &[Dialect::OPENAI_AGENTS],
         precision: Precision::High,
         reads: Reads::Any,
@@ -717,12 +731,14 @@ pub(super) const RULES: &[ContentRule] = &[
               they could not do as ordinary output: a working directory outside the workspace (`Invalid workdir. \
               …`), arguments the schema rejects (`Invalid tool arguments for cmd. Check the tool schema and try \
               again.`; _input_errors.py), an image that is not there (view_image.py), and a command the tool \
-              stopped at its time limit (`Command timed out after 60.000 seconds.`; shell_tool.py).",
+              stopped at its time limit (`Command timed out after 60.000 seconds.`; shell_tool.py); their shell's \
+              exit is Codex's line, `Process exited with code N` (benign exits apply).",
         fires_on: &[
             "Invalid workdir. Use a path within the workspace or an explicitly granted path.",
             "Invalid tool arguments for cmd. Check the tool schema and try again.",
             "image path `screenshots/a.png` was not found",
             "Chunk ID: b07e13\nWall time: 60.0128 seconds\nOutput:\nCommand timed out after 60.000 seconds.",
+            "Chunk ID: 4f9a2c\nWall time: 2.3071 seconds\nProcess exited with code 1\nOutput:\nF.",
         ],
         ignores: &[
             "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nCommand timed out after 5 seconds is our retry note",
