@@ -365,6 +365,20 @@ pub(crate) fn send_signal(pid: u32, signal: &str) {
     assert!(ok, "kill -{signal} {pid}");
 }
 
+/// Is signal `number` ignored in this process, and so in every child it
+/// starts (a test run under `nohup` ignores SIGHUP)? falseok keeps a signal
+/// ignored at its start ignored, by design; a test of what a signal does
+/// can only send one that is not. Read from Linux's `/proc/self/status`
+/// (`SigIgn`); elsewhere, not ignored.
+pub(crate) fn ignored_here(number: u32) -> bool {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| number >= 1 && mask & (1 << (number - 1)) != 0)
+}
+
 /// Wait up to a minute for `child` to end: a run still going is a hang.
 pub(crate) fn wait_bounded(child: &mut std::process::Child) -> std::process::ExitStatus {
     use std::time::{Duration, Instant};
