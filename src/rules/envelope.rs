@@ -393,23 +393,24 @@ pub fn error_page(o: &Map<String, Value>) -> Option<String> {
     error_page_title(o).map(|title| format!("{ERROR_PAGE} {title}"))
 }
 
+/// A scraped page that is not the page asked for, as the walker words it:
+/// a block or error page by its title (`error_page`), or by the HTTP status
+/// its metadata gives (`page_status`).
+fn page_failure(o: &Map<String, Value>) -> Option<String> {
+    error_page(o).or_else(|| page_status(o).map(|page| format!("{ERROR_PAGE} {page}")))
+}
+
 /// What a reader's or scraper's data says failed, when it is not the data
 /// asked for: a block or error page (`error_page`), and for a
 /// reader of the web (`web`), a scraped document whose metadata gives an
 /// HTTP error status (`page_status`) or a data API's notice in place of the
 /// data (`data_api_refusal`).
 pub fn data_failure(o: &Map<String, Value>, web: bool) -> Option<String> {
-    if let Some(page) = error_page(o) {
-        return Some(page);
-    }
     // A file reader's JSON is the file's: a saved reply is data.
     if !web {
-        return None;
+        return error_page(o);
     }
-    if let Some(page) = page_status(o) {
-        return Some(format!("{ERROR_PAGE} {page}"));
-    }
-    data_api_refusal(o).then(|| message_of(o))
+    page_failure(o).or_else(|| data_api_refusal(o).then(|| message_of(o)))
 }
 
 /// Words of an HTTP error reply's `detail`: the reason phrases Starlette
@@ -573,6 +574,12 @@ fn message_of(o: &Map<String, Value>) -> String {
     {
         return title.to_string();
     }
+    // CoinGecko's message is inside its `status` object.
+    if status_object_error(o)
+        && let Some(said) = o.get("status").and_then(|st| st.get("error_message"))
+    {
+        return said.as_str().map_or_else(|| said.to_string(), str::to_string);
+    }
     let said = MESSAGE_KEYS.iter().filter_map(|k| o.get(*k).filter(|v| truthy(v))).find_map(|v| match v {
         Value::String(s) => Some(s.clone()),
         Value::Object(m) => Some(match m.get("message").and_then(Value::as_str) {
@@ -678,15 +685,7 @@ fn walk(o: &Map<String, Value>, depth: usize) -> Option<EnvelopeFailure> {
         let mut message = match mcp_text(o) {
             Some(t) if !has_message => t,
             _ if shards_failed(o) => shard_failure(o),
-            _ if let Some(page) = error_page(o) => page,
-            _ if let Some(page) = page_status(o) => format!("{ERROR_PAGE} {page}"),
-            _ if let Some(Value::Object(st)) = o.get("status")
-                && status_object_error(o) =>
-            {
-                st.get("error_message")
-                    .map(|m| m.as_str().map_or_else(|| m.to_string(), str::to_string))
-                    .unwrap_or_default()
-            }
+            _ if let Some(page) = page_failure(o) => page,
             // A process that exited non-zero: what it printed, which may be
             // nothing (a search that found nothing is judged by its command).
             _ if exit.is_some() && !o.get("error").is_some_and(truthy) => process_streams(o),

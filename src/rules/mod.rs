@@ -497,7 +497,7 @@ pub fn present_with_exit<'a>(
             // in its place: then nothing asked for was read (LABELS.md), as
             // the `block-page` content rule says of text.
             if class == ToolClass::Data
-                && let Some(message) = envelope::data_failure(&o, reads_the_web(tool))
+                && let Some(message) = envelope::data_failure(&o, tools::reads_the_web(tool))
             {
                 return (Cow::Owned(format!("{ENVELOPE_PREFIX}{message}")), None);
             }
@@ -660,17 +660,6 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
         return None;
     }
     if is_benign(rule.id, r.input, &shown, r.text) || reads_past_end(r.text) { None } else { Some(rule) }
-}
-
-/// Is `tool` named as a reader of the web or of an API (a fetch, a scraper,
-/// a search), not of files? Its JSON is a reply; a file reader's JSON is a
-/// file's content.
-fn reads_the_web(tool: &str) -> bool {
-    let t = tool.to_ascii_lowercase();
-    !t.contains("file")
-        && ["fetch", "scrape", "crawl", "web", "url", "page", "browse", "http", "request", "search", "api"]
-            .iter()
-            .any(|w| t.contains(w))
 }
 
 /// A read whose range starts past the end of the file, answered with a

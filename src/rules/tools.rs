@@ -175,6 +175,16 @@ fn name_words(tool: &str) -> Vec<String> {
     words
 }
 
+/// Is `tool` named as a reader of the web or of an API (a fetch, a scraper,
+/// a search), not of files? Its JSON is a reply; a file reader's JSON is a
+/// file's content.
+pub fn reads_the_web(tool: &str) -> bool {
+    const WEB_WORDS: &[&str] =
+        &["fetch", "scrape", "crawl", "web", "url", "page", "browse", "http", "request", "search", "api"];
+    let words = name_words(tool);
+    !words.iter().any(|w| w.contains("file")) && words.iter().any(|w| WEB_WORDS.iter().any(|web| w.contains(web)))
+}
+
 /// The class of `tool`'s results (see `ToolClass`).
 pub fn tool_class(tool: &str) -> ToolClass {
     if SHELL_TOOLS.contains(&tool) {

@@ -213,15 +213,16 @@ pub(super) const RULES: &[ClassRule] = &[
         ignores: &["Empty search results."],
     },
     // A hosted model that is starting (the Hugging Face Inference API's
-    // 503 `Model X is currently loading`), a service briefly down.
+    // 503 `Model X is currently loading`); a service briefly down is
+    // `server-error`'s.
     ClassRule {
         id: "service-starting",
-        pattern: r"(?i:\bis currently loading\b|\btemporarily unavailable\b)",
+        pattern: r"(?i:\bis currently loading\b)",
         tools: &[],
         dialects: &[],
         category: C::ServerError,
-        label: "the service is starting or briefly down",
-        fires_on: &["Model facebook/bart-large-cnn is currently loading", "Search index is temporarily unavailable"],
+        label: "the service is starting",
+        fires_on: &["Model facebook/bart-large-cnn is currently loading"],
         ignores: &["The model loaded in 3 s"],
     },
     // A fetch that got nothing (exa-mcp-server's `web_fetch_exa`: `No
