@@ -722,6 +722,18 @@ fn content_item_text(o: &Map<String, Value>) -> Option<&str> {
         .flatten()
 }
 
+/// Is `o` an MCP `CallToolResult` and nothing else: a `content` array of
+/// typed items (`{"type": "text", …}`), with at most `isError`,
+/// `structuredContent` and `_meta` beside it? A file or a program rarely
+/// holds exactly this object; an MCP client stores it as the server sent it.
+pub fn is_call_tool_result(o: &Map<String, Value>) -> bool {
+    const MCP_KEYS: &[&str] = &["content", "isError", "structuredContent", "_meta"];
+    let Some(Value::Array(parts)) = o.get("content") else { return false };
+    !parts.is_empty()
+        && o.keys().all(|k| MCP_KEYS.contains(&k.as_str()))
+        && parts.iter().all(|p| p.get("type").is_some_and(Value::is_string))
+}
+
 /// The text contents of an MCP `CallToolResult`, joined by newlines.
 fn mcp_text(o: &Map<String, Value>) -> Option<String> {
     let parts = o.get("content")?.as_array()?;

@@ -477,8 +477,15 @@ pub fn present_with_exit<'a>(
     // A reader's or a shell's JSON is data unless the object is nothing but
     // an envelope, and for a shell an envelope around a process (its
     // streams or its exit status): a program may print `{"status": "error"}`.
-    // An MCP server's answer is its envelope, whatever its tool reads.
-    let class = if tool.starts_with("mcp__") { ToolClass::Verdict } else { tool_class(tool) };
+    // An MCP server's answer is its envelope, whatever its tool reads: a
+    // tool named as Claude Code names them, or a reply that is an MCP
+    // `CallToolResult` and nothing else (Codex and the frameworks keep the
+    // server's own tool name, `list_directory`).
+    let class = if tool.starts_with("mcp__") || envelope::is_call_tool_result(&o) {
+        ToolClass::Verdict
+    } else {
+        tool_class(tool)
+    };
     if class != ToolClass::Verdict {
         let only_envelope = o.keys().all(|k| ENVELOPE_KEYS.contains(&k.as_str()));
         let speaks = match class {

@@ -35,6 +35,8 @@ const EXIT_RULES: &[&str] = &[
     // Desktop Commander's process reads carry no command, so no benign
     // exit can apply to them.
     "mcp-server-soft-failure",
+    // @heroku/mcp-server's one-off dyno (its `command` is the call's).
+    "reported-exit-status",
     "openai-agents-sandbox-tool",
     "codex-process-exited",
     "codex-exit-code",

@@ -1,177 +1,16 @@
-//! Classification rules, in registry order: structured codes, parallel calls, the Agent tool, edits, arguments, unknown tools and the user.
+//! Classification rules, in registry order after the structured codes
+//! (codes.rs): JSON Schema's messages, parallel calls, the Agent tool, edits,
+//! arguments, unknown tools and the user.
 
 use super::ClassRule;
 use crate::model::Dialect;
 use crate::rules::category::Category as C;
 
 pub(super) const RULES: &[ClassRule] = &[
-    // --- structured codes -------------------------------------------------
-    ClassRule {
-        id: "http-429",
-        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )429\b|\b429 Too Many Requests",
-        tools: &[],
-        dialects: &[],
-        category: C::RateLimit,
-        label: "HTTP 429",
-        fires_on: &[
-            "Search API returned HTTP 429: Too Many Requests",
-            "Notification trigger failed with status: 429",
-            "JSON envelope error: 429 Too Many Requests",
-        ],
-        ignores: &["HTTP 4290 bytes", "sent 429 messages"],
-    },
-    ClassRule {
-        id: "http-5xx",
-        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )5\d\d\b|\b5\d\d (?:Server Error|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)|overloaded_error",
-        tools: &[],
-        dialects: &[],
-        category: C::ServerError,
-        label: "HTTP 5xx",
-        fires_on: &[
-            "Extract API returned HTTP 502: Bad Gateway",
-            "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}",
-        ],
-        ignores: &["HTTP 200 OK"],
-    },
-    ClassRule {
-        id: "context-too-long",
-        pattern: r"(?i:prompt is too long|maximum context length is|context[_ ]length[_ ]exceeded|input is too long for requested model)",
-        tools: &[],
-        dialects: &[],
-        category: C::ResourceExhausted,
-        label: "model context exceeded",
-        fires_on: &[
-            "Agent error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 213044 tokens > 200000 maximum\"}}",
-            "Error code: 400 - This model's maximum context length is 128000 tokens.",
-        ],
-        ignores: &["the prompt is short"],
-    },
-    ClassRule {
-        id: "http-404",
-        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )404\b|\b404 (?:Not Found|Client Error)",
-        tools: &[],
-        dialects: &[],
-        category: C::NotFound,
-        label: "HTTP 404",
-        fires_on: &["Extract API returned HTTP 404: Not Found", "Request failed with status code 404"],
-        ignores: &["HTTP 400: bad"],
-    },
-    ClassRule {
-        id: "http-401-403",
-        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )40[13]\b|\b40[13] (?:Unauthorized|Forbidden|Client Error)|\breceived 40[13] HTTP response\b",
-        tools: &[],
-        dialects: &[],
-        category: C::PermissionDenied,
-        label: "HTTP 401/403",
-        fires_on: &["Search API returned HTTP 403: Forbidden"],
-        ignores: &["HTTP 400: bad"],
-    },
-    ClassRule {
-        id: "http-4xx",
-        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )4\d\d\b|\b4\d\d (?:Bad Request|Client Error|Unprocessable Entity|Conflict)",
-        tools: &[],
-        dialects: &[],
-        category: C::InvalidParamValue,
-        label: "HTTP 4xx",
-        fires_on: &[
-            "Search API returned HTTP 400: invalid query",
-            "JSON envelope error: 400 Unparseable filter: syntax error at line 1",
-        ],
-        ignores: &["HTTP 200 OK", "line 400: x"],
-    },
-    ClassRule {
-        id: "grpc-invalid-argument",
-        pattern: r"\bINVALID_ARGUMENT\b|\bcode = InvalidArgument\b|\bgeneric::invalid_argument\b",
-        tools: &[],
-        dialects: &[],
-        category: C::InvalidParamValue,
-        label: "invalid argument (status code)",
-        fires_on: &["JSON envelope error: bad filter [ORIGINAL ERROR] generic::invalid_argument: x"],
-        ignores: &["invalid arguments are reported below"],
-    },
-    ClassRule {
-        id: "grpc-not-found",
-        pattern: r"\bNOT_FOUND\b|\bcode = NotFound\b",
-        tools: &[],
-        dialects: &[],
-        category: C::NotFound,
-        label: "not found (status code)",
-        fires_on: &["JSON envelope error: NOT_FOUND: dataset x"],
-        ignores: &["FOUND_NOTHING"],
-    },
-    ClassRule {
-        id: "grpc-permission",
-        pattern: r"\b(?:PERMISSION_DENIED|UNAUTHENTICATED)\b|\bcode = (?:PermissionDenied|Unauthenticated)\b",
-        tools: &[],
-        dialects: &[],
-        category: C::PermissionDenied,
-        label: "permission denied (status code)",
-        fires_on: &["ERROR: (gcloud.run.deploy) PERMISSION_DENIED: caller lacks permission"],
-        ignores: &["permission granted"],
-    },
-    ClassRule {
-        id: "grpc-exhausted",
-        pattern: r"\bRESOURCE_EXHAUSTED\b|\bcode = ResourceExhausted\b",
-        tools: &[],
-        dialects: &[],
-        category: C::RateLimit,
-        label: "quota exhausted (status code)",
-        fires_on: &["Error: RESOURCE_EXHAUSTED: quota exceeded for requests per minute"],
-        ignores: &["resources exhausted: none"],
-    },
-    ClassRule {
-        id: "grpc-deadline",
-        pattern: r"\bDEADLINE_EXCEEDED\b|\bcode = DeadlineExceeded\b",
-        tools: &[],
-        dialects: &[],
-        category: C::Timeout,
-        label: "deadline exceeded (status code)",
-        fires_on: &["Error: DEADLINE_EXCEEDED after 30s"],
-        ignores: &["deadline met"],
-    },
-    ClassRule {
-        id: "errno-network",
-        pattern: r"\b(?:ECONNRESET|ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ENOTFOUND|EPIPE|ECONNABORTED)\b|\b(?:ConnectionError|ConnectionRefusedError|ConnectionResetError|ConnectionAbortedError|RemoteDisconnected|ServerDisconnected|SMTPServerDisconnected|ProtocolError|MaxRetryError|NewConnectionError|ClientConnectorError|APIConnectionError)\b",
-        tools: &[],
-        dialects: &[],
-        category: C::Network,
-        label: "connection failed",
-        fires_on: &[
-            "Error: read ECONNRESET",
-            "Error: APIConnectionError('Connection error.')\n Please fix your mistakes.",
-            "getaddrinfo ENOTFOUND api.example.com",
-            "Failed to send email: SMTPServerDisconnected('Connection unexpectedly closed')",
-            "Failed to send notification: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))",
-        ],
-        ignores: &["connected"],
-    },
-    ClassRule {
-        id: "exception-timeout",
-        pattern: r"\b(?:\w*TimeoutError|ReadTimeout|ConnectTimeout|TimeoutException|asyncio\.TimeoutError)\b",
-        tools: &[],
-        dialects: &[],
-        category: C::Timeout,
-        label: "timed out (exception)",
-        fires_on: &["ReadTimeout: HTTPSConnectionPool(host='x', port=443): Read timed out."],
-        ignores: &["timeouts configured"],
-    },
-    ClassRule {
-        id: "pydantic-field-required",
-        pattern: r#"(?m)^(?:JSON envelope error: )?\s*[\w.\[\]]*:?\s*Field required(?:\s*\[type=missing|\s*$)|^\s*"msg": "Field required",?\s*$"#,
-        tools: &[],
-        dialects: &[],
-        category: C::MissingRequiredParam,
-        label: "required field missing (validation)",
-        fires_on: &[
-            "Error invoking tool 'read_file' with kwargs {} with error:\n path: Field required\n Please fix the error and try again.",
-            "1 validation error for SendEmail\nto\n  Field required [type=missing, input_value={}, input_type=dict]",
-        ],
-        ignores: &["Field required fields are marked with *"],
-    },
     // --- JSON Schema's own messages (python-jsonschema, as the MCP SDKs quote them) ---
     ClassRule {
         id: "json-schema-required",
-        pattern: r"'[^'\n]{1,80}' is a required property\b",
+        pattern: r#"'[^'\n]{1,80}' is a required property\b|"received":\s*"undefined""#,
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -195,7 +34,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "json-schema-unknown-property",
-        pattern: r"Additional properties are not allowed \('[^']+' (?:was|were) unexpected\)|(?m)^\s*- [\w.\[\]]+: must (?:not|NOT) have additional properties\s*$",
+        pattern: r"Extra inputs are not permitted \[type=extra_forbidden|Additional properties are not allowed \('[^']+' (?:was|were) unexpected\)|(?m)^\s*- [\w.\[\]]+: must (?:not|NOT) have additional properties\s*$",
         tools: &[],
         dialects: &[],
         category: C::UnknownParam,
@@ -345,7 +184,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "edit-anchor-not-found",
-        pattern: r"`?old_string`? not found|old content was not found|(?i:old_string.{0,40}did not match)|String to replace not found in file|Failed to find expected lines|Failed to find context '|0 occurrences found for old_string|Could not find exact match for edit",
+        pattern: r"`?old_string`? not found|old content was not found|(?i:old_string.{0,40}did not match)|String to replace not found in file|Failed to find expected lines|Failed to find context '|0 occurrences found for old_string|Could not find exact match for edit|Could not find oldString\b|all \d+ edit\(s\) failed|\(\d+ edit\(s\) failed\)",
         tools: &[],
         dialects: &[],
         category: C::EditMatchNotFound,
@@ -360,7 +199,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "edit-anchor-not-unique",
-        pattern: r"(?i:old_string is not unique|`?old_string`? appears \d+ times|not unique in |Found \d+ matches of the string to replace|Expected \d+ occurrences? but found \d+|appears multiple times)",
+        pattern: r"(?i:old_string is not unique|`?old_string`? appears \d+ times|not unique in |Found \d+ matches of the string to replace|Expected \d+ occurrences? but found \d+|appears multiple times|multiple matches for oldString)",
         tools: &[],
         dialects: &[],
         category: C::EditMatchNotUnique,
@@ -375,7 +214,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "edit-no-op",
-        pattern: r"(?i:old_string and new_string are (?:exactly )?(?:the same|identical)|No changes to make|already contains the exact content|determined that no changes were necessary|new content is the same as old content)",
+        pattern: r"(?i:old_str(?:ing)? and new_str(?:ing)? are (?:exactly )?(?:the same|identical)|oldString and newString are (?:exactly )?(?:the same|identical)|No changes to make|already contains the exact content|determined that no changes were necessary|new content is the same as old content)",
         tools: &[],
         dialects: &[],
         category: C::NoOpEdit,
@@ -388,7 +227,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "file-not-read",
-        pattern: r"(?i:File has not been read yet|must read the file (?:\S+ )?before)",
+        pattern: r"(?i:File has not been read yet|must read (?:the )?file (?:\S+ )?before)",
         tools: &[],
         dialects: &[],
         category: C::FileNotRead,
@@ -412,7 +251,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- arguments ---------------------------------------------------------
     ClassRule {
         id: "missing-parameter",
-        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No \w+ provided\b|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|\bmissing \d+ required (?:positional|keyword-only) arguments?\b|(?:^|: )[\w.]+ is required\.?$)",
+        pattern: r"(?i:^Missing \w+ parameter\b|missing required property|^Please specify where to save|^(?:Error: )?No \w+ provided\b|[Pp]arameter \W?\w+\W? must be a non-empty|^[\w.]+ is required for this operation|The '\w+' parameter is required|Missing required (?:parameter|argument|field)|missing required '\w+' parameter|missing field `|is a required property|required parameter .{1,40} is missing|must have required property|\bmissing \d+ required (?:positional|keyword-only) arguments?\b|(?:^|: )[\w.]+ is required\.?$|(?m:^[a-zA-Z0-9_.]+ is required for [a-z]+\.?$)|parameter was empty|^Missing [a-z][a-z0-9]*_[a-z0-9_]+\.?$|^[A-Z][a-z]+ not provided\. \S|Please provide [a-zA-Z_]+ argument)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -517,6 +356,24 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["Parser Error handling is described below"],
     },
+    // A reply that was an HTML page where the client expected JSON: V8's
+    // `JSON.parse` (`Unexpected token '<', "<!DOCTYPE "... is not valid
+    // JSON`, older `Unexpected token < in JSON at position 0`). The service
+    // (or a proxy before it) answered with an error or login page; the
+    // call's arguments were fine, so not `malformed-arguments`.
+    ClassRule {
+        id: "html-instead-of-json",
+        pattern: r#"Unexpected token '<', "<(?:!DOCTYPE|!doctype|html)|Unexpected token < in JSON at position 0"#,
+        tools: &[],
+        dialects: &[],
+        category: C::ServerError,
+        label: "an HTML page where JSON was expected",
+        fires_on: &[
+            r#"Error: Unexpected token '<', "<!DOCTYPE "... is not valid JSON"#,
+            "SyntaxError: Unexpected token < in JSON at position 0",
+        ],
+        ignores: &["Error: invalid JSON in arguments"],
+    },
     ClassRule {
         id: "malformed-arguments",
         pattern: r"(?i:(?:invalid|malformed|not valid) JSON|not a valid key, value dictionary|failed to parse (?:tool |function |exec_command |write_stdin )?arguments|参数解析失败|EOF while parsing)",
@@ -533,7 +390,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "query-syntax-error",
-        pattern: r#"(?i)\bsyntax error (?:at or near|near|at position|at line|at end of input|in (?:SQL|query|expression))\b|\bSQL syntax\b.{0,40}\bnear\b|\bParse error\b.{0,20}\b(?:query|SQL)\b|\bnear "[^"\n]{0,40}": syntax error"#,
+        pattern: r#"(?i)\bsyntax error (?:at or near|near|at position|at line|at end of input|in (?:SQL|query|expression))\b|\bSQL syntax\b[^\n]*?\bnear\b|\bParse error\b.{0,20}\b(?:query|SQL)\b|\bnear "[^"\n]{0,40}": syntax error"#,
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
@@ -547,7 +404,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "invalid-parameter-value",
-        pattern: r"(?i:^Unknown operation: |regex parse error|\binvalid regexp?(?: pattern)?\b|Validation Failed(?::|\x22|$)|Argument Validation Error|must have at least one\b|\bINVALID_ARGUMENTS?\b|^Invalid [^:\n.!?]{1,40}: |\bValueError\(|only \w+ (?:queries|statements) are allowed|unknown variant `|\binvalid [\w-]+(?: [\w-]+){0,3} format\b|No mapping found for \[|query_shard_exception|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file|NOT NULL constraint failed|CHECK constraint failed|FOREIGN KEY constraint failed|violates (?:not-null|check|foreign key) constraint|^(?:Error: )?Unsupported (?:[a-z]+ )?(?:type|format)\b|\b(?:is|are) not supported\b|\bnot supported (?:for|by|in|on|with)\b|^(?:Error: )?Operation not supported\b|^(?:Error: )?Unknown (?:command|action|mode|option|type)\b|\bValueError: |SyntaxError: (?:invalid syntax|unterminated|unexpected EOF|invalid decimal)|\bIndentationError\b)|不能为空|必须 >= ",
+        pattern: r"(?i:^Unknown operation: |regex parse error|\binvalid regexp?(?: pattern)?\b|Validation Failed(?::|\x22|$)|No commits between |\(Invalid [^:\n.!?]+: |must match (?:the )?number of |invalid literal for [a-z]+\(\) with base [0-9]+|\[Errno 21\] Is a directory|WRONGTYPE Operation against a key|(?:is )?not valid UTF-8|Cannot read binary file|codec can't decode byte|invalid hunk at line [0-9]+|patch detected without explicit call to apply_patch|stdin is closed for this session|Model '[^'\n]+' is not available|Argument Validation Error|must have at least one\b|\bINVALID_ARGUMENTS?\b|^Invalid [^:\n.!?]{1,40}: |\bValueError\(|only \w+ (?:queries|statements) are allowed|unknown variant `|\binvalid [\w-]+(?: [\w-]+){0,3} format\b|No mapping found for \[|query_shard_exception|Invalid patch|failed to parse patch|invalid (?:value|input|argument|parameters?)|out of range|exceeds file length|must be (?:one of|>=|<=|positive|non-negative)|must NOT have (?:more|fewer) than|Unknown skill: |EISDIR|is a directory, not a file|NOT NULL constraint failed|CHECK constraint failed|FOREIGN KEY constraint failed|violates (?:not-null|check|foreign key) constraint|^(?:Error: )?Unsupported (?:[a-z]+ )?(?:type|format)\b|\b(?:is|are) not supported\b|\bnot supported (?:for|by|in|on|with)\b|^(?:Error: )?Operation not supported\b|^(?:Error: )?Unknown (?:command|action|mode|option|type)\b|\bValueError: |SyntaxError: (?:invalid syntax|unterminated|unexpected EOF|invalid decimal)|\bIndentationError\b)|不能为空|必须 >= ",
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
@@ -585,7 +442,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- the user ----------------------------------------------------------
     ClassRule {
         id: "user-rejected",
-        pattern: r"(?i:interrupted by user|user (?:rejected|denied|declined|doesn't want|cancell?ed|aborted|did not allow)|(?:rejected|aborted|cancell?ed) by (?:the )?user|request was rejected|The user doesn't want to proceed|Tool execution aborted|Stop button pressed|action has not been executed)|^\[Operation Cancelled\]|^Don't Ask 模式|^Auto 模式：",
+        pattern: r"(?i:interrupted by user|user (?:rejected|denied|declined|doesn't want|cancell?ed|aborted|did not allow)|(?:rejected|aborted|cancell?ed) by (?:the )?user|request was rejected|The user doesn't want to proceed|Tool execution aborted|Stop button pressed|permission request was cancelled|action has not been executed)|^\[Operation Cancelled\]|^Don't Ask 模式|^Auto 模式：",
         tools: &[],
         dialects: &[],
         category: C::UserRejected,
@@ -886,7 +743,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "copilot-invalid-argument",
-        pattern: r"^(?:rg: unrecognized file type|Invalid view_range|view_range out of bounds|Path not absolute|Path \S+ is not absolute|UNC path blocked|Invalid URL|unsupported protocol|file protocol not supported|Invalid line number)",
+        pattern: r"^(?:rg: unrecognized file type|Invalid view_range|view_range out of bounds|Path not absolute|Path \S+ is not absolute|Invalid URL|unsupported protocol|file protocol not supported|Invalid line number)",
         tools: &[],
         dialects: &[Dialect::COPILOT],
         category: C::InvalidParamValue,
@@ -906,7 +763,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "copilot-permission-denied",
-        pattern: r"^(?:Permission to run this tool was denied|Permission denied and could not request|Permission denied by a PermissionRequest hook|Access denied: .* is excluded by organization content policy|Denied by preToolUse hook(?: \(unable to ask user for confirmation\))?: )",
+        pattern: r"^(?:UNC path blocked|Permission to run this tool was denied|Permission denied and could not request|Permission denied by a PermissionRequest hook|Access denied: .* is excluded by organization content policy|Denied by preToolUse hook(?: \(unable to ask user for confirmation\))?: )",
         tools: &[],
         dialects: &[Dialect::COPILOT],
         category: C::PermissionDenied,

@@ -10,6 +10,7 @@
 
 use serde::Serialize;
 
+mod codes;
 mod environment;
 mod messages;
 mod services;
@@ -148,7 +149,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
 ];
 
 /// The parts of the table, in registry order (first match wins).
-const PARTS: &[&[ClassRule]] = &[messages::RULES, services::RULES, environment::RULES];
+const PARTS: &[&[ClassRule]] = &[codes::RULES, messages::RULES, services::RULES, environment::RULES];
 static ALL: [ClassRule; super::table::total(PARTS)] = super::table::concat(PARTS);
 
 /// Every classification rule, in registry order (see the module header).

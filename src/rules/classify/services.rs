@@ -61,15 +61,19 @@ pub(super) const RULES: &[ClassRule] = &[
     // requests (`MissingSchema`: "Invalid URL '…': No scheme supplied.",
     // `InvalidSchema`: "No connection adapters were found for …"), httpx
     // (`UnsupportedProtocol`), urllib ("unknown url type: …"), Node's
-    // `fetch` ("Failed to parse URL from …") and `new URL` (ERR_INVALID_URL).
+    // `fetch` ("Failed to parse URL from …") and `new URL` (ERR_INVALID_URL);
+    // tools that say what shape they need (Crush's fetch: "URL must start
+    // with http:// or https://", the AWS documentation server's "URL must
+    // end with .html").
     ClassRule {
         id: "url-rejected",
-        pattern: r"(?i:\binvalid url\b|no scheme supplied|no connection adapters were found|is missing an 'http://' or 'https://' protocol|unknown url type: |failed to parse url from |\bERR_INVALID_URL\b)",
+        pattern: r"(?i:\binvalid url\b|no scheme supplied|no connection adapters were found|is missing an 'http://' or 'https://' protocol|unknown url type: |failed to parse url from |\bERR_INVALID_URL\b|\bURL must (?:end|start) with\b)",
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
         label: "the URL was not valid",
         fires_on: &[
+            "URL must end with .html",
             "Invalid URL 'www.example.com': No scheme supplied. Perhaps you meant https://www.example.com?",
             "Request URL is missing an 'http://' or 'https://' protocol.",
             "TypeError: Failed to parse URL from /api/items",
@@ -276,13 +280,13 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["call frequency: daily"],
     },
-    // An argument the tool says it needs or must shape otherwise:
-    // mcp-server-kubernetes's logs of a pod with several containers
-    // (`Multi-container pod requires container specification`), the AWS
-    // documentation server's `URL must end with .html`.
+    // An argument the tool says it needs: mcp-server-kubernetes's logs of a
+    // pod with several containers (`Multi-container pod requires container
+    // specification`). A URL of the wrong shape (the AWS documentation
+    // server's `URL must end with .html`) is `url-rejected`'s.
     ClassRule {
         id: "argument-needed",
-        pattern: r"(?i:requires container specification|container name must be specified)|\bURL must (?:end|start) with\b",
+        pattern: r"(?i:requires container specification|container name must be specified)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,

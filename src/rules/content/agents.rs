@@ -244,6 +244,23 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
         ignores: &["I checked the quota: You've hit your limit only if usage exceeds 80%.", "Limits reached: none"],
     },
+    // Crush's multiedit when some of its edits did not apply: the others
+    // are written and the result is a success (internal/agent/tools/
+    // multiedit.go, `Applied %d of %d edits to file: %s (%d edit(s)
+    // failed)`).
+    ContentRule {
+        id: "crush-multiedit-partly-failed",
+        pattern: r"\AApplied \d+ of \d+ edits to file: [^\n]*\(\d+ edit\(s\) failed\)",
+        tools: &[],
+        dialects: &[Dialect::CRUSH],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "Crush's multiedit when some edits did not apply: it writes the others and answers `Applied N of M \
+              edits to file: <path> (K edit(s) failed)` unflagged (internal/agent/tools/multiedit.go). The \
+              edits asked for were not all made.",
+        fires_on: &["Applied 2 of 3 edits to file: /home/u/app/main.go (1 edit(s) failed)"],
+        ignores: &["Applied 3 edits to file: /home/u/app/main.go"],
+    },
     ContentRule {
         id: "crush-command-aborted",
         pattern: r"(?m)^Command was aborted before completion\s*$",

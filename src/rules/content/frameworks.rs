@@ -360,7 +360,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "copilot-tool-refused",
-        pattern: r"^File too large to read at once \(|(?m)^<error>No more content available\.</error>",
+        pattern: r"^File too large to read at once \(|^No changes made: old_str and new_str are the same\b|(?m)^<error>No more content available\.</error>",
         tools: &[],
         dialects: &[Dialect::COPILOT],
         precision: Precision::High,
@@ -368,8 +368,10 @@ pub(super) const RULES: &[ContentRule] = &[
         doc: "Copilot CLI results stored as a success that returned nothing the agent asked for: `view` \
               refusing a file too large to read at once (no content, the agent must retry with `view_range`), \
               and `web_fetch` answering `<error>No more content available.</error>` (an empty body, or a \
-              `start_index` past its end).",
+              `start_index` past its end), and `edit` declining an edit whose old and new text are the same \
+              (`No changes made: old_str and new_str are the same`).",
         fires_on: &[
+            "No changes made: old_str and new_str are the same",
             "File too large to read at once (61.2 KB). Consider using the grep tool to search within the file, or view with view_range to read specific sections.",
             "Contents of https://example.com/:\n<error>No more content available.</error>",
         ],

@@ -1,0 +1,190 @@
+//! Classification rules, first in registry order: structured codes (an
+//! HTTP status, a gRPC code, a refused API key, a context limit) that say
+//! why a call failed whatever words surround them.
+
+use super::ClassRule;
+use crate::rules::category::Category as C;
+
+pub(super) const RULES: &[ClassRule] = &[
+    // --- structured codes -------------------------------------------------
+    // A key the service refused, whatever status carries it: Google's APIs
+    // answer a bad key with 400 INVALID_ARGUMENT and reason API_KEY_INVALID
+    // (google-genai `errors.ClientError`, google-api-core), OpenAI with 401
+    // `invalid_api_key`. Before the status rules, which would file the 400
+    // as a bad argument.
+    ClassRule {
+        id: "api-key-invalid",
+        pattern: r"(?i:API key not valid|API_KEY_INVALID|invalid[ _]api[ _]key|incorrect api key provided)",
+        tools: &[],
+        dialects: &[],
+        category: C::PermissionDenied,
+        label: "the API key was refused",
+        fires_on: &[
+            "400 INVALID_ARGUMENT. {'error': {'code': 400, 'message': 'API key not valid. Please pass a valid API key.', 'status': 'INVALID_ARGUMENT'}}",
+            "Error code: 401 - {'error': {'message': 'Incorrect API key provided: sk-abc***.', 'code': 'invalid_api_key'}}",
+        ],
+        ignores: &["Set GOOGLE_API_KEY to a valid API key first (done)."],
+    },
+    ClassRule {
+        id: "http-429",
+        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )429\b|\b429 Too Many Requests",
+        tools: &[],
+        dialects: &[],
+        category: C::RateLimit,
+        label: "HTTP 429",
+        fires_on: &[
+            "Search API returned HTTP 429: Too Many Requests",
+            "Notification trigger failed with status: 429",
+            "JSON envelope error: 429 Too Many Requests",
+        ],
+        ignores: &["HTTP 4290 bytes", "sent 429 messages"],
+    },
+    ClassRule {
+        id: "http-5xx",
+        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )5\d\d\b|\b5\d\d (?:Server Error|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)|overloaded_error",
+        tools: &[],
+        dialects: &[],
+        category: C::ServerError,
+        label: "HTTP 5xx",
+        fires_on: &[
+            "Extract API returned HTTP 502: Bad Gateway",
+            "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}",
+        ],
+        ignores: &["HTTP 200 OK"],
+    },
+    ClassRule {
+        id: "context-too-long",
+        pattern: r"(?i:prompt is too long|maximum context length is|context[_ ]length[_ ]exceeded|input is too long for requested model)",
+        tools: &[],
+        dialects: &[],
+        category: C::ResourceExhausted,
+        label: "model context exceeded",
+        fires_on: &[
+            "Agent error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 213044 tokens > 200000 maximum\"}}",
+            "Error code: 400 - This model's maximum context length is 128000 tokens.",
+        ],
+        ignores: &["the prompt is short"],
+    },
+    ClassRule {
+        id: "http-404",
+        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )404\b|\b404 (?:Not Found|Client Error)",
+        tools: &[],
+        dialects: &[],
+        category: C::NotFound,
+        label: "HTTP 404",
+        fires_on: &["Extract API returned HTTP 404: Not Found", "Request failed with status code 404"],
+        ignores: &["HTTP 400: bad"],
+    },
+    ClassRule {
+        id: "http-401-403",
+        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )40[13]\b|\b40[13] (?:Unauthorized|Forbidden|Client Error)|\breceived 40[13] HTTP response\b",
+        tools: &[],
+        dialects: &[],
+        category: C::PermissionDenied,
+        label: "HTTP 401/403",
+        fires_on: &["Search API returned HTTP 403: Forbidden"],
+        ignores: &["HTTP 400: bad"],
+    },
+    ClassRule {
+        id: "http-4xx",
+        pattern: r"(?:\b(?:HTTP(?:/\d(?:\.\d)?)?|[Ss]tatus(?: [Cc]ode)?|[Cc]ode|API Error|[Ee]rror)\s*[:=]?\s*\(?|^|: )4\d\d\b|\b4\d\d (?:Bad Request|Client Error|Unprocessable Entity|Conflict)",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "HTTP 4xx",
+        fires_on: &[
+            "Search API returned HTTP 400: invalid query",
+            "JSON envelope error: 400 Unparseable filter: syntax error at line 1",
+        ],
+        ignores: &["HTTP 200 OK", "line 400: x"],
+    },
+    ClassRule {
+        id: "grpc-invalid-argument",
+        pattern: r"\bINVALID_ARGUMENT\b|\bcode = InvalidArgument\b|\bgeneric::invalid_argument\b",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "invalid argument (status code)",
+        fires_on: &["JSON envelope error: bad filter [ORIGINAL ERROR] generic::invalid_argument: x"],
+        ignores: &["invalid arguments are reported below"],
+    },
+    ClassRule {
+        id: "grpc-not-found",
+        pattern: r"\bNOT_FOUND\b|\bcode = NotFound\b",
+        tools: &[],
+        dialects: &[],
+        category: C::NotFound,
+        label: "not found (status code)",
+        fires_on: &["JSON envelope error: NOT_FOUND: dataset x"],
+        ignores: &["FOUND_NOTHING"],
+    },
+    ClassRule {
+        id: "grpc-permission",
+        pattern: r"\b(?:PERMISSION_DENIED|UNAUTHENTICATED)\b|\bcode = (?:PermissionDenied|Unauthenticated)\b",
+        tools: &[],
+        dialects: &[],
+        category: C::PermissionDenied,
+        label: "permission denied (status code)",
+        fires_on: &["ERROR: (gcloud.run.deploy) PERMISSION_DENIED: caller lacks permission"],
+        ignores: &["permission granted"],
+    },
+    ClassRule {
+        id: "grpc-exhausted",
+        pattern: r"\bRESOURCE_EXHAUSTED\b|\bcode = ResourceExhausted\b",
+        tools: &[],
+        dialects: &[],
+        category: C::RateLimit,
+        label: "quota exhausted (status code)",
+        fires_on: &["Error: RESOURCE_EXHAUSTED: quota exceeded for requests per minute"],
+        ignores: &["resources exhausted: none"],
+    },
+    ClassRule {
+        id: "grpc-deadline",
+        pattern: r"\bDEADLINE_EXCEEDED\b|\bcode = DeadlineExceeded\b",
+        tools: &[],
+        dialects: &[],
+        category: C::Timeout,
+        label: "deadline exceeded (status code)",
+        fires_on: &["Error: DEADLINE_EXCEEDED after 30s"],
+        ignores: &["deadline met"],
+    },
+    ClassRule {
+        id: "errno-network",
+        pattern: r"\b(?:ECONNRESET|ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ENOTFOUND|EPIPE|ECONNABORTED)\b|\b(?:ConnectionError|ConnectionRefusedError|ConnectionResetError|ConnectionAbortedError|RemoteDisconnected|ServerDisconnected|SMTPServerDisconnected|ProtocolError|MaxRetryError|NewConnectionError|ClientConnectorError|APIConnectionError)\b",
+        tools: &[],
+        dialects: &[],
+        category: C::Network,
+        label: "connection failed",
+        fires_on: &[
+            "Error: read ECONNRESET",
+            "Error: APIConnectionError('Connection error.')\n Please fix your mistakes.",
+            "getaddrinfo ENOTFOUND api.example.com",
+            "Failed to send email: SMTPServerDisconnected('Connection unexpectedly closed')",
+            "Failed to send notification: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))",
+        ],
+        ignores: &["connected"],
+    },
+    ClassRule {
+        id: "exception-timeout",
+        pattern: r"\b(?:\w*TimeoutError|ReadTimeout|ConnectTimeout|TimeoutException|asyncio\.TimeoutError)\b",
+        tools: &[],
+        dialects: &[],
+        category: C::Timeout,
+        label: "timed out (exception)",
+        fires_on: &["ReadTimeout: HTTPSConnectionPool(host='x', port=443): Read timed out."],
+        ignores: &["timeouts configured"],
+    },
+    ClassRule {
+        id: "pydantic-field-required",
+        pattern: r#"(?m)^(?:JSON envelope error: )?\s*[\w.\[\]]*:?\s*Field required(?:\s*\[type=missing|\s*$)|^\s*"msg": "Field required",?\s*$"#,
+        tools: &[],
+        dialects: &[],
+        category: C::MissingRequiredParam,
+        label: "required field missing (validation)",
+        fires_on: &[
+            "Error invoking tool 'read_file' with kwargs {} with error:\n path: Field required\n Please fix the error and try again.",
+            "1 validation error for SendEmail\nto\n  Field required [type=missing, input_value={}, input_type=dict]",
+        ],
+        ignores: &["Field required fields are marked with *"],
+    },
+];
