@@ -126,6 +126,11 @@ pub struct Masking {
     /// complains of was named before it (`failed_before_fallback`): the
     /// fallback answered that failure, and its status is the line's.
     pub answered_by_fallback: bool,
+    /// An earlier command is `find`, and every error line is find's own
+    /// report of a directory it could not enter while walking (`find:
+    /// '/x/.cache': Permission denied`): the walk printed what it found
+    /// elsewhere, as the benign exit `find-partly-unreadable` says.
+    pub find_walk_only: bool,
 }
 
 /// How `input`'s command line can hide an earlier command's failure: from
@@ -153,6 +158,7 @@ pub fn masking(input: &Args) -> Masking {
         unknown_status_work: false,
         tests_passed: false,
         answered_by_fallback: false,
+        find_walk_only: false,
     }
 }
 
@@ -332,7 +338,39 @@ pub fn masking_of(input: &Args, output: &str) -> Masking {
     }
     let tests_passed = runs_tests(input) && tests_all_passed(output);
     let answered_by_fallback = m.earlier && failed_before_fallback(input, output);
-    Masking { only_error, background, tests_passed, answered_by_fallback, ..m }
+    let find_walk_only = m.earlier && output.contains("find: ") && find_walk_errors_only(input, output);
+    Masking { only_error, background, tests_passed, answered_by_fallback, find_walk_only, ..m }
+}
+
+/// GNU and BSD find's report of a directory it could not enter while
+/// walking (`find: '/root': Permission denied`).
+static FIND_WALK_ERROR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)^find: .+: (?:permission denied|operation not permitted|too many levels of symbolic links)\s*$",
+    )
+    .expect("find walk error compiles")
+});
+
+/// Is an earlier command of the last pipeline `find`, and every line of
+/// `output` that `masked-command-error` could read one of find's walk
+/// errors? (At least one.)
+fn find_walk_errors_only(input: &Args, output: &str) -> bool {
+    if !earlier_programs(input).iter().any(|p| p == "find") {
+        return false;
+    }
+    let mut any = false;
+    for line in benign::output_lines(output) {
+        let complains = ["No such file or directory", "Permission denied", "command not found", "No module named"]
+            .iter()
+            .any(|w| line.contains(w));
+        if complains {
+            if !FIND_WALK_ERROR.is_match(line) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
 }
 
 /// Does the last pipeline of `input`'s line run a test runner (`bun test
@@ -497,7 +535,7 @@ pub fn reads(id: &str, m: Masking) -> bool {
         "own-pkill-killed-shell" => m.self_kill,
         "masked-git-failure" => m.earlier_git_work,
         "masked-option-refused" => m.refused_option,
-        "masked-command-error" => m.earlier && !m.answered_by_fallback,
+        "masked-command-error" => m.earlier && !m.answered_by_fallback && !m.find_walk_only,
         _ => m.earlier,
     }
 }

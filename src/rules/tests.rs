@@ -43,6 +43,7 @@ fn every_content_rule_has_examples_that_behave() {
             unknown_status_work: true,
             tests_passed: false,
             answered_by_fallback: false,
+            find_walk_only: false,
         };
         let (tool, class) = match rule.reads {
             Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),
@@ -664,4 +665,60 @@ fn a_batch_of_failing_envelopes_is_a_failure() {
     assert_eq!(present("Read", one), one);
     assert_eq!(present("Bash", one), one);
     assert_eq!(present(tool, "[]"), "[]");
+}
+
+/// Codex's unified exec (`Process exited with code N`) around lookups and
+/// walks whose non-zero status or error lines are answers (round sixteen's
+/// spent Codex set): dpkg listing some packages and missing others,
+/// rospack finding no package, `npm ls` in a folder whose path has a
+/// space, find walking into unreadable directories with nothing found, and
+/// the same find piped into rg with matches. A find whose start path is
+/// missing still fails.
+#[test]
+fn codex_lookups_and_walks_that_answered() {
+    let exec = |cmd: &str| serde_json::json!({ "cmd": cmd }).into();
+    let framed = |code: i32, out: &str| {
+        format!(
+            "Chunk ID: 0848e0\nWall time: 1.1 seconds\nProcess exited with code {code}\nOriginal token count: 20\nOutput:\n{out}"
+        )
+    };
+    let answered = [
+        (
+            "dpkg -l ibus-mozc fonts-noto-cjk",
+            framed(
+                1,
+                "dpkg-query: no packages found matching ibus-mozc\nDesired=Unknown/Install/Remove/Purge/Hold\n| Status=Not/Inst/Conf-files/Unpacked/halF-conf/Half-inst/trig-aWait/Trig-pend\n||/ Name           Version      Architecture Description\n+++-==============-============-============-=================\nii  fonts-noto-cjk 1:20220127   all          fonts\n",
+            ),
+        ),
+        (
+            "rospack find teleop_twist_keyboard",
+            framed(1, "[rospack] Error: package 'teleop_twist_keyboard' not found\n"),
+        ),
+        ("npm ls eslint --depth=0", framed(1, "shop-app@1.0.0 /Users/dev/My Shop\n└── (empty)\n\n")),
+        (
+            "find /home/u -type f -name sdk_server",
+            framed(1, "find: ‘/home/u/.cache/dconf’: Permission denied\nfind: ‘/home/u/.dbus’: Permission denied\n"),
+        ),
+        (
+            "find /home/u -type f | rg 'lidar|\\.pdf$'",
+            framed(
+                0,
+                "find: ‘/home/u/.cache/dconf’: Permission denied\n/home/u/docs/lidar.pdf\n/home/u/docs/manual.pdf\n/home/u/slam/lidar.cfg\n",
+            ),
+        ),
+    ];
+    for (cmd, text) in &answered {
+        let hit = detect_result_(Dialect::CODEX, "exec_command", &exec(cmd), text, None);
+        assert!(hit.is_none(), "{cmd}: {:?}", hit.map(|r| r.id));
+    }
+    let missing_start = framed(1, "find: ‘/home/u/nope’: No such file or directory\n");
+    assert!(
+        detect_result_(Dialect::CODEX, "exec_command", &exec("find /home/u/nope -name x"), &missing_start, None)
+            .is_some()
+    );
+    let piped_missing = framed(0, "find: ‘/home/u/nope’: No such file or directory\n");
+    assert!(
+        detect_result_(Dialect::CODEX, "exec_command", &exec("find /home/u/nope -type f | rg x"), &piped_missing, None)
+            .is_some()
+    );
 }

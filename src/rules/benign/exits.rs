@@ -378,16 +378,17 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         id: "package-not-installed",
         rules: EXIT_RULES,
         codes: &[1],
-        command: r"^(?:pip[\d.]*|python[\d.]* -m pip|uv pip) show\b|^dpkg(?:-query)? (?:-s|--status|-l|--list|-W|--show)\b|^rpm -q\b|^brew list\b|^npm (?:ls|list) \S",
+        command: r"^(?:pip[\d.]*|python[\d.]* -m pip|uv pip) show\b|^dpkg(?:-query)? (?:-s|--status|-l|--list|-W|--show)\b|^rpm -q\b|^brew list\b|^npm (?:ls|list) \S|^rospack find\b|^ros2 pkg prefix\b",
         printed: Printed::Only(
-            r"Package\(s\) not found: |is not installed and no information is available|^Use dpkg --(?:info|contents)|no packages found matching|^package \S+ is not installed$|^Error: No such keg|^\S+@\S+(?: \S+)?$|^(?:└──|`--) \(empty\)$",
+            r"Package\(s\) not found: |is not installed and no information is available|^Use dpkg --(?:info|contents)|no packages found matching|^package \S+ is not installed$|^Error: No such keg|^\S+@\S+(?: .+)?$|^(?:└──|`--) \(empty\)$|^\[rospack\] Error: package '\S+' not found$|^Package not found$",
         ),
         described: None,
         doc: "Asking whether a package is installed (`pip show`, `dpkg -s`/`-l`, `rpm -q`, `brew list`) and \
               being told it is not: pip's `WARNING: Package(s) not found: X`, dpkg-query's `package 'X' is not \
               installed and no information is available` / `no packages found matching X`, rpm's `package X is \
-              not installed`, Homebrew's `Error: No such keg`, npm's `npm ls X` tree ending `└── (empty)`, all \
-              exit 1. A lookup whose answer is none.",
+              not installed`, Homebrew's `Error: No such keg`, npm's `npm ls X` tree ending `└── (empty)`, ROS's \
+              `rospack find X` (`[rospack] Error: package 'X' not found`, rospack's main.cpp) and `ros2 pkg \
+              prefix X` (`Package not found`), all exit 1. A lookup whose answer is none.",
         fires_on: &[
             "pip show torch",
             "python3 -m pip show requests",
@@ -395,6 +396,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
             "rpm -q httpd",
             "brew list jq",
             "npm ls left-pad",
+            "rospack find teleop_twist_keyboard",
         ],
         ignores: &["pip install torch", "dpkg -i x.deb", "rpm -i x.rpm"],
     },
@@ -626,6 +628,41 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
               failure, and so does a build or test that printed no address before it was stopped.",
         fires_on: &["timeout 15 npm run dev", "timeout 10s uvicorn app:app 2>&1"],
         ignores: &["npm run dev", "timeoutx 5"],
+    },
+    // dpkg-query's listing (`dpkg -l A B C`) exits 1 when one of its
+    // patterns matched no package, after listing the others: the listing
+    // is the answer, the missing ones its "none" (dpkg-query's
+    // `no packages found matching %s`, src/query/main.c).
+    BenignExit {
+        id: "package-listing-partly-missing",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^dpkg(?:-query)? (?:-l|--list|-W|--show)\b",
+        printed: Printed::AnswerBeside(r"^dpkg-query: ", r"^dpkg-query: no packages found matching \S+$"),
+        described: None,
+        doc: "`dpkg -l A B C` lists the packages it knows and exits 1 when a pattern matched none, saying \
+              `dpkg-query: no packages found matching C` (src/query/main.c). The listing answered; the \
+              missing ones are its \"none\" (LABELS.md: a lookup).",
+        fires_on: &["dpkg -l ibus-mozc fonts-noto-cjk", "dpkg-query -W nginx curl"],
+        ignores: &["dpkg -i x.deb", "dpkg --configure -a"],
+    },
+    // GNU find exits 1 when it could not enter a directory; with nothing
+    // found elsewhere, its only lines are those errors: the walk answered
+    // "none" where it could read (as `find-partly-unreadable` with matches).
+    BenignExit {
+        id: "find-found-nothing-readable",
+        rules: EXIT_RULES,
+        codes: &[1],
+        command: r"^find\s",
+        printed: Printed::Only(
+            r"(?i)^find: .+: (?:permission denied|operation not permitted|too many levels of symbolic links)$",
+        ),
+        described: None,
+        doc: "GNU find, walking a tree and finding nothing, exits 1 because some directories could not be \
+              entered (`find: '/home/u/.cache/dconf': Permission denied`). The search answered \"none\" where \
+              it could read; a start path that does not exist (`No such file or directory`) still fails it.",
+        fires_on: &["find /home/u -type f -name sdk_server", "find / -name '*.pem'"],
+        ignores: &["findmnt", "git find"],
     },
     BenignExit {
         id: "search-partly-unreadable",
