@@ -372,11 +372,25 @@ fn judge_calls(session: Session, redaction: Redaction, at: &[usize]) -> JudgedSe
     // read since? Walked in call order, so only earlier calls count.
     let mut modified_unread: FileStates<'_> = FileStates::default();
     let mut outcomes = Vec::with_capacity(paired.pairs.len());
+    let mut background = Background::default();
     for p in &paired.pairs {
         let call = &calls_in[p.call];
         let outcome = match p.result.map(|r| &results[r]) {
             None => Outcome::Unpaired,
-            Some(result) => judge_pair(session.dialect, call, result, &modified_unread, (redaction, at)),
+            Some(result) => {
+                // A poll is judged with the command it polls, for the benign
+                // exits (a background `rg` that found nothing).
+                let polled = background.polled(session.dialect, call);
+                let outcome = judge_pair(
+                    session.dialect,
+                    polled.as_ref().unwrap_or(call),
+                    result,
+                    &modified_unread,
+                    (redaction, at),
+                );
+                background.note(session.dialect, call, result);
+                outcome
+            }
         };
         if outcome == Outcome::Success
             && let Some((effect, path)) = file_effect(&call.tool, &call.input)
@@ -458,6 +472,66 @@ fn response_shares(calls: &[Call]) -> (Vec<u32>, Vec<u32>) {
 }
 
 /// Both signals, the category and, for anchors not found, staleness.
+/// Commands a call started in the background, by the id a later call polls
+/// them with: Codex's unified exec (`Process running with session ID N`,
+/// polled by `write_stdin`'s `session_id`) and Claude Code's background
+/// Bash (`Command running in background with ID: X`, polled by
+/// `TaskOutput`'s `task_id` or `BashOutput`'s `bash_id`). The poll's result
+/// is the command's: its exit status means what the command's would (a
+/// search that found nothing), so the poll is judged with that command.
+#[derive(Default)]
+struct Background {
+    started: std::collections::HashMap<String, String>,
+}
+
+impl Background {
+    const MARKERS: [(Dialect, &'static str); 2] = [
+        (Dialect::CODEX, "Process running with session ID "),
+        (Dialect::CLAUDE_CODE, "Command running in background with ID: "),
+    ];
+
+    /// Remember the command `call` started, if its result says it runs on.
+    fn note(&mut self, dialect: Dialect, call: &Call, result: &ToolResult) {
+        let Some((_, marker)) = Self::MARKERS.iter().find(|(d, _)| *d == dialect) else { return };
+        let Some(at) = result.text.find(marker) else { return };
+        let id: String = result.text[at + marker.len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+            .collect();
+        if id.is_empty() {
+            return;
+        }
+        if let Some(command) = rules::benign::command_line(&call.input) {
+            self.started.insert(id, command);
+        }
+    }
+
+    /// `call` with the command it polls as its `cmd`, when it polls one.
+    fn polled(&self, dialect: Dialect, call: &Call) -> Option<Call> {
+        if self.started.is_empty() {
+            return None;
+        }
+        let key = match (dialect, call.tool.as_str()) {
+            (Dialect::CODEX, "write_stdin") => "session_id",
+            (Dialect::CLAUDE_CODE, "TaskOutput") => "task_id",
+            (Dialect::CLAUDE_CODE, "BashOutput") => "bash_id",
+            _ => return None,
+        };
+        let id = match call.input.value().get(key)? {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(n) => n.to_string(),
+            _ => return None,
+        };
+        let command = self.started.get(&id)?;
+        let mut input = match call.input.value() {
+            serde_json::Value::Object(o) => o.clone(),
+            _ => serde_json::Map::new(),
+        };
+        input.insert("cmd".into(), serde_json::Value::String(command.clone()));
+        Some(Call { input: serde_json::Value::Object(input).into(), ..call.clone() })
+    }
+}
+
 fn judge_pair(
     format: Dialect,
     call: &Call,
@@ -588,6 +662,41 @@ mod tests {
         fn judge(self) -> JudgedSession {
             judge(Session { id: "s".into(), events: self.events, ..Session::default() })
         }
+        fn judge_as(self, dialect: Dialect) -> JudgedSession {
+            judge(Session { id: "s".into(), dialect, events: self.events, ..Session::default() })
+        }
+    }
+
+    /// A poll of a background command is judged with that command: a
+    /// background `rg` or `grep` that found nothing (exit 1) is an answer
+    /// when Codex's `write_stdin` or Claude Code's `TaskOutput` reports it;
+    /// a poll of a command the session never started, or of a build that
+    /// failed, is still judged by its exit.
+    #[test]
+    fn a_poll_is_judged_with_the_command_it_polls() {
+        let running = "Chunk ID: 1\nWall time: 1.0 seconds\nProcess running with session ID 57423\nOriginal token count: 0\nOutput:\n";
+        let exited =
+            "Chunk ID: 2\nWall time: 0.0 seconds\nProcess exited with code 1\nOriginal token count: 0\nOutput:\n";
+        let poll = json!({"session_id": 57423, "chars": "", "yield_time_ms": 1000});
+        let s = Builder::new()
+            .call("exec_command", json!({"cmd": "rg -n sdk_server src"}), running, None)
+            .call("write_stdin", poll.clone(), exited, None)
+            .judge_as(Dialect::CODEX);
+        assert_eq!(s.calls[1].outcome, Outcome::Success, "the polled rg found nothing");
+        let s = Builder::new()
+            .call("exec_command", json!({"cmd": "cargo build"}), running, None)
+            .call("write_stdin", poll.clone(), exited, None)
+            .judge_as(Dialect::CODEX);
+        assert!(failure(&s.calls[1]).is_hidden(), "the polled build failed");
+        let s = Builder::new().call("write_stdin", poll, exited, None).judge_as(Dialect::CODEX);
+        assert!(failure(&s.calls[0]).is_hidden(), "no command is known: the exit speaks");
+        let started = "Command running in background with ID: b69wgle41. Output is being written to: /tmp/x.output";
+        let done = "<retrieval_status>success</retrieval_status>\n\n<task_id>b69wgle41</task_id>\n\n<task_type>local_bash</task_type>\n\n<status>failed</status>\n\n<exit_code>1</exit_code>";
+        let s = Builder::new()
+            .call("Bash", json!({"command": "grep -rn TODO src", "run_in_background": true}), started, Some(false))
+            .call("TaskOutput", json!({"task_id": "b69wgle41", "block": true}), done, Some(false))
+            .judge_as(Dialect::CLAUDE_CODE);
+        assert_eq!(s.calls[1].outcome, Outcome::Success, "the background grep found nothing");
     }
 
     fn failure(c: &JudgedCall) -> &Failure {
