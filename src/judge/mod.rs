@@ -485,14 +485,20 @@ struct Background {
 }
 
 impl Background {
-    const MARKERS: [(Dialect, &'static str); 2] = [
-        (Dialect::CODEX, "Process running with session ID "),
-        (Dialect::CLAUDE_CODE, "Command running in background with ID: "),
+    /// The tool that starts a background command in each dialect, and the
+    /// words its result gives the id with.
+    const STARTERS: [(Dialect, &'static str, &'static str); 2] = [
+        (Dialect::CODEX, "exec_command", "Process running with session ID "),
+        (Dialect::CLAUDE_CODE, "Bash", "Command running in background with ID: "),
     ];
 
     /// Remember the command `call` started, if its result says it runs on.
     fn note(&mut self, dialect: Dialect, call: &Call, result: &ToolResult) {
-        let Some((_, marker)) = Self::MARKERS.iter().find(|(d, _)| *d == dialect) else { return };
+        // Only the starting tool's results are searched: a poll or a reader
+        // may quote the words.
+        let Some((_, _, marker)) = Self::STARTERS.iter().find(|(d, t, _)| *d == dialect && *t == call.tool) else {
+            return;
+        };
         let Some(at) = result.text.find(marker) else { return };
         let id: String = result.text[at + marker.len()..]
             .chars()

@@ -722,12 +722,14 @@ fn content_item_text(o: &Map<String, Value>) -> Option<&str> {
         .flatten()
 }
 
+/// The keys of an MCP `CallToolResult`.
+const MCP_KEYS: &[&str] = &["content", "isError", "structuredContent", "_meta"];
+
 /// Is `o` an MCP `CallToolResult` and nothing else: a `content` array of
 /// typed items (`{"type": "text", …}`), with at most `isError`,
 /// `structuredContent` and `_meta` beside it? A file or a program rarely
 /// holds exactly this object; an MCP client stores it as the server sent it.
 pub fn is_call_tool_result(o: &Map<String, Value>) -> bool {
-    const MCP_KEYS: &[&str] = &["content", "isError", "structuredContent", "_meta"];
     let Some(Value::Array(parts)) = o.get("content") else { return false };
     !parts.is_empty()
         && o.keys().all(|k| MCP_KEYS.contains(&k.as_str()))
@@ -764,7 +766,6 @@ fn inner_text(o: &Map<String, Value>, depth: usize) -> Option<String> {
             None => Some(text.to_string()),
         };
     }
-    const MCP_KEYS: &[&str] = &["content", "isError", "structuredContent", "_meta"];
     if o.contains_key("content") && o.keys().all(|k| MCP_KEYS.contains(&k.as_str())) {
         let text = mcp_text(o)?;
         return match nested_object(&text) {

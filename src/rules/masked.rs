@@ -351,6 +351,11 @@ static FIND_WALK_ERROR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock:
     .expect("find walk error compiles")
 });
 
+/// The complaints `masked-command-error` reads in a line (its pattern's
+/// alternatives).
+const COMPLAINT_WORDS: &[&str] =
+    &["No such file or directory", "Permission denied", "command not found", "No module named"];
+
 /// Is an earlier command of the last pipeline `find`, and every line of
 /// `output` that `masked-command-error` could read one of find's walk
 /// errors? (At least one.)
@@ -360,9 +365,7 @@ fn find_walk_errors_only(input: &Args, output: &str) -> bool {
     }
     let mut any = false;
     for line in benign::output_lines(output) {
-        let complains = ["No such file or directory", "Permission denied", "command not found", "No module named"]
-            .iter()
-            .any(|w| line.contains(w));
+        let complains = COMPLAINT_WORDS.iter().any(|w| line.contains(w));
         if complains {
             if !FIND_WALK_ERROR.is_match(line) {
                 return false;
