@@ -471,7 +471,6 @@ fn response_shares(calls: &[Call]) -> (Vec<u32>, Vec<u32>) {
     (shares, ranks)
 }
 
-/// Both signals, the category and, for anchors not found, staleness.
 /// Commands a call started in the background, by the id a later call polls
 /// them with: Codex's unified exec (`Process running with session ID N`,
 /// polled by `write_stdin`'s `session_id`) and Claude Code's background
@@ -538,6 +537,7 @@ impl Background {
     }
 }
 
+/// Both signals, the category and, for anchors not found, staleness.
 fn judge_pair(
     format: Dialect,
     call: &Call,

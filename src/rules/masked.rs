@@ -342,14 +342,9 @@ pub fn masking_of(input: &Args, output: &str) -> Masking {
     Masking { only_error, background, tests_passed, answered_by_fallback, find_walk_only, ..m }
 }
 
-/// GNU and BSD find's report of a directory it could not enter while
-/// walking (`find: '/root': Permission denied`).
-static FIND_WALK_ERROR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(
-        r"(?i)^find: .+: (?:permission denied|operation not permitted|too many levels of symbolic links)\s*$",
-    )
-    .expect("find walk error compiles")
-});
+/// `benign::FIND_WALK_ERROR`, compiled.
+static FIND_WALK_ERROR: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(benign::FIND_WALK_ERROR).expect("find walk error compiles"));
 
 /// The complaints `masked-command-error` reads in a line (its pattern's
 /// alternatives).

@@ -29,6 +29,13 @@ const KILL_GIVEN_NO_PID: &str = r"^(?:Usage:|Options:|kill \[options\] <pid>|<pi
 const SERVER_STARTED: &str = r"(?i)\b(?:listening|serving|running|ready|available|started|up)\b.{0,40}?\b(?:on|at)\s+(?:port\s+\d{2,5}\b|https?://|[\w.-]*:\d{2,5}\b)|https?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\])(?::\d+)?|\bApplication startup complete\b|\bserver (?:is )?(?:running|started|listening|ready)\b|\bready in \d|\bcompiled successfully\b|\bwatching for (?:file )?changes\b";
 
 /// The content rules that report a process exit code.
+/// GNU and BSD find's report of a directory it could not enter while
+/// walking (`find: '/root': Permission denied`): beside what it found, or
+/// alone when it found nothing, the walk answered (and `rules::masked`
+/// does not read it as an earlier command's failure).
+pub const FIND_WALK_ERROR: &str =
+    r"(?i)^find: .+: (?:permission denied|operation not permitted|too many levels of symbolic links)\s*$";
+
 const EXIT_RULES: &[&str] = &[
     "exit-code-line",
     // mcp-server-kubernetes's `exec_in_pod` (its `command` is the call's);
@@ -589,10 +596,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: EXIT_RULES,
         codes: &[1],
         command: r"^find\s",
-        printed: Printed::AnswerBeside(
-            r"^find: ",
-            r"(?i)permission denied$|operation not permitted$|too many levels of symbolic links$",
-        ),
+        printed: Printed::AnswerBeside(r"^find: ", FIND_WALK_ERROR),
         described: None,
         doc: "GNU find exits 1 when it could not read a directory (`find: '/root': Permission denied`), after \
               printing what it found everywhere else. With paths found and only such errors beside them, the \
@@ -654,9 +658,7 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         rules: EXIT_RULES,
         codes: &[1],
         command: r"^find\s",
-        printed: Printed::Only(
-            r"(?i)^find: .+: (?:permission denied|operation not permitted|too many levels of symbolic links)$",
-        ),
+        printed: Printed::Only(FIND_WALK_ERROR),
         described: None,
         doc: "GNU find, walking a tree and finding nothing, exits 1 because some directories could not be \
               entered (`find: '/home/u/.cache/dconf': Permission denied`). The search answered \"none\" where \

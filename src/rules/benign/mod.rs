@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::model::Args;
 
 mod exits;
-pub use exits::BENIGN_EXITS;
+pub use exits::{BENIGN_EXITS, FIND_WALK_ERROR};
 
 /// One benign exit: a command whose non-zero status is an answer.
 #[derive(Debug, Serialize)]
