@@ -33,12 +33,13 @@ fn line_requests(line: &str) -> bool {
     let pipelines = benign::pipelines(line);
     let first_word = |c: &String| c.split(' ').next().unwrap_or("").to_string();
     let program = |p: &Vec<String>| p.first().map(first_word).unwrap_or_default();
-    // The last pipeline is the request, or only prints after it
-    // (`curl -s URL && echo ""`): the reply is still what the call shows.
+    // The last pipeline is the request, or what follows it only prints or
+    // prints nothing when it works (`curl -s URL && echo ""`, `curl -X
+    // DELETE URL && rm -rf DIR`): the reply is still what the call shows.
     let Some(at) = pipelines.iter().rposition(|(p, _)| CLIENTS.contains(&program(p).as_str())) else { return false };
     let after = &pipelines[at + 1..];
     if pipelines[at..pipelines.len() - 1].iter().all(|(_, joint)| *joint == benign::Joint::And)
-        && after.iter().all(|(p, _)| matches!(program(p).as_str(), "echo" | "printf"))
+        && after.iter().all(|(p, _)| matches!(p.as_slice(), [c] if quiet_after_reply(c)))
     {
         return true;
     }
@@ -55,6 +56,23 @@ fn line_requests(line: &str) -> bool {
         .iter()
         .all(|(_, joint)| matches!(joint, benign::Joint::And | benign::Joint::Other))
         && after.iter().all(|(p, _)| reads_saved(p))
+}
+
+/// A program that may follow a request without adding to what the call
+/// shows: it prints only what it is given (`echo`, `printf`), or nothing
+/// when it works (POSIX `rm`, `mkdir`, `cp`, `mv`, `touch`, `sleep`, `cd`
+/// without `-v`), so the output is still the reply. A failing one exits
+/// non-zero, and the exit rules judge the call.
+fn quiet_after_reply(command: &str) -> bool {
+    let mut words = command.split(' ');
+    match words.next().unwrap_or("") {
+        "echo" | "printf" => true,
+        "rm" | "mkdir" | "cp" | "mv" | "touch" | "sleep" | "cd" | "chmod" => {
+            let verbose = |w: &str| w == "--verbose" || (w.starts_with('-') && !w.starts_with("--") && w.contains('v'));
+            !words.any(verbose)
+        }
+        _ => false,
+    }
 }
 
 /// The file a curl or wget command saves the reply to (`-o FILE`,
@@ -192,15 +210,48 @@ pub fn failed_reply(output: &str) -> Option<String> {
         if !line[framing..].starts_with('{') {
             continue;
         }
-        let Some(Ok(value)) = serde_json::Deserializer::from_str(&body[start + framing..]).into_iter::<Value>().next()
-        else {
-            continue;
+        let rest = &body[start + framing..];
+        let value = match serde_json::Deserializer::from_str(rest).into_iter::<Value>().next() {
+            Some(Ok(value)) => value,
+            // Only a reply broken inside a string is read again, unwrapped.
+            Some(Err(e)) if e.to_string().starts_with("control character") => {
+                let Some(Ok(value)) = serde_json::Deserializer::from_str(&unwrapped(rest)).into_iter::<Value>().next()
+                else {
+                    continue;
+                };
+                value
+            }
+            _ => continue,
         };
         if let Some(message) = failing_object(&value) {
             return Some(format!("{REPLY_PREFIX}{message}"));
         }
     }
     None
+}
+
+/// `text` with the line breaks inside its JSON strings taken out. A shell
+/// tool that runs commands in a terminal (Gemini CLI renders the output of
+/// its pseudo-terminal at the terminal's width) breaks a long line where
+/// the width ends, even inside a string, and JSON allows no raw line break
+/// there.
+fn unwrapped(text: &str) -> String {
+    let (mut in_string, mut escaped) = (false, false);
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if in_string && (c == '\n' || c == '\r') {
+            continue;
+        }
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = in_string;
+        } else if c == '"' {
+            in_string = !in_string;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Framing a shell tool puts before the first line of a command's output.
@@ -329,6 +380,31 @@ fn failing_object(value: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_reply_the_terminal_wrapped_and_quiet_commands_after_a_request() {
+        // A shell tool's terminal broke a long message where its width ended,
+        // inside the JSON string, and padded the other lines.
+        let wrapped = format!(
+            "Command: curl -s -X POST https://api.example.com/v1/things\nDirectory: (root)\nOutput: {{{pad}\n  \"error\": {{{pad}\n    \"code\": 403,{pad}\n    \"message\": \"The caller has no quota project set for this long{pad}\nAPI, see the docs.\",\n    \"status\": \"PERMISSION_DENIED\"\n  }}\n}}\nError: (none)\nExit Code: 0",
+            pad = " ".repeat(30)
+        );
+        let reply = failed_reply(&wrapped).expect("the wrapped reply is read");
+        assert!(reply.contains("PERMISSION_DENIED") || reply.contains("403"), "{reply}");
+        // Broken JSON that is not a wrapped string stays unread.
+        assert_eq!(failed_reply("Output: {\n  \"error\": \"x\",,\n}"), None);
+        assert_eq!(failed_reply("Output: {\"status\": \"ok\", \"note\": \"a long\nline\"}"), None);
+        // `&& rm -rf DIR` prints nothing when it works: the output is the reply.
+        let delete = "curl -X DELETE \"http://localhost:8081/instance/delete/a\" -H \"apikey: k\" && rm -rf ./data/a";
+        assert!(is_request(&Args::from(json!({"command": delete}))));
+        assert!(is_request(&Args::from(
+            json!({"command": "curl -s http://x/api > /dev/null && mkdir -p out && echo ok"})
+        )));
+        // A follower that prints output of its own is not quiet.
+        assert!(!is_request(&Args::from(json!({"command": "curl -s http://x/api && ls -la"}))));
+        assert!(!is_request(&Args::from(json!({"command": "curl -s http://x/api && rm -rfv out"}))), "verbose");
+        assert!(!is_request(&Args::from(json!({"command": "curl -s http://x/api && cp --verbose a b"}))), "verbose");
+    }
 
     #[test]
     fn requests_and_their_replies() {

@@ -716,6 +716,10 @@ fn is_benign(rule: &str, input: &Args, shown: &str, output: &str) -> bool {
         Some((_, out)) => std::borrow::Cow::Borrowed(out.as_str()),
         None => examined(output),
     };
+    // A line the shell could not parse never ran: its status is no answer.
+    if SHELL_COULD_NOT_PARSE.is_match(&printed) {
+        return false;
+    }
     let silent = benign::is_silent(&printed);
     // What was printed can have come from other commands than the status's.
     let several = status.commands > 1;
@@ -732,6 +736,10 @@ fn is_benign(rule: &str, input: &Args, shown: &str, output: &str) -> bool {
             })
     })
 }
+
+/// The shell's complaint that it could not parse the command line.
+static SHELL_COULD_NOT_PARSE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(table::SHELL_PARSE_ERROR).expect("the shell's parse error compiles"));
 
 /// Benign exits whose output pattern matches only what the command prints
 /// when its answer is "none": `ps -p`'s lone header, `kill`'s `No such

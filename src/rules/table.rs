@@ -4,9 +4,14 @@
 //! the content and classification tables import neither each other nor it.
 
 /// The shell's own complaint that it could not parse the line it was
-/// given (`bash: syntax error near unexpected token`): a content rule
-/// (part of the command never ran) and, the same words, its category.
-pub(super) const SHELL_PARSE_ERROR: &str = r"(?m)^(?:bash|sh|zsh|dash)(?:: line \d+)?: syntax error(?: near unexpected token| in conditional|: unexpected end of file)";
+/// given: a content rule (part of the command never ran), the same words
+/// its category, and what no benign exit survives. The wordings are the
+/// shells' own: bash's parse.y (`syntax error near unexpected token`,
+/// `syntax error: unexpected end of file`, `unexpected EOF while looking
+/// for matching`), dash's `Syntax error: …`, zsh's `parse error near` and
+/// `unmatched "`; with the prefixes they print (`bash: -c: line 1:`,
+/// `/bin/bash: line 3:`, `sh: 1:`, `zsh:1:`), after Gemini CLI's `Error: `.
+pub(super) const SHELL_PARSE_ERROR: &str = r#"(?m)^(?:Error: )?(?:/[A-Za-z0-9_./-]*/)?(?:bash|sh|zsh|dash)(?:: -c)?(?:: line \d+|: \d+|:\d+)?: (?:syntax error(?: near unexpected token| in conditional|: unexpected end of file)|unexpected EOF while looking for matching|Syntax error: |parse error near |unmatched ["'`])"#;
 
 /// A Qwen Code sub-agent's whole answer is the sentence announcing what it
 /// was about to do: its work came back without its report. A content rule

@@ -722,3 +722,32 @@ fn codex_lookups_and_walks_that_answered() {
             .is_some()
     );
 }
+
+/// A command line the shell could not parse never ran, so its status is
+/// no search's "none": `… && ssh host "ps aux | grep x` with a quote left
+/// open ends in grep, but bash stopped at the quote. The same line that
+/// parsed and found nothing stays an answer.
+#[test]
+fn a_line_the_shell_could_not_parse_is_no_search_answer() {
+    let shell = |cmd: &str| serde_json::json!({ "command": cmd }).into();
+    let cmd = "aws ec2 describe-instances --output json && ssh -i k.pem u@10.0.0.5 \\\"ps aux | grep python\\\"";
+    let framed = |out: &str| format!("Output: {out}\nExit Code: 1\nProcess Group PGID: 4242");
+    for complaint in [
+        "bash: -c: line 1: unexpected EOF while looking for matching `\"'",
+        "/bin/bash: line 2: syntax error: unexpected end of file",
+        "sh: 1: Syntax error: Unterminated quoted string",
+        "zsh:1: unmatched \"",
+        "Error: bash: -c: line 1: syntax error near unexpected token `)'",
+    ] {
+        let text = framed(&format!("{{\"Reservations\": []}}\n{complaint}"));
+        let hit = detect_result_(Dialect::GEMINI, "run_shell_command", &shell(cmd), &text, None);
+        assert!(hit.is_some(), "{complaint}");
+        let class = classify_result_(Dialect::GEMINI, "run_shell_command", &text, Some(1));
+        assert_eq!(class.map(|c| c.id), Some("shell-parse-error"), "{complaint}");
+    }
+    let answered = framed("{\"Reservations\": []}");
+    assert!(detect_result_(Dialect::GEMINI, "run_shell_command", &shell(cmd), &answered, None).is_none());
+    // A script that only prints the words is not the shell complaining.
+    let quoted = framed("  echo 'bash: -c: line 1: unexpected EOF' is what we saw");
+    assert!(detect_result_(Dialect::GEMINI, "run_shell_command", &shell("ps aux | grep x"), &quoted, None).is_none());
+}

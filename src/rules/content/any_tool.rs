@@ -336,8 +336,13 @@ pub(super) const RULES: &[ContentRule] = &[
               did run (`echo done`), says success.",
         fires_on: &[
             "  File \"<string>\", line 7\nSyntaxError: unterminated string literal\nbash: syntax error near unexpected token `('\ndone",
+            "build ok\nbash: -c: line 1: unexpected EOF while looking for matching `\"'\n",
+            "sh: 1: Syntax error: \"(\" unexpected\ndone",
         ],
-        ignores: &["src/parse.rs: // reports `syntax error near unexpected token`\nok"],
+        ignores: &[
+            "src/parse.rs: // reports `syntax error near unexpected token`\nok",
+            "tests/shell.rs:  zsh:1: parse error near `)' is expected here\nok",
+        ],
     },
     ContentRule {
         id: "powershell-error-record-legacy",
