@@ -36,6 +36,9 @@ const SERVER_STARTED: &str = r"(?i)\b(?:listening|serving|running|ready|availabl
 pub const FIND_WALK_ERROR: &str =
     r"(?i)^find: .+: (?:permission denied|operation not permitted|too many levels of symbolic links)\s*$";
 
+/// git-rev-parse(1)'s options that only find the repository.
+const GIT_REPOSITORY_PROBE: &str = r"^git (?:-C \S+ )?rev-parse (?:.*\s)?--(?:is-inside-(?:work-tree|git-dir)|git-dir|absolute-git-dir|git-common-dir|show-toplevel|show-cdup|show-prefix|is-bare-repository)\b";
+
 const EXIT_RULES: &[&str] = &[
     "exit-code-line",
     // mcp-server-kubernetes's `exec_in_pod` (its `command` is the call's);
@@ -510,13 +513,33 @@ pub static BENIGN_EXITS: &[BenignExit] = &[
         id: "not-a-git-repository-probe",
         rules: EXIT_RULES,
         codes: &[128],
-        command: r"^git (?:-C \S+ )?rev-parse (?:.*\s)?--is-inside-(?:work-tree|git-dir)\b",
+        command: GIT_REPOSITORY_PROBE,
         printed: Printed::Only(r"^fatal: not a git repository"),
         described: None,
-        doc: "`git rev-parse --is-inside-work-tree` asks whether the folder is a repository; outside one git \
-              answers `fatal: not a git repository` with status 128: a probe answered no.",
-        fires_on: &["git rev-parse --is-inside-work-tree", "git -C app rev-parse --is-inside-work-tree 2>&1"],
-        ignores: &["git status", "git rev-parse HEAD"],
+        doc: "git-rev-parse(1)'s options that find the repository (`--is-inside-work-tree`, `--git-dir`, \
+              `--show-toplevel`, …) ask whether the folder is in one, the probe spec-kit's scripts and many \
+              agents run first; outside one git answers `fatal: not a git repository` with status 128: a probe \
+              answered no. `git status` or `git log` outside a repository stays a failure: they asked for its \
+              state.",
+        fires_on: &[
+            "git rev-parse --is-inside-work-tree",
+            "git -C app rev-parse --is-inside-work-tree 2>&1",
+            "git rev-parse --git-dir",
+            "git rev-parse --show-toplevel",
+        ],
+        ignores: &["git status", "git rev-parse HEAD", "git rev-parse --verify main"],
+    },
+    BenignExit {
+        id: "not-a-git-repository-probe-quiet",
+        rules: EXIT_RULES,
+        codes: &[128],
+        command: GIT_REPOSITORY_PROBE,
+        printed: Printed::Nothing,
+        described: None,
+        doc: "The same probe with its answer thrown away (`git rev-parse --git-dir 2>/dev/null`): status 128 \
+              and nothing printed is its no.",
+        fires_on: &["git rev-parse --show-toplevel"],
+        ignores: &["git rev-parse HEAD~3"],
     },
     BenignExit {
         id: "git-ls-files-unmatched",

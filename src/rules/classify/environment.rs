@@ -60,7 +60,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "network",
-        pattern: r"(?i:connection (?:refused|reset|closed|timed)|Connect call failed|All connection attempts failed|Cannot connect to |^(?:[^\n]*: )?Connection error\.?$|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
+        pattern: r"(?i:connection (?:refused|reset|closed|timed)|Connect call failed|All connection attempts failed|Cannot connect to |^(?:[^\n]*: )?Connection error\.?$|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|couldn't connect to|\bdefunct connection\b|Unable to retrieve routing information|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
         tools: &[],
         dialects: &[],
         category: C::Network,
@@ -70,6 +70,8 @@ pub(super) const RULES: &[ClassRule] = &[
             "Could not resolve host: api.example.com",
             "JSON envelope error: An error occurred: EOF occurred in violation of protocol (_ssl.c:2427)",
             "ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed (_ssl.c:1006)",
+            "Failed to read from defunct connection IPv4Address(('db.example.net', 7687)) (ResolvedIPv4Address(('10.1.2.3', 7687)))",
+            "Couldn't connect to localhost:7687 (resolved to ('127.0.0.1:7687',)):",
         ],
         ignores: &["connection established", "FileNotFoundError: [Errno 2] No such file or directory: 'x'"],
     },
@@ -483,5 +485,21 @@ pub(super) const RULES: &[ClassRule] = &[
         label: "HTTP error status",
         fires_on: &["[2] FAILED - request failed with a 503 status"],
         ignores: &["200 status"],
+    },
+    // Last: a failure whose only telling words are the tool's instruction to
+    // the model to go back to the user, once nothing more specific (a
+    // missing project, a path not found) has named it.
+    ClassRule {
+        id: "asks-the-user-for-input",
+        pattern: r"(?i:\bAsk the user (?:to (?:confirm|provide|specify|choose|enter)|for (?:their|the|a|an|more)\b))|\bDemandez? à l'utilisateur de (?:confirmer|fournir|préciser|choisir)\b|\bPide al usuario que (?:confirme|proporcione|especifique|elija)\b|\bPeça ao usuário (?:que|para) (?:confirm|forne|especifi|escolh)|\bFrage den (?:Benutzer|Nutzer) nach\b",
+        tools: &[],
+        dialects: &[],
+        category: C::MissingRequiredParam,
+        label: "the tool asks for input from the user",
+        fires_on: &[
+            "No city found in the text. Ask the user to confirm their city.",
+            "{\"status\": \"error\", \"message\": \"Aucune ville trouvée. Demande à l'utilisateur de confirmer sa ville.\"}",
+        ],
+        ignores: &["The user asked to confirm the booking; done."],
     },
 ];

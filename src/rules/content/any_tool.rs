@@ -464,13 +464,14 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "marked-error",
-        pattern: r"^(?:❌|⛔|🚫|✖️?|✗|❗)\s*(?:\*\*)?(?:Error|ERROR|Failed|FAILED|Failure|Could not|Couldn't|Cannot|Can't|Unable to|Fehler|Erreur|错误|失败|无法|エラー)\b",
+        pattern: r"^(?:❌|⛔|🚫|✖️?|✗|❗)\s*(?:\*\*)?(?:(?:Error|ERROR|Failed|FAILED|Failure|Could not|Couldn't|Cannot|Can't|Unable to|Fehler|Erreur|错误|失败|无法|エラー)\b|(?:[A-Za-z][A-Za-z0-9_.'-]*\s){1,5}(?:failed|FAILED)(?::|\s+(?:with|because|due to)\b|\.?\s*$))",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
         reads: Reads::Verdicts,
         doc: "A tool's verdict that opens with a failure mark and the word for it (`❌ Error: 503`, `✗ Failed: \
-              …`): the way many application tools written for chat agents report failure in a success. \
+              …`, `❌ Upload to storage failed: <exception>`): the way many application tools written for chat \
+              agents report failure in a success (`return f\"❌ {what} failed: {e}\"`). \
               Drawn from the shapes issue 47's held-out framework corpus reported (`❌ Error: 503`); read \
               after every other rule.",
         fires_on: &[
@@ -478,8 +479,15 @@ pub(super) const RULES: &[ContentRule] = &[
             "✗ Failed to send the invoice",
             "❌ **Error**: no rows",
             "❌ Could not parse \"https://example.org/a\" and no fallback metadata provided.",
+            "❌ Warehouse table load failed: ArrowTypeError: Expected bytes, got a 'int' object",
+            "⛔ Payment capture failed with status 402",
         ],
-        ignores: &["✅ Done: 3 errors fixed", "❌ marks the tests that used to fail; all pass now"],
+        ignores: &[
+            "✅ Done: 3 errors fixed",
+            "❌ marks the tests that used to fail; all pass now",
+            "❌ 2 of 40 checks failed earlier; all pass after the fix",
+            "Upload failed: retrying in 5 s\n✅ Upload complete",
+        ],
     },
     ContentRule {
         id: "failed-sentence",
