@@ -155,12 +155,23 @@ pub fn masking(input: &Args) -> Masking {
             words.next() == Some("git") && GIT_WORK.contains(&subcommand(words))
         }),
         refused_option: false,
-        unknown_status_work: false,
+        unknown_status_work: last.iter().any(|c| c.contains("drizzle-kit") && DROPS_OWN_STATUS.is_match(c)),
         tests_passed: false,
         answered_by_fallback: false,
         find_walk_only: false,
     }
 }
+
+/// Programs that print their failure and still exit 0, so that their status
+/// says nothing and their own failure lines are the verdict (as where the
+/// store kept no status, `unknown_status`): `drizzle-kit push` and `migrate`
+/// catch a failed statement, log it with `console.error` and return
+/// (drizzle-team/drizzle-orm issues 2354, 4006, 6192: pgPush and mysqlPush
+/// fall through their `catch`).
+static DROPS_OWN_STATUS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^(?:(?:npx|pnpx|bunx|yarn|pnpm|bun)(?: (?:exec|dlx|x))? )?drizzle-kit (?:push|migrate)\b")
+        .expect("status droppers compile")
+});
 
 /// The program a missing-command or missing-file complaint names: bash's
 /// `/bin/bash: line 1: tree: command not found`, zsh's `zsh: command not

@@ -751,3 +751,22 @@ fn a_line_the_shell_could_not_parse_is_no_search_answer() {
     let quoted = framed("  echo 'bash: -c: line 1: unexpected EOF' is what we saw");
     assert!(detect_result_(Dialect::GEMINI, "run_shell_command", &shell("ps aux | grep x"), &quoted, None).is_none());
 }
+
+/// `drizzle-kit push` logs a failed statement and exits 0 (its pg and
+/// mysql paths fall through their `catch`), so what it printed is the
+/// verdict; piped into `tail`, the end of node-postgres's error dump is
+/// all that is left of it. A push that applied its changes stays ok.
+#[test]
+fn a_program_that_drops_its_own_status_is_judged_by_its_lines() {
+    let shell = |cmd: &str| serde_json::json!({ "command": cmd }).into();
+    let push = "cd /srv/app && npx drizzle-kit push 2>&1";
+    let failed = "Reading config file '/srv/app/drizzle.config.ts'\nUsing 'pg' driver for database querying\n[✓] Pulling schema from database...\n\nError: Interactive prompts require a TTY terminal (process.stdin.isTTY or process.stdout.isTTY is false).\n    at render (/srv/app/node_modules/drizzle-kit/bin.cjs:1450:31)\n    at pgPush (/srv/app/node_modules/drizzle-kit/bin.cjs:82737:72)\n";
+    assert!(detect_result_(Dialect::PI, "bash", &shell(push), failed, None).is_some());
+    let applied = "Reading config file '/srv/app/drizzle.config.ts'\nUsing 'pg' driver for database querying\n[✓] Pulling schema from database...\n[✓] Changes applied\n";
+    assert!(detect_result_(Dialect::PI, "bash", &shell(push), applied, None).is_none());
+    // The same lines from a program that keeps its status are its exit's to judge.
+    assert!(detect_result_(Dialect::PI, "bash", &shell("npx prisma db push 2>&1"), failed, None).is_none());
+    let tail = "  dataType: undefined,\n  constraint: undefined,\n  file: 'parse_type.c',\n  line: '270',\n  routine: 'typenameType'\n}\n";
+    let piped = "echo y | npx drizzle-kit push --force 2>&1 | tail -6";
+    assert!(detect_result_(Dialect::PI, "bash", &shell(piped), tail, None).is_some());
+}

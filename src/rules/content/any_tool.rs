@@ -431,7 +431,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "masked-program-error",
-        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,|^Failed to (?:compile|type check)\.|^Type error: |^> Build error occurred|^[ \t]*\^+[ \t]*(?:\n[ \t]*)*\n?[A-Z]\w*Error(?: \[\w+\])?: |^Node\.js v\d+\.\d+\.\d+[ \t]*$|^\[(?:[A-Z]\w*)?Error: |^hint: See PEP 668 for the detailed specification\.",
+        pattern: r"(?m)^(?:[\w./@-]+: )?(?:error|Error|ERROR|fatal|Fatal|FATAL)(?:\[[\w-]+\])?:[ \t]*[^(\s]|^FATAL ERROR: |^npm (?:ERR!|error) |^Traceback \(most recent call last\):|^[^\n]*\berror TS\d+: |^error\[E\d{4}\]|^[^\n]*\bSyntaxError: |^(?:FAILED|FAIL) |^test result: FAILED|^Tests?: +\d+ failed|^✖ \d+ problems? \([1-9]\d* errors?,|^Failed to (?:compile|type check)\.|^Type error: |^> Build error occurred|^[ \t]*\^+[ \t]*(?:\n[ \t]*)*\n?[A-Z]\w*Error(?: \[\w+\])?: |^Node\.js v\d+\.\d+\.\d+[ \t]*$|^\[(?:[A-Z]\w*)?Error: |^hint: See PEP 668 for the detailed specification\.|^[ \t]*file: '[A-Za-z0-9_.-]+\.c',[ \t]*\n[ \t]*line: '\d+',[ \t]*\n[ \t]*routine: '[A-Za-z0-9_]+'",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
@@ -441,8 +441,9 @@ pub(super) const RULES: &[ContentRule] = &[
               `test result: FAILED`, Next.js's `Failed to type check.` and `> Build error occurred`, Node's \
               uncaught exception: V8's caret line then `ReferenceError: …`, and the `Node.js v18.16.0` line Node \
               prints after it; an error Node's `util.inspect` prints without a stack, `[Error: …]`; pip's refusal \
-              to install into an externally managed Python, whose `hint: See PEP 668 …` outlives a `| tail`) \
-              while the \
+              to install into an externally managed Python, whose `hint: See PEP 668 …` outlives a `| tail`; \
+              the end of a PostgreSQL error as node-postgres prints it, the server's `file`, `line` and \
+              `routine`) while the \
               pipeline's status, the filter's, says success. Commands that read \
               data (grep, cat, logs) are not judged by the lines they print (`rules::masked`).",
         fires_on: &[
@@ -454,6 +455,7 @@ pub(super) const RULES: &[ContentRule] = &[
             "file:///srv/app/test.js:2\nconst { exec } = require('child_process');\n^\n\nReferenceError: require is not defined in ES module scope\n    at file:///srv/app/test.js:2:18\n\nNode.js v18.16.0",
             "✓ Ready in 562ms\n[Error: Failed to open database\n\nCaused by:\n    0: Loading persistence directory failed] {\n  code: 'GenericFailure'\n}",
             "note: If you believe this is a mistake, please contact your Python installation or OS distribution provider.\nhint: See PEP 668 for the detailed specification.",
+            "  constraint: undefined,\n  file: 'namespace.c',\n  line: '434',\n  routine: 'RangeVarGetRelidExtended'\n}",
         ],
         ignores: &[
             "warning: unused variable `x`\n    Finished `dev` profile",
