@@ -13,6 +13,17 @@
 /// `/bin/bash: line 3:`, `sh: 1:`, `zsh:1:`), after Gemini CLI's `Error: `.
 pub(super) const SHELL_PARSE_ERROR: &str = r#"(?m)^(?:Error: )?(?:/[A-Za-z0-9_./-]*/)?(?:bash|sh|zsh|dash)(?:: -c)?(?:: line \d+|: \d+|:\d+)?: (?:syntax error(?: near unexpected token| in conditional|: unexpected end of file)|unexpected EOF while looking for matching|Syntax error: |parse error near |unmatched ["'`])"#;
 
+/// A command whose output ends at a confirmation prompt waited for an
+/// answer no one gave: the agent's shell has no terminal, so the program
+/// stopped there and did nothing (Vercel's and other Inquirer.js prompts,
+/// `? Continue? (y/N)`; click's `confirm`, `[y/N]: `; apt's `[Y/n]`;
+/// npx's `Ok to proceed? (y)`). A content rule and, the same words, its
+/// category.
+/// The tool's framing after the output (Gemini CLI's `Exit Code: 0` and
+/// `Process Group PGID:` lines, an `Exit code N` the judge appends) may
+/// follow it.
+pub(super) const UNANSWERED_PROMPT: &str = r"(?:\A|\n)[^\n]*(?:\((?:[yY]/[nN]|y)\)|\[(?:[yY]/[nN])\])[^\n]*(?:\s*\n(?:Exit [Cc]ode:? -?\d+|Error: \(none\)|Signal: [^\n]*|Background PIDs: [^\n]*|Process Group PGID: [^\n]*)[ \t]*)*\s*\z";
+
 /// A Qwen Code sub-agent's whole answer is the sentence announcing what it
 /// was about to do: its work came back without its report. A content rule
 /// (`qwen-subagent-no-report`) and, the same words, its category.

@@ -65,6 +65,16 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
         ignores: &["Exit code 1\nerror: pathspec 'x' did not match any file(s) known to git"],
     },
     ClassRule {
+        id: "stopped-at-prompt",
+        pattern: super::table::UNANSWERED_PROMPT,
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "stopped at a prompt (run it non-interactively: --yes)",
+        fires_on: &["Vercel CLI 48.1.7\n? You are deploying your home directory. Do you want to continue? (y/N)\n"],
+        ignores: &["Exit code 1\nerror: pathspec 'x' did not match any file(s) known to git"],
+    },
+    ClassRule {
         id: "shell-parse-error",
         pattern: super::table::SHELL_PARSE_ERROR,
         tools: &[],

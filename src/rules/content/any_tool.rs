@@ -1,7 +1,7 @@
 //! Content rules, in registry order: what any tool's own text says, and shell pipelines whose status is the last command's.
 
 use super::ContentRule;
-use crate::rules::table::SHELL_PARSE_ERROR;
+use crate::rules::table::{SHELL_PARSE_ERROR, UNANSWERED_PROMPT};
 use crate::rules::{Precision, Reads};
 
 pub(super) const RULES: &[ContentRule] = &[
@@ -342,6 +342,29 @@ pub(super) const RULES: &[ContentRule] = &[
         ignores: &[
             "src/parse.rs: // reports `syntax error near unexpected token`\nok",
             "tests/shell.rs:  zsh:1: parse error near `)' is expected here\nok",
+        ],
+    },
+    ContentRule {
+        id: "unanswered-prompt",
+        pattern: UNANSWERED_PROMPT,
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::ShellOutput,
+        doc: "A command whose output ends at a confirmation prompt (`? You are deploying your home directory. Do \
+              you want to continue? (y/N)`, Inquirer.js as the Vercel, Netlify and Supabase CLIs use it; \
+              click's `[y/N]:`; apt's `[Y/n]`; npx's `Ok to proceed? (y)`) waited for an answer no one gave: an \
+              agent's shell has no terminal, so the program stopped there and did nothing, whatever its exit \
+              status or a `| tail` says. A prompt that was answered is followed by what the program did next.",
+        fires_on: &[
+            "Vercel CLI 48.1.7\n? You are deploying your home directory. Do you want to continue? (y/N)\n",
+            "Need to install the following packages:\ncreate-vite@6.5.0\nOk to proceed? (y) ",
+            "This will drop 3 tables. Continue? [y/N]: ",
+            "Output: ? Link to an existing project? (Y/n)\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: 4242",
+        ],
+        ignores: &[
+            "? Continue? (Y/n) yes\n✔ Deployed to https://app.example.com",
+            "Usage: deploy [--yes]\n  -y, --yes  answer (y/N) prompts with yes\nDone.",
         ],
     },
     ContentRule {
