@@ -131,7 +131,17 @@ impl Adapter for LangGraph {
             stream,
             |r, session| {
                 if session.id != state.session {
-                    state = Dedup { session: session.id.clone(), ..Dedup::default() };
+                    // A subgraph's namespace (a child session, its thread the
+                    // parent) holds copies of messages its thread already
+                    // counted (langgraph-supervisor passes the state in): a
+                    // call or result counts once per thread, where it was
+                    // first read (the root namespace sorts first).
+                    let thread = session.parent.clone().unwrap_or_else(|| session.id.clone());
+                    state = if thread == state.thread {
+                        Dedup { session: session.id.clone(), from_writes: false, ..std::mem::take(&mut state) }
+                    } else {
+                        Dedup { session: session.id.clone(), thread, ..Dedup::default() }
+                    };
                 }
                 let kind = opt_int(r.get_ref(1)?).unwrap_or(0);
                 let checkpoint = text_of(r.get_ref(2)?);
@@ -217,6 +227,9 @@ fn message_usage(m: &Map<String, Value>, row: i64) -> Option<Usage> {
 #[derive(Default)]
 struct Dedup {
     session: String,
+    /// The thread of the session: its own id, or its parent's for a
+    /// subgraph's namespace.
+    thread: String,
     /// The session had message writes: its latest checkpoint only fills gaps.
     from_writes: bool,
     calls: HashSet<String>,
@@ -241,8 +254,20 @@ impl Dedup {
                     if (id.is_empty() && fill_only) || (!id.is_empty() && !self.calls.insert(id.clone())) {
                         continue;
                     }
-                    let tool = c.get("name").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
-                    let input = c.get("args").cloned().unwrap_or(Value::Null);
+                    // LangChain's `{name, args}`, or OpenAI's `{function: {name,
+                    // arguments}}` in a state that keeps plain message dicts.
+                    let function = c.get("function");
+                    let tool = c
+                        .get("name")
+                        .or_else(|| function.and_then(|f| f.get("name")))
+                        .and_then(Value::as_str)
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or("(unnamed)");
+                    let input = match (c.get("args"), function.and_then(|f| f.get("arguments"))) {
+                        (Some(args), _) => args.clone(),
+                        (None, Some(arguments)) => decode_arguments(arguments.clone()),
+                        (None, None) => Value::Null,
+                    };
                     session.events.push(Event::Call(Call {
                         id,
                         tool: tool.to_string(),
@@ -330,7 +355,15 @@ fn kind_of(m: &Map<String, Value>) -> &str {
     match m.get(CLASS).and_then(Value::as_str) {
         Some("AIMessage" | "AIMessageChunk") => "ai",
         Some("ToolMessage" | "ToolMessageChunk") => "tool",
-        _ => "",
+        // A plain dict of a state whose reducer keeps messages as given
+        // (`{"role": "assistant", "tool_calls": […]}`, `{"role": "tool",
+        // "tool_call_id": …}`): the roles LangChain's `convert_to_messages`
+        // accepts.
+        _ => match m.get("role").and_then(Value::as_str) {
+            Some("ai" | "assistant") => "ai",
+            Some("tool") => "tool",
+            _ => "",
+        },
     }
 }
 
@@ -369,9 +402,13 @@ fn collect_messages(v: Value, depth: usize, out: &mut Vec<Map<String, Value>>) {
 }
 
 fn is_message(m: &Map<String, Value>) -> bool {
-    m.contains_key(CLASS) && m.contains_key("content")
-        || matches!(m.get("type").and_then(Value::as_str), Some("ai" | "tool" | "human" | "system"))
-            && m.contains_key("content")
+    m.contains_key("content")
+        && (m.contains_key(CLASS)
+            || matches!(m.get("type").and_then(Value::as_str), Some("ai" | "tool" | "human" | "system"))
+            || matches!(
+                m.get("role").and_then(Value::as_str),
+                Some("ai" | "assistant" | "tool" | "human" | "user" | "system")
+            ))
 }
 
 /// The key that keeps the class of a decoded Pydantic object.
@@ -626,6 +663,45 @@ mod tests {
         );
         let none = serde_json::json!({"usage_metadata": {"total_tokens": 5}, "id": "x"});
         assert!(message_usage(none.as_object().unwrap(), 1).is_none(), "no input or output count: no usage");
+    }
+
+    /// A state whose reducer keeps plain message dicts: LangChain's roles
+    /// and call shape, or OpenAI's, are read as the messages they stand for.
+    #[test]
+    fn plain_message_dicts_are_messages() {
+        let state = serde_json::json!({"messages": [
+            {"role": "human", "content": "hello"},
+            {"role": "ai", "content": "", "tool_calls": [{"id": "c1", "name": "web_search", "args": {"q": "x"}, "type": "tool_call"}]},
+            {"role": "tool", "tool_call_id": "c1", "name": "web_search", "content": "Error: quota exceeded"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function",
+                "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+            {"role": "tool", "tool_call_id": "c2", "content": "12 C"}
+        ], "tool_results": [{"tool_call_id": "c1", "content": "Error: quota exceeded", "status": "rejected"}]});
+        let mut found = Vec::new();
+        collect_messages(state, 0, &mut found);
+        assert_eq!(found.len(), 5, "the channel of results is not a message");
+        let mut dedup = Dedup::default();
+        let mut session = Session::default();
+        for m in found {
+            dedup.message(m, None, 1, false, &mut session);
+        }
+        let calls: Vec<(String, String)> = session
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Call(c) => Some((c.tool.clone(), c.input.value().to_string())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("web_search".to_string(), r#"{"q":"x"}"#.to_string()),
+                ("get_weather".to_string(), r#"{"city":"Oslo"}"#.to_string())
+            ]
+        );
+        let results = session.events.iter().filter(|e| matches!(e, Event::Result(r) if r.flag.is_none())).count();
+        assert_eq!(results, 2, "no status kept: no flag");
     }
 
     #[test]

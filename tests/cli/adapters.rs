@@ -314,6 +314,25 @@ fn langgraph_without_writes_reads_the_latest_checkpoint_once() {
     );
 }
 
+/// A subgraph's namespace that was given its thread's state (as
+/// langgraph-supervisor's agents are) repeats the thread's calls: each
+/// counts once, in the thread, and a call of the subgraph's own stays its
+/// own. Messages kept as plain dicts (`role`) are read as messages.
+#[test]
+fn langgraph_subgraph_copies_of_the_threads_calls_count_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let copied = r#"[{"role": "ai", "content": "", "tool_calls": [{"id": "call_1", "name": "search_flights", "args": {"to": "LIS"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "2 flights"}, {"role": "ai", "content": "", "tool_calls": [{"id": "call_p1", "name": "plan_trip", "args": {}}]}, {"role": "tool", "tool_call_id": "call_p1", "content": "Error: no dates given"}]"#;
+    let sql = format!(
+        "{}\nINSERT INTO checkpoints VALUES ('booking-1', 'planner:9f00', '1f12e726-7000-6b00-8001-00c0ffee0009', NULL, 'json', CAST('{{\"channel_values\": {{}}}}' AS BLOB), NULL);\nINSERT INTO writes VALUES ('booking-1', 'planner:9f00', '1f12e726-7000-6b00-8001-00c0ffee0009', 'task-9', 0, 'messages', 'json', CAST('{copied}' AS BLOB));",
+        sample_sql("langgraph.sql")
+    );
+    db_from_sql(dir.path(), "checkpoints.sqlite", &sql);
+    let v = json(&run_in(dir.path(), &["scan", "checkpoints.sqlite", "--format", "json"]));
+    assert_eq!(counts(&v, "search_flights"), (1, 0, 0, 0), "the copy in the planner's namespace is the thread's call");
+    assert_eq!(counts(&v, "plan_trip"), (1, 1, 0, 1), "the planner's own call, a plain dict, is read");
+    assert_eq!(v["totals"]["calls"], 13);
+}
+
 #[test]
 fn openai_agents_sample_has_no_flag_but_hidden_errors() {
     let (_dir, v) = scan_sample("openai-agents.sql", "openai-agents.db", &[]);
