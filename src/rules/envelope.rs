@@ -225,14 +225,19 @@ fn owm_error(o: &Map<String, Value>) -> bool {
     http_error(o.get("cod")) && o.get("message").is_some_and(truthy)
 }
 
-/// SerpApi's answer to a search that found nothing: `"error": "Google
-/// hasn't returned any results for this query."` beside its
-/// `search_metadata` saying `Success`. A lookup's "none" is an answer
-/// (LABELS.md).
+/// A search that found nothing, said in an `error` field: SerpApi's
+/// `"error": "Google hasn't returned any results for this query."` beside
+/// its `search_metadata` saying `Success`, and an application's search
+/// tool answering `{"error": "No matching listings found."}` or `"No
+/// results found for …"`, the words a search's empty answer is printed in
+/// elsewhere. A search's "none" is an answer (LABELS.md); a keyed lookup's
+/// `"No user found with id 42"` names no search and stays a failure.
 fn empty_search_error(o: &Map<String, Value>) -> bool {
     o.get("error").and_then(Value::as_str).is_some_and(|e| {
         let e = e.to_ascii_lowercase();
-        e.contains("hasn't returned any results") || e.contains("has not returned any results")
+        ["hasn't returned any results", "has not returned any results", "no results", "no matching ", "no matches"]
+            .iter()
+            .any(|w| e.contains(w))
     })
 }
 
@@ -903,6 +908,10 @@ mod tests {
         assert_eq!(fails(denied).as_deref(), Some("request_denied The provided API key is invalid."));
         assert!(fails(json!({"results": [], "status": "OVER_QUERY_LIMIT"})).is_some());
         assert!(fails(json!({"results": [], "status": "ZERO_RESULTS"})).is_none(), "found nothing: an answer");
+        assert!(fails(json!({"error": "No matching rental listings found."})).is_none(), "a search's none");
+        assert!(fails(json!({"error": "No results found for 'blue sofa' under $100"})).is_none());
+        assert!(fails(json!({"error": "No user found with id 42"})).is_some(), "a keyed lookup's missing thing");
+        assert!(fails(json!({"error": "Search failed: no matching index 'products'", "status": 404})).is_some());
         assert!(fails(json!({"results": [{"place_id": "x"}], "status": "OK"})).is_none());
     }
 

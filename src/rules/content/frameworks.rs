@@ -116,22 +116,6 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     // --- Google ADK sessions ---------------------------------------------------
     ContentRule {
-        id: "adk-error-response",
-        pattern: r#"^\{"error":(?:"|\{)"#,
-        tools: &[],
-        dialects: &[Dialect::ADK],
-        precision: Precision::High,
-        reads: Reads::Any,
-        doc: "ADK answers with an `{\"error\": …}` response (no flag) when a FunctionTool misses mandatory \
-              arguments, when an MCP call fails with graceful error handling, and when a confirmation was \
-              refused. Responses are shown as compact JSON with sorted keys.",
-        fires_on: &[
-            r#"{"error":"Invoking `get_weather()` failed as the following mandatory input parameters are not present:\ncity"}"#,
-            r#"{"error":"MCP tool execution failed: connection closed"}"#,
-        ],
-        ignores: &[r#"{"error":null,"result":"ok"}"#, r#"{"result":"error: none"}"#],
-    },
-    ContentRule {
         id: "adk-status-error",
         pattern: r#"^\{(?:"[^"]*":(?:"(?:[^"\\]|\\.)*"|-?[\d.]+|true|false|null),)*"status":"error""#,
         tools: &[],
