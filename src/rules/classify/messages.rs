@@ -487,6 +487,33 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["Validation failed for tool \"edit\":\n  - root: must not have additional properties"],
     },
+    // Ajv 8's messages (ajv `lib/vocabularies`), as the tools that list them
+    // print each (`  - path: message`, pi-ai's `validateToolArguments`).
+    ClassRule {
+        id: "ajv-wrong-type",
+        pattern: r"(?m)^\s*- [\w.\[\]/-]+: must be (?:string|number|integer|boolean|array|object|null)(?:,(?:string|number|integer|boolean|array|object|null))*\s*$",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamType,
+        label: "wrong type (Ajv)",
+        fires_on: &[
+            "Validation failed for tool \"read\":\n  - offset: must be number\n\nReceived arguments:\n{\"offset\": \"10\"}",
+        ],
+        ignores: &["  - offset: must be a positive number of lines"],
+    },
+    ClassRule {
+        id: "ajv-bad-value",
+        pattern: r#"(?m)^\s*- [\w.\[\]/-]+: must (?:be equal to one of the allowed values|be equal to constant|match pattern "|match format "|match a schema in anyOf|match exactly one schema in oneOf)"#,
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "value out of range or not allowed (Ajv)",
+        fires_on: &[
+            "Validation failed for tool \"find\":\n  - mode: must be equal to one of the allowed values",
+            "Validation failed for tool \"fetch\":\n  - url: must match format \"uri\"",
+        ],
+        ignores: &["  - timeout: must be set by the caller"],
+    },
     ClassRule {
         id: "kiro-unknown-tool",
         pattern: r"^Failed to parse the tool use: A tool with the name '[^']*' does not exist",
