@@ -126,11 +126,12 @@ pub struct Masking {
     /// complains of was named before it (`failed_before_fallback`): the
     /// fallback answered that failure, and its status is the line's.
     pub answered_by_fallback: bool,
-    /// An earlier command is `find`, and every error line is find's own
-    /// report of a directory it could not enter while walking (`find:
-    /// '/x/.cache': Permission denied`): the walk printed what it found
-    /// elsewhere, as the benign exit `find-partly-unreadable` says.
-    pub find_walk_only: bool,
+    /// Every complaint of a missing command or file is harmless: a login
+    /// shell's startup noise, or, after an earlier `find`, find's own report
+    /// of a directory it could not enter while walking (`find: '/x/.cache':
+    /// Permission denied`): the walk printed what it found elsewhere, as the
+    /// benign exit `find-partly-unreadable` says (`complaints_are_harmless`).
+    pub harmless_complaints_only: bool,
 }
 
 /// How `input`'s command line can hide an earlier command's failure: from
@@ -158,7 +159,7 @@ pub fn masking(input: &Args) -> Masking {
         unknown_status_work: last.iter().any(|c| c.contains("drizzle-kit") && DROPS_OWN_STATUS.is_match(c)),
         tests_passed: false,
         answered_by_fallback: false,
-        find_walk_only: false,
+        harmless_complaints_only: false,
     }
 }
 
@@ -349,8 +350,9 @@ pub fn masking_of(input: &Args, output: &str) -> Masking {
     }
     let tests_passed = runs_tests(input) && tests_all_passed(output);
     let answered_by_fallback = m.earlier && failed_before_fallback(input, output);
-    let find_walk_only = m.earlier && output.contains("find: ") && find_walk_errors_only(input, output);
-    Masking { only_error, background, tests_passed, answered_by_fallback, find_walk_only, ..m }
+    let harmless_complaints_only =
+        m.earlier && COMPLAINT_WORDS.iter().any(|w| output.contains(w)) && complaints_are_harmless(input, output);
+    Masking { only_error, background, tests_passed, answered_by_fallback, harmless_complaints_only, ..m }
 }
 
 /// `benign::FIND_WALK_ERROR`, compiled.
@@ -362,24 +364,16 @@ static FIND_WALK_ERROR: std::sync::LazyLock<regex::Regex> =
 const COMPLAINT_WORDS: &[&str] =
     &["No such file or directory", "Permission denied", "command not found", "No module named"];
 
-/// Is an earlier command of the last pipeline `find`, and every line of
-/// `output` that `masked-command-error` could read one of find's walk
-/// errors? (At least one.)
-fn find_walk_errors_only(input: &Args, output: &str) -> bool {
-    if !earlier_programs(input).iter().any(|p| p == "find") {
-        return false;
-    }
-    let mut any = false;
-    for line in benign::output_lines(output) {
-        let complains = COMPLAINT_WORDS.iter().any(|w| line.contains(w));
-        if complains {
-            if !FIND_WALK_ERROR.is_match(line) {
-                return false;
-            }
-            any = true;
-        }
-    }
-    any
+/// Is every complaint `masked-command-error` could read in `output`
+/// harmless: a line a login shell's startup files printed before the
+/// command ran (`~/.bash_profile: line 1: $'\377\376export': command not
+/// found`, not the command's output: `benign::output_lines` leaves it out),
+/// or, when an earlier command of the last pipeline is `find`, find's
+/// report of a directory it could not enter while walking?
+fn complaints_are_harmless(input: &Args, output: &str) -> bool {
+    let find = earlier_programs(input).iter().any(|p| p == "find");
+    benign::output_lines(output)
+        .all(|line| !COMPLAINT_WORDS.iter().any(|w| line.contains(w)) || (find && FIND_WALK_ERROR.is_match(line)))
 }
 
 /// Does the last pipeline of `input`'s line run a test runner (`bun test
@@ -540,11 +534,11 @@ pub fn reads(id: &str, m: Masking) -> bool {
         // comes next, and is not this one's failure.
         "shell-job-exited" => m.background,
         // The shell's own complaint about the line it was given.
-        "shell-syntax-error" => true,
+        "shell-syntax-error" | "shell-heredoc-failed" => true,
         "own-pkill-killed-shell" => m.self_kill,
         "masked-git-failure" => m.earlier_git_work,
         "masked-option-refused" => m.refused_option,
-        "masked-command-error" => m.earlier && !m.answered_by_fallback && !m.find_walk_only,
+        "masked-command-error" => m.earlier && !m.answered_by_fallback && !m.harmless_complaints_only,
         _ => m.earlier,
     }
 }

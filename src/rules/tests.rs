@@ -43,7 +43,7 @@ fn every_content_rule_has_examples_that_behave() {
             unknown_status_work: true,
             tests_passed: false,
             answered_by_fallback: false,
-            find_walk_only: false,
+            harmless_complaints_only: false,
         };
         let (tool, class) = match rule.reads {
             Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),
@@ -769,4 +769,22 @@ fn a_program_that_drops_its_own_status_is_judged_by_its_lines() {
     let tail = "  dataType: undefined,\n  constraint: undefined,\n  file: 'parse_type.c',\n  line: '270',\n  routine: 'typenameType'\n}\n";
     let piped = "echo y | npx drizzle-kit push --force 2>&1 | tail -6";
     assert!(detect_result_(Dialect::PI, "bash", &shell(piped), tail, None).is_some());
+}
+
+/// A login shell's startup file that fails on every command (a
+/// `~/.bash_profile` saved as UTF-16, Git Bash on Windows) prints its
+/// complaint before each command's output: not the command's failure, so a
+/// pipeline ending in `head` is judged by what it printed.
+#[test]
+fn a_login_shells_startup_noise_is_no_masked_failure() {
+    let bash = |cmd: &str| serde_json::json!({ "command": cmd }).into();
+    let noise = "/c/Users/u/.bash_profile: line 1: $'\\377\\376export': command not found";
+    let found = format!("./web/a/package.json\n./web/b/package.json\n{noise}");
+    let cmd = "find . -name package.json -type f 2>/dev/null | head -5";
+    assert!(detect_result_(Dialect::CLAUDE_CODE, "Bash", &bash(cmd), &found, None).is_none());
+    assert!(detect_result_(Dialect::CLAUDE_CODE, "Bash", &bash(cmd), noise, None).is_none());
+    // The command's own complaint, beside the same noise, is still read.
+    let own = format!("{noise}\ncat: settings.json: No such file or directory");
+    let cat = "cat settings.json | head -5";
+    assert!(detect_result_(Dialect::CLAUDE_CODE, "Bash", &bash(cat), &own, None).is_some());
 }

@@ -345,6 +345,26 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
     },
     ContentRule {
+        id: "shell-heredoc-failed",
+        pattern: r"(?m)^(?:\(eval\)|zsh|bash|sh|/bin/(?:ba|z)?sh)(?::\d+|: line \d+)?: (?:can't|cannot) create temp file for here[ -]document\b",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "The shell could not create the temporary file a here-document needs (zsh's exec.c `can't create temp \
+              file for here document: %e`, bash's redir.c `cannot create temp file for here-document: %s`, on a \
+              read-only or sandboxed file system): the command it feeds ran with no input (`cat > notes.md << \
+              'EOF'` wrote an empty file) while the status says success. The same words from a login shell's \
+              startup file (Homebrew's `shellenv.sh: line 18: …`) name that file, not the shell, and are not read.",
+        fires_on: &[
+            "stty: 'standard input': Inappropriate ioctl for device\n(eval):1: can't create temp file for here document: read-only file system",
+            "bash: cannot create temp file for here-document: No space left on device",
+        ],
+        ignores: &[
+            "/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: cannot create temp file for here-document: Operation not permitted\nok",
+        ],
+    },
+    ContentRule {
         id: "unanswered-prompt",
         pattern: UNANSWERED_PROMPT,
         tools: &[],
