@@ -132,6 +132,12 @@ pub struct Masking {
     /// Permission denied`): the walk printed what it found elsewhere, as the
     /// benign exit `find-partly-unreadable` says (`complaints_are_harmless`).
     pub harmless_complaints_only: bool,
+    /// Some command of the line runs a program: one that is neither a
+    /// reader (`tail server.log`), a reader of a service's log or status
+    /// (`pm2 logs`, `systemctl status`), nor a helper that prints nothing
+    /// of its own (`sleep`, `cd`, `kill`). What such a program printed about
+    /// itself is its own report (`runs_program`).
+    pub runs_program: bool,
 }
 
 /// How `input`'s command line can hide an earlier command's failure: from
@@ -160,7 +166,63 @@ pub fn masking(input: &Args) -> Masking {
         tests_passed: false,
         answered_by_fallback: false,
         harmless_complaints_only: false,
+        runs_program: runs_program(&pipelines),
     }
+}
+
+/// Helpers that start nothing and whose own output, if any, is not about a
+/// program the line runs: the commands around a start (`kill $(lsof -t
+/// -i:3000); sleep 2; …`).
+const HELPERS: &[&str] = &[
+    "sleep",
+    "cd",
+    "pushd",
+    "popd",
+    "kill",
+    "pkill",
+    "killall",
+    "taskkill",
+    "pgrep",
+    "fuser",
+    "wait",
+    "true",
+    "false",
+    "export",
+    "set",
+    "unset",
+    "source",
+    ".",
+    "test",
+    "[",
+    "pwd",
+    "mkdir",
+    "rm",
+    "cp",
+    "mv",
+    "touch",
+    "chmod",
+    "ss",
+    "netstat",
+    "tasklist",
+    "get-process",
+    "stop-process",
+    "start-sleep",
+    "clear",
+    "date",
+];
+
+/// Subcommands that read what a service logged or its state: what they
+/// print about a port is history, not this call's start (`pm2 logs`,
+/// `docker compose logs`, `systemctl status`, `fly logs`).
+const LOG_SUBCOMMANDS: &[&str] = &["logs", "log", "status", "describe", "inspect", "show"];
+
+/// Does a command of `pipelines` run a program (see `Masking::runs_program`)?
+fn runs_program(pipelines: &[(Vec<String>, benign::Joint)]) -> bool {
+    pipelines.iter().flat_map(|(cmds, _)| cmds).any(|c| {
+        let mut words = c.split(' ');
+        let program = words.next().unwrap_or("").to_ascii_lowercase();
+        !HELPERS.contains(&program.as_str()) && !is_reader(c) && !words.take(3).any(|w| LOG_SUBCOMMANDS.contains(&w))
+    })
 }
 
 /// Programs that print their failure and still exit 0, so that their status
@@ -539,6 +601,9 @@ pub fn reads(id: &str, m: Masking) -> bool {
         "masked-git-failure" => m.earlier_git_work,
         "masked-option-refused" => m.refused_option,
         "masked-command-error" => m.earlier && !m.answered_by_fallback && !m.harmless_complaints_only,
+        // A server's own report that it could not take its port, printed by
+        // a program the line started (not a log it read).
+        "server-listen-failed" => m.runs_program && !m.tests_passed,
         _ => m.earlier,
     }
 }
@@ -553,12 +618,25 @@ mod tests {
     }
 
     #[test]
+    fn a_line_runs_a_program_unless_it_only_reads_or_waits() {
+        assert!(of("kill $(lsof -t -i:3001); sleep 1 && npx next dev --port 3001 &").runs_program);
+        assert!(of("python3 -m http.server 80 &").runs_program);
+        assert!(of("start /B cloud-sql-proxy.exe db --port=5432").runs_program);
+        assert!(!of("sleep 5 && tail -20 /tmp/server.log").runs_program, "a log it read");
+        assert!(!of("pm2 logs api --lines 50 --nostream").runs_program, "a service's log");
+        assert!(!of("systemctl status nginx | head -20").runs_program, "a service's status");
+        assert!(!of("docker compose logs db | grep -i bind").runs_program);
+        assert!(!of("cd /srv && cat nohup.out").runs_program);
+    }
+
+    #[test]
     fn only_the_last_pipeline_and_its_earlier_commands() {
-        let both = Masking { earlier: true, earlier_work: true, ..Masking::default() };
+        let both = Masking { earlier: true, earlier_work: true, runs_program: true, ..Masking::default() };
         assert_eq!(of("cd app && npm run build 2>&1 | tail -50"), both);
-        assert_eq!(of("grep KEY .env.local | head -1"), Masking { earlier_work: false, ..both });
-        assert_eq!(of("npm run build"), Masking::default(), "no pipeline: its status is its own");
-        assert_eq!(of("make | tee log; echo done"), Masking::default(), "the last pipeline is `echo done`");
+        assert_eq!(of("grep KEY .env.local | head -1"), Masking { earlier_work: false, runs_program: false, ..both });
+        let runs = Masking { runs_program: true, ..Masking::default() };
+        assert_eq!(of("npm run build"), runs, "no pipeline: its status is its own");
+        assert_eq!(of("make | tee log; echo done"), runs, "the last pipeline is `echo done`");
         assert_eq!(of("bash -lc 'cargo test 2>&1 | tail -5'"), both);
         let input = Args::from(json!({"command": "node -e \"query()\""}));
         assert!(

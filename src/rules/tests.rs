@@ -44,6 +44,7 @@ fn every_content_rule_has_examples_that_behave() {
             tests_passed: false,
             answered_by_fallback: false,
             harmless_complaints_only: false,
+            runs_program: true,
         };
         let (tool, class) = match rule.reads {
             Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),

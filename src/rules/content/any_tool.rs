@@ -436,6 +436,38 @@ pub(super) const RULES: &[ContentRule] = &[
         ignores: &["[7] 9385\n[7]+ Done npm run build", "[1]+ Running npm run dev &"],
     },
     ContentRule {
+        id: "server-listen-failed",
+        pattern: r"(?m)\blisten (?:EADDRINUSE|EACCES|EADDRNOTAVAIL)\b|\blisten (?:tcp|udp)[46]? \S+: bind: |\[(?:Errno (?:98|48)|WinError 10048)\] (?:[Aa]ddress already in use|[Oo]nly one usage of each socket address)|\berror while attempting to bind on address\b|\bjava\.net\.BindException: |\bPort \d+ was already in use\b|\bAddress already in use \(os error \d+\)|\bFailed to listen on \S+ \(reason: |\bAddress already in use - bind\(2\)|\bBind for \S+ failed: port is already allocated|^Port \d+ is in use by another program\b|\bbind\(\)?(?:[^\n]*\n){1,12}?\s*(?:PermissionError|OSError): \[(?:Errno|WinError) \d+\]",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A server the call started that could not take its port, while the call returned 0 (started in \
+              the background, or still running): Node's `Error: listen EADDRINUSE` / `EACCES` (lib/net.js), \
+              Go's `listen tcp …: bind: address already in use` and its Windows wording, Python's \
+              `OSError: [Errno 98] Address already in use` or a `PermissionError` raised from `bind()`, \
+              uvicorn's `error while attempting to bind on address`, Java's `BindException`, Spring Boot's \
+              `Port N was already in use`, Rust's `(os error 98)`, PHP's `Failed to listen on … (reason: …)`, \
+              Puma's `bind(2)`, Docker's `port is already allocated`, Werkzeug's `Port N is in use by another \
+              program`. Read only when the line runs a program (not when it reads a log or a service's \
+              status) and no test run passed: what the program printed about its own start.",
+        fires_on: &[
+            "⨯ Failed to start server\nError: listen EADDRINUSE: address already in use :::3001\n    at <unknown>\n\nexit: 28",
+            "2026/04/28 16:37:32 Error starting proxy: listen tcp 127.0.0.1:5432: bind: Only one usage of each socket address (protocol/network address/port) is normally permitted.",
+            "Traceback (most recent call last):\n  File \"/usr/lib/python3.12/http/server.py\", line 1308, in server_bind\n    return super().server_bind()\n  File \"/usr/lib/python3.12/socketserver.py\", line 473, in server_bind\n    self.socket.bind(self.server_address)\nPermissionError: [Errno 13] Permission denied",
+            "INFO:     Started server process [4242]\nERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use",
+            "OSError: [Errno 48] Address already in use",
+            "Address already in use\nPort 5000 is in use by another program. Either identify and stop that program, or start the server with a different port.",
+            "Error response from daemon: driver failed programming external connectivity on endpoint db: Bind for 0.0.0.0:5432 failed: port is already allocated",
+        ],
+        ignores: &[
+            "  ➜  Local:   http://localhost:5174/\nPort 5173 is in use, trying another one...",
+            " ⚠ Port 3000 is in use, trying 3001 instead.\n ✓ Ready in 1.2s",
+            "Listening on http://0.0.0.0:8080",
+            "bind(2) man page: EADDRINUSE means the address is in use",
+        ],
+    },
+    ContentRule {
         id: "sole-error-output",
         pattern: crate::rules::masked::SOLE_ERROR,
         tools: &[],
