@@ -177,8 +177,9 @@ fn untrusted_data(s: &str) -> Option<&str> {
 /// Does `o` itself (not what it wraps) say that the call failed?
 fn says_failed(o: &Map<String, Value>) -> bool {
     let status = o.get("status").and_then(Value::as_str).map(|s| s.trim().to_ascii_lowercase());
-    (o.get("error").is_some_and(truthy) && !empty_search_error(o))
-        || o.get("errors").is_some_and(truthy)
+    let partial = answered_in_part(o);
+    (o.get("error").is_some_and(truthy) && !empty_search_error(o) && !partial)
+        || (o.get("errors").is_some_and(truthy) && !partial)
         || o.get("exception").is_some_and(truthy)
         || status.as_deref().is_some_and(|s| FAILED_STATUS.contains(&s))
         || http_error(o.get("status"))
@@ -203,6 +204,16 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || exit_of(o).is_some()
         || shards_failed(o)
         || batch_failed(o)
+}
+
+/// A reply whose own verdict is success (`success`, `ok` or `successful`
+/// true) and that carries its answer (a non-empty `data`, `result` or
+/// `results`) beside an `error` or `errors` naming the parts that failed:
+/// the call did what it asked, only extras failed (LABELS.md). A batch
+/// whose every item failed is still `batch_failed`.
+fn answered_in_part(o: &Map<String, Value>) -> bool {
+    let says_success = ["success", "ok", "successful"].iter().any(|k| o.get(*k) == Some(&Value::Bool(true)));
+    says_success && ["data", "result", "results"].iter().any(|k| o.get(*k).is_some_and(truthy))
 }
 
 /// An exception handed back as data: `error_type` with its
@@ -913,6 +924,18 @@ mod tests {
         assert!(fails(json!({"error": "No user found with id 42"})).is_some(), "a keyed lookup's missing thing");
         assert!(fails(json!({"error": "Search failed: no matching index 'products'", "status": 404})).is_some());
         assert!(fails(json!({"results": [{"place_id": "x"}], "status": "OK"})).is_none());
+    }
+
+    #[test]
+    fn a_success_that_names_the_parts_that_failed() {
+        let partial = json!({"success": true, "data": {"os": "Windows 11"}, "error": "users: access denied"});
+        assert_eq!(fails(partial), None, "the answer came back; only a part failed");
+        assert!(fails(json!({"success": true, "error": "users: access denied"})).is_some(), "no answer beside it");
+        assert!(
+            fails(json!({"data": {"os": "x"}, "errors": [{"message": "denied"}]})).is_some(),
+            "no verdict of its own"
+        );
+        assert!(fails(json!({"success": false, "data": {"os": "x"}, "error": "denied"})).is_some());
     }
 
     #[test]

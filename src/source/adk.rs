@@ -78,6 +78,7 @@ impl Adapter for Adk {
         let v1 = Schema::new(conn).has("events", &["event_data"])?;
         let (sql, column) = if v1 { (ROWS_JSON, "event_data") } else { (ROWS_V0, "content") };
         let stream = Stream { dialect: INFO.dialect, index: &index, sql };
+        let mut handoff: Option<Handoff> = None;
         stream_by_session(
             conn,
             cx,
@@ -85,6 +86,7 @@ impl Adapter for Adk {
             |r, session| {
                 let row = opt_int(r.get_ref(1)?).unwrap_or(0);
                 let stored = time_of(r.get_ref(3)?);
+                let session_key = session.id.clone();
                 if !v1 && r.get_ref(2)? == ValueRef::Null {
                     // A v0 event without content (a state change, a model error).
                     return Ok(());
@@ -93,12 +95,18 @@ impl Adapter for Adk {
                     let v: Value = serde_json::from_str(text).map_err(|e| format!("{column} is invalid JSON: {e}"))?;
                     let (content, time, usage) = if v1 {
                         let time = v.get("timestamp").and_then(Value::as_f64).and_then(float_time).or(stored);
-                        (v.get("content").cloned().unwrap_or(Value::Null), time, event_usage(&v))
+                        (v.get("content").unwrap_or(&Value::Null), time, event_usage(&v))
                     } else {
-                        (v, stored, None)
+                        (&v, stored, None)
                     };
                     let before = out.len();
-                    parse_content(&content, time, row, out)?;
+                    if v1 {
+                        handoff_failed(&v, &session_key, &mut handoff, out);
+                    }
+                    parse_content(content, time, row, out)?;
+                    if v1 && let Some(h) = Handoff::of(&v, &session_key, &out[before..]) {
+                        handoff = Some(Handoff { at: before + h.at, ..h });
+                    }
                     let usage = usage.map(|mut u| {
                         if u.response.is_empty() {
                             u.response = format!("row-{row}");
@@ -122,6 +130,69 @@ impl Adapter for Adk {
             },
         )?;
         Ok(())
+    }
+}
+
+/// A `transfer_to_agent` just answered: ADK's function returns nothing
+/// (`{"result": null}`) and the agent it named runs next, in the same
+/// invocation.
+#[derive(Debug, Clone, PartialEq)]
+struct Handoff {
+    session: String,
+    invocation: String,
+    target: String,
+    /// The result's place in the session's events.
+    at: usize,
+}
+
+impl Handoff {
+    /// The handoff `event` made, if it answered a transfer (its `actions`
+    /// name the agent, and `events`, what it added, hold the result).
+    fn of(event: &Value, session: &str, events: &[Event]) -> Option<Handoff> {
+        let actions = event.get("actions")?;
+        let target = actions.get("transfer_to_agent").or_else(|| actions.get("transferToAgent"))?.as_str()?;
+        let at = events.iter().rposition(|e| matches!(e, Event::Result(_)))?;
+        Some(Handoff {
+            session: session.to_string(),
+            invocation: event_text(event, "invocation_id", "invocationId")?.to_string(),
+            target: target.to_string(),
+            at,
+        })
+    }
+}
+
+fn event_text<'a>(event: &'a Value, snake: &str, camel: &str) -> Option<&'a str> {
+    event.get(snake).or_else(|| event.get(camel)).and_then(Value::as_str)
+}
+
+/// The agent a transfer handed to failed at once: its first event of the
+/// invocation holds only an `error_message` (a `RemoteA2aAgent` that could
+/// not reach its server writes `A2A request failed: …` or `Failed to
+/// initialize remote A2A agent …` so, google/adk-python
+/// `agents/remote_a2a_agent.py`; a model that refused the agent's first
+/// request, its error). The transfer did not get its task done (LABELS.md:
+/// a delegation whose agent could not do it), so the error becomes the
+/// transfer's result, read by `adk-handoff-failed`. Any other first event
+/// of the agent ends the watch.
+fn handoff_failed(event: &Value, session: &str, handoff: &mut Option<Handoff>, events: &mut [Event]) {
+    let Some(h) = handoff.as_ref() else { return };
+    if h.session != session || event_text(event, "invocation_id", "invocationId") != Some(h.invocation.as_str()) {
+        // The invocation the transfer belonged to has ended.
+        *handoff = None;
+        return;
+    }
+    if event_text(event, "author", "author") != Some(h.target.as_str()) {
+        return;
+    }
+    let h = handoff.take().expect("checked above");
+    let message = event_text(event, "error_message", "errorMessage").map(str::trim).filter(|m| !m.is_empty());
+    let has_parts =
+        event.get("content").and_then(|c| c.get("parts")).and_then(Value::as_array).is_some_and(|p| !p.is_empty());
+    if let (Some(message), false) = (message, has_parts)
+        && let Some(Event::Result(r)) = events.get_mut(h.at)
+        && r.text.trim_start().starts_with('{')
+    {
+        r.text = text_ends(message).into_owned();
     }
 }
 
@@ -364,6 +435,72 @@ mod tests {
             ]
         );
         assert!(!is_confirmation_placeholder(r#"{"result":"This tool call requires confirmation"}"#));
+    }
+
+    /// The events of one session as the reader walks them (v1 rows).
+    fn walk(rows: &[Value]) -> Vec<Event> {
+        let mut out = vec![];
+        let mut handoff = None;
+        for v in rows {
+            let before = out.len();
+            handoff_failed(v, "s", &mut handoff, &mut out);
+            parse_content(v.get("content").unwrap_or(&Value::Null), None, 1, &mut out).unwrap();
+            if let Some(h) = Handoff::of(v, "s", &out[before..]) {
+                handoff = Some(Handoff { at: before + h.at, ..h });
+            }
+        }
+        out
+    }
+
+    fn texts(events: &[Event]) -> Vec<&str> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Result(r) => Some(r.text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A transfer to an agent whose first event is only an error (a remote
+    /// A2A agent that could not be reached) gets that error as its result;
+    /// a transfer the agent took up keeps ADK's `{"result": null}`.
+    #[test]
+    fn a_transfer_to_an_agent_that_failed_at_once() {
+        let call = |id: &str, inv: &str| {
+            json!({"invocation_id": inv, "author": "root", "content": {"role": "model", "parts": [
+                {"function_call": {"id": id, "name": "transfer_to_agent", "args": {"agent_name": "billing"}}}]}})
+        };
+        let answer = |id: &str, inv: &str| {
+            json!({"invocation_id": inv, "author": "root", "actions": {"transfer_to_agent": "billing"},
+                "content": {"role": "user", "parts": [{"function_response": {"id": id, "name": "transfer_to_agent",
+                    "response": {"result": null}}}]}})
+        };
+        let failed = json!({"invocation_id": "e-1", "author": "billing",
+            "error_message": "A2A request failed: HTTP Error 503: All connection attempts failed"});
+        let replied = json!({"invocation_id": "e-2", "author": "billing",
+            "content": {"role": "model", "parts": [{"text": "Your invoice is attached."}]}});
+        let late = json!({"invocation_id": "e-4", "author": "billing", "error_message": "429 RESOURCE_EXHAUSTED"});
+        let events = walk(&[
+            call("fc-1", "e-1"),
+            answer("fc-1", "e-1"),
+            failed,
+            call("fc-2", "e-2"),
+            answer("fc-2", "e-2"),
+            replied,
+            call("fc-3", "e-3"),
+            answer("fc-3", "e-3"),
+            late,
+        ]);
+        assert_eq!(
+            texts(&events),
+            [
+                "A2A request failed: HTTP Error 503: All connection attempts failed",
+                r#"{"result":null}"#,
+                r#"{"result":null}"#,
+            ],
+            "the second agent answered; the third's error came in another invocation"
+        );
     }
 
     #[test]

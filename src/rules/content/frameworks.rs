@@ -127,6 +127,25 @@ pub(super) const RULES: &[ContentRule] = &[
         fires_on: &[r#"{"error_message":"Weather information for 'Paris' is not available.","status":"error"}"#],
         ignores: &[r#"{"report":"sunny","status":"success"}"#, r#"{"items":[{"status":"error"}],"status":"success"}"#],
     },
+    ContentRule {
+        id: "adk-handoff-failed",
+        pattern: r"\A[^{\s]",
+        tools: &["transfer_to_agent"],
+        dialects: &[Dialect::ADK],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "ADK's `transfer_to_agent` returns nothing (`{\"result\": null}`); the agent it names runs next in \
+              the same invocation. When that agent's first event holds only an `error_message` (a \
+              `RemoteA2aAgent` that could not reach its server: `A2A request failed: HTTP Error 503 …`, \
+              `Failed to initialize remote A2A agent …`, google/adk-python agents/remote_a2a_agent.py; a model \
+              error), the ADK reader gives the transfer that message as its result: the delegated task was \
+              not done (LABELS.md). Any other text of a transfer is such a message.",
+        fires_on: &[
+            "A2A request failed: HTTP Error 503: Network communication error: All connection attempts failed",
+            "Failed to initialize remote A2A agent billing: Failed to resolve AgentCard from URL http://10.0.0.5:5000/.well-known/agent-card.json: HTTP Error 503",
+        ],
+        ignores: &["{\"result\": null}", "{}"],
+    },
     // --- Cursor (experimental) -------------------------------------------------
     ContentRule {
         id: "cursor-exit-code",

@@ -54,7 +54,7 @@ pub const PERI_WRAPPER: &str = r"^Tool execution failed: [^ ]+ - ";
 /// The parts of the table, in registry order (first match wins): one file
 /// per family of rules.
 const PARTS: &[&[ContentRule]] = &[agents::RULES, frameworks::RULES, emitters::RULES, any_tool::RULES];
-const ALL: [ContentRule; table::total(PARTS)] = table::concat(PARTS);
+static ALL: [ContentRule; table::total(PARTS)] = table::concat(PARTS);
 
 /// Every content rule, in registry order.
 pub static CONTENT_RULES: &[ContentRule] = &ALL;
