@@ -138,6 +138,10 @@ pub struct Masking {
     /// of its own (`sleep`, `cd`, `kill`). What such a program printed about
     /// itself is its own report (`runs_program`).
     pub runs_program: bool,
+    /// The output is a Cobra command's help page, and the line called that
+    /// command with a subcommand its `Available Commands:` do not list
+    /// (`cobra_unknown_subcommand`).
+    pub unknown_subcommand: bool,
 }
 
 /// How `input`'s command line can hide an earlier command's failure: from
@@ -167,6 +171,7 @@ pub fn masking(input: &Args) -> Masking {
         answered_by_fallback: false,
         harmless_complaints_only: false,
         runs_program: runs_program(&pipelines),
+        unknown_subcommand: false,
     }
 }
 
@@ -414,7 +419,70 @@ pub fn masking_of(input: &Args, output: &str) -> Masking {
     let answered_by_fallback = m.earlier && failed_before_fallback(input, output);
     let harmless_complaints_only =
         m.earlier && COMPLAINT_WORDS.iter().any(|w| output.contains(w)) && complaints_are_harmless(input, output);
-    Masking { only_error, background, tests_passed, answered_by_fallback, harmless_complaints_only, ..m }
+    let unknown_subcommand = output.contains("Available Commands:") && cobra_unknown_subcommand(input, output);
+    Masking {
+        only_error,
+        background,
+        tests_passed,
+        answered_by_fallback,
+        harmless_complaints_only,
+        unknown_subcommand,
+        ..m
+    }
+}
+
+/// Did the line call a Cobra command with a subcommand it does not have?
+/// Cobra (spf13/cobra, `command.go`: `Find` and `legacyArgs`) rejects an
+/// unknown subcommand only at the root; below it, a command that only
+/// groups others (`bd mol`, no `Run`) prints its help and exits 0 when
+/// given a word it does not know (`bd mol status`). The help names the
+/// command (`Usage:` then `  bd mol [command]`), its `Aliases:` and its
+/// `Available Commands:`; the line's own command path is read from the
+/// call, and its next word, not an option, not `help`, and not listed, is
+/// the subcommand that does not exist.
+fn cobra_unknown_subcommand(input: &Args, output: &str) -> bool {
+    let mut lines = output.lines().map(str::trim_end);
+    let mut path: Option<Vec<&str>> = None;
+    let mut aliases: Vec<&str> = Vec::new();
+    let mut commands: Vec<&str> = Vec::new();
+    while let Some(line) = lines.next() {
+        match line {
+            "Usage:" => {
+                for usage in lines.by_ref().take_while(|l| !l.trim().is_empty()) {
+                    if let Some(p) = usage.trim().strip_suffix(" [command]") {
+                        path = Some(p.split(' ').collect());
+                    }
+                }
+            }
+            "Aliases:" => {
+                if let Some(a) = lines.next() {
+                    aliases.extend(a.split(',').map(str::trim));
+                }
+            }
+            "Available Commands:" => {
+                for c in lines.by_ref().take_while(|l| l.starts_with("  ")) {
+                    commands.extend(c.split_whitespace().next());
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(path) = path.filter(|p| p.len() >= 2 && !commands.is_empty()) else { return false };
+    let Some(line) = benign::command_line(input) else { return false };
+    benign::pipelines(&line).iter().flat_map(|(cmds, _)| cmds).any(|c| {
+        let mut words = c.split(' ').filter(|w| !w.starts_with('-'));
+        if words.next().map(|p| p.rsplit('/').next().unwrap_or(p)) != Some(path[0]) {
+            return false;
+        }
+        let last = path.len() - 1;
+        for (i, want) in path[1..].iter().enumerate() {
+            match words.next() {
+                Some(w) if w == *want || (i + 1 == last && aliases.contains(&w)) => {}
+                _ => return false,
+            }
+        }
+        words.next().is_some_and(|w| w != "help" && !commands.contains(&w))
+    })
 }
 
 /// `benign::FIND_WALK_ERROR`, compiled.
@@ -604,6 +672,7 @@ pub fn reads(id: &str, m: Masking) -> bool {
         // A server's own report that it could not take its port, printed by
         // a program the line started (not a log it read).
         "server-listen-failed" => m.runs_program && !m.tests_passed,
+        "cobra-unknown-subcommand" => m.unknown_subcommand,
         _ => m.earlier,
     }
 }
@@ -615,6 +684,27 @@ mod tests {
 
     fn of(cmd: &str) -> Masking {
         masking(&Args::from(json!({ "command": cmd })))
+    }
+
+    #[test]
+    fn a_cobra_group_given_a_subcommand_it_does_not_have() {
+        let help = "Manage molecules.\n\nUsage:\n  bd mol [command]\n\nAliases:\n  mol, protomolecule\n\n\
+                    Available Commands:\n  bond        Bond two protos\n  show        Show molecule details\n\n\
+                    Flags:\n  -h, --help   help for mol\n\nUse \"bd mol [command] --help\" for more information.";
+        let unknown = |cmd: &str| masking_of(&Args::from(json!({ "command": cmd })), help).unknown_subcommand;
+        assert!(unknown("bd mol status"));
+        assert!(unknown("cd repo && bd --json mol status 2>&1 | head -40"), "options and pipes around it");
+        assert!(unknown("bd protomolecule status"), "called by its alias");
+        assert!(!unknown("bd mol"), "asked for the group: its help is the answer");
+        assert!(!unknown("bd mol --help"));
+        assert!(!unknown("bd mol help"));
+        assert!(!unknown("bd mol show"), "a listed subcommand printed this help itself");
+        assert!(!unknown("cat docs/mol-help.txt"), "another program's output");
+        let root = help.replace("  bd mol [command]", "  bd [command]");
+        assert!(
+            !masking_of(&Args::from(json!({ "command": "bd status" })), &root).unknown_subcommand,
+            "the root rejects it itself"
+        );
     }
 
     #[test]

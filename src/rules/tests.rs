@@ -45,6 +45,7 @@ fn every_content_rule_has_examples_that_behave() {
             answered_by_fallback: false,
             harmless_complaints_only: false,
             runs_program: true,
+            unknown_subcommand: true,
         };
         let (tool, class) = match rule.reads {
             Reads::MaskedPipelines | Reads::ShellOutput => ("Bash", ToolClass::Shell),

@@ -75,6 +75,18 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
         ignores: &["Exit code 1\nerror: pathspec 'x' did not match any file(s) known to git"],
     },
     ClassRule {
+        id: "usage-shown",
+        pattern: r"(?m)^Usage:\n(?:  [^\n]*\n)*?  [^\n]+ \[command\]\n(?s:.*?)^Available Commands:",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "printed its usage: no such subcommand",
+        fires_on: &[
+            "Usage:\n  bd mol [command]\n\nAliases:\n  mol, protomolecule\n\nAvailable Commands:\n  bond        Bond two protos\n",
+        ],
+        ignores: &["Usage: prog [options]\n\nCommands:\n  build"],
+    },
+    ClassRule {
         id: "shell-parse-error",
         pattern: super::table::SHELL_PARSE_ERROR,
         tools: &[],

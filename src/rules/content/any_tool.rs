@@ -468,6 +468,21 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
     },
     ContentRule {
+        id: "cobra-unknown-subcommand",
+        pattern: r"(?m)^Available Commands:[ \t]*$",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::MaskedPipelines,
+        doc: "A Cobra command that only groups others, given a subcommand it does not have (`bd mol status`), \
+              prints its own help and exits 0: Cobra rejects an unknown subcommand only at the root \
+              (spf13/cobra command.go, `legacyArgs`). Read when the help's `Usage:` names the command the line \
+              called (`  bd mol [command]`) and the word after it, not an option or `help`, is neither listed \
+              under `Available Commands:` nor an alias: nothing the call asked for ran.",
+        fires_on: &["Usage:\n  bd mol [command]\n\nAvailable Commands:\n  bond        Bond two protos\n"],
+        ignores: &["Available commands: build, test", "Usage:\n  bd mol [command]\n"],
+    },
+    ContentRule {
         id: "sole-error-output",
         pattern: crate::rules::masked::SOLE_ERROR,
         tools: &[],
