@@ -115,7 +115,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|invalid_grant|is restricted by lockdown mode|operations are not allowed for |^Command blocked: |(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|username and password not accepted|\(535, b'|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
+        pattern: r"(?i:permission denied|invalid_grant|is restricted by lockdown mode|operations are not allowed for |^Command blocked: |(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:environment variable |env var )?is (?:required|missing|not set)\b|\b[Mm]issing (?:required )?(?:environment variable |env var )?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET)\b|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|username and password not accepted|\(535, b'|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
@@ -123,6 +123,7 @@ pub(super) const RULES: &[ClassRule] = &[
         fires_on: &[
             "Error writing file: Permission denied (os error 13)",
             "PermissionDenied('403 The caller does not have permission')",
+            "{'retrieved_chunks': [], 'total_results': 0, 'error': 'COHERE_API_KEY environment variable is required'}",
             "Security Policy Violation: the command touches a protected path",
             "Sorry, you have been blocked",
             "Permission to use Bash has been denied. IMPORTANT: You *may* attempt to accomplish this action using other tools",
@@ -485,6 +486,23 @@ pub(super) const RULES: &[ClassRule] = &[
         label: "HTTP error status",
         fires_on: &["[2] FAILED - request failed with a 503 status"],
         ignores: &["200 status"],
+    },
+    // A tool whose own code raised one of Python's programming errors
+    // (CPython's messages: Objects/object.c, typeobject.c, abstract.c,
+    // Python/ceval.c): the tool crashed, whatever its arguments were.
+    ClassRule {
+        id: "tool-code-raised",
+        pattern: r"'[\w.]+' object has no attribute '\w+'|\bname '\w+' is not defined\b|'[^'\s]{1,6}' not supported between instances of '\w+' and '\w+'|\bunsupported operand type\(s\) for\b|'[\w.]+' object is not (?:subscriptable|callable|iterable)\b|\blist index out of range\b|\b(?:integer |float )?division(?: or modulo)? by zero\b|\bcannot access local variable '\w+' where it is not associated with a value|\blocal variable '\w+' referenced before assignment",
+        tools: &[],
+        dialects: &[],
+        category: C::ServerError,
+        label: "the tool's own code raised",
+        fires_on: &[
+            "{'retrieved_chunks': [], 'error': \"'QdrantClient' object has no attribute 'search'\"}",
+            "{\"error\": \"'>=' not supported between instances of 'str' and 'int'\"}",
+            "Erro ao transcrever: name 'whisper_model' is not defined",
+        ],
+        ignores: &["The object has no attribute table.", "No results for 'search'."],
     },
     // Last: a failure whose only telling words are the tool's instruction to
     // the model to go back to the user, once nothing more specific (a
