@@ -168,6 +168,9 @@ pub enum Joint {
 /// arguments, one space apart, without redirections, leading assignments
 /// and wrappers. `bash -c '…'` is read as its script.
 pub fn pipelines(line: &str) -> Vec<(Vec<String>, Joint)> {
+    if let Some(branches) = powershell_if(line) {
+        return pipelines(&branches);
+    }
     let mut out = Vec::new();
     for (pipeline, joint) in split_operators(line) {
         let cmds: Vec<Vec<String>> = pipeline.iter().filter_map(|c| simple_command(c)).collect();
@@ -186,6 +189,65 @@ pub fn pipelines(line: &str) -> Vec<(Vec<String>, Joint)> {
         }
     }
     out
+}
+
+/// A PowerShell script that is one `if (COND) { THEN } else { ELSE }`
+/// statement (Codex on Windows: `if (Get-Command rg -ErrorAction
+/// SilentlyContinue) { rg … } else { Get-ChildItem … }`), as a line whose
+/// status a shell reads the same way: `THEN && ELSE`, whose status is
+/// ELSE's, or THEN's when THEN ended it. The status of the statement is
+/// that of the branch that ran; the condition runs nothing the status
+/// comes from. `None` for any other line (an `elseif`, text after the
+/// statement, unbalanced braces).
+fn powershell_if(line: &str) -> Option<String> {
+    let rest = line.trim();
+    let after_if = rest.get(..2).filter(|k| k.eq_ignore_ascii_case("if")).map(|_| &rest[2..])?;
+    let after_if = after_if.trim_start();
+    let (_, after_cond) = balanced(after_if, '(', ')')?;
+    let (then, after_then) = balanced(after_cond.trim_start(), '{', '}')?;
+    let after_then = after_then.trim_start();
+    let otherwise = if after_then.is_empty() {
+        None
+    } else {
+        let after_else = after_then.get(..4).filter(|k| k.eq_ignore_ascii_case("else")).map(|_| &after_then[4..])?;
+        let (otherwise, end) = balanced(after_else.trim_start(), '{', '}')?;
+        if !end.trim().is_empty() {
+            return None;
+        }
+        Some(otherwise)
+    };
+    let then = then.trim();
+    Some(match otherwise.map(str::trim) {
+        Some(e) if !then.is_empty() && !e.is_empty() => format!("{then} && {e}"),
+        Some(e) if then.is_empty() => e.to_string(),
+        _ => then.to_string(),
+    })
+}
+
+/// `text` opening with `open`: what lies inside its matching `close` (quotes
+/// and nested pairs respected), and what follows it.
+fn balanced(text: &str, open: char, close: char) -> Option<(&str, &str)> {
+    let mut chars = text.char_indices();
+    if chars.next()?.1 != open {
+        return None;
+    }
+    let (mut depth, mut quote) = (1usize, None::<char>);
+    for (i, c) in chars {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, c) if c == open => depth += 1,
+            (None, c) if c == close => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((&text[open.len_utf8()..i], &text[i + c.len_utf8()..]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The command a program runs elsewhere and whose exit status it returns
@@ -651,6 +713,14 @@ mod tests {
         assert_eq!(last_command("(cd a && git diff --stat)"), "git diff --stat");
         assert_eq!(exit_candidates("rg -n x f.py && sed -n '1,2p' f.py"), vec!["sed -n 1,2p f.py", "rg -n x f.py"]);
         assert_eq!(exit_candidates("rg x || echo none"), vec!["echo none"]);
+        // A PowerShell `if` statement: either branch's status.
+        let ps = r#"powershell.exe -NoProfile -Command "if (Get-Command rg -ErrorAction SilentlyContinue) { rg --files -S | rg -n 'db.js$' } else { Get-ChildItem -Recurse -Filter db.js | ForEach-Object { $_.FullName } }""#;
+        assert_eq!(exit_candidates(ps), vec!["ForEach-Object { $_.FullName", "rg -n db.js$"]);
+        assert_eq!(exit_candidates("if ($x) { rg -n TODO }"), vec!["rg -n TODO"]);
+        assert_eq!(powershell_if("if ($a) { x } elseif ($b) { y }"), None, "an elseif: left as it is");
+        assert_eq!(powershell_if("if ($a) { x }; y"), None, "more after the statement");
+        assert_eq!(powershell_if("if (test -f x); then y; fi"), None, "bash's if");
+        assert_eq!(powershell_if("if ($a) { '}' }"), Some("'}'".into()));
         assert_eq!(last_command("echo $(grep x f | head -1)"), "echo $(grep x f | head -1)");
     }
 
