@@ -67,7 +67,7 @@ fn quiet_after_reply(command: &str) -> bool {
     let mut words = command.split(' ');
     match words.next().unwrap_or("") {
         "echo" | "printf" => true,
-        "rm" | "mkdir" | "cp" | "mv" | "touch" | "sleep" | "cd" | "chmod" => {
+        quiet if benign::SILENT_WHEN_DONE.contains(&quiet) => {
             let verbose = |w: &str| w == "--verbose" || (w.starts_with('-') && !w.starts_with("--") && w.contains('v'));
             !words.any(verbose)
         }

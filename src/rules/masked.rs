@@ -177,10 +177,8 @@ pub fn masking(input: &Args) -> Masking {
 
 /// Helpers that start nothing and whose own output, if any, is not about a
 /// program the line runs: the commands around a start (`kill $(lsof -t
-/// -i:3000); sleep 2; …`).
+/// -i:3000); sleep 2; …`), beside `benign::SILENT_WHEN_DONE`.
 const HELPERS: &[&str] = &[
-    "sleep",
-    "cd",
     "pushd",
     "popd",
     "kill",
@@ -200,12 +198,6 @@ const HELPERS: &[&str] = &[
     "test",
     "[",
     "pwd",
-    "mkdir",
-    "rm",
-    "cp",
-    "mv",
-    "touch",
-    "chmod",
     "ss",
     "netstat",
     "tasklist",
@@ -226,7 +218,11 @@ fn runs_program(pipelines: &[(Vec<String>, benign::Joint)]) -> bool {
     pipelines.iter().flat_map(|(cmds, _)| cmds).any(|c| {
         let mut words = c.split(' ');
         let program = words.next().unwrap_or("").to_ascii_lowercase();
-        !HELPERS.contains(&program.as_str()) && !is_reader(c) && !words.take(3).any(|w| LOG_SUBCOMMANDS.contains(&w))
+        let program = program.as_str();
+        !HELPERS.contains(&program)
+            && !benign::SILENT_WHEN_DONE.contains(&program)
+            && !is_reader(c)
+            && !words.take(3).any(|w| LOG_SUBCOMMANDS.contains(&w))
     })
 }
 
@@ -471,7 +467,8 @@ fn cobra_unknown_subcommand(input: &Args, output: &str) -> bool {
     let Some(line) = benign::command_line(input) else { return false };
     benign::pipelines(&line).iter().flat_map(|(cmds, _)| cmds).any(|c| {
         let mut words = c.split(' ').filter(|w| !w.starts_with('-'));
-        if words.next().map(|p| p.rsplit('/').next().unwrap_or(p)) != Some(path[0]) {
+        // A simple command starts with its program's base name.
+        if words.next() != Some(path[0]) {
             return false;
         }
         let last = path.len() - 1;

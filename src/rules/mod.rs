@@ -817,13 +817,8 @@ pub fn classify_result(r: &Reading<'_>, content: Option<&ContentRule>) -> Option
     if code.is_none() && !failed_task {
         let class = first_class(Some(r.dialect), r.tool, r.text);
         // A shell call that failed, by its flag or by what it printed, with
-        // no exit status and no words a rule knows: its program failed. So
-        // did one whose program raised a programming error (a Python
-        // runner's `NameError`): the agent's code broke, not the tool.
-        let program_raised = class.is_some_and(|c| c.id == "tool-code-raised");
-        if (class.is_none() && (r.flagged || content.is_some()) || program_raised)
-            && tool_class(r.tool) == ToolClass::Shell
-        {
+        // no exit status and no words a rule knows: its program failed.
+        if class.is_none() && (r.flagged || content.is_some()) && tool_class(r.tool) == ToolClass::Shell {
             return exit_class(r.dialect, r.tool, &head);
         }
         return class;

@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::classify::{CLASS_RULES, EXIT_CLASS_RULES};
+use super::classify::{CLASS_RULES, EXIT_CLASS_RULES, NOT_FOR_PROGRAMS};
 use super::content::CONTENT_RULES;
 use super::prefilter::Needles;
 use super::tools::{ToolClass, tool_class};
@@ -83,7 +83,12 @@ impl ToolPlan {
             CONTENT_RULES.len(),
         );
         let classify = indexes(
-            &mut |i| in_scope(CLASS_RULES[i].tools, tool) && in_dialect(CLASS_RULES[i].dialects, dialect),
+            &mut |i| {
+                let r = &CLASS_RULES[i];
+                in_scope(r.tools, tool)
+                    && in_dialect(r.dialects, dialect)
+                    && !(class == ToolClass::Shell && NOT_FOR_PROGRAMS.contains(&r.id))
+            },
             CLASS_RULES.len(),
         );
         let exit_classify = indexes(

@@ -78,7 +78,9 @@ impl Adapter for Adk {
         let v1 = Schema::new(conn).has("events", &["event_data"])?;
         let (sql, column) = if v1 { (ROWS_JSON, "event_data") } else { (ROWS_V0, "content") };
         let stream = Stream { dialect: INFO.dialect, index: &index, sql };
-        let mut handoff: Option<Handoff> = None;
+        // The transfer just answered, until its agent writes; shared with the
+        // end of each session, which forgets it.
+        let handoff: std::cell::RefCell<Option<Handoff>> = std::cell::RefCell::new(None);
         stream_by_session(
             conn,
             cx,
@@ -86,7 +88,6 @@ impl Adapter for Adk {
             |r, session| {
                 let row = opt_int(r.get_ref(1)?).unwrap_or(0);
                 let stored = time_of(r.get_ref(3)?);
-                let session_key = session.id.clone();
                 if !v1 && r.get_ref(2)? == ValueRef::Null {
                     // A v0 event without content (a state change, a model error).
                     return Ok(());
@@ -101,11 +102,11 @@ impl Adapter for Adk {
                     };
                     let before = out.len();
                     if v1 {
-                        handoff_failed(&v, &session_key, &mut handoff, out);
+                        handoff_failed(&v, &mut handoff.borrow_mut(), out);
                     }
                     parse_content(content, time, row, out)?;
-                    if v1 && let Some(h) = Handoff::of(&v, &session_key, &out[before..]) {
-                        handoff = Some(Handoff { at: before + h.at, ..h });
+                    if v1 && let Some(h) = Handoff::of(&v, out, before) {
+                        *handoff.borrow_mut() = Some(h);
                     }
                     let usage = usage.map(|mut u| {
                         if u.response.is_empty() {
@@ -125,6 +126,7 @@ impl Adapter for Adk {
                 Ok(())
             },
             |mut session, cx| {
+                *handoff.borrow_mut() = None;
                 drop_answered_placeholders(&mut session.events);
                 emit(session, cx)
             },
@@ -138,7 +140,6 @@ impl Adapter for Adk {
 /// invocation.
 #[derive(Debug, Clone, PartialEq)]
 struct Handoff {
-    session: String,
     invocation: String,
     target: String,
     /// The result's place in the session's events.
@@ -147,13 +148,13 @@ struct Handoff {
 
 impl Handoff {
     /// The handoff `event` made, if it answered a transfer (its `actions`
-    /// name the agent, and `events`, what it added, hold the result).
-    fn of(event: &Value, session: &str, events: &[Event]) -> Option<Handoff> {
+    /// name the agent, and what it added to `events`, from `from` on, holds
+    /// the result).
+    fn of(event: &Value, events: &[Event], from: usize) -> Option<Handoff> {
         let actions = event.get("actions")?;
         let target = actions.get("transfer_to_agent").or_else(|| actions.get("transferToAgent"))?.as_str()?;
-        let at = events.iter().rposition(|e| matches!(e, Event::Result(_)))?;
+        let at = from + events.get(from..)?.iter().rposition(|e| matches!(e, Event::Result(_)))?;
         Some(Handoff {
-            session: session.to_string(),
             invocation: event_text(event, "invocation_id", "invocationId")?.to_string(),
             target: target.to_string(),
             at,
@@ -174,9 +175,9 @@ fn event_text<'a>(event: &'a Value, snake: &str, camel: &str) -> Option<&'a str>
 /// a delegation whose agent could not do it), so the error becomes the
 /// transfer's result, read by `adk-handoff-failed`. Any other first event
 /// of the agent ends the watch.
-fn handoff_failed(event: &Value, session: &str, handoff: &mut Option<Handoff>, events: &mut [Event]) {
+fn handoff_failed(event: &Value, handoff: &mut Option<Handoff>, events: &mut [Event]) {
     let Some(h) = handoff.as_ref() else { return };
-    if h.session != session || event_text(event, "invocation_id", "invocationId") != Some(h.invocation.as_str()) {
+    if event_text(event, "invocation_id", "invocationId") != Some(h.invocation.as_str()) {
         // The invocation the transfer belonged to has ended.
         *handoff = None;
         return;
@@ -443,10 +444,10 @@ mod tests {
         let mut handoff = None;
         for v in rows {
             let before = out.len();
-            handoff_failed(v, "s", &mut handoff, &mut out);
+            handoff_failed(v, &mut handoff, &mut out);
             parse_content(v.get("content").unwrap_or(&Value::Null), None, 1, &mut out).unwrap();
-            if let Some(h) = Handoff::of(v, "s", &out[before..]) {
-                handoff = Some(Handoff { at: before + h.at, ..h });
+            if let Some(h) = Handoff::of(v, &out, before) {
+                handoff = Some(h);
             }
         }
         out

@@ -191,6 +191,10 @@ pub fn pipelines(line: &str) -> Vec<(Vec<String>, Joint)> {
     out
 }
 
+/// POSIX commands that print nothing when they work (without `-v`): what a
+/// line shows around them is another command's.
+pub const SILENT_WHEN_DONE: &[&str] = &["rm", "mkdir", "cp", "mv", "touch", "sleep", "cd", "chmod"];
+
 /// A PowerShell script that is one `if (COND) { THEN } else { ELSE }`
 /// statement (Codex on Windows: `if (Get-Command rg -ErrorAction
 /// SilentlyContinue) { rg … } else { Get-ChildItem … }`), as a line whose

@@ -176,3 +176,8 @@ static ALL: [ClassRule; super::table::total(PARTS)] = super::table::concat(PARTS
 
 /// Every classification rule, in registry order (see the module header).
 pub static CLASS_RULES: &[ClassRule] = &ALL;
+
+/// Classification rules about a tool's own code, left out of the plan of a
+/// tool that runs the agent's program (a shell, a Python runner): there a
+/// `NameError` is the agent's code failing, judged as a program's exit.
+pub const NOT_FOR_PROGRAMS: &[&str] = &["tool-code-raised"];
