@@ -115,7 +115,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|invalid_grant|is restricted by lockdown mode|operations are not allowed for |^Command blocked: |(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:environment variable |env var )?is (?:required|missing|not set)\b|\b[Mm]issing (?:required )?(?:environment variable |env var )?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET)\b|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|username and password not accepted|\(535, b'|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
+        pattern: r"(?i:permission denied|invalid_grant|is restricted by lockdown mode|operations are not allowed for |^Command blocked: |(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|^(?:I|we) (?:do not|don['’]t) (?:currently )?have (?:the )?(?:necessary |required )?(?:access|permissions?)\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:environment variable |env var )?is (?:required|missing|not set)\b|\b[Mm]issing (?:required )?(?:environment variable |env var )?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET)\b|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|username and password not accepted|\(535, b'|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
@@ -133,8 +133,9 @@ pub(super) const RULES: &[ClassRule] = &[
             "This command requires approval",
             "cd /p && rm -rf build was blocked. For security, Claude Code may only change directories to child directories",
             "Unable to locate credentials",
+            "I don't have access to the billing system, so the refund was not issued.",
         ],
-        ignores: &["permissions: 644"],
+        ignores: &["permissions: 644", "The report says I don't have access issues any more."],
     },
     ClassRule {
         id: "not-found",
@@ -429,7 +430,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "prose-refusal",
-        pattern: r"^I (?:cannot|can't|am unable to|am not able to) (?:fulfill|complete|provide|perform|process|do) ",
+        pattern: r"(?i)^(?:(?:I['’]m sorry|I am sorry|Sorry|Unfortunately)[,.!]? (?:but )?)?I (?:cannot|can['’]t|can not|am unable to|am not able to|['’]m unable to|['’]m not able to|was unable to|wasn['’]t able to|was not able to|couldn['’]t|could not) (?:fulfill|complete|provide|perform|process|do|create|make|add|update|modify|edit|change|delete|remove|send|post|publish|submit|book|schedule|reschedule|cancel|set|configure|install|save|store|write|parse|handle|start|launch|stop|build|deploy|compile|generate|produce|convert|translate|analy[sz]e|calculate|compute|extract|apply|fix|resolve|implement|help|assist|proceed|continue|finish|execute|run|call|use|invoke)\b",
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
@@ -437,8 +438,9 @@ pub(super) const RULES: &[ClassRule] = &[
         fires_on: &[
             "I cannot fulfill this request using the available tools.",
             "I cannot provide news from a specific time range.",
+            "I can't add this meeting: the date is not in a format the calendar accepts.",
         ],
-        ignores: &["I cannot wait to see it"],
+        ignores: &["I cannot wait to see it", "I could not find the file."],
     },
     ClassRule {
         id: "prose-not-retrieved",
@@ -455,7 +457,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "prose-error",
-        pattern: r"(?i)^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)?[ ,]*(?:but )?(?:I (?:encountered|ran into|hit|got) an? (?:error|exception|issue|problem)|(?:it (?:looks|seems) like )?there (?:was|has been) an? (?:error|issue|problem)|an? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened)|I(?:'m| am) (?:currently )?(?:having|experiencing) (?:some )?(?:trouble|difficulty|difficulties|issues|problems))",
+        pattern: r"(?i)^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)?[ ,]*(?:but )?(?:I (?:encountered|ran into|hit|got) an? (?:error|exception|issue|problem)|(?:it (?:looks|seems) like )?there (?:was|has been) an? (?:error|issue|problem)|(?:it (?:looks|seems|appears)(?: like| that)? there (?:is|are)|there (?:seems|appears) to be) (?:an?|some) (?:error|issue|problem)s?\b|an? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened)|I(?:'m| am) (?:currently )?(?:having|experiencing) (?:some )?(?:trouble|difficulty|difficulties|issues|problems))",
         tools: &[],
         dialects: &[],
         category: C::ServerError,
@@ -464,6 +466,7 @@ pub(super) const RULES: &[ClassRule] = &[
             "An error occurred while retrieving the market data. Please try again later.",
             "I apologize, but I encountered an error while fetching the price.",
             "It looks like there was an error with the request.",
+            "It seems there is an issue with retrieving your inbox right now.",
         ],
         ignores: &["No error occurred."],
     },
@@ -503,6 +506,22 @@ pub(super) const RULES: &[ClassRule] = &[
             "Erro ao transcrever: name 'whisper_model' is not defined",
         ],
         ignores: &["The object has no attribute table.", "No results for 'search'."],
+    },
+    // A sub-agent or custom tool that asked for approval instead of doing
+    // the work (content rule `asks-approval-instead`): the work waits on an
+    // authorisation, as a tool that "requires approval" does.
+    ClassRule {
+        id: "asks-for-approval",
+        pattern: r"^(?:Before (?:I|we) [^\n]{0,160}?\b(?:confirm|approv|permission|consent)|I (?:need|require|would need|will need|must have|must get|must first get) (?:your |the user's |explicit |final |written )*(?:approval|confirmation|permission|consent|go-ahead)\b|(?:Please|Kindly|Can you|Could you|Would you) (?:please )?(?:confirm|approve)\b|(?:Do you want|Would you like) me to (?:proceed|continue|go ahead)\b|(?:Shall|Should) I (?:proceed|continue|go ahead)\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::PermissionDenied,
+        label: "asks for approval instead of doing it",
+        fires_on: &[
+            "I need your approval before sending the newsletter.",
+            "Before I proceed with the deletion, please confirm that the backup exists.",
+        ],
+        ignores: &["Sent. I need nothing else from you."],
     },
     // Last: a failure whose only telling words are the tool's instruction to
     // the model to go back to the user, once nothing more specific (a

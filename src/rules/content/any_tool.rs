@@ -192,15 +192,18 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "agent-prose-failure",
-        pattern: r"^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)\b[^\n]{0,160}?\b(?:error|errors|unable|not able|wasn't able|couldn't|could not|cannot|can't|failed)\b|^(?:It (?:looks|seems) like )?[Tt]here (?:was|has been) an? (?:error|issue|problem)\b|^An? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened)\b|^I (?:encountered|ran into|hit|got|received) an? (?:error|exception|issue|problem)\b|^I (?:cannot|can't|am unable to|was unable to|wasn't able to|was not able to|couldn't|could not|am not able to) (?:fulfill|complete|retrieve|fetch|access|obtain|provide|perform|process|connect|load|execute|run|proceed)\b|^I(?:'m| am) (?:currently )?(?:unable|not able) to (?:fulfill|complete|retrieve|fetch|access|obtain|perform|process|connect|load|execute|run|proceed|reach)\b|^I(?:'m| am) (?:currently )?(?:having|experiencing) (?:some )?(?:trouble|difficulty|difficulties|issues|problems) (?:accessing|connecting|reaching|retrieving|fetching|loading|processing|completing|getting)\b",
+        pattern: r"^(?:I['’]m sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)\b[^\n]{0,160}?\b(?:error|errors|unable|not able|wasn['’]t able|couldn['’]t|could not|cannot|can['’]t|failed)\b|^(?:It (?:looks|seems|appears)(?: like| that)? )?[Tt]here (?:was|has been|were|have been) (?:an?|some) (?:error|errors|issue|issues|problem|problems)\b|^(?:It (?:looks|seems|appears)(?: like| that)? there (?:is|are)|There (?:seems|appears|seem|appear) to be) (?:an?|some) (?:error|errors|issue|issues|problem|problems) (?:with (?:the|your|my) (?:request|connection|server|service|API|system|tool|access|credentials)\b|(?:with |while |when |in )?(?:retrieving|accessing|fetching|connecting|loading|processing|reaching|getting|sending|creating|running|executing|calling|querying|completing|saving|updating)\b)|^An? (?:unexpected )?(?:error|issue|problem) (?:occurred|has occurred|was encountered|happened)\b|^I (?:encountered|ran into|hit|got|received) an? (?:error|exception|issue|problem)\b|^(?:(?:I['’]m sorry|I am sorry|Sorry|Unfortunately)[,.!]? (?:but )?)?I (?:cannot|can['’]t|can not|am unable to|was unable to|wasn['’]t able to|was not able to|couldn['’]t|could not|am not able to) (?:fulfill|complete|retrieve|fetch|access|obtain|provide|perform|process|connect|load|execute|run|proceed|continue|finish|create|make|do|add|update|modify|edit|change|delete|remove|send|post|publish|submit|book|schedule|reschedule|cancel|set|configure|install|save|store|write|read|open|parse|handle|call|use|invoke|reach|start|launch|stop|build|deploy|compile|generate|produce|convert|translate|analy[sz]e|calculate|compute|extract|download|upload|get|pull|push|commit|merge|move|copy|rename|import|export|query|apply|fix|resolve|implement|log in|sign in|authenticate|help (?:with|you)|assist (?:with|you))\b|^I(?:['’]m| am) (?:currently )?(?:unable|not able) to (?:fulfill|complete|retrieve|fetch|access|obtain|provide|perform|process|connect|load|execute|run|proceed|continue|finish|create|make|do|add|update|modify|edit|change|delete|remove|send|post|publish|submit|book|schedule|reschedule|cancel|set|configure|install|save|store|write|read|open|parse|handle|call|use|invoke|reach|start|launch|stop|build|deploy|compile|generate|produce|convert|translate|analy[sz]e|calculate|compute|extract|download|upload|get|pull|push|commit|merge|move|copy|rename|import|export|query|apply|fix|resolve|implement|log in|sign in|authenticate|help (?:with|you)|assist (?:with|you))\b|^I (?:do not|don['’]t) (?:currently )?have (?:access to|permission to|the (?:ability|permissions?|tools?|capability|access|necessary|required))\b|^I(?:['’]m| am) (?:currently )?(?:having|experiencing) (?:some )?(?:trouble|difficulty|difficulties|issues|problems) (?:accessing|connecting|reaching|retrieving|fetching|loading|processing|completing|getting)\b",
         tools: &[],
         dialects: &[],
         precision: Precision::Medium,
         reads: Reads::Verdicts,
-        doc: "A sub-agent used as a tool that reports, in its first sentence, that it failed: `An error occurred \
-              while retrieving …`, `I encountered an error …`, `I'm sorry, but I wasn't able to …`, `I cannot \
-              fulfill this request …`, `I'm having trouble accessing …`. Only the opening counts: an answer that mentions a problem later, or says it \
-              found no problem (`I couldn't find any issues`), is an answer (docs/rules.md, where the line falls).",
+        doc: "A sub-agent used as a tool that reports, in its first sentence, that it failed or could not do the \
+              task (LABELS.md: a delegation whose reply says it could not be done): `An error occurred while \
+              retrieving …`, `I encountered an error …`, `I'm sorry, but I wasn't able to …`, `I can't create \
+              this event: …`, `It seems there is an issue connecting to …`, `I don't have access to …`. The verb \
+              must be one of doing (create, send, book, update, parse, …), never of finding: `I couldn't find any \
+              issues` reports a negative finding, which is an answer. Only the opening counts: an answer that \
+              mentions a problem later is an answer (docs/rules.md, where the line falls).",
         fires_on: &[
             "An error occurred while retrieving the market data. Please try again later.",
             "I encountered an error while fetching the stock price.",
@@ -210,13 +213,51 @@ pub(super) const RULES: &[ContentRule] = &[
             "I was not able to retrieve the 52-week range.",
             "I'm having trouble accessing the knowledge base. Please try again or contact support.",
             "I'm currently unable to access the booking system.",
+            "I can't book the room: the booking service rejected the room ID.",
+            "I couldn’t update the spreadsheet because the sheet is locked.",
+            "I cannot parse an empty message, please send it again.",
+            "It seems there is an issue connecting to the mail server. I will report it.",
+            "There seems to be a problem with fetching the calendar right now.",
+            "I don't have access to the billing API, so the invoice was not sent.",
+            "Unfortunately, I could not send the invitation.",
         ],
         ignores: &[
             "I couldn't find any issues in the code; it looks correct.",
+            "I could not find any orders placed after March 3.",
+            "I cannot confirm the exact date, but the release notes say March 3.",
+            "It seems there is an issue in line 12: the loop never ends. Fix: add a break.",
+            "I can help with that: here is the booking.",
+            "I don't have any further questions; the plan is complete.",
             "Sorry for the wait, here are the results.",
             "There was an increase in sales in March.",
             "I need the stock ticker to continue. Could you provide it?",
             "I'm having a great time helping with the itinerary: here it is.",
+        ],
+    },
+    ContentRule {
+        id: "asks-approval-instead",
+        pattern: r"^(?:Before (?:I|we) (?:proceed|continue|go ahead|make|apply|execute|run|delete|remove|send|book|schedule|submit|deploy|publish|update|create|cancel)\b[^\n]{0,160}?\b(?:confirm|approv|permission|consent)|I (?:need|require|would need|will need|must have|must get|must first get) (?:your |the user's |explicit |final |written )*(?:approval|confirmation|permission|consent|go-ahead)\b|(?:Please|Kindly|Can you|Could you|Would you) (?:please )?(?:confirm|approve)\b|(?:Do you want|Would you like) me to (?:proceed|continue|go ahead)\b|(?:Shall|Should) I (?:proceed|continue|go ahead)\b)",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A sub-agent or custom tool whose answer opens by asking for approval or confirmation instead of \
+              doing what it was asked (LABELS.md: a sub-agent that asked for approval instead of doing it is a \
+              failure, and so is an application's reply asking for more input): `Before I proceed, please \
+              confirm …`, `I need your approval to …`, `Please confirm the time …`, `Shall I go ahead?`. Only \
+              the opening counts: an answer that did the work and asks at its end is an answer.",
+        fires_on: &[
+            "Before I proceed with the deletion, please confirm that the backup exists.",
+            "I need your explicit approval before sending the newsletter to 4,000 subscribers.",
+            "Please confirm the new time for the dentist appointment.",
+            "Could you confirm which of the two accounts to close?",
+            "Shall I go ahead and cancel the subscription?",
+        ],
+        ignores: &[
+            "Done: the newsletter was sent. Please confirm you received the test copy.",
+            "Before I answer: the deploy succeeded at 10:02.",
+            "I need more time is what the vendor said; the order shipped today.",
+            "Confirmed: the meeting is booked for 10:00.",
         ],
     },
     ContentRule {
