@@ -218,7 +218,7 @@ struct Compiled {
 }
 
 /// How a result reports the exit code of its process (see `exit_code_of`).
-const EXIT_CODE: &str = r"(?m)^(?:Exit code:?|Exit Code:|Process exited with code|Command (?:failed|exited) with (?:exit )?code) (-?\d+)\.?\s*$|<exit_code>(-?\d+)</exit_code>|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code (-?\d+)>";
+const EXIT_CODE: &str = r"(?m)^(?:Exit code:?|Exit Code:|Process exited with code|Command (?:failed|exited) with (?:exit )?code:?) (-?\d+)\.?\s*$|<exit_code>(-?\d+)</exit_code>|<(?:shellId: \S+ completed|exited|command with (?:shellId|id|sessionId): \S+ exited) with exit code (-?\d+)>";
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     content: CONTENT_RULES.iter().map(|r| LazyRegex::new(r.pattern)).collect(),

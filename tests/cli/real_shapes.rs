@@ -76,6 +76,54 @@ fn gemini_single_document_chats_are_read() {
     }
 }
 
+/// Gemini CLI's headless output (`gemini -p … --output-format stream-json`,
+/// packages/core/src/output/types.ts): `tool_use` and `tool_result` events
+/// paired by `tool_id`, `status: error` the flag, an MCP reply's error
+/// envelope under `success` hidden, a shell command that printed nothing
+/// and failed shown as `Command exited with code: N`, one that found
+/// nothing benign, and a call the run never answered. An eval harness may
+/// write a line of its own before `init`.
+#[test]
+fn gemini_headless_stream_json_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = |s: u32| format!("2026-02-03T09:00:{s:02}.000Z");
+    let lines = [
+        json!({"type": "message", "role": "user", "content": "Build the page"}),
+        json!({"type": "init", "timestamp": t(0), "session_id": "7d0e8c2a-aaaa-bbbb-cccc-000011112222", "model": "gemini-2.5-pro"}),
+        json!({"type": "message", "timestamp": t(1), "role": "assistant", "content": "Looking", "delta": true}),
+        json!({"type": "tool_use", "timestamp": t(2), "tool_name": "activate_skill", "tool_id": "activate_skill-1-a", "parameters": {"name": "page-builder"}}),
+        json!({"type": "tool_result", "timestamp": t(3), "tool_id": "activate_skill-1-a", "status": "error",
+               "output": "Skill \"page-builder\" not found.", "error": {"type": "invalid_tool_params", "message": "Skill \"page-builder\" not found."}}),
+        json!({"type": "tool_use", "timestamp": t(4), "tool_name": "get_layers", "tool_id": "get_layers-2-b", "parameters": {"file": "k3"}}),
+        json!({"type": "tool_result", "timestamp": t(5), "tool_id": "get_layers-2-b", "status": "success",
+               "output": "{\"status\":\"error\",\"error\":\"Design API error: 429 - too many requests\"}"}),
+        json!({"type": "tool_use", "timestamp": t(6), "tool_name": "run_shell_command", "tool_id": "run_shell_command-3-c", "parameters": {"command": "npm run build"}}),
+        json!({"type": "tool_result", "timestamp": t(7), "tool_id": "run_shell_command-3-c", "status": "success", "output": "Command exited with code: 2"}),
+        json!({"type": "tool_use", "timestamp": t(8), "tool_name": "run_shell_command", "tool_id": "run_shell_command-4-d", "parameters": {"command": "grep -r TODO src"}}),
+        json!({"type": "tool_result", "timestamp": t(9), "tool_id": "run_shell_command-4-d", "status": "success", "output": "Command exited with code: 1"}),
+        json!({"type": "tool_use", "timestamp": t(10), "tool_name": "write_file", "tool_id": "write_file-5-e", "parameters": {"file_path": "a.tsx", "content": "x"}}),
+        json!({"type": "tool_result", "timestamp": t(11), "tool_id": "write_file-5-e", "status": "success"}),
+        json!({"type": "tool_use", "timestamp": t(12), "tool_name": "read_file", "tool_id": "read_file-6-f", "parameters": {"file_path": "b.tsx"}}),
+        json!({"type": "error", "timestamp": t(13), "severity": "error", "message": "Invalid stream"}),
+        json!({"type": "result", "timestamp": t(14), "status": "error", "error": {"type": "Error", "message": "stopped"},
+               "stats": {"total_tokens": 10, "input_tokens": 8, "output_tokens": 2, "cached": 0, "input": 8, "duration_ms": 1, "tool_calls": 5}}),
+    ];
+    let file = dir.path().join("run/transcript.jsonl");
+    write(&file, &jsonl(&lines));
+    let rows = export(dir.path(), &file);
+    assert_eq!(rows.len(), 6, "{rows:?}");
+    let skill = &rows["activate_skill-1-a"];
+    assert_eq!((skill["flagged"].as_bool(), skill["hidden"].as_bool()), (Some(true), Some(false)));
+    let layers = &rows["get_layers-2-b"];
+    assert_eq!((layers["hidden"].as_bool(), layers["category"].as_str()), (Some(true), Some("rate-limit")), "{layers}");
+    let build = &rows["run_shell_command-3-c"];
+    assert_eq!((build["hidden"].as_bool(), build["category"].as_str()), (Some(true), Some("nonzero-exit")), "{build}");
+    assert_eq!(rows["run_shell_command-4-d"]["error"], false, "grep found nothing");
+    assert_eq!(rows["write_file-5-e"]["error"], false);
+    assert_eq!(rows["read_file-6-f"]["error"], false, "never answered: no verdict");
+    assert_eq!(skill["session"], "7d0e8c2a-aaaa-bbbb-cccc-000011112222");
+}
+
 fn claude_line(uuid: &str, kind: &str, content: Value, extra: Value) -> Value {
     let mut v = json!({
         "parentUuid": null, "isSidechain": false, "sessionId": "s1", "version": "2.1.50",

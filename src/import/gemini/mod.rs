@@ -28,6 +28,16 @@
 //! flag is the presence of `response.error`. Each checkpoint is a session
 //! `<project folder>/<file stem>`.
 //!
+//! Headless runs (`gemini -p … --output-format stream-json`, as CI and
+//! eval harnesses run it) print one event a line instead (packages/core
+//! src/output/types.ts, written by packages/cli nonInteractiveCli.ts):
+//! `init` (`session_id`, `model`), `message`, `tool_use` (`tool_name`,
+//! `tool_id`, `parameters`), `tool_result` (`tool_id`, `status` `success` or
+//! `error` = the flag, `output` = the tool's display text, `error.message`),
+//! `error` and `result`. The display text of a shell command that printed
+//! nothing and failed is `Command exited with code: N` (tools/shell.ts): its
+//! exit status. A command that printed something shows only its output.
+//!
 //! A family: Qwen Code (`qwen`) is a fork of Gemini CLI. Its chats before
 //! 0.4 are this document with `qwen` messages, and its checkpoints are
 //! Gemini's, read by `checkpoint_of` as its own; Gemini's recognisers leave
@@ -54,7 +64,7 @@ static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::GEMINI,
     agent: "Gemini CLI chat recordings, JSONL, read through import",
     product: "Gemini",
-    signature: "a metadata record with `sessionId` and `projectHash`, then messages with `toolCalls[]`",
+    signature: "a metadata record with `sessionId` and `projectHash`, then messages with `toolCalls[]`; or the headless `--output-format stream-json` events (`init`, `tool_use`, `tool_result`)",
     flag: "each call's `status` (`error`, `cancelled` = flagged)",
     locations: &[Location::Home(".gemini/tmp")],
     sample: "gemini",
@@ -92,7 +102,8 @@ impl Importer for Gemini {
 
 impl Gemini {
     fn claims(&self, v: &Value) -> bool {
-        is_checkpoint(v)
+        stream_event(v).is_some()
+            || is_checkpoint(v)
             || v.get("projectHash").is_some()
             || v.get("$rewindTo").is_some()
             || v.get("$set").is_some()
@@ -193,7 +204,74 @@ impl File<'_> {
         if v.get("id").and_then(Value::as_str).is_some() {
             return self.message(v, w);
         }
+        if let Some(event) = stream_event(v) {
+            return self.stream(event, v, w);
+        }
         w.stats.skipped += 1;
+        Ok(())
+    }
+
+    /// One event of a headless run's `stream-json` output (see the module
+    /// doc). The session is the `init` event's, else the file's name.
+    fn stream(&mut self, event: Stream, v: &Value, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let time = v.get("timestamp").and_then(Value::as_str);
+        let text_of = |key: &str| v.get(key).and_then(Value::as_str);
+        match event {
+            Stream::Init => {
+                if !self.started {
+                    if let Some(id) = text_of("session_id").filter(|s| !s.is_empty()) {
+                        self.session = id.to_string();
+                    }
+                    self.parent = None;
+                    self.begin(time, w)?;
+                }
+            }
+            Stream::ToolUse => {
+                let Some(call_id) = text_of("tool_id").filter(|s| !s.is_empty()) else {
+                    w.stats.skipped += 1;
+                    return Ok(());
+                };
+                if !self.started {
+                    self.parent = None;
+                    self.begin(time, w)?;
+                }
+                let name = text_of("tool_name").filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
+                let args = v.get("parameters").cloned().unwrap_or(Value::Null);
+                w.call(&self.session, call_id, name, &args, time)?;
+            }
+            Stream::ToolResult => {
+                let Some(call_id) = text_of("tool_id").filter(|s| !s.is_empty()) else {
+                    w.stats.skipped += 1;
+                    return Ok(());
+                };
+                if !self.started {
+                    self.parent = None;
+                    self.begin(time, w)?;
+                }
+                let flag = match text_of("status") {
+                    Some("success") => Some(false),
+                    Some("error") => Some(true),
+                    _ => None,
+                };
+                let error = v.get("error").and_then(|e| e.get("message")).and_then(Value::as_str);
+                let output = text_of("output").filter(|s| !s.trim().is_empty());
+                let text = match (output, error) {
+                    (Some(out), Some(err)) if !out.contains(err) => format!("{out}\n{err}"),
+                    (Some(out), _) => out.to_string(),
+                    (None, Some(err)) => err.to_string(),
+                    (None, None) => String::new(),
+                };
+                w.result(&ResultRow {
+                    session: &self.session,
+                    call_id,
+                    text: &text,
+                    flag,
+                    exit_code: stream_exit_code(&text),
+                    time,
+                })?;
+            }
+            Stream::Other => w.stats.skipped += 1,
+        }
         Ok(())
     }
 
@@ -257,6 +335,46 @@ impl File<'_> {
         }
         Ok(())
     }
+}
+
+/// The kind of a headless run's `stream-json` event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Init,
+    ToolUse,
+    ToolResult,
+    /// `message`, `error`, `result`: nothing of a call.
+    Other,
+}
+
+/// Is `v` an event of Gemini CLI's `stream-json` output, and which? Each
+/// has its own fields beside `type` (a chat message has an `id` instead):
+/// `init` a `session_id` and a `model`, `tool_use` a `tool_name` and a
+/// `tool_id`, `tool_result` a `tool_id` and a `status`, `message` a `role`
+/// and a string `content` (an API message's content is a list of parts),
+/// `error` a `severity`, `result` a `status`.
+fn stream_event(v: &Value) -> Option<Stream> {
+    let o = v.as_object()?;
+    if o.contains_key("id") || o.contains_key("uuid") {
+        return None;
+    }
+    let has_str = |k: &str| o.get(k).is_some_and(Value::is_string);
+    match o.get("type")?.as_str()? {
+        "init" if has_str("session_id") && o.contains_key("model") => Some(Stream::Init),
+        "tool_use" if has_str("tool_name") && has_str("tool_id") => Some(Stream::ToolUse),
+        "tool_result" if has_str("tool_id") && has_str("status") => Some(Stream::ToolResult),
+        "message" if has_str("role") && has_str("content") && !o.contains_key("message") => Some(Stream::Other),
+        "error" if has_str("severity") && has_str("message") => Some(Stream::Other),
+        "result" if has_str("status") && !o.contains_key("subtype") => Some(Stream::Other),
+        _ => None,
+    }
+}
+
+/// The exit status a headless shell result shows when the command printed
+/// nothing and exited non-zero: the whole display is `Command exited with
+/// code: N` (tools/shell.ts).
+fn stream_exit_code(text: &str) -> Option<i64> {
+    text.trim().strip_prefix("Command exited with code: ")?.parse().ok()
 }
 
 /// A `/chat save` checkpoint: an array of `{role, parts}` contents.

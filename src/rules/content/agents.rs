@@ -108,7 +108,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "gemini-exit-code",
-        pattern: r"(?m)^Exit Code: [1-9]\d*\s*$|(?m)^Exit Code: \(none\)\nSignal: (?:9|SIGKILL)\s*$",
+        pattern: r"(?m)^Exit Code: [1-9]\d*\s*$|(?m)^Exit Code: \(none\)\nSignal: (?:9|SIGKILL)\s*$|\ACommand exited with code: [1-9]\d*\s*\z",
         tools: &[],
         dialects: &[Dialect::GEMINI, Dialect::QWEN],
         precision: Precision::High,
@@ -117,13 +117,20 @@ pub(super) const RULES: &[ContentRule] = &[
               ends with `Error: (none)`, `Exit Code: N`, `Signal: …` and `Process Group PGID: …` lines. A \
               non-zero `Exit Code` is a hidden failure (benign exits aside), and so is a command killed by \
               `Signal: 9` (SIGKILL: the kernel's out-of-memory killer or a limit; a SIGTERM may be the \
-              agent's own stop of a server, so it stays a success).",
+              agent's own stop of a server, so it stays a success). A headless run's `stream-json` output \
+              shows the tool's display text instead, which for a command that printed nothing and failed is \
+              `Command exited with code: N` (tools/shell.ts).",
         fires_on: &[
             "Command: npm run lint\nDirectory: (root)\nOutput: \n✖ 3 problems\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 16444",
             "Output: fatal: tag 'v1.0.2' already exists\nExit Code: 128\nProcess Group PGID: 12860",
             "Output: loading\nError: (none)\nExit Code: (none)\nSignal: 9\nProcess Group PGID: 881",
+            "Command exited with code: 2",
         ],
-        ignores: &["Output: ok\nError: (none)\nExit Code: 0\nSignal: (none)", "Exit Code: (none)\nSignal: 15"],
+        ignores: &[
+            "Output: ok\nError: (none)\nExit Code: 0\nSignal: (none)",
+            "Exit Code: (none)\nSignal: 15",
+            "the log said: Command exited with code: 1",
+        ],
     },
     ContentRule {
         id: "gemini-tool-failure",
