@@ -20,6 +20,11 @@
 //! runs); `toolUseResult` stands in when the block has no text. `progress`
 //! lines that embed sub-agent messages are skipped, so nothing is counted
 //! twice.
+//!
+//! The headless output (`claude -p --output-format stream-json`, and the
+//! Agent SDK's messages) is the same messages with `session_id` instead of
+//! `sessionId`, no `uuid` before 2.x, and a sub-agent's messages marked by
+//! the `parent_tool_use_id` of the call that started it.
 
 use foldhash::{HashMap, HashSet};
 use std::path::Path;
@@ -38,7 +43,7 @@ static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CLAUDE_CODE,
     agent: "Claude Code transcripts, JSONL, read through import",
     product: "Claude Code",
-    signature: "records with `uuid`/`sessionId`; calls are `tool_use` blocks, results `tool_result` blocks",
+    signature: "records with `uuid`/`sessionId` (or the headless stream-json's `session_id`); calls are `tool_use` blocks, results `tool_result` blocks",
     flag: "`is_error` of the tool_result block (optional: absent = false)",
     locations: &[Location::Home(".claude/projects")],
     sample: "claude-code",
@@ -101,7 +106,22 @@ impl Claude {
                 && v.get("type").is_some_and(Value::is_string)
                 && v.get("traceId").is_none())
             || v.get("type").and_then(Value::as_str).is_some_and(|t| METADATA_RECORDS.contains(&t))
+            || is_stream_message(v)
     }
+}
+
+/// A message of the headless output (`claude -p --output-format
+/// stream-json`, and the Agent SDK's messages, which are the same): a
+/// `session_id` (snake case) on `system` (with its `subtype`), `assistant`
+/// and `user` messages (with their `message`) and the `result`. Before 2.x
+/// they carry no `uuid`.
+fn is_stream_message(v: &Value) -> bool {
+    v.get("session_id").is_some_and(Value::is_string)
+        && match v.get("type").and_then(Value::as_str) {
+            Some("assistant" | "user") => v.get("message").is_some_and(Value::is_object),
+            Some("system" | "result") => v.get("subtype").is_some_and(Value::is_string),
+            _ => false,
+        }
 }
 
 /// How a run reads its lines, ahead or at their turn: one parse for both.
@@ -241,7 +261,9 @@ impl Run {
             w.stats.skipped += 1;
             return Ok(());
         }
-        let sidechain = v.sidechain.unwrap_or(false);
+        // A sub-agent's message in the headless output names the call that
+        // started it: its session is `<session>/agent-<call id>`.
+        let sidechain = v.sidechain.unwrap_or(false) || v.parent_call.is_some();
         if let Some(uuid) = v.uuid.as_deref() {
             w.shared_key(super::record::Key::Line, uuid);
             match self.uuids.get(uuid) {
@@ -260,9 +282,9 @@ impl Run {
                 }
             }
         }
-        let main = v.session.unwrap_or_else(|| stem.to_string());
+        let main = v.session.or(v.stream_session).unwrap_or_else(|| stem.to_string());
         let (session, parent) = if sidechain {
-            let agent = match v.agent.as_deref() {
+            let agent = match v.agent.as_deref().or(v.parent_call.as_deref()) {
                 Some(a) => format!("agent-{a}"),
                 None => stem.to_string(),
             };
@@ -400,7 +422,31 @@ fn content_text(v: Value) -> String {
 mod tests {
     use std::collections::HashMap;
 
-    use super::{Uuids, canonical_uuid};
+    use super::{Claude, Uuids, canonical_uuid};
+    use serde_json::json;
+
+    /// The headless output's messages are claimed; a Gemini headless event
+    /// (its `init` has a `session_id` too) and an OpenAI-style message are not.
+    #[test]
+    fn headless_messages_are_claude_code_s() {
+        let sid = "s-1";
+        for v in [
+            json!({"type": "system", "subtype": "init", "session_id": sid, "tools": []}),
+            json!({"type": "assistant", "message": {"content": []}, "parent_tool_use_id": null, "session_id": sid}),
+            json!({"type": "user", "message": {"content": []}, "parent_tool_use_id": "toolu_1", "session_id": sid}),
+            json!({"type": "result", "subtype": "success", "session_id": sid}),
+        ] {
+            assert!(Claude::claims(&v), "{v}");
+        }
+        for v in [
+            json!({"type": "init", "session_id": sid, "model": "gemini-2.5-pro"}),
+            json!({"type": "result", "status": "success", "stats": {}}),
+            json!({"type": "message", "role": "user", "content": "hi"}),
+            json!({"type": "assistant", "session_id": sid, "content": "no message object"}),
+        ] {
+            assert!(!Claude::claims(&v), "{v}");
+        }
+    }
 
     #[test]
     fn only_a_canonical_spelling_is_kept_as_a_number() {

@@ -26,6 +26,12 @@ pub(super) struct ClaudeLine {
     pub sidechain: Option<bool>,
     pub uuid: Option<String>,
     pub session: Option<String>,
+    /// `session_id`: the headless output's spelling (`claude -p
+    /// --output-format stream-json`, the Agent SDK's messages).
+    pub stream_session: Option<String>,
+    /// `parent_tool_use_id` of the headless output: the `Task`/`Agent` call
+    /// a sub-agent's message belongs to (`null` for the main agent's).
+    pub parent_call: Option<String>,
     pub agent: Option<String>,
     pub time: Option<String>,
     /// `message.content`, when `message` is an object that has it.
@@ -56,11 +62,14 @@ impl ClaudeLine {
         };
         let (kind, uuid, session, agent, time, tool_use_result) =
             (text("type"), text("uuid"), text("sessionId"), text("agentId"), text("timestamp"), text("toolUseResult"));
+        let (stream_session, parent_call) = (text("session_id"), text("parent_tool_use_id"));
         let mut line = ClaudeLine {
             kind,
             sidechain: o.get("isSidechain").and_then(Value::as_bool),
             uuid,
             session,
+            stream_session,
+            parent_call,
             agent,
             time,
             content: None,
@@ -615,6 +624,8 @@ const KEYS: &[&str] = &[
     "isSidechain",
     "uuid",
     "sessionId",
+    "session_id",
+    "parent_tool_use_id",
     "agentId",
     "timestamp",
     "message",
@@ -671,6 +682,8 @@ impl<'de> Visitor<'de> for LineVisitor {
                 "type" => line.kind = leaf.text(),
                 "uuid" => line.uuid = leaf.text(),
                 "sessionId" => line.session = leaf.text(),
+                "session_id" => line.stream_session = leaf.text(),
+                "parent_tool_use_id" => line.parent_call = leaf.text(),
                 "agentId" => line.agent = leaf.text(),
                 "timestamp" => line.time = leaf.text(),
                 "toolUseResult" => line.tool_use_result = leaf.text(),
@@ -723,6 +736,8 @@ mod tests {
             r#"{"message":{"content":{"type":"tool_use","id":"c"}}}"#,
             r#"{"message":{"content":"a prompt","role":"user"}}"#,
             r#"{"message":{"content":[{"type":"tool_use","input":{"x":1e400}}]}}"#,
+            r#"{"type":"assistant","session_id":"s","parent_tool_use_id":"toolu_1","message":{"content":[]}}"#,
+            r#"{"type":"user","session_id":5,"parent_tool_use_id":null,"session_id":"s2","message":{"content":"x"}}"#,
         ];
         for line in lines {
             same(line);

@@ -124,6 +124,70 @@ fn gemini_headless_stream_json_is_read() {
     assert_eq!(skill["session"], "7d0e8c2a-aaaa-bbbb-cccc-000011112222");
 }
 
+/// Claude Code's headless output (`claude -p --output-format stream-json`,
+/// the Agent SDK's messages): `session_id` in snake case, no `uuid` before
+/// 2.x, a sub-agent's messages marked by the `parent_tool_use_id` of the
+/// `Task` call that started it, and a sub-agent whose report says it could
+/// not do the task under no flag.
+#[test]
+fn claude_headless_stream_json_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let sid = "4b1e0c9d-1111-2222-3333-444455556666";
+    let assistant = |parent: Value, uuid: Option<&str>, blocks: Value| {
+        let mut v = json!({"type": "assistant", "message": {"id": "msg_x", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5", "content": blocks}, "parent_tool_use_id": parent, "session_id": sid});
+        if let Some(u) = uuid {
+            v["uuid"] = json!(u);
+        }
+        v
+    };
+    let user = |parent: Value, blocks: Value| json!({"type": "user", "message": {"role": "user", "content": blocks}, "parent_tool_use_id": parent, "session_id": sid});
+    let lines = [
+        json!({"type": "system", "subtype": "init", "cwd": "/home/u/p", "session_id": sid, "tools": ["Bash", "Task"], "model": "claude-sonnet-4-5"}),
+        assistant(
+            Value::Null,
+            None,
+            json!([{"type": "tool_use", "id": "toolu_b1", "name": "Bash", "input": {"command": "cargo build"}}]),
+        ),
+        user(
+            Value::Null,
+            json!([{"type": "tool_result", "tool_use_id": "toolu_b1", "content": "error[E0425]: cannot find value `x`", "is_error": true}]),
+        ),
+        assistant(
+            Value::Null,
+            Some("0d0f1a52-aaaa-bbbb-cccc-000000000001"),
+            json!([{"type": "tool_use", "id": "toolu_t1", "name": "Task", "input": {"description": "Fix config", "prompt": "Set the port to 8080 in config.toml"}}]),
+        ),
+        assistant(
+            json!("toolu_t1"),
+            None,
+            json!([{"type": "tool_use", "id": "toolu_r1", "name": "Read", "input": {"file_path": "/home/u/p/config.toml"}}]),
+        ),
+        user(
+            json!("toolu_t1"),
+            json!([{"type": "tool_result", "tool_use_id": "toolu_r1", "content": "     1\tport = 80\n"}]),
+        ),
+        user(
+            Value::Null,
+            json!([{"type": "tool_result", "tool_use_id": "toolu_t1",
+            "content": [{"type": "text", "text": "I can't update config.toml: the file is read-only for this user."}]}]),
+        ),
+        json!({"type": "result", "subtype": "success", "is_error": false, "duration_ms": 1200, "num_turns": 3, "result": "done", "session_id": sid}),
+    ];
+    let file = dir.path().join("ci/claude-output.jsonl");
+    write(&file, &jsonl(&lines));
+    let rows = export(dir.path(), &file);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let build = &rows["toolu_b1"];
+    assert_eq!((build["flagged"].as_bool(), build["session"].as_str()), (Some(true), Some(sid)));
+    let task = &rows["toolu_t1"];
+    assert_eq!((task["hidden"].as_bool(), task["session"].as_str()), (Some(true), Some(sid)), "{task}");
+    let read = &rows["toolu_r1"];
+    assert_eq!(read["error"], false);
+    assert_eq!(read["session"], format!("{sid}/agent-toolu_t1"));
+    assert_eq!(read["parent_session"], sid);
+}
+
 fn claude_line(uuid: &str, kind: &str, content: Value, extra: Value) -> Value {
     let mut v = json!({
         "parentUuid": null, "isSidechain": false, "sessionId": "s1", "version": "2.1.50",
