@@ -523,6 +523,31 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["Sent. I need nothing else from you."],
     },
+    // A failure an application's tool explains by what it still needs from
+    // the user (LABELS.md: its own reply asking for more input is a
+    // failure): the required information incomplete, a question back to the
+    // user, the input that held nothing to work on.
+    ClassRule {
+        id: "input-incomplete",
+        pattern: r"(?i:\brequired (?:information|info|details|fields?|data|inputs?|parameters?)\b[^.\n]{0,40}?\b(?:not complete|incomplete|missing|not (?:yet )?(?:available|provided|present|given))|\bnot all (?:the )?required (?:information|info|details|fields|data|inputs|parameters)\b|^(?:[^\n?]{0,200}?[.!]\s+)?(?:could|can|would) you (?:please )?(?:tell me|provide|share|specify|give me|upload|send|enter)\b|\bplease (?:provide|specify|enter|upload|share|supply) (?:the |your |a |an )?(?:missing|required|valid)\b|\bno (?:[a-z]+ ){0,2}(?:found|provided|given) in (?:the )?(?:user(?:'s)? )?(?:input|query|request|message|prompt)[.!]?(?:\s*$|[\x22\n])|\b(?:ID|number|name|address|e-?mail|date) is missing\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::MissingRequiredParam,
+        label: "the tool still needs input from the user",
+        fires_on: &[
+            "{\"status\": \"error\", \"message\": \"The required details are still incomplete.\"}",
+            "Not all required fields are filled in yet.",
+            "I noted the booking date. Could you tell me how many guests are coming?",
+            "{\"status\": \"error\", \"message\": \"Please provide the missing details.\"}",
+            "No image found in the user input",
+            "Customer ID is missing. Ask for it.",
+        ],
+        ignores: &[
+            "The required fields are all complete.",
+            "Could you believe it: the build passed.",
+            "No errors found in the request log.",
+        ],
+    },
     // Last: a failure whose only telling words are the tool's instruction to
     // the model to go back to the user, once nothing more specific (a
     // missing project, a path not found) has named it.

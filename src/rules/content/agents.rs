@@ -7,7 +7,7 @@ use crate::rules::{Precision, Reads};
 pub(super) const RULES: &[ContentRule] = &[
     ContentRule {
         id: "codex-process-exited",
-        pattern: r"(?m)^Process exited with code [1-9]\d*\s*$",
+        pattern: r"(?m)^Process exited with code -?[1-9]\d*\s*$",
         tools: &[],
         dialects: &[Dialect::CODEX],
         precision: Precision::High,
@@ -19,16 +19,22 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "codex-exit-code",
-        pattern: r"(?m)^Exit code:? [1-9]\d*\s*$",
+        pattern: r"(?m)^Exit code:? -?[1-9]\d*\s*$",
         tools: &[],
         dialects: &[Dialect::CODEX],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "Codex's shell output with a non-zero `Exit code: N` line, or the JSON output's \
               `metadata.exit_code` (presented as `Exit code N`). Codex writes no success flag, so \
-              every such result is hidden from anything that reads flags.",
-        fires_on: &["Exit code: 2\nWall time: 0.1 seconds\nOutput:\nboom", "Exit code 1"],
-        ignores: &["Exit code: 0\nWall time: 0.1 seconds"],
+              every such result is hidden from anything that reads flags. A negative code is a Windows \
+              process that crashed (an NTSTATUS such as 0xC0000005, access violation, read as a signed \
+              32-bit number: -1073741819), and fails as any non-zero one does.",
+        fires_on: &[
+            "Exit code: 2\nWall time: 0.1 seconds\nOutput:\nboom",
+            "Exit code 1",
+            "Exit code: -1073741819\nWall time: 0.4 seconds\nOutput:\nFatal error. Internal CLR error. (0x80131506)",
+        ],
+        ignores: &["Exit code: 0\nWall time: 0.1 seconds", "Exit code: -0"],
     },
     ContentRule {
         id: "codex-apply-patch-failed",
@@ -108,7 +114,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "gemini-exit-code",
-        pattern: r"(?m)^Exit Code: [1-9]\d*\s*$|(?m)^Exit Code: \(none\)\nSignal: (?:9|SIGKILL)\s*$|\ACommand exited with code: [1-9]\d*\s*\z",
+        pattern: r"(?m)^Exit Code: -?[1-9]\d*\s*$|(?m)^Exit Code: \(none\)\nSignal: (?:9|SIGKILL)\s*$|\ACommand exited with code: -?[1-9]\d*\s*\z",
         tools: &[],
         dialects: &[Dialect::GEMINI, Dialect::QWEN],
         precision: Precision::High,
