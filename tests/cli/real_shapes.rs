@@ -107,11 +107,16 @@ fn gemini_headless_stream_json_is_read() {
         json!({"type": "error", "timestamp": t(13), "severity": "error", "message": "Invalid stream"}),
         json!({"type": "result", "timestamp": t(14), "status": "error", "error": {"type": "Error", "message": "stopped"},
                "stats": {"total_tokens": 10, "input_tokens": 8, "output_tokens": 2, "cached": 0, "input": 8, "duration_ms": 1, "tool_calls": 5}}),
+        // A second run appended to the same log.
+        json!({"type": "init", "timestamp": t(20), "session_id": "9e2f-second-run", "model": "gemini-2.5-flash"}),
+        json!({"type": "tool_use", "timestamp": t(21), "tool_name": "list_directory", "tool_id": "list_directory-7-g", "parameters": {"dir_path": "."}}),
+        json!({"type": "tool_result", "timestamp": t(22), "tool_id": "list_directory-7-g", "status": "success", "output": "Listed 3 item(s)."}),
     ];
     let file = dir.path().join("run/transcript.jsonl");
     write(&file, &jsonl(&lines));
     let rows = export(dir.path(), &file);
-    assert_eq!(rows.len(), 6, "{rows:?}");
+    assert_eq!(rows.len(), 7, "{rows:?}");
+    assert_eq!(rows["list_directory-7-g"]["session"], "9e2f-second-run");
     let skill = &rows["activate_skill-1-a"];
     assert_eq!((skill["flagged"].as_bool(), skill["hidden"].as_bool()), (Some(true), Some(false)));
     let layers = &rows["get_layers-2-b"];

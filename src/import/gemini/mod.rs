@@ -34,7 +34,8 @@
 //! `init` (`session_id`, `model`), `message`, `tool_use` (`tool_name`,
 //! `tool_id`, `parameters`), `tool_result` (`tool_id`, `status` `success` or
 //! `error` = the flag, `output` = the tool's display text, `error.message`),
-//! `error` and `result`. The display text of a shell command that printed
+//! `error` and `result`; each `init` starts its run's session (a log may
+//! hold several runs). The display text of a shell command that printed
 //! nothing and failed is `Command exited with code: N` (tools/shell.ts): its
 //! exit status. A command that printed something shows only its output.
 //!
@@ -217,9 +218,12 @@ impl File<'_> {
         let time = v.get("timestamp").and_then(Value::as_str);
         let text_of = |key: &str| v.get(key).and_then(Value::as_str);
         match event {
+            // A log may hold several runs one after the other: each `init`
+            // with its own id starts that run's session.
             Stream::Init => {
-                if !self.started {
-                    if let Some(id) = text_of("session_id").filter(|s| !s.is_empty()) {
+                let id = text_of("session_id").filter(|s| !s.is_empty());
+                if !self.started || id.is_some_and(|id| id != self.session) {
+                    if let Some(id) = id {
                         self.session = id.to_string();
                     }
                     self.parent = None;
