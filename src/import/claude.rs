@@ -112,14 +112,20 @@ impl Claude {
 
 /// A message of the headless output (`claude -p --output-format
 /// stream-json`, and the Agent SDK's messages, which are the same): a
-/// `session_id` (snake case) on `system` (with its `subtype`), `assistant`
-/// and `user` messages (with their `message`) and the `result`. Before 2.x
-/// they carry no `uuid`.
+/// `session_id` (snake case) on `system` (with its `subtype` and, for
+/// `init`, its `tools`), `assistant` and `user` messages (with their
+/// `message`) and the `result`. Before 2.x they carry no `uuid`.
 fn is_stream_message(v: &Value) -> bool {
     v.get("session_id").is_some_and(Value::is_string)
         && match v.get("type").and_then(Value::as_str) {
             Some("assistant" | "user") => v.get("message").is_some_and(Value::is_object),
-            Some("system" | "result") => v.get("subtype").is_some_and(Value::is_string),
+            // Claude Code's `init` lists its tools; Cursor's CLI writes a
+            // look-alike `init` without them, and its calls as `tool_call`
+            // events this importer does not read.
+            Some("system") => {
+                v.get("subtype").is_some_and(Value::is_string) && v.get("tools").is_some_and(Value::is_array)
+            }
+            Some("result") => v.get("subtype").is_some_and(Value::is_string),
             _ => false,
         }
 }
@@ -443,6 +449,7 @@ mod tests {
             json!({"type": "result", "status": "success", "stats": {}}),
             json!({"type": "message", "role": "user", "content": "hi"}),
             json!({"type": "assistant", "session_id": sid, "content": "no message object"}),
+            json!({"type": "system", "subtype": "init", "session_id": sid, "model": "gpt-5", "permissionMode": "default"}),
         ] {
             assert!(!Claude::claims(&v), "{v}");
         }
