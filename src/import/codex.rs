@@ -10,6 +10,17 @@
 //! success flag, so results have none (NULL). The exit code is read from
 //! all three output shapes: JSON `{"output", "metadata": {"exit_code"}}`,
 //! `Exit code: N`, and unified exec's `Process exited with code N`.
+//!
+//! `codex exec --json` (CI jobs, scripts) prints thread events instead
+//! (codex-rs/exec/src/exec_events.rs): `thread.started` (`thread_id`, the
+//! session), `item.started` / `item.completed` with an `item` (`id`,
+//! `type`): `command_execution` (`command`, `aggregated_output`,
+//! `exit_code`, `status`), `file_change` (`changes`, `status`),
+//! `mcp_tool_call` (`server`, `tool`, `arguments`, `result.content`,
+//! `error.message`, `status`), `collab_tool_call` and `web_search`; and
+//! `turn.completed` with the turn's `usage`. There the flag is written: an
+//! item's `status` `failed` (a command that exited non-zero, a patch or an
+//! MCP call that failed) or `declined`.
 
 use std::path::Path;
 
@@ -27,8 +38,8 @@ static INFO: FormatInfo = FormatInfo {
     dialect: Dialect::CODEX,
     agent: "Codex CLI rollouts, JSONL, read through import",
     product: "Codex",
-    signature: "records `{timestamp, type, payload}`; `function_call` / `function_call_output` by `call_id`",
-    flag: "none is written (NULL); exit codes come from the output text",
+    signature: "records `{timestamp, type, payload}`; `function_call` / `function_call_output` by `call_id`; or `codex exec --json` events (`thread.started`, `item.completed`)",
+    flag: "none is written in rollouts (NULL; exit codes come from the output text); `codex exec --json` items' `status` `failed`/`declined`",
     locations: &[Location::EnvDir("CODEX_HOME", "sessions"), Location::Home(".codex/sessions")],
     sample: "codex",
 };
@@ -44,7 +55,9 @@ impl Importer for Codex {
     /// written before records had a payload (Codex before about 0.20, summer
     /// 2025): `{id, timestamp, instructions, git}`, then the items themselves.
     fn recognise(&self, record: &Value) -> bool {
-        (record.get("payload").is_some() && record.get("type").is_some()) || is_bare_meta(record)
+        (record.get("payload").is_some() && record.get("type").is_some())
+            || is_bare_meta(record)
+            || exec_event(record).is_some_and(|kind| kind != "turn.started" && kind != "error")
     }
 
     fn run(&self) -> Box<dyn ImportRun> {
@@ -77,6 +90,11 @@ fn file(path: &Path, w: &mut Writer<'_>) -> Result<()> {
     let mut turns = Turns::default();
     let mut lines = w.lines(path, None)?;
     while let Some(v) = lines.next_record(&mut w.stats)? {
+        if let Some(kind) = exec_event(&v) {
+            let mut exec = Exec { session: &mut session, started: &mut started, source: &source, turns: &mut turns };
+            exec.event(kind, &v, w).map_err(|e| Error::input(path, crate::source::open::sqlite_problem(&e)))?;
+            continue;
+        }
         let read = match token_count(&v) {
             Some(info) => turns.counted(info, w),
             None => {
@@ -140,6 +158,148 @@ fn token_count(v: &Value) -> Option<&serde_json::Map<String, Value>> {
         && p.get("type").and_then(Value::as_str) == Some("token_count"))
     .then(|| p.get("info").and_then(Value::as_object))
     .flatten()
+}
+
+/// The kind of a `codex exec --json` event (see the module doc), by its
+/// `type` and the fields that type carries; `None` for any other record.
+fn exec_event(v: &Value) -> Option<&str> {
+    if v.get("payload").is_some() {
+        return None;
+    }
+    let kind = v.get("type")?.as_str()?;
+    let item = || {
+        v.get("item")
+            .is_some_and(|i| i.get("id").is_some_and(Value::is_string) && i.get("type").is_some_and(Value::is_string))
+    };
+    let ok = match kind {
+        "thread.started" => v.get("thread_id").is_some_and(Value::is_string),
+        "item.started" | "item.updated" | "item.completed" => item(),
+        "turn.completed" => v.get("usage").is_some_and(Value::is_object),
+        "turn.started" => v.as_object().is_some_and(|o| o.len() == 1),
+        "turn.failed" => v.get("error").is_some_and(Value::is_object),
+        "error" => v.get("message").is_some_and(Value::is_string) && v.as_object().is_some_and(|o| o.len() == 2),
+        _ => false,
+    };
+    ok.then_some(kind)
+}
+
+/// A `codex exec --json` file being read.
+struct Exec<'a> {
+    session: &'a mut String,
+    started: &'a mut bool,
+    source: &'a str,
+    turns: &'a mut Turns,
+}
+
+impl Exec<'_> {
+    fn event(&mut self, kind: &str, v: &Value, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        match kind {
+            "thread.started" => {
+                if let Some(id) = v.get("thread_id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                    *self.session = id.to_string();
+                }
+                self.begin(w)
+            }
+            "item.started" | "item.completed" => {
+                self.item(v.get("item").unwrap_or(&Value::Null), kind == "item.completed", w)
+            }
+            "turn.completed" => {
+                let mut info = serde_json::Map::new();
+                info.insert("last_token_usage".into(), v.get("usage").cloned().unwrap_or(Value::Null));
+                self.turns.counted(&info, w)
+            }
+            _ => {
+                w.stats.skipped += 1;
+                Ok(())
+            }
+        }
+    }
+
+    fn begin(&mut self, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        *self.started = true;
+        w.session(&SessionRow { id: self.session, parent: None, agent: AGENT, source: self.source, started: None })
+    }
+
+    /// An item that is a call: written when it starts (a run cut short
+    /// keeps it, unanswered), answered when it completes.
+    fn item(&mut self, item: &Value, completed: bool, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let id = item.get("id").and_then(Value::as_str).unwrap_or("");
+        let text_of = |k: &str| item.get(k).and_then(Value::as_str);
+        let (tool, input) = match text_of("type").unwrap_or("") {
+            kind @ "command_execution" => (kind.to_string(), serde_json::json!({ "command": item.get("command") })),
+            kind @ "file_change" => (kind.to_string(), serde_json::json!({ "changes": item.get("changes") })),
+            kind @ "web_search" => (kind.to_string(), serde_json::json!({ "query": item.get("query") })),
+            "mcp_tool_call" => (
+                format!("mcp__{}__{}", text_of("server").unwrap_or(""), text_of("tool").unwrap_or("")),
+                item.get("arguments").cloned().unwrap_or(Value::Null),
+            ),
+            "collab_tool_call" => (
+                text_of("tool").unwrap_or("collab_tool_call").to_string(),
+                serde_json::json!({ "prompt": item.get("prompt"), "receiver_thread_ids": item.get("receiver_thread_ids") }),
+            ),
+            _ => {
+                w.stats.skipped += 1;
+                return Ok(());
+            }
+        };
+        if id.is_empty() {
+            w.stats.skipped += 1;
+            return Ok(());
+        }
+        if !*self.started {
+            self.begin(w)?;
+        }
+        let before = w.stats.calls;
+        w.call(self.session, id, &tool, &input, None)?;
+        if w.stats.calls > before {
+            self.turns.call(self.session, id);
+        }
+        if !completed {
+            return Ok(());
+        }
+        let flag = match text_of("status") {
+            Some("completed") => false,
+            Some("failed" | "declined") => true,
+            _ => return Ok(()),
+        };
+        let text = exec_item_text(item);
+        let exit_code = item.get("exit_code").and_then(Value::as_i64);
+        w.result(&ResultRow {
+            session: self.session,
+            call_id: id,
+            text: &text,
+            flag: Some(flag),
+            exit_code,
+            time: None,
+        })
+    }
+}
+
+/// What a completed item answered: a command's output, an MCP call's error
+/// or its content's texts (its structured content when it has no text), a
+/// collab call's agents' messages, and nothing for a patch or a search.
+fn exec_item_text(item: &Value) -> String {
+    if let Some(out) = item.get("aggregated_output").and_then(Value::as_str) {
+        return out.to_string();
+    }
+    if let Some(message) = item.get("error").and_then(|e| e.get("message")).and_then(Value::as_str) {
+        return message.to_string();
+    }
+    if let Some(result) = item.get("result").filter(|r| r.is_object()) {
+        let (text, _) = output_text(result.get("content").unwrap_or(&Value::Null));
+        if !text.is_empty() {
+            return text;
+        }
+        return match result.get("structured_content") {
+            Some(v) if !v.is_null() => v.to_string(),
+            _ => String::new(),
+        };
+    }
+    if let Some(Value::Object(states)) = item.get("agents_states") {
+        let messages: Vec<&str> = states.values().filter_map(|s| s.get("message").and_then(Value::as_str)).collect();
+        return messages.join("\n");
+    }
+    String::new()
 }
 
 /// The model a `turn_context` line names.
@@ -276,5 +436,29 @@ mod tests {
         let (_, c) = exit_status("Process running with session ID 3\nOutput:\n".into());
         assert_eq!(c, None);
         assert_eq!(output_text(&serde_json::json!({"content": "x", "success": false})), ("x".into(), Some(true)));
+    }
+
+    /// `codex exec --json` events are claimed by their own fields; a bare
+    /// `turn.started` or `error` is read but never decides a file's format.
+    #[test]
+    fn exec_events_by_their_fields() {
+        use serde_json::json;
+        let item = json!({"type": "item.completed", "item": {"id": "item_1", "type": "command_execution"}});
+        for v in
+            [json!({"type": "thread.started", "thread_id": "t"}), item, json!({"type": "turn.completed", "usage": {}})]
+        {
+            assert!(Codex.recognise(&v), "{v}");
+        }
+        for v in [
+            json!({"type": "turn.started"}),
+            json!({"type": "error", "message": "x"}),
+            json!({"type": "item.completed", "item": {"type": "command_execution"}}),
+            json!({"type": "thread.started", "payload": {}, "thread_id": 1}),
+            json!({"type": "init", "session_id": "s", "model": "m"}),
+        ] {
+            assert!(!Codex.recognise(&v) || v.get("payload").is_some(), "{v}");
+        }
+        assert_eq!(exec_event(&json!({"type": "turn.started"})), Some("turn.started"));
+        assert_eq!(exec_event(&json!({"type": "turn.started", "x": 1})), None);
     }
 }

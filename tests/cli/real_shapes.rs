@@ -193,6 +193,51 @@ fn claude_headless_stream_json_is_read() {
     assert_eq!(read["parent_session"], sid);
 }
 
+/// `codex exec --json` (codex-rs/exec/src/exec_events.rs): items paired by
+/// their id, `status: failed` the flag (a command that exited non-zero, a
+/// patch that did not apply), an MCP call that completed with a failure in
+/// its content hidden, a command cut short unanswered, and the turn's usage
+/// on the turn's calls.
+#[test]
+fn codex_exec_json_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = |id: &str, command: &str, out: Value, code: Value, status: &str| json!({"id": id, "type": "command_execution", "command": command, "aggregated_output": out, "exit_code": code, "status": status});
+    let lines = [
+        json!({"type": "thread.started", "thread_id": "0199a213-81c0-7800-8aa1-bbab2a035a53"}),
+        json!({"type": "turn.started"}),
+        json!({"type": "item.completed", "item": {"id": "item_0", "type": "reasoning", "text": "Looking at the tests"}}),
+        json!({"type": "item.started", "item": cmd("item_1", "bash -lc 'cargo test'", json!(""), Value::Null, "in_progress")}),
+        json!({"type": "item.completed", "item": cmd("item_1", "bash -lc 'cargo test'", json!("test parse ... FAILED\ntest result: FAILED. 3 passed; 1 failed"), json!(101), "failed")}),
+        json!({"type": "item.completed", "item": {"id": "item_2", "type": "mcp_tool_call", "server": "fetch", "tool": "fetch",
+            "arguments": {"url": "https://example.com/missing"}, "status": "completed",
+            "result": {"content": [{"type": "text", "text": "Failed to fetch https://example.com/missing - status code 404"}], "structured_content": null}, "error": null}}),
+        json!({"type": "item.completed", "item": {"id": "item_3", "type": "file_change", "changes": [{"path": "src/lib.rs", "kind": "update"}], "status": "failed"}}),
+        json!({"type": "item.completed", "item": cmd("item_4", "bash -lc 'ls src'", json!("lib.rs\nmain.rs\n"), json!(0), "completed")}),
+        json!({"type": "item.completed", "item": {"id": "item_5", "type": "agent_message", "text": "Done."}}),
+        json!({"type": "turn.completed", "usage": {"input_tokens": 24763, "cached_input_tokens": 24448, "output_tokens": 122}}),
+        json!({"type": "turn.started"}),
+        json!({"type": "item.started", "item": cmd("item_6", "bash -lc 'npm run build'", json!(""), Value::Null, "in_progress")}),
+        json!({"type": "turn.failed", "error": {"message": "stream disconnected before completion"}}),
+    ];
+    let file = dir.path().join("ci/codex-exec.jsonl");
+    write(&file, &jsonl(&lines));
+    let rows = export(dir.path(), &file);
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    let test = &rows["item_1"];
+    assert_eq!((test["flagged"].as_bool(), test["hidden"].as_bool()), (Some(true), Some(false)), "{test}");
+    assert_eq!(test["session"], "0199a213-81c0-7800-8aa1-bbab2a035a53");
+    // The turn's usage, shared among its four calls.
+    let turn = ["item_1", "item_2", "item_3", "item_4"];
+    let sum = |k: &str| turn.iter().map(|id| rows[*id][k].as_i64().unwrap_or(0)).sum::<i64>();
+    assert_eq!((sum("output_tokens"), sum("cache_read_tokens")), (122, 24448), "{rows:?}");
+    let fetch = &rows["item_2"];
+    assert_eq!((fetch["hidden"].as_bool(), fetch["category"].as_str()), (Some(true), Some("not-found")), "{fetch}");
+    assert_eq!(fetch["tool"], "mcp__fetch__fetch");
+    assert_eq!(rows["item_3"]["flagged"], true, "the patch did not apply");
+    assert_eq!(rows["item_4"]["error"], false);
+    assert_eq!((rows["item_6"]["paired"].as_bool(), rows["item_6"]["error"].as_bool()), (Some(false), Some(false)));
+}
+
 fn claude_line(uuid: &str, kind: &str, content: Value, extra: Value) -> Value {
     let mut v = json!({
         "parentUuid": null, "isSidechain": false, "sessionId": "s1", "version": "2.1.50",
