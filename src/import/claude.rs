@@ -24,7 +24,10 @@
 //! The headless output (`claude -p --output-format stream-json`, and the
 //! Agent SDK's messages) is the same messages with `session_id` instead of
 //! `sessionId`, no `uuid` before 2.x, and a sub-agent's messages marked by
-//! the `parent_tool_use_id` of the call that started it.
+//! the `parent_tool_use_id` of the call that started it. Qwen Code writes
+//! the same output (packages/cli/src/nonInteractive/types.ts), its `init`
+//! naming `qwen_code_version`: those sessions are Qwen Code's, judged in
+//! its dialect.
 
 use foldhash::{HashMap, HashSet};
 use std::path::Path;
@@ -158,6 +161,9 @@ struct Run {
     pending: Vec<Pending>,
     /// The API response being read (`message.id`), for its usage.
     response: super::usage::Response,
+    /// The agent of the file being read: Claude Code, or Qwen Code when its
+    /// headless output's `init` says so (the sessions are judged in it).
+    agent: Option<Dialect>,
 }
 
 /// Line uuids seen, each with whether it was first seen on a sub-agent's
@@ -224,6 +230,7 @@ impl ImportRun for Run {
     fn file(&mut self, path: &Path, w: &mut Writer<'_>) -> Result<()> {
         let source = path.display().to_string();
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        self.agent = None;
         let mut lines = w.lines(path, LINES)?;
         while let Some(item) = lines.next_item(&mut w.stats)? {
             let line = match item {
@@ -263,6 +270,10 @@ impl ImportRun for Run {
 impl Run {
     fn line(&mut self, v: ClaudeLine, stem: &str, source: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
         let kind = v.kind.as_deref().unwrap_or("");
+        if kind == "system" && v.qwen {
+            self.agent = Some(Dialect::QWEN);
+            w.stats.dialects.insert(Dialect::QWEN);
+        }
         if kind != "user" && kind != "assistant" {
             w.stats.skipped += 1;
             return Ok(());
@@ -303,16 +314,11 @@ impl Run {
             return Ok(());
         };
         let mut wrote_session = false;
+        let agent = self.agent.map_or(AGENT, Dialect::as_str);
         let mut ensure_session = |w: &mut Writer<'_>| -> rusqlite::Result<()> {
             if !wrote_session {
                 wrote_session = true;
-                w.session(&SessionRow {
-                    id: &session,
-                    parent: parent.as_deref(),
-                    agent: AGENT,
-                    source,
-                    started: time,
-                })?;
+                w.session(&SessionRow { id: &session, parent: parent.as_deref(), agent, source, started: time })?;
             }
             Ok(())
         };

@@ -32,6 +32,9 @@ pub(super) struct ClaudeLine {
     /// `parent_tool_use_id` of the headless output: the `Task`/`Agent` call
     /// a sub-agent's message belongs to (`null` for the main agent's).
     pub parent_call: Option<String>,
+    /// The headless output's `init` names `qwen_code_version`: Qwen Code
+    /// writes Claude Code's stream-json (packages/cli/src/nonInteractive).
+    pub qwen: bool,
     pub agent: Option<String>,
     pub time: Option<String>,
     /// `message.content`, when `message` is an object that has it.
@@ -70,6 +73,7 @@ impl ClaudeLine {
             session,
             stream_session,
             parent_call,
+            qwen: o.get("qwen_code_version").is_some_and(Value::is_string),
             agent,
             time,
             content: None,
@@ -626,6 +630,7 @@ const KEYS: &[&str] = &[
     "sessionId",
     "session_id",
     "parent_tool_use_id",
+    "qwen_code_version",
     "agentId",
     "timestamp",
     "message",
@@ -684,6 +689,7 @@ impl<'de> Visitor<'de> for LineVisitor {
                 "sessionId" => line.session = leaf.text(),
                 "session_id" => line.stream_session = leaf.text(),
                 "parent_tool_use_id" => line.parent_call = leaf.text(),
+                "qwen_code_version" => line.qwen = leaf.text().is_some(),
                 "agentId" => line.agent = leaf.text(),
                 "timestamp" => line.time = leaf.text(),
                 "toolUseResult" => line.tool_use_result = leaf.text(),
@@ -738,6 +744,8 @@ mod tests {
             r#"{"message":{"content":[{"type":"tool_use","input":{"x":1e400}}]}}"#,
             r#"{"type":"assistant","session_id":"s","parent_tool_use_id":"toolu_1","message":{"content":[]}}"#,
             r#"{"type":"user","session_id":5,"parent_tool_use_id":null,"session_id":"s2","message":{"content":"x"}}"#,
+            r#"{"type":"system","subtype":"init","session_id":"s","tools":[],"qwen_code_version":"0.6.0"}"#,
+            r#"{"type":"system","subtype":"init","qwen_code_version":"0.6.0","qwen_code_version":1}"#,
         ];
         for line in lines {
             same(line);

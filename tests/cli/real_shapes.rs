@@ -193,6 +193,31 @@ fn claude_headless_stream_json_is_read() {
     assert_eq!(read["parent_session"], sid);
 }
 
+/// Qwen Code's headless output is Claude Code's stream-json
+/// (packages/cli/src/nonInteractive/types.ts), its `init` naming
+/// `qwen_code_version`: the session is Qwen Code's and judged by its rules
+/// (a search whose ripgrep failed, unflagged, is a hidden error there).
+#[test]
+fn qwen_headless_stream_json_is_qwen_code_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let sid = "b7c1d2e3-0000-1111-2222-333344445555";
+    let lines = [
+        json!({"type": "system", "subtype": "init", "uuid": "u0", "session_id": sid, "cwd": "/p", "tools": ["grep_search"], "qwen_code_version": "0.6.0"}),
+        json!({"type": "assistant", "uuid": "u1", "session_id": sid, "parent_tool_use_id": null,
+               "message": {"id": "m1", "type": "message", "role": "assistant", "model": "qwen3-coder-plus",
+                           "content": [{"type": "tool_use", "id": "call_g1", "name": "grep_search", "input": {"pattern": "TODO", "path": "src"}}],
+                           "usage": {"input_tokens": 10, "output_tokens": 4}}}),
+        json!({"type": "user", "uuid": "u2", "session_id": sid, "parent_tool_use_id": null,
+               "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_g1",
+                   "content": "Search did not complete for pattern \"TODO\" in path \"src\". No valid matches were returned; do not treat this as no matches. Error: Command failed: rg", "is_error": false}]}}),
+    ];
+    let file = dir.path().join("ci/qwen-output.jsonl");
+    write(&file, &jsonl(&lines));
+    let rows = export(dir.path(), &file);
+    let grep = &rows["call_g1"];
+    assert_eq!((grep["agent"].as_str(), grep["hidden"].as_bool()), (Some("qwen"), Some(true)), "{grep}");
+}
+
 /// `codex exec --json` (codex-rs/exec/src/exec_events.rs): items paired by
 /// their id, `status: failed` the flag (a command that exited non-zero, a
 /// patch that did not apply), an MCP call that completed with a failure in
