@@ -270,9 +270,10 @@ impl ImportRun for Run {
 impl Run {
     fn line(&mut self, v: ClaudeLine, stem: &str, source: &str, w: &mut Writer<'_>) -> rusqlite::Result<()> {
         let kind = v.kind.as_deref().unwrap_or("");
+        // The file's format stays Claude Code's (the header a warm scan
+        // rebuilds from the index says the same); its sessions are Qwen's.
         if kind == "system" && v.qwen {
             self.agent = Some(Dialect::QWEN);
-            w.stats.dialects.insert(Dialect::QWEN);
         }
         if kind != "user" && kind != "assistant" {
             w.stats.skipped += 1;

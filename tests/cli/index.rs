@@ -777,3 +777,65 @@ fn the_index_never_goes_into_an_input_or_a_missing_home() {
     refused(&o, dir.path(), &args, "is not a folder");
     assert!(!gone.exists());
 }
+
+/// The headless outputs (Claude Code's and Qwen Code's stream-json, Gemini
+/// CLI's, `codex exec --json`) in one folder: a run from the index prints
+/// what the first run and `--no-index` print, header included (a Qwen
+/// Code file is read by the Claude Code importer, its sessions Qwen's).
+#[test]
+fn headless_outputs_read_from_the_index_print_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let logs = dir.path().join("ci-logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let write = |name: &str, lines: &[serde_json::Value]| {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(logs.join(name), text).unwrap();
+    };
+    use serde_json::json;
+    write(
+        "qwen.jsonl",
+        &[
+            json!({"type": "system", "subtype": "init", "uuid": "q0", "session_id": "q-1", "tools": ["grep_search"], "qwen_code_version": "0.6.0"}),
+            json!({"type": "assistant", "uuid": "q1", "session_id": "q-1", "parent_tool_use_id": null,
+               "message": {"id": "m1", "content": [{"type": "tool_use", "id": "qc1", "name": "grep_search", "input": {"pattern": "x"}}]}}),
+            json!({"type": "user", "uuid": "q2", "session_id": "q-1", "parent_tool_use_id": null,
+               "message": {"content": [{"type": "tool_result", "tool_use_id": "qc1", "content": "Search did not complete for pattern \"x\" in path \".\". Error: Command failed: rg"}]}}),
+        ],
+    );
+    write(
+        "gemini.jsonl",
+        &[
+            json!({"type": "init", "timestamp": "2026-02-03T09:00:00.000Z", "session_id": "g-1", "model": "gemini-2.5-pro"}),
+            json!({"type": "tool_use", "timestamp": "2026-02-03T09:00:01.000Z", "tool_name": "run_shell_command", "tool_id": "gc1", "parameters": {"command": "npm test"}}),
+            json!({"type": "tool_result", "timestamp": "2026-02-03T09:00:02.000Z", "tool_id": "gc1", "status": "success", "output": "Command exited with code: 1"}),
+        ],
+    );
+    write(
+        "codex.jsonl",
+        &[
+            json!({"type": "thread.started", "thread_id": "c-1"}),
+            json!({"type": "item.completed", "item": {"id": "item_1", "type": "command_execution", "command": "make", "aggregated_output": "make: *** [all] Error 2", "exit_code": 2, "status": "failed"}}),
+            json!({"type": "turn.completed", "usage": {"input_tokens": 9, "cached_input_tokens": 0, "output_tokens": 3}}),
+        ],
+    );
+    // The Qwen Code file alone too: its header names one format.
+    let alone = dir.path().join("qwen-only");
+    std::fs::create_dir_all(&alone).unwrap();
+    std::fs::copy(logs.join("qwen.jsonl"), alone.join("qwen.jsonl")).unwrap();
+    for folder in [&logs, &alone] {
+        for format in ["table", "json"] {
+            let args = ["scan", folder.to_str().unwrap(), "--format", format];
+            let first = indexed(&cache, &args);
+            let again = indexed(&cache, &args);
+            let none = plain(&args);
+            assert_eq!(stdout(&first), stdout(&none), "{format}: the first run");
+            assert_eq!(stdout(&again), stdout(&none), "{format}: from the index");
+            assert_eq!(first.status.code(), none.status.code());
+        }
+    }
+    let path = logs.to_str().unwrap();
+    let rows = stdout(&run_in(root(), &["export", path]));
+    let qwen = rows.lines().find(|l| l.contains("\"qc1\"")).unwrap_or_default();
+    assert!(qwen.contains("\"agent\":\"qwen\"") && qwen.contains("\"hidden\":true"), "{rows}");
+}
