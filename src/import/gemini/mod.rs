@@ -230,7 +230,7 @@ impl File<'_> {
                     self.begin(time, w)?;
                 }
             }
-            Stream::ToolUse => {
+            Stream::ToolUse | Stream::ToolResult => {
                 let Some(call_id) = text_of("tool_id").filter(|s| !s.is_empty()) else {
                     w.stats.skipped += 1;
                     return Ok(());
@@ -238,45 +238,45 @@ impl File<'_> {
                 if !self.started {
                     self.parent = None;
                     self.begin(time, w)?;
+                }
+                if event == Stream::ToolResult {
+                    return self.stream_result(call_id, v, time, w);
                 }
                 let name = text_of("tool_name").filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
                 let args = v.get("parameters").cloned().unwrap_or(Value::Null);
                 w.call(&self.session, call_id, name, &args, time)?;
             }
-            Stream::ToolResult => {
-                let Some(call_id) = text_of("tool_id").filter(|s| !s.is_empty()) else {
-                    w.stats.skipped += 1;
-                    return Ok(());
-                };
-                if !self.started {
-                    self.parent = None;
-                    self.begin(time, w)?;
-                }
-                let flag = match text_of("status") {
-                    Some("success") => Some(false),
-                    Some("error") => Some(true),
-                    _ => None,
-                };
-                let error = v.get("error").and_then(|e| e.get("message")).and_then(Value::as_str);
-                let output = text_of("output").filter(|s| !s.trim().is_empty());
-                let text = match (output, error) {
-                    (Some(out), Some(err)) if !out.contains(err) => format!("{out}\n{err}"),
-                    (Some(out), _) => out.to_string(),
-                    (None, Some(err)) => err.to_string(),
-                    (None, None) => String::new(),
-                };
-                w.result(&ResultRow {
-                    session: &self.session,
-                    call_id,
-                    text: &text,
-                    flag,
-                    exit_code: stream_exit_code(&text),
-                    time,
-                })?;
-            }
             Stream::Other => w.stats.skipped += 1,
         }
         Ok(())
+    }
+
+    /// A `tool_result` event: its flag, its display text (with the error's
+    /// message when the display does not hold it) and the exit status a
+    /// silent shell command shows.
+    fn stream_result(&self, call_id: &str, v: &Value, time: Option<&str>, w: &mut Writer<'_>) -> rusqlite::Result<()> {
+        let text_of = |key: &str| v.get(key).and_then(Value::as_str);
+        let flag = match text_of("status") {
+            Some("success") => Some(false),
+            Some("error") => Some(true),
+            _ => None,
+        };
+        let error = v.get("error").and_then(|e| e.get("message")).and_then(Value::as_str);
+        let output = text_of("output").filter(|s| !s.trim().is_empty());
+        let text = match (output, error) {
+            (Some(out), Some(err)) if !out.contains(err) => format!("{out}\n{err}"),
+            (Some(out), _) => out.to_string(),
+            (None, Some(err)) => err.to_string(),
+            (None, None) => String::new(),
+        };
+        w.result(&ResultRow {
+            session: &self.session,
+            call_id,
+            text: &text,
+            flag,
+            exit_code: stream_exit_code(&text),
+            time,
+        })
     }
 
     fn begin(&mut self, started: Option<&str>, w: &mut Writer<'_>) -> rusqlite::Result<()> {
