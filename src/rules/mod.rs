@@ -18,6 +18,7 @@ mod prefilter;
 mod pyliteral;
 pub mod reasons;
 pub mod registry;
+mod syntax;
 mod table;
 pub mod tools;
 
@@ -123,10 +124,23 @@ pub const EXAMINED_PREFIX_BYTES: usize = crate::model::TEXT_CAP;
 /// prefilters a tenth of that).
 pub(crate) struct LazyRegex {
     pattern: &'static str,
-    /// Whether its needles may be found whatever the case of their ASCII
-    /// letters when the pattern has no exact ones (`prefilter::folded_literals`).
-    folded: bool,
+    /// Which needles it searches for itself.
+    needles: NeedleKind,
     cell: std::sync::OnceLock<Matcher>,
+}
+
+/// The needles a rule searches a text for before its regex.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NeedleKind {
+    /// Its literals as they are.
+    Exact,
+    /// Its literals, or where it has no exact ones, literals found
+    /// whatever the case of their ASCII letters (`prefilter::folded_literals`).
+    Folded,
+    /// None: it is asked only once a plan's search for its literals (exact
+    /// or folded, as `Folded` finds them) found one in the text, whatever
+    /// their case (`plan::ClassGate`).
+    Gated,
 }
 
 /// A rule's tests that answer "no" before its regex (prefilter.rs): the
@@ -134,24 +148,37 @@ pub(crate) struct LazyRegex {
 /// first byte, else literals every match contains; and the regex, compiled
 /// when first run.
 struct Matcher {
-    regex: std::sync::OnceLock<Regex>,
+    regex: std::sync::OnceLock<regex_automata::meta::Regex>,
+    /// The syntax tree the prefilters were read from, kept until the regex
+    /// is compiled from it.
+    hir: std::sync::Mutex<Option<regex_syntax::hir::Hir>>,
     first: Option<Box<[bool; 256]>>,
     needles: Option<prefilter::Needles>,
-    /// The literals `needles` searches for, for a plan's gate (plan.rs).
+    /// Its exact literals (`prefilter::literals`): the literals `needles`
+    /// searches for, for a plan's gate (plan.rs).
     literals: Option<Vec<Vec<u8>>>,
+    /// Where it has no exact literals, its literals in lower case, one of
+    /// which every match holds whatever its case (`prefilter::folded_literals`).
+    folded: Option<Vec<Vec<u8>>>,
 }
 
 impl LazyRegex {
     const fn new(pattern: &'static str) -> LazyRegex {
-        LazyRegex { pattern, folded: false, cell: std::sync::OnceLock::new() }
+        LazyRegex { pattern, needles: NeedleKind::Exact, cell: std::sync::OnceLock::new() }
     }
 
-    /// A rule that may have case-insensitive needles: a classification
-    /// rule, most of which are `(?i)` and run only on failures, where a
-    /// search for them costs little and spares compiling the rules whose
-    /// words a scan's failures never hold.
+    /// A rule that may have case-insensitive needles: an exit-code
+    /// classification rule, most of which are `(?i)` and run only on
+    /// failures, where a search for them costs little and spares compiling
+    /// the rules whose words a scan's failures never hold.
     const fn folded(pattern: &'static str) -> LazyRegex {
-        LazyRegex { pattern, folded: true, cell: std::sync::OnceLock::new() }
+        LazyRegex { pattern, needles: NeedleKind::Folded, cell: std::sync::OnceLock::new() }
+    }
+
+    /// A classification rule: its literals are searched for by its plan's
+    /// gate, with every other rule's, not by itself.
+    const fn gated(pattern: &'static str) -> LazyRegex {
+        LazyRegex { pattern, needles: NeedleKind::Gated, cell: std::sync::OnceLock::new() }
     }
 
     fn get(&self) -> &Matcher {
@@ -160,20 +187,41 @@ impl LazyRegex {
             let hir = prefilter::parse(self.pattern);
             let first = hir.as_ref().and_then(prefilter::first_bytes);
             // An anchored literal start is cheaper to test than a search.
-            let literals = hir.as_ref().filter(|_| first.is_none()).and_then(prefilter::literals);
-            let needles = literals.as_deref().and_then(prefilter::Needles::of_literals);
-            let literals = literals.filter(|_| needles.is_some());
-            let needles = needles.or_else(|| {
-                let folded = hir.as_ref().filter(|_| self.folded && first.is_none());
-                folded.and_then(prefilter::folded_literals).and_then(|set| prefilter::Needles::folded(&set))
-            });
-            Matcher { regex: std::sync::OnceLock::new(), first, needles, literals }
+            let unanchored = hir.as_ref().filter(|_| first.is_none());
+            let literals = unanchored.and_then(prefilter::literals);
+            let folded = match self.needles {
+                NeedleKind::Exact => None,
+                NeedleKind::Folded | NeedleKind::Gated => {
+                    unanchored.filter(|_| literals.is_none()).and_then(prefilter::folded_literals)
+                }
+            };
+            let needles = match self.needles {
+                NeedleKind::Gated => None,
+                NeedleKind::Exact | NeedleKind::Folded => match (&literals, &folded) {
+                    (Some(set), _) => prefilter::Needles::of_literals(set),
+                    (None, Some(set)) => prefilter::Needles::folded(set),
+                    (None, None) => None,
+                },
+            };
+            // Literals without their search would leave a gate without them.
+            let (literals, folded) = match self.needles {
+                NeedleKind::Gated => (literals, folded),
+                NeedleKind::Exact | NeedleKind::Folded if needles.is_none() => (None, None),
+                NeedleKind::Exact | NeedleKind::Folded => (literals, folded),
+            };
+            let hir = std::sync::Mutex::new(hir);
+            Matcher { regex: std::sync::OnceLock::new(), hir, first, needles, literals, folded }
         })
     }
 
     /// The compiled regex.
-    fn regex(&self) -> &Regex {
-        self.get().regex.get_or_init(|| Regex::new(self.pattern).expect("rule patterns compile"))
+    fn regex(&self) -> &regex_automata::meta::Regex {
+        let m = self.get();
+        m.regex.get_or_init(|| {
+            let kept = m.hir.lock().map(|mut h| h.take()).unwrap_or_default();
+            let hir = kept.unwrap_or_else(|| syntax::parse(self.pattern).expect("rule patterns parse"));
+            syntax::regex_of(&hir)
+        })
     }
 
     /// Does the pattern match `text`? A text that fails a prefilter is
@@ -199,6 +247,26 @@ impl LazyRegex {
     fn literals(&self) -> Option<&[Vec<u8>]> {
         self.get().literals.as_deref()
     }
+
+    /// Literals one of which every match contains whatever the case of
+    /// their ASCII letters, if it has needles: its exact needles (a
+    /// text without any of them in any case holds none of them as they
+    /// are) or its folded ones.
+    fn any_case_literals(&self) -> Option<&[Vec<u8>]> {
+        let m = self.get();
+        m.literals.as_deref().or(m.folded.as_deref())
+    }
+
+    /// Can the pattern match a text whose first byte is `first` (`None`:
+    /// an empty text)? `false` only where `is_match` answers "no" at its
+    /// first test.
+    fn may_start(&self, first: Option<u8>) -> bool {
+        match (&self.get().first, first) {
+            (None, _) => true,
+            (Some(set), Some(b)) => set[usize::from(b)],
+            (Some(_), None) => false,
+        }
+    }
 }
 
 struct Compiled {
@@ -222,7 +290,7 @@ const EXIT_CODE: &str = r"(?m)^(?:Exit code:?|Exit Code:|Process exited with cod
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
     content: CONTENT_RULES.iter().map(|r| LazyRegex::new(r.pattern)).collect(),
-    classify: CLASS_RULES.iter().map(|r| LazyRegex::folded(r.pattern)).collect(),
+    classify: CLASS_RULES.iter().map(|r| LazyRegex::gated(r.pattern)).collect(),
     exit_classify: EXIT_CLASS_RULES.iter().map(|r| LazyRegex::folded(r.pattern)).collect(),
     wrapper: Regex::new(content::PERI_WRAPPER).expect("wrapper compiles"),
     benign: benign::BENIGN_EXITS.iter().map(|b| LazyRegex::new(b.command)).collect(),
@@ -271,11 +339,11 @@ fn first_content_as(
     let known = std::cell::OnceCell::new();
     // One search for every needle of the plan's rules: most texts hold
     // none, and then only the rules without needles can match.
-    let rules = match plan.gate() {
-        Some(gate) if !gate.needles.any_in(&head) => &gate.unneedled,
-        _ => &plan.content,
+    let needled = match plan.gate() {
+        Some(gate) => gate.needles.any_in(&head),
+        None => true,
     };
-    rules
+    plan.content_by_first(needled, head.as_bytes().first().copied())
         .iter()
         .map(|&i| (&CONTENT_RULES[usize::from(i)], &COMPILED.content[usize::from(i)]))
         .find(|(r, re)| {
@@ -767,8 +835,11 @@ pub fn exit_code_of(text: &str) -> Option<i64> {
     if !COMPILED.exit_code.is_match(text) {
         return None;
     }
-    let c = COMPILED.exit_code.regex().captures(text)?;
-    c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3))?.as_str().parse().ok()
+    let re = COMPILED.exit_code.regex();
+    let mut caps = re.create_captures();
+    re.captures(text, &mut caps);
+    let code = (1..=3).find_map(|group| caps.get_group(group))?;
+    text[code.range()].parse().ok()
 }
 
 /// `text` without Peri's `Tool execution failed: <Tool> - ` wrapper.
@@ -843,12 +914,7 @@ fn exit_class(dialect: Dialect, tool: &str, shown: &str) -> Option<&'static Clas
 
 fn first_class(dialect: Option<Dialect>, tool: &str, text: &str) -> Option<&'static ClassRule> {
     let head = examined(unwrap_text(text));
-    plan::of(dialect, tool)
-        .classify
-        .iter()
-        .map(|&i| usize::from(i))
-        .find(|&i| COMPILED.classify[i].is_match(&head))
-        .map(|i| &CLASS_RULES[i])
+    plan::of(dialect, tool).first_class(&head).map(|i| &CLASS_RULES[usize::from(i)])
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+
 use super::classify::{CLASS_RULES, EXIT_CLASS_RULES, NOT_FOR_PROGRAMS};
 use super::content::CONTENT_RULES;
 use super::prefilter::Needles;
@@ -34,6 +36,138 @@ pub(super) struct ToolPlan {
     /// needles, built when first asked (`gate`); `None` inside when they
     /// are too many to search for at once (Teddy's limit) or there are none.
     gate: std::cell::OnceCell<Option<Gate>>,
+    /// The content rules to try on a text, by whether the gate found a
+    /// needle and by the text's first byte, built when first asked
+    /// (`content_by_first`).
+    content_first: std::cell::OnceCell<ByFirst>,
+    /// One search for the needles of all its classification rules, built
+    /// when first asked (`first_class`).
+    class_gate: std::cell::OnceCell<Rc<ClassGate>>,
+}
+
+/// What a failure's text is read for before its classification rules:
+/// one search, whatever the case of ASCII letters, for every literal of
+/// every rule of the plan that has needles, which tells the rules whose
+/// needles the text holds; the others cannot match and are never asked.
+/// A failure meets about sixty classification rules, each of which used
+/// to search the text for its own needles.
+struct ClassGate {
+    /// Every literal of the plan's rules with needles, each found at every
+    /// place it occurs (standard, overlapping matches); `None` when no rule
+    /// has needles.
+    search: Option<AhoCorasick>,
+    /// For each literal of `search`, the rules (indexes of `CLASS_RULES`)
+    /// one of whose literals it is.
+    owners: Box<[Box<[u16]>]>,
+    /// Whether each rule of `CLASS_RULES` has needles (`search` holds them).
+    needled: Box<[bool]>,
+    /// The plan's rules per first byte of a text.
+    by_first: ByFirst,
+}
+
+/// Words of a set of classification rules, one bit a rule.
+const CLASS_WORDS: usize = 4;
+const _: () =
+    assert!(super::classify::CLASS_RULE_COUNT <= CLASS_WORDS * 64, "a set of classification rules holds them all");
+
+thread_local! {
+    /// Gates by the rules they were built for: plans of most tools list the
+    /// same classification rules, and an automaton costs more to build than
+    /// thousands of searches.
+    static CLASS_GATES: RefCell<foldhash::HashMap<Box<[u16]>, Rc<ClassGate>>> = RefCell::default();
+}
+
+impl ClassGate {
+    /// The gate of `rules`, built once per thread and list of rules (at
+    /// most `KEPT` lists are kept).
+    fn of(rules: &[u16]) -> Rc<ClassGate> {
+        CLASS_GATES.with(|gates| {
+            if let Some(gate) = gates.borrow().get(rules) {
+                return gate.clone();
+            }
+            let gate = Rc::new(ClassGate::build(rules));
+            let mut gates = gates.borrow_mut();
+            if gates.len() < KEPT {
+                gates.insert(rules.into(), gate.clone());
+            }
+            gate
+        })
+    }
+
+    fn build(rules: &[u16]) -> ClassGate {
+        let mut literals: Vec<Vec<u8>> = Vec::new();
+        let mut owners: Vec<Vec<u16>> = Vec::new();
+        let mut needled = vec![false; CLASS_RULES.len()];
+        for &i in rules {
+            let Some(set) = COMPILED.classify[usize::from(i)].any_case_literals() else { continue };
+            needled[usize::from(i)] = true;
+            for literal in set {
+                let literal = literal.to_ascii_lowercase();
+                match literals.iter().position(|l| *l == literal) {
+                    Some(at) => owners[at].push(i),
+                    None => {
+                        literals.push(literal);
+                        owners.push(vec![i]);
+                    }
+                }
+            }
+        }
+        let search = (!literals.is_empty()).then(|| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .kind(Some(AhoCorasickKind::ContiguousNFA))
+                .build(&literals)
+                .expect("a few hundred literals make an automaton")
+        });
+        ClassGate {
+            search,
+            owners: owners.into_iter().map(Vec::into_boxed_slice).collect(),
+            needled: needled.into(),
+            by_first: ByFirst::build(&[rules], |i, b| COMPILED.classify[usize::from(i)].may_start(b)),
+        }
+    }
+}
+
+/// Rules listed per first byte of a text: an anchored rule (most of them)
+/// whose first bytes leave out a text's first byte cannot match it, so it
+/// is never asked. Each list keeps registry order, and the first rule of
+/// a list that fires is the first of the whole plan that fires.
+struct ByFirst {
+    /// For each case (`slot`), which of `lists` to try.
+    index: Box<[u16]>,
+    /// The distinct lists (most bytes share a few).
+    lists: Box<[Box<[u16]>]>,
+}
+
+/// Slots of a `ByFirst`: one per first byte and one for the empty text.
+const SLOTS: usize = 257;
+
+fn slot(first: Option<u8>) -> usize {
+    first.map_or(256, usize::from)
+}
+
+impl ByFirst {
+    /// `cases` lists of rules, each cut per first byte by `may_start`.
+    fn build(cases: &[&[u16]], may_start: impl Fn(u16, Option<u8>) -> bool) -> ByFirst {
+        let mut lists: Vec<Box<[u16]>> = Vec::new();
+        let mut index = Vec::with_capacity(cases.len() * SLOTS);
+        for rules in cases {
+            for s in 0..SLOTS {
+                let first = u8::try_from(s).ok();
+                let list: Box<[u16]> = rules.iter().copied().filter(|&i| may_start(i, first)).collect();
+                let at = lists.iter().position(|l| *l == list).unwrap_or_else(|| {
+                    lists.push(list);
+                    lists.len() - 1
+                });
+                index.push(u16::try_from(at).expect("fewer than 65,536 lists"));
+            }
+        }
+        ByFirst { index: index.into(), lists: lists.into() }
+    }
+
+    fn get(&self, case: usize, first: Option<u8>) -> &[u16] {
+        &self.lists[usize::from(self.index[case * SLOTS + slot(first)])]
+    }
 }
 
 /// A search for every needle of a plan's content rules, and the rules left
@@ -95,7 +229,48 @@ impl ToolPlan {
             &mut |i| in_scope(EXIT_CLASS_RULES[i].tools, tool) && in_dialect(EXIT_CLASS_RULES[i].dialects, dialect),
             EXIT_CLASS_RULES.len(),
         );
-        ToolPlan { class, content, classify, exit_classify, gate: std::cell::OnceCell::new() }
+        ToolPlan {
+            class,
+            content,
+            classify,
+            exit_classify,
+            gate: std::cell::OnceCell::new(),
+            content_first: std::cell::OnceCell::new(),
+            class_gate: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The first of its classification rules (an index of `CLASS_RULES`)
+    /// that matches `head`, the examined text of a failure.
+    pub(super) fn first_class(&self, head: &str) -> Option<u16> {
+        let gate = self.class_gate.get_or_init(|| ClassGate::of(&self.classify));
+        let mut found = [0u64; CLASS_WORDS];
+        if let Some(search) = &gate.search {
+            for m in search.find_overlapping_iter(head) {
+                for &i in &gate.owners[m.pattern().as_usize()] {
+                    found[usize::from(i) / 64] |= 1 << (i % 64);
+                }
+            }
+        }
+        let found = |i: u16| found[usize::from(i) / 64] & (1 << (i % 64)) != 0;
+        gate.by_first
+            .get(0, head.as_bytes().first().copied())
+            .iter()
+            .copied()
+            .filter(|&i| !gate.needled[usize::from(i)] || found(i))
+            .find(|&i| COMPILED.classify[usize::from(i)].is_match(head))
+    }
+
+    /// The content rules that may match a text whose first byte is
+    /// `first`, in registry order: of all the plan's rules when the gate
+    /// found a needle in it (or the plan has no gate), else of those
+    /// without needles.
+    pub(super) fn content_by_first(&self, needled: bool, first: Option<u8>) -> &[u16] {
+        let by_first = self.content_first.get_or_init(|| {
+            let unneedled = self.gate().map_or(&[][..], |g| &g.unneedled);
+            ByFirst::build(&[unneedled, &self.content], |i, b| COMPILED.content[usize::from(i)].may_start(b))
+        });
+        by_first.get(usize::from(needled), first)
     }
 
     /// A search for every needle of its content rules: when it finds none
@@ -254,6 +429,75 @@ mod tests {
                 assert!(searches <= most, "{tool} in {dialect:?}: its gate takes {searches} vector searches");
             }
         }
+    }
+
+    /// The examples of `rules` (each rule's `fires_on` and `ignores`), each
+    /// also after a first line and in lower and upper case, and a few texts
+    /// of no rule.
+    fn rule_texts<'a>(examples: impl Iterator<Item = &'a &'a str>) -> Vec<String> {
+        examples
+            .flat_map(|t| [t.to_string(), format!("ok\n{t}"), t.to_lowercase(), t.to_uppercase()])
+            .chain(["".to_string(), " ".to_string(), "all good".to_string(), "é".to_string()])
+            .collect()
+    }
+
+    /// The rules a plan asks, per first byte and by its gates, find the
+    /// rule that the registry's order finds by the regexes alone: on every
+    /// rule's examples, for every dialect and for tools in and out of the
+    /// rules' scopes.
+    #[test]
+    fn dispatch_finds_the_rule_the_regexes_find() {
+        let content_texts = rule_texts(CONTENT_RULES.iter().flat_map(|r| r.fires_on.iter().chain(r.ignores)));
+        let class_texts = rule_texts(CLASS_RULES.iter().flat_map(|r| r.fires_on.iter().chain(r.ignores)));
+        let mut tools: Vec<&str> = CONTENT_RULES.iter().flat_map(|r| r.tools.iter().copied()).collect();
+        tools.extend(CLASS_RULES.iter().flat_map(|r| r.tools.iter().copied()));
+        tools.extend(["Bash", "Read", "Edit", "get_weather", "mcp__fs__readFile"]);
+        tools.sort_unstable();
+        tools.dedup();
+        let (mut content_found, mut class_found) = (0, 0);
+        // Each distinct list of rules once (a plan's gates and lists are
+        // worked out from its lists alone).
+        let (mut contents, mut classes): (Vec<ToolPlan>, Vec<ToolPlan>) = (Vec::new(), Vec::new());
+        for dialect in std::iter::once(None).chain(Dialect::ALL.iter().copied().map(Some)) {
+            for tool in &tools {
+                let plan = ToolPlan::build(dialect, tool);
+                if !classes.iter().any(|p| p.classify == plan.classify) {
+                    classes.push(ToolPlan::build(dialect, tool));
+                }
+                if !contents.iter().any(|p| p.content == plan.content) {
+                    contents.push(plan);
+                }
+            }
+        }
+        for plan in &contents {
+            for text in &content_texts {
+                let head = crate::rules::examined(text);
+                let reads = |i: u16| CONTENT_RULES[usize::from(i)].reads != crate::rules::Reads::MaskedPipelines;
+                let by_regex = plan
+                    .content
+                    .iter()
+                    .copied()
+                    .find(|&i| reads(i) && COMPILED.content[usize::from(i)].regex().is_match(&*head));
+                let needled = plan.gate().is_none_or(|g| g.needles.any_in(&head));
+                let dispatched = plan
+                    .content_by_first(needled, head.as_bytes().first().copied())
+                    .iter()
+                    .copied()
+                    .find(|&i| reads(i) && COMPILED.content[usize::from(i)].is_match(&head));
+                assert_eq!(dispatched, by_regex, "content rule of {:?} on {text:?}", plan.content);
+                content_found += usize::from(by_regex.is_some());
+            }
+        }
+        for plan in &classes {
+            for text in &class_texts {
+                let head = crate::rules::examined(text);
+                let by_regex =
+                    plan.classify.iter().copied().find(|&i| COMPILED.classify[usize::from(i)].regex().is_match(&*head));
+                assert_eq!(plan.first_class(&head), by_regex, "class rule of {:?} on {text:?}", plan.classify);
+                class_found += usize::from(by_regex.is_some());
+            }
+        }
+        assert!(content_found > 1000 && class_found > 1000, "{content_found} {class_found}");
     }
 
     /// Past `KEPT` tool names, plans are still right but no longer kept.

@@ -8,10 +8,10 @@ use aho_corasick::{AhoCorasick, packed};
 use memchr::memmem;
 use regex_syntax::hir::{Hir, HirKind};
 
-/// The syntax tree the prefilters are found from; `None` for a pattern
-/// regex-syntax refuses (the regex then compiles it or fails alone).
+/// The syntax tree the prefilters are found from (`syntax::parse`, the
+/// regex's own); `None` for a pattern regex-syntax refuses.
 pub(super) fn parse(pattern: &str) -> Option<Hir> {
-    regex_syntax::Parser::new().parse(pattern).ok()
+    super::syntax::parse(pattern)
 }
 
 /// The bytes every match of the pattern `hir` can start with, when every match

@@ -172,7 +172,10 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
 
 /// The parts of the table, in registry order (first match wins).
 const PARTS: &[&[ClassRule]] = &[codes::RULES, messages::RULES, services::RULES, environment::RULES];
-static ALL: [ClassRule; super::table::total(PARTS)] = super::table::concat(PARTS);
+/// How many classification rules there are.
+pub(super) const CLASS_RULE_COUNT: usize = super::table::total(PARTS);
+
+static ALL: [ClassRule; CLASS_RULE_COUNT] = super::table::concat(PARTS);
 
 /// Every classification rule, in registry order (see the module header).
 pub static CLASS_RULES: &[ClassRule] = &ALL;
