@@ -29,7 +29,15 @@ while IFS=$'\t' read -r agent repo commit path local _rest; do
   fi
   mkdir -p "$(dirname "$dest")"
   case "$(git --git-dir="$git_dir" cat-file -t "$commit:$path" 2>/dev/null)" in
-    blob) git --git-dir="$git_dir" show "$commit:$path" >"$dest" ;;
+    blob)
+      git --git-dir="$git_dir" show "$commit:$path" >"$dest"
+      # A SQLite store's write-ahead log holds its latest rows until a
+      # checkpoint: committed beside it, it is part of the source.
+      for side in -wal -shm; do
+        if [[ "$(git --git-dir="$git_dir" cat-file -t "$commit:$path$side" 2>/dev/null)" == blob ]]; then
+          git --git-dir="$git_dir" show "$commit:$path$side" >"$dest$side"
+        fi
+      done ;;
     tree)
       mkdir -p "$dest"
       git --git-dir="$git_dir" archive "$commit" "$path" | tar -x -C "$tmp" --one-top-level=x
