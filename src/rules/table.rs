@@ -30,6 +30,12 @@ pub(super) const UNANSWERED_PROMPT: &str = r"(?:\A|\n)[^\n]*(?:\((?:[yY]/[nN]|y)
 pub(super) const QWEN_SUBAGENT_NO_REPORT: &str =
     r"\A\s*(?:I'll|I will|Let me|Now let me|Now I'll|First, let me|I'm going to)\b[^\n]{0,240}[.:]\s*\z";
 
+/// An answer that opens by asking for approval or confirmation instead of
+/// doing what it was asked (`Before I proceed, please confirm …`, `I need
+/// your approval to …`, `Shall I go ahead?`): a content rule
+/// (`asks-approval-instead`) and, the same words, its category.
+pub(super) const ASKS_APPROVAL: &str = r"^(?:Before (?:I|we) (?:proceed|continue|go ahead|make|apply|execute|run|delete|remove|send|book|schedule|submit|deploy|publish|update|create|cancel)\b[^\n]{0,160}?\b(?:confirm|approv|permission|consent)|I (?:need|require|would need|will need|must have|must get|must first get) (?:your |the user's |explicit |final |written )*(?:approval|confirmation|permission|consent|go-ahead)\b|(?:Please|Kindly|Can you|Could you|Would you) (?:please )?(?:confirm|approve)\b|(?:Do you want|Would you like) me to (?:proceed|continue|go ahead)\b|(?:Shall|Should) I (?:proceed|continue|go ahead)\b)";
+
 /// How many rows the parts of a table hold together (see `concat`).
 pub(super) const fn total<T>(parts: &[&[T]]) -> usize {
     let (mut n, mut i) = (0, 0);

@@ -512,7 +512,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // authorisation, as a tool that "requires approval" does.
     ClassRule {
         id: "asks-for-approval",
-        pattern: r"^(?:Before (?:I|we) [^\n]{0,160}?\b(?:confirm|approv|permission|consent)|I (?:need|require|would need|will need|must have|must get|must first get) (?:your |the user's |explicit |final |written )*(?:approval|confirmation|permission|consent|go-ahead)\b|(?:Please|Kindly|Can you|Could you|Would you) (?:please )?(?:confirm|approve)\b|(?:Do you want|Would you like) me to (?:proceed|continue|go ahead)\b|(?:Shall|Should) I (?:proceed|continue|go ahead)\b)",
+        pattern: crate::rules::table::ASKS_APPROVAL,
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,

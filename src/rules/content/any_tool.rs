@@ -1,7 +1,7 @@
 //! Content rules, in registry order: what any tool's own text says, and shell pipelines whose status is the last command's.
 
 use super::ContentRule;
-use crate::rules::table::{SHELL_PARSE_ERROR, UNANSWERED_PROMPT};
+use crate::rules::table::{ASKS_APPROVAL, SHELL_PARSE_ERROR, UNANSWERED_PROMPT};
 use crate::rules::{Precision, Reads};
 
 pub(super) const RULES: &[ContentRule] = &[
@@ -236,7 +236,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "asks-approval-instead",
-        pattern: r"^(?:Before (?:I|we) (?:proceed|continue|go ahead|make|apply|execute|run|delete|remove|send|book|schedule|submit|deploy|publish|update|create|cancel)\b[^\n]{0,160}?\b(?:confirm|approv|permission|consent)|I (?:need|require|would need|will need|must have|must get|must first get) (?:your |the user's |explicit |final |written )*(?:approval|confirmation|permission|consent|go-ahead)\b|(?:Please|Kindly|Can you|Could you|Would you) (?:please )?(?:confirm|approve)\b|(?:Do you want|Would you like) me to (?:proceed|continue|go ahead)\b|(?:Shall|Should) I (?:proceed|continue|go ahead)\b)",
+        pattern: ASKS_APPROVAL,
         tools: &[],
         dialects: &[],
         precision: Precision::Medium,
