@@ -538,10 +538,37 @@ static SHAPES: LazyLock<Vec<Shape>> = LazyLock::new(|| {
     ]
 });
 
-/// One pattern that matches wherever some shape does: most text holds no
-/// secret, and one pass says so.
-static ANY: LazyLock<regex::RegexSet> =
-    LazyLock::new(|| regex::RegexSet::new(SHAPES.iter().map(|s| &s.pattern)).expect("secret patterns"));
+/// Every shape, in two sets of half of them each: most text holds no
+/// secret, and one pass of each says so. Over a long text (the joined ids
+/// of `may_hold_secret`), one lazy DFA of every shape spent its time
+/// building states, counted runs of many shapes at once; two smaller ones
+/// build far fewer (a session's ids searched in 92 M instructions instead
+/// of 150 M on the bench's small-message database).
+static ANY: LazyLock<AnyShape> = LazyLock::new(|| {
+    let split = SHAPES.len() / 2;
+    let set = |shapes: &[Shape]| regex::RegexSet::new(shapes.iter().map(|s| &s.pattern)).expect("secret patterns");
+    AnyShape { sets: [set(&SHAPES[..split]), set(&SHAPES[split..])], split }
+});
+
+struct AnyShape {
+    /// The shapes before `split`, and those from it.
+    sets: [regex::RegexSet; 2],
+    split: usize,
+}
+
+impl AnyShape {
+    /// Does `text` hold some shape?
+    fn is_match(&self, text: &str) -> bool {
+        self.sets.iter().any(|set| set.is_match(text))
+    }
+
+    /// Which shapes `text` holds, by their index in `SHAPES`.
+    fn matches(&self, text: &str) -> impl Fn(usize) -> bool + use<> {
+        let (first, second) = (self.sets[0].matches(text), self.sets[1].matches(text));
+        let split = self.split;
+        move |i| if i < split { first.matched(i) } else { second.matched(i - split) }
+    }
+}
 
 /// Might one of `texts` hold a secret? `false` means `redact` leaves
 /// every one of them as it is. They are joined by NUL bytes and searched
@@ -578,7 +605,7 @@ fn redact_with(text: &str, shapes: usize) -> Cow<'_, str> {
     let mut held = ANY.matches(text);
     let mut out = Cow::Borrowed(text);
     for (i, s) in SHAPES.iter().enumerate().take(shapes) {
-        if !held.matched(i) {
+        if !held(i) {
             continue;
         }
         if let Cow::Owned(o) = s.replace_all(&out) {
