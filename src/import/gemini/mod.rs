@@ -243,8 +243,8 @@ impl File<'_> {
                     return self.stream_result(call_id, v, time, w);
                 }
                 let name = text_of("tool_name").filter(|s| !s.is_empty()).unwrap_or("(unnamed)");
-                let args = v.get("parameters").cloned().unwrap_or(Value::Null);
-                w.call(&self.session, call_id, name, &args, time)?;
+                let args = v.get("parameters").unwrap_or(&Value::Null);
+                w.call(&self.session, call_id, name, args, time)?;
             }
             Stream::Other => w.stats.skipped += 1,
         }
