@@ -153,6 +153,11 @@ struct Matcher {
     /// is compiled from it.
     hir: std::sync::Mutex<Option<regex_syntax::hir::Hir>>,
     first: Option<Box<[bool; 256]>>,
+    /// For a pattern split into anchored branches and branches with
+    /// needles (`prefilter::split`): the first bytes its anchored branches
+    /// can open a text with (slot 256: the empty text). A text opening
+    /// with one of them is matched without asking the needles.
+    opens: Option<prefilter::Opens>,
     needles: Option<prefilter::Needles>,
     /// Its exact literals (`prefilter::literals`): the literals `needles`
     /// searches for, for a plan's gate (plan.rs).
@@ -188,7 +193,16 @@ impl LazyRegex {
             let first = hir.as_ref().and_then(prefilter::first_bytes);
             // An anchored literal start is cheaper to test than a search.
             let unanchored = hir.as_ref().filter(|_| first.is_none());
-            let literals = unanchored.and_then(prefilter::literals);
+            let mut literals = unanchored.and_then(prefilter::literals);
+            // Content rules only: a classification rule's literals are its
+            // gate's, and a gate knows no branches.
+            let opens = match (self.needles, &literals) {
+                (NeedleKind::Exact, None) => unanchored.and_then(prefilter::split).map(|(opens, split)| {
+                    literals = Some(split);
+                    opens
+                }),
+                _ => None,
+            };
             let folded = match self.needles {
                 NeedleKind::Exact => None,
                 NeedleKind::Folded | NeedleKind::Gated => {
@@ -204,13 +218,13 @@ impl LazyRegex {
                 },
             };
             // Literals without their search would leave a gate without them.
-            let (literals, folded) = match self.needles {
-                NeedleKind::Gated => (literals, folded),
-                NeedleKind::Exact | NeedleKind::Folded if needles.is_none() => (None, None),
-                NeedleKind::Exact | NeedleKind::Folded => (literals, folded),
+            let (literals, folded, opens) = match self.needles {
+                NeedleKind::Gated => (literals, folded, opens),
+                NeedleKind::Exact | NeedleKind::Folded if needles.is_none() => (None, None, None),
+                NeedleKind::Exact | NeedleKind::Folded => (literals, folded, opens),
             };
             let hir = std::sync::Mutex::new(hir);
-            Matcher { regex: std::sync::OnceLock::new(), hir, first, needles, literals, folded }
+            Matcher { regex: std::sync::OnceLock::new(), hir, first, opens, needles, literals, folded }
         })
     }
 
@@ -236,6 +250,7 @@ impl LazyRegex {
             return false;
         }
         if let Some(needles) = &m.needles
+            && !m.opens.as_ref().is_some_and(|opens| opens[plan::slot(text.as_bytes().first().copied())])
             && !needles.any_in(text)
         {
             return false;
@@ -266,6 +281,22 @@ impl LazyRegex {
             (Some(set), Some(b)) => set[usize::from(b)],
             (Some(_), None) => false,
         }
+    }
+
+    /// `may_start`, for a text that holds none of its needles: a pattern
+    /// split into anchored branches and branches with needles can then
+    /// only match by an anchored one.
+    fn may_start_unneedled(&self, first: Option<u8>) -> bool {
+        match &self.get().opens {
+            Some(opens) => opens[plan::slot(first)],
+            None => self.may_start(first),
+        }
+    }
+
+    /// Does a text that holds none of its needles still need asking (a
+    /// pattern split into anchored branches and branches with needles)?
+    fn opens_unneedled(&self) -> bool {
+        self.get().opens.is_some()
     }
 }
 

@@ -123,7 +123,7 @@ impl ClassGate {
             search,
             owners: owners.into_iter().map(Vec::into_boxed_slice).collect(),
             needled: needled.into(),
-            by_first: ByFirst::build(&[rules], |i, b| COMPILED.classify[usize::from(i)].may_start(b)),
+            by_first: ByFirst::build(&[rules], |_, i, b| COMPILED.classify[usize::from(i)].may_start(b)),
         }
     }
 }
@@ -142,19 +142,20 @@ struct ByFirst {
 /// Slots of a `ByFirst`: one per first byte and one for the empty text.
 const SLOTS: usize = 257;
 
-fn slot(first: Option<u8>) -> usize {
+pub(super) fn slot(first: Option<u8>) -> usize {
     first.map_or(256, usize::from)
 }
 
 impl ByFirst {
-    /// `cases` lists of rules, each cut per first byte by `may_start`.
-    fn build(cases: &[&[u16]], may_start: impl Fn(u16, Option<u8>) -> bool) -> ByFirst {
+    /// `cases` lists of rules, each cut per first byte by `may_start` (of
+    /// the case, the rule and the byte).
+    fn build(cases: &[&[u16]], may_start: impl Fn(usize, u16, Option<u8>) -> bool) -> ByFirst {
         let mut lists: Vec<Box<[u16]>> = Vec::new();
         let mut index = Vec::with_capacity(cases.len() * SLOTS);
-        for rules in cases {
+        for (case, rules) in cases.iter().enumerate() {
             for s in 0..SLOTS {
                 let first = u8::try_from(s).ok();
-                let list: Box<[u16]> = rules.iter().copied().filter(|&i| may_start(i, first)).collect();
+                let list: Box<[u16]> = rules.iter().copied().filter(|&i| may_start(case, i, first)).collect();
                 let at = lists.iter().position(|l| *l == list).unwrap_or_else(|| {
                     lists.push(list);
                     lists.len() - 1
@@ -264,11 +265,15 @@ impl ToolPlan {
     /// The content rules that may match a text whose first byte is
     /// `first`, in registry order: of all the plan's rules when the gate
     /// found a needle in it (or the plan has no gate), else of those
-    /// without needles.
+    /// without needles (and those split into anchored branches and
+    /// branches with needles, for their anchored branches' first bytes).
     pub(super) fn content_by_first(&self, needled: bool, first: Option<u8>) -> &[u16] {
         let by_first = self.content_first.get_or_init(|| {
             let unneedled = self.gate().map_or(&[][..], |g| &g.unneedled);
-            ByFirst::build(&[unneedled, &self.content], |i, b| COMPILED.content[usize::from(i)].may_start(b))
+            ByFirst::build(&[unneedled, &self.content], |case, i, b| {
+                let rule = &COMPILED.content[usize::from(i)];
+                if case == 0 { rule.may_start_unneedled(b) } else { rule.may_start(b) }
+            })
         });
         by_first.get(usize::from(needled), first)
     }
@@ -282,12 +287,18 @@ impl ToolPlan {
             .get_or_init(|| {
                 let (mut all, mut rules, mut unneedled) = (Vec::new(), 0, Vec::new());
                 for &i in &self.content {
-                    match COMPILED.content[usize::from(i)].literals() {
+                    let rule = &COMPILED.content[usize::from(i)];
+                    match rule.literals() {
                         Some(literals) => {
                             all.extend_from_slice(literals);
                             rules += 1;
                         }
                         None => unneedled.push(i),
+                    }
+                    // A split pattern may match by an anchored branch
+                    // where the gate finds no needle.
+                    if rule.literals().is_some() && rule.opens_unneedled() {
+                        unneedled.push(i);
                     }
                 }
                 // A single rule's needles are searched for by the rule itself.
@@ -381,7 +392,10 @@ mod tests {
                     .content
                     .iter()
                     .copied()
-                    .filter(|&i| COMPILED.content[usize::from(i)].literals().is_none())
+                    .filter(|&i| {
+                        let rule = &COMPILED.content[usize::from(i)];
+                        rule.literals().is_none() || rule.opens_unneedled()
+                    })
                     .collect();
                 assert_eq!(*gate.unneedled, unneedled, "{tool} in {dialect:?}");
                 for text in &texts {

@@ -40,6 +40,60 @@ pub(super) fn first_bytes(hir: &Hir) -> Option<Box<[bool; 256]>> {
     (!empty && allowed <= 128).then_some(first)
 }
 
+/// First bytes, with slot 256 for the empty text.
+pub(super) type Opens = Box<[bool; 257]>;
+
+/// For a pattern whose branches are each anchored or have needles
+/// (`\A\s*\z|(?m)^Output: \(empty\)`), neither prefilter alone: the
+/// first bytes its anchored branches can match a text starting with (slot
+/// 256: the empty text), and the literals one of which every match of its
+/// other branches contains. A text whose first byte is not in the set, and
+/// that holds none of the literals, cannot match. `None` when the pattern
+/// is not such an alternation.
+pub(super) fn split(hir: &Hir) -> Option<(Opens, Vec<Vec<u8>>)> {
+    let HirKind::Alternation(branches) = hir.kind() else { return None };
+    let (mut first, mut literals) = (Box::new([false; 257]), Vec::new());
+    let (mut anchored, mut needled) = (false, false);
+    for branch in branches {
+        match start_set(branch) {
+            Some(set) => {
+                for (a, b) in first.iter_mut().zip(set.iter()) {
+                    *a |= *b;
+                }
+                anchored = true;
+            }
+            None => {
+                literals.extend(searchable(branch, required)?);
+                needled = true;
+            }
+        }
+    }
+    literals.sort();
+    literals.dedup();
+    let searchable = literals.len() <= MOST;
+    (anchored && needled && searchable).then_some((first, literals))
+}
+
+/// The first bytes a match of the anchored branch `hir` can open a text
+/// with, slot 256 set when it can match the empty text. A branch that can
+/// match the empty string at the start matches every text, unless it must
+/// also end at the end of the text (`\A\s*\z`): `None` then.
+fn start_set(hir: &Hir) -> Option<Opens> {
+    use regex_syntax::hir::Look;
+    let props = hir.properties();
+    if !props.look_set_prefix().contains(Look::Start) {
+        return None;
+    }
+    let (bytes, empty) = first_set(hir)?;
+    if empty && !props.look_set_suffix().contains(Look::End) {
+        return None;
+    }
+    let mut set = Box::new([false; 257]);
+    set[..256].copy_from_slice(&bytes[..]);
+    set[256] = empty;
+    Some(set)
+}
+
 /// The bytes a match of `hir` can start with, and whether it can be empty
 /// (`None` for a part this does not read). A look-around consumes nothing,
 /// so it counts as empty: the set can only grow.

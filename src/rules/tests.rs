@@ -149,6 +149,43 @@ fn only_anchored_selective_prefixes_get_a_first_byte_check() {
     }
 }
 
+/// A pattern whose branches are each anchored or have needles is split:
+/// a text may match only if it opens as an anchored branch can, or holds
+/// a needle of another. A branch that is neither, or an empty match that
+/// is not held to the text's end, leaves the pattern unsplit.
+#[test]
+fn split_patterns_open_by_their_anchored_branches_or_hold_a_needle() {
+    let split = |p: &str| {
+        prefilter::parse(p).and_then(|h| prefilter::split(&h)).map(|(opens, literals)| {
+            let bytes: Vec<u8> = (0..=255u8).filter(|b| opens[usize::from(*b)]).collect();
+            let literals: Vec<String> = literals.into_iter().map(|l| String::from_utf8(l).unwrap()).collect();
+            (bytes, opens[256], literals)
+        })
+    };
+    assert_eq!(
+        split(r"\A\s*(?:\(no output\)|<none>)?\s*\z|(?m)^Signal: 15$"),
+        Some((vec![9, 10, 11, 12, 13, 32, b'(', b'<'], true, vec!["Signal: 15".to_string()]))
+    );
+    assert_eq!(split(r"\AError: |fatal: "), Some((vec![b'E'], false, vec!["fatal: ".to_string()])));
+    for not in
+        [r"\A(?:x)?|fatal: ", r"\AError|[a-z]+", r"\AError|(?i)fatal", r"Error|fatal", r"\AError: x", r"\A\s*|fatal: "]
+    {
+        assert_eq!(split(not), None, "{not}");
+    }
+    // Whatever the split says, the answer is the regex's.
+    let rule = LazyRegex::new(r"\A\s*(?:\(no output\))?\s*\z|(?m)^Signal: 15$");
+    for (text, want) in [
+        ("", true),
+        ("(no output)", true),
+        ("done\nSignal: 15", true),
+        ("done\nSignal: 9", false),
+        ("(no output) but more", false),
+        ("x", false),
+    ] {
+        assert_eq!(rule.is_match(text), want, "{text:?}");
+    }
+}
+
 /// The needles `find` gives for `pattern`, as strings.
 fn needles_of(pattern: &str, find: fn(&regex_syntax::hir::Hir) -> Option<Vec<Vec<u8>>>) -> Option<Vec<String>> {
     prefilter::parse(pattern)
