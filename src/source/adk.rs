@@ -189,12 +189,52 @@ fn handoff_failed(event: &Value, handoff: &mut Option<Handoff>, events: &mut [Ev
     let message = event_text(event, "error_message", "errorMessage").map(str::trim).filter(|m| !m.is_empty());
     let has_parts =
         event.get("content").and_then(|c| c.get("parts")).and_then(Value::as_array).is_some_and(|p| !p.is_empty());
-    if let (Some(message), false) = (message, has_parts)
+    let failed = match (message, has_parts) {
+        (Some(message), false) => Some(message.to_string()),
+        _ => a2a_task_failed(event),
+    };
+    if let Some(message) = failed
         && let Some(Event::Result(r)) = events.get_mut(h.at)
         && r.text.trim_start().starts_with('{')
     {
-        r.text = text_ends(message).into_owned();
+        r.text = text_ends(&message).into_owned();
     }
+}
+
+/// The A2A task states that end a task undone (the A2A specification's
+/// `TaskState`: `failed`, `rejected`; `TASK_STATE_FAILED`,
+/// `TASK_STATE_REJECTED` in its protobuf form).
+const A2A_UNDONE: [&str; 4] = ["failed", "rejected", "TASK_STATE_FAILED", "TASK_STATE_REJECTED"];
+
+/// A remote agent's event that ends its task undone: a `RemoteA2aAgent`
+/// keeps the A2A task it got back in the event's `custom_metadata`
+/// (`a2a:response`, google/adk-python `agents/remote_a2a_agent.py`), and
+/// the task's `status.state` says it failed or was rejected, whatever the
+/// event's text. The message of that status (or the event's text) is what
+/// the transfer got.
+fn a2a_task_failed(event: &Value) -> Option<String> {
+    let task = field(event, "custom_metadata", "customMetadata")?.get("a2a:response")?;
+    let status = task.get("status")?;
+    let state = status.get("state")?.as_str()?;
+    if !A2A_UNDONE.contains(&state) {
+        return None;
+    }
+    let texts = |parts: Option<&Value>| -> String {
+        let parts = parts.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let texts: Vec<&str> =
+            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).map(str::trim).collect();
+        texts.join("\n").trim().to_string()
+    };
+    let mut message = texts(status.get("message").and_then(|m| m.get("parts")));
+    if message.is_empty() {
+        message = texts(event.get("content").and_then(|c| c.get("parts")));
+    }
+    // The transfer's rule reads any text but an object (`{"result": null}`).
+    Some(if message.is_empty() || message.starts_with('{') {
+        format!("A2A task {state}: {message}").trim_end().trim_end_matches(':').to_string()
+    } else {
+        message
+    })
 }
 
 /// What ADK answers first, under the call's own id, for a tool that needs
@@ -502,6 +542,58 @@ mod tests {
             ],
             "the second agent answered; the third's error came in another invocation"
         );
+    }
+
+    /// A remote A2A agent whose task ended `failed` or `rejected` (either
+    /// spelling of the state) gives the transfer its status message, or
+    /// its event's text; a task `completed`, or one asking for input,
+    /// leaves the transfer's `{"result": null}`.
+    #[test]
+    fn a_transfer_to_a_remote_agent_whose_task_failed() {
+        let call = |id: &str, inv: &str| {
+            json!({"invocation_id": inv, "author": "root", "content": {"role": "model", "parts": [
+                {"function_call": {"id": id, "name": "transfer_to_agent", "args": {"agent_name": "quotes"}}}]}})
+        };
+        let answer = |id: &str, inv: &str| {
+            json!({"invocation_id": inv, "author": "root", "actions": {"transfer_to_agent": "quotes"},
+                "content": {"role": "user", "parts": [{"function_response": {"id": id, "name": "transfer_to_agent",
+                    "response": {"result": null}}}]}})
+        };
+        let remote = |inv: &str, state: &str, message: Value, text: &str| {
+            json!({"invocation_id": inv, "author": "quotes",
+                "content": {"role": "model", "parts": [{"text": text}]},
+                "custom_metadata": {"a2a:task_id": "t-1",
+                    "a2a:response": {"id": "t-1", "status": {"state": state, "message": message}}}})
+        };
+        let said = |text: &str| json!({"role": "agent", "parts": [{"kind": "text", "text": text}]});
+        let mut rows = vec![];
+        for (n, (state, message, text)) in [
+            ("TASK_STATE_FAILED", said("Missing credentials for the rates service."), "Missing credentials"),
+            ("failed", Value::Null, "The model quota is spent for today."),
+            ("rejected", said(""), ""),
+            ("completed", said("3 quotes found."), "3 quotes found."),
+            ("input-required", said("Which port?"), "Which port?"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let (id, inv) = (format!("fc-{n}"), format!("e-{n}"));
+            rows.extend([call(&id, &inv), answer(&id, &inv), remote(&inv, state, message, text)]);
+        }
+        assert_eq!(
+            texts(&walk(&rows)),
+            [
+                "Missing credentials for the rates service.",
+                "The model quota is spent for today.",
+                "A2A task rejected",
+                r#"{"result":null}"#,
+                r#"{"result":null}"#,
+            ]
+        );
+        // The rule that reads a transfer fires on the first three.
+        for text in &texts(&walk(&rows))[..3] {
+            assert!(crate::rules::detect_in(crate::model::Dialect::ADK, "transfer_to_agent", text).is_some(), "{text}");
+        }
     }
 
     #[test]
