@@ -503,20 +503,26 @@ mod tests {
             .collect()
     }
 
+    /// The root agent's `transfer_to_agent` call to `target`, in invocation `inv`.
+    fn transfer_call(id: &str, inv: &str, target: &str) -> Value {
+        json!({"invocation_id": inv, "author": "root", "content": {"role": "model", "parts": [
+            {"function_call": {"id": id, "name": "transfer_to_agent", "args": {"agent_name": target}}}]}})
+    }
+
+    /// ADK's answer to that call: `{"result": null}`, the handoff in its actions.
+    fn transfer_answer(id: &str, inv: &str, target: &str) -> Value {
+        json!({"invocation_id": inv, "author": "root", "actions": {"transfer_to_agent": target},
+            "content": {"role": "user", "parts": [{"function_response": {"id": id, "name": "transfer_to_agent",
+                "response": {"result": null}}}]}})
+    }
+
     /// A transfer to an agent whose first event is only an error (a remote
     /// A2A agent that could not be reached) gets that error as its result;
     /// a transfer the agent took up keeps ADK's `{"result": null}`.
     #[test]
     fn a_transfer_to_an_agent_that_failed_at_once() {
-        let call = |id: &str, inv: &str| {
-            json!({"invocation_id": inv, "author": "root", "content": {"role": "model", "parts": [
-                {"function_call": {"id": id, "name": "transfer_to_agent", "args": {"agent_name": "billing"}}}]}})
-        };
-        let answer = |id: &str, inv: &str| {
-            json!({"invocation_id": inv, "author": "root", "actions": {"transfer_to_agent": "billing"},
-                "content": {"role": "user", "parts": [{"function_response": {"id": id, "name": "transfer_to_agent",
-                    "response": {"result": null}}}]}})
-        };
+        let call = |id: &str, inv: &str| transfer_call(id, inv, "billing");
+        let answer = |id: &str, inv: &str| transfer_answer(id, inv, "billing");
         let failed = json!({"invocation_id": "e-1", "author": "billing",
             "error_message": "A2A request failed: HTTP Error 503: All connection attempts failed"});
         let replied = json!({"invocation_id": "e-2", "author": "billing",
@@ -550,15 +556,8 @@ mod tests {
     /// leaves the transfer's `{"result": null}`.
     #[test]
     fn a_transfer_to_a_remote_agent_whose_task_failed() {
-        let call = |id: &str, inv: &str| {
-            json!({"invocation_id": inv, "author": "root", "content": {"role": "model", "parts": [
-                {"function_call": {"id": id, "name": "transfer_to_agent", "args": {"agent_name": "quotes"}}}]}})
-        };
-        let answer = |id: &str, inv: &str| {
-            json!({"invocation_id": inv, "author": "root", "actions": {"transfer_to_agent": "quotes"},
-                "content": {"role": "user", "parts": [{"function_response": {"id": id, "name": "transfer_to_agent",
-                    "response": {"result": null}}}]}})
-        };
+        let call = |id: &str, inv: &str| transfer_call(id, inv, "quotes");
+        let answer = |id: &str, inv: &str| transfer_answer(id, inv, "quotes");
         let remote = |inv: &str, state: &str, message: Value, text: &str| {
             json!({"invocation_id": inv, "author": "quotes",
                 "content": {"role": "model", "parts": [{"text": text}]},
