@@ -105,6 +105,9 @@ impl Adapter for Adk {
                         handoff_failed(&v, &mut handoff.borrow_mut(), out);
                     }
                     parse_content(content, time, row, out)?;
+                    if v1 {
+                        ignored_transfers(&v, out, before);
+                    }
                     if v1 && let Some(h) = Handoff::of(&v, out, before) {
                         *handoff.borrow_mut() = Some(h);
                     }
@@ -198,6 +201,60 @@ fn handoff_failed(event: &Value, handoff: &mut Option<Handoff>, events: &mut [Ev
         && r.text.trim_start().starts_with('{')
     {
         r.text = text_ends(&message).into_owned();
+    }
+}
+
+/// What a transfer of several in one event gets when ADK took up another.
+pub(crate) const IGNORED_TRANSFER: &str = "Transfer ignored: ADK handed the turn to ";
+
+/// Several transfers answered in one event: ADK merges the actions of a
+/// model turn's parallel function responses into that event, a later
+/// `transfer_to_agent` overwriting an earlier one, and hands the turn to
+/// the one agent its actions name (google/adk-python
+/// `flows/llm_flows/functions.py`, `merge_parallel_function_response_events`).
+/// Every other transfer answered there was never carried out (LABELS.md: a
+/// handoff the framework ignored), and is given a text that says so, read
+/// by `adk-handoff-failed`.
+fn ignored_transfers(event: &Value, events: &mut [Event], from: usize) {
+    let Some(actions) = event.get("actions") else { return };
+    let Some(target) =
+        actions.get("transfer_to_agent").or_else(|| actions.get("transferToAgent")).and_then(Value::as_str)
+    else {
+        return;
+    };
+    let Some(answered) = events.get(from..) else { return };
+    let ids: Vec<String> = answered
+        .iter()
+        .filter_map(|e| match e {
+            Event::Result(r) if r.text.trim_start().starts_with('{') => Some(r.call_id.clone()),
+            _ => None,
+        })
+        .collect();
+    // The agent each answered transfer named, from its call.
+    let named = |id: &str| {
+        events[..from].iter().rev().find_map(|e| match e {
+            Event::Call(c) if c.id == id && c.tool == "transfer_to_agent" => {
+                Some(c.input.get_str("agent_name").map(|a| a.into_owned()))
+            }
+            _ => None,
+        })
+    };
+    let transfers: Vec<(String, Option<String>)> =
+        ids.into_iter().filter_map(|id| named(&id).map(|agent| (id, agent))).collect();
+    if transfers.len() < 2 {
+        return;
+    }
+    for (id, agent) in transfers {
+        if agent.as_deref() == Some(target) {
+            continue;
+        }
+        for e in &mut events[from..] {
+            if let Event::Result(r) = e
+                && r.call_id == id
+            {
+                r.text = format!("{IGNORED_TRANSFER}{target}, another transfer of the same turn");
+            }
+        }
     }
 }
 
@@ -486,6 +543,7 @@ mod tests {
             let before = out.len();
             handoff_failed(v, &mut handoff, &mut out);
             parse_content(v.get("content").unwrap_or(&Value::Null), None, 1, &mut out).unwrap();
+            ignored_transfers(v, &mut out, before);
             if let Some(h) = Handoff::of(v, &out, before) {
                 handoff = Some(h);
             }
@@ -593,6 +651,48 @@ mod tests {
         for text in &texts(&walk(&rows))[..3] {
             assert!(crate::rules::detect_in(crate::model::Dialect::ADK, "transfer_to_agent", text).is_some(), "{text}");
         }
+    }
+
+    /// Of several transfers answered in one event, only the one its
+    /// actions name was carried out; a lone transfer, or one of several
+    /// that all name that agent, is left as it was.
+    #[test]
+    fn parallel_transfers_that_adk_ignored() {
+        let calls = |inv: &str, ids: &[(&str, &str)]| {
+            let parts: Vec<Value> = ids
+                .iter()
+                .map(|(id, agent)| {
+                    json!({"function_call": {"id": id, "name": "transfer_to_agent",
+                    "args": {"agent_name": agent}}})
+                })
+                .collect();
+            json!({"invocation_id": inv, "author": "root", "content": {"role": "model", "parts": parts}})
+        };
+        let answers = |inv: &str, ids: &[&str], target: &str| {
+            let parts: Vec<Value> = ids
+                .iter()
+                .map(|id| {
+                    json!({"function_response": {"id": id, "name": "transfer_to_agent",
+                    "response": {"result": null}}})
+                })
+                .collect();
+            json!({"invocation_id": inv, "author": "root", "actions": {"transfer_to_agent": target},
+                "content": {"role": "user", "parts": parts}})
+        };
+        let events = walk(&[
+            calls("e-1", &[("a", "news"), ("b", "geo"), ("c", "backtest")]),
+            answers("e-1", &["a", "b", "c"], "backtest"),
+            transfer_call("d", "e-2", "news"),
+            transfer_answer("d", "e-2", "news"),
+            calls("e-3", &[("e", "news"), ("f", "news")]),
+            answers("e-3", &["e", "f"], "news"),
+        ]);
+        let ignored = format!("{IGNORED_TRANSFER}backtest, another transfer of the same turn");
+        let null = r#"{"result":null}"#;
+        assert_eq!(texts(&events), [ignored.as_str(), ignored.as_str(), null, null, null, null]);
+        let class = crate::rules::classify_in(crate::model::Dialect::ADK, "transfer_to_agent", &ignored);
+        assert_eq!(class.map(|c| c.id), Some("handoff-ignored"));
+        assert!(crate::rules::detect_in(crate::model::Dialect::ADK, "transfer_to_agent", &ignored).is_some());
     }
 
     #[test]

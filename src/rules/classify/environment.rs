@@ -398,12 +398,15 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "handoff-ignored",
-        pattern: r"^Multiple handoffs detected, ignoring this one",
+        pattern: r"^(?:Multiple handoffs detected, ignoring this one|Transfer ignored: ADK handed the turn to )",
         tools: &[],
         dialects: &[],
         category: C::CollateralCancel,
         label: "handoff dropped: another handoff of the turn won",
-        fires_on: &["Multiple handoffs detected, ignoring this one."],
+        fires_on: &[
+            "Multiple handoffs detected, ignoring this one.",
+            "Transfer ignored: ADK handed the turn to backtest_agent, another transfer of the same turn",
+        ],
         ignores: &["Handoff accepted."],
     },
     ClassRule {

@@ -140,8 +140,9 @@ pub(super) const RULES: &[ContentRule] = &[
               `Failed to initialize remote A2A agent …`, google/adk-python agents/remote_a2a_agent.py; a model \
               error), or carries the A2A task it got back ended `failed` or `rejected` (`a2a:response` in its \
               `custom_metadata`; the A2A specification's `TaskState`), the ADK reader gives the transfer that \
-              message as its result: the delegated task was not done (LABELS.md). Any other text of a \
-              transfer is such a message.",
+              message as its result: the delegated task was not done (LABELS.md). So does a transfer of \
+              several answered in one event that ADK did not carry out (its merged `actions` name another \
+              agent; flows/llm_flows/functions.py). Any other text of a transfer is such a message.",
         fires_on: &[
             "A2A request failed: HTTP Error 503: Network communication error: All connection attempts failed",
             "Failed to initialize remote A2A agent billing: Failed to resolve AgentCard from URL http://10.0.0.5:5000/.well-known/agent-card.json: HTTP Error 503",
