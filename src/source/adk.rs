@@ -205,7 +205,7 @@ fn handoff_failed(event: &Value, handoff: &mut Option<Handoff>, events: &mut [Ev
 }
 
 /// What a transfer of several in one event gets when ADK took up another.
-pub(crate) const IGNORED_TRANSFER: &str = "Transfer ignored: ADK handed the turn to ";
+const IGNORED_TRANSFER: &str = "Transfer ignored: ADK handed the turn to ";
 
 /// Several transfers answered in one event: ADK merges the actions of a
 /// model turn's parallel function responses into that event, a later
