@@ -525,9 +525,10 @@ pub fn render(m: &Measure, details: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<14} {:<8} {:>4} {:>6} {:>6} {:>6} {:>9} {:>6} {:>6} {:>6} {:>9} {:>7} {:>7}",
+        "{:<14} {:<8} {:>5} {:>4} {:>6} {:>6} {:>6} {:>9} {:>6} {:>6} {:>6} {:>9} {:>7} {:>7}",
         "agent",
         "split",
+        "repos",
         "src",
         "labels",
         "judged",
