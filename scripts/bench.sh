@@ -131,7 +131,8 @@ echo "falseok benchmark · $(date -u +%Y-%m-%dT%H:%MZ) · $(nproc) cores · $(gr
 # cpu: user + system seconds; cpu_ratio is the scan's over the floor's.
 printf '%-22s %9s %9s %10s %9s %7s %9s %9s %9s %10s %10s %8s %10s\n' database calls MB floor_s scan_s ratio floor_cpu scan_cpu cpu_ratio scan_RSS floor_RSS read_s read/floor
 # database NAME PROFILE CALLS [TAG OPTION...]: one table row; sets RATIO,
-# CPU_RATIO, SCAN_RSS and READ_RATIO. With a TAG, the OPTIONs change the
+# CPU_RATIO, SCAN_RSS, READ_RATIO and READ_CPU_RATIO (the scan's CPU over
+# the read floor's). With a TAG, the OPTIONs change the
 # profile (see `cargo xtask bench-db`) and the file name carries the TAG.
 database() {
   local db="$DIR/$2-$3${4:+-$4}.db"
@@ -140,11 +141,12 @@ database() {
   measure sqlite3 "$db" "SELECT sum(length(content)) FROM messages"
   floor="$WALL"; floor_cpu="$CPU"; floor_rss="$RSS"
   measure "$XTASK" read-floor "$db"
-  read="$WALL"
+  read="$WALL"; read_cpu="$CPU"
   READ_RATIO=$(ratio "$read" "$floor")
   measure "$BIN" scan "$db" --format json --no-index
   RATIO=$(ratio "$WALL" "$floor")
   CPU_RATIO=$(ratio "$CPU" "$floor_cpu")
+  READ_CPU_RATIO=$(ratio "$CPU" "$read_cpu")
   SCAN_RSS="$RSS"
   printf '%-22s %9s %9s %10s %9s %7s %9s %9s %9s %8sMB %8sMB %8s %10s\n' "$1" "$3" "$mb" "$floor" "$WALL" "$RATIO" "$floor_cpu" "$CPU" "$CPU_RATIO" "$RSS" "$floor_rss" "$read" "$READ_RATIO"
 }
@@ -159,6 +161,7 @@ database small-messages small "$SMALL_CALLS"
 small_ratio="$RATIO"
 small_cpu="$CPU_RATIO"
 small_read="$READ_RATIO"
+small_read_cpu="$READ_CPU_RATIO"
 # The shape issue 26 describes: CALLS calls in about 2 GB, eight sessions
 # written at a time, results of mixed sizes (log-normal around 650 bytes).
 database issue-shape large "$CALLS" c8r650 --concurrent 8 --result-bytes 650
@@ -170,6 +173,7 @@ echo "start-up (1,000-call database, whole scan): $(awk -v s="$WALL" 'BEGIN { pr
 echo "scan / floor: large messages (full) ${large_ratio}x wall, ${large_cpu}x CPU; small messages ${small_ratio}x wall, ${small_cpu}x CPU; issue shape ${shape_ratio}x wall, ${shape_cpu}x CPU (targets: wall <= 1.5x, CPU <= 2.5x)"
 echo "peak RSS, full large-message database ($(du -m "$DIR/large-$CALLS.db" | cut -f1) MB): $large_rss MB (target <= 200 MB)"
 echo "read and JSON check alone / floor: large messages ${large_read}x, small messages ${small_read}x"
+echo "small messages, scan CPU / read floor's CPU (cargo xtask read-floor): ${small_read_cpu}x (target <= 1.8x)"
 echo "targets: scan of the full and small-message databases <= 1.5x the floor, peak RSS <= 200 MB and flat from quarter to full"
 
 # Instructions per call (issue 53's deterministic guard): the whole scan of
