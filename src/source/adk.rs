@@ -265,13 +265,25 @@ const A2A_UNDONE: [&str; 4] = ["failed", "rejected", "TASK_STATE_FAILED", "TASK_
 
 /// A remote agent's event that ends its task undone: a `RemoteA2aAgent`
 /// keeps the A2A task it got back in the event's `custom_metadata`
-/// (`a2a:response`, google/adk-python `agents/remote_a2a_agent.py`), and
+/// (`a2a:response`, google/adk-python `agents/remote_a2a_agent.py`; adk-js
+/// keeps it as JSON text), and
 /// the task's `status.state` says it failed or was rejected, whatever the
 /// event's text. The message of that status (or the event's text) is what
 /// the transfer got.
 fn a2a_task_failed(event: &Value) -> Option<String> {
-    let task = field(event, "custom_metadata", "customMetadata")?.get("a2a:response")?;
-    let status = task.get("status")?;
+    let kept = field(event, "custom_metadata", "customMetadata")?.get("a2a:response")?;
+    // adk-js keeps the response as JSON text (`JSON.stringify`).
+    let parsed;
+    let response = match kept {
+        Value::String(text) => {
+            parsed = serde_json::from_str::<Value>(text).ok()?;
+            &parsed
+        }
+        other => other,
+    };
+    // The task itself, or a JSON-RPC response whose `result` is the task
+    // (the response's `root` as older adk-python versions dump it).
+    let status = response.get("status").or_else(|| response.get("result")?.get("status"))?;
     let state = status.get("state")?.as_str()?;
     if !A2A_UNDONE.contains(&state) {
         return None;
@@ -637,6 +649,16 @@ mod tests {
             let (id, inv) = (format!("fc-{n}"), format!("e-{n}"));
             rows.extend([call(&id, &inv), answer(&id, &inv), remote(&inv, state, message, text)]);
         }
+        // adk-js keeps the response as JSON text; older adk-python dumps the
+        // JSON-RPC response around the task.
+        let mut as_text = remote("e-5", "failed", said("The rates service timed out."), "");
+        let kept = as_text["custom_metadata"]["a2a:response"].to_string();
+        as_text["custom_metadata"]["a2a:response"] = json!(kept);
+        let mut enveloped = remote("e-6", "failed", said("No carrier serves that port."), "");
+        let task = enveloped["custom_metadata"]["a2a:response"].take();
+        enveloped["custom_metadata"]["a2a:response"] = json!({"jsonrpc": "2.0", "id": 1, "result": task});
+        rows.extend([call("fc-5", "e-5"), answer("fc-5", "e-5"), as_text]);
+        rows.extend([call("fc-6", "e-6"), answer("fc-6", "e-6"), enveloped]);
         assert_eq!(
             texts(&walk(&rows)),
             [
@@ -645,6 +667,8 @@ mod tests {
                 "A2A task rejected",
                 r#"{"result":null}"#,
                 r#"{"result":null}"#,
+                "The rates service timed out.",
+                "No carrier serves that port.",
             ]
         );
         // The rule that reads a transfer fires on the first three.
