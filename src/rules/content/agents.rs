@@ -161,6 +161,29 @@ pub(super) const RULES: &[ContentRule] = &[
         ignores: &["Found 3 matches for pattern \"timeout\""],
     },
     ContentRule {
+        id: "gemini-subagent-stopped",
+        pattern: r"^(?:Subagent '[^'\n]{1,100}'|Browser agent) finished\.\nTermination Reason: (?:ERROR|TIMEOUT|MAX_TURNS|ABORTED|ERROR_NO_COMPLETE_TASK_CALL)\b",
+        tools: &[],
+        dialects: &[Dialect::GEMINI],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "A Gemini CLI sub-agent (`invoke_agent`, `codebase_investigator`, `generalist`, the browser agent) that \
+              did not finish its task. The tool answers `Subagent '<name>' finished.` then `Termination Reason: <mode>` \
+              (agents/local-invocation.ts), stored as a success whatever the mode: `ERROR`, `TIMEOUT`, `MAX_TURNS`, \
+              `ABORTED` or `ERROR_NO_COMPLETE_TASK_CALL` (agents/types.ts `AgentTerminateMode`) mean the task was \
+              cut. A run that hit a limit and then answered in the executor's grace turn is reported as `GOAL`; \
+              whether it did the task is for its answer to say, so `GOAL` never fires here.",
+        fires_on: &[
+            "Subagent 'codebase_investigator' finished.\nTermination Reason: MAX_TURNS\nResult:\nAgent reached max turns limit (15).",
+            "Subagent 'generalist' finished.\nTermination Reason: TIMEOUT\nResult:\nAgent timed out after 10 minutes.",
+            "Browser agent finished.\nTermination Reason: ERROR_NO_COMPLETE_TASK_CALL\nResult:\nAgent stopped calling tools but did not call 'complete_task'.",
+        ],
+        ignores: &[
+            "Subagent 'generalist' finished.\nTermination Reason: GOAL\nResult:\n{\n  \"response\": \"Renamed all 14 identifiers and updated the headers.\"\n}",
+            "Subagent 'cli_help' finished.\nTermination Reason: GOAL\nResult:\n{\"answer\": \"Use --scope workspace.\\n\\nNote: my investigation was interrupted by the turn limit, but the docs confirm it.\"}",
+        ],
+    },
+    ContentRule {
         id: "qwen-tool-failure",
         pattern: r#"^(?:Command timed out after \d+ ?ms before it could complete|Search did not complete for pattern |Web search is disabled because |Subagent execution failed\.|Please specify where to save this memory|LSP [\w-]+ (?:is unavailable \(|failed: )|[\w.]+ is required for this operation\.\s*\z|Command was cancelled by user before it could (?:complete|start)|Failed to edit, \d+ occurrences? found|Failed to run subagent: |Subagent failed: [A-Z_]+\s*\z|Subagent "[^"]*" not found|Skill "[^"]*" not found|Failed to load skill |Plan execution was not approved|(?:Task|Agent) was cancelled by user|Failed to modify todos|The provided (?:web )?content is empty\b)"#,
         tools: &[],
