@@ -445,6 +445,25 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["I cannot wait to see it", "I could not find the file."],
     },
+    // ADK's quickstart tools, copied into a great many ADK applications
+    // (google/adk-docs, get-started `multi_tool_agent/agent.py` and the
+    // agent-team tutorial): `Sorry, I don't have timezone information for
+    // X.`, `Weather information for 'X' is not available.`
+    ClassRule {
+        id: "no-information-for",
+        pattern: r"(?i)\bI (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b|\b(?:information|data|details) (?:for|about|on) [^\n]{1,80}? (?:is|are) (?:currently )?(?:not available|unavailable)\b",
+        tools: &[],
+        dialects: &[],
+        category: C::NotFound,
+        label: "no data for the thing asked",
+        fires_on: &[
+            "{\"status\": \"error\", \"error_message\": \"Sorry, I don't have timezone information for Paris.\"}",
+            "Sorry, I don't have timezone information for query: Tokio.",
+            "{\"status\": \"error\", \"error_message\": \"Weather information for 'Oslo' is not available.\"}",
+            "Sorry, I don't have weather information for 'lisbon'.",
+        ],
+        ignores: &["The weather information for Oslo is below.", "I have information for Paris: 14:02."],
+    },
     ClassRule {
         id: "prose-not-retrieved",
         pattern: r"(?i)^(?:I'm sorry|I am sorry|I apologi[sz]e|Sorry|Unfortunately)?[ ,]*(?:but )?I(?: was unable to| wasn't able to| was not able to| couldn't| could not| am unable to|'m (?:currently )?(?:unable|not able) to| am (?:currently )?(?:unable|not able) to) (?:retrieve|find|fetch|get|obtain|access|locate)\b",
