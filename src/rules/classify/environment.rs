@@ -60,7 +60,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "network",
-        pattern: r"(?i:connection (?:refused|reset|closed|timed)|Connect call failed|All connection attempts failed|Cannot connect to |^(?:[^\n]*: )?Connection error\.?$|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|couldn't connect to|\bdefunct connection\b|Unable to retrieve routing information|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
+        pattern: r"(?i:connection (?:refused|reset|closed|timed)|\A\s*Network error\b|Connect call failed|All connection attempts failed|Cannot connect to |^(?:[^\n]*: )?Connection error\.?$|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|couldn't connect to|\bdefunct connection\b|Unable to retrieve routing information|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
         tools: &[],
         dialects: &[],
         category: C::Network,
@@ -115,7 +115,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|invalid_grant|is restricted by lockdown mode|operations are not allowed for |^Command blocked: |(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|^(?:I|we) (?:do not|don['’]t) (?:currently )?have (?:the )?(?:necessary |required )?(?:access|permissions?)\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:environment variable |env var )?is (?:required|missing|not set)\b|\b[Mm]issing (?:required )?(?:environment variable |env var )?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET)\b|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|username and password not accepted|\(535, b'|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
+        pattern: r"(?i:permission denied|\A\s*Login failed\b|invalid_grant|is restricted by lockdown mode|operations are not allowed for |^Command blocked: |(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|^(?:I|we) (?:do not|don['’]t) (?:currently )?have (?:the )?(?:necessary |required )?(?:access|permissions?)\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:environment variable |env var )?is (?:required|missing|not set)\b|\b[Mm]issing (?:required )?(?:environment variable |env var )?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET)\b|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|username and password not accepted|\(535, b'|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
@@ -449,6 +449,36 @@ pub(super) const RULES: &[ClassRule] = &[
     // (google/adk-docs, get-started `multi_tool_agent/agent.py` and the
     // agent-team tutorial): `Sorry, I don't have timezone information for
     // X.`, `Weather information for 'X' is not available.`
+    // The bare statements `sole-failure-statement` reads: a tool that says
+    // it failed and gives no cause, as `prose-error` for a sub-agent.
+    ClassRule {
+        id: "unexplained-failure",
+        pattern: r"(?i)\A\s*(?:[\p{So}\x{FE0F}\x{200D}]+\s*)?(?:(?:Error|Exception|Failure|Failed|Fail)[!.]?\s*\z|\[(?:ERROR|FAILED|FAILURE|FAIL)\]\s|(?:(?:Sorry|Oops)[!,.]?\s*)*Something went wrong\b|Oops\b[^\n]{0,40}\bwent wrong\b|(?:Server|API|Service|Backend|Remote) (?:returned|responded with|sent) an? (?:error|invalid response|bad response|empty response)\b|(?:The |Your )?(?:[\w-]+ ){0,2}(?:request|operation|query|search|lookup|call|upload|download|payment|transaction|update|deletion|creation|submission|conversion|extraction|generation|export|import|sync|processing|execution|installation|deployment|fetch|save|send|delivery|registration|booking|translation|transcription|parsing|rendering|migration|backup|restore) (?:failed|was unsuccessful|could not be completed|did not succeed)[.!]?\s*\z)",
+        tools: &[],
+        dialects: &[],
+        category: C::ServerError,
+        label: "the tool reported an error it did not explain",
+        fires_on: &[
+            "Error!",
+            "Failed.",
+            "Oops! Something went wrong.",
+            "Operation failed.",
+            "Server returned an error",
+            "The request could not be completed.",
+            "[ERROR] upload failed",
+        ],
+        ignores: &["Failed: 0", "Upload failed: disk quota exceeded"],
+    },
+    ClassRule {
+        id: "bad-request",
+        pattern: r"(?i)\A\s*(?:Bad request|Invalid (?:request|parameters?|arguments?|value|query|URL|id)|Unsupported (?:operation|operator|format|file type|method|media type))\b",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "the tool refused the arguments",
+        fires_on: &["Bad request: missing field 'name'", "Invalid request", "Unsupported operation: ^"],
+        ignores: &["Requests: 3 bad, 40 good"],
+    },
     ClassRule {
         id: "no-information-for",
         pattern: r"(?i)\bI (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b|\b(?:information|data|details) (?:for|about|on) [^\n]{1,80}? (?:is|are) (?:currently )?(?:not available|unavailable)\b",

@@ -623,6 +623,76 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
     },
     ContentRule {
+        id: "sole-failure-statement",
+        pattern: r#"(?i)\A\s*(?:[\p{So}\x{FE0F}\x{200D}]+\s*)?(?:(?:Error|Exception|Failure|Failed|Fail)(?:[!.:]|\s*\z|\s+[-–—]\s| occurred\b)|\[(?:ERROR|FAILED|FAILURE|FAIL)\]\s|(?:The )?(?:service|server|API|system|backend) is (?:currently |temporarily )?(?:unavailable|down|unreachable|not responding)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|Unsupported (?:operation|operator|format|file type|method|media type)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:(?:Sorry|Oops)[!,.]?\s*)*Something went wrong\b|Oops\b[^\n]{0,40}\bwent wrong\b|An? (?:unknown|unexpected|internal) error(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:Unauthori[sz]ed|Not authori[sz]ed|Forbidden|Bad Request|Internal Server Error|Service (?:temporarily )?unavailable|Bad Gateway|Gateway Time-?out|Too Many Requests|Payment Required)(?:[.!:]|\s*\z|\s+[-–(])|(?:Permission denied|Access (?:is )?denied|Access forbidden|Authentication (?:failed|required|error)|Login failed|Invalid (?:API[ _-]?key|token|access token|credentials|username or password|email or password)(?: provided)?|Rate limit(?:ed| exceeded| reached| hit)|Quota exceeded|(?:Request|Operation|Connection|Query|Call) timed out|Timed out|Network error|Connection (?:refused|reset|error|failed|lost|timed out))(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|Time-?out(?:[.!]|\s*\z| while\b| waiting\b| after\b| exceeded\b)|(?:The |Your )?(?:[\w-]+ ){0,2}(?:request|operation|query|search|lookup|call|upload|download|login|sign-in|authentication|connection|payment|transaction|update|deletion|creation|submission|conversion|extraction|generation|export|import|sync|processing|execution|installation|deployment|fetch|save|send|delivery|registration|booking|translation|transcription|parsing|rendering|migration|backup|restore) (?:failed|was unsuccessful|could not be completed|did not succeed)[.!]?\s*\z|The (?:[\w-]+ ){1,3}(?:is|was|has) (?:invalid|expired|revoked|not valid|been revoked)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:Server|API|Service|Backend|Remote) (?:returned|responded with|sent) an? (?:error|invalid response|bad response|empty response)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:API[ _-]?key|Token|Credentials) (?:is |are )?(?:missing|not set|not configured|not provided)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|Invalid (?:input|request|parameters?|arguments?|date(?: format)?|time format|format|value|JSON|query|URL|id)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:File|Directory|Folder|Path) (?:not found|does not exist|doesn't exist)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|The (?:file|directory|folder|path)(?: \S+)? (?:does not|doesn't) exist(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:float |integer )?division (?:or modulo )?by zero(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:list|tuple|string) index out of range(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|'[\w.]+' object (?:has no attribute|is not subscriptable|is not callable|is not iterable|does not support item assignment)\b|string indices must be integers\b|unsupported operand type\(s\)|invalid literal for int\(\) with base \d+|\[Errno \d+\] |Cannot (?:read|set) propert(?:y|ies) of (?:undefined|null)\b|Unexpected end of JSON input\b)[^\n]{0,200}\z"#,
+        tools: &[],
+        dialects: &[],
+        precision: Precision::Medium,
+        reads: Reads::Verdicts,
+        doc: "A tool's whole answer is one short line that states a failure and nothing else: the line a \
+              tool's `except` or error branch returns in place of its data. The words are the emitters' own, \
+              not an application's: HTTP reason phrases (RFC 9110: `Unauthorized`, `Forbidden`, `Bad Request`, \
+              `Internal Server Error`, `Service Unavailable`, `Too Many Requests`), the C library's `strerror` \
+              texts (`Permission denied`, `Connection refused`, `[Errno 2] …`), CPython's built-in exception \
+              messages (`division by zero`, `list index out of range`, `'NoneType' object has no attribute \
+              'get'`, `invalid literal for int() with base 10`), V8's (`Cannot read properties of undefined`, \
+              `Unexpected end of JSON input`), and the generic statements `Error!`, `Failed.`, `Something went \
+              wrong`, `Operation failed.`, `Rate limit exceeded`, `Invalid API key`, `File not found`. Only a \
+              single line counts, so data that mentions these words, or an answer that goes on after them, is \
+              judged by the rest; searches' \"none\" (`No results found.`) is not among them.",
+        fires_on: &[
+            "Error!",
+            "Failed.",
+            "Exception: Invalid API key",
+            "⚠️ Error - upload rejected",
+            "Oops! Something went wrong.",
+            "Sorry, something went wrong while processing your request.",
+            "Unauthorized",
+            "Internal server error",
+            "Service unavailable",
+            "Bad request: missing field 'name'",
+            "Permission denied: /etc/app.conf",
+            "Access denied.",
+            "Rate limit exceeded. Please try again later.",
+            "Request timed out after 30 seconds",
+            "Timeout while waiting for the response",
+            "Operation failed.",
+            "The request could not be completed.",
+            "The API key is invalid.",
+            "Server returned an error",
+            "API key is not configured",
+            "Invalid date format. Use YYYY-MM-DD.",
+            "File not found",
+            "The file does not exist.",
+            "division by zero",
+            "list index out of range",
+            "'NoneType' object has no attribute 'get'",
+            "[Errno 111] Connection refused",
+            "Cannot read properties of undefined (reading 'map')",
+            "Exception occurred: timeout while reading",
+            "[ERROR] upload failed",
+            "The service is temporarily unavailable. Please try again later.",
+            "Unsupported operation: ^",
+        ],
+        ignores: &[
+            "No results found.",
+            "Error rate: 0.2% over the last hour",
+            "Failure modes: none recorded",
+            "Rate limit: 100 requests per minute",
+            "Timeout: 30s",
+            "Unauthorized access attempts: 0",
+            "Permission denied\nRetried with sudo: done, 3 files written",
+            "The user was unauthorized before; access is granted now.",
+            "Invalid entries: 0 of 1,204",
+            "Search for \"division by zero\" returned 3 matches",
+            "No tests failed.",
+            "Validation failed.",
+            "Connection error rates dropped to 0.1% after the deploy",
+            "File not found errors: 0 this week",
+            "The token was invalid before the rotation; it works now.",
+        ],
+    },
+    ContentRule {
         id: "failed-sentence",
         pattern: r"^(?:The )?[A-Z][\w-]*(?: [\w-]+){0,4} (?:failed|was unsuccessful|could not be completed)(?:[.:]\s*(?:Exception|Error|Reason|Details?|Cause)\b|:\s+\S|\s+(?:with (?:status|error|code|exception)|because|due to)\b)",
         tools: &[],
