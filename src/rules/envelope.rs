@@ -64,6 +64,7 @@ const FAILED_STATUS: &[&str] = &[
 /// Keys of the message that says why, most telling first.
 const MESSAGE_KEYS: &[&str] = &[
     "error",
+    "Error",
     "Error Message",
     "error_message",
     "errorMessage",
@@ -192,6 +193,12 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || status_object_error(o)
         || o.get("success") == Some(&Value::Bool(false))
         || o.get("ok") == Some(&Value::Bool(false))
+        || ["success", "ok"].iter().any(|k| o.get(*k).and_then(Value::as_str).is_some_and(|s| s.trim() == "false"))
+        // `{"Error": "Invalid symbol"}`; a count keyed `Error` (log levels) is data.
+        || o.get("Error").and_then(Value::as_str).is_some_and(|s| truthy(&Value::String(s.to_string())))
+        || coded_error(o)
+        || github_error(o)
+        || api_fault(o)
         // Composio's tool result: `{"data": …, "error": …, "successful": false}`.
         || o.get("successful") == Some(&Value::Bool(false))
         || o.get("isError") == Some(&Value::Bool(true))
@@ -227,6 +234,53 @@ fn error_typed(o: &Map<String, Value>) -> bool {
     let typed = o.get("error_type").or_else(|| o.get("errorType")).is_some_and(truthy);
     let said = ["error_details", "errorDetails", "error_message", "errorMessage"];
     typed && said.iter().any(|k| o.get(*k).is_some_and(truthy))
+}
+
+/// A bare error body: an HTTP error status as `code` beside its `message`
+/// and nothing but an error body's other fields (`{"code": 404, "message":
+/// "Not Found"}`; the shape of Spring's, Kong's, Strapi's, Baidu's and many
+/// gateways' errors). An object with other fields is data that has a code.
+fn coded_error(o: &Map<String, Value>) -> bool {
+    const ERROR_BODY: &[&str] = &[
+        "code",
+        "message",
+        "msg",
+        "details",
+        "detail",
+        "status",
+        "error",
+        "data",
+        "request_id",
+        "requestId",
+        "timestamp",
+        "path",
+        "success",
+        "type",
+        "reason",
+    ];
+    http_error(o.get("code"))
+        && ["message", "msg"].iter().any(|k| o.get(*k).is_some_and(truthy))
+        && o.keys().all(|k| ERROR_BODY.contains(&k.as_str()))
+        && !o.get("data").is_some_and(truthy)
+}
+
+/// GitHub's REST error body: `{"message": "Not Found", "documentation_url":
+/// "https://docs.github.com/rest/…", "status": "404"}` (docs.github.com,
+/// "Troubleshooting the REST API": client errors), which `gh api`, an HTTP
+/// tool or an application hands back as the answer.
+fn github_error(o: &Map<String, Value>) -> bool {
+    o.get("message").is_some_and(truthy)
+        && o.get("documentation_url")
+            .and_then(Value::as_str)
+            .is_some_and(|u| u.contains("docs.github.com") || u.contains("developer.github.com"))
+        && o.keys().all(|k| ["message", "documentation_url", "status", "errors"].contains(&k.as_str()))
+}
+
+/// An API gateway's fault: `{"fault": {"faultstring": "Invalid ApiKey",
+/// "detail": {"errorcode": "oauth.v2.InvalidApiKey"}}}` (Apigee's error
+/// response, after SOAP's `faultstring`).
+fn api_fault(o: &Map<String, Value>) -> bool {
+    o.get("fault").and_then(Value::as_object).is_some_and(|f| f.get("faultstring").is_some_and(truthy))
 }
 
 /// OpenWeatherMap's error body: its HTTP status as `cod` (a number, or a
@@ -589,6 +643,12 @@ fn message_of(o: &Map<String, Value>) -> String {
         && let Some(title) = o.get("title").and_then(Value::as_str)
     {
         return title.to_string();
+    }
+    // Apigee's is its fault's `faultstring`.
+    if let Some(said) = o.get("fault").and_then(|f| f.get("faultstring")).and_then(Value::as_str)
+        && api_fault(o)
+    {
+        return said.to_string();
     }
     // CoinGecko's message is inside its `status` object.
     if status_object_error(o)

@@ -176,7 +176,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "pydantic-field-required",
-        pattern: r#"(?m)^(?:JSON envelope error: )?\s*[\w.\[\]]*:?\s*Field required(?:\s*\[type=missing|\s*$)|^\s*"msg": "Field required",?\s*$"#,
+        pattern: r#"(?m)^(?:JSON envelope error: )?\s*[\w.\[\]]*:?\s*Field required(?:\s*\[type=missing|\s*$)|^\s*"msg": "Field required",?\s*$|"type": "value_error\.missing"|\bvalue_error\.missing\b"#,
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,

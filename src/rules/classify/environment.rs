@@ -115,7 +115,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|\A\s*Login failed\b|invalid_grant|is restricted by lockdown mode|operations are not allowed for |^Command blocked: |(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|^(?:I|we) (?:do not|don['’]t) (?:currently )?have (?:the )?(?:necessary |required )?(?:access|permissions?)\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:environment variable |env var )?is (?:required|missing|not set)\b|\b[Mm]issing (?:required )?(?:environment variable |env var )?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET)\b|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|username and password not accepted|\(535, b'|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
+        pattern: r"(?i:permission denied|\A\s*Login failed\b|invalid_grant|is restricted by lockdown mode|operations are not allowed for |^Command blocked: |(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|^(?:I|we) (?:do not|don['’]t) (?:currently )?have (?:the )?(?:necessary |required )?(?:access|permissions?)\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:environment variable |env var )?is (?:required|missing|not set)\b|\b[Mm]issing (?:required )?(?:environment variable |env var )?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET)\b|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid ?apikey\b|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|username and password not accepted|\(535, b'|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
@@ -471,12 +471,17 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "bad-request",
-        pattern: r"(?i)\A\s*(?:Bad request|Invalid (?:request|parameters?|arguments?|value|query|URL|id)|Unsupported (?:operation|operator|format|file type|method|media type))\b",
+        pattern: r#"(?i)\A\s*(?:Bad request|Invalid (?:request|parameters?|arguments?|value|query|URL|id)|Unsupported (?:operation|operator|format|file type|method|media type))\b|Cannot query field \\?"[^"\\\n]+\\?" on type \\?"[^"\\\n]+\\?""#,
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
         label: "the tool refused the arguments",
-        fires_on: &["Bad request: missing field 'name'", "Invalid request", "Unsupported operation: ^"],
+        fires_on: &[
+            "Bad request: missing field 'name'",
+            "Invalid request",
+            "Unsupported operation: ^",
+            "{\"data\": null, \"errors\": [{\"message\": \"Cannot query field \\\"nme\\\" on type \\\"User\\\".\"}]}",
+        ],
         ignores: &["Requests: 3 bad, 40 good"],
     },
     ClassRule {

@@ -339,6 +339,25 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
     },
     ContentRule {
+        id: "xml-error-reply",
+        pattern: r#"\A\s*(?:<\?xml[^>\n]*\?>\s*)?<Error>\s*<Code>[A-Za-z][\w.]*</Code>\s*<Message>"#,
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "A custom tool that hands back the XML error body of an S3-compatible object store (Amazon S3's REST \
+              error response `<Error><Code>NoSuchKey</Code><Message>…</Message>…</Error>`, returned with an HTTP \
+              error status; MinIO, Cloudflare R2, Google Cloud Storage's XML API answer the same): the object \
+              operation did not happen.",
+        fires_on: &[
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message><Key>reports/q3.csv</Key></Error>",
+            "<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>4442587FB7D0A2F9</RequestId></Error>",
+        ],
+        ignores: &[
+            "<ListBucketResult><Name>reports</Name><Contents><Key>Error/Code.txt</Key></Contents></ListBucketResult>",
+        ],
+    },
+    ContentRule {
         id: "http-error-page",
         pattern: r#"(?i)\A\s*(?:<!doctype html>\s*)?<html[^>\n]*>\s*(?:<head>\s*)?(?:<meta[^>\n]*>\s*)*<title>\s*(?:HTTP Status |Error )?[45]\d\d(?: -| –|:)? [^<\n]*</title>|\A<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>"#,
         tools: &[],
