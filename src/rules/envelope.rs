@@ -238,8 +238,8 @@ fn error_typed(o: &Map<String, Value>) -> bool {
 
 /// A bare error body: an HTTP error status as `code` beside its `message`
 /// and nothing but an error body's other fields (`{"code": 404, "message":
-/// "Not Found"}`; the shape of Spring's, Kong's, Strapi's, Baidu's and many
-/// gateways' errors). An object with other fields is data that has a code.
+/// "Not Found"}`, the body many gateways and APIs answer an error with).
+/// An object with other fields is data that has a code.
 fn coded_error(o: &Map<String, Value>) -> bool {
     const ERROR_BODY: &[&str] = &[
         "code",

@@ -632,7 +632,7 @@ pub(super) const RULES: &[ContentRule] = &[
         doc: "A tool's whole answer is one short line that states a failure and nothing else: the line a \
               tool's `except` or error branch returns in place of its data. The words are the emitters' own, \
               not an application's: HTTP reason phrases (RFC 9110: `Unauthorized`, `Forbidden`, `Bad Request`, \
-              `Internal Server Error`, `Service Unavailable`, `Too Many Requests`), the C library's `strerror` \
+              `Internal Server Error`, `Service Unavailable`; RFC 6585: `Too Many Requests`), the C library's `strerror` \
               texts (`Permission denied`, `Connection refused`, `[Errno 2] …`), CPython's built-in exception \
               messages (`division by zero`, `list index out of range`, `'NoneType' object has no attribute \
               'get'`, `invalid literal for int() with base 10`), V8's (`Cannot read properties of undefined`, \
