@@ -4,7 +4,7 @@
 //! str(output)`, src/agents/items.py), so a function tool's
 //! `return {"error": "…", "status": "failed"}` is stored as the text
 //! `{'error': '…', 'status': 'failed'}`, which no JSON parser reads. The
-//! envelope walker (envelope.rs) judges the value this gives, as it judges
+//! envelope walker (envelope/mod.rs) judges the value this gives, as it judges
 //! a JSON reply.
 //!
 //! Only literals `repr` writes are read: dicts, lists, tuples (as lists),
