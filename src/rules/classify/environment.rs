@@ -60,12 +60,15 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "network",
-        pattern: r"(?i:connection (?:refused|reset|closed|timed)|\A\s*Network error\b|Connect call failed|All connection attempts failed|Cannot connect to |^(?:[^\n]*: )?Connection error\.?$|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|couldn't connect to|\bdefunct connection\b|Unable to retrieve routing information|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)",
+        pattern: r"(?i:connection (?:refused|reset|closed|timed)|\A\s*Network error\b|Connect call failed|All connection attempts failed|Cannot connect to |^(?:[^\n]*: )?Connection error\.?$|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|couldn't connect to|\bdefunct connection\b|Unable to retrieve routing information|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)|(?i:(?m:^(?:[\w-]+ )?connection failed[.!]?[ \t]*$)|\bServer disconnected\b|\bno response (?:was )?(?:received )?from (?:the )?(?:server|API|service|host|backend|remote server|upstream)\b)",
         tools: &[],
         dialects: &[],
         category: C::Network,
         label: "network failure",
         fires_on: &[
+            "Database connection failed",
+            "Server disconnected without sending a response.",
+            "No response from server",
             "Error: connection refused (os error 111)",
             "Could not resolve host: api.example.com",
             "JSON envelope error: An error occurred: EOF occurred in violation of protocol (_ssl.c:2427)",
@@ -77,12 +80,13 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "server-error",
-        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b|\bcode = (?:Unavailable|Internal|Unknown|DataLoss)\b)",
+        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b|\bcode = (?:Unavailable|Internal|Unknown|DataLoss)\b|\bnot (?:yet )?(?:been )?implemented\b)",
         tools: &[],
         dialects: &[],
         category: C::ServerError,
         label: "server or internal error",
         fires_on: &[
+            "This feature is not implemented yet.",
             "thread 'main' panicked at src/main.rs:3:5",
             "Unexpected internal error in the indexer",
             "rpc error: code = Unavailable desc = the server is shutting down",
@@ -115,12 +119,14 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "permission-denied",
-        pattern: r"(?i:permission denied|\A\s*Login failed\b|invalid_grant|is restricted by lockdown mode|operations are not allowed for |^Command blocked: |(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|^(?:I|we) (?:do not|don['’]t) (?:currently )?have (?:the )?(?:necessary |required )?(?:access|permissions?)\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:environment variable |env var )?is (?:required|missing|not set)\b|\b[Mm]issing (?:required )?(?:environment variable |env var )?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET)\b|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid ?apikey\b|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|username and password not accepted|\(535, b'|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))",
+        pattern: r"(?i:permission denied|\A\s*Login failed\b|invalid_grant|is restricted by lockdown mode|operations are not allowed for |^Command blocked: |(?:caller|user|account|you) (?:does|do) not have (?:the )?(?:required )?permissions?\b|^(?:I|we) (?:do not|don['’]t) (?:currently )?have (?:the )?(?:necessary |required )?(?:access|permissions?)\b|bad credentials|needs your authori[sz]ation|requires (?:OAuth )?authentication|authori[sz]ation (?:is )?required|requires a valid (?:access )?token|API[_ ]KEY is not (?:configured|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET|ACCESS_KEY)\b (?:environment variable |env var )?is (?:required|missing|not set)\b|\b[Mm]issing (?:required )?(?:environment variable |env var )?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN|SECRET)\b|not configured\. Set [A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET)\b|operation not permitted|EACCES|EPERM|not authori[sz]ed|\bunauthori[sz]ed\b|requires authentication|authentication (?:required|failed)|invalid (?:api key|token|credentials)|forbidden|access denied|has been (?:auto-)?denied|haven't granted it|Permission for this tool use was denied|denied by policy|not allowed for security reasons|is ignored by configured ignore patterns|must be within one of the workspace directories|requires approval|was blocked\. For security|blocked for security reasons|sandbox (?:denied|blocked)|fetching of this page is not allowed|security policy violation|you have been blocked|please wait for verification|verifying you are human|outside (?:the )?allowed (?:repository|director(?:y|ies)|workspace|paths?)|read-only (?:transaction|file ?system|database|mode)|attempt to write a readonly database|incorrect api key|invalid_api_key|invalid ?apikey\b|invalid x-api-key|authentication_error|permission_error|\b(?:not_in_channel|not_authed|invalid_auth|missing_scope|access_denied|account_inactive|request_denied)\b|Unable to locate credentials|username and password not accepted|\(535, b'|\bnot authenticated\b|credentials were not provided|\bNoCredentialsError\b|The security token included in the request is (?:invalid|expired))|(?i:\b(?:token|session|credentials|API key) (?:has |have |is |are )?(?:expired|been revoked)\b)|(?i:\bMissing Authentication Token\b|\bAuthorization has been denied\b)",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
         label: "permission denied",
         fires_on: &[
+            "Token has expired",
+            "{\"message\": \"Missing Authentication Token\"}",
             "Error writing file: Permission denied (os error 13)",
             "PermissionDenied('403 The caller does not have permission')",
             "{'retrieved_chunks': [], 'total_results': 0, 'error': 'COHERE_API_KEY environment variable is required'}",
@@ -184,13 +190,19 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     // --- LangGraph (SqliteSaver checkpoints) ----------------------------------
     ClassRule {
+        // LangGraph's ToolNode (`INVALID_TOOL_NAME_ERROR_TEMPLATE`) and
+        // LangChain's `InvalidTool` (AgentExecutor) answer an unknown name
+        // alike, whichever store keeps the run (OTel, Langfuse, a JSONL).
         id: "langgraph-unknown-tool",
         pattern: r"is not a valid tool, try one of \[",
         tools: &[],
-        dialects: &[Dialect::LANGGRAPH],
+        dialects: &[],
         category: C::UnknownTool,
         label: "no such tool",
-        fires_on: &["Error: reserve_table is not a valid tool, try one of [search_flights, book_flight]."],
+        fires_on: &[
+            "reserve_table is not a valid tool, try one of [search_flights].",
+            "Error: reserve_table is not a valid tool, try one of [search_flights, book_flight].",
+        ],
         ignores: &["search_flights is a valid tool"],
     },
     ClassRule {
@@ -471,7 +483,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "bad-request",
-        pattern: r#"(?i)\A\s*(?:Bad request|Invalid (?:request|parameters?|arguments?|value|query|URL|id)|Unsupported (?:operation|operator|format|file type|method|media type))\b|Cannot query field \\?"[^"\\\n]+\\?" on type \\?"[^"\\\n]+\\?""#,
+        pattern: r#"(?i)\A\s*(?:Bad request|Invalid (?:request|parameters?|arguments?|value|query|URL|id)|Unsupported (?:operation|operator|format|file type|method|media type))\b|\A\s*Invalid (?:[\w-]+ )?(?:name|ID|number|code|symbol|address|email|phone number|location|city|ticker|option|selection|type|range)\s*[.!]?\s*\z|Cannot query field \\?"[^"\\\n]+\\?" on type \\?"[^"\\\n]+\\?""#,
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
@@ -480,6 +492,7 @@ pub(super) const RULES: &[ClassRule] = &[
             "Bad request: missing field 'name'",
             "Invalid request",
             "Unsupported operation: ^",
+            "Invalid city name.",
             "{\"data\": null, \"errors\": [{\"message\": \"Cannot query field \\\"nme\\\" on type \\\"User\\\".\"}]}",
         ],
         ignores: &["Requests: 3 bad, 40 good"],

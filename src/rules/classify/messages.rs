@@ -440,6 +440,29 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["tool finished"],
     },
+    // JSON-RPC 2.0's reserved error codes (jsonrpc.org/specification, 5.1),
+    // as the MCP SDKs print them (`MCP error <code>: <message>`); an unknown
+    // tool under -32602 is named by `unknown-tool` above.
+    ClassRule {
+        id: "jsonrpc-invalid-params",
+        pattern: r"MCP error -3260[02]: ",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "invalid params (JSON-RPC)",
+        fires_on: &["MCP error -32602: Invalid params", "MCP error -32600: Invalid Request"],
+        ignores: &["MCP error -32603: Internal error"],
+    },
+    ClassRule {
+        id: "jsonrpc-parse-error",
+        pattern: r"MCP error -32700: ",
+        tools: &[],
+        dialects: &[],
+        category: C::MalformedArguments,
+        label: "request not parseable (JSON-RPC)",
+        fires_on: &["MCP error -32700: Parse error"],
+        ignores: &["MCP error -32602: Invalid params"],
+    },
     // --- the user ----------------------------------------------------------
     ClassRule {
         id: "user-rejected",

@@ -19,6 +19,23 @@ pub(super) const RULES: &[ContentRule] = &[
         fires_on: &["Error: ConnectionError('gateway unreachable')\n Please fix your mistakes."],
         ignores: &["Please fix your mistakes in the essay before Friday"],
     },
+    ContentRule {
+        id: "langchain-invalid-tool",
+        pattern: r"\A(?:Error: )?[\w.:-]+ is not a valid tool, try one of \[[^\n]*\]\.?\s*\z",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Any,
+        doc: "LangChain's `InvalidTool` (langchain `agents/tools.py`, the AgentExecutor's answer to a tool name \
+              it does not have) and LangGraph's ToolNode (`INVALID_TOOL_NAME_ERROR_TEMPLATE`) answer `<name> is \
+              not a valid tool, try one of [a, b].` as an ordinary tool result, in whichever store keeps the \
+              run: the call named a tool that does not exist.",
+        fires_on: &[
+            "reserve_table is not a valid tool, try one of [search_flights, book_flight].",
+            "Error: get_wether is not a valid tool, try one of [get_weather].",
+        ],
+        ignores: &["`get_weather` is not a valid tool name in v1; try one of [get_weather_v2] after upgrading.\nDone."],
+    },
     // --- OpenAI Agents SDK sessions ------------------------------------------
     ContentRule {
         id: "openai-agents-tool-error",

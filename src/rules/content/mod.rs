@@ -11,6 +11,7 @@ use serde::Serialize;
 mod agents;
 mod any_tool;
 mod emitters;
+mod engines;
 mod frameworks;
 
 use super::{Precision, Reads, table};
@@ -53,7 +54,7 @@ pub const PERI_WRAPPER: &str = r"^Tool execution failed: [^ ]+ - ";
 
 /// The parts of the table, in registry order (first match wins): one file
 /// per family of rules.
-const PARTS: &[&[ContentRule]] = &[agents::RULES, frameworks::RULES, emitters::RULES, any_tool::RULES];
+const PARTS: &[&[ContentRule]] = &[agents::RULES, frameworks::RULES, emitters::RULES, engines::RULES, any_tool::RULES];
 static ALL: [ContentRule; table::total(PARTS)] = table::concat(PARTS);
 
 /// Every content rule, in registry order.

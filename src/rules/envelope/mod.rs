@@ -74,6 +74,7 @@ const MESSAGE_KEYS: &[&str] = &[
     "errorMessages",
     "exception",
     "message",
+    "Message",
     "msg",
     "detail",
     "stderr",
@@ -199,6 +200,8 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || coded_error(o)
         || github_error(o)
         || api_fault(o)
+        || aws_error(o)
+        || gateway_message(o)
         // Composio's tool result: `{"data": …, "error": …, "successful": false}`.
         || o.get("successful") == Some(&Value::Bool(false))
         || o.get("isError") == Some(&Value::Bool(true))
@@ -281,6 +284,57 @@ fn github_error(o: &Map<String, Value>) -> bool {
 /// response, after SOAP's `faultstring`).
 fn api_fault(o: &Map<String, Value>) -> bool {
     o.get("fault").and_then(Value::as_object).is_some_and(|f| f.get("faultstring").is_some_and(truthy))
+}
+
+/// The AWS JSON protocols' error body: the error's shape name as `__type`
+/// (`"com.amazon.coral.service#UnrecognizedClientException"`,
+/// `"ResourceNotFoundException"`) beside its `message` (AWS Smithy,
+/// "awsJson1_0 protocol": operation error serialization), and nothing else.
+fn aws_error(o: &Map<String, Value>) -> bool {
+    o.get("__type").and_then(Value::as_str).is_some_and(|t| {
+        let name = t.rsplit('#').next().unwrap_or(t);
+        ["Exception", "Error", "Fault"].iter().any(|e| name.ends_with(e))
+    }) && o.keys().all(|k| ["__type", "message", "Message", "code", "Code"].contains(&k.as_str()))
+}
+
+/// The default error bodies of API gateways and web frameworks: one
+/// `message` and nothing else, saying one of the gateway's own verdicts.
+/// Amazon API Gateway's default gateway responses (`{"message": "Missing
+/// Authentication Token"}`, `"Forbidden"`, `"Unauthorized"`, `"Internal
+/// server error"`, `"Endpoint request timed out"`, `"Too Many Requests"`,
+/// `"Limit Exceeded"`: "Gateway response types"), Kong's (`"No API key
+/// found in request"`, `"Invalid authentication credentials"`, `"API rate
+/// limit exceeded"`, `"no Route matched with those values"`) and ASP.NET
+/// Web API's (`{"Message": "An error has occurred."}`, `"Authorization has
+/// been denied for this request."`). A lone `message` saying anything else
+/// is data.
+fn gateway_message(o: &Map<String, Value>) -> bool {
+    const VERDICTS: &[&str] = &[
+        "missing authentication token",
+        "forbidden",
+        "unauthorized",
+        "internal server error",
+        "endpoint request timed out",
+        "too many requests",
+        "limit exceeded",
+        "service unavailable",
+        "bad gateway",
+        "gateway timeout",
+        "not found",
+        "no api key found in request",
+        "invalid authentication credentials",
+        "invalid api key",
+        "api rate limit exceeded",
+        "no route matched with those values",
+        "an error has occurred",
+        "authorization has been denied for this request",
+        "user is not authorized to access this resource",
+    ];
+    o.len() == 1
+        && ["message", "Message"].iter().filter_map(|k| o.get(*k)).filter_map(Value::as_str).any(|m| {
+            let m = m.trim().trim_end_matches(['.', '!']).to_ascii_lowercase();
+            VERDICTS.contains(&m.as_str())
+        })
 }
 
 /// OpenWeatherMap's error body: its HTTP status as `cod` (a number, or a

@@ -167,3 +167,22 @@ fn reply_texts() {
     assert_eq!(text(json!({"result": mcp})).as_deref(), Some("Failed to fetch u - status code 404"));
     assert_eq!(text(json!({"rows": [], "count": 0})), None);
 }
+
+#[test]
+fn aws_and_gateway_default_error_bodies() {
+    let aws = json!({"__type": "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",
+        "message": "Requested resource not found"});
+    assert_eq!(fails(aws).as_deref(), Some("Requested resource not found"));
+    assert!(fails(json!({"__type": "UnrecognizedClientException", "Message": "bad token"})).is_some());
+    assert!(fails(json!({"__type": "Table", "message": "3 columns"})).is_none(), "a data class, not an error");
+    assert!(fails(json!({"__type": "ValidationException", "message": "x", "Items": []})).is_none(), "data beside it");
+    for said in ["Missing Authentication Token", "Internal server error", "Forbidden", "Endpoint request timed out"] {
+        assert_eq!(fails(json!({"message": said})).as_deref(), Some(said), "{said}");
+    }
+    assert_eq!(fails(json!({"Message": "An error has occurred."})).as_deref(), Some("An error has occurred."));
+    for ok in
+        [json!({"message": "Hello, Ada!"}), json!({"message": "Forbidden", "user": "ada"}), json!({"message": ""})]
+    {
+        assert_eq!(fails(ok.clone()), None, "{ok}");
+    }
+}
