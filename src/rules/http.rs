@@ -297,8 +297,7 @@ fn written_status_of(line: &str, output: &str) -> Option<String> {
             .filter(|f| f.contains("%{"))
             .map(str::to_string),
     })?;
-    let pattern = write_out_pattern(&format)?;
-    let re = Regex::new(&pattern).ok()?;
+    let re = Regex::new(&write_out_pattern(&format, true)?).ok()?;
     // The write-out text comes last; a tool's framing may follow it.
     let mut lines: Vec<&str> = output.lines().collect();
     while lines.last().is_some_and(|l| l.trim().is_empty() || benign::is_framing(l.trim())) {
@@ -306,7 +305,13 @@ fn written_status_of(line: &str, output: &str) -> Option<String> {
     }
     let body = lines.join("\n");
     let body = OUTPUT_FRAMING.iter().find_map(|f| body.strip_prefix(f)).unwrap_or(&body);
-    let code: u16 = re.captures(body.trim_end())?.get(1)?.as_str().parse().ok()?;
+    // A labelled status (`-w "status: %{http_code}\n"`) is found on its own
+    // line wherever the script's later commands left it; a bare number
+    // only at the end, where nothing else could have printed it.
+    let captured = re.captures(body.trim_end()).or_else(|| {
+        labelled(&format).then(|| Regex::new(&write_out_pattern(&format, false)?).ok()?.captures(body)).flatten()
+    });
+    let code: u16 = captured?.get(1)?.as_str().parse().ok()?;
     // curl writes `000` when no reply came at all (the connection was
     // refused or timed out): the request got no answer.
     if code == 0 {
@@ -329,12 +334,23 @@ fn written_status_of(line: &str, output: &str) -> Option<String> {
     Some(format!("{REPLY_PREFIX}HTTP status {code}"))
 }
 
-/// A regex for the end of an output that curl's write-out `format` made:
-/// the status (`%{http_code}`, `%{response_code}`) captured, the other
-/// variables any text on their line, `\n` and `\t` as curl expands them.
-fn write_out_pattern(format: &str) -> Option<String> {
+/// Does curl's write-out `format` print a word of its own on the status's
+/// line, before the status (`HTTP %{http_code}`, `status: %{http_code}`)?
+fn labelled(format: &str) -> bool {
+    let Some(at) = format.find("%{http_code}").or_else(|| format.find("%{response_code}")) else {
+        return false;
+    };
+    let line = format[..at].rsplit("\\n").next().unwrap_or("");
+    !line.contains("%{") && line.chars().filter(|c| c.is_alphabetic()).count() >= 2
+}
+
+/// A regex for the output that curl's write-out `format` made: the status
+/// (`%{http_code}`, `%{response_code}`) captured, the other variables any
+/// text on their line, `\n` and `\t` as curl expands them. `at_end`: at
+/// the end of the output; else as whole lines anywhere in it.
+fn write_out_pattern(format: &str, at_end: bool) -> Option<String> {
     let expanded = format.replace("\\n", "\n").replace("\\t", "\t").replace("\\r", "");
-    let mut pattern = String::from("(?:^|\n|[^\\d])");
+    let mut pattern = String::from(if at_end { "(?:^|\n|[^\\d])" } else { "(?m)^" });
     let mut rest = expanded.as_str();
     let mut status = false;
     while let Some(at) = rest.find("%{") {
@@ -350,7 +366,7 @@ fn write_out_pattern(format: &str) -> Option<String> {
         rest = &rest[end + 1..];
     }
     pattern.push_str(&regex::escape(rest.trim_end()));
-    pattern.push_str("\\s*\\z");
+    pattern.push_str(if at_end { "\\s*\\z" } else { "[ \\t]*$" });
     status.then_some(pattern)
 }
 
@@ -485,5 +501,14 @@ mod tests {
         let two = "docker run -d app\ncurl -sk -o /dev/null -w \"%{http_code}\\n\" https://localhost:13333/\ncurl -s -o /dev/null -w \"%{http_code}\\n\" http://localhost:18080/";
         assert_eq!(w(two, "--- admin ---\n307\n--- phish ---\n404"), None);
         assert!(w(two, "--- admin ---\n502\n--- phish ---\n404").is_some(), "neither answered");
+        // A labelled status in the middle of a script's output.
+        let mid = "curl -sL -o /dev/null -w \"status: %{http_code}\\n\" \"$URL\"\necho \"=== body ===\"\ncurl -s \"$URL\" | head -5";
+        assert_eq!(
+            w(mid, "url: x\nstatus: 502\n\n=== body ===\n").as_deref(),
+            Some("HTTP error reply: HTTP status 502")
+        );
+        assert_eq!(w(mid, "status: 200\n=== body ===\nError codes: 502 means bad gateway"), None);
+        let bare_mid = "curl -s -o /dev/null -w '%{http_code}\\n' http://x/; echo done";
+        assert_eq!(w(bare_mid, "404\ndone"), None, "a bare number mid-output is not sure to be the status");
     }
 }
