@@ -80,13 +80,14 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "server-error",
-        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b|\bcode = (?:Unavailable|Internal|Unknown|DataLoss)\b|\bnot (?:yet )?(?:been )?implemented\b)",
+        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b|\bcode = (?:Unavailable|Internal|Unknown|DataLoss)\b|\bnot (?:yet )?(?:been )?implemented\b|\b(?:service|server|API|backend) (?:is |are )?(?:currently |temporarily )?(?:not available|unavailable)\b)",
         tools: &[],
         dialects: &[],
         category: C::ServerError,
         label: "server or internal error",
         fires_on: &[
             "This feature is not implemented yet.",
+            "The weather service is unavailable.",
             "thread 'main' panicked at src/main.rs:3:5",
             "Unexpected internal error in the indexer",
             "rpc error: code = Unavailable desc = the server is shutting down",
@@ -499,7 +500,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "no-information-for",
-        pattern: r"(?i)\bI (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b|\b(?:information|data|details) (?:for|about|on) [^\n]{1,80}? (?:is|are) (?:currently )?(?:not available|unavailable)\b",
+        pattern: r"(?i)\bI (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b|\b(?:information|data|details) (?:for|about|on) [^\n]{1,80}? (?:is|are) (?:currently )?(?:not available|unavailable)\b|\A\s*(?:Sorry,? )?(?:The )?(?:[\w'-]+ ){0,3}(?:data|information|info|details|forecast|price|prices|quote|rates?|weather|translation|content|results?)(?: for [^\n]{1,60}?)? (?:is |are )?(?:currently |temporarily )?(?:unavailable|not available)\b",
         tools: &[],
         dialects: &[],
         category: C::NotFound,
@@ -509,6 +510,7 @@ pub(super) const RULES: &[ClassRule] = &[
             "Sorry, I don't have timezone information for query: Tokio.",
             "{\"status\": \"error\", \"error_message\": \"Weather information for 'Oslo' is not available.\"}",
             "Sorry, I don't have weather information for 'lisbon'.",
+            "Weather data unavailable.",
         ],
         ignores: &["The weather information for Oslo is below.", "I have information for Paris: 14:02."],
     },
