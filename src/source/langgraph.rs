@@ -63,16 +63,19 @@ const SESSIONS: &str = "SELECT DISTINCT \
 
 /// Message writes first (kind 0), then the latest checkpoint of each
 /// (thread, namespace) (kind 1), which is read only when its session had
-/// no message writes.
+/// no message writes. Ordered by thread, then namespace (the root's, empty,
+/// first), so that a thread's subgraph namespaces follow it at once: by
+/// the session id alone, thread `10` sorts between `1` and `1|agent:…`,
+/// and the copies a subgraph holds of its thread's calls were counted again.
 const ROWS: &str = "SELECT CASE WHEN checkpoint_ns = '' THEN thread_id ELSE thread_id || '|' || checkpoint_ns END AS sid, \
-      0 AS kind, checkpoint_id, task_id, idx, type, value, rowid FROM writes \
+      0 AS kind, checkpoint_id, task_id, idx, type, value, rowid, thread_id AS th, checkpoint_ns AS ns FROM writes \
       WHERE substr(channel, 1, 2) <> '__' \
     UNION ALL \
     SELECT CASE WHEN checkpoint_ns = '' THEN thread_id ELSE thread_id || '|' || checkpoint_ns END, \
-      1, checkpoint_id, '', 0, type, checkpoint, rowid FROM checkpoints c \
+      1, checkpoint_id, '', 0, type, checkpoint, rowid, thread_id, checkpoint_ns FROM checkpoints c \
       WHERE checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints m \
                              WHERE m.thread_id = c.thread_id AND m.checkpoint_ns = c.checkpoint_ns) \
-    ORDER BY sid, kind, checkpoint_id, task_id, idx";
+    ORDER BY th, ns, kind, checkpoint_id, task_id, idx";
 
 /// LangGraph 0.1: a session per thread.
 const SESSIONS_V01: &str = "SELECT DISTINCT thread_id, NULL, NULL FROM checkpoints";

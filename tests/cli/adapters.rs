@@ -322,15 +322,20 @@ fn langgraph_without_writes_reads_the_latest_checkpoint_once() {
 fn langgraph_subgraph_copies_of_the_threads_calls_count_once() {
     let dir = tempfile::tempdir().unwrap();
     let copied = r#"[{"role": "ai", "content": "", "tool_calls": [{"id": "call_1", "name": "search_flights", "args": {"to": "LIS"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "2 flights"}, {"role": "ai", "content": "", "tool_calls": [{"id": "call_p1", "name": "plan_trip", "args": {}}]}, {"role": "tool", "tool_call_id": "call_p1", "content": "Error: no dates given"}]"#;
+    // Thread `booking-10` sorts between `booking-1` and `booking-1|planner:…`
+    // by session id: the thread's namespaces must still be read after it.
+    let other = r#"INSERT INTO checkpoints VALUES ('booking-10', '', '1f12e726-7000-6b00-8001-00c0ffee0010', NULL, 'json', CAST('{"channel_values": {}}' AS BLOB), NULL);
+INSERT INTO writes VALUES ('booking-10', '', '1f12e726-7000-6b00-8001-00c0ffee0010', 'task-10', 0, 'messages', 'json', CAST('[{"role": "ai", "content": "", "tool_calls": [{"id": "call_t", "name": "get_time", "args": {}}]}, {"role": "tool", "tool_call_id": "call_t", "content": "10:02"}]' AS BLOB));"#;
     let sql = format!(
-        "{}\nINSERT INTO checkpoints VALUES ('booking-1', 'planner:9f00', '1f12e726-7000-6b00-8001-00c0ffee0009', NULL, 'json', CAST('{{\"channel_values\": {{}}}}' AS BLOB), NULL);\nINSERT INTO writes VALUES ('booking-1', 'planner:9f00', '1f12e726-7000-6b00-8001-00c0ffee0009', 'task-9', 0, 'messages', 'json', CAST('{copied}' AS BLOB));",
+        "{}\nINSERT INTO checkpoints VALUES ('booking-1', 'planner:9f00', '1f12e726-7000-6b00-8001-00c0ffee0009', NULL, 'json', CAST('{{\"channel_values\": {{}}}}' AS BLOB), NULL);\nINSERT INTO writes VALUES ('booking-1', 'planner:9f00', '1f12e726-7000-6b00-8001-00c0ffee0009', 'task-9', 0, 'messages', 'json', CAST('{copied}' AS BLOB));\n{other}",
         sample_sql("langgraph.sql")
     );
     db_from_sql(dir.path(), "checkpoints.sqlite", &sql);
     let v = json(&run_in(dir.path(), &["scan", "checkpoints.sqlite", "--format", "json"]));
     assert_eq!(counts(&v, "search_flights"), (1, 0, 0, 0), "the copy in the planner's namespace is the thread's call");
     assert_eq!(counts(&v, "plan_trip"), (1, 1, 0, 1), "the planner's own call, a plain dict, is read");
-    assert_eq!(v["totals"]["calls"], 13);
+    assert_eq!(counts(&v, "get_time"), (1, 0, 0, 0), "thread booking-10's own call");
+    assert_eq!(v["totals"]["calls"], 14);
 }
 
 #[test]
