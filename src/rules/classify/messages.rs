@@ -237,12 +237,13 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "file-changed-since-read",
-        pattern: r"(?i:File has been (?:unexpectedly )?modified since (?:it was )?read|has been modified since it was last read)",
+        pattern: r"(?i:File has been (?:unexpectedly )?modified(?: since (?:it was )?read|\. Read it again\b)|has been modified since it was last read)",
         tools: &[],
         dialects: &[],
         category: C::FileChangedSinceRead,
         label: "file changed since read",
         fires_on: &[
+            "File has been unexpectedly modified. Read it again before attempting to write it.",
             "File has been modified since read, either by the user or by a linter.",
             "File /p/main.go has been modified since it was last read.",
         ],
