@@ -150,6 +150,9 @@ struct History<'a> {
     started: Option<String>,
     /// The edit format the session announced (`diff`, `whole`, …).
     format: Option<String>,
+    /// Architect mode's editor applies the blocks it writes (`Editor model:
+    /// M with editor-diff edit format`).
+    editor_applies: bool,
     yes_always: bool,
     part: Part,
     /// The blocks of the reply read last, and whether aider wrote a verdict.
@@ -324,6 +327,7 @@ impl History<'_> {
             self.session = Some(when);
             self.started = Some(started);
             self.format = None;
+            self.editor_applies = false;
             self.yes_always = false;
             return Ok(());
         }
@@ -492,6 +496,13 @@ impl History<'_> {
             .filter(|_| text.starts_with("Model:") || text.starts_with("Main model:") || text.starts_with("Models:"))
         {
             self.format = Some(format.to_string());
+        }
+        if let Some(rest) = text.strip_prefix("Editor model:") {
+            self.editor_applies = rest
+                .split_once(" with ")
+                .and_then(|(_, r)| r.split_once(" edit format"))
+                .and_then(|(f, _)| f.split_whitespace().last())
+                .is_some_and(|f| applies_blocks(Some(f)));
         }
         if text.contains("aider") && text.contains("--yes-always") && self.format.is_none() {
             self.yes_always = true;
@@ -802,7 +813,12 @@ impl History<'_> {
             return Ok(());
         }
         // A mode that never applies blocks wrote no verdict: they are not calls.
-        if !verdict && (self.asking.is_some() || !applies_blocks(self.format.as_deref())) {
+        // Architect mode's editor, when it writes diffs, does apply them: a
+        // reply of its that aider discarded (a file mention answered `y`)
+        // holds calls that got no result.
+        let applies = applies_blocks(self.format.as_deref())
+            || (self.editor_applies && self.format.as_deref() == Some("architect"));
+        if !verdict && (self.asking.is_some() || !applies) {
             return Ok(());
         }
         let session = self.session(w)?;

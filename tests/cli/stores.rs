@@ -797,3 +797,62 @@ d
          are not calls; the prompt after another run's header stays in its session"
     );
 }
+
+/// Architect mode: the editor's reply applies its blocks when the editor
+/// writes diffs (`Editor model: M with editor-diff edit format`). A reply
+/// of the editor that aider discarded (a file mention answered `y`, the
+/// request sent again) holds calls that got no result, as in diff mode;
+/// with an editor that writes whole files, its blocks are not calls.
+#[test]
+fn aider_architect_editor_reply_discarded_by_a_file_mention() {
+    let history = |editor: &str| {
+        format!(
+            "
+# aider chat started at 2026-04-06 11:48:22
+
+> Aider v0.86.2  
+> Model: m with architect edit format  
+> Editor model: m with {editor} edit format  
+
+#### add the anchor  
+
+Give the section of chartres.astro an id.
+
+> Tokens: 1k sent, 10 received.  
+
+#### Give the section of chartres.astro an id.  
+
+src/pages/chartres.astro
+```astro
+<<<<<<< SEARCH
+<section>
+=======
+<section id=\"d\">
+>>>>>>> REPLACE
+```
+
+> Tokens: 2k sent, 20 received.  
+> src\\pages\\chartres.astro  
+> Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y  
+
+src\\pages\\chartres.astro
+```astro
+<<<<<<< SEARCH
+<section>
+=======
+<section id=\"d\">
+>>>>>>> REPLACE
+```
+
+> Tokens: 3k sent, 20 received.  
+> Applied edit to src\\pages\\chartres.astro  
+"
+        )
+    };
+    let diff = aider_calls(&history("editor-diff"));
+    let got: Vec<(&str, bool)> = diff.iter().map(|r| (r.2.as_str(), r.3)).collect();
+    assert_eq!(got, vec![("edit", false), ("edit", true)], "the discarded reply's block, then its resend's");
+    let whole = aider_calls(&history("editor-whole"));
+    let got: Vec<(&str, bool)> = whole.iter().map(|r| (r.2.as_str(), r.3)).collect();
+    assert_eq!(got, vec![("edit", true)], "only the block aider applied");
+}
