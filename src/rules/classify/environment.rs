@@ -80,7 +80,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "server-error",
-        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b|\bcode = (?:Unavailable|Internal|Unknown|DataLoss)\b|\bnot (?:yet )?(?:been )?implemented\b|\b(?:service|server|API|backend) (?:is |are )?(?:currently |temporarily )?(?:not available|unavailable)\b|\bdoes not support sync invocation\b)",
+        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b|\bcode = (?:Unavailable|Internal|Unknown|DataLoss)\b|\bnot (?:yet )?(?:been )?implemented\b|\b(?:service|server|API|backend) (?:is |are )?(?:currently |temporarily )?(?:not available|unavailable)\b|\bdoes not support sync invocation\b|^(?:JSON envelope error: )?shard failure: )",
         tools: &[],
         dialects: &[],
         category: C::ServerError,
@@ -502,7 +502,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "no-information-for",
-        pattern: r"(?i)\bI (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b|\b(?:information|data|details) (?:for|about|on) [^\n]{1,80}? (?:is|are) (?:currently )?(?:not available|unavailable)\b|\A\s*(?:Sorry,? )?(?:The )?(?:[\w'-]+ ){0,3}(?:data|information|info|details|forecast|price|prices|quote|rates?|weather|translation|content|results?)(?: for [^\n]{1,60}?)? (?:is |are )?(?:currently |temporarily )?(?:unavailable|not available)\b",
+        pattern: r"(?i)\bI (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b|\b(?:information|data|details) (?:for|about|on) [^\n]{1,80}? (?:is|are) (?:currently )?(?:not available|unavailable)\b|\A\s*(?:JSON envelope error: )?(?:Sorry,? )?(?:The )?(?:[\w'-]+ ){0,3}(?:data|information|info|details|forecast|price|prices|quote|rates?|weather|translation|content|results?)(?: for [^\n]{1,60}?)? (?:is |are )?(?:currently |temporarily )?(?:unavailable|not available)\b",
         tools: &[],
         dialects: &[],
         category: C::NotFound,

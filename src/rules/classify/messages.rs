@@ -271,12 +271,13 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "missing-input",
-        pattern: r"(?i:^(?:Error: )?No (?:[a-z0-9_-]+ ){0,2}[a-z0-9_-]+ (?:was |were )?(?:provided|specified|given|supplied)\b|\bmissing_(?:parameters?|params?|arguments?|fields?)\b|^(?:JSON envelope error: )?(?:[a-z_]+ )?Missing [a-z0-9_ ]{1,40}\. Please (?:provide|specify|enter|supply)\b|^Please (?:provide|specify|enter|supply) (?:a |an |the |your )?[a-z]|\bPlease (?:provide|specify|supply|give) (?:more|additional|further) (?:details|information)\b)",
+        pattern: r"(?i:^(?:Error: )?No (?:[a-z0-9_-]+ ){0,2}[a-z0-9_-]+ (?:was |were )?(?:provided|specified|given|supplied)\b|\bmissing_(?:parameters?|params?|arguments?|fields?)\b|^(?:JSON envelope error: )?(?:[a-z_]+ )?Missing [a-z0-9_ ]{1,40}\. Please (?:provide|specify|enter|supply)\b|^(?:JSON envelope error: )?(?:error )?Please (?:provide|specify|enter|supply) (?:a |an |the |your )?[a-z]|\bPlease (?:provide|specify|supply|give) (?:more|additional|further) (?:details|information)\b)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
         label: "required input missing",
         fires_on: &[
+            "JSON envelope error: please provide a city",
             "No search query provided.",
             "Please provide a city name.",
             "JSON envelope error: Missing email subject. Please provide the email subject.",

@@ -202,6 +202,7 @@ fn says_failed(o: &Map<String, Value>) -> bool {
         || api_fault(o)
         || aws_error(o)
         || gateway_message(o)
+        || partial_unavailable(o)
         // Composio's tool result: `{"data": …, "error": …, "successful": false}`.
         || o.get("successful") == Some(&Value::Bool(false))
         || o.get("isError") == Some(&Value::Bool(true))
@@ -284,6 +285,25 @@ fn github_error(o: &Map<String, Value>) -> bool {
 /// response, after SOAP's `faultstring`).
 fn api_fault(o: &Map<String, Value>) -> bool {
     o.get("fault").and_then(Value::as_object).is_some_and(|f| f.get("faultstring").is_some_and(truthy))
+}
+
+/// `status: "partial"` whose own words say the part is missing: a
+/// `message`, `error`, `warning` or `detail` saying it is unavailable,
+/// failed or could not be had (LABELS.md: `status: partial` where the part
+/// asked for is unavailable). A partial answer that only counts what it
+/// got (`"3 of 5 sources loaded"`) is an answer.
+fn partial_unavailable(o: &Map<String, Value>) -> bool {
+    const SAYS: &[&str] =
+        &["unavailable", "not available", "failed", "error", "missing", "could not", "couldn't", "unable"];
+    o.get("status").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("partial"))
+        && ["message", "error", "warning", "detail", "note"]
+            .iter()
+            .filter_map(|k| o.get(*k))
+            .filter_map(Value::as_str)
+            .any(|m| {
+                let m = m.to_ascii_lowercase();
+                SAYS.iter().any(|w| m.contains(w))
+            })
 }
 
 /// The AWS JSON protocols' error body: the error's shape name as `__type`

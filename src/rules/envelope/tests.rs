@@ -186,3 +186,12 @@ fn aws_and_gateway_default_error_bodies() {
         assert_eq!(fails(ok.clone()), None, "{ok}");
     }
 }
+
+#[test]
+fn a_partial_answer_that_says_its_part_is_missing() {
+    let missing = json!({"status": "partial", "data": {"prices": null}, "message": "prices unavailable"});
+    assert!(fails(missing).is_some());
+    assert!(fails(json!({"status": "Partial", "error": "quote service failed"})).is_some());
+    assert_eq!(fails(json!({"status": "partial", "message": "3 of 5 sources loaded", "items": [1, 2, 3]})), None);
+    assert_eq!(fails(json!({"status": "partial", "items": [1]})), None);
+}
