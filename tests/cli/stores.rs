@@ -805,6 +805,9 @@ d
 /// with an editor that writes whole files, its blocks are not calls.
 #[test]
 fn aider_architect_editor_reply_discarded_by_a_file_mention() {
+    let block = |path: &str| {
+        format!("{path}\n```astro\n<<<<<<< SEARCH\n<section>\n=======\n<section id=\"d\">\n>>>>>>> REPLACE\n```\n")
+    };
     let history = |editor: &str| {
         format!(
             "
@@ -822,31 +825,17 @@ Give the section of chartres.astro an id.
 
 #### Give the section of chartres.astro an id.  
 
-src/pages/chartres.astro
-```astro
-<<<<<<< SEARCH
-<section>
-=======
-<section id=\"d\">
->>>>>>> REPLACE
-```
-
+{}
 > Tokens: 2k sent, 20 received.  
 > src\\pages\\chartres.astro  
 > Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y  
 
-src\\pages\\chartres.astro
-```astro
-<<<<<<< SEARCH
-<section>
-=======
-<section id=\"d\">
->>>>>>> REPLACE
-```
-
+{}
 > Tokens: 3k sent, 20 received.  
 > Applied edit to src\\pages\\chartres.astro  
-"
+",
+            block("src/pages/chartres.astro"),
+            block("src\\pages\\chartres.astro")
         )
     };
     let diff = aider_calls(&history("editor-diff"));

@@ -146,6 +146,31 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["permissions: 644", "The report says I don't have access issues any more."],
     },
+    // An application's own words for an argument it needs or refuses, after
+    // the permission rules so that a missing or refused key stays theirs.
+    ClassRule {
+        id: "argument-required",
+        pattern: r#"(?i)\A\s*(?:JSON envelope error: )?(?:The )?(?:'[\w.-]+'|"[\w.-]+"|`[\w.-]+`|[\w-]+)(?: [\w-]+)?(?: parameter| field| argument| input)? (?:is required|are required|cannot be (?:empty|blank|null)|must not be (?:empty|blank|null)|must be provided)[.!]?(?:\s*\z|\s*\n|\s+Please\b)"#,
+        tools: &[],
+        dialects: &[],
+        category: C::MissingRequiredParam,
+        label: "a required argument was not given",
+        fires_on: &["City name is required.", "JSON envelope error: The 'query' parameter cannot be empty."],
+        ignores: &[
+            "Login is required for the admin page; you are logged in.",
+            "Nothing else is required; the order shipped.",
+        ],
+    },
+    ClassRule {
+        id: "argument-refused",
+        pattern: r"(?i)\A\s*(?:JSON envelope error: )?(?:(?:The )?(?:[\w'-]+ ){1,3}(?:is|are) (?:invalid|not valid)\b|Unknown (?:[\w-]+ )?(?:ticker|symbol|city|location|country|currency|language|format|type|category|option|command|action|operation|mode|status|value|parameter|field|unit|region|model|metric|timezone)\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "the tool refused an argument's value",
+        fires_on: &["Email address is invalid", "JSON envelope error: Unknown ticker: XYZ"],
+        ignores: &["The answer is valid.", "Unknown error"],
+    },
     ClassRule {
         id: "not-found",
         pattern: r"(?i:not found|No module named|(?:^|: )KeyError: |\bKeyError\(|no such file|does not exist|doesn't exist|no longer exists|ENOENT|cannot find|couldn't find|could not find (?:file|a part of the path)\b|does not match any pages\b|No active project|Unknown process id |^Resolved potential matches in the repository tree\b|no such (?:table|column|index|view|function|collection)|Unknown (?:column|table|database) '|\w+_not_found\b|No element found\b|no such element|\bNo (?:[\w-]+ ){1,3}found (?:with|for) [\w-]+\b|No matching [a-z ]+ found|None of \[Index\(|'\] not in index|^(?:[a-zA-Z ]+: )?'[^'\n]+'\s*$|\bno such (?:container|image|object|volume|network|service|customer|key|bucket|remote|ref|branch|user|resource|page|record|document|entity|repository|project|issue|channel)\b|\bNo such [a-z_]+: '|Could not resolve to an? [a-z]+ with the\b|\bno rows in result set\b|\bmultiple \(or no\) rows returned\b|\bThe result contains 0 rows\b|not a git repository\b|did not match any file\(s\) known to git)|(?m:^(?:<pre>)?Cannot (?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /)|不存在|找不到|未找到|見つかりません|存在しません|찾을 수 없습니다|존재하지 않습니다|не найден|не существует|nicht gefunden|existiert nicht|introuvable|n'existe pas|no encontrad[oa]|no existe|não encontrad[oa]|não existe|non trovat[oa]|non esiste",
@@ -486,7 +511,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "bad-request",
-        pattern: r#"(?i)\A\s*(?:Bad request|Invalid (?:request|parameters?|arguments?|value|query|URL|id)|Unsupported (?:operation|operator|format|file type|method|media type))\b|\A\s*Invalid (?:[\w-]+ )?(?:name|ID|number|code|symbol|address|email|phone number|location|city|ticker|option|selection|type|range)\s*[.!]?\s*\z|Cannot query field \\?"[^"\\\n]+\\?" on type \\?"[^"\\\n]+\\?""#,
+        pattern: r#"(?i)\A\s*(?:JSON envelope error: )?(?:Bad request|Invalid (?:request|parameters?|arguments?|value|query|URL|id)|Unsupported (?:operation|operator|format|file type|method|media type))\b|\A\s*Invalid (?:[\w-]+ )?(?:name|ID|number|code|symbol|address|email|phone number|location|city|ticker|option|selection|type|range)\s*[.!]?\s*\z|Cannot query field \\?"[^"\\\n]+\\?" on type \\?"[^"\\\n]+\\?""#,
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
