@@ -4,6 +4,15 @@ use super::ContentRule;
 use crate::rules::table::{ASKS_APPROVAL, SHELL_PARSE_ERROR, UNANSWERED_PROMPT};
 use crate::rules::{Precision, Reads};
 
+/// What may follow a failure stated as a tool's whole answer: a stop, the end, a dash or
+/// bracket, or a word that goes on about the failure (`… timed out after 30 s`). Shared by
+/// the alternatives of `sole-failure-statement`, so that each says only its own words.
+macro_rules! stated_end {
+    () => {
+        r"(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)"
+    };
+}
+
 pub(super) const RULES: &[ContentRule] = &[
     // --- what any tool's own text says (the founding postmortem's case) -----
     ContentRule {
@@ -626,7 +635,58 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "sole-failure-statement",
-        pattern: r#"(?i)\A\s*(?:[\p{So}\x{FE0F}\x{200D}]+\s*)?(?:(?:Error|Exception|Failure|Failed|Fail)(?:[!.:]|\s*\z|\s+[-–—]\s| occurred\b)|\[(?:ERROR|FAILED|FAILURE|FAIL)\]\s|(?:The )?(?:service|server|API|system|backend) is (?:currently |temporarily )?(?:unavailable|down|unreachable|not responding)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|Unsupported (?:operation|operator|format|file type|method|media type)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:(?:Sorry|Oops)[!,.]?\s*)*Something went wrong\b|Oops\b[^\n]{0,40}\bwent wrong\b|An? (?:unknown|unexpected|internal) error(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:Unauthori[sz]ed|Not authori[sz]ed|Forbidden|Bad Request|Internal Server Error|Service (?:temporarily )?unavailable|Bad Gateway|Gateway Time-?out|Too Many Requests|Payment Required)(?:[.!:]|\s*\z|\s+[-–(])|(?:Permission denied|Access (?:is )?denied|Access forbidden|Authentication (?:failed|required|error)|Login failed|Invalid (?:API[ _-]?key|token|access token|credentials|username or password|email or password)(?: provided)?|Rate limit(?:ed| exceeded| reached| hit)|Quota exceeded|(?:The |Your )?(?:[\w-]+ )?(?:request|operation|connection|query|call) (?:has )?timed out|Timed out(?: waiting)?|Network error|Connection (?:refused|reset|error|failed|lost|timed out))(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|Time-?out(?:[.!]|\s*\z| while\b| waiting\b| after\b| exceeded\b)|(?:The |Your )?(?:[\w-]+ ){0,2}(?:request|operation|query|search|lookup|call|upload|download|login|sign-in|authentication|connection|payment|transaction|update|deletion|creation|submission|conversion|extraction|generation|export|import|sync|processing|execution|installation|deployment|fetch|save|send|delivery|registration|booking|translation|transcription|parsing|rendering|migration|backup|restore) (?:failed|was unsuccessful|could not be completed|did not succeed)[.!]?\s*\z|The (?:[\w-]+ ){1,3}(?:is|was|has) (?:invalid|expired|revoked|not valid|been revoked)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:Server|API|Service|Backend|Remote) (?:returned|responded with|sent) an? (?:error|invalid response|bad response|empty response)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:API[ _-]?key|Token|Credentials) (?:is |are )?(?:missing|not set|not configured|not provided)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|Invalid (?:input|request|parameters?|arguments?|date(?: format)?|time format|format|value|JSON|query|URL|id|(?:[\w-]+ )?(?:name|ID|number|code|symbol|address|email|phone number|location|city|ticker|option|selection|type|range))(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:File|Directory|Folder|Path) (?:not found|does not exist|doesn't exist)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|The (?:file|directory|folder|path)(?: \S+)? (?:does not|doesn't) exist(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:float |integer )?division (?:or modulo )?by zero(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:list|tuple|string) index out of range(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|'[\w.]+' object (?:has no attribute|is not subscriptable|is not callable|is not iterable|does not support item assignment)\b|string indices must be integers\b|unsupported operand type\(s\)|invalid literal for int\(\) with base \d+|(?:The |Your )?(?:access |auth |authentication |API |refresh |bearer )?(?:token|session|credentials|API key|login) (?:has |have |is |are )?(?:expired|been revoked)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:(?:This|The) (?:[\w-]+ ){0,2}(?:is|has) |[\w-]+ (?:is )?)?not (?:yet )?(?:been )?implemented(?: yet)?(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|NotImplementedError\b|The requested (?:URL|resource|page|file|document|endpoint)(?: \S+)? (?:was not found|could not be found|is not available|does not exist)(?: on this server)?(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|No response (?:was )?(?:received )?from (?:the )?(?:server|API|service|host|backend|remote server|upstream)(?:[.!:;,(]|\s*\z|\s+[-–—(\[]|\s+(?:to|on|for|while|when|after|at|by|from|with|in|during|because|due|occurred|happened|please|try)\b)|(?:The |Your )?(?:[\w-]+ ){1,2}could not be (?:sent|delivered|created|saved|processed|completed|updated|deleted|uploaded|downloaded|scheduled|booked|cancell?ed|submitted|retrieved|fetched|loaded|generated|executed|parsed|opened|written|published|posted|charged|verified|authenticated)[.!]?\s*\z|(?:Sorry,? )?(?:The )?(?:[\w'-]+ ){0,3}(?:data|information|info|details|forecast|price|prices|quote|rates?|weather|service|translation|content|response|results?|feature|API|server)(?: for [^\n]{1,60}?)? (?:is |are )?(?:currently |temporarily )?(?:unavailable|not available)(?:[.!]?\s*\z|[.!:;(]\s|\s+[-–—(]\s|\s+(?:for|because|due|please|try|right now|at (?:the|this) (?:moment|time))\b)|(?:Sorry,? )?I (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b|\[Errno \d+\] |Cannot (?:read|set) propert(?:y|ies) of (?:undefined|null)\b|Unexpected end of JSON input\b)[^\n]{0,200}\z"#,
+        pattern: concat!(
+            r#"(?i)\A\s*(?:[\p{So}\x{FE0F}\x{200D}]+\s*)?(?:(?:Error|Exception|Failure|Failed|Fail)(?:[!.:]|\s*\z|\s+[-–—]\s| occurred\b)"#,
+            r#"|\[(?:ERROR|FAILED|FAILURE|FAIL)\]\s"#,
+            r#"|(?:The )?(?:service|server|API|system|backend) is (?:currently |temporarily )?(?:unavailable|down|unreachable|not responding)"#,
+            stated_end!(),
+            r#"|Unsupported (?:operation|operator|format|file type|method|media type)"#,
+            stated_end!(),
+            r#"|(?:(?:Sorry|Oops)[!,.]?\s*)*Something went wrong\b"#,
+            r#"|Oops\b[^\n]{0,40}\bwent wrong\b"#,
+            r#"|An? (?:unknown|unexpected|internal) error"#,
+            stated_end!(),
+            r#"|(?:Unauthori[sz]ed|Not authori[sz]ed|Forbidden|Bad Request|Internal Server Error|Service (?:temporarily )?unavailable|Bad Gateway|Gateway Time-?out|Too Many Requests|Payment Required)(?:[.!:]|\s*\z|\s+[-–(])"#,
+            r#"|(?:Permission denied|Access (?:is )?denied|Access forbidden|Authentication (?:failed|required|error)|Login failed|Invalid (?:API[ _-]?key|token|access token|credentials|username or password|email or password)(?: provided)?|Rate limit(?:ed| exceeded| reached| hit)|Quota exceeded|(?:The |Your )?(?:[\w-]+ )?(?:request|operation|connection|query|call) (?:has )?timed out|Timed out(?: waiting)?|Network error|Connection (?:refused|reset|error|failed|lost|timed out))"#,
+            stated_end!(),
+            r#"|Time-?out(?:[.!]|\s*\z| while\b| waiting\b| after\b| exceeded\b)"#,
+            r#"|(?:The |Your )?(?:[\w-]+ ){0,2}(?:request|operation|query|search|lookup|call|upload|download|login|sign-in|authentication|connection|payment|transaction|update|deletion|creation|submission|conversion|extraction|generation|export|import|sync|processing|execution|installation|deployment|fetch|save|send|delivery|registration|booking|translation|transcription|parsing|rendering|migration|backup|restore) (?:failed|was unsuccessful|could not be completed|did not succeed)[.!]?\s*\z"#,
+            r#"|The (?:[\w-]+ ){1,3}(?:is|was|has) (?:invalid|expired|revoked|not valid|been revoked)"#,
+            stated_end!(),
+            r#"|(?:Server|API|Service|Backend|Remote) (?:returned|responded with|sent) an? (?:error|invalid response|bad response|empty response)"#,
+            stated_end!(),
+            r#"|(?:API[ _-]?key|Token|Credentials) (?:is |are )?(?:missing|not set|not configured|not provided)"#,
+            stated_end!(),
+            r#"|Invalid (?:input|request|parameters?|arguments?|date(?: format)?|time format|format|value|JSON|query|URL|id|(?:[\w-]+ )?(?:name|ID|number|code|symbol|address|email|phone number|location|city|ticker|option|selection|type|range))"#,
+            stated_end!(),
+            r#"|(?:File|Directory|Folder|Path) (?:not found|does not exist|doesn't exist)"#,
+            stated_end!(),
+            r#"|The (?:file|directory|folder|path)(?: \S+)? (?:does not|doesn't) exist"#,
+            stated_end!(),
+            r#"|(?:float |integer )?division (?:or modulo )?by zero"#,
+            stated_end!(),
+            r#"|(?:list|tuple|string) index out of range"#,
+            stated_end!(),
+            r#"|'[\w.]+' object (?:has no attribute|is not subscriptable|is not callable|is not iterable|does not support item assignment)\b"#,
+            r#"|string indices must be integers\b"#,
+            r#"|unsupported operand type\(s\)"#,
+            r#"|invalid literal for int\(\) with base \d+"#,
+            r#"|(?:The |Your )?(?:access |auth |authentication |API |refresh |bearer )?(?:token|session|credentials|API key|login) (?:has |have |is |are )?(?:expired|been revoked)"#,
+            stated_end!(),
+            r#"|(?:(?:This|The) (?:[\w-]+ ){0,2}(?:is|has) |[\w-]+ (?:is )?)?not (?:yet )?(?:been )?implemented(?: yet)?"#,
+            stated_end!(),
+            r#"|NotImplementedError\b"#,
+            r#"|The requested (?:URL|resource|page|file|document|endpoint)(?: \S+)? (?:was not found|could not be found|is not available|does not exist)(?: on this server)?"#,
+            stated_end!(),
+            r#"|No response (?:was )?(?:received )?from (?:the )?(?:server|API|service|host|backend|remote server|upstream)"#,
+            stated_end!(),
+            r#"|(?:The |Your )?(?:[\w-]+ ){1,2}could not be (?:sent|delivered|created|saved|processed|completed|updated|deleted|uploaded|downloaded|scheduled|booked|cancell?ed|submitted|retrieved|fetched|loaded|generated|executed|parsed|opened|written|published|posted|charged|verified|authenticated)[.!]?\s*\z"#,
+            r#"|(?:Sorry,? )?(?:The )?(?:[\w'-]+ ){0,3}(?:data|information|info|details|forecast|price|prices|quote|rates?|weather|service|translation|content|response|results?|feature|API|server)(?: for [^\n]{1,60}?)? (?:is |are )?(?:currently |temporarily )?(?:unavailable|not available)(?:[.!]?\s*\z|[.!:;(]\s|\s+[-–—(]\s|\s+(?:for|because|due|please|try|right now|at (?:the|this) (?:moment|time))\b)"#,
+            r#"|(?:Sorry,? )?I (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b"#,
+            r#"|\[Errno \d+\] "#,
+            r#"|Cannot (?:read|set) propert(?:y|ies) of (?:undefined|null)\b"#,
+            r#"|Unexpected end of JSON input\b)[^\n]{0,200}\z"#,
+        ),
         tools: &[],
         dialects: &[],
         precision: Precision::Medium,
