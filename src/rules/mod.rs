@@ -882,6 +882,15 @@ pub fn unwrap_text(text: &str) -> &str {
     }
 }
 
+/// The text a classification rule reads: `unwrap_text`, and without the
+/// `JSON envelope error: ` the judge puts before an envelope's message
+/// (`present`), so that a message is classified by its own words whether it
+/// came whole or inside an envelope.
+fn class_text(text: &str) -> &str {
+    let head = unwrap_text(text);
+    head.strip_prefix(ENVELOPE_PREFIX).unwrap_or(head)
+}
+
 /// The first classification rule for the (unwrapped) text of a failed call,
 /// whatever the dialect (only unscoped rules). `None` means no rule knows
 /// it: the category is `other`.
@@ -903,7 +912,7 @@ pub fn classify_in(dialect: Dialect, tool: &str, text: &str) -> Option<&'static 
 /// program's failure too (an agent that flags a command that failed but
 /// writes no exit code).
 pub fn classify_result(r: &Reading<'_>, content: Option<&ContentRule>) -> Option<&'static ClassRule> {
-    let head = examined(unwrap_text(r.text));
+    let head = examined(class_text(r.text));
     match content.map(|c| c.reads) {
         // An earlier command of a pipeline failed: a program's failure.
         Some(Reads::MaskedPipelines) => return exit_class(r.dialect, r.tool, &head),
@@ -944,7 +953,7 @@ fn exit_class(dialect: Dialect, tool: &str, shown: &str) -> Option<&'static Clas
 }
 
 fn first_class(dialect: Option<Dialect>, tool: &str, text: &str) -> Option<&'static ClassRule> {
-    let head = examined(unwrap_text(text));
+    let head = examined(class_text(text));
     plan::of(dialect, tool).first_class(&head).map(|i| &CLASS_RULES[usize::from(i)])
 }
 

@@ -252,7 +252,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "pydantic-field-required",
-        pattern: r#"(?m)^(?:JSON envelope error: )?\s*[\w.\[\]]*:?\s*Field required(?:\s*\[type=missing|\s*$)|^\s*"msg": "Field required",?\s*$|"type": "value_error\.missing"|\bvalue_error\.missing\b"#,
+        pattern: r#"(?m)^\s*[\w.\[\]]*:?\s*Field required(?:\s*\[type=missing|\s*$)|^\s*"msg": "Field required",?\s*$|"type": "value_error\.missing"|\bvalue_error\.missing\b"#,
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,

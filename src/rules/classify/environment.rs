@@ -60,7 +60,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "network",
-        pattern: r"(?i:connection (?:refused|reset|closed|timed)|\A\s*Network error\b|Connect call failed|All connection attempts failed|Cannot connect to |^(?:[^\n]*: )?Connection error\.?$|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|couldn't connect to|\bdefunct connection\b|Unable to retrieve routing information|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^(?:JSON envelope error: )?Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)|(?i:(?m:^(?:[\w-]+ )?connection failed[.!]?[ \t]*$)|\bServer disconnected\b|\bno response (?:was )?(?:received )?from (?:the )?(?:server|API|service|host|backend|remote server|upstream)\b)",
+        pattern: r"(?i:connection (?:refused|reset|closed|timed)|\A\s*Network error\b|Connect call failed|All connection attempts failed|Cannot connect to |^(?:[^\n]*: )?Connection error\.?$|not available \(last failed|\bnot connected\b|\bConnectionError\b|failed to connect|unable to connect|could not connect|couldn't connect to|\bdefunct connection\b|Unable to retrieve routing information|could not resolve host|name resolution|dns error|network is unreachable|certificate verify|tls handshake|\bECONNREFUSED\b|\bECONNRESET\b|\bENOTFOUND\b|MCP server .{1,60} is not connected|connection lost|name or service not known|nodename nor servname|temporary failure in name resolution|getaddrinfo|\bConnectError\b|\(_ssl\.c:\d+\)|\[SSL: [A-Z_]+\]|\bSSL(?:EOF|ZeroReturn|Syscall)?Error\b|^Failed to fetch\b|(?m:^(?:[^\n]*: )?fetch failed\s*$))|net::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE|TIMED_OUT|NETWORK_CHANGED)|(?i:(?m:^(?:[\w-]+ )?connection failed[.!]?[ \t]*$)|\bServer disconnected\b|\bno response (?:was )?(?:received )?from (?:the )?(?:server|API|service|host|backend|remote server|upstream)\b)",
         tools: &[],
         dialects: &[],
         category: C::Network,
@@ -80,7 +80,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "server-error",
-        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b|\bcode = (?:Unavailable|Internal|Unknown|DataLoss)\b|\bnot (?:yet )?(?:been )?implemented\b|\b(?:service|server|API|backend) (?:is |are )?(?:currently |temporarily )?(?:not available|unavailable)\b|\bdoes not support sync invocation\b|^(?:JSON envelope error: )?shard failure: )",
+        pattern: r"(?i:internal server error|service unavailable|bad gateway|\bpanicked at\b|internal error|\boverloaded(?:_error)?\b|api_error\b|temporarily unavailable|\bNotImplementedError\b|^(?:Error: )?Not implemented\b|\bcode = (?:Unavailable|Internal|Unknown|DataLoss)\b|\bnot (?:yet )?(?:been )?implemented\b|\b(?:service|server|API|backend) (?:is |are )?(?:currently |temporarily )?(?:not available|unavailable)\b|\bdoes not support sync invocation\b|^shard failure: )",
         tools: &[],
         dialects: &[],
         category: C::ServerError,
@@ -150,7 +150,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // the permission rules so that a missing or refused key stays theirs.
     ClassRule {
         id: "argument-required",
-        pattern: r#"(?i)\A\s*(?:JSON envelope error: )?(?:The )?(?:'[\w.-]+'|"[\w.-]+"|`[\w.-]+`|[\w-]+)(?: [\w-]+)?(?: parameter| field| argument| input)? (?:is required|are required|cannot be (?:empty|blank|null)|must not be (?:empty|blank|null)|must be provided)[.!]?(?:\s*\z|\s*\n|\s+Please\b)"#,
+        pattern: r#"(?i)\A\s*(?:The )?(?:'[\w.-]+'|"[\w.-]+"|`[\w.-]+`|[\w-]+)(?: [\w-]+)?(?: parameter| field| argument| input)? (?:is required|are required|cannot be (?:empty|blank|null)|must not be (?:empty|blank|null)|must be provided)[.!]?(?:\s*\z|\s*\n|\s+Please\b)"#,
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -163,7 +163,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "argument-refused",
-        pattern: r"(?i)\A\s*(?:JSON envelope error: )?(?:(?:The )?(?:[\w'-]+ ){1,3}(?:is|are) (?:invalid|not valid)\b|Unknown (?:[\w-]+ )?(?:ticker|symbol|city|location|country|currency|language|format|type|category|option|command|action|operation|mode|status|value|parameter|field|unit|region|model|metric|timezone)\b)",
+        pattern: r"(?i)\A\s*(?:(?:The )?(?:[\w'-]+ ){1,3}(?:is|are) (?:invalid|not valid)\b|Unknown (?:[\w-]+ )?(?:ticker|symbol|city|location|country|currency|language|format|type|category|option|command|action|operation|mode|status|value|parameter|field|unit|region|model|metric|timezone)\b)",
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
@@ -511,7 +511,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "bad-request",
-        pattern: r#"(?i)\A\s*(?:JSON envelope error: )?(?:Bad request|Invalid (?:request|parameters?|arguments?|value|query|URL|id)|Unsupported (?:operation|operator|format|file type|method|media type))\b|\A\s*Invalid (?:[\w-]+ )?(?:name|ID|number|code|symbol|address|email|phone number|location|city|ticker|option|selection|type|range)\s*[.!]?\s*\z|Cannot query field \\?"[^"\\\n]+\\?" on type \\?"[^"\\\n]+\\?""#,
+        pattern: r#"(?i)\A\s*(?:Bad request|Invalid (?:request|parameters?|arguments?|value|query|URL|id)|Unsupported (?:operation|operator|format|file type|method|media type))\b|\A\s*Invalid (?:[\w-]+ )?(?:name|ID|number|code|symbol|address|email|phone number|location|city|ticker|option|selection|type|range)\s*[.!]?\s*\z|Cannot query field \\?"[^"\\\n]+\\?" on type \\?"[^"\\\n]+\\?""#,
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
@@ -527,7 +527,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "no-information-for",
-        pattern: r"(?i)\bI (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b|\b(?:information|data|details) (?:for|about|on) [^\n]{1,80}? (?:is|are) (?:currently )?(?:not available|unavailable)\b|\A\s*(?:JSON envelope error: )?(?:Sorry,? )?(?:The )?(?:[\w'-]+ ){0,3}(?:data|information|info|details|forecast|price|prices|quote|rates?|weather|translation|content|results?)(?: for [^\n]{1,60}?)? (?:is |are )?(?:currently |temporarily )?(?:unavailable|not available)\b",
+        pattern: r"(?i)\bI (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b|\b(?:information|data|details) (?:for|about|on) [^\n]{1,80}? (?:is|are) (?:currently )?(?:not available|unavailable)\b|\A\s*(?:Sorry,? )?(?:The )?(?:[\w'-]+ ){0,3}(?:data|information|info|details|forecast|price|prices|quote|rates?|weather|translation|content|results?)(?: for [^\n]{1,60}?)? (?:is |are )?(?:currently |temporarily )?(?:unavailable|not available)\b",
         tools: &[],
         dialects: &[],
         category: C::NotFound,

@@ -271,7 +271,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "missing-input",
-        pattern: r"(?i:^(?:Error: )?No (?:[a-z0-9_-]+ ){0,2}[a-z0-9_-]+ (?:was |were )?(?:provided|specified|given|supplied)\b|\bmissing_(?:parameters?|params?|arguments?|fields?)\b|^(?:JSON envelope error: )?(?:[a-z_]+ )?Missing [a-z0-9_ ]{1,40}\. Please (?:provide|specify|enter|supply)\b|^(?:JSON envelope error: )?(?:error )?Please (?:provide|specify|enter|supply) (?:a |an |the |your )?[a-z]|\bPlease (?:provide|specify|supply|give) (?:more|additional|further) (?:details|information)\b)",
+        pattern: r"(?i:^(?:Error: )?No (?:[a-z0-9_-]+ ){0,2}[a-z0-9_-]+ (?:was |were )?(?:provided|specified|given|supplied)\b|\bmissing_(?:parameters?|params?|arguments?|fields?)\b|^(?:[a-z_]+ )?Missing [a-z0-9_ ]{1,40}\. Please (?:provide|specify|enter|supply)\b|^(?:error )?Please (?:provide|specify|enter|supply) (?:a |an |the |your )?[a-z]|\bPlease (?:provide|specify|supply|give) (?:more|additional|further) (?:details|information)\b)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -338,7 +338,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "missing-arguments",
-        pattern: r"(?m)^(?:Error: |JSON envelope error: )?(?:Missing (?:required )?(?:arguments?|parameters?)\b|Required (?:argument|parameter) \S+ (?:is )?missing\b)",
+        pattern: r"(?m)^(?:Error: )?(?:Missing (?:required )?(?:arguments?|parameters?)\b|Required (?:argument|parameter) \S+ (?:is )?missing\b)",
         tools: &[],
         dialects: &[],
         category: C::MissingRequiredParam,
@@ -348,7 +348,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "duckdb-error",
-        pattern: r"(?m)^(?:Error: |JSON envelope error: )?(?:Conversion|Binder|Parser|Invalid Input|Out of Range|Mismatch Type) Error: ",
+        pattern: r"(?m)^(?:Error: )?(?:Conversion|Binder|Parser|Invalid Input|Out of Range|Mismatch Type) Error: ",
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,

@@ -101,7 +101,7 @@ pub static EXIT_CLASS_RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "killed-by-time-limit",
-        pattern: r"(?m)(?:^|^JSON envelope error: )(?:command timed out after \d+ milliseconds|Command was automatically cancelled because it exceeded the timeout|shell tool terminated command after exceeding timeout|Command timed out after \d|<command with (?:sessionId|shellId): \S+ is still running after \d+ seconds)|\(Command timed out after \d+ ?ms\)",
+        pattern: r"(?m)^(?:command timed out after \d+ milliseconds|Command was automatically cancelled because it exceeded the timeout|shell tool terminated command after exceeding timeout|Command timed out after \d|<command with (?:sessionId|shellId): \S+ is still running after \d+ seconds)|\(Command timed out after \d+ ?ms\)",
         tools: &[],
         dialects: &[],
         category: C::Timeout,

@@ -46,7 +46,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // `not-found`'s).
     ClassRule {
         id: "scraped-block-page",
-        pattern: r"^(?:JSON envelope error: )?error page instead of the page asked for: (?i:[^\n]*(?:access denied|cloudflare|just a moment|blocked|not acceptable|forbidden|robot|human|interruption|ddos|request rejected))",
+        pattern: r"^error page instead of the page asked for: (?i:[^\n]*(?:access denied|cloudflare|just a moment|blocked|not acceptable|forbidden|robot|human|interruption|ddos|request rejected))",
         tools: &[],
         dialects: &[],
         category: C::PermissionDenied,
@@ -183,7 +183,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // arithmetic a calculator tool refuses (agno's CalculatorTools).
     ClassRule {
         id: "invalid-named-value",
-        pattern: r"^(?:JSON envelope error: )?(?:Error executing tool \S+: |Error: )?Invalid (?:time ?zone|time|date|datetime|time format)\b|(?i:\bdivision by zero\b|\bdivide by zero\b|square root of a negative number)",
+        pattern: r"^(?:Error executing tool \S+: |Error: )?Invalid (?:time ?zone|time|date|datetime|time format)\b|(?i:\bdivision by zero\b|\bdivide by zero\b|square root of a negative number)",
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
@@ -258,7 +258,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // frequency is 5 calls per minute`).
     ClassRule {
         id: "alpha-vantage-notice",
-        pattern: r"^(?:JSON envelope error: )?Invalid API call\.",
+        pattern: r"^Invalid API call\.",
         tools: &[],
         dialects: &[],
         category: C::InvalidParamValue,
