@@ -657,7 +657,7 @@ pub(super) const RULES: &[ContentRule] = &[
             stated_end!(),
             r#"|(?:API[ _-]?key|Token|Credentials) (?:is |are )?(?:missing|not set|not configured|not provided)"#,
             stated_end!(),
-            r#"|Invalid (?:input|request|parameters?|arguments?|date(?: format)?|time format|format|value|JSON|query|URL|id|(?:[\w-]+ )?(?:name|ID|number|code|symbol|address|email|phone number|location|city|ticker|option|selection|type|range))"#,
+            r#"|Invalid (?:input|request|parameters?|arguments?|date(?: format)?|time format|format|value|JSON|query|URL|id)"#,
             stated_end!(),
             r#"|(?:File|Directory|Folder|Path) (?:not found|does not exist|doesn't exist)"#,
             stated_end!(),
@@ -671,17 +671,30 @@ pub(super) const RULES: &[ContentRule] = &[
             r#"|string indices must be integers\b"#,
             r#"|unsupported operand type\(s\)"#,
             r#"|invalid literal for int\(\) with base \d+"#,
-            r#"|(?:The |Your )?(?:access |auth |authentication |API |refresh |bearer )?(?:token|session|credentials|API key|login) (?:has |have |is |are )?(?:expired|been revoked)"#,
+            // Google's OAuth token endpoint (`Token has been expired or revoked.`), Microsoft
+            // Graph (`Access token has expired or is not yet valid.`), an expired session.
+            r#"|(?:The |Your )?(?:access |auth |authentication |API |refresh |bearer )?(?:token|session|credentials|API key|login) (?:has |have |is |are )?(?:been )?(?:expired|revoked)(?: or (?:revoked|is not yet valid|invalid))?"#,
             stated_end!(),
             r#"|(?:(?:This|The) (?:[\w-]+ ){0,2}(?:is|has) |[\w-]+ (?:is )?)?not (?:yet )?(?:been )?implemented(?: yet)?"#,
             stated_end!(),
             r#"|NotImplementedError\b"#,
             r#"|The requested (?:URL|resource|page|file|document|endpoint)(?: \S+)? (?:was not found|could not be found|is not available|does not exist)(?: on this server)?"#,
             stated_end!(),
-            r#"|No response (?:was )?(?:received )?from (?:the )?(?:server|API|service|host|backend|remote server|upstream)"#,
+            // Apple Foundation's NSURLError descriptions (-1001, -1003, -1004, -1005, -1009, -1200).
+            r#"|The network connection was lost|A server with the specified hostname could not be found|The Internet connection appears to be offline|An SSL error has occurred and a secure connection to the server cannot be made"#,
             stated_end!(),
-            r#"|(?:The |Your )?(?:[\w-]+ ){1,2}could not be (?:sent|delivered|created|saved|processed|completed|updated|deleted|uploaded|downloaded|scheduled|booked|cancell?ed|submitted|retrieved|fetched|loaded|generated|executed|parsed|opened|written|published|posted|charged|verified|authenticated)[.!]?\s*\z"#,
-            r#"|(?:Sorry,? )?(?:The )?(?:[\w'-]+ ){0,3}(?:data|information|info|details|forecast|price|prices|quote|rates?|weather|service|translation|content|response|results?|feature|API|server)(?: for [^\n]{1,60}?)? (?:is |are )?(?:currently |temporarily )?(?:unavailable|not available)(?:[.!]?\s*\z|[.!:;(]\s|\s+[-–—(]\s|\s+(?:for|because|due|please|try|right now|at (?:the|this) (?:moment|time))\b)"#,
+            // libcurl's error texts (`curl_easy_strerror` and its error buffer), as PHP's
+            // `curl_error()` and pycurl hand them back.
+            r#"|Empty reply from server|Timeout was reached|Couldn't resolve (?:host|proxy) name|SSL certificate problem"#,
+            stated_end!(),
+            // Node's `socket hang up`, axios's `timeout of 5000ms exceeded`.
+            r#"|socket hang up|timeout of \d+ms exceeded"#,
+            stated_end!(),
+            // jsonwebtoken's (`jwt expired`, `jwt malformed`, `invalid signature`) and PyJWT's
+            // (`Signature has expired`) rejections of a token.
+            r#"|jwt (?:expired|malformed|must be provided|signature is required)|invalid signature|Signature has expired|Signature verification failed"#,
+            stated_end!(),
+            r#"|(?:Sorry,? )?(?:The )?(?:[\w'-]+ ){0,3}(?:data|information|info|details|service|API|server)(?: for [^\n]{1,60}?)? (?:is |are )?(?:currently |temporarily )?(?:unavailable|not available)(?:[.!]?\s*\z|[.!:;(]\s|\s+[-–—(]\s|\s+(?:for|because|due|please|try|right now|at (?:the|this) (?:moment|time))\b)"#,
             r#"|(?:Sorry,? )?I (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b"#,
             r#"|\[Errno \d+\] "#,
             r#"|Cannot (?:read|set) propert(?:y|ies) of (?:undefined|null)\b"#,
@@ -698,9 +711,14 @@ pub(super) const RULES: &[ContentRule] = &[
               texts (`Permission denied`, `Connection refused`, `[Errno 2] …`), CPython's built-in exception \
               messages (`division by zero`, `list index out of range`, `'NoneType' object has no attribute \
               'get'`, `invalid literal for int() with base 10`), V8's (`Cannot read properties of undefined`, \
-              `Unexpected end of JSON input`), and the generic statements `Error!`, `Failed.`, `Something went \
-              wrong`, `Operation failed.`, `Rate limit exceeded`, `Invalid API key`, `Invalid city name.`, `File \
-              not found`, `Token has expired`, `No response from server`, `Email could not be sent.`, `Weather data unavailable.`, `I don't have timezone \
+              `Unexpected end of JSON input`), Node's `socket hang up` and axios's `timeout of 5000ms \
+              exceeded`, Apple Foundation's NSURLError descriptions (`The request timed out.`, `The network \
+              connection was lost.`), libcurl's error texts as PHP and pycurl return them (`Empty reply from \
+              server`, `SSL certificate problem: …`), the token rejections of Google's OAuth endpoint \
+              (`Token has been expired or revoked.`), Microsoft Graph, jsonwebtoken (`jwt expired`) and PyJWT \
+              (`Signature has expired`), and the generic statements `Error!`, `Failed.`, `Something went \
+              wrong`, `Operation failed.`, `Rate limit exceeded`, `Invalid API key`, `Invalid date format.`, `File \
+              not found`, `Token has expired`, `Weather data unavailable.`, `I don't have timezone \
               information for Lima.`, a stub's \
               `Not implemented` or `NotImplementedError`, and Apache's `The requested URL /a was not found on \
               this server.`. Only a \
@@ -747,12 +765,17 @@ pub(super) const RULES: &[ContentRule] = &[
             "This feature is not implemented yet.",
             "NotImplementedError: booking is not available",
             "The requested URL /v1/x was not found on this server.",
-            "No response from server",
-            "Email could not be sent.",
-            "Invalid city name.",
-            "Invalid order ID",
+            "Token has been expired or revoked.",
+            "Access token has expired or is not yet valid.",
+            "The network connection was lost.",
+            "The Internet connection appears to be offline.",
+            "Empty reply from server",
+            "SSL certificate problem: unable to get local issuer certificate",
+            "socket hang up",
+            "timeout of 5000ms exceeded",
+            "jwt expired",
+            "Signature has expired",
             "Weather data unavailable.",
-            "Translation unavailable for this language.",
             "Sorry, weather information for 'Tokyo' is not available.",
             "Sorry, I don't have timezone information for Lima.",
         ],
