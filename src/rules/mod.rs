@@ -557,8 +557,20 @@ pub fn present_with_exit<'a>(
     // Only an array of objects can be a batch of envelopes: a list of
     // strings or numbers is not parsed.
     if head.starts_with('[') && head[1..].trim_start().starts_with('{') && head.len() <= 1 << 18 {
-        return match failed_batch(tool, head) {
-            Some(shown) => (Cow::Owned(shown), None),
+        if let Some(shown) = failed_batch(tool, head) {
+            return (Cow::Owned(shown), None);
+        }
+        // An MCP server's content items stored as they came: their text
+        // is the answer, judged as the server's (a nested envelope too).
+        return match serde_json::from_str::<Value>(head).ok().as_ref().and_then(Value::as_array) {
+            Some(items) => match envelope::content_items_text(items) {
+                Some(inner) if inner.trim_start().starts_with('[') => (Cow::Owned(inner), None),
+                Some(inner) => {
+                    let (shown, exit) = present_with_exit(dialect, "mcp__content__items", &inner);
+                    (Cow::Owned(shown.into_owned()), exit)
+                }
+                None => (Cow::Borrowed(text), None),
+            },
             None => (Cow::Borrowed(text), None),
         };
     }

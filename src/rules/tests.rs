@@ -412,6 +412,13 @@ fn json_envelopes_are_judged_inside() {
         assert_eq!(judged("mcp__x__y", text).0, Some(ENVELOPE_RULE), "{text}");
     }
     assert_eq!(judged("mcp__x__y", r#"{"error": {"code": -32000, "message": "lost"}}"#).1, "JSON envelope error: lost");
+    // An MCP server's content items stored as a list (the Agents SDK's
+    // output of more than one item): their text is the answer.
+    let items =
+        r#"[{"type": "text", "text": "{\"success\": false, \"error\": \"quota\"}"}, {"type": "text", "text": "x"}]"#;
+    assert_eq!(judged("search_docs", items).1, "{\"success\": false, \"error\": \"quota\"}\nx");
+    let one = r#"[{"type": "text", "text": "{\"success\": false, \"error\": \"quota exceeded\"}"}]"#;
+    assert_eq!(judged("search_docs", one).1, "JSON envelope error: quota exceeded");
     for text in [r#"{"error": null, "rows": []}"#, r#"{"success": true}"#, r#"{"status": "ok"}"#, "{not json"] {
         assert_eq!(judged("mcp__x__y", text).0, None, "{text}");
     }

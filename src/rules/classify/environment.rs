@@ -100,7 +100,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "resource-exhausted",
-        pattern: r"(?i:File too large|prompt is too long|\bMAX_TURNS\b|spawn limit reached|too large|out of memory|\bMemoryError\b|cannot allocate memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum|maximum recursion depth exceeded|Maximum call stack size exceeded|Recursion limit of \d+ reached|iteration limit|Maximum iterations reached|(?:tool call|step|turn) limit (?:exceeded|reached)|\bis too long\b)",
+        pattern: r"(?i:File too large|prompt is too long|\bMAX_TURNS\b|\bAgent stopped due to (?:iteration limit or time limit|max iterations)\b|\bMax turns \(\d+\) exceeded\b|spawn limit reached|too large|out of memory|\bMemoryError\b|cannot allocate memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum|maximum recursion depth exceeded|Maximum call stack size exceeded|Recursion limit of \d+ reached|iteration limit|Maximum iterations reached|(?:tool call|step|turn) limit (?:exceeded|reached)|\bis too long\b)",
         tools: &[],
         dialects: &[],
         category: C::ResourceExhausted,
@@ -108,6 +108,7 @@ pub(super) const RULES: &[ClassRule] = &[
         fires_on: &[
             "Error: File too large (900000 bytes, max 256000 bytes). Use offset/limit to read portions.",
             "Error: MemoryError()\n Please fix your mistakes.",
+            "Agent stopped due to iteration limit or time limit.",
         ],
         ignores: &["large file read"],
     },

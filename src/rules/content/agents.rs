@@ -162,7 +162,7 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "gemini-subagent-stopped",
-        pattern: r"^(?:Subagent '[^'\n]{1,100}'|Browser agent) finished\.\nTermination Reason: (?:ERROR|TIMEOUT|MAX_TURNS|ABORTED|ERROR_NO_COMPLETE_TASK_CALL)\b",
+        pattern: r"^(?:Subagent '[^'\n]{1,100}'|Browser agent) finished\.\nTermination Reason: (?:ERROR|TIMEOUT|MAX_TURNS|ABORTED|ERROR_NO_COMPLETE_TASK_CALL)\b|\A(?:Subagent '[^'\n]{1,100}'|Browser agent) failed\. Error: ",
         tools: &[],
         dialects: &[Dialect::GEMINI],
         precision: Precision::High,
@@ -172,11 +172,13 @@ pub(super) const RULES: &[ContentRule] = &[
               (agents/local-invocation.ts), stored as a success whatever the mode: `ERROR`, `TIMEOUT`, `MAX_TURNS`, \
               `ABORTED` or `ERROR_NO_COMPLETE_TASK_CALL` (agents/types.ts `AgentTerminateMode`) mean the task was \
               cut. A run that hit a limit and then answered in the executor's grace turn is reported as `GOAL`; \
-              whether it did the task is for its answer to say, so `GOAL` never fires here.",
+              whether it did the task is for its answer to say, so `GOAL` never fires here. A run that threw \
+              answers `Subagent '<name>' failed. Error: <message>` (the invocation's `catch`), also a success.",
         fires_on: &[
             "Subagent 'codebase_investigator' finished.\nTermination Reason: MAX_TURNS\nResult:\nAgent reached max turns limit (15).",
             "Subagent 'generalist' finished.\nTermination Reason: TIMEOUT\nResult:\nAgent timed out after 10 minutes.",
             "Browser agent finished.\nTermination Reason: ERROR_NO_COMPLETE_TASK_CALL\nResult:\nAgent stopped calling tools but did not call 'complete_task'.",
+            "Subagent 'generalist' failed. Error: Model stream ended unexpectedly",
         ],
         ignores: &[
             "Subagent 'generalist' finished.\nTermination Reason: GOAL\nResult:\n{\n  \"response\": \"Renamed all 14 identifiers and updated the headers.\"\n}",

@@ -36,6 +36,31 @@ pub(super) const RULES: &[ContentRule] = &[
         ],
         ignores: &["`get_weather` is not a valid tool name in v1; try one of [get_weather_v2] after upgrading.\nDone."],
     },
+    ContentRule {
+        id: "agent-run-stopped",
+        pattern: r"\A\s*(?:Agent stopped due to (?:iteration limit or time limit|max iterations)|(?:agents\.exceptions\.)?(?:MaxTurnsExceeded: )?Max turns \(\d+\) exceeded)\.?\s*\z",
+        tools: &[],
+        dialects: &[],
+        precision: Precision::High,
+        reads: Reads::Verdicts,
+        doc: "An agent run as a tool that stopped at its limit before it answered: LangChain's AgentExecutor \
+              (and CrewAI, whose agents run in it) returns `Agent stopped due to iteration limit or time \
+              limit.` as the agent's output when `max_iterations` or `max_execution_time` ends the loop \
+              (`agents/agent.py`, `return_stopped_response`; `Agent stopped due to max iterations.` in older \
+              releases); the OpenAI Agents SDK raises `MaxTurnsExceeded(\"Max turns (10) exceeded\")` \
+              (`run.py`), whose text a caller that catches it hands back. Either is the whole answer of the \
+              delegating call, stored as a success: the delegated task was not done.",
+        fires_on: &[
+            "Agent stopped due to iteration limit or time limit.",
+            "Agent stopped due to max iterations.",
+            "Max turns (10) exceeded",
+            "agents.exceptions.MaxTurnsExceeded: Max turns (25) exceeded",
+        ],
+        ignores: &[
+            "The report says: Agent stopped due to iteration limit or time limit. We raised max_iterations to 30 and it finished.",
+            "Max turns (10) exceeded on the first try; the retry with 20 turns returned 4 results.",
+        ],
+    },
     // --- OpenAI Agents SDK sessions ------------------------------------------
     ContentRule {
         id: "openai-agents-tool-error",

@@ -872,6 +872,28 @@ fn content_item_text(o: &Map<String, Value>) -> Option<&str> {
         .flatten()
 }
 
+/// The text of a JSON array of MCP content items and nothing else
+/// (`[{"type": "text", "text": "…"}, …]`), joined by newlines: how the
+/// OpenAI Agents SDK stores an MCP tool's output of more than one item
+/// (`mcp/util.py`, `json.dumps` of each item's `model_dump`), and how
+/// LangChain's MCP adapters hand a result's content back. `None` when an
+/// item is not a typed content item, or none is text.
+pub fn content_items_text(items: &[Value]) -> Option<String> {
+    const ITEM_KEYS: &[&str] = &["type", "text", "annotations", "_meta", "meta", "data", "mimeType", "resource"];
+    let mut texts = Vec::new();
+    for item in items {
+        let Value::Object(o) = item else { return None };
+        let kind = o.get("type").and_then(Value::as_str)?;
+        if !o.keys().all(|k| ITEM_KEYS.contains(&k.as_str())) {
+            return None;
+        }
+        if kind == "text" {
+            texts.push(o.get("text").and_then(Value::as_str)?);
+        }
+    }
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
 /// The keys of an MCP `CallToolResult`.
 const MCP_KEYS: &[&str] = &["content", "isError", "structuredContent", "_meta"];
 

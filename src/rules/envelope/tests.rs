@@ -169,6 +169,18 @@ fn reply_texts() {
 }
 
 #[test]
+fn content_items_are_read_as_their_text() {
+    let items = |v: Value| content_items_text(v.as_array().unwrap());
+    let two = json!([{"type": "text", "text": "Error: refused", "annotations": null, "meta": null},
+        {"type": "image", "data": "iVBO", "mimeType": "image/png"}, {"type": "text", "text": "retry"}]);
+    assert_eq!(items(two).as_deref(), Some("Error: refused\nretry"));
+    // Rows of data are not content items, and items with no text say nothing.
+    assert_eq!(items(json!([{"type": "text", "text": "a", "id": 7}])), None);
+    assert_eq!(items(json!([{"type": "image", "data": "iVBO"}])), None);
+    assert_eq!(items(json!([{"text": "untyped"}])), None);
+}
+
+#[test]
 fn aws_and_gateway_default_error_bodies() {
     let aws = json!({"__type": "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",
         "message": "Requested resource not found"});
