@@ -384,9 +384,22 @@ fn empty_search_error(o: &Map<String, Value>) -> bool {
 /// `{"Error Message": "Invalid API call. …"}`, and, for a key over its
 /// limit, the demo key or a premium endpoint, `{"Information": "Thank you
 /// for using Alpha Vantage! …"}` or the older `{"Note": …}` in place of the
-/// data (a `Note` of another tool is its own).
+/// data (a `Note` of another tool is its own). GitHub's REST API answers
+/// an error status with `{"message": …, "documentation_url":
+/// "https://docs.github.com/…"}` (with `status` and a 422's `errors` beside
+/// it; docs.github.com, "Client errors"): a reader of the web that fetched
+/// `api.github.com` got that notice, not the data.
 fn data_api_refusal(o: &Map<String, Value>) -> bool {
     if o.get("Error Message").is_some_and(truthy) {
+        return true;
+    }
+    const GITHUB_ERROR_KEYS: &[&str] = &["message", "documentation_url", "status", "errors"];
+    if o.get("message").is_some_and(Value::is_string)
+        && o.get("documentation_url").and_then(Value::as_str).is_some_and(|u| {
+            u.starts_with("https://docs.github.com/") || u.starts_with("https://developer.github.com/")
+        })
+        && o.keys().all(|k| GITHUB_ERROR_KEYS.contains(&k.as_str()))
+    {
         return true;
     }
     let mut it = o.iter();

@@ -169,6 +169,18 @@ fn reply_texts() {
 }
 
 #[test]
+fn github_error_notice_fetched_by_a_web_reader() {
+    let notice = json!({"message": "Not Found", "status": "404",
+        "documentation_url": "https://docs.github.com/rest/repos/repos#get-a-repository"});
+    let o = notice.as_object().unwrap();
+    assert_eq!(data_failure(o, true).as_deref(), Some("Not Found"));
+    assert_eq!(data_failure(o, false), None, "a file holding the notice is the file's data");
+    // A repository's own fields beside a message: the data asked for.
+    let repo = json!({"message": "Not Found", "documentation_url": "https://docs.github.com/x", "name": "r"});
+    assert_eq!(data_failure(repo.as_object().unwrap(), true), None);
+}
+
+#[test]
 fn content_items_are_read_as_their_text() {
     let items = |v: Value| content_items_text(v.as_array().unwrap());
     let two = json!([{"type": "text", "text": "Error: refused", "annotations": null, "meta": null},
