@@ -557,20 +557,27 @@ pub fn present_with_exit<'a>(
     // Only an array of objects can be a batch of envelopes: a list of
     // strings or numbers is not parsed.
     if head.starts_with('[') && head[1..].trim_start().starts_with('{') && head.len() <= 1 << 18 {
-        if let Some(shown) = failed_batch(tool, head) {
+        // Parsed once, and only when it can say something: a verdict tool's
+        // batch of envelopes, or content items (which name their `type`).
+        let batch = batch_reader(tool);
+        let items_like = memchr::memmem::find(head.as_bytes(), b"\"type\"").is_some();
+        if !batch && !items_like {
+            return (Cow::Borrowed(text), None);
+        }
+        let Ok(Value::Array(items)) = serde_json::from_str::<Value>(head) else {
+            return (Cow::Borrowed(text), None);
+        };
+        if let Some(shown) = batch.then(|| failed_batch(&items)).flatten() {
             return (Cow::Owned(shown), None);
         }
         // An MCP server's content items stored as they came: their text
         // is the answer, judged as the server's (a nested envelope too).
-        return match serde_json::from_str::<Value>(head).ok().as_ref().and_then(Value::as_array) {
-            Some(items) => match envelope::content_items_text(items) {
-                Some(inner) if inner.trim_start().starts_with('[') => (Cow::Owned(inner), None),
-                Some(inner) => {
-                    let (shown, exit) = present_with_exit(dialect, "mcp__content__items", &inner);
-                    (Cow::Owned(shown.into_owned()), exit)
-                }
-                None => (Cow::Borrowed(text), None),
-            },
+        return match items_like.then(|| envelope::content_items_text(&items)).flatten() {
+            Some(inner) if inner.trim_start().starts_with('[') => (Cow::Owned(inner), None),
+            Some(inner) => {
+                let (shown, exit) = present_with_exit(dialect, "mcp__content__items", &inner);
+                (Cow::Owned(shown.into_owned()), exit)
+            }
             None => (Cow::Borrowed(text), None),
         };
     }
@@ -637,6 +644,12 @@ pub fn present_with_exit<'a>(
     }
 }
 
+/// Is `tool` one whose JSON array may be a batch of its own envelopes (a
+/// verdict tool: an MCP server's, or one that is not a reader or a shell)?
+fn batch_reader(tool: &str) -> bool {
+    tool.starts_with("mcp__") || tool_class(tool) == ToolClass::Verdict
+}
+
 /// A verdict tool's answer that is a JSON array of its own envelopes, every
 /// one of them failing: a batch of actions where nothing was done
 /// (Webflow's MCP tools answer `[{"status": "error", "message": "Component
@@ -646,17 +659,9 @@ pub fn present_with_exit<'a>(
 /// is data, a list of failed CI runs among them. Every item must be an
 /// envelope (only `ENVELOPE_KEYS`) that fails; one success, or one item
 /// with keys of its own, and the array is data.
-fn failed_batch(tool: &str, head: &str) -> Option<String> {
-    let class = if tool.starts_with("mcp__") { ToolClass::Verdict } else { tool_class(tool) };
-    if class != ToolClass::Verdict {
-        return None;
-    }
-    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(head) else { return None };
-    if items.is_empty() {
-        return None;
-    }
+fn failed_batch(items: &[Value]) -> Option<String> {
     let mut first = None;
-    for item in &items {
+    for item in items {
         let Value::Object(o) = item else { return None };
         if !o.keys().all(|k| ENVELOPE_KEYS.contains(&k.as_str())) {
             return None;
