@@ -393,13 +393,7 @@ fn data_api_refusal(o: &Map<String, Value>) -> bool {
     if o.get("Error Message").is_some_and(truthy) {
         return true;
     }
-    const GITHUB_ERROR_KEYS: &[&str] = &["message", "documentation_url", "status", "errors"];
-    if o.get("message").is_some_and(Value::is_string)
-        && o.get("documentation_url").and_then(Value::as_str).is_some_and(|u| {
-            u.starts_with("https://docs.github.com/") || u.starts_with("https://developer.github.com/")
-        })
-        && o.keys().all(|k| GITHUB_ERROR_KEYS.contains(&k.as_str()))
-    {
+    if github_error(o) {
         return true;
     }
     let mut it = o.iter();
