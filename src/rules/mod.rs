@@ -25,7 +25,7 @@ pub mod tools;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::model::{Args, Dialect};
 
@@ -570,16 +570,15 @@ pub fn present_with_exit<'a>(
         if let Some(shown) = batch.then(|| failed_batch(&items)).flatten() {
             return (Cow::Owned(shown), None);
         }
-        // An MCP server's content items stored as they came: their text
-        // is the answer, judged as the server's (a nested envelope too).
-        return match items_like.then(|| envelope::content_items_text(&items)).flatten() {
-            Some(inner) if inner.trim_start().starts_with('[') => (Cow::Owned(inner), None),
-            Some(inner) => {
-                let (shown, exit) = present_with_exit(dialect, "mcp__content__items", &inner);
-                (Cow::Owned(shown.into_owned()), exit)
-            }
-            None => (Cow::Borrowed(text), None),
-        };
+        // An MCP server's content items stored as they came are judged as
+        // the `CallToolResult` they came from: their text is the server's
+        // answer (a nested envelope too).
+        if !(items_like && envelope::are_content_items(&items)) {
+            return (Cow::Borrowed(text), None);
+        }
+        let mut result = Map::new();
+        result.insert("content".to_string(), Value::Array(items));
+        return present_object(dialect, tool, result, text);
     }
     if !head.starts_with('{') || head.len() > 1 << 18 {
         return (Cow::Borrowed(text), None);
@@ -592,6 +591,18 @@ pub fn present_with_exit<'a>(
         Err(_) => None,
     };
     let Some(Value::Object(o)) = parsed else { return (Cow::Borrowed(text), None) };
+    present_object(dialect, tool, o, text)
+}
+
+/// `present_with_exit` of a result that is one JSON object `o` (parsed
+/// from `text`, or the `CallToolResult` a list of content items came from).
+fn present_object<'a>(
+    dialect: Option<Dialect>,
+    tool: &str,
+    o: Map<String, Value>,
+    text: &'a str,
+) -> (std::borrow::Cow<'a, str>, Option<i64>) {
+    use std::borrow::Cow;
     // A reader's or a shell's JSON is data unless the object is nothing but
     // an envelope, and for a shell an envelope around a process (its
     // streams or its exit status): a program may print `{"status": "error"}`.

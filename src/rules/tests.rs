@@ -413,10 +413,16 @@ fn json_envelopes_are_judged_inside() {
     }
     assert_eq!(judged("mcp__x__y", r#"{"error": {"code": -32000, "message": "lost"}}"#).1, "JSON envelope error: lost");
     // An MCP server's content items stored as a list (the Agents SDK's
-    // output of more than one item): their text is the answer.
+    // output of more than one item) are judged as the `CallToolResult`
+    // they came from: an envelope in an item is read, and plain text is
+    // the answer.
     let items =
         r#"[{"type": "text", "text": "{\"success\": false, \"error\": \"quota\"}"}, {"type": "text", "text": "x"}]"#;
-    assert_eq!(judged("search_docs", items).1, "{\"success\": false, \"error\": \"quota\"}\nx");
+    let object = format!(r#"{{"content": {items}}}"#);
+    assert_eq!(judged("search_docs", items).1, "JSON envelope error: quota");
+    assert_eq!(judged("search_docs", items), judged("search_docs", &object));
+    let plain = r#"[{"type": "text", "text": "3 results"}, {"type": "text", "text": "a, b, c"}]"#;
+    assert_eq!(judged("search_docs", plain), (None, "3 results\na, b, c".to_string()));
     let one = r#"[{"type": "text", "text": "{\"success\": false, \"error\": \"quota exceeded\"}"}]"#;
     assert_eq!(judged("search_docs", one).1, "JSON envelope error: quota exceeded");
     for text in [r#"{"error": null, "rows": []}"#, r#"{"success": true}"#, r#"{"status": "ok"}"#, "{not json"] {

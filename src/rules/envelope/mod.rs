@@ -870,35 +870,32 @@ fn walk(o: &Map<String, Value>, depth: usize) -> Option<EnvelopeFailure> {
     wrapped(o).iter().find_map(|inner| walk(inner, depth + 1))
 }
 
+/// The keys an MCP content item may have (`TextContent`, `ImageContent`,
+/// `EmbeddedResource`, `ResourceLink` of the MCP schema).
+const ITEM_KEYS: &[&str] = &["type", "text", "annotations", "_meta", "meta", "data", "mimeType", "resource"];
+
+/// Is `o` an MCP content item and nothing else: a string `type` with at
+/// most the keys of the schema's content types beside it?
+fn is_content_item(o: &Map<String, Value>) -> bool {
+    o.get("type").is_some_and(Value::is_string) && o.keys().all(|k| ITEM_KEYS.contains(&k.as_str()))
+}
+
 /// The text of one MCP content item stored alone (`{"type": "text",
 /// "text": "…"}`, as the Agents SDK keeps an MCP tool's output).
 fn content_item_text(o: &Map<String, Value>) -> Option<&str> {
-    const ITEM_KEYS: &[&str] = &["type", "text", "annotations", "_meta"];
-    (o.get("type").and_then(Value::as_str) == Some("text") && o.keys().all(|k| ITEM_KEYS.contains(&k.as_str())))
+    (is_content_item(o) && o.get("type").and_then(Value::as_str) == Some("text"))
         .then(|| o.get("text").and_then(Value::as_str))
         .flatten()
 }
 
-/// The text of a JSON array of MCP content items and nothing else
-/// (`[{"type": "text", "text": "…"}, …]`), joined by newlines: how the
-/// OpenAI Agents SDK stores an MCP tool's output of more than one item
-/// (`mcp/util.py`, `json.dumps` of each item's `model_dump`), and how
-/// LangChain's MCP adapters hand a result's content back. `None` when an
-/// item is not a typed content item, or none is text.
-pub fn content_items_text(items: &[Value]) -> Option<String> {
-    const ITEM_KEYS: &[&str] = &["type", "text", "annotations", "_meta", "meta", "data", "mimeType", "resource"];
-    let mut texts = Vec::new();
-    for item in items {
-        let Value::Object(o) = item else { return None };
-        let kind = o.get("type").and_then(Value::as_str)?;
-        if !o.keys().all(|k| ITEM_KEYS.contains(&k.as_str())) {
-            return None;
-        }
-        if kind == "text" {
-            texts.push(o.get("text").and_then(Value::as_str)?);
-        }
-    }
-    (!texts.is_empty()).then(|| texts.join("\n"))
+/// Is `items` a JSON array of MCP content items and nothing else
+/// (`[{"type": "text", "text": "…"}, …]`)? How the OpenAI Agents SDK stores
+/// an MCP tool's output of more than one item (`mcp/util.py`, `json.dumps`
+/// of each item's `model_dump`), and how LangChain's MCP adapters hand a
+/// result's content back: it is then judged as the `CallToolResult` it came
+/// from (`{"content": items}`).
+pub fn are_content_items(items: &[Value]) -> bool {
+    !items.is_empty() && items.iter().all(|i| i.as_object().is_some_and(is_content_item))
 }
 
 /// The keys of an MCP `CallToolResult`.

@@ -182,14 +182,19 @@ fn github_error_notice_fetched_by_a_web_reader() {
 
 #[test]
 fn content_items_are_read_as_their_text() {
-    let items = |v: Value| content_items_text(v.as_array().unwrap());
+    let are = |v: &Value| are_content_items(v.as_array().unwrap());
+    let text = |v: Value| reply_text(json!({"content": v}).as_object().unwrap());
     let two = json!([{"type": "text", "text": "Error: refused", "annotations": null, "meta": null},
         {"type": "image", "data": "iVBO", "mimeType": "image/png"}, {"type": "text", "text": "retry"}]);
-    assert_eq!(items(two).as_deref(), Some("Error: refused\nretry"));
+    assert!(are(&two));
+    assert_eq!(text(two).as_deref(), Some("Error: refused\nretry"));
     // Rows of data are not content items, and items with no text say nothing.
-    assert_eq!(items(json!([{"type": "text", "text": "a", "id": 7}])), None);
-    assert_eq!(items(json!([{"type": "image", "data": "iVBO"}])), None);
-    assert_eq!(items(json!([{"text": "untyped"}])), None);
+    assert!(!are(&json!([{"type": "text", "text": "a", "id": 7}])));
+    assert!(!are(&json!([{"text": "untyped"}])));
+    assert!(!are(&json!([])));
+    let image = json!([{"type": "image", "data": "iVBO"}]);
+    assert!(are(&image));
+    assert_eq!(text(image), None);
 }
 
 #[test]
