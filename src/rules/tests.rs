@@ -730,6 +730,16 @@ fn a_batch_of_failing_envelopes_is_a_failure() {
     assert_eq!(present("Read", one), one);
     assert_eq!(present("Bash", one), one);
     assert_eq!(present(tool, "[]"), "[]");
+    // ADK stores a list a tool returned as `{"result": [...]}`: judged as
+    // the list, so the same batch and the same data.
+    let hotels = r#"{"result":[{"error":"MAPS_KEY missing in .env","success":false}]}"#;
+    assert_eq!(present("get_hotels", hotels), "JSON envelope error: MAPS_KEY missing in .env");
+    let found = r#"{"result":[{"name":"Inn","price":90},{"error":"no photo","success":false}]}"#;
+    assert_eq!(present("get_hotels", found), found);
+    let read = r#"{"result":[{"status":"error","message":"x"}]}"#;
+    assert_eq!(present("read_file", read), read);
+    let beside = r#"{"result":[{"success":false,"error":"x"}],"page":1}"#;
+    assert_eq!(present("get_hotels", beside), beside);
 }
 
 /// Codex's unified exec (`Process exited with code N`) around lookups and
