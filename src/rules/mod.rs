@@ -9,6 +9,7 @@ pub mod benign;
 pub mod category;
 pub mod classify;
 pub mod content;
+pub mod delegation;
 pub mod envelope;
 pub mod findings;
 pub mod http;
@@ -70,6 +71,10 @@ pub enum Reads {
     /// only a shell writes when one of its commands failed, whatever the
     /// exit status (PowerShell's error records).
     ShellOutput,
+    /// The opening of a delegation's reply (a sub-agent's, or an agent's
+    /// used as a tool), as `delegation::opening` gives it: what the
+    /// sub-agent says first about the task it was handed.
+    Delegations,
     /// Every result of a tool that is not a shell (a reader's or a custom
     /// tool's own reply): a shape its code prints when it caught a failure
     /// (`Fetch failed: fetch failed`), and that a program's output or a log
@@ -87,6 +92,7 @@ impl Reads {
             Reads::MaskedPipelines => "masked shell pipelines",
             Reads::ShellOutput => "shell output",
             Reads::Replies => "results of tools other than shells",
+            Reads::Delegations => "the opening of a sub-agent's reply",
         }
     }
 }
@@ -394,8 +400,9 @@ fn reads_class(rule: &ContentRule, class: ToolClass) -> bool {
         Reads::Verdicts => class == ToolClass::Verdict,
         Reads::MaskedPipelines | Reads::ShellOutput => class == ToolClass::Shell,
         Reads::Replies => class != ToolClass::Shell,
-        // Read only through `detect_result`, on the reply it presents.
-        Reads::HttpReplies => false,
+        // Read only through `detect_result`, on the reply it presents, or
+        // on the opening of a delegation's reply.
+        Reads::HttpReplies | Reads::Delegations => false,
     }
 }
 
@@ -529,6 +536,13 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
             let reply = http::failed_request(r.input, &head)?;
             let rule = CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
                 c.reads == Reads::HttpReplies && in_dialect(c.dialects, dialect) && re.is_match(&reply)
+            })?;
+            return Some(rule.0);
+        }
+        None if delegation::is_delegation(r.dialect, r.tool, r.input) => {
+            let opening = delegation::opening(&head)?;
+            let rule = CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
+                c.reads == Reads::Delegations && in_dialect(c.dialects, dialect) && re.is_match(opening)
             })?;
             return Some(rule.0);
         }

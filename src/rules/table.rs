@@ -36,6 +36,19 @@ pub(super) const QWEN_SUBAGENT_NO_REPORT: &str =
 /// (`asks-approval-instead`) and, the same words, its category.
 pub(super) const ASKS_APPROVAL: &str = r"^(?:Before (?:I|we) (?:proceed|continue|go ahead|make|apply|execute|run|delete|remove|send|book|schedule|submit|deploy|publish|update|create|cancel)\b[^\n]{0,160}?\b(?:confirm|approv|permission|consent)|I (?:need|require|would need|will need|must have|must get|must first get) (?:your |the user's |explicit |final |written )*(?:approval|confirmation|permission|consent|go-ahead)\b|(?:Please|Kindly|Can you|Could you|Would you) (?:please )?(?:confirm|approve)\b|(?:Do you want|Would you like) me to (?:proceed|continue|go ahead)\b|(?:Shall|Should) I (?:proceed|continue|go ahead)\b)";
 
+/// A delegation's reply that asks for input instead of doing the task
+/// (`Please upload an image of the item so I can …`, `Could you provide
+/// the ticker?`, `I need more information about …`, `请提供…`): a content
+/// rule read on the opening of a sub-agent's reply (`delegation-asked-for-input`)
+/// and, the same words, its category.
+pub(super) const ASKS_INPUT: &str = concat!(
+    r"(?i:\b(?:please|kindly) (?:provide|specify|share|upload|send|enter|tell me|clarify|give me|supply|attach|select|choose)\b",
+    r"|\b(?:could|can|would) you (?:please |kindly )?(?:provide|specify|share|upload|send|tell me|clarify|give me|supply|attach|select|choose|let me know)\b",
+    r"|\bI(?: would| will|'ll|’ll)? (?:need|require) (?:to know\b|(?:some |a few )?(?:more |additional |further )?(?:information|details|context|clarification)\b|you to (?:provide|specify|share|upload|tell|clarify|choose|select)\b)",
+    r"|\bclarification (?:is )?(?:required|needed)\b)",
+    r"|请(?:您)?(?:提供|告诉我|说明|上传|补充|指定|选择)|我需要(?:先|再|更多)?(?:了解|知道|确认)|请问",
+);
+
 /// How many rows the parts of a table hold together (see `concat`).
 pub(super) const fn total<T>(parts: &[&[T]]) -> usize {
     let (mut n, mut i) = (0, 0);

@@ -30,6 +30,13 @@ fn sample_dialect(scope: &[Dialect]) -> Option<Dialect> {
     scope.first().copied()
 }
 
+/// The content rule `detect_result` finds for a result of `tool`, called
+/// with `input`, unflagged and with no exit status.
+fn detected(dialect: Dialect, tool: &str, input: &Args, text: &str) -> Option<&'static str> {
+    let r = Reading { dialect, tool, input, text, exit_code: None, flagged: false };
+    detect_result(&r).map(|c| c.id)
+}
+
 #[test]
 fn every_content_rule_has_examples_that_behave() {
     for rule in CONTENT_RULES {
@@ -58,20 +65,23 @@ fn every_content_rule_has_examples_that_behave() {
             Reads::Replies => ("fetch_page", ToolClass::Data),
             _ => (tool, tool_class(tool)),
         };
+        if rule.reads == Reads::Delegations {
+            let input = Args::from(serde_json::json!({"request": "Do the task"}));
+            for text in rule.fires_on {
+                assert_eq!(detected(Dialect::ADK, "helper_agent", &input, text), Some(rule.id), "{text:?}");
+            }
+            for text in rule.ignores {
+                let opening = delegation::opening(text).unwrap_or_default();
+                assert!(!re.is_match(opening), "{} must ignore {text:?}", rule.id);
+            }
+            continue;
+        }
         if rule.reads == Reads::HttpReplies {
             for text in rule.fires_on {
                 let reply = http::failed_reply(text).unwrap_or_default();
                 assert!(re.is_match(&reply), "{} must fire on the reply {text:?}", rule.id);
                 let input = Args::from(serde_json::json!({"command": "curl -s http://localhost/api"}));
-                let r = Reading {
-                    dialect: Dialect::CLAUDE_CODE,
-                    tool: "Bash",
-                    input: &input,
-                    text,
-                    exit_code: None,
-                    flagged: false,
-                };
-                assert_eq!(detect_result(&r).map(|c| c.id), Some(rule.id), "{text:?}");
+                assert_eq!(detected(Dialect::CLAUDE_CODE, "Bash", &input, text), Some(rule.id), "{text:?}");
             }
             for text in rule.ignores {
                 assert!(
@@ -862,4 +872,29 @@ fn a_login_shells_startup_noise_is_no_masked_failure() {
     let own = format!("{noise}\ncat: settings.json: No such file or directory");
     let cat = "cat settings.json | head -5";
     assert!(detect_result_(Dialect::CLAUDE_CODE, "Bash", &bash(cat), &own, None).is_some());
+}
+
+/// A sub-agent's reply is read for a request for input only when the call
+/// was a delegation, and only at its opening.
+#[test]
+fn only_a_delegation_s_opening_is_read_for_a_request_for_input() {
+    let ask = "I can help with that. Please upload an image of the item so I can analyze the damage.";
+    let judged = |dialect: Dialect, tool: &str, args: serde_json::Value, text: &str| {
+        detected(dialect, tool, &Args::from(args), text)
+    };
+    let request = serde_json::json!({"request": "Assess the damage of order 42"});
+    assert_eq!(judged(Dialect::ADK, "damage_agent", request.clone(), ask), Some("delegation-asked-for-input"));
+    assert_eq!(
+        judged(Dialect::CLAUDE_CODE, "Task", serde_json::json!({"prompt": "x"}), ask),
+        Some("delegation-asked-for-input")
+    );
+    // A custom tool with arguments of its own is not a delegation.
+    assert_eq!(judged(Dialect::ADK, "damage_tool", serde_json::json!({"order": 42}), ask), None);
+    // The work done first, the question at the end: an answer.
+    let done = "The bag is crushed. The chips inside are broken. Damage is major. Please upload another photo if you want a second look.";
+    assert_eq!(judged(Dialect::ADK, "damage_agent", request.clone(), done), None);
+    // A long reply did some work, whatever it opens with.
+    let long =
+        format!("Could you provide the region? Meanwhile, here is the report.\n{}", "Row of data.\n".repeat(200));
+    assert_eq!(judged(Dialect::ADK, "damage_agent", request, &long), None);
 }

@@ -658,6 +658,21 @@ pub(super) const RULES: &[ClassRule] = &[
             "No errors found in the request log.",
         ],
     },
+    // A sub-agent that asked for input instead of doing the task (content
+    // rule `delegation-asked-for-input`): the task waits on input it lacks.
+    ClassRule {
+        id: "asks-for-input",
+        pattern: crate::rules::table::ASKS_INPUT,
+        tools: &[],
+        dialects: &[],
+        category: C::MissingRequiredParam,
+        label: "asks for input instead of doing it",
+        fires_on: &[
+            "Please upload an image of the item so I can analyze the damage for you.",
+            "为了帮助您，请您提供以下信息：论文核心主题、学科领域。",
+        ],
+        ignores: &["The upload finished; the damage is minor."],
+    },
     // Last: a failure whose only telling words are the tool's instruction to
     // the model to go back to the user, once nothing more specific (a
     // missing project, a path not found) has named it.

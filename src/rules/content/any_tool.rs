@@ -1,7 +1,7 @@
 //! Content rules, in registry order: what any tool's own text says, and shell pipelines whose status is the last command's.
 
 use super::ContentRule;
-use crate::rules::table::{ASKS_APPROVAL, SHELL_PARSE_ERROR, UNANSWERED_PROMPT};
+use crate::rules::table::{ASKS_APPROVAL, ASKS_INPUT, SHELL_PARSE_ERROR, UNANSWERED_PROMPT};
 use crate::rules::{Precision, Reads};
 
 /// What may follow a failure stated as a tool's whole answer: a stop, the end, a dash or
@@ -269,6 +269,31 @@ pub(super) const RULES: &[ContentRule] = &[
             "Before I answer: the deploy succeeded at 10:02.",
             "I need more time is what the vendor said; the order shipped today.",
             "Confirmed: the meeting is booked for 10:00.",
+        ],
+    },
+    ContentRule {
+        id: "delegation-asked-for-input",
+        pattern: ASKS_INPUT,
+        tools: &[],
+        dialects: &[],
+        precision: Precision::Medium,
+        reads: Reads::Delegations,
+        doc: "A sub-agent (Claude Code's `Task`, a `task` or `agent` tool, an ADK `AgentTool`, an Agents SDK \
+              `as_tool`) whose short reply opens by asking for input instead of doing the task it was handed \
+              (LABELS.md: a sub-agent that could not do the task, or asked instead of doing it): `Please upload an \
+              image of the item so I can analyse it.`, `Could you provide the ticker?`, `I need more information \
+              about …`, `请提供论文主题`. Only the first three sentences of a reply of at most 1,500 characters \
+              are read: a sub-agent that did the work and asks at its end has answered.",
+        fires_on: &[
+            "I can help with that. Please upload an image of the broken item so I can analyze the damage.",
+            "Could you provide the ticker symbol you want analysed?",
+            "To draft the plan I need more information about the team size and deadline.",
+            "您好！为了生成提纲，请提供论文的主题和学科。",
+        ],
+        ignores: &[
+            "The image shows a crushed bag of chips: major damage to the product.",
+            "Found 3 flights from Oslo to Rome on 12 May. Which one would you like to book?",
+            "Rats are adaptable mammals found in most places humans live. Over 60 species are known.",
         ],
     },
     ContentRule {
