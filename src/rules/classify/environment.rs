@@ -100,7 +100,7 @@ pub(super) const RULES: &[ClassRule] = &[
     },
     ClassRule {
         id: "resource-exhausted",
-        pattern: r"(?i:File too large|prompt is too long|\bMAX_TURNS\b|\bAgent stopped due to (?:iteration limit or time limit|max iterations)\b|\bMax turns \(\d+\) exceeded\b|spawn limit reached|too large|out of memory|\bMemoryError\b|cannot allocate memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum|maximum recursion depth exceeded|Maximum call stack size exceeded|Recursion limit of \d+ reached|iteration limit|Maximum iterations reached|(?:tool call|step|turn) limit (?:exceeded|reached)|\bis too long\b)",
+        pattern: r"(?i:File too large|prompt is too long|maximum recursion depth exceeded|\bMAX_TURNS\b|\bAgent stopped due to (?:iteration limit or time limit|max iterations)\b|\bMax turns \(\d+\) exceeded\b|spawn limit reached|too large|out of memory|\bMemoryError\b|cannot allocate memory|no space left|disk full|context (?:length|window) exceeded|exceeds (?:the )?maximum|maximum recursion depth exceeded|Maximum call stack size exceeded|Recursion limit of \d+ reached|iteration limit|Maximum iterations reached|(?:tool call|step|turn) limit (?:exceeded|reached)|\bis too long\b)",
         tools: &[],
         dialects: &[],
         category: C::ResourceExhausted,
@@ -115,7 +115,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- not found, exists, permission --------------------------------------
     ClassRule {
         id: "already-exists",
-        pattern: r"(?i:already exists|has already been \w+|EEXIST|UNIQUE constraint failed|duplicate key value violates unique constraint|Duplicate entry '[^']*' for key|address already in use|\bEADDRINUSE\b|\bcode = AlreadyExists\b|E11000 duplicate key|duplicate key error)",
+        pattern: r"(?i:already exists|has already been \w+|EEXIST|UNIQUE constraint failed|E11000 duplicate key error|duplicate key value violates unique constraint|Duplicate entry '[^']*' for key|address already in use|\bEADDRINUSE\b|\bcode = AlreadyExists\b|E11000 duplicate key|duplicate key error)",
         tools: &[],
         dialects: &[],
         category: C::AlreadyExists,

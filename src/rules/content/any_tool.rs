@@ -722,6 +722,16 @@ pub(super) const RULES: &[ContentRule] = &[
             r#"|(?:Sorry,? )?(?:The )?(?:[\w'-]+ ){0,3}(?:data|information|info|details|service|API|server)(?: for [^\n]{1,60}?)? (?:is |are )?(?:currently |temporarily )?(?:unavailable|not available)(?:[.!]?\s*\z|[.!:;(]\s|\s+[-–—(]\s|\s+(?:for|because|due|please|try|right now|at (?:the|this) (?:moment|time))\b)"#,
             r#"|(?:Sorry,? )?I (?:don't|do not) have (?:any )?(?:[\w-]+ ){0,2}(?:information|info|data|details) (?:for|about|on)\b"#,
             r#"|\[Errno \d+\] "#,
+            // CPython's RecursionError; V8's `JSON.parse` of a page that is not JSON (before and
+            // after V8 10.5).
+            r#"|maximum recursion depth exceeded\b|Unexpected token \S{1,4} in JSON at position \d+|Unexpected token '[^'\n]{1,4}', "[^\n]{0,40}" is not valid JSON"#,
+            // Stripe's API errors as `str(e)` gives them: a missing object (`No such customer:
+            // 'cus_…'`, `resource_missing`), a declined card (`card_declined`).
+            r#"|(?:Request req_\w+: )?No such [a-z_]+(?: [a-z_]+)?: '[^'\n]+'|Your card (?:was declined|has insufficient funds|has expired|number is incorrect)"#,
+            // MongoDB's duplicate key error (server code 11000); gRPC's status as grpc-js words it
+            // (`<code> <NAME>: <details>`: Firestore's `7 PERMISSION_DENIED: Missing or insufficient
+            // permissions.`), in capitals only.
+            r#"|E11000 duplicate key error\b|(?-i:(?:\d{1,2} )?(?:CANCELLED|UNKNOWN|INVALID_ARGUMENT|DEADLINE_EXCEEDED|NOT_FOUND|ALREADY_EXISTS|PERMISSION_DENIED|RESOURCE_EXHAUSTED|FAILED_PRECONDITION|ABORTED|OUT_OF_RANGE|UNIMPLEMENTED|INTERNAL|UNAVAILABLE|DATA_LOSS|UNAUTHENTICATED): \S)"#,
             r#"|Cannot (?:read|set) propert(?:y|ies) of (?:undefined|null)\b"#,
             r#"|Unexpected end of JSON input\b)[^\n]{0,200}\z"#,
         ),
@@ -736,7 +746,10 @@ pub(super) const RULES: &[ContentRule] = &[
               texts (`Permission denied`, `Connection refused`, `[Errno 2] …`), CPython's built-in exception \
               messages (`division by zero`, `list index out of range`, `'NoneType' object has no attribute \
               'get'`, `invalid literal for int() with base 10`), V8's (`Cannot read properties of undefined`, \
-              `Unexpected end of JSON input`), Node's `socket hang up` and axios's `timeout of 5000ms \
+              `Unexpected end of JSON input`, `Unexpected token < in JSON at position 0`), CPython's `maximum \
+              recursion depth exceeded`, Stripe's `No such customer: 'cus_…'` and `Your card was declined.`, \
+              MongoDB's `E11000 duplicate key error …`, gRPC's status as grpc-js words it (`7 \
+              PERMISSION_DENIED: …`, capitals only), Node's `socket hang up` and axios's `timeout of 5000ms \
               exceeded`, Apple Foundation's NSURLError descriptions (`The request timed out.`, `The network \
               connection was lost.`), libcurl's error texts as PHP and pycurl return them (`Empty reply from \
               server`, `SSL certificate problem: …`), the token rejections of Google's OAuth endpoint \
@@ -778,6 +791,12 @@ pub(super) const RULES: &[ContentRule] = &[
             "'NoneType' object has no attribute 'get'",
             "[Errno 111] Connection refused",
             "Cannot read properties of undefined (reading 'map')",
+            "maximum recursion depth exceeded while calling a Python object",
+            "Unexpected token < in JSON at position 0",
+            "No such customer: 'cus_123'",
+            "Your card was declined.",
+            "E11000 duplicate key error collection: db.users index: email_1 dup key: { email: \"a@b.c\" }",
+            "7 PERMISSION_DENIED: Missing or insufficient permissions.",
             "Exception occurred: timeout while reading",
             "[ERROR] upload failed",
             "The service is temporarily unavailable. Please try again later.",
@@ -819,6 +838,8 @@ pub(super) const RULES: &[ContentRule] = &[
             "Validation failed.",
             "Connection error rates dropped to 0.1% after the deploy",
             "File not found errors: 0 this week",
+            "Unknown: 3 items, Internal: 2 items",
+            "No such thing as a free lunch: 'economics'",
             "The token was invalid before the rotation; it works now.",
             "Tokens expired this week: 4",
             "Dark mode support, not implemented in v1, landed in v2.",
