@@ -428,7 +428,7 @@ pub(super) const RULES: &[ClassRule] = &[
     // --- unknown tool ------------------------------------------------------
     ClassRule {
         id: "unknown-tool",
-        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|no tool with that name is available|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: |MCP error -32602: Tool \S+ not found\b|MCP error -32601: |You tried to use the tool \S+, but it doesn't exist|Model tried to call unavailable tool ')"#,
+        pattern: r#"^工具 '[^']+' 不存在|not registered as a deferred tool|(?i:no such tool|no tool with that name is available|unknown tool|tool ['"][^'"]*['"] (?:does not exist|not found)|unsupported (?:custom tool )?call: |MCP error -32602: Tool \S+ not found\b|MCP error -32601: |You tried to use the tool \S+, but it doesn't exist|Model tried to call unavailable tool '|Action '[^'\n]*' don't exist, these are the only available Actions|I forgot the Action name, these are the only available Actions)"#,
         tools: &[],
         dialects: &[],
         category: C::UnknownTool,

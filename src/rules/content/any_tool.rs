@@ -76,14 +76,15 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "exception-raised",
-        pattern: r#"^(?:Traceback \(most recent call last\):|(?:Exception in thread "[^"\n]*" )?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure|Fault)(?::\s|\()|(?:[a-z_]\w*\.)+(?:errors|exceptions)\.[A-Z]\w*: |[A-Z]\w+Exception\s*$|[A-Z]\w*(?:Disconnected|Timeout|Refused|Denied|Exceeded|Aborted|Interrupted|NotFound|Unavailable)\()"#,
+        pattern: r#"^(?:Traceback \(most recent call last\):|(?:Exception in thread "[^"\n]*" )?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure|Fault)(?::\s|\()|(?:[a-z_]\w*\.)+(?:errors|exceptions)\.[A-Z]\w*: |[A-Z]\w+Exception\s*$|[A-Z]\w*(?:Disconnected|Timeout|Refused|Denied|Exceeded|Aborted|Interrupted|NotFound|Unavailable)\(|panic: |thread '[^'\n]+' panicked at |(?:Get|Post|Put|Patch|Delete|Head) "https?://[^"\n]+": )"#,
         tools: &[],
         dialects: &[],
         precision: Precision::High,
         reads: Reads::Verdicts,
         doc: "A tool's result that is an exception: a traceback, `XxxError: …`, `XxxException(…)`, a repr such as \
-              `SMTPServerDisconnected('…')`. The tool raised, and its framework handed the exception to the model \
-              as an ordinary result.",
+              `SMTPServerDisconnected('…')`, a Go runtime panic (`panic: …`), a Rust thread's (`thread 'main' \
+              panicked at …`), Go's `*url.Error` for a request (`Get \"https://…\": dial tcp: …`). The tool \
+              raised, and its framework handed the exception to the model as an ordinary result.",
         fires_on: &[
             "Traceback (most recent call last):\n  File \"tool.py\", line 3, in run\nKeyError: 'name'",
             "HTTPError: 503 Server Error: Service Unavailable for url: https://api.example.com",
@@ -93,21 +94,26 @@ pub(super) const RULES: &[ContentRule] = &[
             "SMTPServerDisconnected('Connection unexpectedly closed')",
             "ValueError: invalid literal for int() with base 10: 'x'",
             "TimeoutException",
+            "panic: runtime error: invalid memory address or nil pointer dereference\ngoroutine 1 [running]:",
+            "thread 'main' panicked at src/main.rs:4:5:\ncalled `Result::unwrap()` on an `Err` value",
+            "Get \"https://api.example.com/v1\": dial tcp: lookup api.example.com: no such host",
         ],
         ignores: &["ErrorBoundary component added", "Exception handling is described below", "NoError"],
     },
     ContentRule {
         id: "http-error-status",
-        pattern: r"^(?:HTTP/\d(?:\.\d)?\s+)?[45]\d\d\s*(?:[-:]\s*)?(?:Client Error|Server Error|Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Not Acceptable|Request Time-?out|Conflict|Gone|Precondition Failed|Payload Too Large|Unsupported Media Type|Unprocessable (?:Entity|Content)|Too Many Requests|Internal Server Error|Not Implemented|Bad Gateway|Service (?:Temporarily )?Unavailable|Gateway Time-?out)\b|^(?:HTTP |HTTP error |Error |ERROR |error )\(?[45]\d\d\b|^(?:Status|HTTP status|Status code):?\s*[45]\d\d\b",
+        pattern: r"^(?:HTTP/\d(?:\.\d)?\s+)?[45]\d\d\s*(?:[-:]\s*)?(?:Client Error|Server Error|Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Not Acceptable|Request Time-?out|Conflict|Gone|Precondition Failed|Payload Too Large|Unsupported Media Type|Unprocessable (?:Entity|Content)|Too Many Requests|Internal Server Error|Not Implemented|Bad Gateway|Service (?:Temporarily )?Unavailable|Gateway Time-?out)\b|^(?:HTTP |HTTP error |Error |ERROR |error )\(?[45]\d\d\b|^(?:Status|HTTP status|Status code):?\s*[45]\d\d\b|^Response status code does not indicate success: [45]\d\d\b",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
         reads: Reads::Verdicts,
         doc: "A tool's verdict that is an HTTP error status: `404 Client Error: Not Found for url: …`, \
-              `HTTP/1.1 503 Service Unavailable`, `Error 429: …`, `Status: 500`, and nginx's own spellings \
+              `HTTP/1.1 503 Service Unavailable`, `Error 429: …`, `Status: 500`, .NET's `HttpClient` (`Response status code does not indicate \
+              success: 404 (Not Found).`), and nginx's own spellings \
               of its error pages' titles (`504 Gateway Time-out`, `503 Service Temporarily Unavailable`).",
         fires_on: &[
             "404 Client Error: Not Found for url: https://api.example.com/v1/x",
+            "Response status code does not indicate success: 404 (Not Found).",
             "504 Gateway Time-out",
             "HTTP/1.1 503 Service Unavailable",
             "Error 429: rate limited",

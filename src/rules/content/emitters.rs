@@ -71,19 +71,21 @@ pub(super) const RULES: &[ContentRule] = &[
     },
     ContentRule {
         id: "crewai-tool-error",
-        pattern: r"^(?:I encountered an error while trying to use the tool\. This was the error: |I encountered an error: |You tried to use the tool \S+, but it doesn't exist\. You must use one of the following tools|Error: the Action Input is not a valid key, value dictionary\.|Error executing tool(?::|\. ))",
+        pattern: r"^(?:I encountered an error while trying to use the tool\. This was the error: |I encountered an error: |You tried to use the tool \S+, but it doesn't exist\. You must use one of the following tools|Error: the Action Input is not a valid key, value dictionary\.|Error executing tool(?::|\. )|Action '[^'\n]*' don't exist, these are the only available Actions:|I forgot the Action name, these are the only available Actions:)",
         tools: &[],
         dialects: &[],
         precision: Precision::High,
         reads: Reads::Any,
         doc: "CrewAI's own texts for a tool call that failed, handed to the agent as the tool's output \
               (crewAI's translations/en.json: `tool_usage_exception`, `tool_usage_error`, `wrong_tool_name`, \
-              `tool_arguments_error`; the executor's `Error executing tool: …`). They are the framework's \
+              `tool_arguments_error`; the executor's `Error executing tool: …`; `tools/tool_usage.py`'s `Action 'x' \
+              don't exist, these are the only available Actions:` and `I forgot the Action name, …`). They are the framework's \
               words, never a file's or a page's, so they are read in every result.",
         fires_on: &[
             "I encountered an error while trying to use the tool. This was the error: 'NoneType' object has no attribute 'get'.\n Tool search_docs accepts these inputs: x",
             "You tried to use the tool web_search, but it doesn't exist. You must use one of the following tools, use one at time: a, b.",
             "Error: the Action Input is not a valid key, value dictionary.",
+            "Action 'search_web' don't exist, these are the only available Actions:\nTool Name: search_internet",
             "Error executing tool: [Errno 2] No such file or directory: '/data/x.csv'",
             "\nError executing tool. coworker mentioned not found, it must be one of the following options:\n- researcher",
         ],
