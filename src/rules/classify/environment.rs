@@ -673,6 +673,59 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["The upload finished; the damage is minor."],
     },
+    // An application's own wording for a value it refused, once nothing
+    // more specific has named the failure: a constraint the value breaks
+    // (`Date must be in YYYY-MM-DD format`, `Amount must be greater than
+    // zero`, `The end date must be after the start date`), or a kind of
+    // value it does not support (`Unsupported currency: XYZ`).
+    ClassRule {
+        id: "value-constraint",
+        pattern: r"(?i:\bmust (?:be|not be|contain|match|include|start with|end with|have)\b|\b(?:unsupported|not supported)\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::InvalidParamValue,
+        label: "a value the tool's constraints refuse",
+        fires_on: &[
+            "{\"status\": \"error\", \"message\": \"Date must be in YYYY-MM-DD format\"}",
+            "{\"status\": \"error\", \"message\": \"Unsupported currency: XYZ\"}",
+            "Amount must be greater than zero",
+        ],
+        ignores: &["The amount was accepted."],
+    },
+    // An application's own wording for an action the caller may not take.
+    ClassRule {
+        id: "action-not-allowed",
+        pattern: r"(?i:\b(?:is|are) not (?:allowed|permitted|authori[sz]ed) to\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::PermissionDenied,
+        label: "the caller may not take this action",
+        fires_on: &["{\"success\": false, \"error\": \"User is not allowed to perform this action\"}"],
+        ignores: &["Pets are allowed to stay."],
+    },
+    // A reply the tool could not read.
+    ClassRule {
+        id: "reply-unreadable",
+        pattern: r"(?i:\b(?:failed to|could not|unable to|cannot) (?:parse|decode|read) (?:the )?(?:response|reply|output|result)\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::ServerError,
+        label: "a reply the tool could not use",
+        fires_on: &["{\"success\": false, \"error\": \"Failed to parse response\"}"],
+        ignores: &["The response was parsed."],
+    },
+    // A query that returned nothing, when the tool itself calls that a
+    // failure (its envelope says so).
+    ClassRule {
+        id: "returned-nothing",
+        pattern: r"(?i:\breturned no (?:data|results?|rows|records|matches)\b)",
+        tools: &[],
+        dialects: &[],
+        category: C::NotFound,
+        label: "the query returned nothing",
+        fires_on: &["{\"success\": false, \"error\": \"Query returned no data\"}"],
+        ignores: &["The query returned 3 rows."],
+    },
     // Last: a failure whose only telling words are the tool's instruction to
     // the model to go back to the user, once nothing more specific (a
     // missing project, a path not found) has named it.
