@@ -539,14 +539,20 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
             })?;
             return Some(rule.0);
         }
-        None if delegation::is_delegation(r.dialect, r.tool, r.input) => {
-            let opening = delegation::opening(&head)?;
-            let rule = CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
-                c.reads == Reads::Delegations && in_dialect(c.dialects, dialect) && re.is_match(opening)
-            })?;
-            return Some(rule.0);
-        }
         None => {
+            // A sub-agent's reply that asks instead of doing; else, as for
+            // any call, its exit status.
+            let asked = delegation::is_delegation(r.dialect, r.tool, r.input)
+                .then(|| delegation::opening(&head))
+                .flatten()
+                .and_then(|opening| {
+                    CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
+                        c.reads == Reads::Delegations && in_dialect(c.dialects, dialect) && re.is_match(opening)
+                    })
+                });
+            if let Some((rule, _)) = asked {
+                return Some(rule);
+            }
             let code = r.exit_code.filter(|&c| c != 0)?;
             let line = format!("Exit code {code}");
             (first_content_as(&plan, &masked::Masking::default, &line)?, line)

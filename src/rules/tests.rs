@@ -893,6 +893,16 @@ fn only_a_delegation_s_opening_is_read_for_a_request_for_input() {
     // The work done first, the question at the end: an answer.
     let done = "The bag is crushed. The chips inside are broken. Damage is major. Please upload another photo if you want a second look.";
     assert_eq!(judged(Dialect::ADK, "damage_agent", request.clone(), done), None);
+    // A sub-agent's exit status is read as any call's when its reply
+    // does not ask.
+    let input = Args::from(serde_json::json!({"prompt": "build it"}));
+    let exit = |tool| {
+        let r =
+            Reading { dialect: Dialect::CRUSH, tool, input: &input, text: "done", exit_code: Some(1), flagged: false };
+        detect_result(&r).map(|c| c.id)
+    };
+    assert_eq!(exit("agent"), Some("exit-code-line"));
+    assert_eq!(exit("agent"), exit("build_tool"));
     // A long reply did some work, whatever it opens with.
     let long =
         format!("Could you provide the region? Meanwhile, here is the report.\n{}", "Row of data.\n".repeat(200));
