@@ -534,10 +534,7 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
         Some(rule) => (rule, head.into_owned()),
         None if shell_ok() => {
             let reply = http::failed_request(r.input, &head)?;
-            let rule = CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
-                c.reads == Reads::HttpReplies && in_dialect(c.dialects, dialect) && re.is_match(&reply)
-            })?;
-            return Some(rule.0);
+            return first_reading(Reads::HttpReplies, dialect, &reply);
         }
         None => {
             // A sub-agent's reply that asks instead of doing; else, as for
@@ -545,13 +542,9 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
             let asked = delegation::is_delegation(r.dialect, r.tool, r.input)
                 .then(|| delegation::opening(&head))
                 .flatten()
-                .and_then(|opening| {
-                    CONTENT_RULES.iter().zip(&COMPILED.content).find(|(c, re)| {
-                        c.reads == Reads::Delegations && in_dialect(c.dialects, dialect) && re.is_match(opening)
-                    })
-                });
-            if let Some((rule, _)) = asked {
-                return Some(rule);
+                .and_then(|opening| first_reading(Reads::Delegations, dialect, opening));
+            if asked.is_some() {
+                return asked;
             }
             let code = r.exit_code.filter(|&c| c != 0)?;
             let line = format!("Exit code {code}");
@@ -565,6 +558,17 @@ pub fn detect_result(r: &Reading<'_>) -> Option<&'static ContentRule> {
         return None;
     }
     if is_benign(rule.id, r.input, &shown, r.text) || reads_past_end(r.text) { None } else { Some(rule) }
+}
+
+/// The first content rule that reads `reads` (a kind read only through
+/// `detect_result`: HTTP replies, a delegation's opening) and fires on
+/// `text` in `dialect`.
+fn first_reading(reads: Reads, dialect: Option<Dialect>, text: &str) -> Option<&'static ContentRule> {
+    CONTENT_RULES
+        .iter()
+        .zip(&COMPILED.content)
+        .find(|(c, re)| c.reads == reads && in_dialect(c.dialects, dialect) && re.is_match(text))
+        .map(|(c, _)| c)
 }
 
 /// A read whose range starts past the end of the file, answered with a
