@@ -692,17 +692,6 @@ pub(super) const RULES: &[ClassRule] = &[
         ],
         ignores: &["The amount was accepted."],
     },
-    // An application's own wording for an action the caller may not take.
-    ClassRule {
-        id: "action-not-allowed",
-        pattern: r"(?i:\b(?:is|are) not (?:allowed|permitted|authori[sz]ed) to\b)",
-        tools: &[],
-        dialects: &[],
-        category: C::PermissionDenied,
-        label: "the caller may not take this action",
-        fires_on: &["{\"success\": false, \"error\": \"User is not allowed to perform this action\"}"],
-        ignores: &["Pets are allowed to stay."],
-    },
     // A reply the tool could not read.
     ClassRule {
         id: "reply-unreadable",
@@ -713,18 +702,6 @@ pub(super) const RULES: &[ClassRule] = &[
         label: "a reply the tool could not use",
         fires_on: &["{\"success\": false, \"error\": \"Failed to parse response\"}"],
         ignores: &["The response was parsed."],
-    },
-    // A query that returned nothing, when the tool itself calls that a
-    // failure (its envelope says so).
-    ClassRule {
-        id: "returned-nothing",
-        pattern: r"(?i:\breturned no (?:data|results?|rows|records|matches)\b)",
-        tools: &[],
-        dialects: &[],
-        category: C::NotFound,
-        label: "the query returned nothing",
-        fires_on: &["{\"success\": false, \"error\": \"Query returned no data\"}"],
-        ignores: &["The query returned 3 rows."],
     },
     // Last: a failure whose only telling words are the tool's instruction to
     // the model to go back to the user, once nothing more specific (a
